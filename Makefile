@@ -1,0 +1,115 @@
+# kmrun: the host tool (cmd/, lib/), the X280 thread runtime cross-compiled
+# for RV64 (kmx/), and the tests.  Everything lands under $(B):
+#   $(B)/bin/kmrun                  the command
+#   $(B)/share/kmrun/kmx/...        the runtime a thread image links against
+#   $(B)/share/kmrun/device/...     the Tensix handlers' headers
+# which is also the installed layout (kmrun finds share/ beside bin/).
+#
+#   make                 build (MODE=release; MODE=asan|ubsan|debug too)
+#   make test            every test; ends with "N passed, N failed"
+#   make install PREFIX=/usr/local
+
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+MODE ?= release
+ifeq ($(MODE),release)
+B ?= build
+else
+B ?= build-$(MODE)
+endif
+
+VERSION := $(shell cat VERSION)
+CC ?= cc
+OPT_release := -O2 -g
+OPT_debug := -O0 -g3
+OPT_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT_ubsan := -O1 -g -fsanitize=undefined -fno-sanitize-recover=all
+OPT := $(OPT_$(MODE))
+ifeq ($(OPT),)
+$(error unknown MODE '$(MODE)' (expected release, debug, asan or ubsan))
+endif
+
+HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+  -D_GNU_SOURCE -DKMRUN_VERSION='"$(VERSION)"' -MMD -MP \
+  -Ilib -Ikmx/include -Idevice/include $(OPT) $(CFLAGS)
+HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm $(LDLIBS)
+HOST_LDFLAGS := $(OPT) $(LDFLAGS)
+
+# The X280 side: freestanding, no libc, the image lives in local memory.
+RV_PREFIX ?= riscv64-unknown-elf-
+RV_CC := $(RV_PREFIX)gcc
+RV_AR := $(RV_PREFIX)ar
+RV_ARCH := -march=rv64gc_zba_zbb -mabi=lp64d -mcmodel=medany
+RV_CFLAGS := $(RV_ARCH) -std=c11 -O2 -g -ffreestanding -fno-common \
+  -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP -Ikmx/include
+
+LIB_SRC := $(wildcard lib/*.c)
+CMD_SRC := $(wildcard cmd/*.c)
+KMX_SRC := $(wildcard kmx/*.c) $(wildcard kmx/*.S)
+UNIT_SRC := $(wildcard tests/unit/*_test.c)
+
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
+CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
+KMX_OBJ := $(patsubst %,$(B)/rv/%.o,$(basename $(KMX_SRC)))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+SHARE := $(B)/share/kmrun
+KMX_DATA := $(SHARE)/kmx/lib/libkmx.a $(SHARE)/kmx/kmx.ld \
+  $(patsubst kmx/include/%,$(SHARE)/kmx/include/%,$(wildcard kmx/include/*.h)) \
+  $(patsubst device/include/%,$(SHARE)/device/include/%,$(wildcard device/include/*.h))
+
+.PHONY: all test install clean
+all: $(B)/bin/kmrun $(KMX_DATA) $(UNIT_BIN)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+
+$(B)/libkm.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/bin/kmrun: $(CMD_OBJ) $(B)/libkm.a
+	@mkdir -p $(@D)
+	$(CC) $(HOST_LDFLAGS) -o $@ $(CMD_OBJ) $(B)/libkm.a $(HOST_LDLIBS)
+
+$(B)/tests/%_test: tests/unit/%_test.c $(B)/libkm.a
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -MF $@.d -Itests/unit $< -o $@ $(B)/libkm.a $(HOST_LDLIBS) -lcmocka
+
+$(B)/rv/%.o: %.c
+	@mkdir -p $(@D)
+	$(RV_CC) $(RV_CFLAGS) -c $< -o $@
+$(B)/rv/%.o: %.S
+	@mkdir -p $(@D)
+	$(RV_CC) $(RV_CFLAGS) -c $< -o $@
+
+$(SHARE)/kmx/lib/libkmx.a: $(KMX_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && $(RV_AR) rcsD $@ $^
+$(SHARE)/kmx/kmx.ld: kmx/kmx.ld
+	@mkdir -p $(@D)
+	cp $< $@
+$(SHARE)/kmx/include/%.h: kmx/include/%.h
+	@mkdir -p $(@D)
+	cp $< $@
+$(SHARE)/device/include/%.h: device/include/%.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+test: all
+	tests/run $(B)
+
+PREFIX ?= /usr/local
+install: all
+	install -d $(PREFIX)/bin $(PREFIX)/share/kmrun $(PREFIX)/share/man/man1 \
+	  $(PREFIX)/share/man/man3 $(PREFIX)/share/man/man5
+	install -m 755 $(B)/bin/kmrun $(PREFIX)/bin/kmrun
+	cp -R $(SHARE)/. $(PREFIX)/share/kmrun/
+	for m in man/*.[0-9]; do install -m 644 $$m $(PREFIX)/share/man/man$${m##*.}/; done
+
+clean:
+	rm -rf build build-*
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

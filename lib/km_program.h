@@ -1,0 +1,159 @@
+/* km_program: the program model, the one tree every stage after the
+ * manifest uses (build, load, run, check).  Nothing re-reads YAML.
+ *
+ * It is the spec's host API (`Program`, `Program.region`, `Program.thread`,
+ * `Program.ports`, the pull settings) plus kmrun's own additions: host-fed
+ * commands and the X280 clock.  km_manifest_load() fills it and checks the
+ * spec's rules; every string and array here is owned by the model and freed
+ * by km_program_free().  Paths are already resolved against the manifest's
+ * folder.  Each element keeps its manifest position for later errors. */
+#ifndef KM_PROGRAM_H
+#define KM_PROGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "km_error.h"
+
+typedef struct km_pos {
+    int line, col; /* 1-based position in the manifest */
+} km_pos;
+
+/* How a region's initial bytes are given. */
+typedef enum km_init_kind {
+    KM_INIT_ZERO,  /* a size: zeros */
+    KM_INIT_FILE,  /* a file's bytes, then zeros up to `size` */
+    KM_INIT_WORDS, /* a list of 32-bit little-endian words, then zeros */
+    KM_INIT_FILL,  /* a 32-bit pattern repeated over `size` */
+} km_init_kind;
+
+typedef struct km_region {
+    char *name;
+    uint64_t size;      /* bytes, a multiple of 4, > 0 */
+    km_init_kind init;
+    char *file;         /* KM_INIT_FILE: the resolved path */
+    uint32_t *words;    /* KM_INIT_WORDS */
+    size_t nwords;
+    uint32_t fill;      /* KM_INIT_FILL */
+    km_pos pos;
+} km_region;
+
+typedef enum km_prefetch {
+    KM_PREFETCH_DEFAULT, /* the values the chip's documentation recommends */
+    KM_PREFETCH_KEEP,    /* leave the prefetcher registers as they are */
+} km_prefetch;
+
+/* One `threads:` entry.  `clusters: [2, 3]` declares the same thread (one
+ * image) on each cluster; each has its own copy of its regions. */
+typedef struct km_thread {
+    int clusters[3];
+    size_t nclusters;
+    char **sources;     /* resolved paths, in order */
+    size_t nsources;
+    km_region *regions; /* own regions; ids 0.. in this order */
+    size_t nregions;
+    char **shared;      /* names of program regions; ids follow own ones */
+    size_t nshared;
+    uint32_t *words;    /* the program's own words, KMX_MAX_WORDS at most */
+    size_t nwords;
+    uint64_t deadline_us; /* 0: no deadline */
+    km_prefetch prefetch;
+    char **cflags;      /* extra compiler flags for this thread's sources */
+    size_t ncflags;
+    km_pos pos;
+} km_thread;
+
+typedef struct km_kernels {
+    char **sources;  /* resolved paths of the Tensix handlers' C sources */
+    size_t nsources;
+    char **handlers; /* names; HANDLER_<NAME> = KM_HANDLER_FIRST_PROGRAM + i */
+    size_t nhandlers;
+    char **cflags;
+    size_t ncflags;
+    km_pos pos;
+} km_kernels;
+
+typedef enum km_ports_kind {
+    KM_PORTS_NONE,    /* no `ports:` and no `pull:` */
+    KM_PORTS_DEFAULT, /* Tensix cores dealt over the threads' X280 cores */
+    KM_PORTS_SERVE,   /* an explicit map */
+} km_ports_kind;
+
+typedef struct km_port_serve {
+    int core;      /* Tensix core, 0..KM_GRID_CORES-1 */
+    int cluster;   /* one of the program's threads' clusters */
+    int x280_core; /* 0..3 */
+    km_pos pos;
+} km_port_serve;
+
+typedef struct km_ports {
+    km_ports_kind kind;
+    km_port_serve *serve;
+    size_t nserve;
+    km_pos pos;
+} km_ports;
+
+typedef enum km_pull_mode {
+    KM_PULL_MODE_COUNT,
+    KM_PULL_MODE_LOG,
+    KM_PULL_MODE_REPLAY,
+} km_pull_mode;
+
+typedef struct km_pull {
+    bool present;
+    uint32_t units;
+    uint32_t per;
+    km_pull_mode mode;
+    char *log; /* region name, for log and replay */
+    km_pos pos;
+} km_pull;
+
+/* A command the host feeds through the host ring. */
+typedef struct km_host_command {
+    char *handler;    /* a program handler or a built-in name */
+    int handler_id;   /* resolved id */
+    uint32_t first;   /* group: first Tensix core */
+    uint32_t count;   /* group: number of cores */
+    uint32_t args[10]; /* a0..a9 of the command line */
+    size_t nargs;
+    bool result;      /* KM_FLAG_RESULT */
+    bool exclusive;   /* KM_FLAG_EXCLUSIVE */
+    bool wait;        /* wait for its event before the next one (default) */
+    km_pos pos;
+} km_host_command;
+
+typedef struct km_program {
+    char *manifest;   /* the manifest's path as given */
+    char *root;       /* the manifest's folder, absolute */
+    char *name;
+    km_kernels kernels;
+    km_region *regions; /* program-level regions (`Program.region`) */
+    size_t nregions;
+    km_thread *threads;
+    size_t nthreads;
+    km_ports ports;
+    km_pull pull;
+    km_host_command *commands;
+    size_t ncommands;
+    uint32_t x280_mhz; /* 1000 (default) or 1750 */
+} km_program;
+
+/* Parses and checks a manifest.  Returns KM_OK, KM_EXIT_USAGE with every
+ * positioned error in diags, or KM_EXIT_SYSTEM (unreadable file) in err.
+ * On failure *out is NULL: nothing is half-loaded. */
+int km_manifest_load(const char *path, km_program **out, km_diags *diags,
+                     km_error *err);
+
+void km_program_free(km_program *p);
+
+/* The thread running on `cluster`, or NULL. */
+const km_thread *km_program_thread_on(const km_program *p, int cluster);
+
+/* A program-level region by name, or NULL. */
+const km_region *km_program_region(const km_program *p, const char *name);
+
+/* The DRAM bank of a work cluster (1 -> 6, 2 and 3 -> 7), or -1. */
+int km_cluster_bank(int cluster);
+
+#endif
