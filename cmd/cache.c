@@ -1,0 +1,140 @@
+/* kmrun cache: stats, path, gc --max-size SIZE, clear. */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cmd_common.h"
+#include "km_suggest.h"
+#include "units.h"
+
+static int stats(km_cache *c, int json)
+{
+    km_cache_stats s;
+    km_error err = {0};
+    int rc = km_cache_stats_get(c, &s, &err);
+    if (rc != KM_OK) {
+        fprintf(stderr, "kmrun: %s\n", err.message);
+        return rc;
+    }
+    if (json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "path", c->root);
+        cJSON_AddNumberToObject(o, "entries", (double)s.entries);
+        cJSON_AddNumberToObject(o, "entry_bytes", (double)s.entry_bytes);
+        cJSON_AddNumberToObject(o, "records", (double)s.records);
+        cJSON_AddNumberToObject(o, "work_bytes", (double)s.work_bytes);
+        cJSON_AddNumberToObject(o, "hits", (double)s.hits);
+        cJSON_AddNumberToObject(o, "misses", (double)s.misses);
+        char *text = cJSON_Print(o);
+        printf("%s\n", text);
+        cJSON_free(text);
+        cJSON_Delete(o);
+        return KM_OK;
+    }
+    char a[32], b[32];
+    printf("cache:        %s\n", c->root);
+    printf("entries:      %llu (%s)\n", (unsigned long long)s.entries,
+           km_format_size(s.entry_bytes, a, sizeof a));
+    printf("records:      %llu\n", (unsigned long long)s.records);
+    printf("build folders: %s\n", km_format_size(s.work_bytes, b, sizeof b));
+    printf("hits:         %llu\n", (unsigned long long)s.hits);
+    printf("misses:       %llu\n", (unsigned long long)s.misses);
+    return KM_OK;
+}
+
+static int gc(km_cache *c, const char *size_text)
+{
+    uint64_t max = 0;
+    bool has_unit;
+    const char *hint = NULL;
+    km_units_status st = km_parse_size(size_text, &max, &has_unit, &hint);
+    if (st != KM_UNITS_OK) {
+        if (hint)
+            return km_usage_error("cache", "invalid size '%s' (did you mean '%s'?)", size_text,
+                                  hint);
+        return km_usage_error("cache", "invalid size '%s' (expected bytes or a number with "
+                                       "B, KiB, MiB or GiB, such as 512MiB)",
+                              size_text);
+    }
+    uint64_t removed = 0;
+    km_error err = {0};
+    int rc = km_cache_gc(c, max, &removed, &err);
+    if (rc != KM_OK) {
+        fprintf(stderr, "kmrun: %s\n", err.message);
+        return rc;
+    }
+    km_cache_stats s;
+    km_cache_stats_get(c, &s, &err);
+    char a[32];
+    fprintf(stderr, "removed %llu entr%s; %llu left (%s)\n", (unsigned long long)removed,
+            removed == 1 ? "y" : "ies", (unsigned long long)s.entries,
+            km_format_size(s.entry_bytes, a, sizeof a));
+    return KM_OK;
+}
+
+int cmd_cache(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"max-size", required_argument, NULL, 'm'},
+        {"json", no_argument, NULL, 'J'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *max_size = NULL;
+    int json = 0, c;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        if (c == 'm')
+            max_size = optarg;
+        else if (c == 'J')
+            json = 1;
+        else
+            return km_option_error("cache", c, argv, longopts);
+    }
+    if (optind + 1 != argc)
+        return km_usage_error("cache", optind == argc ? "missing the action (stats, path, gc or clear)"
+                                                      : "expected one action");
+    static const char *const actions[] = {"stats", "path", "gc", "clear"};
+    const char *action = argv[optind];
+    size_t which = 0;
+    while (which < 4 && strcmp(action, actions[which]) != 0)
+        which++;
+    if (which == 4) {
+        const char *close = km_suggest(action, actions, 4);
+        if (close)
+            return km_usage_error("cache", "unknown action '%s' (did you mean '%s'?)", action, close);
+        return km_usage_error("cache", "unknown action '%s' (expected stats, path, gc or clear)",
+                              action);
+    }
+    if (which == 2 && !max_size)
+        return km_usage_error("cache", "'gc' needs --max-size SIZE");
+    if (which != 2 && max_size)
+        return km_usage_error("cache", "--max-size is only for 'gc'");
+    if (which != 0 && json)
+        return km_usage_error("cache", "--json is only for 'stats'");
+    km_cache cache;
+    km_error err = {0};
+    int rc = km_open_cache(&cache, &err);
+    if (rc != KM_OK) {
+        fprintf(stderr, "kmrun: %s\n", err.message);
+        return rc;
+    }
+    switch (which) {
+    case 0:
+        rc = stats(&cache, json);
+        break;
+    case 1:
+        printf("%s\n", cache.root);
+        break;
+    case 2:
+        rc = gc(&cache, max_size);
+        break;
+    default:
+        rc = km_cache_clear(&cache, &err);
+        if (rc != KM_OK)
+            fprintf(stderr, "kmrun: %s\n", err.message);
+        break;
+    }
+    km_cache_close(&cache);
+    return rc;
+}

@@ -1,0 +1,32 @@
+/* cmd_common: shared steps of the subcommands (cmd_common.h). */
+#include "cmd_common.h"
+
+#include <stdio.h>
+
+int km_load_manifest(const char *path, km_program **out)
+{
+    km_diags diags = {0};
+    km_error err = {0};
+    int rc = km_manifest_load(path, out, &diags, &err);
+    if (rc != KM_OK) {
+        if (diags.count)
+            km_diags_print(&diags, stderr);
+        else
+            fprintf(stderr, "kmrun: %s\n", err.message);
+    }
+    km_diags_free(&diags);
+    return rc;
+}
+
+static void warn_stderr(const char *message, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "kmrun: warning: %s\n", message);
+}
+
+int km_open_cache(km_cache *c, km_error *err)
+{
+    int rc = km_cache_open(c, NULL, err);
+    c->warn = warn_stderr;
+    return rc;
+}

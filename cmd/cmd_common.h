@@ -1,0 +1,16 @@
+/* cmd_common: what several subcommands do the same way — load a manifest
+ * and print its errors, open the cache with warnings on stderr. */
+#ifndef KM_CMD_COMMON_H
+#define KM_CMD_COMMON_H
+
+#include "km_cache.h"
+#include "km_program.h"
+
+/* Loads a manifest; on failure prints every error (file:line:col, the
+ * line, a caret) or the system error to stderr and returns its status. */
+int km_load_manifest(const char *path, km_program **out);
+
+/* Opens the default cache; its warnings go to stderr as "kmrun: warning:". */
+int km_open_cache(km_cache *c, km_error *err);
+
+#endif

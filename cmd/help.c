@@ -1,0 +1,92 @@
+/* cmd/help.c: `kmrun help [COMMAND]`, the overview `kmrun --help` prints,
+ * and the message for a command that does not exist. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "km_error.h"
+#include "km_suggest.h"
+
+/* The documented exit codes (lib/km_error.h; man/kmrun.1, EXIT STATUS). */
+static const struct {
+    int code;
+    const char *meaning;
+} exit_codes[] = {
+    {KM_OK, "success"},
+    {KM_EXIT_FAILED, "a thread failed, or a check found a difference"},
+    {KM_EXIT_USAGE, "usage error, or an error in a manifest"},
+    {KM_EXIT_BUILD, "build error: a compile failure or a rejected image"},
+    {KM_EXIT_SYSTEM, "system error: I/O, a missing tool, an unusable cache"},
+    {KM_EXIT_INTERNAL, "internal error: a bug in kmrun"},
+};
+
+void km_print_overview(FILE *out)
+{
+    fputs("usage: kmrun [--version] [--help] <command> [<args>]\n"
+          "\n"
+          "Build and run X280 thread programs for Tenstorrent Blackhole, on the\n"
+          "simulated card built into kmrun.\n"
+          "\n"
+          "Commands:\n",
+          out);
+    int width = 0;
+    for (unsigned i = 0; i < km_ncommands; i++) {
+        int n = (int)strlen(km_commands[i].name);
+        if (n > width)
+            width = n;
+    }
+    for (unsigned i = 0; i < km_ncommands; i++)
+        fprintf(out, "   %-*s   %s\n", width, km_commands[i].name,
+                km_commands[i].summary);
+    fputs("\nExit status:\n", out);
+    for (size_t i = 0; i < sizeof exit_codes / sizeof exit_codes[0]; i++)
+        fprintf(out, "   %d   %s\n", exit_codes[i].code, exit_codes[i].meaning);
+    fputs("\n"
+          "'kmrun help <command>' shows one command's help; 'man kmrun' is the\n"
+          "manual and 'man kmrun-program' the program.yaml format.\n",
+          out);
+}
+
+void km_print_command_help(const km_command_entry *c, FILE *out)
+{
+    fprintf(out, "usage: %s\n\n%s", c->usage, c->help);
+}
+
+int km_unknown_command(const char *name)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (unsigned i = 0; i < km_ncommands && n < sizeof names / sizeof names[0]; i++)
+        names[n++] = km_commands[i].name;
+    const char *near = km_suggest(name, names, n);
+    if (near)
+        fprintf(stderr, "kmrun: '%s' is not a kmrun command (did you mean '%s'?)\n",
+                name, near);
+    else
+        fprintf(stderr, "kmrun: '%s' is not a kmrun command\n", name);
+    fputs("kmrun: see 'kmrun --help'\n", stderr);
+    return KM_EXIT_USAGE;
+}
+
+int cmd_help(int argc, char **argv)
+{
+    static const struct option longopts[] = {{NULL, 0, NULL, 0}};
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1)
+        return km_option_error("help", c, argv, longopts);
+
+    if (optind == argc) {
+        km_print_overview(stdout);
+        return KM_OK;
+    }
+    if (argc - optind > 1)
+        return km_usage_error("help", "unexpected argument '%s'", argv[optind + 1]);
+    const km_command_entry *entry = km_command_find(argv[optind]);
+    if (!entry)
+        return km_unknown_command(argv[optind]);
+    km_print_command_help(entry, stdout);
+    return KM_OK;
+}

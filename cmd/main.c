@@ -1,0 +1,201 @@
+/* cmd/main.c: kmrun's entry point, the command table and the helpers every
+ * command uses to report a bad command line (cmd.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "km_error.h"
+
+const km_command_entry km_commands[] = {
+    {
+        "build", cmd_build,
+        "kmrun build [options] program.yaml",
+        "Build a program's threads and handlers into the cache",
+        "Builds every thread of the program into an X280 image with\n"
+        "riscv64-unknown-elf-gcc and the kmx runtime, and the program's Tensix\n"
+        "handlers into host shared objects for the simulated grid.  The results\n"
+        "go to the content-addressed cache (see 'kmrun help cache'); a program\n"
+        "that has not changed builds nothing.  An image is checked before it is\n"
+        "cached: at most 126976 bytes of loadable content, no .bss or COMMON,\n"
+        "no libc.\n"
+        "\n"
+        "Exit status: 0 built, 2 usage or manifest error, 3 a compile error or\n"
+        "a rejected image, 4 a missing tool or an unusable cache.\n",
+    },
+    {
+        "validate", cmd_validate,
+        "kmrun validate [--quiet] [--json] program.yaml...",
+        "Check program manifests without building them",
+        "Loads each manifest and checks it as 'kmrun build' would, without\n"
+        "compiling anything.  Every error is printed on stderr as\n"
+        "file:line:col: with the manifest's line and a caret under the column;\n"
+        "every file given is checked.  For a valid manifest it prints a line\n"
+        "such as\n"
+        "\n"
+        "    program.yaml: ok (program 'hello': 1 thread on cluster 1, 2 regions, 0 commands)\n"
+        "\n"
+        "  -q, --quiet   print nothing for a valid manifest\n"
+        "      --json    print the program model as JSON instead: one object, or an\n"
+        "                array of them for several manifests; printed only when\n"
+        "                every manifest is valid\n"
+        "\n"
+        "Exit status: 0 all valid, 2 a manifest has errors or a usage error,\n"
+        "4 a manifest could not be read.\n",
+    },
+    {
+        "cache", cmd_cache,
+        "kmrun cache (stats | path | gc --max-size SIZE | clear)",
+        "Show, trim or empty the build cache",
+        "  stats                print the number of entries and their total size\n"
+        "  path                 print the cache's folder\n"
+        "  gc --max-size SIZE   remove entries, least recently used first, until\n"
+        "                       the cache holds at most SIZE (such as 512MiB, 2GiB)\n"
+        "  clear                remove every entry\n"
+        "\n"
+        "The cache is $KMRUN_CACHE if set, else $XDG_CACHE_HOME/kmrun, else\n"
+        "~/.cache/kmrun.  Entries are written whole and renamed into place, so\n"
+        "a build running at the same time never sees a torn one.\n"
+        "\n"
+        "Exit status: 0 done, 2 usage error, 4 an unusable cache.\n",
+    },
+    {
+        "help", cmd_help,
+        "kmrun help [COMMAND]",
+        "Show the overview or one command's help",
+        "Without COMMAND, prints what 'kmrun --help' prints: the commands and\n"
+        "the exit codes.  With COMMAND, prints its help, as 'kmrun COMMAND\n"
+        "--help' does.  The manual is 'man kmrun'; the manifest's format is\n"
+        "'man kmrun-program'.\n",
+    },
+    {
+        "version", cmd_version,
+        "kmrun version",
+        "Show kmrun's version and the toolchain it targets",
+        "Prints 'kmrun VERSION', then the toolchain thread images are built\n"
+        "with: the target and the architecture flags.  'kmrun --version' is the\n"
+        "same.\n",
+    },
+};
+const unsigned km_ncommands = sizeof km_commands / sizeof km_commands[0];
+
+static const char kmrun_usage[] = "kmrun [--version] [--help] <command> [<args>]";
+
+const km_command_entry *km_command_find(const char *name)
+{
+    for (unsigned i = 0; i < km_ncommands; i++)
+        if (strcmp(km_commands[i].name, name) == 0)
+            return &km_commands[i];
+    return NULL;
+}
+
+static void print_usage_line(const char *command)
+{
+    const km_command_entry *c = command ? km_command_find(command) : NULL;
+    fprintf(stderr, "usage: %s\n", c ? c->usage : kmrun_usage);
+}
+
+int km_usage_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("kmrun: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    print_usage_line(command);
+    return KM_EXIT_USAGE;
+}
+
+/* The long option whose getopt value is `val`, or NULL. */
+static const struct option *long_by_val(const struct option *longopts, int val)
+{
+    for (const struct option *o = longopts; o && o->name; o++)
+        if (!o->flag && o->val == val)
+            return o;
+    return NULL;
+}
+
+int km_option_error(const char *command, int c, char **argv,
+                    const struct option *longopts)
+{
+    /* After an error getopt_long() has usually stepped past the word;
+     * a long option's word is the one before optind. */
+    const char *word = optind > 0 ? argv[optind - 1] : "";
+    int is_long = strncmp(word, "--", 2) == 0 && word[2];
+    char name[128] = "";
+    if (is_long) {
+        snprintf(name, sizeof name, "%s", word);
+        name[strcspn(name, "=")] = 0;
+    }
+    if (c == ':') {
+        const struct option *o = long_by_val(longopts, optopt);
+        if (is_long && o && strncmp(o->name, name + 2, strlen(name + 2)) == 0)
+            return km_usage_error(command, "option '--%s' requires a value",
+                                  o->name);
+        if (is_long)
+            return km_usage_error(command, "option '%s' requires a value", name);
+        return km_usage_error(command, "switch '-%c' requires a value", optopt);
+    }
+    if (optopt == 0 && is_long)
+        return km_usage_error(command, "unknown option '%s'", name);
+    if (is_long && strchr(word, '=')) {
+        const struct option *o = long_by_val(longopts, optopt);
+        if (o && strncmp(o->name, name + 2, strlen(name + 2)) == 0)
+            return km_usage_error(command, "option '--%s' takes no value",
+                                  o->name);
+    }
+    if (optopt > 0 && optopt < 256)
+        return km_usage_error(command, "unknown switch '-%c'", optopt);
+    return km_usage_error(command, "unknown option '%s'", word);
+}
+
+/* `kmrun --help` style aliases for commands. */
+static const char *alias(const char *word)
+{
+    if (strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0)
+        return "help";
+    if (strcmp(word, "--version") == 0)
+        return "version";
+    return word;
+}
+
+/* Writing stdout failed (a full disk, a closed pipe): say so. */
+static int check_stdout(int status)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "kmrun: cannot write to standard output: %s\n",
+                strerror(errno));
+        return status > KM_EXIT_SYSTEM ? status : KM_EXIT_SYSTEM;
+    }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        km_print_overview(stderr);
+        return KM_EXIT_USAGE;
+    }
+    const char *name = alias(argv[1]);
+    if (name[0] == '-')
+        return km_usage_error(NULL, "unknown option '%s'", name);
+
+    const km_command_entry *c = km_command_find(name);
+    if (!c)
+        return km_unknown_command(name);
+
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            km_print_command_help(c, stdout);
+            return check_stdout(KM_OK);
+        }
+    }
+
+    argv[1] = (char *)c->name;
+    return check_stdout(c->run(argc - 1, argv + 1));
+}

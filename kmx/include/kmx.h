@@ -1,0 +1,229 @@
+/* kmx.h: the API an X280 thread is written against (spec "X280 threads").
+ *
+ * A thread is freestanding C on the four cores of a work cluster (1, 2 or
+ * 3).  It provides `int kmx_main(int core)`, which the library's start-up
+ * calls on core 0 once its checks pass; cores 1 to 3 wait for what
+ * kmx_spawn gives them until kmx_main returns.  The return value is the
+ * result block's `code`.  Rules (man kmx(3)): every loop terminates (bound
+ * it, or poll kmx_stop_requested()); pointers come from kmx_region; no
+ * .bss (globals need a non-zero initialiser or
+ * __attribute__((section(".data")))); no libc (no memset, memcpy, printf);
+ * the image is at most 126,976 bytes.
+ *
+ * Status codes: every int-returning call returns KMX_OK or one of the
+ * others below.  A call marked "not live yet" is declared with its final
+ * signature and meaning but returns KMX_BAD (or the stated neutral value)
+ * until a later issue brings its device behaviour: the command ring
+ * (kmx_submit, kmx_wait, kmx_poll), twelve cores (kmx_parallel_all,
+ * kmx_serve, kmx_push), X280 ports (kmx_port_*) and the pull
+ * (kmx_pull_run).  Everything else is real. */
+#ifndef KMX_H
+#define KMX_H
+
+#include <stdint.h>
+
+#include "kmx_layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes. */
+#define KMX_OK 0      /* done */
+#define KMX_BAD 1     /* a bad argument (id, core, range), or a call not live yet */
+#define KMX_FULL 2    /* no free slot or core yet: try again later */
+#define KMX_STOPPED 3 /* a stop was asked (host, runtime, a library error) */
+#define KMX_LATE 4    /* a deadline passed (the thread's, or the call's) */
+#define KMX_EMPTY 5   /* nothing new: kmx_poll, kmx_port_asked, kmx_port_told */
+
+/* Reason 11 (the kernel's "not now"): see KM_REASON_BUSY in kmx_layout.h. */
+
+/* What the ring returns for a command (or a wake): the fields of its
+ * 16-byte event.  For KM_EVENT_DONE of a command submitted with
+ * KM_FLAG_RESULT, `ticks` is the group leader's 32-bit result word. */
+typedef struct kmx_event {
+    uint32_t kind;   /* KM_EVENT_DONE, KM_EVENT_TIMEOUT, KM_EVENT_REJECTED, KMX_EVENT_WAKE */
+    uint32_t reason; /* KM_REASON_* when rejected (KM_REASON_BUSY: resubmit after a wake) */
+    uint32_t handle; /* the command's number, as kmx_submit gave it; 0 for a wake */
+    uint32_t ticks;  /* the result word, or the command's time in ticks */
+} kmx_event;
+
+/* A port message: a sequence number and three words (kmx_layout.h). */
+typedef km_x280_msg_t kmx_message;
+
+/* Functions the library runs on a core. */
+typedef void (*kmx_function)(int core, void *arg);
+typedef void (*kmx_cluster_function)(int cluster, int core, uint64_t arg);
+
+/* The pull's settings (spec "The pull").  Fields left out of an
+ * initialiser are 0: pick NULL uses the counter. */
+typedef uint32_t (*kmx_pick_function)(int core, uint32_t index, uint64_t arg);
+typedef struct kmx_pull {
+    uint32_t units;         /* units 0 .. units - 1 */
+    uint32_t per;           /* units a range */
+    uint32_t mode;          /* KMX_PULL_COUNT, KMX_PULL_LOG, KMX_PULL_REPLAY */
+    uint32_t log;           /* region id of the log (LOG, REPLAY): KMX_PULL_LOG_BYTES */
+    kmx_pick_function pick; /* COUNT: the index-th range of Tensix core `core`,
+                               or KMX_PULL_NONE; NULL: the counter */
+    uint64_t arg;           /* passed to pick */
+} kmx_pull;
+
+/* The thread's main, on core 0; its return value is the result's code. */
+int kmx_main(int core);
+
+/* ---- Anywhere (core 0 and cores 1 to 3) ---------------------------------- */
+
+/* The program's own words (`words:` on the host); *nwords (if not NULL)
+ * receives how many, at most KMX_MAX_WORDS. */
+const uint32_t *kmx_args_get(uint32_t *nwords);
+
+/* Region `id` (own regions first in declaration order, then shared ones),
+ * through the cache, 64-byte aligned; *bytes (if not NULL) receives its
+ * size.  NULL (and 0 bytes) for an id that does not exist. */
+void *kmx_region(uint32_t id, uint64_t *bytes);
+
+/* The cluster this thread runs on (1..3); the clusters that run this
+ * image, bit c set for cluster c; the lowest of them, which leads. */
+int kmx_cluster(void);
+uint32_t kmx_clusters(void);
+int kmx_lead(void);
+
+/* The 50 MHz timer (KMX_TICKS_PER_SECOND ticks a second). */
+uint64_t kmx_time(void);
+
+/* Non-zero once the host or the runtime asked for a stop, a library error
+ * ended the run, or the thread's deadline passed.  Poll it in every loop
+ * that is not bounded by a count. */
+int kmx_stop_requested(void);
+
+/* ---- Regions changing hands ---------------------------------------------- */
+
+/* Before reading what the grid, the host or another cluster wrote: drop
+ * the cluster's cached lines of region `id` (a FLUSH64 sweep, which also
+ * writes back dirty ones).  On core 0 outside kmx_parallel the sweep is
+ * spread over the four cores when they are idle; elsewhere this core
+ * sweeps alone.  KMX_BAD for a bad id. */
+int kmx_invalidate(uint32_t id);
+
+/* After writing what the grid, the host or another cluster will read:
+ * write the cached lines of region `id` back to DRAM (the same sweep). */
+int kmx_flush(uint32_t id);
+
+/* The same for bytes [offset, offset + bytes) of region `id` (widened to
+ * whole 64-byte lines).  KMX_BAD if the range leaves the region. */
+int kmx_invalidate_at(uint32_t id, uint64_t offset, uint64_t bytes);
+int kmx_flush_at(uint32_t id, uint64_t offset, uint64_t bytes);
+
+/* Stores `bytes` (a multiple of 64) from `source` into region `id` of
+ * `cluster`'s thread at `offset`, through NoC windows, and returns once the
+ * last line is acknowledged.  Not live yet: KMX_BAD. */
+int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source,
+             uint64_t bytes);
+
+/* ---- Core 0 only (from cores 1-3 or inside kmx_parallel's function: the
+ *      library error `parallel`, the run stops, KMX_STOPPED) ------------- */
+
+/* Starts function(core, arg) on core 1, 2 or 3 and returns at once.
+ * KMX_FULL while that core still runs its last spawn; KMX_BAD for another
+ * core number or a NULL function; KMX_STOPPED or KMX_LATE once the run is
+ * stopping (nothing is started). */
+int kmx_spawn(int core, kmx_function function, void *arg);
+
+/* Waits until core `core` (1..3) has returned from its spawn: KMX_OK, or
+ * KMX_STOPPED / KMX_LATE when a stop or the deadline ends the wait (or the
+ * core trapped).  Joining an idle core returns KMX_OK at once. */
+int kmx_join(int core);
+
+/* function(core, arg) on all four cores: spawn on 1 to 3, function(0, arg)
+ * here, join.  KMX_FULL (nothing started) if a core is still busy; else as
+ * kmx_join. */
+int kmx_parallel(kmx_function function, void *arg);
+
+/* Twelve cores: function(cluster, core, arg) on all four cores of every
+ * cluster that runs this image, led by kmx_lead(); the first call waits
+ * until every other cluster is in kmx_serve.  Not live yet: KMX_BAD. */
+int kmx_parallel_all(kmx_cluster_function function, uint64_t arg);
+
+/* On a cluster other than the lead: run the lead's kmx_parallel_all calls
+ * until the lead's kmx_main returns (KMX_OK).  Not live yet: KMX_BAD. */
+int kmx_serve(void);
+
+/* Submits a command through the thread's ring; *handle receives its
+ * number.  KMX_FULL: no free slot yet.  Not live yet: KMX_BAD. */
+int kmx_submit(const km_command_t *command, uint32_t *handle);
+
+/* Waits until the event of `handle` arrives or mtime reaches `deadline`
+ * (absolute, in ticks): KMX_OK with *event filled; KMX_LATE or KMX_STOPPED
+ * (which end the run as late or stopped).  Events of other handles are
+ * kept for kmx_poll, up to 32; a wake is passed over.  Not live yet:
+ * KMX_BAD. */
+int kmx_wait(uint32_t handle, uint64_t deadline, kmx_event *event);
+
+/* The next event not yet taken (kept ones first, wakes included), without
+ * waiting: KMX_OK, or KMX_EMPTY.  Not live yet: KMX_BAD. */
+int kmx_poll(kmx_event *event);
+
+/* ---- The result block (core 0; other cores best not: no lock) ----------- */
+
+/* Leaves progress marker `where` and the time; the host reads the last
+ * one with the result, also after a timeout. */
+void kmx_progress(uint32_t where);
+
+/* Stores words[0 .. count) as result words first .. first + count.
+ * KMX_BAD if first + count > KMX_MAX_RESULT_WORDS (48). */
+int kmx_result(uint32_t first, const uint32_t *words, uint32_t count);
+
+/* ---- X280 ports (spec "X280 ports"); a call names a Tensix core
+ *      (0..KM_GRID_CORES-1) the calling X280 core serves, else KMX_BAD.
+ *      Not live yet: the neutral values below. ------------------------- */
+
+/* How many Tensix cores a port loop walks (KM_GRID_CORES with ports on).
+ * Not live yet: 0. */
+int kmx_port_cores(void);
+
+/* Which X280 core of this cluster serves Tensix core `core`, or -1.
+ * Not live yet: -1. */
+int kmx_port_owner(int core);
+
+/* Non-zero while the kmx_port_run command has not ended (core 0 of the
+ * lead looks at its ring every fourth call).  Not live yet: 0. */
+int kmx_port_open(void);
+
+/* Tells Tensix core `core` three words (the newest wins; never waits).
+ * Not live yet: KMX_BAD. */
+int kmx_port_tell(int core, uint32_t w0, uint32_t w1, uint32_t w2);
+
+/* The core's ask not yet answered: KMX_OK with *message, or KMX_EMPTY.
+ * Not live yet: KMX_BAD. */
+int kmx_port_asked(int core, kmx_message *message);
+
+/* Answers the ask numbered `sequence` with three words.
+ * Not live yet: KMX_BAD. */
+int kmx_port_answer(int core, uint32_t sequence, uint32_t w0, uint32_t w1,
+                    uint32_t w2);
+
+/* The core's newest tell since the last look: KMX_OK with *message, or
+ * KMX_EMPTY once mtime reaches `deadline` (0: look without waiting).
+ * Not live yet: KMX_BAD. */
+int kmx_port_told(int core, kmx_message *message, uint64_t deadline);
+
+/* On core 0 of the lead: submits `command` and runs function on every X280
+ * core of the group, as kmx_parallel_all does, until the command's event
+ * (*event): KMX_OK, or KMX_STOPPED / KMX_LATE.  Not live yet: KMX_BAD. */
+int kmx_port_run(const km_command_t *command, kmx_cluster_function function,
+                 uint64_t arg, kmx_event *event);
+
+/* ---- The pull (spec "The pull") ------------------------------------------ */
+
+/* On core 0 of the lead: submits `command` and serves its Tensix cores'
+ * pulls by `settings` (NULL: the manifest's) until its event (*event).
+ * KMX_BAD when a logged core got more ranges than the log holds.  Not
+ * live yet: KMX_BAD. */
+int kmx_pull_run(const km_command_t *command, const kmx_pull *settings,
+                 kmx_event *event);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,49 @@
+/* build_internal: what the parts of `kmrun build` share — build.c (the
+ * flow), build_keys.c (cache keys, direct mode) and build_ninja.c (the
+ * generated build.ninja).  One target is one thread image or the kernels'
+ * shared object. */
+#ifndef KM_BUILD_INTERNAL_H
+#define KM_BUILD_INTERNAL_H
+
+#include "km_build.h"
+#include "km_toolchain.h"
+
+typedef enum km_target_kind { KM_TARGET_IMAGE, KM_TARGET_KERNELS } km_target_kind;
+
+typedef struct km_target {
+    km_target_kind kind;
+    const km_thread *thread; /* images */
+    char *name;              /* "t0", "kernels": its folder in the work dir */
+    char *display;           /* "thread on cluster 1", for messages */
+    char **sources;          /* as the compiler sees them: relative to root */
+    size_t nsources;
+    char **objs;             /* absolute, in the work dir */
+    char *out;               /* absolute: .../t0/image.elf */
+    char **flags;            /* compile flags, the same in key and command */
+    size_t nflags;
+    km_digest dkey;          /* direct key: known before compiling */
+    km_built *built;         /* where the result goes */
+} km_target;
+
+typedef struct km_build_ctx {
+    const km_program *p;
+    km_cache *c;
+    km_data data;
+    km_tool rv, host;
+    char *root;        /* the manifest's folder, real path */
+    char *work;        /* the program's work folder */
+    char *gen;         /* work/gen, holding km_handlers.h */
+    char *header;      /* the generated header's text */
+    km_target *targets;
+    size_t ntargets;
+} km_build_ctx;
+
+/* build_keys.c */
+void km_target_direct_key(km_build_ctx *b, km_target *t);
+int km_target_lookup(km_build_ctx *b, km_target *t);  /* KM_OK: a hit */
+int km_target_store(km_build_ctx *b, km_target *t, km_error *err);
+
+/* build_ninja.c */
+int km_ninja_write(km_build_ctx *b, km_error *err);
+
+#endif

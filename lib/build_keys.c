@@ -1,0 +1,284 @@
+/* build_keys: cache keys for `kmrun build`, in ccache's direct mode.
+ *
+ * The direct key covers what is known before compiling: kmrun's version,
+ * the compiler's identity, the kmx runtime's content, the flags, the
+ * generated handler header, and each source's content and its path
+ * relative to the manifest (that path reaches the bytes through __FILE__
+ * and the debug information; the manifest's own location never does, as
+ * -ffile-prefix-map rewrites it).  The headers a compile read are known
+ * only after it: they are recorded (from the compiler's dependency files)
+ * in a record under the direct key, each with its content's SHA-256, and
+ * the entry's key is the direct key plus that list.  A lookup re-hashes
+ * every recorded header; one changed byte is a miss. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build_internal.h"
+#include "km_depfile.h"
+#include "km_fs.h"
+#include "km_image.h"
+
+void km_target_direct_key(km_build_ctx *b, km_target *t)
+{
+    km_hasher h;
+    km_hasher_init(&h);
+    km_hasher_str(&h, t->kind == KM_TARGET_IMAGE ? "kmrun-image-1" : "kmrun-kernels-1");
+    km_hasher_str(&h, KMRUN_VERSION);
+    km_hasher_digest(&h, t->kind == KM_TARGET_IMAGE ? &b->rv.id : &b->host.id);
+    km_hasher_digest(&h, &b->data.kmx_id);
+    km_hasher_str(&h, b->header);
+    km_hasher_u64(&h, t->nflags);
+    for (size_t i = 0; i < t->nflags; i++)
+        km_hasher_str(&h, t->flags[i]);
+    if (t->kind == KM_TARGET_KERNELS) {
+        /* The handlers the shared object must define decide its check. */
+        for (size_t i = 0; i < b->p->kernels.nhandlers; i++)
+            km_hasher_str(&h, b->p->kernels.handlers[i]);
+    }
+    km_hasher_u64(&h, t->nsources);
+    for (size_t i = 0; i < t->nsources; i++) {
+        char *path = km_path_join(b->root, t->sources[i]);
+        km_digest d = {{0}};
+        /* An unreadable source fails the compile, which says so better. */
+        km_hash_file(t->sources[i][0] == '/' ? t->sources[i] : path, &d, NULL);
+        free(path);
+        km_hasher_str(&h, t->sources[i]);
+        km_hasher_digest(&h, &d);
+    }
+    km_hasher_final(&h, &t->dkey);
+}
+
+/* A recorded header's name: "./x" under the manifest's folder, "@data/x"
+ * under kmrun's data folder, else the absolute path (the toolchain's own
+ * headers).  These names are what makes a moved program still hit. */
+static char *header_name(km_build_ctx *b, const char *dep)
+{
+    char *joined = dep[0] == '/' ? strdup(dep) : km_path_join(b->root, dep);
+    char *real = realpath(joined, NULL);
+    free(joined);
+    if (!real)
+        return NULL;
+    const char *rel;
+    char *name = NULL;
+    if ((rel = km_path_under(real, b->gen)))
+        name = NULL; /* the generated header is in the direct key already */
+    else if ((rel = km_path_under(real, b->root)) && asprintf(&name, "./%s", rel) < 0)
+        abort();
+    else if (!rel && (rel = km_path_under(real, b->data.dir)) &&
+             asprintf(&name, "@data/%s", rel) < 0)
+        abort();
+    else if (!rel)
+        name = strdup(real);
+    free(real);
+    return name;
+}
+
+static char *header_path(km_build_ctx *b, const char *name)
+{
+    if (name[0] == '.' && name[1] == '/')
+        return km_path_join(b->root, name + 2);
+    if (strncmp(name, "@data/", 6) == 0)
+        return km_path_join(b->data.dir, name + 6);
+    return strdup(name);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entry key: the direct key and every recorded header. */
+static void entry_key(const km_digest *dkey, char **lines, size_t n, km_digest *out)
+{
+    km_hasher h;
+    km_hasher_init(&h);
+    km_hasher_str(&h, "kmrun-entry-1");
+    km_hasher_digest(&h, dkey);
+    km_hasher_u64(&h, n);
+    for (size_t i = 0; i < n; i++)
+        km_hasher_str(&h, lines[i]);
+    km_hasher_final(&h, out);
+}
+
+static void fill_built(km_target *t, const char *dir, const cJSON *meta,
+                       const km_digest *key, bool hit)
+{
+    km_built *r = t->built;
+    r->hit = hit;
+    km_digest_hex(key, r->key);
+    free(r->path);
+    r->path = km_path_join(dir, t->kind == KM_TARGET_IMAGE ? "image.elf" : "kernels.so");
+    const cJSON *v;
+    v = cJSON_GetObjectItemCaseSensitive(meta, "sha256");
+    snprintf(r->sha256, sizeof r->sha256, "%s", cJSON_IsString(v) ? v->valuestring : "");
+#define NUM(field)                                                   \
+    v = cJSON_GetObjectItemCaseSensitive(meta, #field);              \
+    r->field = cJSON_IsNumber(v) ? (uint64_t)v->valuedouble : 0;
+    NUM(bytes)
+    NUM(text)
+    NUM(rodata)
+    NUM(data)
+#undef NUM
+}
+
+int km_target_lookup(km_build_ctx *b, km_target *t)
+{
+    char *text = NULL;
+    if (km_cache_record_get(b->c, &t->dkey, &text) != KM_OK)
+        return KM_CACHE_MISS;
+    /* Line 1: the entry key; then "sha256 name" per header, sorted. */
+    char **lines = NULL;
+    size_t n = 0;
+    km_digest ekey;
+    int ok = 1;
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    if (!line || km_digest_parse(line, &ekey) != 0)
+        ok = 0;
+    while (ok && (line = strtok_r(NULL, "\n", &save))) {
+        km_digest want, got;
+        if (strlen(line) < 66 || line[64] != ' ') {
+            ok = 0;
+            break;
+        }
+        line[64] = 0;
+        char *path = header_path(b, line + 65);
+        ok = km_digest_parse(line, &want) == 0 && km_hash_file(path, &got, NULL) == KM_OK &&
+             memcmp(&want, &got, sizeof want) == 0;
+        free(path);
+        line[64] = ' ';
+        lines = realloc(lines, (n + 1) * sizeof *lines);
+        lines[n++] = line;
+    }
+    int rc = KM_CACHE_MISS;
+    if (ok) {
+        km_digest check;
+        entry_key(&t->dkey, lines, n, &check);
+        char *dir = NULL;
+        cJSON *meta = NULL;
+        if (memcmp(&check, &ekey, sizeof check) == 0 &&
+            km_cache_get(b->c, &ekey, &dir, &meta) == KM_OK) {
+            fill_built(t, dir, meta, &ekey, true);
+            rc = KM_OK;
+        }
+        free(dir);
+        cJSON_Delete(meta);
+    }
+    free(lines);
+    free(text);
+    return rc;
+}
+
+/* The header lines of a finished compile, from its dependency files. */
+static int recorded_headers(km_build_ctx *b, km_target *t, char ***lines, size_t *n,
+                            km_error *err)
+{
+    *lines = NULL;
+    *n = 0;
+    for (size_t i = 0; i < t->nsources; i++) {
+        char *dfile = NULL, *text = NULL;
+        if (asprintf(&dfile, "%s.d", t->objs[i]) < 0)
+            abort();
+        int rc = km_read_file(dfile, &text, NULL, err);
+        free(dfile);
+        if (rc != KM_OK)
+            return rc;
+        char **deps;
+        size_t nd;
+        if (km_depfile_parse(text, &deps, &nd) != 0) {
+            free(text);
+            return km_fail(err, KM_EXIT_INTERNAL, "cannot parse the dependency file of '%s'",
+                           t->objs[i]);
+        }
+        free(text);
+        /* The first prerequisite is the source itself: in the key already. */
+        for (size_t k = 1; k < nd; k++) {
+            char *name = header_name(b, deps[k]);
+            if (!name)
+                continue;
+            char *path = header_path(b, name);
+            km_digest d;
+            rc = km_hash_file(path, &d, err);
+            free(path);
+            if (rc != KM_OK) {
+                free(name);
+                km_depfile_free(deps, nd);
+                return rc;
+            }
+            char hex[KM_HEX_LEN], *line = NULL;
+            km_digest_hex(&d, hex);
+            if (asprintf(&line, "%s %s", hex, name) < 0)
+                abort();
+            free(name);
+            *lines = realloc(*lines, (*n + 1) * sizeof **lines);
+            (*lines)[(*n)++] = line;
+        }
+        km_depfile_free(deps, nd);
+    }
+    qsort(*lines, *n, sizeof **lines, by_name);
+    size_t w = 0; /* a header two sources include is recorded once */
+    for (size_t i = 0; i < *n; i++) {
+        if (w && strcmp((*lines)[w - 1], (*lines)[i]) == 0)
+            free((*lines)[i]);
+        else
+            (*lines)[w++] = (*lines)[i];
+    }
+    *n = w;
+    return KM_OK;
+}
+
+int km_target_store(km_build_ctx *b, km_target *t, km_error *err)
+{
+    char **lines;
+    size_t n;
+    int rc = recorded_headers(b, t, &lines, &n, err);
+    if (rc != KM_OK)
+        return rc;
+    km_digest ekey, file_hash;
+    entry_key(&t->dkey, lines, n, &ekey);
+    cJSON *meta = cJSON_CreateObject();
+    rc = km_hash_file(t->out, &file_hash, err);
+    if (rc == KM_OK) {
+        char hex[KM_HEX_LEN];
+        km_digest_hex(&file_hash, hex);
+        cJSON_AddStringToObject(meta, "sha256", hex);
+        if (t->kind == KM_TARGET_IMAGE) {
+            km_image_info info;
+            rc = km_image_check(t->out, t->display, &info, err);
+            cJSON_AddNumberToObject(meta, "bytes", (double)info.loadable_bytes);
+            cJSON_AddNumberToObject(meta, "text", (double)info.text_bytes);
+            cJSON_AddNumberToObject(meta, "rodata", (double)info.rodata_bytes);
+            cJSON_AddNumberToObject(meta, "data", (double)info.data_bytes);
+        } else {
+            rc = km_so_check_handlers(t->out, (const char *const *)b->p->kernels.handlers,
+                                      b->p->kernels.nhandlers, err);
+        }
+    }
+    char *dir = NULL;
+    if (rc == KM_OK) {
+        km_cache_file f = {t->kind == KM_TARGET_IMAGE ? "image.elf" : "kernels.so", t->out};
+        rc = km_cache_put(b->c, &ekey, &f, 1, meta, &dir, err);
+    }
+    if (rc == KM_OK) {
+        /* The record goes last: it must never lead to a missing entry. */
+        size_t len = KM_HEX_LEN + 1;
+        for (size_t i = 0; i < n; i++)
+            len += strlen(lines[i]) + 1;
+        char *text = malloc(len), *p = text;
+        km_digest_hex(&ekey, p);
+        p += 64;
+        *p++ = '\n';
+        for (size_t i = 0; i < n; i++)
+            p += sprintf(p, "%s\n", lines[i]);
+        rc = km_cache_record_put(b->c, &t->dkey, text, err);
+        free(text);
+        fill_built(t, dir, meta, &ekey, false);
+    }
+    free(dir);
+    cJSON_Delete(meta);
+    for (size_t i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
+    return rc;
+}

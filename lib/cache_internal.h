@@ -1,0 +1,14 @@
+/* cache_internal: what cache.c shares with cache_admin.c only. */
+#ifndef KM_CACHE_INTERNAL_H
+#define KM_CACHE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "km_cache.h"
+
+int km_cache_read_counters(km_cache *c, uint64_t *hits, uint64_t *misses);
+
+/* Removes an entry folder: renamed away first, so readers never see a part. */
+void km_cache_discard(km_cache *c, const char *dir);
+
+#endif

@@ -1,0 +1,94 @@
+/* km_cache: the content-addressed build cache.
+ *
+ * An entry is a folder of files named by a key, a SHA-256 over everything
+ * that decides the files' bytes (the caller computes it: lib/build_keys.c).
+ * Layout under the root ($KMRUN_CACHE, else $XDG_CACHE_HOME/kmrun, else
+ * ~/.cache/kmrun):
+ *
+ *   objects/ab/cdef...   one entry: entry.json (its files' sizes and
+ *                        SHA-256s, and the caller's metadata) and the files
+ *   direct/ab/cdef...    direct-mode records: what a compile included
+ *   toolchains/...       memos of compilers' identities (lib/km_toolchain.c)
+ *   work/...             Ninja build folders, one per manifest
+ *   tmp/                 entries being written; renamed into place whole
+ *   stats                hit and miss counters (updated under a lock)
+ *
+ * An entry is written under tmp/ and renamed into objects/ in one step, so
+ * a reader sees a whole entry or none; when two writers race, the second
+ * finds the first's entry in place and drops its own.  Every read checks
+ * each file against entry.json: a corrupt entry is reported through the
+ * warning hook, removed, and read as a miss. */
+#ifndef KM_CACHE_H
+#define KM_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "km_error.h"
+#include "km_hash.h"
+
+struct cJSON;
+
+typedef struct km_cache {
+    char *root;
+    void (*warn)(const char *message, void *ctx);
+    void *warn_ctx;
+} km_cache;
+
+enum { KM_CACHE_MISS = -1 };
+
+/* The root kmrun uses by default, allocated; NULL with err when neither
+ * $KMRUN_CACHE, $XDG_CACHE_HOME nor $HOME is set. */
+char *km_cache_default_root(km_error *err);
+
+/* Opens (creating its folders) the cache at root, or the default root
+ * when root is NULL. */
+int km_cache_open(km_cache *c, const char *root, km_error *err);
+void km_cache_close(km_cache *c);
+
+/* KM_OK and the entry's folder (allocated) and its metadata (caller frees
+ * with cJSON_Delete; may pass NULL) when a whole, intact entry is there;
+ * KM_CACHE_MISS otherwise. */
+int km_cache_get(km_cache *c, const km_digest *key, char **entry_dir,
+                 struct cJSON **meta);
+
+typedef struct km_cache_file {
+    const char *name; /* the file's name in the entry */
+    const char *path; /* where it is now */
+} km_cache_file;
+
+/* Stores copies of files as the entry for key, with metadata (copied).
+ * *entry_dir (allocated) is the entry in place, ours or a racing writer's. */
+int km_cache_put(km_cache *c, const km_digest *key, const km_cache_file *files,
+                 size_t nfiles, const struct cJSON *meta, char **entry_dir,
+                 km_error *err);
+
+/* Direct-mode records: a small text keyed by a digest, whose first line
+ * is the hex key of the entry it leads to (so gc can drop orphans). */
+int km_cache_record_get(km_cache *c, const km_digest *key, char **text);
+int km_cache_record_put(km_cache *c, const km_digest *key, const char *text,
+                        km_error *err);
+
+/* A path under the root for the caller's own use (work/, toolchains/),
+ * created; allocated. */
+char *km_cache_subdir(km_cache *c, const char *name, km_error *err);
+
+/* Adds to the hit and miss counters. */
+void km_cache_count(km_cache *c, unsigned hits, unsigned misses);
+
+typedef struct km_cache_stats {
+    uint64_t entries, entry_bytes, records, work_bytes;
+    uint64_t hits, misses;
+} km_cache_stats;
+
+int km_cache_stats_get(km_cache *c, km_cache_stats *s, km_error *err);
+
+/* Removes the least recently used entries until the entries take at most
+ * max_bytes; *removed counts them.  Records whose entry is gone go too. */
+int km_cache_gc(km_cache *c, uint64_t max_bytes, uint64_t *removed, km_error *err);
+
+/* Removes every entry, record, memo and build folder. */
+int km_cache_clear(km_cache *c, km_error *err);
+
+#endif

@@ -1,0 +1,35 @@
+/* km_hash: SHA-256 (OpenSSL's libcrypto) for cache keys and image hashes.
+ * Strings and numbers go in length-prefixed, so that no two different
+ * sequences of fields hash alike ("ab","c" vs "a","bc"). */
+#ifndef KM_HASH_H
+#define KM_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "km_error.h"
+
+typedef struct km_digest {
+    unsigned char b[32];
+} km_digest;
+
+#define KM_HEX_LEN 65 /* 64 hex digits and a NUL */
+
+typedef struct km_hasher {
+    void *ctx; /* EVP_MD_CTX */
+} km_hasher;
+
+void km_hasher_init(km_hasher *h);
+void km_hasher_bytes(km_hasher *h, const void *data, size_t n);
+void km_hasher_str(km_hasher *h, const char *s);   /* length, then bytes */
+void km_hasher_u64(km_hasher *h, uint64_t v);
+void km_hasher_digest(km_hasher *h, const km_digest *d);
+void km_hasher_final(km_hasher *h, km_digest *out);  /* frees the context */
+
+void km_digest_hex(const km_digest *d, char out[KM_HEX_LEN]);
+int km_digest_parse(const char *hex, km_digest *out); /* 0 on success */
+
+/* The SHA-256 of a file's content. */
+int km_hash_file(const char *path, km_digest *out, km_error *err);
+
+#endif

@@ -1,0 +1,95 @@
+/* km_proc: posix_spawn with a pipe for output (km_proc.h). */
+#include "km_proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+char *km_proc_which(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0 ? realpath(name, NULL) : NULL;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    char *copy = strdup(path), *save = NULL;
+    char *found = NULL;
+    for (char *dir = strtok_r(copy, ":", &save); dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char *cand = NULL;
+        if (asprintf(&cand, "%s/%s", *dir ? dir : ".", name) < 0)
+            break;
+        struct stat st;
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+            found = realpath(cand, NULL);
+        free(cand);
+    }
+    free(copy);
+    return found;
+}
+
+int km_proc_run(char *const argv[], const char *dir, char **output,
+                int *status, km_line_fn on_line, void *ctx, km_error *err)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot run '%s'", argv[0]);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    if (dir)
+        posix_spawn_file_actions_addchdir_np(&fa, dir);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (rc != 0) {
+        close(fds[0]);
+        errno = rc;
+        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot run '%s'", argv[0]);
+    }
+    size_t cap = 4096, len = 0, line_start = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (cap - len < 2048)
+            buf = realloc(buf, cap *= 2);
+        ssize_t r = read(fds[0], buf + len, cap - len - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        if (!on_line)
+            continue;
+        for (size_t i = len - (size_t)r; i < len; i++) {
+            if (buf[i] != '\n')
+                continue;
+            buf[i] = 0;
+            on_line(buf + line_start, ctx);
+            buf[i] = '\n';
+            line_start = i + 1;
+        }
+    }
+    close(fds[0]);
+    buf[len] = 0;
+    if (on_line && line_start < len)
+        on_line(buf + line_start, ctx);
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    *status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    if (output)
+        *output = buf;
+    else
+        free(buf);
+    return KM_OK;
+}

@@ -1,0 +1,81 @@
+/* km_program: freeing the program model and looking things up in it
+ * (km_program.h).  km_manifest_load() lives in manifest.c. */
+#include "km_program.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void free_strings(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void free_regions(km_region *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(r[i].name);
+        free(r[i].file);
+        free(r[i].words);
+    }
+    free(r);
+}
+
+void km_program_free(km_program *p)
+{
+    if (!p)
+        return;
+    free(p->manifest);
+    free(p->root);
+    free(p->name);
+    free_strings(p->kernels.sources, p->kernels.nsources);
+    free_strings(p->kernels.handlers, p->kernels.nhandlers);
+    free_strings(p->kernels.cflags, p->kernels.ncflags);
+    free_regions(p->regions, p->nregions);
+    for (size_t i = 0; i < p->nthreads; i++) {
+        km_thread *t = &p->threads[i];
+        free_strings(t->sources, t->nsources);
+        free_regions(t->regions, t->nregions);
+        free_strings(t->shared, t->nshared);
+        free(t->words);
+        free_strings(t->cflags, t->ncflags);
+    }
+    free(p->threads);
+    free(p->ports.serve);
+    free(p->pull.log);
+    for (size_t i = 0; i < p->ncommands; i++)
+        free(p->commands[i].handler);
+    free(p->commands);
+    free(p);
+}
+
+const km_thread *km_program_thread_on(const km_program *p, int cluster)
+{
+    for (size_t i = 0; i < p->nthreads; i++)
+        for (size_t c = 0; c < p->threads[i].nclusters; c++)
+            if (p->threads[i].clusters[c] == cluster)
+                return &p->threads[i];
+    return NULL;
+}
+
+const km_region *km_program_region(const km_program *p, const char *name)
+{
+    for (size_t i = 0; i < p->nregions; i++)
+        if (strcmp(p->regions[i].name, name) == 0)
+            return &p->regions[i];
+    return NULL;
+}
+
+int km_cluster_bank(int cluster)
+{
+    switch (cluster) {
+    case 1:
+        return 6;
+    case 2:
+    case 3:
+        return 7;
+    default:
+        return -1;
+    }
+}

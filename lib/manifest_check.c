@@ -1,0 +1,268 @@
+/* manifest_check: the spec's rules that tie a manifest's entries together
+ * ("Clusters and banks", "Limits"): one thread per cluster, at most 16
+ * regions a thread, shared regions that exist and stay on one bank, 4 GiB
+ * a bank, ports and pulls that have threads to serve them.  Each check
+ * runs when the walk reaches the second party of a rule and reports there
+ * (manifest_internal.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "km_suggest.h"
+#include "manifest_internal.h"
+#include "units.h"
+
+/* Banks 6 and 7, the only ones work clusters use, as 0 and 1. */
+static int bank_slot(int bank)
+{
+    return bank == 6 ? 0 : bank == 7 ? 1 : -1;
+}
+
+bool km_check_init(km_mctx *c)
+{
+    size_t n = c->p->nregions;
+    c->shared_bank = km_mcalloc(c, n, sizeof *c->shared_bank);
+    c->shared_line = km_mcalloc(c, n, sizeof *c->shared_line);
+    c->shared_counted[0] = km_mcalloc(c, n, sizeof *c->shared_counted[0]);
+    c->shared_counted[1] = km_mcalloc(c, n, sizeof *c->shared_counted[1]);
+    return !c->oom;
+}
+
+void km_check_fini(km_mctx *c)
+{
+    free(c->shared_bank);
+    free(c->shared_line);
+    free(c->shared_counted[0]);
+    free(c->shared_counted[1]);
+}
+
+bool km_check_cluster_free(km_mctx *c, const km_thread *t, long cluster,
+                           const km_yaml_node *at)
+{
+    for (size_t i = 0; i < c->p->nthreads; i++) {
+        const km_thread *o = &c->p->threads[i];
+        if (o == t)
+            continue;
+        for (size_t k = 0; k < o->nclusters; k++) {
+            if (o->clusters[k] == cluster) {
+                km_mdiag(c, at, "cluster %ld already runs the thread at line "
+                                "%d (expected one thread per cluster)",
+                         cluster, o->pos.line);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The other region of `t` whose name matches `name` ignoring case, or
+ * NULL; shared names before index `nshared` only. */
+static const char *clash(const km_thread *t, const char *name)
+{
+    for (size_t i = 0; i < t->nregions; i++)
+        if (t->regions[i].name && strcasecmp(t->regions[i].name, name) == 0)
+            return t->regions[i].name;
+    for (size_t i = 0; i < t->nshared; i++)
+        if (strcasecmp(t->shared[i], name) == 0)
+            return t->shared[i];
+    return NULL;
+}
+
+static bool is_own(const km_thread *t, const char *name)
+{
+    for (size_t i = 0; i < t->nregions; i++)
+        if (t->regions[i].name && strcmp(t->regions[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
+                     const km_yaml_node *at)
+{
+    const km_program *p = c->p;
+    size_t index = 0;
+    while (index < p->nregions && strcmp(p->regions[index].name, name) != 0)
+        index++;
+    if (index == p->nregions) {
+        const char **names = km_mcalloc(c, p->nregions, sizeof *names);
+        if (!names)
+            return false;
+        for (size_t i = 0; i < p->nregions; i++)
+            names[i] = p->regions[i].name;
+        const char *close = km_suggest(name, names, p->nregions);
+        if (close)
+            km_mdiag(c, at, "unknown shared region '%s' (did you mean '%s'?)",
+                     name, close);
+        else
+            km_mdiag(c, at, "unknown shared region '%s' (expected a region "
+                            "of the top-level regions)",
+                     name);
+        free(names);
+        return false;
+    }
+    const char *other = clash(t, name);
+    if (other && strcmp(other, name) == 0) {
+        if (is_own(t, name))
+            km_mdiag(c, at, "region '%s' is both own and shared in this "
+                            "thread (expected distinct names)",
+                     name);
+        else
+            km_mdiag(c, at, "shared region '%s' is listed twice (expected "
+                            "each region once)",
+                     name);
+        return false;
+    }
+    if (other) {
+        km_mdiag(c, at, "region name '%s' clashes with '%s' (expected names "
+                        "that differ in more than case)",
+                 name, other);
+        return false;
+    }
+    /* The banks this naming puts the region on. */
+    int banks[2] = {0, 0};
+    for (size_t k = 0; k < t->nclusters; k++)
+        banks[bank_slot(km_cluster_bank(t->clusters[k]))] = 1;
+    if (banks[0] && banks[1]) {
+        km_mdiag(c, at, "shared region '%s' is named by threads on banks 6 "
+                        "and 7 (expected threads of one bank; other banks "
+                        "get data by kmx_push)",
+                 name);
+        return false;
+    }
+    int bank = banks[0] ? 6 : banks[1] ? 7 : 0;
+    if (bank == 0)
+        return true; /* the thread's clusters were wrong: said already */
+    if (c->shared_bank[index] && c->shared_bank[index] != bank) {
+        km_mdiag(c, at, "shared region '%s' is named by threads on banks %d "
+                        "(line %d) and %d (expected threads of one bank; "
+                        "other banks get data by kmx_push)",
+                 name, c->shared_bank[index], c->shared_line[index], bank);
+        return false;
+    }
+    if (!c->shared_bank[index]) {
+        c->shared_bank[index] = bank;
+        c->shared_line[index] = at->line;
+    }
+    km_check_bank_shared(c, bank, index, at);
+    return true;
+}
+
+void km_check_region_names(km_mctx *c, const km_region *r, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        for (size_t j = 0; j < i; j++) {
+            if (r[i].name && r[j].name && strcasecmp(r[i].name, r[j].name) == 0) {
+                km_diags_add(c->diags, c->file, r[i].pos.line, r[i].pos.col,
+                             "region name '%s' clashes with '%s' (expected "
+                             "names that differ in more than case)",
+                             r[i].name, r[j].name);
+                break;
+            }
+        }
+    }
+}
+
+void km_check_bank_add(km_mctx *c, int bank, uint64_t bytes, const char *name,
+                       const km_yaml_node *at)
+{
+    int s = bank_slot(bank);
+    if (s < 0 || c->bank_reported[s])
+        return;
+    c->bank_bytes[s] += bytes;
+    if (c->bank_bytes[s] > KM_BANK_BYTES) {
+        c->bank_reported[s] = true;
+        km_mdiag(c, at, "bank %d is over 4 GiB of regions with region '%s' "
+                        "(expected at most 4 GiB a bank)",
+                 bank, name ? name : "");
+    }
+}
+
+void km_check_bank_shared(km_mctx *c, int bank, size_t index,
+                          const km_yaml_node *at)
+{
+    int s = bank_slot(bank);
+    if (s < 0 || c->shared_counted[s][index])
+        return;
+    c->shared_counted[s][index] = true;
+    km_check_bank_add(c, bank, c->p->regions[index].size,
+                      c->p->regions[index].name, at);
+}
+
+/* "1, 3" for the clusters that run a thread, in order. */
+static void thread_clusters(const km_program *p, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int cluster = 1; cluster <= 3; cluster++) {
+        if (!km_program_thread_on(p, cluster))
+            continue;
+        int k = snprintf(buf + used, size - used, "%s%d", used ? ", " : "",
+                         cluster);
+        if (k < 0 || (size_t)k >= size - used)
+            return;
+        used += (size_t)k;
+    }
+}
+
+bool km_check_thread_cluster(km_mctx *c, long cluster, const km_yaml_node *at)
+{
+    if (km_program_thread_on(c->p, (int)cluster))
+        return true;
+    char list[32];
+    thread_clusters(c->p, list, sizeof list);
+    if (list[0])
+        km_mdiag(c, at, "cluster %ld runs no thread (expected one of %s)",
+                 cluster, list);
+    return false;
+}
+
+static bool has_region(const km_thread *t, const char *name)
+{
+    if (is_own(t, name))
+        return true;
+    for (size_t i = 0; i < t->nshared; i++)
+        if (strcmp(t->shared[i], name) == 0)
+            return true;
+    return false;
+}
+
+void km_check_pull_log(km_mctx *c, const char *log, const km_yaml_node *at)
+{
+    char lacking[32] = "";
+    size_t used = 0, count = 0;
+    for (size_t i = 0; i < c->p->nthreads; i++) {
+        const km_thread *t = &c->p->threads[i];
+        if (has_region(t, log))
+            continue;
+        for (size_t k = 0; k < t->nclusters; k++, count++) {
+            int n = snprintf(lacking + used, sizeof lacking - used, "%s%d",
+                             used ? ", " : "", t->clusters[k]);
+            if (n > 0 && (size_t)n < sizeof lacking - used)
+                used += (size_t)n;
+        }
+    }
+    if (count)
+        km_mdiag(c, at, "pull log '%s' is not a region of the thread%s on "
+                        "cluster%s %s (expected a region every thread has, "
+                        "own or shared)",
+                 log, count > 1 ? "s" : "", count > 1 ? "s" : "", lacking);
+}
+
+bool km_check_needs_thread(km_mctx *c, const char *what,
+                           const km_yaml_node *at)
+{
+    if (c->thread_entries)
+        return true;
+    km_mdiag(c, at, "%s without threads (expected at least one thread to "
+                    "serve them)",
+             what);
+    return false;
+}
+
+void km_check_something_to_run(km_mctx *c, const km_yaml_node *root)
+{
+    if (c->thread_entries == 0 && c->command_entries == 0)
+        km_mdiag(c, root, "nothing to run (expected at least one thread or "
+                          "one command)");
+}

@@ -1,0 +1,144 @@
+/* manifest_internal: what the manifest's readers share (manifest*.c).
+ * Not part of the library's interface.
+ *
+ * The walk fills the program model from the YAML tree and reports every
+ * error it finds at its node, then goes on: a value that is wrong is left
+ * out (or left at its default) and the walk continues, so one run shows
+ * every error of the file.  The model is thrown away when any was found.
+ * The spec's rules between entries (manifest_check.c) are checked as the
+ * walk reaches the second party of each, so that an error points at it. */
+#ifndef KM_MANIFEST_INTERNAL_H
+#define KM_MANIFEST_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "km_error.h"
+#include "km_program.h"
+#include "yaml_tree.h"
+
+#define KM_NAME_MAX 64           /* program, region and handler names */
+#define KM_REGION_MAX_BYTES (4ull << 30)
+#define KM_BANK_BYTES (4ull << 30)
+#define KM_DEADLINE_MAX_US (86400ull * 1000000ull) /* a day */
+#define KM_COMMAND_ARGS 10
+
+typedef struct km_mctx {
+    const char *file; /* the manifest as named, for diagnostics */
+    km_diags *diags;
+    km_program *p;
+    bool oom;
+    size_t thread_entries;    /* entries in `threads`, valid or not */
+    size_t command_entries;   /* entries in `commands`, valid or not */
+    /* Per program region: the bank its first naming put it on, and the
+     * line of that naming (shared regions follow one bank). */
+    int *shared_bank;
+    int *shared_line;
+    bool *shared_counted[2];  /* already counted in bank 6, 7 */
+    uint64_t bank_bytes[2];   /* regions placed in bank 6, 7 */
+    bool bank_reported[2];
+} km_mctx;
+
+/* --- manifest_values.c: typed values with their errors ------------- */
+
+void km_mdiag(km_mctx *c, const km_yaml_node *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void *km_mcalloc(km_mctx *c, size_t n, size_t size);
+char *km_mstrdup(km_mctx *c, const char *s);
+
+/* Reports every key of `map` not in keys[] as unknown `where` ("in a
+ * thread"), with the closest known key when one is close. */
+void km_mkeys(km_mctx *c, const km_yaml_node *map, const char *const *keys,
+              size_t n, const char *where);
+/* "missing 'key' where (expected ...)" at the mapping. */
+void km_mmissing(km_mctx *c, const km_yaml_node *map, const char *key,
+                 const char *where, const char *expected);
+
+/* The checks below report a wrong value as "bad <what>: got <type>
+ * (expected <expected>)" or "bad <what> '<text>' (expected ...)" and
+ * return false; a node already reported by the YAML reader is refused
+ * silently. */
+bool km_mis_map(km_mctx *c, const km_yaml_node *n, const char *what,
+                const char *expected);
+bool km_mis_list(km_mctx *c, const km_yaml_node *n, const char *what,
+                 const char *expected);
+bool km_mis_string(km_mctx *c, const km_yaml_node *n, const char *what,
+                   const char *expected);
+bool km_mu32(km_mctx *c, const km_yaml_node *n, const char *what,
+             uint32_t *out);
+/* An integer lo..hi; `expected` words the range ("1, 2 or 3"). */
+bool km_mint(km_mctx *c, const km_yaml_node *n, const char *what, long lo,
+             long hi, const char *expected, long *out);
+bool km_mbool(km_mctx *c, const km_yaml_node *n, const char *what, bool *out);
+/* One of names[]; the index in *out.  A typo gets "did you mean". */
+bool km_menum(km_mctx *c, const km_yaml_node *n, const char *what,
+              const char *const *names, size_t count, const char *expected,
+              int *out);
+/* > 0, a multiple of 4, at most 4 GiB. */
+bool km_msize(km_mctx *c, const km_yaml_node *n, const char *what,
+              uint64_t *out);
+bool km_mdeadline(km_mctx *c, const km_yaml_node *n, uint64_t *out_us);
+
+/* A list of non-empty strings (compiler flags). */
+char **km_mflags(km_mctx *c, const km_yaml_node *n, const char *what,
+                 size_t *count);
+/* A list of readable files, resolved against the manifest's folder, each
+ * once; `list_what` names the list ("sources"), `what` one ("source
+ * file").  NULL with *count 0 when the node is not a list. */
+char **km_mfiles(km_mctx *c, const km_yaml_node *n, const char *list_what,
+                 const char *what, const char *expected, size_t *count);
+/* One readable regular file; its resolved path, and its size in *bytes. */
+char *km_mfile(km_mctx *c, const km_yaml_node *n, const char *what,
+               uint64_t *bytes);
+
+bool km_is_identifier(const char *s);
+
+/* --- manifest_regions.c ------------------------------------------ */
+
+/* Reads `name: value` into *r (always fills the name, so that later
+ * references do not cascade into more errors). */
+void km_read_region(km_mctx *c, const km_yaml_node *key,
+                    const km_yaml_node *value, km_region *r);
+/* A mapping of regions: `where` for unknown/duplicate wording ("program"). */
+km_region *km_read_regions(km_mctx *c, const km_yaml_node *map,
+                           const char *what, size_t *count);
+
+/* --- manifest_threads.c, manifest_ports.c, manifest_commands.c ------ */
+
+void km_read_threads(km_mctx *c, const km_yaml_node *list);
+void km_read_ports(km_mctx *c, const km_yaml_node *n);
+void km_read_pull(km_mctx *c, const km_yaml_node *n);
+void km_read_commands(km_mctx *c, const km_yaml_node *list);
+
+/* --- manifest_check.c: the spec's rules between entries ------------ */
+
+bool km_check_init(km_mctx *c);
+void km_check_fini(km_mctx *c);
+/* A cluster of thread `t` (not yet in the model): free, not taken by an
+ * earlier entry. */
+bool km_check_cluster_free(km_mctx *c, const km_thread *t, long cluster,
+                           const km_yaml_node *at);
+/* A shared name of thread `t`: a program region, not one of t's own
+ * regions or earlier shared names (whatever the case), on one bank with
+ * its other namings; counted in that bank. */
+bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
+                     const km_yaml_node *at);
+/* Region names unique in one set, whatever their case. */
+void km_check_region_names(km_mctx *c, const km_region *r, size_t n);
+/* Adds `bytes` of region `name` to a bank; reports the first overflow. */
+void km_check_bank_add(km_mctx *c, int bank, uint64_t bytes,
+                       const char *name, const km_yaml_node *at);
+/* Counts program region `index` in `bank` once. */
+void km_check_bank_shared(km_mctx *c, int bank, size_t index,
+                          const km_yaml_node *at);
+/* A cluster that runs a thread; else reports the ones that do. */
+bool km_check_thread_cluster(km_mctx *c, long cluster, const km_yaml_node *at);
+/* The pull log: a region of every thread, own or shared. */
+void km_check_pull_log(km_mctx *c, const char *log, const km_yaml_node *at);
+/* Ports and pull need threads; a program needs threads or commands. */
+bool km_check_needs_thread(km_mctx *c, const char *what,
+                           const km_yaml_node *at);
+void km_check_something_to_run(km_mctx *c, const km_yaml_node *root);
+
+#endif

@@ -1,0 +1,163 @@
+/* manifest_regions: a region and its initial contents, the four forms of
+ * the manifest (manifest_internal.h):
+ *   name: 4KiB                      zeros
+ *   name: {file: F[, size: S]}      the file's bytes, then zeros
+ *   name: {words: [..][, size: S]}  32-bit words, then zeros
+ *   name: {fill: W, size: S}        a repeated word
+ *   name: {size: S}                 zeros */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "manifest_internal.h"
+
+#define REGION_EXPECTED "a size, or a mapping with file, words, fill or size"
+
+static const char *const region_keys[] = {"file", "words", "fill", "size"};
+
+static bool is_content_key(const char *key)
+{
+    return strcmp(key, "file") == 0 || strcmp(key, "words") == 0 ||
+           strcmp(key, "fill") == 0;
+}
+
+static void read_file(km_mctx *c, const km_yaml_node *file,
+                      const km_yaml_node *size_node, bool size_ok,
+                      uint64_t size, km_region *r)
+{
+    uint64_t bytes = 0;
+    r->file = km_mfile(c, file, "region file", &bytes);
+    if (!r->file)
+        return;
+    if (size_node) {
+        if (size_ok && size < bytes)
+            km_mdiag(c, size_node, "bad size '%s' (expected at least the "
+                                   "%" PRIu64 " bytes of file '%s')",
+                     size_node->text, bytes, file->text);
+        return;
+    }
+    if (bytes == 0)
+        km_mdiag(c, file, "region file '%s' is empty (expected at least 4 "
+                          "bytes, or a size)",
+                 file->text);
+    else if (bytes > KM_REGION_MAX_BYTES)
+        km_mdiag(c, file, "region file '%s' is larger than 4 GiB (expected at "
+                          "most 4 GiB)",
+                 file->text);
+    else if (bytes % 4)
+        km_mdiag(c, file, "region file '%s' is %" PRIu64 " bytes (expected a "
+                          "multiple of 4, or a size to pad it to)",
+                 file->text, bytes);
+    else
+        r->size = bytes;
+}
+
+static void read_words(km_mctx *c, const km_yaml_node *words,
+                       const km_yaml_node *size_node, bool size_ok,
+                       uint64_t size, km_region *r)
+{
+    if (!km_mis_list(c, words, "words", "a list of 32-bit words"))
+        return;
+    r->words = km_mcalloc(c, words->n, sizeof *r->words);
+    if (!r->words)
+        return;
+    for (size_t i = 0; i < words->n; i++)
+        if (km_mu32(c, words->items[i], "word", &r->words[r->nwords]))
+            r->nwords++;
+    uint64_t need = 4 * (uint64_t)words->n;
+    if (size_node) {
+        if (size_ok && size < need)
+            km_mdiag(c, size_node, "bad size '%s' (expected at least %" PRIu64
+                                   " bytes for %zu words)",
+                     size_node->text, need, words->n);
+    } else if (words->n == 0) {
+        km_mdiag(c, words, "empty words in region '%s' (expected at least one "
+                           "word, or a size)",
+                 r->name ? r->name : "");
+    } else if (need > KM_REGION_MAX_BYTES) {
+        km_mdiag(c, words, "too many words in region '%s' (expected at most "
+                           "4 GiB of them)",
+                 r->name ? r->name : "");
+    } else {
+        r->size = need;
+    }
+}
+
+void km_read_region(km_mctx *c, const km_yaml_node *key,
+                    const km_yaml_node *value, km_region *r)
+{
+    r->name = km_mstrdup(c, key->text);
+    r->pos = (km_pos){key->line, key->col};
+    r->init = KM_INIT_ZERO;
+    if (!km_is_identifier(key->text) || strlen(key->text) > KM_NAME_MAX)
+        km_mdiag(c, key, "bad region name '%s' (expected a C identifier of "
+                         "at most %d characters)",
+                 key->text, KM_NAME_MAX);
+    if (value->kind == KM_YAML_SCALAR) {
+        uint64_t size;
+        if (km_msize(c, value, "size", &size))
+            r->size = size;
+        return;
+    }
+    char what[KM_NAME_MAX + 32], where[KM_NAME_MAX + 32];
+    snprintf(what, sizeof what, "region '%.*s'", KM_NAME_MAX, key->text);
+    snprintf(where, sizeof where, "in region '%.*s'", KM_NAME_MAX, key->text);
+    if (!km_mis_map(c, value, what, REGION_EXPECTED))
+        return;
+    km_mkeys(c, value, region_keys, 4, where);
+    const km_yaml_node *content = NULL, *content_key = NULL;
+    for (size_t i = 0; i < value->n; i++) {
+        const km_yaml_node *k = value->pairs[i].key;
+        if (!is_content_key(k->text))
+            continue;
+        if (content_key) {
+            km_mdiag(c, k, "region '%s' has both '%s' and '%s' (expected one "
+                           "of file, words and fill)",
+                     key->text, content_key->text, k->text);
+            continue;
+        }
+        content_key = k;
+        content = value->pairs[i].value;
+    }
+    const km_yaml_node *size_node = km_yaml_get(value, "size");
+    uint64_t size = 0;
+    bool size_ok = size_node && km_msize(c, size_node, "size", &size);
+    if (size_ok)
+        r->size = size;
+    if (!content) {
+        if (!size_node)
+            km_mmissing(c, value, "size", where,
+                        "a size, or file, words or fill");
+        return;
+    }
+    if (strcmp(content_key->text, "file") == 0) {
+        r->init = KM_INIT_FILE;
+        read_file(c, content, size_node, size_ok, size, r);
+    } else if (strcmp(content_key->text, "words") == 0) {
+        r->init = KM_INIT_WORDS;
+        read_words(c, content, size_node, size_ok, size, r);
+    } else {
+        r->init = KM_INIT_FILL;
+        km_mu32(c, content, "fill", &r->fill);
+        if (!size_node)
+            km_mmissing(c, value, "size", where, "the size to fill");
+    }
+}
+
+km_region *km_read_regions(km_mctx *c, const km_yaml_node *map,
+                           const char *what, size_t *count)
+{
+    *count = 0;
+    if (!km_mis_map(c, map, what, "a mapping of region names to sizes or "
+                                  "contents"))
+        return NULL;
+    km_region *r = km_mcalloc(c, map->n, sizeof *r);
+    if (!r)
+        return NULL;
+    for (size_t i = 0; i < map->n; i++)
+        km_read_region(c, map->pairs[i].key, map->pairs[i].value,
+                       &r[(*count)++]);
+    km_check_region_names(c, r, *count);
+    return r;
+}

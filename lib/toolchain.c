@@ -1,0 +1,183 @@
+/* toolchain: compiler identities and the data folder (km_toolchain.h). */
+#include "km_toolchain.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "km_fs.h"
+#include "km_proc.h"
+
+/* Everything stat says that changes when the file does. */
+static void signature(const struct stat *st, const char *path, char *out, size_t n)
+{
+    snprintf(out, n, "%s %lld %llu %llu %lld.%09ld", path, (long long)st->st_size,
+             (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+             (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+}
+
+static int run_capture(const char *tool, const char *arg, char **out, km_error *err)
+{
+    char *argv[] = {(char *)tool, (char *)arg, NULL};
+    int status = 0;
+    int rc = km_proc_run(argv, NULL, out, &status, NULL, NULL, err);
+    if (rc == KM_OK && status != 0) {
+        rc = km_fail(err, KM_EXIT_SYSTEM, "'%s %s' failed (exit status %d): %s", tool,
+                     arg, status, *out);
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int km_tool_identify(km_cache *c, const char *name, km_tool *out, km_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *path = km_proc_which(name);
+    if (!path)
+        return km_fail(err, KM_EXIT_SYSTEM,
+                       "cannot find the compiler '%s' (install it: see the README's set-up)",
+                       name);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", path);
+        free(path);
+        return rc;
+    }
+    char sig[4200];
+    signature(&st, path, sig, sizeof sig);
+    km_hasher h;
+    km_hasher_init(&h);
+    km_hasher_str(&h, sig);
+    km_digest memo_key;
+    km_hasher_final(&h, &memo_key);
+    char memo_hex[KM_HEX_LEN];
+    km_digest_hex(&memo_key, memo_hex);
+
+    char *memo_dir = km_cache_subdir(c, "toolchains", err);
+    if (!memo_dir) {
+        free(path);
+        return KM_EXIT_SYSTEM;
+    }
+    char *memo = km_path_join(memo_dir, memo_hex);
+    free(memo_dir);
+    char *text = NULL;
+    /* The memo: the signature line, the identity, the version line. */
+    if (km_read_file(memo, &text, NULL, NULL) == KM_OK) {
+        char *l1 = text, *l2 = strchr(l1, '\n'), *l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
+        if (l2 && l3) {
+            *l2 = *l3 = 0;
+            char *end = strchr(l3 + 1, '\n');
+            if (end)
+                *end = 0;
+            if (strcmp(l1, sig) == 0 && km_digest_parse(l2 + 1, &out->id) == 0) {
+                out->path = path;
+                out->version = strdup(l3 + 1);
+                free(text);
+                free(memo);
+                return KM_OK;
+            }
+        }
+        free(text);
+    }
+
+    char *version = NULL, *machine = NULL;
+    km_digest driver;
+    int rc = run_capture(path, "--version", &version, err);
+    if (rc == KM_OK)
+        rc = run_capture(path, "-dumpmachine", &machine, err);
+    if (rc == KM_OK)
+        rc = km_hash_file(path, &driver, err);
+    if (rc == KM_OK) {
+        km_hasher_init(&h);
+        km_hasher_str(&h, "kmrun-toolchain-1");
+        km_hasher_str(&h, version);
+        km_hasher_str(&h, machine);
+        km_hasher_digest(&h, &driver);
+        km_hasher_final(&h, &out->id);
+        version[strcspn(version, "\n")] = 0;
+        out->path = path;
+        out->version = strdup(version);
+        char hex[KM_HEX_LEN];
+        km_digest_hex(&out->id, hex);
+        char *m = NULL;
+        if (asprintf(&m, "%s\n%s\n%s\n", sig, hex, out->version) >= 0) {
+            km_write_file_atomic(memo, m, strlen(m), NULL); /* only a memo */
+            free(m);
+        }
+    } else {
+        free(path);
+    }
+    free(version);
+    free(machine);
+    free(memo);
+    return rc;
+}
+
+void km_tool_free(km_tool *t)
+{
+    free(t->path);
+    free(t->version);
+    memset(t, 0, sizeof *t);
+}
+
+static char *data_dir(void)
+{
+    const char *env = getenv("KMRUN_DATA");
+    if (env && *env)
+        return strdup(env);
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = 0;
+    char *bin = km_dirname(exe), *prefix = km_dirname(bin), *dir = NULL;
+    if (asprintf(&dir, "%s/share/kmrun", prefix) < 0)
+        dir = NULL;
+    free(bin);
+    free(prefix);
+    return dir;
+}
+
+int km_data_find(km_data *d, km_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->dir = data_dir();
+    if (!d->dir)
+        return km_fail(err, KM_EXIT_SYSTEM, "cannot find kmrun's data folder: set KMRUN_DATA");
+    d->kmx_include = km_path_join(d->dir, "kmx/include");
+    d->kmx_lib = km_path_join(d->dir, "kmx/lib/libkmx.a");
+    d->kmx_ld = km_path_join(d->dir, "kmx/kmx.ld");
+    d->device_include = km_path_join(d->dir, "device/include");
+    km_digest lib, ld;
+    int rc = km_hash_file(d->kmx_lib, &lib, err);
+    if (rc == KM_OK)
+        rc = km_hash_file(d->kmx_ld, &ld, err);
+    if (rc != KM_OK) {
+        char msg[sizeof err->message];
+        snprintf(msg, sizeof msg, "%s", err->message);
+        km_data_free(d);
+        return km_fail(err, KM_EXIT_SYSTEM,
+                       "the kmx runtime is missing (%s): run 'make', or set KMRUN_DATA to "
+                       "the folder that holds kmx/",
+                       msg);
+    }
+    km_hasher h;
+    km_hasher_init(&h);
+    km_hasher_digest(&h, &lib);
+    km_hasher_digest(&h, &ld);
+    km_hasher_final(&h, &d->kmx_id);
+    return KM_OK;
+}
+
+void km_data_free(km_data *d)
+{
+    free(d->dir);
+    free(d->kmx_include);
+    free(d->kmx_lib);
+    free(d->kmx_ld);
+    free(d->device_include);
+    memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,458 @@
+/* yaml_tree: a YAML document read with libyaml's event parser into a tree
+ * with positions (yaml_tree.h). */
+#include "yaml_tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+typedef struct frame {
+    km_yaml_node *node;
+    km_yaml_node *key;  /* a mapping's key waiting for its value */
+    bool drop_value;    /* the key was refused: drop the value too */
+} frame;
+
+typedef struct reader {
+    const char *file;
+    km_diags *diags;
+    bool oom;
+    km_yaml_node *root;
+    frame stack[KM_YAML_MAX_DEPTH];
+    int depth;
+    int skipping; /* levels of a too-deep subtree still open */
+} reader;
+
+void km_yaml_free(km_yaml_node *node)
+{
+    if (!node)
+        return;
+    free(node->text);
+    for (size_t i = 0; i < node->n; i++) {
+        if (node->kind == KM_YAML_LIST) {
+            km_yaml_free(node->items[i]);
+        } else if (node->kind == KM_YAML_MAP) {
+            km_yaml_free(node->pairs[i].key);
+            km_yaml_free(node->pairs[i].value);
+        }
+    }
+    free(node->items);
+    free(node->pairs);
+    free(node);
+}
+
+static km_yaml_node *new_node(reader *r, km_yaml_kind kind, yaml_mark_t mark)
+{
+    km_yaml_node *n = calloc(1, sizeof *n);
+    if (!n) {
+        r->oom = true;
+        return NULL;
+    }
+    n->kind = kind;
+    n->line = (int)mark.line + 1;
+    n->col = (int)mark.column + 1;
+    return n;
+}
+
+static bool push_item(reader *r, km_yaml_node *list, km_yaml_node *item)
+{
+    km_yaml_node **items = realloc(list->items, (list->n + 1) * sizeof *items);
+    if (!items) {
+        r->oom = true;
+        return false;
+    }
+    list->items = items;
+    items[list->n++] = item;
+    return true;
+}
+
+static bool push_pair(reader *r, km_yaml_node *map, km_yaml_node *key,
+                      km_yaml_node *value)
+{
+    km_yaml_pair *pairs = realloc(map->pairs, (map->n + 1) * sizeof *pairs);
+    if (!pairs) {
+        r->oom = true;
+        return false;
+    }
+    map->pairs = pairs;
+    pairs[map->n].key = key;
+    pairs[map->n].value = value;
+    map->n++;
+    return true;
+}
+
+/* Hangs `node` (NULL: a value refused where it stands) under the open
+ * container.  Takes ownership of node whatever happens. */
+static void attach(reader *r, km_yaml_node *node)
+{
+    if (r->depth == 0) {
+        if (r->root)
+            km_yaml_free(r->root);
+        r->root = node;
+        return;
+    }
+    frame *f = &r->stack[r->depth - 1];
+    if (f->node->kind == KM_YAML_LIST) {
+        if (!node || !push_item(r, f->node, node))
+            km_yaml_free(node);
+        return;
+    }
+    if (!f->key && !f->drop_value) {
+        if (!node) {
+            f->drop_value = true;
+        } else if (node->kind != KM_YAML_SCALAR) {
+            km_diags_add(r->diags, r->file, node->line, node->col,
+                         "a %s as a mapping key (expected a plain key)",
+                         node->kind == KM_YAML_MAP ? "mapping" : "list");
+            km_yaml_free(node);
+            f->drop_value = true;
+        } else {
+            f->key = node;
+        }
+        return;
+    }
+    km_yaml_node *key = f->key;
+    f->key = NULL;
+    if (f->drop_value) {
+        f->drop_value = false;
+        km_yaml_free(node);
+        return;
+    }
+    if (!node) {
+        /* An alias as a value: keep the key so that nobody reports it
+         * missing, with a value that says it was already reported. */
+        node = new_node(r, KM_YAML_SCALAR, (yaml_mark_t){0});
+        if (!node || !(node->text = strdup(""))) {
+            r->oom = true;
+            km_yaml_free(node);
+            km_yaml_free(key);
+            return;
+        }
+        node->line = key->line;
+        node->col = key->col;
+        node->reported = true;
+    }
+    for (size_t i = 0; i < f->node->n; i++) {
+        const km_yaml_node *k = f->node->pairs[i].key;
+        if (strcmp(k->text, key->text) == 0) {
+            km_diags_add(r->diags, r->file, key->line, key->col,
+                         "duplicate key '%s' (first at line %d)", key->text,
+                         k->line);
+            km_yaml_free(key);
+            km_yaml_free(node);
+            return;
+        }
+    }
+    if (!push_pair(r, f->node, key, node)) {
+        km_yaml_free(key);
+        km_yaml_free(node);
+    }
+}
+
+/* Explicit tags would let a value change its type under the schema's
+ * nose; a manifest has no use for them. */
+static bool refuse_tag(reader *r, const yaml_char_t *tag, yaml_mark_t mark)
+{
+    if (!tag)
+        return false;
+    km_diags_add(r->diags, r->file, (int)mark.line + 1, (int)mark.column + 1,
+                 "unsupported tag '%s' (expected an untagged value)",
+                 (const char *)tag);
+    return true;
+}
+
+static void on_scalar(reader *r, const yaml_event_t *ev)
+{
+    if (r->skipping)
+        return;
+    if (refuse_tag(r, ev->data.scalar.tag, ev->start_mark)) {
+        attach(r, NULL);
+        return;
+    }
+    km_yaml_node *n = new_node(r, KM_YAML_SCALAR, ev->start_mark);
+    if (!n)
+        return;
+    if (strlen((const char *)ev->data.scalar.value) != ev->data.scalar.length) {
+        km_diags_add(r->diags, r->file, n->line, n->col,
+                     "a string with a NUL character (expected text)");
+        km_yaml_free(n);
+        attach(r, NULL);
+        return;
+    }
+    n->text = strdup((const char *)ev->data.scalar.value);
+    if (!n->text) {
+        r->oom = true;
+        km_yaml_free(n);
+        return;
+    }
+    n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+    attach(r, n);
+}
+
+static void on_start(reader *r, const yaml_event_t *ev, km_yaml_kind kind)
+{
+    if (r->skipping) {
+        r->skipping++;
+        return;
+    }
+    const yaml_char_t *tag = kind == KM_YAML_MAP ? ev->data.mapping_start.tag
+                                                 : ev->data.sequence_start.tag;
+    if (r->depth == KM_YAML_MAX_DEPTH) {
+        km_diags_add(r->diags, r->file, (int)ev->start_mark.line + 1,
+                     (int)ev->start_mark.column + 1,
+                     "nesting deeper than %d levels (expected a manifest)",
+                     KM_YAML_MAX_DEPTH);
+        r->skipping = 1;
+        return;
+    }
+    if (refuse_tag(r, tag, ev->start_mark)) {
+        r->skipping = 1;
+        return;
+    }
+    km_yaml_node *n = new_node(r, kind, ev->start_mark);
+    if (!n)
+        return;
+    r->stack[r->depth++] = (frame){.node = n};
+}
+
+static void on_end(reader *r)
+{
+    if (r->skipping) {
+        if (--r->skipping == 0)
+            attach(r, NULL);
+        return;
+    }
+    if (r->depth == 0)
+        return;
+    frame f = r->stack[--r->depth];
+    km_yaml_free(f.key); /* only after an error in the document */
+    attach(r, f.node);
+}
+
+/* libyaml's reader errors carry a byte offset, not a mark. */
+static void offset_position(const char *text, size_t len, size_t offset,
+                            int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < offset && i < len; i++) {
+        if (text[i] == '\n') {
+            ++*line;
+            *col = 1;
+        } else {
+            ++*col;
+        }
+    }
+}
+
+static void syntax_error(reader *r, const yaml_parser_t *p, const char *text,
+                         size_t len)
+{
+    int line, col;
+    if (p->error == YAML_READER_ERROR) {
+        offset_position(text, len, p->problem_offset, &line, &col);
+        km_diags_add(r->diags, r->file, line, col,
+                     "yaml syntax error: %s (expected UTF-8 text)",
+                     p->problem ? p->problem : "unreadable text");
+        return;
+    }
+    line = (int)p->problem_mark.line + 1;
+    col = (int)p->problem_mark.column + 1;
+    if (p->context)
+        km_diags_add(r->diags, r->file, line, col,
+                     "yaml syntax error: %s (%s at line %d)",
+                     p->problem ? p->problem : "bad syntax", p->context,
+                     (int)p->context_mark.line + 1);
+    else
+        km_diags_add(r->diags, r->file, line, col, "yaml syntax error: %s",
+                     p->problem ? p->problem : "bad syntax");
+}
+
+int km_yaml_load(const char *file, const char *text, size_t len,
+                 km_yaml_node **root, km_diags *diags, km_error *err)
+{
+    *root = NULL;
+    reader r = {.file = file, .diags = diags};
+    size_t before = diags->count + diags->dropped;
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading '%s'", file);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    int documents = 0;
+    bool done = false;
+    while (!done && !r.oom) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev)) {
+            if (parser.error == YAML_MEMORY_ERROR)
+                r.oom = true;
+            else
+                syntax_error(&r, &parser, text, len);
+            break;
+        }
+        switch (ev.type) {
+        case YAML_DOCUMENT_START_EVENT:
+            if (++documents == 2) {
+                km_diags_add(diags, file, (int)ev.start_mark.line + 1,
+                             (int)ev.start_mark.column + 1,
+                             "a second YAML document (expected one document)");
+                done = true;
+            }
+            break;
+        case YAML_SCALAR_EVENT:
+            on_scalar(&r, &ev);
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+            on_start(&r, &ev, KM_YAML_LIST);
+            break;
+        case YAML_MAPPING_START_EVENT:
+            on_start(&r, &ev, KM_YAML_MAP);
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            on_end(&r);
+            break;
+        case YAML_ALIAS_EVENT:
+            if (!r.skipping) {
+                km_diags_add(diags, file, (int)ev.start_mark.line + 1,
+                             (int)ev.start_mark.column + 1,
+                             "unsupported alias '*%s' (expected the value "
+                             "written out)",
+                             (const char *)ev.data.alias.anchor);
+                attach(&r, NULL);
+            }
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    /* Containers left open by a syntax error. */
+    while (r.depth > 0) {
+        frame *f = &r.stack[--r.depth];
+        km_yaml_free(f->key);
+        km_yaml_free(f->node);
+    }
+    if (r.oom) {
+        km_yaml_free(r.root);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading '%s'", file);
+    }
+    if (diags->count + diags->dropped != before) {
+        km_yaml_free(r.root);
+        return KM_EXIT_USAGE;
+    }
+    *root = r.root;
+    return KM_OK;
+}
+
+static const km_yaml_pair *find(const km_yaml_node *map, const char *key)
+{
+    if (!map || map->kind != KM_YAML_MAP)
+        return NULL;
+    for (size_t i = 0; i < map->n; i++)
+        if (strcmp(map->pairs[i].key->text, key) == 0)
+            return &map->pairs[i];
+    return NULL;
+}
+
+const km_yaml_node *km_yaml_get(const km_yaml_node *map, const char *key)
+{
+    const km_yaml_pair *p = find(map, key);
+    return p ? p->value : NULL;
+}
+
+const km_yaml_node *km_yaml_key(const km_yaml_node *map, const char *key)
+{
+    const km_yaml_pair *p = find(map, key);
+    return p ? p->key : NULL;
+}
+
+static bool all_in(const char *s, const char *set)
+{
+    return *s && s[strspn(s, set)] == 0;
+}
+
+static bool one_of(const char *s, const char *const *words, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, words[i]) == 0)
+            return true;
+    return false;
+}
+
+/* [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? */
+static bool is_float(const char *s)
+{
+    if (*s == '-' || *s == '+')
+        s++;
+    static const char *const special[] = {".inf", ".Inf", ".INF"};
+    if (one_of(s, special, 3))
+        return true;
+    size_t whole = strspn(s, "0123456789");
+    s += whole;
+    size_t frac = 0;
+    if (*s == '.') {
+        s++;
+        frac = strspn(s, "0123456789");
+        s += frac;
+    }
+    if (whole + frac == 0)
+        return false;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '-' || *s == '+')
+            s++;
+        return all_in(s, "0123456789");
+    }
+    return *s == 0;
+}
+
+km_yaml_type km_yaml_scalar_type(const km_yaml_node *n)
+{
+    if (n->quoted)
+        return KM_YAML_STR;
+    const char *s = n->text;
+    static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
+    static const char *const bools[] = {"true", "True", "TRUE",
+                                        "false", "False", "FALSE"};
+    static const char *const nans[] = {".nan", ".NaN", ".NAN"};
+    if (one_of(s, nulls, 5))
+        return KM_YAML_NULL;
+    if (one_of(s, bools, 6))
+        return KM_YAML_BOOL;
+    if (strncmp(s, "0x", 2) == 0 && all_in(s + 2, "0123456789abcdefABCDEF"))
+        return KM_YAML_INT;
+    if (strncmp(s, "0o", 2) == 0 && all_in(s + 2, "01234567"))
+        return KM_YAML_INT;
+    if (all_in(s + (*s == '-' || *s == '+'), "0123456789"))
+        return KM_YAML_INT;
+    if (one_of(s, nans, 3) || is_float(s))
+        return KM_YAML_FLOAT;
+    return KM_YAML_STR;
+}
+
+const char *km_yaml_describe(const km_yaml_node *n)
+{
+    switch (n->kind) {
+    case KM_YAML_MAP:
+        return "a mapping";
+    case KM_YAML_LIST:
+        return "a list";
+    case KM_YAML_SCALAR:
+        break;
+    }
+    switch (km_yaml_scalar_type(n)) {
+    case KM_YAML_NULL:
+        return n->text[0] ? "null" : "nothing";
+    case KM_YAML_BOOL:
+        return "a boolean";
+    case KM_YAML_INT:
+    case KM_YAML_FLOAT:
+        return "a number";
+    case KM_YAML_STR:
+        break;
+    }
+    return "a string";
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env bats
+# The command line itself: help, version, dispatch, suggestions, usage
+# errors and their exit codes (man/kmrun.1).
+
+# shellcheck disable=SC2154 # output, stderr, lines, stderr_lines: set by run
+load helpers
+
+@test "--help prints the usage, the commands and the exit codes on stdout" {
+    run -0 --separate-stderr kmrun --help
+    expect stderr </dev/null
+    [ "${lines[0]}" = "$KMRUN_USAGE" ]
+    [[ $output == *"'man kmrun'"* ]]
+    output=$(awk '/^Exit status:/ { on = 1; next } on && /^$/ { exit } on' <<<"$output")
+    expect stdout <<'END'
+   0   success
+   1   a thread failed, or a check found a difference
+   2   usage error, or an error in a manifest
+   3   build error: a compile failure or a rejected image
+   4   system error: I/O, a missing tool, an unusable cache
+   5   internal error: a bug in kmrun
+END
+    run -0 kmrun_commands
+    expect stdout <<'END'
+build
+validate
+cache
+help
+version
+END
+}
+
+@test "-h and help print the same overview as --help" {
+    kmrun --help >"$BATS_TEST_TMPDIR/expect"
+    kmrun -h >"$BATS_TEST_TMPDIR/actual.h"
+    kmrun help >"$BATS_TEST_TMPDIR/actual.help"
+    diff -u "$BATS_TEST_TMPDIR/expect" "$BATS_TEST_TMPDIR/actual.h"
+    diff -u "$BATS_TEST_TMPDIR/expect" "$BATS_TEST_TMPDIR/actual.help"
+}
+
+@test "kmrun with no arguments prints the overview on stderr and exits 2" {
+    kmrun --help >"$BATS_TEST_TMPDIR/expect"
+    run -2 --separate-stderr kmrun
+    expect stdout </dev/null
+    printf '%s\n' "$stderr" | diff -u "$BATS_TEST_TMPDIR/expect" -
+}
+
+@test "--version prints the version and the target toolchain" {
+    run -0 --separate-stderr kmrun --version
+    expect stderr </dev/null
+    [ "${lines[0]}" = "kmrun $KMRUN_VERSION" ]
+    [[ ${lines[1]} =~ ^target:\ riscv64-unknown-elf,\ -march=rv64[a-z0-9_]+\ -mabi=lp64d ]]
+    [ "${#lines[@]}" -eq 2 ]
+}
+
+@test "version prints what --version prints" {
+    kmrun --version >"$BATS_TEST_TMPDIR/expect"
+    kmrun version >"$BATS_TEST_TMPDIR/actual"
+    diff -u "$BATS_TEST_TMPDIR/expect" "$BATS_TEST_TMPDIR/actual"
+}
+
+@test "help COMMAND prints the command's usage and help for every command" {
+    for name in $(kmrun_commands); do
+        run -0 --separate-stderr kmrun help "$name"
+        expect stderr </dev/null
+        [[ ${lines[0]} == "usage: kmrun $name"* ]] || { echo "help $name: ${lines[0]}"; false; }
+        [ -n "${lines[1]}" ] # run drops the blank line; the help follows
+        [ "${#lines[@]}" -ge 2 ]
+    done
+}
+
+@test "COMMAND --help, COMMAND -h and --help COMMAND print help COMMAND" {
+    for name in $(kmrun_commands); do
+        kmrun help "$name" >"$BATS_TEST_TMPDIR/expect"
+        for form in "$name --help" "$name -h" "--help $name" "$name x --help"; do
+            # shellcheck disable=SC2086 # the words of $form are the arguments
+            kmrun $form >"$BATS_TEST_TMPDIR/actual" || { echo "kmrun $form failed"; false; }
+            diff -u "$BATS_TEST_TMPDIR/expect" "$BATS_TEST_TMPDIR/actual"
+        done
+    done
+}
+
+@test "help validate starts with its usage line" {
+    run -0 kmrun help validate
+    [ "${lines[0]}" = "usage: kmrun validate [--quiet] [--json] program.yaml..." ]
+}
+
+@test "a mistyped command gets a suggestion and exits 2" {
+    run -2 --separate-stderr kmrun biuld
+    expect stdout </dev/null
+    expect stderr <<'END'
+kmrun: 'biuld' is not a kmrun command (did you mean 'build'?)
+kmrun: see 'kmrun --help'
+END
+    run -2 --separate-stderr kmrun valdate program.yaml
+    expect stderr <<'END'
+kmrun: 'valdate' is not a kmrun command (did you mean 'validate'?)
+kmrun: see 'kmrun --help'
+END
+}
+
+@test "an unknown command with nothing close exits 2 without a suggestion" {
+    run -2 --separate-stderr kmrun frobnicate
+    expect stdout </dev/null
+    expect stderr <<'END'
+kmrun: 'frobnicate' is not a kmrun command
+kmrun: see 'kmrun --help'
+END
+}
+
+@test "commands of later issues are not listed yet" {
+    run -2 --separate-stderr kmrun exec
+    [[ ${stderr} == "kmrun: 'exec' is not a kmrun command"* ]]
+}
+
+@test "help with an unknown command gets a suggestion and exits 2" {
+    run -2 --separate-stderr kmrun help cahce
+    expect stdout </dev/null
+    expect stderr <<'END'
+kmrun: 'cahce' is not a kmrun command (did you mean 'cache'?)
+kmrun: see 'kmrun --help'
+END
+}
+
+@test "an unknown option of kmrun exits 2 naming it" {
+    run -2 --separate-stderr kmrun --frobnicate
+    expect stdout </dev/null
+    expect stderr <<END
+kmrun: unknown option '--frobnicate'
+$KMRUN_USAGE
+END
+}
+
+@test "an unknown option of a command exits 2 naming it, with the usage" {
+    run -2 --separate-stderr kmrun validate --frobnicate program.yaml
+    expect stdout </dev/null
+    expect stderr <<'END'
+kmrun: unknown option '--frobnicate'
+usage: kmrun validate [--quiet] [--json] program.yaml...
+END
+    run -2 --separate-stderr kmrun validate -x program.yaml
+    expect stderr <<'END'
+kmrun: unknown switch '-x'
+usage: kmrun validate [--quiet] [--json] program.yaml...
+END
+    run -2 --separate-stderr kmrun validate --quiet=yes program.yaml
+    expect stderr <<'END'
+kmrun: option '--quiet' takes no value
+usage: kmrun validate [--quiet] [--json] program.yaml...
+END
+    run -2 --separate-stderr kmrun version --short
+    expect stderr <<'END'
+kmrun: unknown option '--short'
+usage: kmrun version
+END
+    run -2 --separate-stderr kmrun help -v
+    expect stderr <<'END'
+kmrun: unknown switch '-v'
+usage: kmrun help [COMMAND]
+END
+}
+
+@test "extra arguments are usage errors, exit 2" {
+    run -2 --separate-stderr kmrun version now
+    expect stderr <<'END'
+kmrun: unexpected argument 'now'
+usage: kmrun version
+END
+    run -2 --separate-stderr kmrun help build cache
+    expect stderr <<'END'
+kmrun: unexpected argument 'cache'
+usage: kmrun help [COMMAND]
+END
+}
+
+@test "--help after -- is an argument, not a request for help" {
+    run -2 --separate-stderr kmrun help -- --help
+    [[ ${stderr} == "kmrun: '--help' is not a kmrun command"* ]]
+}
+
+@test "a failed write to stdout is a system error, exit 4" {
+    [ -w /dev/full ] || skip "no /dev/full"
+    run -4 --separate-stderr sh -c 'kmrun --help >/dev/full'
+    expect stderr <<'END'
+kmrun: cannot write to standard output: No space left on device
+END
+}

@@ -1,0 +1,41 @@
+# tests/cli/helpers.bash: shared by the command-line tests (`load helpers`).
+#
+# tests/run exports KMRUN_BUILD and puts its bin/ first on PATH and a
+# temporary KMRUN_CACHE; run alone (`bats tests/cli`), the tests use
+# build/ and a cache of their own, never the user's.
+
+# shellcheck disable=SC2034,SC2154 # bats sets output and stderr; tests use the rest
+bats_require_minimum_version 1.5.0
+
+KMRUN_TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+if [ -z "${KMRUN_BUILD:-}" ]; then
+    export KMRUN_BUILD=$KMRUN_TOP/build
+    export PATH=$KMRUN_BUILD/bin:$PATH
+fi
+if [ -z "${KMRUN_CACHE:-}" ]; then
+    export KMRUN_CACHE=$BATS_RUN_TMPDIR/cache
+fi
+KMRUN_VERSION=$(cat "$KMRUN_TOP/VERSION")
+
+# The commands `kmrun --help` lists, in its order.
+kmrun_commands() {
+    kmrun --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }'
+}
+
+# expect stdout|stderr: compares the text on stdin with $output or $stderr
+# of the last `run --separate-stderr`, as git's test_cmp does: a unified
+# diff of expected against actual, and failure, when they differ.
+expect() {
+    local actual
+    case $1 in
+    stdout) actual=$output ;;
+    stderr) actual=$stderr ;;
+    *) echo "expect: stdout or stderr, not '$1'" >&2; return 2 ;;
+    esac
+    cat >"$BATS_TEST_TMPDIR/expect.$1"
+    if [ -n "$actual" ]; then printf '%s\n' "$actual"; fi >"$BATS_TEST_TMPDIR/actual.$1"
+    diff -u "$BATS_TEST_TMPDIR/expect.$1" "$BATS_TEST_TMPDIR/actual.$1"
+}
+
+# The usage line kmrun prints after a usage error of its own.
+KMRUN_USAGE='usage: kmrun [--version] [--help] <command> [<args>]'

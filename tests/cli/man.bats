@@ -1,0 +1,40 @@
+#!/usr/bin/env bats
+# The manual pages: clean under mandoc's linter, and kmrun(1) in step with
+# the command table and the exit codes.
+
+# shellcheck disable=SC2154 # output, stderr, lines, stderr_lines: set by run
+load helpers
+
+@test "every man page is clean under mandoc -Tlint -Wwarning" {
+    command -v mandoc >/dev/null || skip "mandoc is not installed"
+    shopt -s nullglob
+    pages=("$KMRUN_TOP"/man/*.[1-8])
+    [ "${#pages[@]}" -gt 0 ]
+    status_all=0
+    for page in "${pages[@]}"; do
+        run mandoc -Tlint -Wwarning "$page"
+        if [ "$status" -ne 0 ] || [ -n "$output" ]; then
+            echo "${page#"$KMRUN_TOP"/}: mandoc -Tlint -Wwarning (status $status):"
+            echo "$output"
+            status_all=1
+        fi
+    done
+    [ "$status_all" -eq 0 ]
+}
+
+@test "kmrun(1) documents every command of the table" {
+    for name in $(kmrun_commands); do
+        grep -q "^\.It Nm Cm $name\( \|$\)" "$KMRUN_TOP/man/kmrun.1" ||
+            { echo "man/kmrun.1: no '.It Nm Cm $name' in COMMANDS"; false; }
+    done
+}
+
+@test "kmrun(1) lists the exit codes kmrun --help lists" {
+    run -0 kmrun --help
+    awk '/^Exit status:/ { on = 1; next } on && /^$/ { exit } on { print $1 }' \
+        <<<"$output" >"$BATS_TEST_TMPDIR/expect"
+    awk '/^\.Sh / { on = ($0 == ".Sh EXIT STATUS"); next }
+         on && /^\.It [0-9]+$/ { print $2 }' "$KMRUN_TOP/man/kmrun.1" \
+        >"$BATS_TEST_TMPDIR/actual"
+    diff -u "$BATS_TEST_TMPDIR/expect" "$BATS_TEST_TMPDIR/actual"
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/env bats
+# kmrun validate: the summary line, --json, positioned errors, exit codes.
+
+# shellcheck disable=SC2154 # output, stderr, lines, stderr_lines: set by run
+load helpers
+
+VALIDATE_USAGE='usage: kmrun validate [--quiet] [--json] program.yaml...'
+
+setup() {
+    cd "$BATS_TEST_TMPDIR" || return
+    printf 'int main(void) { return 0; }\n' >t.c
+    cat >program.yaml <<'END'
+name: x
+threads: [{cluster: 1, sources: [t.c]}]
+END
+}
+
+@test "a valid manifest: one summary line on stdout, exit 0" {
+    run -0 --separate-stderr kmrun validate program.yaml
+    expect stderr </dev/null
+    expect stdout <<'END'
+program.yaml: ok (program 'x': 1 thread on cluster 1, 0 regions, 0 commands)
+END
+}
+
+@test "one thread on two clusters counts as two threads" {
+    cat >pair.yaml <<'END'
+name: pair
+threads: [{clusters: [2, 3], sources: [t.c]}]
+END
+    run -0 --separate-stderr kmrun validate pair.yaml
+    expect stderr </dev/null
+    expect stdout <<'END'
+pair.yaml: ok (program 'pair': 2 threads on clusters 2 and 3, 0 regions, 0 commands)
+END
+}
+
+@test "the manifest is named as given, from another folder too" {
+    mkdir sub
+    cd sub
+    run -0 --separate-stderr kmrun validate ../program.yaml
+    expect stdout <<'END'
+../program.yaml: ok (program 'x': 1 thread on cluster 1, 0 regions, 0 commands)
+END
+}
+
+@test "--quiet prints nothing for a valid manifest" {
+    run -0 --separate-stderr kmrun validate --quiet program.yaml
+    expect stdout </dev/null
+    expect stderr </dev/null
+    run -0 --separate-stderr kmrun validate -q program.yaml
+    expect stdout </dev/null
+}
+
+@test "--json prints the program model" {
+    run -0 --separate-stderr kmrun validate --json program.yaml
+    expect stderr </dev/null
+    jq -e . >/dev/null <<<"$output"
+    output=$(jq -c '{name, x280_mhz, regions, commands, ports, pull,
+        thread: .threads[0] | {clusters, regions, shared, words,
+                               deadline_us, prefetch}}' <<<"$output")
+    expect stdout <<'END'
+{"name":"x","x280_mhz":1000,"regions":[],"commands":[],"ports":null,"pull":null,"thread":{"clusters":[1],"regions":[],"shared":[],"words":[],"deadline_us":0,"prefetch":"default"}}
+END
+    run -0 --separate-stderr kmrun validate --json program.yaml
+    run -0 jq -r '.threads[0].sources | length, (.[0] | endswith("/t.c"))' <<<"$output"
+    expect stdout <<'END'
+1
+true
+END
+}
+
+@test "--json with several manifests prints an array, in their order" {
+    cp program.yaml second.yaml
+    sed -i 's/name: x/name: y/' second.yaml
+    run -0 --separate-stderr kmrun validate --json program.yaml second.yaml
+    output=$(jq -c '[.[] | [.manifest, .name]]' <<<"$output")
+    expect stdout <<'END'
+[["program.yaml","x"],["second.yaml","y"]]
+END
+}
+
+@test "a broken manifest: file:line:col:, its line and a caret; exit 2" {
+    cat >broken.yaml <<'END'
+name: x
+threads: [{cluster: 7, sources: [t.c]}]
+END
+    run -2 --separate-stderr kmrun validate broken.yaml
+    expect stdout </dev/null
+    [[ ${stderr_lines[0]} =~ ^broken\.yaml:2:([0-9]+):\ .+ ]] || {
+        echo "not a positioned error: ${stderr_lines[0]}"
+        false
+    }
+    col=${BASH_REMATCH[1]}
+    caret=$(printf '%*s^' $((col + 1)) '')
+    output=$(printf '%s\n' "${stderr_lines[@]:1:2}")
+    expect stdout <<END
+  threads: [{cluster: 7, sources: [t.c]}]
+$caret
+END
+}
+
+@test "a YAML syntax error is a positioned error, exit 2" {
+    printf 'name: x\nthreads: [{cluster: 1, sources: [t.c]}\n' >syntax.yaml
+    run -2 --separate-stderr kmrun validate syntax.yaml
+    expect stdout </dev/null
+    [[ ${stderr_lines[0]} =~ ^syntax\.yaml:[0-9]+:[0-9]+:\ .+ ]]
+}
+
+@test "every manifest is checked: ok lines for the good, errors for the bad" {
+    printf 'name: x\nthreads: [{cluster: 9, sources: [t.c]}]\n' >bad1.yaml
+    printf 'name: y\nthreads: [{cluster: 0, sources: [t.c]}]\n' >bad2.yaml
+    run -2 --separate-stderr kmrun validate bad1.yaml program.yaml bad2.yaml
+    expect stdout <<'END'
+program.yaml: ok (program 'x': 1 thread on cluster 1, 0 regions, 0 commands)
+END
+    [[ $stderr == *"bad1.yaml:2:"* ]]
+    [[ $stderr == *"bad2.yaml:2:"* ]]
+}
+
+@test "--json prints nothing when a manifest is broken" {
+    printf 'name: x\nthreads: [{cluster: 9, sources: [t.c]}]\n' >bad.yaml
+    run -2 --separate-stderr kmrun validate --json program.yaml bad.yaml
+    expect stdout </dev/null
+    [[ $stderr == *"bad.yaml:2:"* ]]
+}
+
+@test "a manifest that does not exist is a system error, exit 4" {
+    run -4 --separate-stderr kmrun validate missing.yaml
+    expect stdout </dev/null
+    [[ $stderr == kmrun:*"'missing.yaml'"* ]] || { echo "stderr: $stderr"; false; }
+}
+
+@test "an unreadable manifest is a system error, exit 4" {
+    [ "$(id -u)" -ne 0 ] || skip "root reads any file"
+    chmod 000 program.yaml
+    run -4 --separate-stderr kmrun validate program.yaml
+    expect stdout </dev/null
+    [[ $stderr == kmrun:*"'program.yaml'"* ]]
+}
+
+@test "a system error outranks a manifest error in the exit status" {
+    printf 'name: x\nthreads: [{cluster: 9, sources: [t.c]}]\n' >bad.yaml
+    run -4 --separate-stderr kmrun validate bad.yaml missing.yaml
+    [[ $stderr == *"bad.yaml:2:"* ]]
+}
+
+@test "no manifest is a usage error, exit 2" {
+    run -2 --separate-stderr kmrun validate
+    expect stdout </dev/null
+    expect stderr <<END
+kmrun: no manifest given
+$VALIDATE_USAGE
+END
+}
+
+@test "--quiet and --json together are a usage error, exit 2" {
+    run -2 --separate-stderr kmrun validate --quiet --json program.yaml
+    expect stdout </dev/null
+    expect stderr <<END
+kmrun: options '--quiet' and '--json' cannot be used together
+$VALIDATE_USAGE
+END
+}
+
+@test "options may follow the manifest; -- ends them" {
+    run -0 --separate-stderr kmrun validate program.yaml --quiet
+    expect stdout </dev/null
+    cp program.yaml ./-odd.yaml
+    run -0 --separate-stderr kmrun validate -- -odd.yaml
+    expect stdout <<'END'
+-odd.yaml: ok (program 'x': 1 thread on cluster 1, 0 regions, 0 commands)
+END
+}

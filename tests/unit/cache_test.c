@@ -1,0 +1,233 @@
+/* Tests for lib/cache.c and lib/cache_admin.c: entries, records,
+ * corruption, races, gc and clear, on a cache in a temporary folder. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "km_cache.h"
+#include "km_fs.h"
+
+typedef struct fixture {
+    char dir[64];
+    km_cache cache;
+    int warnings;
+    char last_warning[1024];
+} fixture;
+
+static void on_warn(const char *message, void *ctx)
+{
+    fixture *f = ctx;
+    f->warnings++;
+    snprintf(f->last_warning, sizeof f->last_warning, "%s", message);
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    strcpy(f->dir, "/tmp/kmrun-cache-test.XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    char *root = km_path_join(f->dir, "cache");
+    assert_int_equal(km_cache_open(&f->cache, root, NULL), KM_OK);
+    free(root);
+    f->cache.warn = on_warn;
+    f->cache.warn_ctx = f;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    km_cache_close(&f->cache);
+    km_rm_rf(f->dir);
+    free(f);
+    return 0;
+}
+
+static km_digest key_of(const char *s)
+{
+    km_hasher h;
+    km_digest d;
+    km_hasher_init(&h);
+    km_hasher_str(&h, s);
+    km_hasher_final(&h, &d);
+    return d;
+}
+
+/* Stores a one-file entry holding `content` under key_of(name). */
+static char *put(fixture *f, const char *name, const char *content)
+{
+    char *src = km_path_join(f->dir, "payload");
+    assert_int_equal(km_write_file_atomic(src, content, strlen(content), NULL), KM_OK);
+    km_cache_file file = {"image.elf", src};
+    cJSON *meta = cJSON_CreateObject();
+    cJSON_AddNumberToObject(meta, "bytes", 42);
+    km_digest k = key_of(name);
+    char *dir = NULL;
+    km_error err = {0};
+    assert_int_equal(km_cache_put(&f->cache, &k, &file, 1, meta, &dir, &err), KM_OK);
+    cJSON_Delete(meta);
+    free(src);
+    return dir;
+}
+
+static void put_then_get(void **state)
+{
+    fixture *f = *state;
+    char *dir = put(f, "a", "image bytes");
+    km_digest k = key_of("a");
+    char *got = NULL;
+    cJSON *meta = NULL;
+    assert_int_equal(km_cache_get(&f->cache, &k, &got, &meta), KM_OK);
+    assert_string_equal(got, dir);
+    assert_int_equal(cJSON_GetObjectItem(meta, "bytes")->valueint, 42);
+    char *file = km_path_join(got, "image.elf"), *text = NULL;
+    assert_int_equal(km_read_file(file, &text, NULL, NULL), KM_OK);
+    assert_string_equal(text, "image bytes");
+    assert_int_equal(f->warnings, 0);
+    free(text);
+    free(file);
+    free(got);
+    free(dir);
+    cJSON_Delete(meta);
+}
+
+static void unknown_key_misses(void **state)
+{
+    fixture *f = *state;
+    km_digest k = key_of("never stored");
+    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL), KM_CACHE_MISS);
+    assert_int_equal(f->warnings, 0);
+}
+
+static void corrupt_file_is_a_miss_with_a_warning(void **state)
+{
+    fixture *f = *state;
+    char *dir = put(f, "b", "original");
+    char *file = km_path_join(dir, "image.elf");
+    FILE *fp = fopen(file, "r+");
+    fputc('X', fp);
+    fclose(fp);
+    km_digest k = key_of("b");
+    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL), KM_CACHE_MISS);
+    assert_int_equal(f->warnings, 1);
+    assert_non_null(strstr(f->last_warning, "'image.elf' does not match its checksum"));
+    assert_int_not_equal(access(dir, F_OK), 0); /* removed */
+    free(file);
+    free(dir);
+}
+
+static void damaged_entry_json_is_a_miss(void **state)
+{
+    fixture *f = *state;
+    char *dir = put(f, "c", "x");
+    char *ej = km_path_join(dir, "entry.json");
+    assert_int_equal(truncate(ej, 10), 0);
+    km_digest k = key_of("c");
+    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL), KM_CACHE_MISS);
+    assert_non_null(strstr(f->last_warning, "entry.json is damaged"));
+    free(ej);
+    free(dir);
+}
+
+static void second_writer_keeps_the_first_entry(void **state)
+{
+    fixture *f = *state;
+    char *a = put(f, "d", "same");
+    char *b = put(f, "d", "same");
+    assert_string_equal(a, b);
+    km_cache_stats s;
+    assert_int_equal(km_cache_stats_get(&f->cache, &s, NULL), KM_OK);
+    assert_int_equal(s.entries, 1);
+    free(a);
+    free(b);
+}
+
+static void writer_replaces_a_corrupt_entry(void **state)
+{
+    fixture *f = *state;
+    char *dir = put(f, "e", "good");
+    char *file = km_path_join(dir, "image.elf");
+    assert_int_equal(truncate(file, 1), 0);
+    free(put(f, "e", "good"));
+    km_digest k = key_of("e");
+    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL), KM_OK);
+    free(file);
+    free(dir);
+}
+
+static void records_round_trip(void **state)
+{
+    fixture *f = *state;
+    km_digest k = key_of("record");
+    char *text = NULL;
+    assert_int_equal(km_cache_record_get(&f->cache, &k, &text), KM_CACHE_MISS);
+    assert_int_equal(km_cache_record_put(&f->cache, &k, "line one\n", NULL), KM_OK);
+    assert_int_equal(km_cache_record_get(&f->cache, &k, &text), KM_OK);
+    assert_string_equal(text, "line one\n");
+    free(text);
+}
+
+static void gc_removes_least_recently_used_first(void **state)
+{
+    fixture *f = *state;
+    char *old_dir = put(f, "old", "0123456789");
+    free(put(f, "new", "0123456789"));
+    /* Last used an hour ago: an entry's use time is its entry.json's. */
+    char *ej = km_path_join(old_dir, "entry.json");
+    struct timespec ago[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, ej, ago, 0), 0);
+    free(ej);
+    free(old_dir);
+    km_cache_stats s;
+    km_cache_stats_get(&f->cache, &s, NULL);
+    assert_int_equal(s.entries, 2);
+    uint64_t removed = 0;
+    assert_int_equal(km_cache_gc(&f->cache, s.entry_bytes - 1, &removed, NULL), KM_OK);
+    assert_int_equal(removed, 1);
+    km_digest old = key_of("old"), young = key_of("new");
+    assert_int_equal(km_cache_get(&f->cache, &old, NULL, NULL), KM_CACHE_MISS);
+    assert_int_equal(km_cache_get(&f->cache, &young, NULL, NULL), KM_OK);
+}
+
+static void counters_add_up_and_clear_empties(void **state)
+{
+    fixture *f = *state;
+    km_cache_count(&f->cache, 2, 1);
+    km_cache_count(&f->cache, 1, 0);
+    free(put(f, "z", "zz"));
+    km_cache_stats s;
+    km_cache_stats_get(&f->cache, &s, NULL);
+    assert_int_equal(s.hits, 3);
+    assert_int_equal(s.misses, 1);
+    assert_int_equal(km_cache_clear(&f->cache, NULL), KM_OK);
+    km_cache_stats_get(&f->cache, &s, NULL);
+    assert_int_equal(s.entries, 0);
+    assert_int_equal(s.hits, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(put_then_get, setup, teardown),
+        cmocka_unit_test_setup_teardown(unknown_key_misses, setup, teardown),
+        cmocka_unit_test_setup_teardown(corrupt_file_is_a_miss_with_a_warning, setup, teardown),
+        cmocka_unit_test_setup_teardown(damaged_entry_json_is_a_miss, setup, teardown),
+        cmocka_unit_test_setup_teardown(second_writer_keeps_the_first_entry, setup, teardown),
+        cmocka_unit_test_setup_teardown(writer_replaces_a_corrupt_entry, setup, teardown),
+        cmocka_unit_test_setup_teardown(records_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(gc_removes_least_recently_used_first, setup, teardown),
+        cmocka_unit_test_setup_teardown(counters_add_up_and_clear_empties, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
