@@ -22,6 +22,15 @@ const km_command_entry km_commands[] = {
         "cached: at most 126976 bytes of loadable content, no .bss or COMMON,\n"
         "no libc.\n"
         "\n"
+        "Prints one JSON document on stdout: per thread its image's SHA-256,\n"
+        "size (of 126976 bytes), sections, cache hit or miss and cached path;\n"
+        "then the kernels'.  A summary goes to stderr, and Ninja's progress too\n"
+        "when stderr is a terminal.  KMRUN_CC and KMRUN_HOST_CC pick the\n"
+        "compilers.\n"
+        "\n"
+        "  -j, --jobs N   run at most N compiles at once (default: Ninja's)\n"
+        "  -q, --quiet    no summary and no progress on stderr\n"
+        "\n"
         "Exit status: 0 built, 2 usage or manifest error, 3 a compile error or\n"
         "a rejected image, 4 a missing tool or an unusable cache.\n",
     },
@@ -47,9 +56,10 @@ const km_command_entry km_commands[] = {
     },
     {
         "cache", cmd_cache,
-        "kmrun cache (stats | path | gc --max-size SIZE | clear)",
+        "kmrun cache (stats [--json] | path | gc --max-size SIZE | clear)",
         "Show, trim or empty the build cache",
-        "  stats                print the number of entries and their total size\n"
+        "  stats [--json]       print the entries, their total size, and the\n"
+        "                       cache's hit and miss counts\n"
         "  path                 print the cache's folder\n"
         "  gc --max-size SIZE   remove entries, least recently used first, until\n"
         "                       the cache holds at most SIZE (such as 512MiB, 2GiB)\n"

@@ -277,15 +277,29 @@ static int explain_failure(km_build_ctx *b, const char *log, km_error *err)
         km_target *t = &b->targets[i];
         char *block = NULL, *line = NULL;
         if (failed_block(log, t->out, &block)) {
+            t->failed = true;
             km_error e = {0};
-            if (km_link_log_explain(block, t->display, &e) == KM_EXIT_BUILD)
+            int known = 0;
+            char *oversize = NULL;
+            if (asprintf(&oversize, "%s.oversize", t->out) < 0)
+                abort();
+            /* Measured, an image too large names its largest symbols,
+             * which the linker's own message cannot. */
+            if (strstr(block, "overflowed") && access(oversize, R_OK) == 0 &&
+                km_image_check(oversize, t->display, NULL, &e) != KM_OK) {
                 append(&msg, e.message);
-            else if (asprintf(&line, "cannot link the %s:\n%s", t->display, block) >= 0)
+                known = 1;
+            } else if (km_link_log_explain(block, t->display, &e) == KM_EXIT_BUILD) {
+                append(&msg, e.message);
+                known = 1;
+            }
+            free(oversize);
+            if (!known && asprintf(&line, "cannot link the %s:\n%s", t->display, block) >= 0)
                 append(&msg, line);
         }
         for (size_t s = 0; s < t->nsources; s++) {
             char *cblock = NULL;
-            if (failed_block(log, t->objs[s], &cblock) &&
+            if (failed_block(log, t->objs[s], &cblock) && (t->failed = true) &&
                 asprintf(&line, "cannot compile '%s' for the %s:\n%s", t->sources[s],
                          t->display, cblock) >= 0) {
                 append(&msg, line);
@@ -297,8 +311,13 @@ static int explain_failure(km_build_ctx *b, const char *log, km_error *err)
         free(line);
         free(block);
     }
-    if (!msg)
-        msg = strdup(log); /* not a failure we know how to read: show all */
+    if (!msg) {
+        /* Not a failure we know how to read: show it all, and trust no
+         * output of this run. */
+        msg = strdup(log);
+        for (size_t i = 0; i < b->ntargets; i++)
+            b->targets[i].failed = true;
+    }
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n')
         msg[--n] = 0;
@@ -378,11 +397,13 @@ int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
             rc = km_ninja_write(&b, err);
         if (rc == KM_OK)
             rc = run_ninja(&b, opts, todo, ntodo, err);
-        /* Every good target is stored even when another is rejected. */
+        /* Every good target is stored even when another failed. */
         char *msg = NULL;
         int first = KM_OK;
-        for (size_t i = 0; rc == KM_OK && i < ntodo; i++) {
+        for (size_t i = 0; (rc == KM_OK || rc == KM_EXIT_BUILD) && i < ntodo; i++) {
             km_error e = {0};
+            if (todo[i]->failed)
+                continue;
             int r = km_target_store(&b, todo[i], &e);
             if (r != KM_OK) {
                 append(&msg, e.message);

@@ -22,6 +22,7 @@ typedef struct km_target {
     char **flags;            /* compile flags, the same in key and command */
     size_t nflags;
     km_digest dkey;          /* direct key: known before compiling */
+    bool failed;             /* Ninja could not build it */
     km_built *built;         /* where the result goes */
 } km_target;
 

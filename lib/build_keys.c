@@ -123,17 +123,16 @@ static void fill_built(km_target *t, const char *dir, const cJSON *meta,
 #undef NUM
 }
 
-int km_target_lookup(km_build_ctx *b, km_target *t)
+/* One alternative of a record: its entry key, then "sha256 name" per
+ * header, sorted.  KM_OK with the entry filled in when every header still
+ * has its recorded content and the entry is intact. */
+static int lookup_block(km_build_ctx *b, km_target *t, char *block)
 {
-    char *text = NULL;
-    if (km_cache_record_get(b->c, &t->dkey, &text) != KM_OK)
-        return KM_CACHE_MISS;
-    /* Line 1: the entry key; then "sha256 name" per header, sorted. */
     char **lines = NULL;
     size_t n = 0;
     km_digest ekey;
     int ok = 1;
-    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    char *save = NULL, *line = strtok_r(block, "\n", &save);
     if (!line || km_digest_parse(line, &ekey) != 0)
         ok = 0;
     while (ok && (line = strtok_r(NULL, "\n", &save))) {
@@ -166,8 +165,60 @@ int km_target_lookup(km_build_ctx *b, km_target *t)
         cJSON_Delete(meta);
     }
     free(lines);
+    return rc;
+}
+
+/* A record keeps the last RECORD_ALTERNATIVES header sets seen for one
+ * direct key, newest first, separated by blank lines: a header switched
+ * back and forth (a configuration header, a git checkout) hits both ways. */
+#define RECORD_ALTERNATIVES 8
+#define BLOCK_SEP "\n\n"
+
+int km_target_lookup(km_build_ctx *b, km_target *t)
+{
+    char *text = NULL;
+    if (km_cache_record_get(b->c, &t->dkey, &text) != KM_OK)
+        return KM_CACHE_MISS;
+    int rc = KM_CACHE_MISS;
+    for (char *block = text; block && *block && rc != KM_OK;) {
+        char *next = strstr(block, BLOCK_SEP);
+        if (next) {
+            *next = 0;
+            next += strlen(BLOCK_SEP);
+        }
+        rc = lookup_block(b, t, block);
+        block = next;
+    }
     free(text);
     return rc;
+}
+
+/* The record with `block` first and the older alternatives after it,
+ * without the one that leads to the same entry. */
+static char *record_text(km_build_ctx *b, km_target *t, const char *block)
+{
+    char *old = NULL, *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    fputs(block, f);
+    int kept = 1;
+    if (km_cache_record_get(b->c, &t->dkey, &old) == KM_OK) {
+        for (char *p = old; p && *p && kept < RECORD_ALTERNATIVES;) {
+            char *next = strstr(p, BLOCK_SEP);
+            if (next) {
+                *next = 0;
+                next += strlen(BLOCK_SEP);
+            }
+            if (strncmp(p, block, 64) != 0) {
+                fprintf(f, "\n%s\n", p);
+                kept++;
+            }
+            p = next;
+        }
+    }
+    fclose(f);
+    free(old);
+    return out;
 }
 
 /* The header lines of a finished compile, from its dependency files. */
@@ -262,17 +313,18 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err)
     }
     if (rc == KM_OK) {
         /* The record goes last: it must never lead to a missing entry. */
-        size_t len = KM_HEX_LEN + 1;
+        char *block = NULL, hex[KM_HEX_LEN];
+        size_t blen = 0;
+        FILE *f = open_memstream(&block, &blen);
+        km_digest_hex(&ekey, hex);
+        fprintf(f, "%s\n", hex);
         for (size_t i = 0; i < n; i++)
-            len += strlen(lines[i]) + 1;
-        char *text = malloc(len), *p = text;
-        km_digest_hex(&ekey, p);
-        p += 64;
-        *p++ = '\n';
-        for (size_t i = 0; i < n; i++)
-            p += sprintf(p, "%s\n", lines[i]);
+            fprintf(f, "%s\n", lines[i]);
+        fclose(f);
+        char *text = record_text(b, t, block);
         rc = km_cache_record_put(b->c, &t->dkey, text, err);
         free(text);
+        free(block);
         fill_built(t, dir, meta, &ekey, false);
     }
     free(dir);

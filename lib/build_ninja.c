@@ -82,8 +82,13 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
           "  command = $cc $flags -MD -MF $out.d -c $in -o $out\n"
           "  depfile = $out.d\n"
           "  description = CC $in\n"
+          /* An image over the linker script's IMAGE region does not link;
+           * linked again regardless, it can be measured and its largest
+           * symbols named (build.c reads $out.oversize). */
           "\nrule link_image\n"
-          "  command = $cc $flags -nostdlib -nostartfiles -T $script -o $out $in $libs\n"
+          "  command = rm -f $out.oversize && $cc $flags -nostdlib -nostartfiles -T $script "
+          "-o $out $in $libs || { $cc $flags -nostdlib -nostartfiles -T $script "
+          "-Wl,--noinhibit-exec -o $out.oversize $in $libs >/dev/null 2>&1; exit 1; }\n"
           "  description = LINK $name\n"
           "\nrule link_kernels\n"
           "  command = $cc -shared -o $out $in\n"

@@ -258,7 +258,7 @@ int km_elf_open(km_elf *e, const char *path, const char *subject,
             goto fail;
         }
         e->shnum = (size_t)shnum;
-        e->shstrndx = (size_t)shstrndx;
+        e->shstrndx = shnum > 0 ? (size_t)shstrndx : 0;
         if (shnum > 0) {
             e->sh = malloc((size_t)shnum * sizeof(Elf64_Shdr));
             if (!e->sh) {

@@ -188,8 +188,9 @@ static int open_image(const char *path, const char *subject, km_elf *e,
                 break;
             size_t sec = symbol_section(e, &s);
             const char *name = km_elf_string(e, strtab, s.st_name);
+            /* Zero-fill symbols take no image bytes: check_bss names them. */
             if (!sec || s.st_size == 0 || !(e->sh[sec].sh_flags & SHF_ALLOC) ||
-                !user_symbol(&s, name))
+                e->sh[sec].sh_type == SHT_NOBITS || !user_symbol(&s, name))
                 continue;
             keep_largest(info, name, km_elf_section_name(e, sec), &s);
         }
@@ -269,7 +270,7 @@ static void sections_in(const km_elf *e, uint64_t lo, uint64_t hi, text *t)
 }
 
 /* Segments outside the image area; returns whether there was one. */
-static bool check_window(const km_elf *e, const char *subject, text *t)
+static bool check_window(const km_elf *e, const char *subject, bool oversize, text *t)
 {
     bool found = false;
     for (size_t i = 0; i < e->phnum; i++) {
@@ -278,7 +279,8 @@ static bool check_window(const km_elf *e, const char *subject, text *t)
             continue;
         /* A segment that starts inside but runs past the end is the image
          * being too large: check_size says that, with the sizes. */
-        if (p->p_vaddr >= KMX_LIM_BASE && p->p_vaddr < IMAGE_END)
+        uint64_t top = oversize ? (uint64_t)KMX_LIM_BASE + KMX_LIM_BYTES : IMAGE_END;
+        if (p->p_vaddr >= KMX_LIM_BASE && p->p_vaddr < top)
             continue;
         uint64_t end = p->p_vaddr + p->p_filesz < p->p_vaddr ? UINT64_MAX
                                                              : p->p_vaddr + p->p_filesz;
@@ -419,6 +421,59 @@ static void check_bss(const km_elf *e, const char *subject, text *t)
            "__attribute__((section(\".data\"))), or put the data in a region");
 }
 
+/* A section of function pointers that a C library's start-up or exit
+ * would call. */
+static bool is_ctor_section(const km_elf *e, size_t i)
+{
+    const Elf64_Shdr *s = &e->sh[i];
+    const char *name = km_elf_section_name(e, i);
+    return (s->sh_flags & SHF_ALLOC) && s->sh_type != SHT_NOBITS && s->sh_size > 0 &&
+           (s->sh_type == SHT_INIT_ARRAY || s->sh_type == SHT_FINI_ARRAY ||
+            s->sh_type == SHT_PREINIT_ARRAY || section_is(name, ".init_array") ||
+            section_is(name, ".fini_array") || section_is(name, ".ctors") ||
+            section_is(name, ".dtors"));
+}
+
+/* Constructors and destructors never run: nothing calls them before
+ * kmx_main or after it (kmx.ld keeps their sections for this check). */
+static void check_constructors(const km_elf *e, const char *subject, text *t)
+{
+    size_t listed = 0, total = 0;
+    text names = {.len = 0};
+    for (size_t i = 1; i < e->shnum; i++) {
+        if (!is_ctor_section(e, i))
+            continue;
+        const Elf64_Shdr *s = &e->sh[i];
+        /* km_elf_open checked that the section's bytes are in the file. */
+        for (uint64_t k = 0; k + 8 <= s->sh_size; k += 8) {
+            uint64_t fn;
+            memcpy(&fn, e->data + s->sh_offset + k, sizeof fn);
+            /* 0 and -1 are the old .ctors list's end markers. */
+            if (fn == 0 || fn == UINT64_MAX)
+                continue;
+            total++;
+            if (listed++ >= LIST_MAX)
+                continue;
+            const char *name = symbol_at(e, fn);
+            if (name)
+                add(&names, "%s'%s' (%s)", listed > 1 ? ", " : "", name,
+                    km_elf_section_name(e, i));
+            else
+                add(&names, "%s0x%08llx (%s)", listed > 1 ? ", " : "",
+                    (unsigned long long)fn, km_elf_section_name(e, i));
+        }
+    }
+    if (!total)
+        return;
+    add(t, "%s%s has constructors or destructors, which never run: %s",
+        t->len ? "\n" : "", subject, names.buf);
+    if (total > LIST_MAX)
+        add(t, " and %zu more", total - LIST_MAX);
+    add(t, "\n  there is no C library start-up to call them: call each from "
+           "kmx_main yourself, and drop __attribute__((constructor)) and "
+           "((destructor))");
+}
+
 static void check_undefined(const km_elf *e, const char *subject, text *t)
 {
     size_t symtab = km_elf_find_section(e, SHT_SYMTAB), nsym, strtab;
@@ -455,7 +510,7 @@ static void check_undefined(const km_elf *e, const char *subject, text *t)
     for (size_t k = 0; k < nlisted; k++) {
         char why[512];
         km_image_explain_symbol(listed[k], why, sizeof why);
-        add(t, "\n  '%s': %s", listed[k], why);
+        add(t, "\n  %s", why);
     }
 }
 
@@ -474,12 +529,17 @@ int km_image_check(const char *path, const char *display_name,
 
     text t = {.len = 0};
     check_entry(&e, subject, &t);
-    if (!check_window(&e, subject, &t))
+    /* An image that overflowed (linked with --noinhibit-exec to measure
+     * it) spills into the rest of local memory: that is its size's fault,
+     * said once by check_size with the sizes and the largest symbols. */
+    bool oversize = info->loadable_bytes > KMX_IMAGE_MAX_BYTES && info->load_start >= KMX_LIM_BASE;
+    if (!check_window(&e, subject, oversize, &t) || oversize)
         check_size(info, subject, &t);
     if (info->load_end == 0)
         add(&t, "%s%s has no loadable content (no PT_LOAD segment with bytes)",
             t.len ? "\n" : "", subject);
     check_bss(&e, subject, &t);
+    check_constructors(&e, subject, &t);
     check_undefined(&e, subject, &t);
     km_elf_close(&e);
     if (t.len)

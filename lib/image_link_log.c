@@ -24,6 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_read.h" /* km_thousands */
+#include "kmx_layout.h"
+
 #define MAX_SYMBOLS 32 /* distinct symbols remembered */
 #define LIST_MAX 8     /* symbols explained in the message */
 
@@ -326,9 +329,11 @@ static void parse_location(undefined_ref *r, const char *loc, const char *end,
     *from_data = false;
     while (end > loc && (end[-1] == ' ' || end[-1] == ':'))
         end--;
-    /* gold: "main.c:3: error" */
+    /* gold's "main.c:3: error", ld --warn-unresolved-symbols' "warning" */
     if (end - loc > 7 && memcmp(end - 7, ": error", 7) == 0)
         end -= 7;
+    else if (end - loc > 9 && memcmp(end - 9, ": warning", 9) == 0)
+        end -= 9;
     const char *paren = end > loc && end[-1] == ')' ? find_in(loc, end, ":(") : NULL;
     if (paren) {
         /* "file:(.section+0x1c)" */
@@ -385,6 +390,32 @@ static undefined_ref *note(undefined_ref *refs, size_t *n, size_t *dropped,
     return r;
 }
 
+/* Where "in function" (or older binutils' "In function") starts in
+ * [p, end), or NULL. */
+static const char *in_function(const char *p, const char *end)
+{
+    const char *hit = find_in(p, end, ": in function ");
+    return hit ? hit : find_in(p, end, ": In function ");
+}
+
+/* Reads the function name after `at` (an in_function() hit) into buf and
+ * returns where the text after its closing "':" starts. */
+static const char *read_function(const char *at, const char *end, char *buf,
+                                 size_t n)
+{
+    const char *name = skip_open_quote(at + 14, end);
+    const char *name_end = quoted_end(name, end);
+    copy_n(buf, n, name, (size_t)(name_end - name));
+    /* "`.L0 '": a local label, when the object has no symbols for the
+     * function; naming it would only confuse. */
+    if (buf[0] == '.')
+        buf[0] = 0;
+    const char *after = name_end;
+    while (after < end && *after != ':')
+        after++;
+    return after < end ? after + 1 : end;
+}
+
 static void describe_where(const undefined_ref *r, text *t)
 {
     if (r->file[0] && r->line)
@@ -406,6 +437,9 @@ int km_link_log_explain(const char *log, const char *display_name, km_error *err
     undefined_ref *lld_last = NULL;
     size_t n = 0, dropped = 0;
     char function[128] = "";
+    /* kmx.ld makes an image that does not fit a link error: */
+    char region[64] = "", sections[160] = "";
+    unsigned long long overflow = 0;
 
     for (const char *line = log; *line;) {
         const char *end = strchr(line, '\n');
@@ -417,15 +451,35 @@ int km_link_log_explain(const char *log, const char *display_name, km_error *err
         const char *p = line + linker_prefix(line, (size_t)(end - line));
         const char *hit;
 
-        if ((hit = find_in(p, end, ": in function "))) {
-            const char *name = skip_open_quote(hit + 14, end);
-            const char *name_end = quoted_end(name, end);
-            copy_n(function, sizeof function, name, (size_t)(name_end - name));
-            /* "`.L0 '": a local label, when the object has no symbols for
-             * the function; naming it would only confuse. */
-            if (function[0] == '.')
-                function[0] = 0;
+        if ((hit = find_in(p, end, "overflowed by "))) {
+            /* "region `IMAGE' overflowed by 7144 bytes" */
+            const char *r = find_in(p, hit, "region ");
+            if (r && !region[0]) {
+                const char *name = skip_open_quote(r + 7, hit);
+                copy_n(region, sizeof region, name,
+                       (size_t)(quoted_end(name, hit) - name));
+            }
+            overflow += strtoull(hit + 14, NULL, 10);
+        } else if ((hit = find_in(p, end, "will not fit in region"))) {
+            /* "out.elf section `.rodata' will not fit in region `IMAGE'" */
+            const char *sec = find_in(p, hit, "section ");
+            if (sec) {
+                const char *name = skip_open_quote(sec + 8, hit);
+                size_t len = (size_t)(quoted_end(name, hit) - name);
+                size_t used = strlen(sections);
+                if (used + len + 8 < sizeof sections) {
+                    snprintf(sections + used, sizeof sections - used, "%s'%.*s'",
+                             used ? ", " : "", (int)len, name);
+                }
+            }
         } else if ((hit = find_in(p, end, "undefined reference to "))) {
+            /* The function may head the same line (some ld versions). */
+            const char *in = in_function(p, hit);
+            if (in) {
+                p = read_function(in, hit, function, sizeof function);
+                while (p < hit && *p == ' ')
+                    p++;
+            }
             const char *name = skip_open_quote(hit + 23, end);
             const char *name_end = quoted_end(name, end);
             undefined_ref *r = note(refs, &n, &dropped, name, (size_t)(name_end - name));
@@ -436,6 +490,8 @@ int km_link_log_explain(const char *log, const char *display_name, km_error *err
                     memcpy(r->function, function, sizeof function);
             }
             lld_last = NULL;
+        } else if ((hit = in_function(p, end))) {
+            read_function(hit, end, function, sizeof function);
         } else if ((hit = find_in(p, end, "undefined symbol: "))) {
             const char *name = skip_open_quote(hit + 18, end);
             const char *name_end = quoted_end(name, end);
@@ -443,8 +499,15 @@ int km_link_log_explain(const char *log, const char *display_name, km_error *err
                 name_end--;
             lld_last = note(refs, &n, &dropped, name, (size_t)(name_end - name));
         } else if (lld_last && (hit = find_in(p, end, ">>> referenced by "))) {
+            /* "main.c:12 (/src/thread/main.c:12)": the full path is better */
+            const char *loc = hit + 18, *loc_end = end;
+            const char *full = find_in(loc, end, " (");
+            if (full && end[-1] == ')') {
+                loc = full + 2;
+                loc_end = end - 1;
+            }
             bool from_data;
-            parse_location(lld_last, hit + 18, end, &from_data);
+            parse_location(lld_last, loc, loc_end, &from_data);
         } else if (lld_last && (hit = find_in(p, end, ">>>"))) {
             /* lld's second line: "main.o:(f)" or "main.o:(function f: ...)" */
             const char *open = find_in(hit, end, ":(");
@@ -463,12 +526,34 @@ int km_link_log_explain(const char *log, const char *display_name, km_error *err
         }
         line = next;
     }
-    if (n == 0)
+    if (n == 0 && overflow == 0)
         return KM_OK;
-
+    const char *name = display_name ? display_name : "?";
     text t = {.len = 0};
-    add(&t, "image '%s' does not link: undefined symbol%s ",
-        display_name ? display_name : "?", n == 1 && !dropped ? "" : "s");
+    if (overflow) {
+        char by[32], limit[32];
+        km_thousands(overflow, by, sizeof by);
+        km_thousands(KMX_IMAGE_MAX_BYTES, limit, sizeof limit);
+        /* kmx.ld's IMAGE region is the image area; another region is only
+         * named. */
+        if (strcmp(region, "IMAGE") == 0)
+            add(&t, "image '%s' does not link: it is %s bytes over the %s bytes "
+                    "of the cluster's instruction memory", name, by, limit);
+        else
+            add(&t, "image '%s' does not link: it is %s bytes over the "
+                    "linker script's region '%s'", name, by, region);
+        if (sections[0])
+            add(&t, " (%s %s not fit)", sections,
+                strchr(sections, ',') ? "do" : "does");
+        add(&t, "\n  globals and constants count: move large tables into a "
+                "region (its initial contents given in the manifest, read with "
+                "kmx_region), or build with -Os");
+        if (n == 0)
+            return km_fail(err, KM_EXIT_BUILD, "%s", t.buf);
+        add(&t, "\n");
+    }
+    add(&t, "image '%s' does not link: undefined symbol%s ", name,
+        n == 1 && !dropped ? "" : "s");
     size_t listed = n < LIST_MAX ? n : LIST_MAX;
     bool more = n > listed || dropped;
     for (size_t i = 0; i < listed; i++)

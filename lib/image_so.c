@@ -32,8 +32,8 @@ typedef enum handler_state {
     HANDLER_OK,
     HANDLER_MISSING,    /* not defined anywhere (or only referenced) */
     HANDLER_NOT_FUNC,   /* defined, exported, but a variable */
-    HANDLER_STATIC,     /* defined, local to its file */
-    HANDLER_HIDDEN,     /* defined, hidden visibility */
+    HANDLER_STATIC,     /* defined, local (static, or hidden once linked) */
+    HANDLER_HIDDEN,     /* defined, still marked hidden */
 } handler_state;
 
 /* How `symbol` is defined in symbol table `symtab` (0 when absent). */
@@ -158,11 +158,14 @@ int km_so_check_handlers(const char *so_path, const char *const *handlers,
                      "{ ... })", h, symbol, h);
             break;
         case HANDLER_STATIC:
+            /* A linker turns a hidden symbol into a local one, so in a
+             * linked object "static" and "hidden" look the same. */
             snprintf(line, sizeof line,
                      "kernels: handler '%s' is declared in the manifest but "
-                     "%s is static in its kernel source, so the grid cannot "
-                     "find it (drop the 'static': KM_HANDLER(%s) { ... })",
-                     h, symbol, h);
+                     "%s is not exported (it is static, or has hidden "
+                     "visibility), so the grid cannot find it (expected "
+                     "KM_HANDLER(%s) { ... }, not static, built without "
+                     "-fvisibility=hidden)", h, symbol, h);
             break;
         case HANDLER_HIDDEN:
             snprintf(line, sizeof line,

@@ -5,12 +5,14 @@
  *   little endian, ET_EXEC).  The loader copies its PT_LOAD segments into the
  *   first KMX_IMAGE_MAX_BYTES (126,976) bytes of the cluster's local memory
  *   at KMX_LIM_BASE and jumps to KMX_LIM_BASE.  Nothing zeroes memory for the
- *   image, so an image may have no .bss/.sbss/COMMON; there is no libc, so
- *   nothing may be left undefined.  km_image_inspect() measures an image,
- *   km_image_check() rejects one that breaks these rules.
+ *   image, so an image may have no .bss/.sbss/COMMON, and nothing runs
+ *   constructors; there is no libc, so nothing may be left undefined.
+ *   km_image_inspect() measures an image, km_image_check() rejects one that
+ *   breaks these rules.
  * - A failed link is explained by km_link_log_explain(), which turns GNU ld's
  *   (or lld's) "undefined reference" lines into one message that says why a
- *   C library function was called and where.
+ *   C library function was called and where (and a region overflow into
+ *   the image's size).
  * - The kernels' shared object (host ELF, loaded by the simulated grid) must
  *   export km_handler_<name> for every handler of the manifest:
  *   km_so_check_handlers().
@@ -55,7 +57,8 @@ typedef struct km_image_info {
     /* What must fit in the image area: load_end - KMX_LIM_BASE (from the
      * lowest segment instead if one starts below KMX_LIM_BASE). */
     uint64_t loadable_bytes;
-    /* The largest defined symbols in allocated sections, largest first. */
+    /* The largest defined symbols in allocated sections with file content
+     * (what takes image bytes), largest first. */
     km_image_symbol largest[KM_IMAGE_TOP_SYMBOLS];
     size_t nlargest;
 } km_image_info;
@@ -70,7 +73,9 @@ int km_image_inspect(const char *path, km_image_info *info, km_error *err);
  * then applies the image rules: the entry point is KMX_LIM_BASE; every
  * PT_LOAD lies in [KMX_LIM_BASE, KMX_LIM_BASE + KMX_IMAGE_MAX_BYTES); no
  * allocated SHT_NOBITS section (.bss, .sbss) has bytes and no symbol is
- * COMMON; no named, non-weak symbol is undefined.  Every rule broken is
+ * COMMON; no constructor or destructor is listed (.init_array, .fini_array,
+ * .ctors, .dtors: nothing would call them); no named, non-weak symbol is
+ * undefined.  Every rule broken is
  * reported, in that order, in one message about "image '<display_name>'"
  * (the path when display_name is NULL).  KM_OK or KM_EXIT_BUILD (or the
  * errors of km_image_inspect). */
@@ -81,9 +86,11 @@ int km_image_check(const char *path, const char *display_name,
  * message: each undefined symbol once, in the order of the log, with the
  * first place that references it (file:line when the object has debug
  * information, else the file and function) and why it is missing (see
- * km_image_explain_symbol).  Understands GNU ld's and lld's wording.
- * Returns KM_EXIT_BUILD with that message, or KM_OK (err untouched) when the
- * log holds no undefined reference: the caller then shows the raw log. */
+ * km_image_explain_symbol).  Understands GNU ld's and lld's wording.  Also
+ * explains a linker-script region that overflowed (kmx.ld's IMAGE region
+ * is the image area), though without the symbols: the linker wrote no image
+ * to measure.  Returns KM_EXIT_BUILD with that message, or KM_OK (err
+ * untouched) when the log holds neither: the caller then shows the raw log. */
 int km_link_log_explain(const char *linker_output, const char *display_name,
                         km_error *err);
 

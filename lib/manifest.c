@@ -26,8 +26,10 @@ static const char *const top_keys[] = {
     "threads", "ports", "pull", "commands",
 };
 
+/* KM_OK with the text; KM_EXIT_SYSTEM in err when it cannot be read;
+ * KM_EXIT_USAGE with a diagnostic when it is far too large. */
 static int read_text(const char *path, char **text, size_t *len,
-                     km_error *err)
+                     km_diags *diags, km_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -74,9 +76,9 @@ static int read_text(const char *path, char **text, size_t *len,
     }
     if (n > MANIFEST_MAX_BYTES) {
         free(buf);
-        return km_fail(err, KM_EXIT_USAGE, "manifest '%s' is larger than 16 "
-                                           "MiB (expected a program.yaml)",
-                       path);
+        km_diags_add(diags, path, 0, 0, "manifest larger than 16 MiB "
+                                        "(expected a program.yaml)");
+        return KM_EXIT_USAGE;
     }
     *text = buf;
     *len = n;
@@ -270,9 +272,9 @@ int km_manifest_load(const char *path, km_program **out, km_diags *diags,
                      km_error *err)
 {
     *out = NULL;
-    char *text;
-    size_t len;
-    int status = read_text(path, &text, &len, err);
+    char *text = NULL;
+    size_t len = 0;
+    int status = read_text(path, &text, &len, diags, err);
     if (status)
         return status;
     km_program *p = calloc(1, sizeof *p);
@@ -294,6 +296,8 @@ int km_manifest_load(const char *path, km_program **out, km_diags *diags,
     status = km_yaml_load(path, text, len, &root, diags, err);
     free(text);
     km_mctx c = {.file = path, .diags = diags, .p = p};
+    if (status == KM_EXIT_USAGE && root) /* whole: its other errors too */
+        status = KM_OK;
     if (status == KM_OK) {
         if (!root || (root->kind == KM_YAML_SCALAR &&
                       km_yaml_scalar_type(root) == KM_YAML_NULL))

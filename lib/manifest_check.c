@@ -11,7 +11,6 @@
 
 #include "km_suggest.h"
 #include "manifest_internal.h"
-#include "units.h"
 
 /* Banks 6 and 7, the only ones work clusters use, as 0 and 1. */
 static int bank_slot(int bank)

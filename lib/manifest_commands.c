@@ -59,8 +59,8 @@ static void read_group(km_mctx *c, const km_yaml_node *n,
         first = n->items[0];
         count = n->items[1];
     } else if (n->kind == KM_YAML_LIST) {
-        km_mdiag(c, n, "bad group: %zu values (expected %s)", n->n,
-                 GROUP_EXPECTED);
+        km_mdiag(c, n, "bad group: %zu value%s (expected %s)", n->n,
+                 n->n == 1 ? "" : "s", GROUP_EXPECTED);
         return;
     } else {
         km_mis_map(c, n, "group", GROUP_EXPECTED);

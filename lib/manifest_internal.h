@@ -100,7 +100,8 @@ bool km_is_identifier(const char *s);
  * references do not cascade into more errors). */
 void km_read_region(km_mctx *c, const km_yaml_node *key,
                     const km_yaml_node *value, km_region *r);
-/* A mapping of regions: `where` for unknown/duplicate wording ("program"). */
+/* A mapping of regions (`what` names it in errors: "regions"), names
+ * unique whatever their case. */
 km_region *km_read_regions(km_mctx *c, const km_yaml_node *map,
                            const char *what, size_t *count);
 

@@ -29,9 +29,9 @@ static void read_server(km_mctx *c, const km_yaml_node *key,
     if (!km_mis_list(c, value, what, "[cluster, x280_core]"))
         return;
     if (value->n != 2) {
-        km_mdiag(c, value, "bad %s: %zu values (expected [cluster, "
+        km_mdiag(c, value, "bad %s: %zu value%s (expected two, [cluster, "
                            "x280_core])",
-                 what, value->n);
+                 what, value->n, value->n == 1 ? "" : "s");
         return;
     }
     long cluster, x280_core;

@@ -2,10 +2,8 @@
  * entry is one image on one or more clusters; the rules that tie entries
  * together (a cluster once, shared regions on one bank, a bank's 4 GiB)
  * are asked of manifest_check.c as each part is read. */
-#include <stdio.h>
 #include <string.h>
 
-#include "km_suggest.h"
 #include "kmx_layout.h"
 #include "manifest_internal.h"
 
@@ -106,13 +104,11 @@ static void read_shared(km_mctx *c, const km_yaml_node *n, km_thread *t)
     t->shared = km_mcalloc(c, n->n, sizeof *t->shared);
     if (!t->shared)
         return;
-    bool counted = false;
     for (size_t i = 0; i < n->n; i++) {
         const km_yaml_node *item = n->items[i];
         if (!km_mis_string(c, item, "shared region", "a program region name"))
             continue;
-        if (!counted && !region_slot(c, t->nregions + i, item))
-            counted = true;
+        region_slot(c, t->nregions + i, item);
         if (!km_check_shared(c, t, item->text, item))
             continue;
         if ((t->shared[t->nshared] = km_mstrdup(c, item->text)))

@@ -3,7 +3,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +88,11 @@ void km_mkeys(km_mctx *c, const km_yaml_node *map, const char *const *keys,
 void km_mmissing(km_mctx *c, const km_yaml_node *map, const char *key,
                  const char *where, const char *expected)
 {
+    /* A misspelt key was reported with this one as its "did you mean". */
+    const char *const candidate[] = {key};
+    for (size_t i = 0; i < map->n; i++)
+        if (km_suggest(map->pairs[i].key->text, candidate, 1))
+            return;
     km_mdiag(c, map, "missing '%s' %s (expected %s)", key, where, expected);
 }
 

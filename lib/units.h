@@ -20,9 +20,9 @@ typedef enum km_units_status {
     KM_UNITS_FRACTION, /* a duration finer than a microsecond */
 } km_units_status;
 
-#define KM_KIB 1024ull
-#define KM_MIB (1024ull * KM_KIB)
-#define KM_GIB (1024ull * KM_MIB)
+#define KM_KIB ((uint64_t)1024)
+#define KM_MIB (1024 * KM_KIB)
+#define KM_GIB (1024 * KM_MIB)
 
 /* "0", "[1-9][0-9]*" or "0x[0-9a-fA-F]+", at most `max`. */
 km_units_status km_parse_uint(const char *text, uint64_t max, uint64_t *out);

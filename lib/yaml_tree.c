@@ -154,9 +154,14 @@ static bool refuse_tag(reader *r, const yaml_char_t *tag, yaml_mark_t mark)
 {
     if (!tag)
         return false;
+    /* Shown as written: libyaml expands "!!" to the standard prefix. */
+    static const char standard[] = "tag:yaml.org,2002:";
+    const char *t = (const char *)tag;
+    bool is_standard = strncmp(t, standard, sizeof standard - 1) == 0;
     km_diags_add(r->diags, r->file, (int)mark.line + 1, (int)mark.column + 1,
-                 "unsupported tag '%s' (expected an untagged value)",
-                 (const char *)tag);
+                 "unsupported tag '%s%s' (expected an untagged value)",
+                 is_standard ? "!!" : "",
+                 is_standard ? t + sizeof standard - 1 : t);
     return true;
 }
 
@@ -278,7 +283,7 @@ int km_yaml_load(const char *file, const char *text, size_t len,
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading '%s'", file);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     int documents = 0;
-    bool done = false;
+    bool done = false, broken = false;
     while (!done && !r.oom) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev)) {
@@ -286,6 +291,7 @@ int km_yaml_load(const char *file, const char *text, size_t len,
                 r.oom = true;
             else
                 syntax_error(&r, &parser, text, len);
+            broken = true;
             break;
         }
         switch (ev.type) {
@@ -339,12 +345,12 @@ int km_yaml_load(const char *file, const char *text, size_t len,
         km_yaml_free(r.root);
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading '%s'", file);
     }
-    if (diags->count + diags->dropped != before) {
+    if (broken) {
         km_yaml_free(r.root);
         return KM_EXIT_USAGE;
     }
     *root = r.root;
-    return KM_OK;
+    return diags->count + diags->dropped != before ? KM_EXIT_USAGE : KM_OK;
 }
 
 static const km_yaml_pair *find(const km_yaml_node *map, const char *key)

@@ -55,9 +55,12 @@ struct km_yaml_node {
 };
 
 /* Reads `text` (`len` bytes; `file` names it in diagnostics).  KM_OK with
- * *root the document (NULL for a text with no document), KM_EXIT_USAGE
- * with the errors in diags and *root NULL, or KM_EXIT_SYSTEM in err when
- * memory runs out. */
+ * *root the document (NULL for a text with no document); KM_EXIT_USAGE
+ * with the errors in diags, and *root the document without the refused
+ * parts when it is still whole (duplicate keys, aliases, tags, a second
+ * document), so that the caller can report its own errors too, or NULL
+ * after a syntax error; KM_EXIT_SYSTEM in err when memory runs out.  The
+ * caller frees *root in every case. */
 int km_yaml_load(const char *file, const char *text, size_t len,
                  km_yaml_node **root, km_diags *diags, km_error *err);
 

@@ -39,12 +39,18 @@
 
 #define KMX_LAYOUT_VERSION 1u
 
-/* Static checks: offset and size of every field, on both compilers. */
+/* Static checks: offset and size of every field, on both compilers (and
+ * from C++, where the keyword is static_assert). */
+#ifdef __cplusplus
+#define KMX_STATIC_ASSERT(e, message) static_assert(e, message)
+#else
+#define KMX_STATIC_ASSERT(e, message) _Static_assert(e, message)
+#endif
 #define KMX_AT(type, field, offset)                                          \
-    _Static_assert(offsetof(type, field) == (offset),                        \
-                   #type "." #field " must be at " #offset)
+    KMX_STATIC_ASSERT(offsetof(type, field) == (offset),                     \
+                      #type "." #field " must be at " #offset)
 #define KMX_SIZE(type, bytes)                                                \
-    _Static_assert(sizeof(type) == (bytes), #type " must be " #bytes " bytes")
+    KMX_STATIC_ASSERT(sizeof(type) == (bytes), #type " must be " #bytes " bytes")
 
 /* ------------------------------------------------------------------------
  * 1. The device's facts (DESIGN.md, "The device we model").
@@ -114,7 +120,7 @@ KMX_AT(kmx_noc_window_reg, mode, 12);
 #define KMX_WINDOW_PUSH_ACK(core) (8u + (core)) /* 8..11: its non-posted last line */
 #define KMX_WINDOW_PORTS_FIRST 56u         /* one per served Tensix core ... */
 #define KMX_WINDOW_PORTS_COUNT 168u        /* ... up to 168 (56..223) */
-_Static_assert(KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT == KMX_NOC_WINDOWS,
+KMX_STATIC_ASSERT(KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT == KMX_NOC_WINDOWS,
                "the ports windows end at the last window");
 
 /* ------------------------------------------------------------------------
@@ -176,20 +182,20 @@ _Static_assert(KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT == KMX_NOC_WINDOW
 #define KMX_LIM_HOST_ZERO KMX_LIM_RING_COUNTS
 #define KMX_LIM_HOST_ZERO_BYTES (KMX_LIM_PULL + KMX_LIM_PULL_BYTES - KMX_LIM_RING_COUNTS)
 
-_Static_assert(KMX_LIM_IMAGE + KMX_IMAGE_MAX_BYTES == KMX_LIM_ARGS, "args follow the image");
-_Static_assert(KMX_LIM_ARGS + KMX_LIM_ARGS_BYTES == KMX_LIM_RESULT, "result follows args");
-_Static_assert(KMX_LIM_RESULT + KMX_LIM_RESULT_BYTES == KMX_LIM_RING_COUNTS, "counts follow result");
-_Static_assert(KMX_LIM_RING_COUNTS + 64u == KMX_LIM_STOP, "stop follows counts");
-_Static_assert(KMX_LIM_STOP + 64u == KMX_LIM_SPAWN, "spawn follows stop");
-_Static_assert(KMX_LIM_SPAWN + KMX_LIM_SPAWN_BYTES == KMX_LIM_CLUSTER_LINES, "cluster lines follow spawn");
-_Static_assert(KMX_LIM_CLUSTER_LINES + KMX_LIM_CLUSTER_LINES_BYTES <= KMX_LIM_RING_EVENTS, "events follow");
-_Static_assert(KMX_LIM_RING_EVENTS + KMX_LIM_RING_EVENTS_BYTES == KMX_LIM_PORTS, "ports follow events");
-_Static_assert(KMX_LIM_PORTS + KMX_LIM_PORTS_BYTES == KMX_LIM_PULL, "pull follows ports");
-_Static_assert(KMX_LIM_PULL + KMX_LIM_PULL_BYTES <= KMX_LIM_PRIVATE, "private follows pull");
-_Static_assert(KMX_LIM_PRIVATE + KMX_LIM_PRIVATE_BYTES <= KMX_LIM_STACKS, "stacks follow private");
-_Static_assert(KMX_STACK_TOP(KMX_CORES - 1u) == KMX_LIM_END, "the stacks end LIM");
-_Static_assert(KMX_STACK_BYTES % 16u == 0 && KMX_LIM_STACKS % 16u == 0, "stacks are 16-byte aligned");
-_Static_assert(KMX_LIM_ARGS % 64u == 0 && KMX_LIM_RESULT % 64u == 0 &&
+KMX_STATIC_ASSERT(KMX_LIM_IMAGE + KMX_IMAGE_MAX_BYTES == KMX_LIM_ARGS, "args follow the image");
+KMX_STATIC_ASSERT(KMX_LIM_ARGS + KMX_LIM_ARGS_BYTES == KMX_LIM_RESULT, "result follows args");
+KMX_STATIC_ASSERT(KMX_LIM_RESULT + KMX_LIM_RESULT_BYTES == KMX_LIM_RING_COUNTS, "counts follow result");
+KMX_STATIC_ASSERT(KMX_LIM_RING_COUNTS + 64u == KMX_LIM_STOP, "stop follows counts");
+KMX_STATIC_ASSERT(KMX_LIM_STOP + 64u == KMX_LIM_SPAWN, "spawn follows stop");
+KMX_STATIC_ASSERT(KMX_LIM_SPAWN + KMX_LIM_SPAWN_BYTES == KMX_LIM_CLUSTER_LINES, "cluster lines follow spawn");
+KMX_STATIC_ASSERT(KMX_LIM_CLUSTER_LINES + KMX_LIM_CLUSTER_LINES_BYTES <= KMX_LIM_RING_EVENTS, "events follow");
+KMX_STATIC_ASSERT(KMX_LIM_RING_EVENTS + KMX_LIM_RING_EVENTS_BYTES == KMX_LIM_PORTS, "ports follow events");
+KMX_STATIC_ASSERT(KMX_LIM_PORTS + KMX_LIM_PORTS_BYTES == KMX_LIM_PULL, "pull follows ports");
+KMX_STATIC_ASSERT(KMX_LIM_PULL + KMX_LIM_PULL_BYTES <= KMX_LIM_PRIVATE, "private follows pull");
+KMX_STATIC_ASSERT(KMX_LIM_PRIVATE + KMX_LIM_PRIVATE_BYTES <= KMX_LIM_STACKS, "stacks follow private");
+KMX_STATIC_ASSERT(KMX_STACK_TOP(KMX_CORES - 1u) == KMX_LIM_END, "the stacks end LIM");
+KMX_STATIC_ASSERT(KMX_STACK_BYTES % 16u == 0 && KMX_LIM_STACKS % 16u == 0, "stacks are 16-byte aligned");
+KMX_STATIC_ASSERT(KMX_LIM_ARGS % 64u == 0 && KMX_LIM_RESULT % 64u == 0 &&
                KMX_LIM_CLUSTER_LINES % 64u == 0 && KMX_LIM_PULL % 64u == 0,
                "every area starts on a line");
 
@@ -514,7 +520,7 @@ KMX_AT(kmx_args, words, 832);
 KMX_AT(kmx_args, peers, 1088);
 KMX_AT(kmx_args, reserved1, 1664);
 KMX_AT(kmx_args, seal, 1984);
-_Static_assert(KMX_LIM_RING_LINE == KMX_LIM_ARGS + offsetof(kmx_args, ring),
+KMX_STATIC_ASSERT(KMX_LIM_RING_LINE == KMX_LIM_ARGS + offsetof(kmx_args, ring),
                "the ring line is the argument block's ring");
 
 /* ------------------------------------------------------------------------

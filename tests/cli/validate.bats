@@ -139,6 +139,13 @@ END
     [[ $stderr == kmrun:*"'program.yaml'"* ]]
 }
 
+@test "a folder given as the manifest is a system error, exit 4" {
+    mkdir folder.yaml
+    run -4 --separate-stderr kmrun validate folder.yaml
+    expect stdout </dev/null
+    [[ $stderr == kmrun:*"'folder.yaml'"* ]] || { echo "stderr: $stderr"; false; }
+}
+
 @test "a system error outranks a manifest error in the exit status" {
     printf 'name: x\nthreads: [{cluster: 9, sources: [t.c]}]\n' >bad.yaml
     run -4 --separate-stderr kmrun validate bad.yaml missing.yaml

@@ -1,0 +1,123 @@
+/* kmx_cache.c: regions changing hands (kmx_invalidate, kmx_flush and their
+ * _at forms) and the end-of-run flush.  Each is a sweep of the L3
+ * controller's FLUSH64 register over the range's 64-byte lines: the line
+ * is written back if dirty and dropped, which serves both directions.
+ *
+ * On core 0 outside kmx_parallel's function, a sweep of at least
+ * KMX_SPREAD_MIN_LINES lines is spread over the four cores when cores 1-3
+ * are idle (through their spawn mailboxes, KMX_CALL_SWEEP); a share a core
+ * could not take (it left its loop after a stop, or trapped) is swept by
+ * core 0 itself, so a sweep always covers its whole range.  Elsewhere the
+ * calling core sweeps alone. */
+#include "kmx_internal.h"
+
+void kmx__sweep_lines(uint64_t begin, uint64_t end) {
+    volatile uint64_t *flush64 = (volatile uint64_t *)(uintptr_t)KMX_FLUSH64;
+    kmx__fence(); /* this core's stores reach the cache before their flush */
+    for (uint64_t line = begin; line < end; line += KMX_LINE_BYTES) {
+        *flush64 = line;
+    }
+    kmx__fence(); /* no load after the sweep sees a line it dropped */
+}
+
+static int spreadable(uint64_t lines) {
+    if (lines < KMX_SPREAD_MIN_LINES || kmx__hart() != 0 || KMX_PRIVATE->in_parallel ||
+        kmx__stop_status() != KMX_OK) {
+        return 0;
+    }
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
+        if (!mb->alive || mb->halted || kmx__busy(core)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void kmx__sweep(uint64_t begin, uint64_t end) {
+    if (end <= begin) {
+        return;
+    }
+    uint64_t lines = (end - begin) / KMX_LINE_BYTES;
+    if (!spreadable(lines)) {
+        kmx__sweep_lines(begin, end);
+        return;
+    }
+    volatile kmx_private *p = KMX_PRIVATE;
+    uint64_t share = lines / KMX_CORES * KMX_LINE_BYTES;
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        p->sweep_begin[core] = begin + (uint64_t)core * share;
+        p->sweep_end[core] = core == (int)KMX_CORES - 1 ? end : begin + (uint64_t)(core + 1) * share;
+        kmx__post(core, KMX_CALL_SWEEP, 0, 0);
+    }
+    kmx__sweep_lines(begin, begin + share);
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
+        /* Bounded: an alive core finishes a posted sweep before it looks at
+         * the stop again; one that left or trapped is swept for here. */
+        while (kmx__busy(core) && mb->alive && !mb->halted) {
+        }
+        if (kmx__busy(core)) {
+            kmx__sweep_lines(p->sweep_begin[core], p->sweep_end[core]);
+        }
+    }
+    kmx__acquire();
+}
+
+/* The cached range of [offset, offset + bytes) of region id, widened to
+ * whole lines; 0 if it is not inside the region. */
+static int region_lines(uint32_t id, uint64_t offset, uint64_t bytes, uint64_t *begin,
+                        uint64_t *end) {
+    uint64_t size;
+    void *base = kmx_region(id, &size);
+    if (base == 0 || offset > size || bytes > size - offset) {
+        return 0;
+    }
+    uint64_t first = (uint64_t)(uintptr_t)base + offset;
+    *begin = first & ~(uint64_t)(KMX_LINE_BYTES - 1u);
+    *end = (first + bytes + KMX_LINE_BYTES - 1u) & ~(uint64_t)(KMX_LINE_BYTES - 1u);
+    if (bytes == 0) {
+        *end = *begin;
+    }
+    return 1;
+}
+
+static int sweep_region(uint32_t id, uint64_t offset, uint64_t bytes, int whole) {
+    uint64_t begin, end;
+    if (whole) {
+        if (kmx_region(id, &bytes) == 0) {
+            return KMX_BAD;
+        }
+        offset = 0;
+    }
+    if (!region_lines(id, offset, bytes, &begin, &end)) {
+        return KMX_BAD;
+    }
+    kmx__sweep(begin, end);
+    return KMX_OK;
+}
+
+int kmx_invalidate(uint32_t id) {
+    return sweep_region(id, 0, 0, 1);
+}
+
+int kmx_flush(uint32_t id) {
+    return sweep_region(id, 0, 0, 1);
+}
+
+int kmx_invalidate_at(uint32_t id, uint64_t offset, uint64_t bytes) {
+    return sweep_region(id, offset, bytes, 0);
+}
+
+int kmx_flush_at(uint32_t id, uint64_t offset, uint64_t bytes) {
+    return sweep_region(id, offset, bytes, 0);
+}
+
+/* End of run: a dirty line left in the cluster's cache would be written
+ * over a later load's data when it is evicted. */
+void kmx__flush_all_regions(void) {
+    uint32_t n = KMX_ARGS->nregions;
+    for (uint32_t id = 0; id < n && id < KMX_MAX_REGIONS; id++) {
+        (void)sweep_region(id, 0, 0, 1);
+    }
+}

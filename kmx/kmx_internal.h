@@ -1,0 +1,97 @@
+/* kmx_internal.h: what the runtime's own files share (not installed).
+ *
+ * Every area of LIM the runtime touches is reached through a volatile
+ * pointer: it is shared with the other cores, the host and the NoC, and is
+ * uncached.  Ordering across cores uses the fences below (RVWMO): a
+ * release fence before a store that hands something over, an acquire
+ * fence after the load that sees it.  The runtime's own state lives in
+ * the private area (KMX_LIM_PRIVATE), never in .bss; core 0 zeroes it
+ * before anything else runs. */
+#ifndef KMX_INTERNAL_H
+#define KMX_INTERNAL_H
+
+#include <stdint.h>
+
+#include "kmx.h"
+
+/* The runtime's private state, at KMX_LIM_PRIVATE (layout is its own). */
+typedef struct kmx_private {
+    uint64_t boot;        /* the args nonce once core 0's checks passed */
+    uint64_t deadline;    /* absolute mtime ticks; 0: none */
+    uint32_t done;        /* core 0 has ended the run: cores 1-3 leave */
+    uint32_t stop;        /* KMX_STOPPED: an error or a trap stopped the run */
+    uint32_t ended;       /* KMX_STOPPED / KMX_LATE: a library wait ended so */
+    uint32_t in_parallel; /* core 0 is inside kmx_parallel's function */
+    uint32_t error_claim; /* atomic: the first library error */
+    uint32_t trap_claim;  /* atomic: the first trap */
+    uint32_t regions_ok;  /* the region checks passed: sweeps are safe */
+    uint32_t in_trap[KMX_CORES];
+    uint32_t reserved0;
+    uint64_t sweep_begin[KMX_CORES]; /* KMX_CALL_SWEEP: each core's share */
+    uint64_t sweep_end[KMX_CORES];
+} kmx_private;
+_Static_assert(sizeof(kmx_private) <= KMX_LIM_PRIVATE_BYTES, "private state fits");
+_Static_assert(sizeof(kmx_private) % 8u == 0, "private state is whole words");
+
+#define KMX_P(type, address) ((volatile type *)(uintptr_t)(address))
+#define KMX_ARGS KMX_P(const kmx_args, KMX_LIM_ARGS)
+#define KMX_RESULT KMX_P(kmx_result_block, KMX_LIM_RESULT)
+#define KMX_STOP_LINE KMX_P(kmx_stop_line, KMX_LIM_STOP)
+#define KMX_MAILBOX(core) KMX_P(kmx_spawn_mailbox, KMX_LIM_SPAWN + 64u * (uint32_t)(core))
+#define KMX_PRIVATE KMX_P(kmx_private, KMX_LIM_PRIVATE)
+
+/* Below this many lines a sweep is not worth handing to other cores. */
+#define KMX_SPREAD_MIN_LINES 256u
+/* How long core 0 lets cores 1-3 finish after a stop before it flushes. */
+#define KMX_SETTLE_TICKS (KMX_TICKS_PER_SECOND / 10u)
+
+static inline uint64_t kmx__hart(void) {
+    uint64_t hart;
+    __asm__ volatile("csrr %0, mhartid" : "=r"(hart));
+    return hart;
+}
+
+/* Everything before (memory and I/O) is seen before everything after. */
+static inline void kmx__fence(void) {
+    __asm__ volatile("fence iorw, iorw" ::: "memory");
+}
+/* Before a store that hands data over. */
+static inline void kmx__release(void) {
+    __asm__ volatile("fence iorw, ow" ::: "memory");
+}
+/* After the load that saw the hand-over. */
+static inline void kmx__acquire(void) {
+    __asm__ volatile("fence ir, iorw" ::: "memory");
+}
+
+/* Never returns: the core waits for a reset. */
+__attribute__((noreturn)) void kmx__park(void);
+
+/* KMX_OK, KMX_STOPPED (stop line, or the runtime's own stop), KMX_LATE
+ * (the thread's deadline). */
+int kmx__stop_status(void);
+
+/* Records a library error (the first one wins) and stops the run. */
+void kmx__error(uint32_t error, uint32_t detail);
+
+/* Records that a library wait ended with KMX_STOPPED / KMX_LATE. */
+void kmx__ended(int status);
+
+/* KMX_OK on core 0 outside kmx_parallel's function; else records the
+ * error `parallel` and returns KMX_STOPPED. */
+int kmx__core0_only(void);
+
+/* Whether the argument block is this run's (read-only; any core). */
+int kmx__args_valid(void);
+
+/* Spawn mailbox helpers (kmx_spawn.c). */
+int kmx__busy(int core);
+void kmx__post(int core, uint32_t kind, uint64_t function, uint64_t arg);
+
+/* FLUSH64 sweeps over [begin, end), 64-byte aligned cached addresses
+ * (kmx_cache.c): this core alone, or spread over the idle cores. */
+void kmx__sweep_lines(uint64_t begin, uint64_t end);
+void kmx__sweep(uint64_t begin, uint64_t end);
+void kmx__flush_all_regions(void);
+
+#endif

@@ -1,0 +1,325 @@
+/* start.c: the image's main (spec "Writing one"), the cores' work loop,
+ * the trap handler and the end of the run.
+ *
+ * Core 0: zeroes the runtime's private area, checks that the argument
+ * block is this run's (error `args`), marks the run running, takes the
+ * prefetcher decision, checks every region (errors `region`, `bank`) and
+ * the bank check line (error `bank`), lets cores 1-3 go, calls kmx_main(0),
+ * records its code, lets spawned work finish, flushes every region, and
+ * writes the final state.  Cores 1-3: wait for core 0's go, then run what
+ * their spawn mailbox gives them until core 0 ends the run or a stop.
+ * Every core ends parked in a wfi loop: the next run resets the cluster. */
+#include "kmx_internal.h"
+
+_Static_assert(KMX_CORES == 4u, "crt0.S assumes four cores");
+
+/* Each core's initial stack pointer; crt0.S indexes it by mhartid. */
+const uint64_t kmx__stack_tops[KMX_CORES] = {
+    KMX_STACK_TOP(0), KMX_STACK_TOP(1), KMX_STACK_TOP(2), KMX_STACK_TOP(3),
+};
+
+/* The layout this image was linked for (a loader may compare it with
+ * KMX_LAYOUT_VERSION).  In .data on purpose: it makes the image's data
+ * segment exist, at its place in LIM, even for a thread without data (an
+ * empty PT_LOAD would sit at address 0). */
+uint32_t kmx_image_layout __attribute__((section(".data"), used)) = KMX_LAYOUT_VERSION;
+
+void kmx__start(uint64_t core) __attribute__((noreturn));
+void kmx__trap(uint64_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval)
+    __attribute__((noreturn));
+
+void kmx__park(void) {
+    for (;;) {
+        __asm__ volatile("wfi" ::: "memory");
+    }
+}
+
+/* The final state: a trap first, then a library error, then how the run
+ * ended (a wait that ended stopped or late, or a stop or the deadline by
+ * the time kmx_main returned), else done. */
+static uint32_t final_state(int status_at_return) {
+    volatile kmx_result_block *r = KMX_RESULT;
+    uint32_t ended = KMX_PRIVATE->ended;
+    if (r->traps != 0) {
+        return KMX_STATE_TRAPPED;
+    }
+    if (r->error != KMX_ERROR_NONE) {
+        return KMX_STATE_FAILED;
+    }
+    if (ended == KMX_LATE || status_at_return == KMX_LATE) {
+        return KMX_STATE_LATE;
+    }
+    if (ended == KMX_STOPPED || status_at_return == KMX_STOPPED) {
+        return KMX_STATE_STOPPED;
+    }
+    return KMX_STATE_DONE;
+}
+
+/* The state is the last thing written: the host reads the rest once it
+ * sees a final one.  Then cores 1-3 leave their loops. */
+static void end_run(uint32_t state) {
+    volatile kmx_result_block *r = KMX_RESULT;
+    r->end_ticks = kmx_time();
+    kmx__fence();
+    r->state = state;
+    kmx__fence();
+    KMX_PRIVATE->done = 1;
+}
+
+/* Lets cores 1-3 return from what they run before the regions are flushed
+ * (a line they dirty after the sweep would stay in the cache).  Ends when
+ * each is idle, has left its loop or trapped; after a stop or the
+ * deadline, at most KMX_SETTLE_TICKS later. */
+static void settle_workers(void) {
+    uint64_t limit = 0;
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
+        while (kmx__busy(core) && mb->alive && !mb->halted) {
+            if (kmx__stop_status() != KMX_OK) {
+                uint64_t now = kmx_time();
+                if (limit == 0) {
+                    limit = now + KMX_SETTLE_TICKS;
+                } else if (now >= limit) {
+                    break;
+                }
+            }
+        }
+    }
+    kmx__fence();
+}
+
+/* ---- The prefetcher -------------------------------------------------------
+ * KMX_PREFETCH_HOOK.  The spec has start-up set each core's L2 prefetcher
+ * to the values the chip's documentation recommends, unless the host said
+ * prefetch="keep".  Those register addresses and values are not public, so
+ * this hook writes nothing: it takes the decision and core 0 records it in
+ * the result block with KMX_PREFETCH_NOT_WRITTEN.  When the values are
+ * known, each core writes its own registers here when decision is
+ * KMX_PREFETCH_SET (and the flag goes).  The registers keep their values
+ * until a card reset, so "keep" must never write them. */
+static void prefetch_hook(uint64_t core) {
+    uint32_t decision =
+        KMX_ARGS->prefetch == KMX_PREFETCH_KEEP ? KMX_PREFETCH_KEEP : KMX_PREFETCH_SET;
+    /* if (decision == KMX_PREFETCH_SET) { write this core's registers } */
+    if (core == 0) {
+        KMX_RESULT->prefetch = decision | KMX_PREFETCH_NOT_WRITTEN;
+    }
+}
+
+/* ---- Start-up checks (core 0) -------------------------------------------- */
+
+static int cluster_bank(uint32_t cluster) {
+    return cluster == 1 ? 6 : (cluster == 2 || cluster == 3) ? 7 : -1;
+}
+
+/* Every region in range and in this cluster's bank; the check line in
+ * range and outside every region. */
+static int check_regions(void) {
+    const volatile kmx_args *a = KMX_ARGS;
+    uint32_t n = a->nregions;
+    uint64_t line = a->check.bank_address;
+    if (cluster_bank(a->cluster) != (int)a->bank) {
+        kmx__error(KMX_ERROR_BANK, KMX_DETAIL_CHECK_LINE);
+        return 0;
+    }
+    if (line % KMX_LINE_BYTES != 0 || line > KMX_BANK_BYTES - KMX_LINE_BYTES) {
+        kmx__error(KMX_ERROR_ARGS, 0);
+        return 0;
+    }
+    for (uint32_t id = 0; id < n; id++) {
+        const volatile kmx_region_entry *e = &a->regions[id];
+        uint64_t at = e->bank_address;
+        uint64_t bytes = e->bytes;
+        if (bytes == 0 || at % KMX_LINE_BYTES != 0 || at >= KMX_BANK_BYTES ||
+            bytes > KMX_BANK_BYTES - at) {
+            kmx__error(KMX_ERROR_REGION, id);
+            return 0;
+        }
+        if (e->bank != a->bank) {
+            kmx__error(KMX_ERROR_BANK, id);
+            return 0;
+        }
+        if (line + KMX_LINE_BYTES > at && line < at + bytes) {
+            kmx__error(KMX_ERROR_ARGS, 0);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The cluster sees the bank the host wrote: drop the line from the cache,
+ * read it through the cache, drop it again (no trace left). */
+static int check_bank_line(void) {
+    const volatile kmx_args *a = KMX_ARGS;
+    uint64_t address = KMX_DRAM_CACHED(a->check.bank_address);
+    uint64_t value = a->check.value;
+    const volatile uint64_t *words = (const volatile uint64_t *)(uintptr_t)address;
+    int ok = 1;
+    kmx__sweep_lines(address, address + KMX_LINE_BYTES);
+    for (unsigned i = 0; i < KMX_LINE_BYTES / 8u; i++) {
+        if (words[i] != value) {
+            ok = 0;
+        }
+    }
+    kmx__sweep_lines(address, address + KMX_LINE_BYTES);
+    if (!ok) {
+        kmx__error(KMX_ERROR_BANK, KMX_DETAIL_CHECK_LINE);
+    }
+    return ok;
+}
+
+static void zero_private(void) {
+    volatile uint64_t *w = (volatile uint64_t *)(uintptr_t)KMX_LIM_PRIVATE;
+    for (unsigned i = 0; i < sizeof(kmx_private) / 8u; i++) {
+        w[i] = 0;
+    }
+    for (int core = 0; core < (int)KMX_CORES; core++) {
+        volatile uint64_t *m = (volatile uint64_t *)(uintptr_t)KMX_MAILBOX(core);
+        for (unsigned i = 0; i < sizeof(kmx_spawn_mailbox) / 8u; i++) {
+            m[i] = 0;
+        }
+    }
+    kmx__fence();
+}
+
+static void core0(void) {
+    volatile kmx_result_block *r = KMX_RESULT;
+    volatile kmx_private *p = KMX_PRIVATE;
+    const volatile kmx_args *a = KMX_ARGS;
+    uint64_t start = kmx_time();
+
+    zero_private();
+    r->start_ticks = start;
+    if (!kmx__args_valid()) {
+        kmx__error(KMX_ERROR_ARGS, 0);
+        end_run(KMX_STATE_FAILED);
+        return;
+    }
+    p->deadline = a->deadline != 0 ? start + a->deadline : 0;
+    kmx__fence();
+    r->state = KMX_STATE_RUNNING;
+
+    prefetch_hook(0);
+    if (!check_regions()) {
+        end_run(KMX_STATE_FAILED);
+        return;
+    }
+    p->regions_ok = 1;
+    if (!check_bank_line()) {
+        end_run(KMX_STATE_FAILED);
+        return;
+    }
+
+    kmx__release();
+    p->boot = a->nonce; /* cores 1-3 may go */
+
+    int code = kmx_main(0);
+    int status = kmx__stop_status();
+    r->code = code;
+
+    settle_workers();
+    kmx__flush_all_regions();
+    end_run(final_state(status));
+}
+
+/* Cores 1-3: the spawn mailbox loop. */
+static void run_call(uint64_t core, volatile kmx_spawn_mailbox *mb) {
+    uint32_t kind = mb->kind;
+    uint64_t function = mb->function;
+    uint64_t arg = mb->arg;
+    if (kind == KMX_CALL_SPAWN && function != 0) {
+        ((kmx_function)(uintptr_t)function)((int)core, (void *)(uintptr_t)arg);
+    } else if (kind == KMX_CALL_ALL && function != 0) {
+        ((kmx_cluster_function)(uintptr_t)function)(kmx_cluster(), (int)core, arg);
+    } else if (kind == KMX_CALL_SWEEP) {
+        kmx__sweep_lines(KMX_PRIVATE->sweep_begin[core], KMX_PRIVATE->sweep_end[core]);
+    }
+}
+
+static void worker(uint64_t core) {
+    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
+    volatile kmx_private *p = KMX_PRIVATE;
+    if (!kmx__args_valid()) {
+        return; /* core 0 reports it */
+    }
+    uint64_t nonce = KMX_ARGS->nonce;
+    for (;;) { /* until core 0's go, its end, or a stop */
+        if (p->boot == nonce) {
+            break;
+        }
+        if (KMX_STATE_FINAL(KMX_RESULT->state) || KMX_STOP_LINE->stop != 0) {
+            return;
+        }
+    }
+    kmx__acquire();
+    prefetch_hook(core);
+    mb->alive = 1;
+    kmx__fence();
+    for (;;) { /* until core 0 ends the run, or a stop or the deadline */
+        uint32_t posted = mb->posted;
+        if (posted != mb->done) {
+            kmx__acquire();
+            run_call(core, mb);
+            kmx__release();
+            mb->done = posted;
+            continue;
+        }
+        if (p->done || kmx__stop_status() != KMX_OK) {
+            break;
+        }
+    }
+    mb->alive = 0;
+    kmx__fence();
+}
+
+void kmx__start(uint64_t core) {
+    if (core == 0) {
+        core0();
+    } else if (core < KMX_CORES) {
+        worker(core);
+    }
+    kmx__park();
+}
+
+/* The trap handler (from crt0.S, on a fresh stack): records the first
+ * trap's mcause, mepc, mtval and core, counts the cores that trapped,
+ * records the error `trap`, stops the run and halts the core.  A trap on
+ * core 0 also ends the run: it lets the other cores settle, flushes every
+ * region (if the region checks had passed) and writes the state.  A trap
+ * inside the handler halts at once (core 0 still writes the state). */
+void kmx__trap(uint64_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval) {
+    volatile kmx_private *p = KMX_PRIVATE;
+    volatile kmx_result_block *r = KMX_RESULT;
+    if (core >= KMX_CORES) {
+        kmx__park();
+    }
+    if (p->in_trap[core]) {
+        if (core == 0) {
+            end_run(KMX_STATE_TRAPPED);
+        }
+        kmx__park();
+    }
+    p->in_trap[core] = 1;
+    if (__atomic_exchange_n(&p->trap_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
+        r->trap_mcause = mcause;
+        r->trap_mepc = mepc;
+        r->trap_mtval = mtval;
+        r->trap_core = (uint32_t)core;
+    }
+    __atomic_fetch_add(&r->traps, 1u, __ATOMIC_SEQ_CST);
+    kmx__error(KMX_ERROR_TRAP, (uint32_t)mcause);
+    if (core != 0) {
+        volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
+        mb->halted = 1;
+        mb->alive = 0;
+        kmx__fence();
+        kmx__park();
+    }
+    p->in_parallel = 0;
+    settle_workers();
+    if (p->regions_ok) {
+        kmx__flush_all_regions();
+    }
+    end_run(KMX_STATE_TRAPPED);
+    kmx__park();
+}
