@@ -11,7 +11,7 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "km_build.h"
-#include "elf_read.h"
+#include "km_text.h"
 #include "kmx_layout.h"
 
 typedef struct progress {

@@ -38,10 +38,9 @@ char *km_handlers_header(const km_program *p)
             p->name);
     for (size_t i = 0; i < km_handler_count(p); i++) {
         km_handler h = km_handler_at(p, i);
-        fputs("#define HANDLER_", f);
-        for (const char *s = h.name; *s; s++)
-            fputc(*s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s, f);
-        fprintf(f, " %du\n", h.id);
+        char macro[96];
+        if (km_handler_macro(h.name, macro, sizeof macro))
+            fprintf(f, "#define %s %du\n", macro, h.id);
     }
     fprintf(f, "\n#define KM_PROGRAM_HANDLERS %zuu\n\n#endif\n", p->kernels.nhandlers);
     fclose(f);

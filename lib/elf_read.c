@@ -1,5 +1,6 @@
 /* elf_read: bounds-checked ELF64 reading (elf_read.h). */
 #include "elf_read.h"
+#include "km_text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,21 +17,6 @@
  * disk image, /dev/zero) from being read into memory whole. */
 #define KM_ELF_MAX_FILE (512u * 1024u * 1024u)
 
-char *km_thousands(uint64_t v, char *buf, size_t n)
-{
-    char digits[32];
-    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
-    char out[40];
-    size_t o = 0;
-    for (int i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            out[o++] = ',';
-        out[o++] = digits[i];
-    }
-    out[o] = 0;
-    snprintf(buf, n, "%s", out);
-    return buf;
-}
 
 /* True when [off, off + len) lies within a file of `size` bytes; written so
  * that no sum can overflow. */

@@ -60,7 +60,5 @@ const char *km_elf_string(const km_elf *e, size_t strtab, uint64_t off);
  * (written into buf, which the result may point to). */
 const char *km_elf_machine_name(unsigned machine, char *buf, size_t n);
 
-/* Writes v with thousands separators ("126,976") into buf; returns buf. */
-char *km_thousands(uint64_t v, char *buf, size_t n);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elf_read.h"
+#include "km_text.h"
 #include "kmx_layout.h"
 
 /* A number with thousands separators, in storage of its own for each use,
@@ -19,30 +20,6 @@
 /* Names listed in one message before "and N more". */
 #define LIST_MAX 6
 
-/* A message built piece by piece; too long a one ends in "...". */
-typedef struct text {
-    char buf[sizeof(((km_error *)0)->message)];
-    size_t len;
-} text;
-
-static void add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(text *t, const char *fmt, ...)
-{
-    if (t->len >= sizeof t->buf - 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n >= sizeof t->buf - t->len) {
-        t->len = sizeof t->buf - 1;
-        memcpy(t->buf + t->len - 3, "...", 3);
-    } else {
-        t->len += (size_t)n;
-    }
-}
 
 static bool has_prefix(const char *s, const char *prefix)
 {
@@ -234,27 +211,27 @@ static const char *symbol_at(const km_elf *e, uint64_t addr)
     return best;
 }
 
-static void check_entry(const km_elf *e, const char *subject, text *t)
+static void check_entry(const km_elf *e, const char *subject, km_text *t)
 {
     uint64_t entry = e->eh.e_entry;
     if (entry == KMX_LIM_BASE)
         return;
     const char *at_entry = symbol_at(e, entry);
     const char *at_base = symbol_at(e, KMX_LIM_BASE);
-    add(t, "%s%s has its entry point at 0x%08llx", t->len ? "\n" : "", subject,
+    km_text_add(t, "%s%s has its entry point at 0x%08llx", t->len ? "\n" : "", subject,
         (unsigned long long)entry);
     if (at_entry)
-        add(t, " ('%s')", at_entry);
-    add(t, ", but the loader starts an image at its first byte, 0x%08x",
+        km_text_add(t, " ('%s')", at_entry);
+    km_text_add(t, ", but the loader starts an image at its first byte, 0x%08x",
         KMX_LIM_BASE);
     if (at_base)
-        add(t, ", where '%s' is", at_base);
-    add(t, "\n  link with kmx's linker script (kmx.ld), which puts kmx's "
+        km_text_add(t, ", where '%s' is", at_base);
+    km_text_add(t, "\n  link with kmx's linker script (kmx.ld), which puts kmx's "
            "start-up code first");
 }
 
 /* The allocated sections within [lo, hi), as ".text, .rodata". */
-static void sections_in(const km_elf *e, uint64_t lo, uint64_t hi, text *t)
+static void sections_in(const km_elf *e, uint64_t lo, uint64_t hi, km_text *t)
 {
     bool first = true;
     for (size_t i = 1; i < e->shnum; i++) {
@@ -262,15 +239,15 @@ static void sections_in(const km_elf *e, uint64_t lo, uint64_t hi, text *t)
         if (!(s->sh_flags & SHF_ALLOC) || s->sh_size == 0 || s->sh_addr < lo ||
             s->sh_addr >= hi)
             continue;
-        add(t, "%s%s", first ? "" : ", ", km_elf_section_name(e, i));
+        km_text_add(t, "%s%s", first ? "" : ", ", km_elf_section_name(e, i));
         first = false;
     }
     if (first)
-        add(t, "no section");
+        km_text_add(t, "no section");
 }
 
 /* Segments outside the image area; returns whether there was one. */
-static bool check_window(const km_elf *e, const char *subject, bool oversize, text *t)
+static bool check_window(const km_elf *e, const char *subject, bool oversize, km_text *t)
 {
     bool found = false;
     for (size_t i = 0; i < e->phnum; i++) {
@@ -284,43 +261,43 @@ static bool check_window(const km_elf *e, const char *subject, bool oversize, te
             continue;
         uint64_t end = p->p_vaddr + p->p_filesz < p->p_vaddr ? UINT64_MAX
                                                              : p->p_vaddr + p->p_filesz;
-        add(t, "%s%s has a loadable segment at 0x%08llx..0x%08llx (%s bytes: ",
+        km_text_add(t, "%s%s has a loadable segment at 0x%08llx..0x%08llx (%s bytes: ",
             t->len ? "\n" : "", subject, (unsigned long long)p->p_vaddr,
             (unsigned long long)end, TH(p->p_filesz));
         sections_in(e, p->p_vaddr, end, t);
-        add(t, "), outside the image area 0x%08x..0x%08llx, the %s bytes of "
+        km_text_add(t, "), outside the image area 0x%08x..0x%08llx, the %s bytes of "
                "the cluster's local memory that instructions are fetched from",
             KMX_LIM_BASE, (unsigned long long)IMAGE_END, TH(KMX_IMAGE_MAX_BYTES));
         if (p->p_offset == 0 && p->p_filesz >= sizeof(Elf64_Ehdr))
-            add(t, "\n  the segment holds the ELF file's own headers (as "
+            km_text_add(t, "\n  the segment holds the ELF file's own headers (as "
                    "-Ttext makes it): link with kmx's linker script (kmx.ld)");
         else
-            add(t, "\n  link with kmx's linker script (kmx.ld), which places "
+            km_text_add(t, "\n  link with kmx's linker script (kmx.ld), which places "
                    "everything from 0x%08x on", KMX_LIM_BASE);
         found = true;
     }
     return found;
 }
 
-static void check_size(const km_image_info *info, const char *subject, text *t)
+static void check_size(const km_image_info *info, const char *subject, km_text *t)
 {
     if (info->loadable_bytes <= KMX_IMAGE_MAX_BYTES)
         return;
-    add(t, "%s%s is %s bytes, over the %s bytes of the cluster's instruction "
+    km_text_add(t, "%s%s is %s bytes, over the %s bytes of the cluster's instruction "
            "memory by %s (text %s, rodata %s, data %s",
         t->len ? "\n" : "", subject, TH(info->loadable_bytes),
         TH(KMX_IMAGE_MAX_BYTES), TH(info->loadable_bytes - KMX_IMAGE_MAX_BYTES),
         TH(info->text_bytes), TH(info->rodata_bytes), TH(info->data_bytes));
     if (info->other_bytes)
-        add(t, ", other sections and padding %s", TH(info->other_bytes));
-    add(t, ")");
+        km_text_add(t, ", other sections and padding %s", TH(info->other_bytes));
+    km_text_add(t, ")");
     if (info->nlargest) {
-        add(t, "\n  largest symbols:");
+        km_text_add(t, "\n  largest symbols:");
         for (size_t i = 0; i < info->nlargest; i++)
-            add(t, "%s '%s' (%s bytes, %s)", i ? "," : "", info->largest[i].name,
+            km_text_add(t, "%s '%s' (%s bytes, %s)", i ? "," : "", info->largest[i].name,
                 TH(info->largest[i].size), info->largest[i].section);
     }
-    add(t, "\n  globals and constants count: move large tables into a region "
+    km_text_add(t, "\n  globals and constants count: move large tables into a region "
            "(its initial contents given in the manifest, read with "
            "kmx_region), or build with -Os");
 }
@@ -333,7 +310,7 @@ static bool zero_fill_section(const km_elf *e, size_t i)
            (e->sh[i].sh_flags & SHF_ALLOC) && e->sh[i].sh_size > 0;
 }
 
-static void check_bss(const km_elf *e, const char *subject, text *t)
+static void check_bss(const km_elf *e, const char *subject, km_text *t)
 {
     size_t nsections = 0, first_section = 0;
     for (size_t i = 1; i < e->shnum; i++)
@@ -350,7 +327,7 @@ static void check_bss(const km_elf *e, const char *subject, text *t)
         nsym = 0;
     size_t nnamed = 0;
     uint64_t rest_bytes = 0;
-    text names = {.len = 0};
+    km_text names = {.len = 0};
     for (size_t i = 1; i < nsym; i++) {
         Elf64_Sym s;
         if (!km_elf_symbol(e, symtab, i, &s))
@@ -363,13 +340,13 @@ static void check_bss(const km_elf *e, const char *subject, text *t)
         if (s.st_size == 0 && ELF64_ST_TYPE(s.st_info) != STT_OBJECT)
             continue;
         if (nnamed < LIST_MAX) {
-            add(&names, "%s'%s' (%s byte%s", nnamed ? ", " : "", name,
+            km_text_add(&names, "%s'%s' (%s byte%s", nnamed ? ", " : "", name,
                 TH(s.st_size), s.st_size == 1 ? "" : "s");
             if (common)
-                add(&names, ", COMMON: built with -fcommon");
+                km_text_add(&names, ", COMMON: built with -fcommon");
             else if (nsections > 1)
-                add(&names, ", %s", km_elf_section_name(e, s.st_shndx));
-            add(&names, ")");
+                km_text_add(&names, ", %s", km_elf_section_name(e, s.st_shndx));
+            km_text_add(&names, ")");
         } else {
             rest_bytes += s.st_size;
         }
@@ -382,7 +359,7 @@ static void check_bss(const km_elf *e, const char *subject, text *t)
             for (size_t i = 0; i < e->phnum; i++) {
                 const Elf64_Phdr *p = &e->ph[i];
                 if (p->p_type == PT_LOAD && p->p_memsz > p->p_filesz)
-                    add(t, "%s%s has %s bytes of zero-initialised memory "
+                    km_text_add(t, "%s%s has %s bytes of zero-initialised memory "
                            "(segment %zu), which the image cannot have: nothing "
                            "zeroes it",
                         t->len ? "\n" : "", subject,
@@ -391,33 +368,33 @@ static void check_bss(const km_elf *e, const char *subject, text *t)
         return;
     }
 
-    add(t, "%s%s has zero-initialised globals in ", t->len ? "\n" : "", subject);
+    km_text_add(t, "%s%s has zero-initialised globals in ", t->len ? "\n" : "", subject);
     if (nsections == 0) {
-        add(t, "COMMON");
+        km_text_add(t, "COMMON");
     } else {
         size_t k = 0;
         for (size_t i = 1; i < e->shnum; i++) {
             if (!zero_fill_section(e, i))
                 continue;
             const char *sep = k == 0 ? "" : k + 1 == nsections ? " and " : ", ";
-            add(t, "%s%s", sep, km_elf_section_name(e, i));
+            km_text_add(t, "%s%s", sep, km_elf_section_name(e, i));
             k++;
         }
     }
     if (nnamed) {
-        add(t, ": %s", names.buf);
+        km_text_add(t, ": %s", names.buf);
         if (nnamed > LIST_MAX)
-            add(t, " and %zu more (%s bytes)", nnamed - LIST_MAX, TH(rest_bytes));
+            km_text_add(t, " and %zu more (%s bytes)", nnamed - LIST_MAX, TH(rest_bytes));
     } else {
         uint64_t bytes = 0;
         for (size_t i = 1; i < e->shnum; i++)
             if (zero_fill_section(e, i))
                 bytes += e->sh[i].sh_size;
-        add(t, ": %s bytes (the symbol table is stripped, so the globals cannot "
+        km_text_add(t, ": %s bytes (the symbol table is stripped, so the globals cannot "
                "be named; %s is the first section)",
             TH(bytes), km_elf_section_name(e, first_section));
     }
-    add(t, "\n  the image has no .bss: give each a non-zero initialiser and "
+    km_text_add(t, "\n  the image has no .bss: give each a non-zero initialiser and "
            "__attribute__((section(\".data\"))), or put the data in a region");
 }
 
@@ -436,10 +413,10 @@ static bool is_ctor_section(const km_elf *e, size_t i)
 
 /* Constructors and destructors never run: nothing calls them before
  * kmx_main or after it (kmx.ld keeps their sections for this check). */
-static void check_constructors(const km_elf *e, const char *subject, text *t)
+static void check_constructors(const km_elf *e, const char *subject, km_text *t)
 {
     size_t listed = 0, total = 0;
-    text names = {.len = 0};
+    km_text names = {.len = 0};
     for (size_t i = 1; i < e->shnum; i++) {
         if (!is_ctor_section(e, i))
             continue;
@@ -456,25 +433,25 @@ static void check_constructors(const km_elf *e, const char *subject, text *t)
                 continue;
             const char *name = symbol_at(e, fn);
             if (name)
-                add(&names, "%s'%s' (%s)", listed > 1 ? ", " : "", name,
+                km_text_add(&names, "%s'%s' (%s)", listed > 1 ? ", " : "", name,
                     km_elf_section_name(e, i));
             else
-                add(&names, "%s0x%08llx (%s)", listed > 1 ? ", " : "",
+                km_text_add(&names, "%s0x%08llx (%s)", listed > 1 ? ", " : "",
                     (unsigned long long)fn, km_elf_section_name(e, i));
         }
     }
     if (!total)
         return;
-    add(t, "%s%s has constructors or destructors, which never run: %s",
+    km_text_add(t, "%s%s has constructors or destructors, which never run: %s",
         t->len ? "\n" : "", subject, names.buf);
     if (total > LIST_MAX)
-        add(t, " and %zu more", total - LIST_MAX);
-    add(t, "\n  there is no C library start-up to call them: call each from "
+        km_text_add(t, " and %zu more", total - LIST_MAX);
+    km_text_add(t, "\n  there is no C library start-up to call them: call each from "
            "kmx_main yourself, and drop __attribute__((constructor)) and "
            "((destructor))");
 }
 
-static void check_undefined(const km_elf *e, const char *subject, text *t)
+static void check_undefined(const km_elf *e, const char *subject, km_text *t)
 {
     size_t symtab = km_elf_find_section(e, SHT_SYMTAB), nsym, strtab;
     if (!symtab || !km_elf_symtab(e, symtab, &nsym, &strtab))
@@ -501,16 +478,16 @@ static void check_undefined(const km_elf *e, const char *subject, text *t)
     }
     if (!total)
         return;
-    add(t, "%s%s has undefined symbol%s, which nothing resolves on the device: ",
+    km_text_add(t, "%s%s has undefined symbol%s, which nothing resolves on the device: ",
         t->len ? "\n" : "", subject, total == 1 ? "" : "s");
     for (size_t k = 0; k < nlisted; k++)
-        add(t, "%s'%s'", k ? ", " : "", listed[k]);
+        km_text_add(t, "%s'%s'", k ? ", " : "", listed[k]);
     if (total > nlisted)
-        add(t, " and %zu more", total - nlisted);
+        km_text_add(t, " and %zu more", total - nlisted);
     for (size_t k = 0; k < nlisted; k++) {
         char why[512];
         km_image_explain_symbol(listed[k], why, sizeof why);
-        add(t, "\n  %s", why);
+        km_text_add(t, "\n  %s", why);
     }
 }
 
@@ -527,7 +504,7 @@ int km_image_check(const char *path, const char *display_name,
     if (rc != KM_OK)
         return rc;
 
-    text t = {.len = 0};
+    km_text t = {.len = 0};
     check_entry(&e, subject, &t);
     /* An image that overflowed (linked with --noinhibit-exec to measure
      * it) spills into the rest of local memory: that is its size's fault,
@@ -536,7 +513,7 @@ int km_image_check(const char *path, const char *display_name,
     if (!check_window(&e, subject, oversize, &t) || oversize)
         check_size(info, subject, &t);
     if (info->load_end == 0)
-        add(&t, "%s%s has no loadable content (no PT_LOAD segment with bytes)",
+        km_text_add(&t, "%s%s has no loadable content (no PT_LOAD segment with bytes)",
             t.len ? "\n" : "", subject);
     check_bss(&e, subject, &t);
     check_constructors(&e, subject, &t);

@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_read.h" /* km_thousands */
+#include "elf_read.h"
+#include "km_text.h" /* km_thousands */
 #include "kmx_layout.h"
 
 #define MAX_SYMBOLS 32 /* distinct symbols remembered */
@@ -38,29 +39,6 @@ typedef struct undefined_ref {
     char section[64];   /* a data section, for references from a variable */
 } undefined_ref;
 
-typedef struct text {
-    char buf[sizeof(((km_error *)0)->message)];
-    size_t len;
-} text;
-
-static void add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(text *t, const char *fmt, ...)
-{
-    if (t->len >= sizeof t->buf - 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n >= sizeof t->buf - t->len) {
-        t->len = sizeof t->buf - 1;
-        memcpy(t->buf + t->len - 3, "...", 3);
-    } else {
-        t->len += (size_t)n;
-    }
-}
 
 /* Copies the n bytes at src into dst (size cap) as a string, cut to fit. */
 static void copy_n(char *dst, size_t cap, const char *src, size_t n)
@@ -416,17 +394,17 @@ static const char *read_function(const char *at, const char *end, char *buf,
     return after < end ? after + 1 : end;
 }
 
-static void describe_where(const undefined_ref *r, text *t)
+static void describe_where(const undefined_ref *r, km_text *t)
 {
     if (r->file[0] && r->line)
-        add(t, "%s:%ld", r->file, r->line);
+        km_text_add(t, "%s:%ld", r->file, r->line);
     else if (r->file[0])
-        add(t, "%s", r->file);
+        km_text_add(t, "%s", r->file);
     if (r->section[0])
-        add(t, "%sin a variable's initialiser (%s)", r->file[0] ? ", " : "",
+        km_text_add(t, "%sin a variable's initialiser (%s)", r->file[0] ? ", " : "",
             r->section);
     else if (r->function[0])
-        add(t, "%sin function '%s'", r->file[0] ? ", " : "", r->function);
+        km_text_add(t, "%sin function '%s'", r->file[0] ? ", " : "", r->function);
 }
 
 int km_link_log_explain(const char *log, const char *display_name, km_error *err)
@@ -529,7 +507,7 @@ int km_link_log_explain(const char *log, const char *display_name, km_error *err
     if (n == 0 && overflow == 0)
         return KM_OK;
     const char *name = display_name ? display_name : "?";
-    text t = {.len = 0};
+    km_text t = {.len = 0};
     if (overflow) {
         char by[32], limit[32];
         km_thousands(overflow, by, sizeof by);
@@ -537,39 +515,39 @@ int km_link_log_explain(const char *log, const char *display_name, km_error *err
         /* kmx.ld's IMAGE region is the image area; another region is only
          * named. */
         if (strcmp(region, "IMAGE") == 0)
-            add(&t, "image '%s' does not link: it is %s bytes over the %s bytes "
+            km_text_add(&t, "image '%s' does not link: it is %s bytes over the %s bytes "
                     "of the cluster's instruction memory", name, by, limit);
         else
-            add(&t, "image '%s' does not link: it is %s bytes over the "
+            km_text_add(&t, "image '%s' does not link: it is %s bytes over the "
                     "linker script's region '%s'", name, by, region);
         if (sections[0])
-            add(&t, " (%s %s not fit)", sections,
+            km_text_add(&t, " (%s %s not fit)", sections,
                 strchr(sections, ',') ? "do" : "does");
-        add(&t, "\n  globals and constants count: move large tables into a "
+        km_text_add(&t, "\n  globals and constants count: move large tables into a "
                 "region (its initial contents given in the manifest, read with "
                 "kmx_region), or build with -Os");
         if (n == 0)
             return km_fail(err, KM_EXIT_BUILD, "%s", t.buf);
-        add(&t, "\n");
+        km_text_add(&t, "\n");
     }
-    add(&t, "image '%s' does not link: undefined symbol%s ", name,
+    km_text_add(&t, "image '%s' does not link: undefined symbol%s ", name,
         n == 1 && !dropped ? "" : "s");
     size_t listed = n < LIST_MAX ? n : LIST_MAX;
     bool more = n > listed || dropped;
     for (size_t i = 0; i < listed; i++)
-        add(&t, "%s'%s'", i == 0 ? "" : i + 1 == listed && !more ? " and " : ", ",
+        km_text_add(&t, "%s'%s'", i == 0 ? "" : i + 1 == listed && !more ? " and " : ", ",
             refs[i].symbol);
     if (dropped)
-        add(&t, " and more");
+        km_text_add(&t, " and more");
     else if (more)
-        add(&t, " and %zu more", n - listed);
+        km_text_add(&t, " and %zu more", n - listed);
     for (size_t i = 0; i < listed; i++) {
         char why[512];
         km_image_explain_symbol(refs[i].symbol, why, sizeof why);
-        add(&t, "\n  ");
+        km_text_add(&t, "\n  ");
         size_t before = t.len;
         describe_where(&refs[i], &t);
-        add(&t, "%s%s", t.len > before ? ": " : "", why);
+        km_text_add(&t, "%s%s", t.len > before ? ": " : "", why);
     }
     return km_fail(err, KM_EXIT_BUILD, "%s", t.buf);
 }

@@ -1,0 +1,40 @@
+/* km_text: bounded messages and grouped numbers (km_text.h). */
+#include "km_text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void km_text_add(km_text *t, const char *fmt, ...)
+{
+    if (t->len >= sizeof t->buf - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof t->buf - t->len) {
+        t->len = sizeof t->buf - 1;
+        memcpy(t->buf + t->len - 3, "...", 3);
+    } else {
+        t->len += (size_t)n;
+    }
+}
+
+char *km_thousands(uint64_t v, char *buf, size_t n)
+{
+    char digits[32];
+    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+    char out[40];
+    size_t o = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o] = 0;
+    snprintf(buf, n, "%s", out);
+    return buf;
+}
