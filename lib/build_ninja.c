@@ -81,7 +81,7 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
     fputs("\n\nrule cc\n"
           "  command = $cc $flags -MD -MF $out.d -c $in -o $out\n"
           "  depfile = $out.d\n"
-          "  description = CC $in\n"
+          "  description = CC $in ($name)\n"
           /* An image over the linker script's IMAGE region does not link;
            * linked again regardless, it can be measured and its largest
            * symbols named (build.c reads $out.oversize). */
@@ -104,6 +104,7 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
             put_path(f, t->sources[s]);
             fputs("\n  cc = ", f);
             put_arg(f, tool->path);
+            fprintf(f, "\n  name = %s", t->display);
             fputs("\n  flags =", f);
             for (size_t k = 0; k < t->nflags; k++) {
                 char *flag = expand(b, t->flags[k]);
