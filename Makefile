@@ -12,6 +12,16 @@
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
+# `make V=1` shows the commands; by default one line per step.
+V ?= 0
+ifeq ($(V),0)
+Q := @
+say = @printf '  %-7s %s\n' '$(1)' '$(2)';
+else
+Q :=
+say :=
+endif
+
 MODE ?= release
 ifeq ($(MODE),release)
 B ?= build
@@ -64,39 +74,39 @@ all: $(B)/bin/kmrun $(KMX_DATA) $(UNIT_BIN)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -c $< -o $@
+	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) -c $< -o $@
 
 $(B)/libkm.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(B)/bin/kmrun: $(CMD_OBJ) $(B)/libkm.a
 	@mkdir -p $(@D)
-	$(CC) $(HOST_LDFLAGS) -o $@ $(CMD_OBJ) $(B)/libkm.a $(HOST_LDLIBS)
+	$(call say,LINK,$@)$(CC) $(HOST_LDFLAGS) -o $@ $(CMD_OBJ) $(B)/libkm.a $(HOST_LDLIBS)
 
 $(B)/tests/%_test: tests/unit/%_test.c $(B)/libkm.a
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -MF $@.d -Itests/unit $< -o $@ $(B)/libkm.a $(HOST_LDLIBS) -lcmocka
+	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) -MF $@.d -Itests/unit $< -o $@ $(B)/libkm.a $(HOST_LDLIBS) -lcmocka
 
 $(B)/rv/%.o: %.c
 	@mkdir -p $(@D)
-	$(RV_CC) $(RV_CFLAGS) -c $< -o $@
+	$(call say,RVCC,$<)$(RV_CC) $(RV_CFLAGS) -c $< -o $@
 $(B)/rv/%.o: %.S
 	@mkdir -p $(@D)
-	$(RV_CC) $(RV_CFLAGS) -c $< -o $@
+	$(call say,RVAS,$<)$(RV_CC) $(RV_CFLAGS) -c $< -o $@
 
 $(SHARE)/kmx/lib/libkmx.a: $(KMX_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@ && $(RV_AR) rcsD $@ $^
+	$(call say,RVAR,$@)rm -f $@ && $(RV_AR) rcsD $@ $^
 $(SHARE)/kmx/kmx.ld: kmx/kmx.ld
 	@mkdir -p $(@D)
-	cp $< $@
+	$(Q)cp $< $@
 $(SHARE)/kmx/include/%.h: kmx/include/%.h
 	@mkdir -p $(@D)
-	cp $< $@
+	$(Q)cp $< $@
 $(SHARE)/device/include/%.h: device/include/%.h
 	@mkdir -p $(@D)
-	cp $< $@
+	$(Q)cp $< $@
 
 test: all
 	tests/run $(B)
