@@ -42,7 +42,7 @@ endif
 
 HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
   -D_GNU_SOURCE -DKMRUN_VERSION='"$(VERSION)"' -MMD -MP \
-  -Ilib -Ikmx/include -Idevice/include $(OPT) $(CFLAGS)
+  -Ilib -Ikmx/include -Idevice/include -Idevice/sim $(OPT) $(CFLAGS)
 HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm $(LDLIBS)
 HOST_LDFLAGS := $(OPT) $(LDFLAGS)
 
@@ -54,7 +54,8 @@ RV_ARCH := -march=rv64gc_zba_zbb -mabi=lp64d -mcmodel=medany
 RV_CFLAGS := $(RV_ARCH) -std=c11 -O2 -g -ffreestanding -fno-common \
   -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP -Ikmx/include
 
-LIB_SRC := $(wildcard lib/*.c)
+# The host library: lib/ and the simulated card (device/sim/).
+LIB_SRC := $(wildcard lib/*.c) $(wildcard device/sim/*.c)
 CMD_SRC := $(wildcard cmd/*.c)
 KMX_SRC := $(wildcard kmx/*.c) $(wildcard kmx/*.S)
 UNIT_SRC := $(wildcard tests/unit/*_test.c)

@@ -1,0 +1,80 @@
+/* sim_hart: one RV64IMAFDC + Zicsr + Zifencei + Zba + Zbb hart in machine
+ * mode (the X280 core's scalar side; vector instructions trap as illegal).
+ *
+ * Instructions are fetched only from the hart's code range (the image area
+ * of local memory on a cluster; the ELF's text for `kmrun exec`) and are
+ * decoded once into a cache the hot loop dispatches from; the code does
+ * not change while it runs, and fence.i drops the cache.  A fetch outside
+ * the code range is an instruction access fault.
+ *
+ * Traps go to mtvec (direct mode) with mcause, mepc and mtval set;
+ * misaligned loads and stores trap (as the card's regions do).  Modeled
+ * time: one cycle per instruction plus each access's latency (sim_mem.h),
+ * plus the extra cycles of long operations (division, FP divide/sqrt). */
+#ifndef SIM_HART_H
+#define SIM_HART_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim_mem.h"
+
+/* mcause values (exceptions; interrupts are not modeled). */
+enum {
+    SIM_CAUSE_FETCH_MISALIGNED = 0,
+    SIM_CAUSE_FETCH_ACCESS = 1,
+    SIM_CAUSE_ILLEGAL = 2,
+    SIM_CAUSE_BREAKPOINT = 3,
+    SIM_CAUSE_LOAD_MISALIGNED = 4,
+    SIM_CAUSE_LOAD_ACCESS = 5,
+    SIM_CAUSE_STORE_MISALIGNED = 6,
+    SIM_CAUSE_STORE_ACCESS = 7,
+    SIM_CAUSE_ECALL_M = 11,
+};
+
+typedef enum sim_hart_state {
+    SIM_HART_RUNNING,
+    SIM_HART_WFI,     /* waiting in wfi: sim_hart_wake() resumes it */
+    SIM_HART_HALTED,  /* stopped by its owner (sim_hart_halt) */
+} sim_hart_state;
+
+struct sim_icache; /* the decoded instructions (hart_decode.c) */
+
+typedef struct sim_hart {
+    uint64_t x[32];
+    uint64_t f[32]; /* single values NaN-boxed */
+    uint64_t pc;
+    uint32_t fcsr;  /* frm in bits 7:5, fflags in 4:0 */
+    uint64_t mstatus, mtvec, mepc, mcause, mtval, mscratch, mie, mip;
+    uint64_t cycle;   /* modeled cycles since reset */
+    uint64_t instret; /* instructions retired */
+    uint32_t hartid;
+    sim_hart_state state;
+    bool reserved;        /* an LR's reservation is held */
+    uint64_t reservation; /* its 64-byte line's address */
+    /* The last trap taken (for reports; the CSRs hold the same). */
+    bool trapped;
+    uint64_t trap_cause, trap_epc, trap_tval;
+    sim_mem *mem;
+    uint64_t code_base, code_size;
+    struct sim_icache *icache;
+} sim_hart;
+
+/* Resets the hart: registers zero, pc = reset_pc, mstatus with FS and VS
+ * off, code range [code_base, code_base + code_size). */
+int sim_hart_init(sim_hart *h, sim_mem *mem, uint32_t hartid, uint64_t reset_pc,
+                  uint64_t code_base, uint64_t code_size);
+void sim_hart_free(sim_hart *h);
+
+/* Runs until h->cycle reaches until_cycle, or the hart is no longer
+ * running (wfi, halted).  Returns the state. */
+sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle);
+
+/* Drops the decoded instructions (after the owner wrote code). */
+void sim_hart_flush_icache(sim_hart *h);
+
+/* Clears every hart's reservation on the 64-byte line of addr, except
+ * `writer`'s own (a store by anyone, or a NoC write: writer NULL). */
+void sim_mem_note_store(sim_mem *m, const sim_hart *writer, uint64_t addr);
+
+#endif
