@@ -262,3 +262,15 @@ C
     [ "$status" -eq 2 ]
     [[ "$output" == *"unknown action 'sats' (did you mean 'stats'?)"* ]]
 }
+
+@test "the build output follows schemas/build.schema.json" {
+    build
+    [ "$status" -eq 0 ]
+    printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/build.json"
+    /usr/bin/python3 "$KMRUN_TOP/tests/cli/schema_check.py" --check-schema "$KMRUN_TOP/schemas/build.schema.json"
+    /usr/bin/python3 "$KMRUN_TOP/tests/cli/schema_check.py" "$KMRUN_TOP/schemas/build.schema.json" "$BATS_TEST_TMPDIR/build.json"
+    # A program without kernels has "kernels": null.
+    run --separate-stderr kmrun build "$KMRUN_TOP/programs/01_hello/program.yaml"
+    printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/hello.json"
+    /usr/bin/python3 "$KMRUN_TOP/tests/cli/schema_check.py" "$KMRUN_TOP/schemas/build.schema.json" "$BATS_TEST_TMPDIR/hello.json"
+}

@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""Checks manifests against schemas/program.schema.json (for schema.bats).
+"""Checks documents against a JSON Schema (for schema.bats, build.bats).
 
     schema_check.py --check-schema SCHEMA
     schema_check.py SCHEMA FILE...                  every FILE must follow it
     schema_check.py --expect-invalid SCHEMA FILE... every FILE must not
 
-A manifest is read as YAML and validated as the JSON it stands for, so its
+A FILE ending in .json is read as JSON (what kmrun prints).  A manifest is
+read as YAML and validated as the JSON it stands for, so its
 mapping keys (the cores of ports.serve) are strings, as in any JSON tool.
 Prints one line per file that does not come out as expected; exit status 0
 when every file did.
@@ -34,7 +35,10 @@ def main(argv):
     wrong = 0
     for path in argv[1:]:
         with open(path) as f:
-            data = json.loads(json.dumps(yaml.safe_load(f)))
+            if path.endswith(".json"):
+                data = json.load(f)
+            else:
+                data = json.loads(json.dumps(yaml.safe_load(f)))
         errors = sorted(validator.iter_errors(data), key=lambda e: list(e.path))
         if expect_valid and errors:
             wrong += 1
