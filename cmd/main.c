@@ -72,6 +72,26 @@ const km_command_entry km_commands[] = {
         "Exit status: 0 done, 2 usage error, 4 an unusable cache.\n",
     },
     {
+        "read-region", cmd_read_region,
+        "kmrun read-region [--run RUN] [--run-dir DIR] [--cluster N] [--format raw|hex|u32|json]\n"
+        "                  [--offset N] [--length N] NAME",
+        "Print a region's bytes from a run that has stopped",
+        "Reads region NAME as the run left it after its stop: the bytes each\n"
+        "thread's cluster held in its bank, from the run folder that 'kmrun run'\n"
+        "wrote.\n"
+        "\n"
+        "  --run RUN         a run id, or a run folder (default: the latest run)\n"
+        "  --run-dir DIR     where runs are (default: $KMRUN_RUNS, else .kmrun/runs)\n"
+        "  --cluster N       whose copy, 1 to 3 (needed when several clusters have one)\n"
+        "  --format F        raw bytes, a hex dump (the default), u32 (one unsigned\n"
+        "                    word a line) or json\n"
+        "  --offset N        start N bytes in (KiB, MiB allowed)\n"
+        "  --length N        read N bytes (default: to the end)\n"
+        "\n"
+        "Exit status: 0 printed, 2 usage error or an unknown run, region or\n"
+        "cluster, 4 a damaged or unreadable run.\n",
+    },
+    {
         "help", cmd_help,
         "kmrun help [COMMAND]",
         "Show the overview or one command's help",

@@ -24,6 +24,7 @@ END
 build
 validate
 cache
+read-region
 help
 version
 END

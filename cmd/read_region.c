@@ -1,0 +1,169 @@
+/* kmrun read-region: a region's bytes from a run that has stopped, as raw
+ * bytes, a hex dump, 32-bit words or JSON. */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "km_rundir.h"
+#include "units.h"
+
+enum format { FORMAT_RAW, FORMAT_HEX, FORMAT_U32, FORMAT_JSON };
+
+static int parse_bytes(const char *option, const char *text, uint64_t *out)
+{
+    bool has_unit;
+    const char *hint = NULL;
+    if (km_parse_size(text, out, &has_unit, &hint) != KM_UNITS_OK)
+        return km_usage_error("read-region",
+                              "invalid %s '%s' (expected bytes, or a number with KiB, MiB or GiB)",
+                              option, text);
+    return KM_OK;
+}
+
+static uint32_t word_at(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void hex_dump(const unsigned char *p, uint64_t n, uint64_t base)
+{
+    for (uint64_t i = 0; i < n; i += 16) {
+        printf("%08llx:", (unsigned long long)(base + i));
+        for (uint64_t k = 0; k < 16; k++) {
+            if (k % 2 == 0)
+                putchar(' ');
+            if (i + k < n)
+                printf("%02x", p[i + k]);
+            else
+                fputs("  ", stdout);
+        }
+        fputs("  ", stdout);
+        for (uint64_t k = 0; k < 16 && i + k < n; k++)
+            putchar(p[i + k] >= 0x20 && p[i + k] < 0x7f ? p[i + k] : '.');
+        putchar('\n');
+    }
+}
+
+int cmd_read_region(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"run", required_argument, NULL, 'r'},
+        {"run-dir", required_argument, NULL, 'R'},
+        {"cluster", required_argument, NULL, 'c'},
+        {"format", required_argument, NULL, 'f'},
+        {"offset", required_argument, NULL, 'o'},
+        {"length", required_argument, NULL, 'l'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *run = NULL, *run_dir = NULL;
+    int cluster = 0, c;
+    enum format format = FORMAT_HEX;
+    uint64_t offset = 0, length = 0;
+    int has_length = 0;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            run = optarg;
+            break;
+        case 'R':
+            run_dir = optarg;
+            break;
+        case 'c':
+            if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3')
+                return km_usage_error("read-region", "invalid cluster '%s' (expected 1, 2 or 3)",
+                                      optarg);
+            cluster = optarg[0] - '0';
+            break;
+        case 'f': {
+            static const char *const names[] = {"raw", "hex", "u32", "json"};
+            int i = 0;
+            while (i < 4 && strcmp(optarg, names[i]) != 0)
+                i++;
+            if (i == 4)
+                return km_usage_error("read-region",
+                                      "unknown format '%s' (expected raw, hex, u32 or json)", optarg);
+            format = (enum format)i;
+            break;
+        }
+        case 'o':
+            if (parse_bytes("offset", optarg, &offset) != KM_OK)
+                return KM_EXIT_USAGE;
+            break;
+        case 'l':
+            if (parse_bytes("length", optarg, &length) != KM_OK)
+                return KM_EXIT_USAGE;
+            has_length = 1;
+            break;
+        default:
+            return km_option_error("read-region", c, argv, longopts);
+        }
+    }
+    if (optind + 1 != argc)
+        return km_usage_error("read-region", optind == argc ? "missing the region's name"
+                                                            : "expected one region name");
+    const char *name = argv[optind];
+    char *runs = km_runs_root(run_dir), *dir = NULL, *data = NULL;
+    size_t n = 0;
+    int got_cluster = 0;
+    km_error err = {0};
+    int rc = km_rundir_find(runs, run, &dir, &err);
+    if (rc == KM_OK)
+        rc = km_rundir_region(dir, name, cluster, &data, &n, &got_cluster, &err);
+    if (rc == KM_OK && offset > n)
+        rc = km_fail(&err, KM_EXIT_USAGE, "offset %llu is past the end of region '%s' (%zu bytes)",
+                     (unsigned long long)offset, name, n);
+    if (rc == KM_OK && !has_length)
+        length = n - offset;
+    if (rc == KM_OK && length > n - offset)
+        rc = km_fail(&err, KM_EXIT_USAGE,
+                     "offset %llu and length %llu run past the end of region '%s' (%zu bytes)",
+                     (unsigned long long)offset, (unsigned long long)length, name, n);
+    if (rc == KM_OK && format == FORMAT_U32 && (offset % 4 || length % 4))
+        rc = km_fail(&err, KM_EXIT_USAGE, "--format u32 needs an offset and a length that are "
+                                          "multiples of 4");
+    if (rc != KM_OK) {
+        fprintf(stderr, "kmrun: %s\n", err.message);
+    } else {
+        const unsigned char *p = (const unsigned char *)data + offset;
+        if (format == FORMAT_RAW) {
+            fwrite(p, 1, length, stdout);
+        } else if (format == FORMAT_HEX) {
+            hex_dump(p, length, offset);
+        } else if (format == FORMAT_U32) {
+            for (uint64_t i = 0; i < length; i += 4)
+                printf("%u\n", word_at(p + i));
+        } else {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "run", dir);
+            cJSON_AddStringToObject(o, "name", name);
+            cJSON_AddNumberToObject(o, "cluster", got_cluster);
+            cJSON_AddNumberToObject(o, "offset", (double)offset);
+            cJSON_AddNumberToObject(o, "length", (double)length);
+            if (offset % 4 == 0 && length % 4 == 0) {
+                cJSON *words = cJSON_AddArrayToObject(o, "u32");
+                for (uint64_t i = 0; i < length; i += 4)
+                    cJSON_AddItemToArray(words, cJSON_CreateNumber(word_at(p + i)));
+            } else {
+                char *hex = malloc(length * 2 + 1);
+                for (uint64_t i = 0; i < length; i++)
+                    sprintf(hex + 2 * i, "%02x", p[i]);
+                hex[length * 2] = 0;
+                cJSON_AddStringToObject(o, "hex", hex);
+                free(hex);
+            }
+            char *text = cJSON_Print(o);
+            printf("%s\n", text);
+            free(text);
+            cJSON_Delete(o);
+        }
+    }
+    free(data);
+    free(dir);
+    free(runs);
+    return rc;
+}

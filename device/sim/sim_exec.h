@@ -1,0 +1,82 @@
+/* sim_exec: a bare-metal RV64 ELF on one simulated hart (`kmrun exec`).
+ *
+ * Loading: every PT_LOAD segment becomes RAM where it asks (page-granular
+ * ranges; memsz beyond filesz zeroed; overlapping or adjacent pages share
+ * a range), plus a 64 KiB stack of RAM just below the lowest loaded page
+ * (above the highest one when there is no room below) with sp at its top.
+ * The code range is the span of the executable segments; pc starts at the
+ * entry point; mhartid is 0; every other register and CSR is as at reset
+ * (mtvec 0, mstatus.FS off: a program that uses F or D turns FS on).
+ *
+ * Ending: the HTIF `tohost` convention, as Spike has it: the program's
+ * 64-bit `tohost` symbol is a device (its 64-byte line is split out of the
+ * RAM); after any store that touches it, a value v with bit 0 set ends
+ * the run with exit code v >> 1 (riscv-tests write 1 to pass and
+ * (n << 1) | 1 when test n fails).  Other values are only stored.  A run
+ * also ends at the instruction bound ("limit"), in `wfi` (no interrupt can
+ * wake it: "wfi"), or at a trap taken while mtvec is 0 — no handler
+ * installed — which is reported ("trap").  With a handler, traps go to it
+ * as on the card.  Addresses nothing answers are access faults. */
+#ifndef SIM_EXEC_H
+#define SIM_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "km_error.h"
+#include "sim_hart.h"
+#include "sim_mem.h"
+
+#define SIM_EXEC_STACK_SIZE (64u * 1024u)
+#define SIM_EXEC_MAX_BYTES (1024ull * 1024 * 1024) /* of RAM, in all */
+
+typedef enum sim_exec_end {
+    SIM_EXEC_EXIT,  /* the program wrote tohost */
+    SIM_EXEC_LIMIT, /* max_instructions retired */
+    SIM_EXEC_TRAP,  /* a trap with no handler (mtvec 0) */
+    SIM_EXEC_WFI,   /* wfi, which nothing can wake */
+} sim_exec_end;
+
+typedef struct sim_exec_result {
+    sim_exec_end end;
+    uint64_t exit_code; /* SIM_EXEC_EXIT only */
+    uint64_t instructions, cycles;
+    uint64_t mcause, mepc, mtval; /* SIM_EXEC_TRAP only */
+} sim_exec_result;
+
+typedef struct sim_exec {
+    sim_mem mem;
+    sim_hart hart;
+    bool hart_ready;
+    /* The RAM buffers (a range split around tohost shares one). */
+    uint8_t *buf[SIM_MEM_MAX_RAM];
+    unsigned nbuf;
+    uint64_t entry, code_base, code_size, stack_base, stack_top;
+    /* tohost: its address, and its 64-byte line (the device). */
+    bool has_tohost;
+    uint64_t tohost, line;
+    uint8_t *line_host; /* the line's bytes */
+    bool exited;
+    uint64_t exit_code;
+} sim_exec;
+
+/* Loads the ELF at `path` into x's memory and resets the hart.  KM_OK,
+ * KM_EXIT_SYSTEM (cannot read it) or KM_EXIT_BUILD (not a loadable
+ * RV64 executable: what is wrong is in err).  *no_tohost is set when it
+ * has no `tohost` symbol (it can end only by trap, wfi or the bound).
+ * On failure there is nothing to free. */
+int sim_exec_load(sim_exec *x, const char *path, bool *no_tohost, km_error *err);
+
+/* Runs until an end (above) or until `max_instructions` have retired. */
+void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r);
+
+void sim_exec_free(sim_exec *x);
+
+/* "exit", "limit", "trap", "wfi". */
+const char *sim_exec_end_name(sim_exec_end end);
+
+/* "illegal instruction", "load access fault", ...; "exception N" for a
+ * cause the hart does not raise. */
+const char *sim_cause_name(uint64_t mcause, char *buf, unsigned n);
+
+#endif

@@ -1,0 +1,249 @@
+/* rundir: writing a run's results and regions, finding them again
+ * (km_rundir.h). */
+#include "km_rundir.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "km_fs.h"
+#include "km_suggest.h"
+
+#define LATEST "latest"
+
+char *km_runs_root(const char *run_dir_option)
+{
+    if (run_dir_option && *run_dir_option)
+        return strdup(run_dir_option);
+    const char *env = getenv("KMRUN_RUNS");
+    return strdup(env && *env ? env : ".kmrun/runs");
+}
+
+void km_run_id(char out[32])
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    unsigned char r[3] = {0};
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+        unsigned v = (unsigned)getpid() ^ (unsigned)clock();
+        r[0] = (unsigned char)v, r[1] = (unsigned char)(v >> 8), r[2] = (unsigned char)(v >> 16);
+    }
+    char stamp[20];
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    snprintf(out, 32, "%s-%02x%02x%02x", stamp, r[0], r[1], r[2]);
+}
+
+/* A run id or region name is a plain name: it can never climb out. */
+static int plain_name(const char *s)
+{
+    if (!*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+        return 0;
+    for (; *s; s++)
+        if (*s == '/' || *s == '\\' || (unsigned char)*s < 0x20)
+            return 0;
+    return 1;
+}
+
+static char *region_file(int cluster, const char *name)
+{
+    char *p = NULL;
+    if (asprintf(&p, "regions/cluster%d/%s.bin", cluster, name) < 0)
+        abort();
+    return p;
+}
+
+int km_rundir_write(const char *runs, const char *id, const char *result_json,
+                    const km_region_copy *regions, size_t nregions, char **path,
+                    km_error *err)
+{
+    if (!plain_name(id))
+        return km_fail(err, KM_EXIT_INTERNAL, "bad run id '%s'", id);
+    int rc = km_mkdir_p(runs, err);
+    if (rc != KM_OK)
+        return rc;
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s/.writing.%s.XXXXXX", runs, id) < 0)
+        abort();
+    if (!mkdtemp(tmp)) {
+        rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write the run folder in '%s'", runs);
+        free(tmp);
+        return rc;
+    }
+    chmod(tmp, 0755);
+    cJSON *list = cJSON_CreateArray();
+    for (size_t i = 0; rc == KM_OK && i < nregions; i++) {
+        const km_region_copy *r = &regions[i];
+        if (!plain_name(r->name)) {
+            rc = km_fail(err, KM_EXIT_INTERNAL, "bad region name '%s'", r->name);
+            break;
+        }
+        char *rel = region_file(r->cluster, r->name);
+        char *file = km_path_join(tmp, rel);
+        char *folder = km_dirname(file);
+        rc = km_mkdir_p(folder, err);
+        if (rc == KM_OK)
+            rc = km_write_file_atomic(file, r->bytes, r->size, err);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", r->name);
+        cJSON_AddNumberToObject(o, "cluster", r->cluster);
+        cJSON_AddNumberToObject(o, "bank", r->bank);
+        cJSON_AddNumberToObject(o, "bank_address", (double)r->bank_address);
+        cJSON_AddNumberToObject(o, "bytes", (double)r->size);
+        cJSON_AddStringToObject(o, "file", rel);
+        cJSON_AddItemToArray(list, o);
+        free(folder);
+        free(file);
+        free(rel);
+    }
+    if (rc == KM_OK) {
+        char *text = cJSON_Print(list);
+        char *file = km_path_join(tmp, "regions.json");
+        rc = km_write_file_atomic(file, text, strlen(text), err);
+        free(file);
+        free(text);
+    }
+    cJSON_Delete(list);
+    if (rc == KM_OK) {
+        char *file = km_path_join(tmp, "result.json");
+        rc = km_write_file_atomic(file, result_json, strlen(result_json), err);
+        free(file);
+    }
+    char *final = km_path_join(runs, id);
+    if (rc == KM_OK && rename(tmp, final) != 0)
+        rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write the run folder '%s'", final);
+    if (rc != KM_OK) {
+        km_rm_rf(tmp);
+        free(tmp);
+        free(final);
+        return rc;
+    }
+    free(tmp);
+    /* latest: a new link beside it, renamed over the old one. */
+    char *link_tmp = NULL, *latest = km_path_join(runs, LATEST);
+    if (asprintf(&link_tmp, "%s/.latest.%s", runs, id) < 0)
+        abort();
+    unlink(link_tmp);
+    if (symlink(id, link_tmp) != 0 || rename(link_tmp, latest) != 0) {
+        rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot point '%s' at the run", latest);
+        unlink(link_tmp);
+    }
+    free(link_tmp);
+    free(latest);
+    if (rc == KM_OK && path)
+        *path = final;
+    else
+        free(final);
+    return rc;
+}
+
+int km_rundir_find(const char *runs, const char *run, char **dir, km_error *err)
+{
+    char *cand = NULL;
+    if (!run) {
+        cand = km_path_join(runs, LATEST);
+    } else if (strchr(run, '/')) {
+        cand = strdup(run);
+    } else if (plain_name(run)) {
+        cand = km_path_join(runs, run);
+    } else {
+        return km_fail(err, KM_EXIT_USAGE, "bad run '%s' (expected a run id or a folder)", run);
+    }
+    char *result = km_path_join(cand, "result.json");
+    struct stat st;
+    int ok = stat(result, &st) == 0 && S_ISREG(st.st_mode);
+    free(result);
+    if (!ok) {
+        int rc = run ? km_fail(err, KM_EXIT_USAGE,
+                               "no run '%s' (expected a run id under '%s', or a run folder)",
+                               run, runs)
+                     : km_fail(err, KM_EXIT_USAGE,
+                               "no run in '%s' yet (run 'kmrun run program.yaml' first, or "
+                               "name one with --run)",
+                               runs);
+        free(cand);
+        return rc;
+    }
+    *dir = cand;
+    return KM_OK;
+}
+
+int km_rundir_region(const char *dir, const char *name, int cluster, char **data,
+                     size_t *n, int *cluster_out, km_error *err)
+{
+    char *listing = km_path_join(dir, "regions.json"), *text = NULL;
+    int rc = km_read_file(listing, &text, NULL, err);
+    free(listing);
+    if (rc != KM_OK)
+        return rc;
+    cJSON *list = cJSON_Parse(text);
+    free(text);
+    if (!cJSON_IsArray(list)) {
+        cJSON_Delete(list);
+        return km_fail(err, KM_EXIT_SYSTEM, "the run '%s' is damaged: regions.json is not a list",
+                       dir);
+    }
+    const cJSON *found = NULL, *r;
+    int matches = 0;
+    char clusters[64] = "";
+    const char *names[64];
+    size_t nnames = 0;
+    cJSON_ArrayForEach(r, list) {
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(r, "name");
+        const cJSON *cl = cJSON_GetObjectItemCaseSensitive(r, "cluster");
+        if (!cJSON_IsString(nm) || !cJSON_IsNumber(cl))
+            continue;
+        if (nnames < 64)
+            names[nnames++] = nm->valuestring;
+        if (strcmp(nm->valuestring, name) != 0)
+            continue;
+        size_t len = strlen(clusters);
+        snprintf(clusters + len, sizeof clusters - len, "%s%d", len ? ", " : "", cl->valueint);
+        if (cluster == 0 || cl->valueint == cluster) {
+            found = r;
+            matches++;
+        }
+    }
+    if (!found || (cluster == 0 && matches > 1)) {
+        if (found)
+            rc = km_fail(err, KM_EXIT_USAGE,
+                         "region '%s' has a copy on clusters %s: choose one with --cluster", name,
+                         clusters);
+        else if (clusters[0])
+            rc = km_fail(err, KM_EXIT_USAGE, "region '%s' has no copy on cluster %d (it is on %s)",
+                         name, cluster, clusters);
+        else {
+            const char *close = km_suggest(name, names, nnames);
+            rc = close ? km_fail(err, KM_EXIT_USAGE,
+                                 "no region '%s' in the run '%s' (did you mean '%s'?)", name, dir,
+                                 close)
+                       : km_fail(err, KM_EXIT_USAGE, "no region '%s' in the run '%s'", name, dir);
+        }
+        cJSON_Delete(list);
+        return rc;
+    }
+    const cJSON *file = cJSON_GetObjectItemCaseSensitive(found, "file");
+    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(found, "cluster");
+    char *rel = region_file(cl->valueint, name);
+    /* The listing must name the file the layout gives, nothing else. */
+    if (!cJSON_IsString(file) || strcmp(file->valuestring, rel) != 0 || !plain_name(name)) {
+        free(rel);
+        cJSON_Delete(list);
+        return km_fail(err, KM_EXIT_SYSTEM, "the run '%s' is damaged: region '%s' has a bad file",
+                       dir, name);
+    }
+    char *path = km_path_join(dir, rel);
+    rc = km_read_file(path, data, n, err);
+    free(path);
+    free(rel);
+    if (cluster_out)
+        *cluster_out = cl->valueint;
+    cJSON_Delete(list);
+    return rc;
+}

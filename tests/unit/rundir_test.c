@@ -1,0 +1,130 @@
+/* Tests for lib/rundir.c: writing a run, `latest`, finding regions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "km_fs.h"
+#include "km_rundir.h"
+
+static char root[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(root, "/tmp/kmrun-rundir-test.XXXXXX");
+    assert_non_null(mkdtemp(root));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    km_rm_rf(root);
+    return 0;
+}
+
+static const uint32_t counts[4] = {1, 2, 3, 4};
+static const uint32_t data2[2] = {20, 21}, data3[2] = {30, 31};
+
+static char *write_run(const char *id)
+{
+    km_region_copy regions[] = {
+        {"counts", 1, 6, 0x1000, counts, sizeof counts},
+        {"data", 2, 7, 0x2000, data2, sizeof data2},
+        {"data", 3, 7, 0x2000, data3, sizeof data3},
+    };
+    char *path = NULL;
+    km_error err = {0};
+    assert_int_equal(km_rundir_write(root, id, "{\"ok\": true}\n", regions, 3, &path, &err), KM_OK);
+    return path;
+}
+
+static void write_then_read(void **state)
+{
+    (void)state;
+    char *path = write_run("run-a");
+    char *dir = NULL, *data = NULL;
+    size_t n = 0;
+    int cluster = 0;
+    km_error err = {0};
+    assert_int_equal(km_rundir_find(root, NULL, &dir, &err), KM_OK);
+    assert_int_equal(km_rundir_region(dir, "counts", 0, &data, &n, &cluster, &err), KM_OK);
+    assert_int_equal(n, sizeof counts);
+    assert_memory_equal(data, counts, sizeof counts);
+    assert_int_equal(cluster, 1);
+    free(data);
+    assert_int_equal(km_rundir_region(dir, "data", 3, &data, &n, &cluster, &err), KM_OK);
+    assert_memory_equal(data, data3, sizeof data3);
+    free(data);
+    free(dir);
+    free(path);
+}
+
+static void latest_follows_the_newest(void **state)
+{
+    (void)state;
+    free(write_run("run-a"));
+    free(write_run("run-b"));
+    char link[PATH_MAX] = "", *latest = km_path_join(root, "latest");
+    assert_true(readlink(latest, link, sizeof link - 1) > 0);
+    assert_string_equal(link, "run-b");
+    free(latest);
+    char *dir = NULL;
+    km_error err = {0};
+    assert_int_equal(km_rundir_find(root, "run-a", &dir, &err), KM_OK);
+    free(dir);
+}
+
+static void errors_say_what_and_where(void **state)
+{
+    (void)state;
+    char *dir = NULL, *data = NULL;
+    size_t n;
+    km_error err = {0};
+    assert_int_equal(km_rundir_find(root, NULL, &dir, &err), KM_EXIT_USAGE);
+    assert_non_null(strstr(err.message, "no run in"));
+    free(write_run("run-a"));
+    assert_int_equal(km_rundir_find(root, "run-z", &dir, &err), KM_EXIT_USAGE);
+    assert_non_null(strstr(err.message, "no run 'run-z'"));
+    assert_int_equal(km_rundir_find(root, "..", &dir, &err), KM_EXIT_USAGE);
+    assert_int_equal(km_rundir_find(root, "run-a", &dir, &err), KM_OK);
+    assert_int_equal(km_rundir_region(dir, "data", 0, &data, &n, NULL, &err), KM_EXIT_USAGE);
+    assert_non_null(strstr(err.message, "has a copy on clusters 2, 3: choose one with --cluster"));
+    assert_int_equal(km_rundir_region(dir, "data", 1, &data, &n, NULL, &err), KM_EXIT_USAGE);
+    assert_non_null(strstr(err.message, "region 'data' has no copy on cluster 1 (it is on 2, 3)"));
+    assert_int_equal(km_rundir_region(dir, "cuonts", 0, &data, &n, NULL, &err), KM_EXIT_USAGE);
+    assert_non_null(strstr(err.message, "(did you mean 'counts'?)"));
+    assert_int_equal(km_rundir_region(dir, "../../etc/passwd", 0, &data, &n, NULL, &err),
+                     KM_EXIT_USAGE);
+    free(dir);
+}
+
+static void bad_names_are_refused_when_writing(void **state)
+{
+    (void)state;
+    km_region_copy bad = {"../x", 1, 6, 0, counts, 4};
+    km_error err = {0};
+    assert_int_not_equal(km_rundir_write(root, "run-x", "{}", &bad, 1, NULL, &err), KM_OK);
+    assert_int_not_equal(km_rundir_write(root, "../up", "{}", NULL, 0, NULL, &err), KM_OK);
+    char *runx = km_path_join(root, "run-x");
+    assert_int_not_equal(access(runx, F_OK), 0); /* nothing half-written is left */
+    free(runx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(write_then_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(latest_follows_the_newest, setup, teardown),
+        cmocka_unit_test_setup_teardown(errors_say_what_and_where, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_names_are_refused_when_writing, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
