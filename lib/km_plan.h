@@ -1,0 +1,59 @@
+/* km_plan: where a program's regions go in the banks, and the argument
+ * block each thread starts with — pure functions of the program model and
+ * this run's nonce, shared by every backend.
+ *
+ * Placement (the spec: "pages of one DRAM tensor per bank"): every bank in
+ * use holds one tensor from KM_TENSOR_BASE.  It starts with one bank check
+ * line per cluster on that bank, then the program regions that threads on
+ * the bank name (once: clusters 2 and 3 share them), then each cluster's
+ * own regions, clusters ascending, regions in manifest order; every region
+ * 64-byte aligned.  Same program, same addresses, every run. */
+#ifndef KM_PLAN_H
+#define KM_PLAN_H
+
+#include <stdint.h>
+
+#include "km_program.h"
+#include "kmx_layout.h"
+
+/* Bank address of the first tensor byte: below it the bank is the card's
+ * (the simulator leaves it unused; on a card it is the allocator's). */
+#define KM_TENSOR_BASE 0x01000000ull
+
+typedef struct km_placed {
+    const km_region *region; /* its declaration */
+    uint32_t id;             /* region id in the thread: own first, then shared */
+    uint32_t bank;
+    uint64_t bank_address;
+    bool shared;
+} km_placed;
+
+typedef struct km_cluster_plan {
+    int cluster;             /* 1..3 */
+    const km_thread *thread;
+    uint32_t bank;
+    uint64_t check_address;  /* its bank check line */
+    km_placed regions[KMX_MAX_REGIONS];
+    uint32_t nregions;
+} km_cluster_plan;
+
+typedef struct km_plan {
+    km_cluster_plan clusters[KMX_WORK_CLUSTERS]; /* those with a thread, ascending */
+    unsigned nclusters;
+    uint64_t tensor_bytes[8]; /* per bank: what the tensor takes */
+} km_plan;
+
+int km_plan_make(const km_program *p, km_plan *plan, km_error *err);
+
+/* The plan of `cluster`, or NULL. */
+const km_cluster_plan *km_plan_cluster(const km_plan *plan, int cluster);
+
+/* The value of the bank check line of a run: derived from the nonce and
+ * the cluster, never zero, never the same for two runs. */
+uint64_t km_plan_check_value(uint64_t nonce, int cluster);
+
+/* Fills the argument block of `cluster` (zeroed first; the seal set). */
+void km_plan_args(const km_program *p, const km_plan *plan, int cluster, uint64_t nonce,
+                  kmx_args *args);
+
+#endif

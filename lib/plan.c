@@ -1,0 +1,166 @@
+/* plan: region placement and argument blocks (km_plan.h). */
+#include "km_plan.h"
+
+#include <string.h>
+
+#define ALIGN64(v) (((v) + 63u) & ~(uint64_t)63u)
+
+static uint32_t bank_of(int cluster)
+{
+    return (uint32_t)km_cluster_bank(cluster);
+}
+
+int km_plan_make(const km_program *p, km_plan *plan, km_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    uint64_t next[8];
+    for (int b = 0; b < 8; b++)
+        next[b] = KM_TENSOR_BASE;
+    /* Clusters ascending, whatever the manifest's order. */
+    for (int c = 1; c <= (int)KMX_WORK_CLUSTERS; c++) {
+        const km_thread *t = km_program_thread_on(p, c);
+        if (!t)
+            continue;
+        km_cluster_plan *cp = &plan->clusters[plan->nclusters++];
+        cp->cluster = c;
+        cp->thread = t;
+        cp->bank = bank_of(c);
+    }
+    /* Check lines first, then shared regions, then own ones (see the header). */
+    for (unsigned i = 0; i < plan->nclusters; i++) {
+        km_cluster_plan *cp = &plan->clusters[i];
+        cp->check_address = next[cp->bank];
+        next[cp->bank] += KMX_LINE_BYTES;
+    }
+    for (size_t r = 0; r < p->nregions; r++) {
+        uint64_t placed_at[8] = {0};
+        bool placed[8] = {false};
+        for (unsigned i = 0; i < plan->nclusters; i++) {
+            km_cluster_plan *cp = &plan->clusters[i];
+            const km_thread *t = cp->thread;
+            for (size_t s = 0; s < t->nshared; s++) {
+                if (strcmp(t->shared[s], p->regions[r].name) != 0)
+                    continue;
+                if (!placed[cp->bank]) {
+                    placed_at[cp->bank] = next[cp->bank];
+                    next[cp->bank] = ALIGN64(next[cp->bank] + p->regions[r].size);
+                    placed[cp->bank] = true;
+                }
+                (void)s;
+            }
+        }
+        for (unsigned i = 0; i < plan->nclusters; i++) {
+            km_cluster_plan *cp = &plan->clusters[i];
+            const km_thread *t = cp->thread;
+            for (size_t s = 0; s < t->nshared; s++) {
+                if (strcmp(t->shared[s], p->regions[r].name) != 0)
+                    continue;
+                km_placed *pl = &cp->regions[t->nregions + s];
+                pl->region = &p->regions[r];
+                pl->id = (uint32_t)(t->nregions + s);
+                pl->bank = cp->bank;
+                pl->bank_address = placed_at[cp->bank];
+                pl->shared = true;
+            }
+        }
+    }
+    for (unsigned i = 0; i < plan->nclusters; i++) {
+        km_cluster_plan *cp = &plan->clusters[i];
+        const km_thread *t = cp->thread;
+        for (size_t r = 0; r < t->nregions; r++) {
+            km_placed *pl = &cp->regions[r];
+            pl->region = &t->regions[r];
+            pl->id = (uint32_t)r;
+            pl->bank = cp->bank;
+            pl->bank_address = next[cp->bank];
+            next[cp->bank] = ALIGN64(next[cp->bank] + t->regions[r].size);
+        }
+        cp->nregions = (uint32_t)(t->nregions + t->nshared);
+    }
+    for (int b = 0; b < 8; b++) {
+        plan->tensor_bytes[b] = next[b] - KM_TENSOR_BASE;
+        if (next[b] > KMX_BANK_BYTES)
+            return km_fail(err, KM_EXIT_USAGE,
+                           "the regions of bank %d take %llu bytes, more than the bank holds", b,
+                           (unsigned long long)plan->tensor_bytes[b]);
+    }
+    return KM_OK;
+}
+
+const km_cluster_plan *km_plan_cluster(const km_plan *plan, int cluster)
+{
+    for (unsigned i = 0; i < plan->nclusters; i++)
+        if (plan->clusters[i].cluster == cluster)
+            return &plan->clusters[i];
+    return NULL;
+}
+
+uint64_t km_plan_check_value(uint64_t nonce, int cluster)
+{
+    /* splitmix64 of the nonce and the cluster: a different value per
+     * cluster and run, and never 0 (which a zeroed bank would match). */
+    uint64_t z = nonce + 0x9e3779b97f4a7c15ull * (uint64_t)(cluster + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z ? z : 1;
+}
+
+void km_plan_args(const km_program *p, const km_plan *plan, int cluster, uint64_t nonce,
+                  kmx_args *a)
+{
+    memset(a, 0, sizeof *a);
+    const km_cluster_plan *cp = km_plan_cluster(plan, cluster);
+    const km_thread *t = cp->thread;
+    a->magic = KMX_ARGS_MAGIC;
+    a->version = KMX_LAYOUT_VERSION;
+    a->nonce = nonce;
+    a->cluster = (uint32_t)cluster;
+    uint32_t lead = 0;
+    for (size_t i = 0; i < t->nclusters; i++) {
+        a->clusters |= 1u << t->clusters[i];
+        if (!lead || (uint32_t)t->clusters[i] < lead)
+            lead = (uint32_t)t->clusters[i];
+    }
+    a->lead = lead;
+    a->bank = cp->bank;
+    a->deadline = t->deadline_us * (KMX_TICKS_PER_SECOND / 1000000u);
+    a->prefetch = t->prefetch == KM_PREFETCH_KEEP ? KMX_PREFETCH_KEEP : KMX_PREFETCH_SET;
+    a->nregions = cp->nregions;
+    a->nwords = (uint32_t)t->nwords;
+    a->x280_mhz = p->x280_mhz;
+    a->check.bank_address = cp->check_address;
+    a->check.value = km_plan_check_value(nonce, cluster);
+    a->ring.kind = KMX_RING_NONE; /* the ring arrives with the dispatcher */
+    for (uint32_t i = 0; i < cp->nregions; i++) {
+        a->regions[i].bank_address = cp->regions[i].bank_address;
+        a->regions[i].bytes = cp->regions[i].region->size;
+        a->regions[i].bank = cp->regions[i].bank;
+        a->regions[i].flags = cp->regions[i].shared ? KMX_REGION_SHARED : 0;
+    }
+    for (size_t i = 0; i < t->nwords; i++)
+        a->words[i] = t->words[i];
+    if (p->pull.present) {
+        a->pull.present = 1;
+        a->pull.units = p->pull.units;
+        a->pull.per = p->pull.per;
+        a->pull.mode = p->pull.mode == KM_PULL_MODE_LOG      ? KMX_PULL_LOG
+                       : p->pull.mode == KM_PULL_MODE_REPLAY ? KMX_PULL_REPLAY
+                                                             : KMX_PULL_COUNT;
+        for (uint32_t i = 0; p->pull.log && i < cp->nregions; i++)
+            if (strcmp(cp->regions[i].region->name, p->pull.log) == 0)
+                a->pull.log = i;
+    }
+    for (unsigned i = 0; i < plan->nclusters; i++) {
+        const km_cluster_plan *o = &plan->clusters[i];
+        if (o->thread != t)
+            continue;
+        kmx_peer *peer = &a->peers[o->cluster - 1];
+        peer->present = 1;
+        peer->bank = o->bank;
+        for (uint32_t r = 0; r < o->nregions; r++)
+            peer->region_bank_address[r] = o->regions[r].bank_address;
+    }
+    a->seal.nonce = nonce;
+    a->seal.seal = KMX_ARGS_SEAL;
+}

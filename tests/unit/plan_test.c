@@ -1,0 +1,136 @@
+/* Tests for lib/plan.c: region placement and argument blocks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "km_fs.h"
+#include "km_plan.h"
+
+static char dir[64];
+
+static km_program *load(const char *yaml)
+{
+    strcpy(dir, "/tmp/kmrun-plan-test.XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    char *src = km_path_join(dir, "t.c"), *man = km_path_join(dir, "program.yaml");
+    assert_int_equal(km_write_file_atomic(src, "", 0, NULL), KM_OK);
+    assert_int_equal(km_write_file_atomic(man, yaml, strlen(yaml), NULL), KM_OK);
+    km_program *p = NULL;
+    km_diags d = {0};
+    km_error err = {0};
+    int rc = km_manifest_load(man, &p, &d, &err);
+    if (rc != KM_OK)
+        km_diags_print(&d, stderr);
+    assert_int_equal(rc, KM_OK);
+    km_diags_free(&d);
+    free(src);
+    free(man);
+    return p;
+}
+
+static int cleanup(void **state)
+{
+    (void)state;
+    km_rm_rf(dir);
+    return 0;
+}
+
+static const char three[] =
+    "name: plan\n"
+    "regions:\n"
+    "  data: 100\n"
+    "threads:\n"
+    "  - clusters: [3, 2]\n"
+    "    sources: [t.c]\n"
+    "    regions: {own: 4KiB}\n"
+    "    shared: [data]\n"
+    "    words: [5, 6]\n"
+    "    deadline: 2ms\n"
+    "  - cluster: 1\n"
+    "    sources: [t.c]\n"
+    "    regions: {a: 8, b: 4}\n"
+    "    prefetch: keep\n";
+
+static void placement_follows_the_banks(void **state)
+{
+    (void)state;
+    km_program *p = load(three);
+    km_plan plan;
+    km_error err = {0};
+    assert_int_equal(km_plan_make(p, &plan, &err), KM_OK);
+    assert_int_equal(plan.nclusters, 3);
+    const km_cluster_plan *c1 = km_plan_cluster(&plan, 1), *c2 = km_plan_cluster(&plan, 2),
+                          *c3 = km_plan_cluster(&plan, 3);
+    assert_int_equal(c1->bank, 6);
+    assert_int_equal(c2->bank, 7);
+    assert_int_equal(c3->bank, 7);
+    /* bank 6: check line, a, b */
+    assert_int_equal(c1->check_address, KM_TENSOR_BASE);
+    assert_int_equal(c1->regions[0].bank_address, KM_TENSOR_BASE + 64);
+    assert_int_equal(c1->regions[1].bank_address, KM_TENSOR_BASE + 128);
+    /* bank 7: two check lines, the shared region once, then each own */
+    assert_int_equal(c2->check_address, KM_TENSOR_BASE);
+    assert_int_equal(c3->check_address, KM_TENSOR_BASE + 64);
+    assert_int_equal(c2->nregions, 2);
+    assert_int_equal(c2->regions[1].bank_address, KM_TENSOR_BASE + 128);
+    assert_int_equal(c3->regions[1].bank_address, KM_TENSOR_BASE + 128);
+    assert_true(c2->regions[1].shared);
+    assert_int_equal(c2->regions[0].bank_address, KM_TENSOR_BASE + 256); /* 128 + ALIGN64(100) */
+    assert_int_equal(c3->regions[0].bank_address, KM_TENSOR_BASE + 256 + 4096);
+    for (unsigned i = 0; i < plan.nclusters; i++)
+        for (unsigned r = 0; r < plan.clusters[i].nregions; r++)
+            assert_int_equal(plan.clusters[i].regions[r].bank_address % 64, 0);
+    km_program_free(p);
+}
+
+static void args_carry_the_thread(void **state)
+{
+    (void)state;
+    km_program *p = load(three);
+    km_plan plan;
+    assert_int_equal(km_plan_make(p, &plan, NULL), KM_OK);
+    kmx_args a;
+    km_plan_args(p, &plan, 3, 0x1234, &a);
+    assert_int_equal(a.magic, KMX_ARGS_MAGIC);
+    assert_int_equal(a.cluster, 3);
+    assert_int_equal(a.clusters, (1u << 2) | (1u << 3));
+    assert_int_equal(a.lead, 2);
+    assert_int_equal(a.bank, 7);
+    assert_int_equal(a.deadline, 2000 * 50); /* 2 ms of 50 MHz ticks */
+    assert_int_equal(a.nwords, 2);
+    assert_int_equal(a.words[1], 6);
+    assert_int_equal(a.nregions, 2);
+    assert_int_equal(a.regions[1].flags, KMX_REGION_SHARED);
+    assert_int_equal(a.seal.nonce, 0x1234);
+    assert_int_equal(a.seal.seal, KMX_ARGS_SEAL);
+    assert_int_equal(a.check.value, km_plan_check_value(0x1234, 3));
+    assert_true(a.peers[1].present && a.peers[2].present && !a.peers[0].present);
+    km_plan_args(p, &plan, 1, 0x1234, &a);
+    assert_int_equal(a.prefetch, KMX_PREFETCH_KEEP);
+    assert_int_equal(a.deadline, 0);
+    km_program_free(p);
+}
+
+static void check_values_differ(void **state)
+{
+    (void)state;
+    assert_int_not_equal(km_plan_check_value(1, 1), km_plan_check_value(1, 2));
+    assert_int_not_equal(km_plan_check_value(1, 1), km_plan_check_value(2, 1));
+    assert_int_not_equal(km_plan_check_value(0, 0), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(placement_follows_the_banks, cleanup),
+        cmocka_unit_test_teardown(args_carry_the_thread, cleanup),
+        cmocka_unit_test(check_values_differ),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
