@@ -92,6 +92,43 @@ const km_command_entry km_commands[] = {
         "cluster, 4 a damaged or unreadable run.\n",
     },
     {
+        "exec", cmd_exec,
+        "kmrun exec [--max-instructions N] [--json] FILE.elf",
+        "Run a bare-metal RV64 ELF on one simulated hart",
+        "Runs a linked RV64 ELF (such as an instruction test) on one simulated\n"
+        "X280 hart in machine mode, with no cluster and no kmx runtime.  Each\n"
+        "loadable segment is RAM where it asks, bytes past the file's zeroed;\n"
+        "a 64 KiB stack sits just below the lowest segment, with sp at its top;\n"
+        "the run starts at the entry point with every other register zero and\n"
+        "the FPU off (mstatus.FS: turn it on to use F and D).\n"
+        "\n"
+        "The program ends by storing to its 64-bit 'tohost' symbol, as under\n"
+        "Spike: a value v with bit 0 set exits with code v >> 1 (riscv-tests\n"
+        "write 1 to pass and (n << 1) | 1 when test n fails).  A run also ends\n"
+        "at the instruction limit, in wfi, or at a trap taken before the\n"
+        "program installed a handler (until it sets mtvec, mtvec points at a\n"
+        "catch point just past the code): that trap is reported.  With a\n"
+        "handler installed, traps go to it.  Loads and stores that nothing\n"
+        "answers are access faults.\n"
+        "\n"
+        "Prints how it ended; with --json, one JSON object on stdout:\n"
+        "\n"
+        "    {\"exit_code\": 0, \"instructions\": N, \"cycles\": N,\n"
+        "     \"end\": \"exit\", \"trap\": null}\n"
+        "\n"
+        "end is exit, limit, trap or wfi; exit_code is null unless it is exit;\n"
+        "trap is null or {\"mcause\", \"mepc\", \"mtval\", \"name\"}.\n"
+        "\n"
+        "      --max-instructions N   stop after N instructions (default 1e9);\n"
+        "                             N may be written 200000000 or 2e8\n"
+        "      --json                 print the JSON object\n"
+        "\n"
+        "Exit status: 0 the program exited with code 0, 1 it exited with\n"
+        "another code, trapped, waited in wfi or reached the limit, 2 usage\n"
+        "error, 3 not a linked RV64 (RISC-V ELFCLASS64) executable, 4 the file\n"
+        "cannot be read.\n",
+    },
+    {
         "help", cmd_help,
         "kmrun help [COMMAND]",
         "Show the overview or one command's help",

@@ -6,7 +6,8 @@
  * (above the highest one when there is no room below) with sp at its top.
  * The code range is the span of the executable segments; pc starts at the
  * entry point; mhartid is 0; every other register and CSR is as at reset
- * (mtvec 0, mstatus.FS off: a program that uses F or D turns FS on).
+ * (mstatus.FS off: a program that uses F or D turns FS on), but for
+ * mtvec, which points at kmrun's catch point (below).
  *
  * Ending: the HTIF `tohost` convention, as Spike has it: the program's
  * 64-bit `tohost` symbol is a device (its 64-byte line is split out of the
@@ -14,9 +15,17 @@
  * the run with exit code v >> 1 (riscv-tests write 1 to pass and
  * (n << 1) | 1 when test n fails).  Other values are only stored.  A run
  * also ends at the instruction bound ("limit"), in `wfi` (no interrupt can
- * wake it: "wfi"), or at a trap taken while mtvec is 0 — no handler
- * installed — which is reported ("trap").  With a handler, traps go to it
- * as on the card.  Addresses nothing answers are access faults. */
+ * wake it: "wfi"), or at a trap taken before the program installed a
+ * handler, which is reported ("trap").  With a handler, traps go to it
+ * as on the card.  Addresses nothing answers are access faults.
+ *
+ * No handler: mtvec starts at the catch point, a word just past the
+ * code (in the code range) holding `sd zero, 0(zero)`; that store, made
+ * from there, reaches the exec device, which records mcause, mepc and
+ * mtval and halts the hart (the catch instruction is not counted).  A
+ * program that sets mtvec to 0 and traps loops on fetch faults at 0; that
+ * too ends the run (within about a million cycles, which count), reported
+ * as the fetch fault at 0. */
 #ifndef SIM_EXEC_H
 #define SIM_EXEC_H
 
@@ -49,7 +58,7 @@ typedef struct sim_exec {
     sim_hart hart;
     bool hart_ready;
     /* The RAM buffers (a range split around tohost shares one). */
-    uint8_t *buf[SIM_MEM_MAX_RAM];
+    uint8_t *buf[SIM_MEM_MAX_RAM + 2];
     unsigned nbuf;
     uint64_t entry, code_base, code_size, stack_base, stack_top;
     /* tohost: its address, and its 64-byte line (the device). */
@@ -58,6 +67,10 @@ typedef struct sim_exec {
     uint8_t *line_host; /* the line's bytes */
     bool exited;
     uint64_t exit_code;
+    /* The catch point (0: none could be placed) and what it caught. */
+    uint64_t catcher;
+    bool caught;
+    uint64_t caught_cause, caught_epc, caught_tval, caught_instret, caught_cycle;
 } sim_exec;
 
 /* Loads the ELF at `path` into x's memory and resets the hart.  KM_OK,

@@ -10,7 +10,8 @@
  * Traps go to mtvec (direct mode) with mcause, mepc and mtval set;
  * misaligned loads and stores trap (as the card's regions do).  Modeled
  * time: one cycle per instruction plus each access's latency (sim_mem.h),
- * plus the extra cycles of long operations (division, FP divide/sqrt). */
+ * plus the extra cycles of long operations (multiply, divide, FP); the
+ * table is in hart_internal.h and device/sim/README.md, "The hart". */
 #ifndef SIM_HART_H
 #define SIM_HART_H
 
@@ -48,6 +49,9 @@ typedef struct sim_hart {
     uint64_t mstatus, mtvec, mepc, mcause, mtval, mscratch, mie, mip;
     uint64_t cycle;   /* modeled cycles since reset */
     uint64_t instret; /* instructions retired */
+    /* mcycle/minstret read cycle/instret plus these: a CSR write moves
+     * the view, never the modeled time the owner schedules by. */
+    uint64_t mcycle_offset, minstret_offset;
     uint32_t hartid;
     sim_hart_state state;
     bool reserved;        /* an LR's reservation is held */
@@ -61,7 +65,10 @@ typedef struct sim_hart {
 } sim_hart;
 
 /* Resets the hart: registers zero, pc = reset_pc, mstatus with FS and VS
- * off, code range [code_base, code_base + code_size). */
+ * off, code range [code_base, code_base + code_size).  Registers the hart
+ * in mem->harts (if not there yet) so that stores clear its LR
+ * reservation; sim_hart_free takes it out.  Returns 0, or -1 when memory
+ * for the decoded cache or a slot in mem->harts is lacking. */
 int sim_hart_init(sim_hart *h, sim_mem *mem, uint32_t hartid, uint64_t reset_pc,
                   uint64_t code_base, uint64_t code_size);
 void sim_hart_free(sim_hart *h);
@@ -69,6 +76,15 @@ void sim_hart_free(sim_hart *h);
 /* Runs until h->cycle reaches until_cycle, or the hart is no longer
  * running (wfi, halted).  Returns the state. */
 sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle);
+
+/* wfi -> running (a wake event: the owner's interrupt or software
+ * interrupt); a no-op in any other state. */
+void sim_hart_wake(sim_hart *h);
+
+/* Stops the hart for good (state SIM_HART_HALTED); sim_hart_run then
+ * returns at once.  Safe inside a device callback: the instruction that
+ * made the access completes, then the run returns. */
+void sim_hart_halt(sim_hart *h);
 
 /* Drops the decoded instructions (after the owner wrote code). */
 void sim_hart_flush_icache(sim_hart *h);

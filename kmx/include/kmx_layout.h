@@ -77,11 +77,32 @@
 #define KMX_DRAM_CACHED(bank_address) (KMX_DRAM_CACHED_BASE + (uint64_t)(bank_address))
 #define KMX_DRAM_UNCACHED(bank_address) (KMX_DRAM_UNCACHED_BASE + (uint64_t)(bank_address))
 
+/* The card's DRAM banks, and the one bank each cluster's two windows
+ * reach (DESIGN.md): 0 (the dispatcher's) -> 5, 1 -> 6, 2 and 3 -> 7. */
+#define KMX_DRAM_BANKS 8u
+#define KMX_CLUSTERS (KMX_WORK_CLUSTERS + 1u) /* cluster 0 and the work clusters */
+#define KMX_CLUSTER_BANK(cluster) ((cluster) == 0u ? 5u : (cluster) == 1u ? 6u : 7u)
+KMX_STATIC_ASSERT(KMX_CLUSTERS == 4u, "clusters 0 to 3");
+KMX_STATIC_ASSERT(KMX_CLUSTER_BANK(0u) == 5u && KMX_CLUSTER_BANK(1u) == 6u &&
+                      KMX_CLUSTER_BANK(2u) == 7u && KMX_CLUSTER_BANK(3u) == 7u,
+                  "cluster 0 -> bank 5, 1 -> 6, 2 and 3 -> 7");
+KMX_STATIC_ASSERT(KMX_CLUSTER_BANK(0u) < KMX_DRAM_BANKS && KMX_CLUSTER_BANK(3u) < KMX_DRAM_BANKS,
+                  "the clusters' banks exist");
+
 /* L3 cache controller.  A 64-bit store of a line's address (as the core
  * addresses it: KMX_DRAM_CACHED(bank address)) to FLUSH64 writes the line
  * back if dirty and drops it.  kmx_flush and kmx_invalidate are sweeps. */
 #define KMX_L3_CONTROL 0x02010000u
 #define KMX_FLUSH64 0x02010200u
+
+/* The L3's one cache way (the other fifteen are LIM): 128 KiB, so lines
+ * whose addresses differ by a multiple of it compete for one place (spec:
+ * "arrays placed off each other's 128 KiB cache way"). */
+#define KMX_L3_WAY_BYTES (128u * 1024u)
+KMX_STATIC_ASSERT(KMX_L3_WAY_BYTES % KMX_LINE_BYTES == 0 &&
+                      KMX_DRAM_CACHED_BASE % KMX_L3_WAY_BYTES == 0,
+                  "the way holds whole lines; a bank address and its cached "
+                  "address fall in the same place");
 
 /* CLINT: mtime, 64 bits, counts at KMX_TICKS_PER_SECOND. */
 #define KMX_CLINT 0x02000000u

@@ -25,6 +25,7 @@ build
 validate
 cache
 read-region
+exec
 help
 version
 END
@@ -109,8 +110,8 @@ END
 }
 
 @test "commands of later issues are not listed yet" {
-    run -2 --separate-stderr kmrun exec
-    [[ ${stderr} == "kmrun: 'exec' is not a kmrun command"* ]]
+    run -2 --separate-stderr kmrun check
+    [[ ${stderr} == "kmrun: 'check' is not a kmrun command"* ]]
 }
 
 @test "help with an unknown command gets a suggestion and exits 2" {

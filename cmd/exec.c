@@ -1,0 +1,168 @@
+/* cmd/exec.c: `kmrun exec [--max-instructions N] [--json] FILE.elf` — a
+ * bare-metal RV64 ELF on one simulated hart (device/sim/sim_exec.h): how
+ * instruction tests and speed measurements run.  The JSON is written by
+ * hand so that 64-bit values (an exit code, an mtval) stay exact. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "km_error.h"
+#include "km_text.h"
+#include "sim_exec.h"
+
+#define DEFAULT_MAX_INSTRUCTIONS 1000000000ull
+
+/* A count: decimal digits, optionally with an exponent (1e9, 2E8). */
+static bool parse_count(const char *s, uint64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return false;
+    if (*end == 'e' || *end == 'E') {
+        const char *p = end + 1;
+        if (*p < '0' || *p > '9')
+            return false;
+        unsigned long long exp = strtoull(p, &end, 10);
+        if (errno)
+            return false;
+        for (unsigned long long i = 0; i < exp && v != 0; i++) {
+            if (v > UINT64_MAX / 10)
+                return false;
+            v *= 10;
+        }
+    }
+    if (*end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static void print_json(const sim_exec_result *r)
+{
+    char name[48];
+    printf("{\n  \"exit_code\": ");
+    if (r->end == SIM_EXEC_EXIT)
+        printf("%" PRIu64, r->exit_code);
+    else
+        printf("null");
+    printf(",\n  \"instructions\": %" PRIu64 ",\n  \"cycles\": %" PRIu64
+           ",\n  \"end\": \"%s\",\n  \"trap\": ",
+           r->instructions, r->cycles, sim_exec_end_name(r->end));
+    if (r->end == SIM_EXEC_TRAP)
+        printf("{\"mcause\": %" PRIu64 ", \"mepc\": %" PRIu64
+               ", \"mtval\": %" PRIu64 ", \"name\": \"%s\"}",
+               r->mcause, r->mepc, r->mtval,
+               sim_cause_name(r->mcause, name, sizeof name));
+    else
+        printf("null");
+    printf("\n}\n");
+}
+
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+static void print_text(const sim_exec_result *r, uint64_t limit)
+{
+    char a[48], b[48], c[32], name[48];
+    km_thousands(r->instructions, a, 28);
+    strcat(a, " instruction");
+    strcat(a, plural(r->instructions));
+    km_thousands(r->cycles, b, 28);
+    strcat(b, " cycle");
+    strcat(b, plural(r->cycles));
+    switch (r->end) {
+    case SIM_EXEC_EXIT:
+        printf("exit %" PRIu64 " after %s, %s\n",
+               r->exit_code, a, b);
+        break;
+    case SIM_EXEC_LIMIT:
+        printf("limit: stopped after %s (--max-instructions %s), %s\n", a,
+               km_thousands(limit, c, sizeof c), b);
+        break;
+    case SIM_EXEC_TRAP:
+        printf("trap: %s (mcause %" PRIu64 ") at mepc 0x%" PRIx64
+               ", mtval 0x%" PRIx64 ", with no handler installed, after %s, "
+               "%s\n",
+               sim_cause_name(r->mcause, name, sizeof name), r->mcause,
+               r->mepc, r->mtval, a, b);
+        break;
+    case SIM_EXEC_WFI:
+        printf("wfi: waiting for an interrupt that cannot come, after %s, %s\n",
+               a, b);
+        break;
+    }
+}
+
+int cmd_exec(int argc, char **argv)
+{
+    enum { OPT_MAX = 256, OPT_JSON };
+    static const struct option longopts[] = {
+        {"max-instructions", required_argument, NULL, OPT_MAX},
+        {"json", no_argument, NULL, OPT_JSON},
+        {NULL, 0, NULL, 0},
+    };
+    uint64_t max = DEFAULT_MAX_INSTRUCTIONS;
+    bool json = false;
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_MAX:
+            if (!parse_count(optarg, &max) || max == 0)
+                return km_usage_error("exec",
+                                      "--max-instructions needs a positive "
+                                      "count such as 1000000 or 1e9, not '%s'",
+                                      optarg);
+            break;
+        case OPT_JSON:
+            json = true;
+            break;
+        default:
+            return km_option_error("exec", c, argv, longopts);
+        }
+    }
+    if (optind == argc)
+        return km_usage_error("exec", "no ELF file given");
+    if (optind + 1 < argc)
+        return km_usage_error("exec", "unexpected argument '%s'", argv[optind + 1]);
+    const char *path = argv[optind];
+
+    sim_exec *x = malloc(sizeof *x);
+    if (!x) {
+        fprintf(stderr, "kmrun: out of memory\n");
+        return KM_EXIT_SYSTEM;
+    }
+    km_error err = {0};
+    bool no_tohost = false;
+    int rc = sim_exec_load(x, path, &no_tohost, &err);
+    if (rc != KM_OK) {
+        fprintf(stderr, "kmrun: %s\n", err.message);
+        free(x);
+        return rc;
+    }
+    if (no_tohost)
+        fprintf(stderr, "kmrun: warning: '%s' has no 'tohost' symbol: it can "
+                "end only in a trap, in wfi or at the instruction limit\n", path);
+
+    sim_exec_result r;
+    sim_exec_run(x, max, &r);
+    sim_exec_free(x);
+    free(x);
+
+    if (json)
+        print_json(&r);
+    else
+        print_text(&r, max);
+    return r.end == SIM_EXEC_EXIT && r.exit_code == 0 ? KM_OK : KM_EXIT_FAILED;
+}

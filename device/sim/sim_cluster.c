@@ -1,0 +1,162 @@
+/* sim_cluster.c: a cluster's harts and the quanta that step them
+ * (sim_cluster.h). */
+#include "sim_cluster.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_clock.h"
+
+int sim_cluster_create(sim_cluster **out, sim_dram *dram, unsigned cluster, unsigned mhz,
+                       km_error *err)
+{
+    *out = NULL;
+    sim_cluster *c = calloc(1, sizeof *c);
+    if (c == NULL) {
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for X280 cluster %u", cluster);
+    }
+    int status = sim_cluster_mem_init(&c->m, dram, cluster, mhz, err);
+    if (status != KM_OK) {
+        free(c);
+        return status;
+    }
+    *out = c;
+    return KM_OK;
+}
+
+void sim_cluster_destroy(sim_cluster *c)
+{
+    if (c == NULL) {
+        return;
+    }
+    for (unsigned i = 0; i < KMX_CORES; i++) {
+        if (c->started[i]) {
+            sim_hart_free(&c->harts[i]);
+        }
+    }
+    sim_cluster_mem_free(&c->m);
+    free(c);
+}
+
+int sim_cluster_write_lim(sim_cluster *c, uint64_t addr, const void *src, uint64_t n,
+                          km_error *err)
+{
+    return sim_cluster_mem_write_lim(&c->m, addr, src, n, err);
+}
+
+int sim_cluster_read_lim(const sim_cluster *c, uint64_t addr, void *dst, uint64_t n,
+                         km_error *err)
+{
+    return sim_cluster_mem_read_lim(&c->m, addr, dst, n, err);
+}
+
+void sim_cluster_request_stop(sim_cluster *c)
+{
+    uint32_t stop = KMX_STOP_HOST;
+    (void)sim_cluster_mem_write_lim(&c->m, KMX_LIM_STOP + offsetof(kmx_stop_line, stop), &stop,
+                                    sizeof stop, NULL);
+}
+
+int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, km_error *err)
+{
+    for (unsigned i = 0; i < KMX_CORES; i++) {
+        sim_hart *h = &c->harts[i];
+        if (c->started[i]) {
+            sim_hart_free(h);
+            c->started[i] = false;
+        }
+        if (sim_hart_init(h, &c->m.mem, i, pc, KMX_LIM_IMAGE, KMX_IMAGE_MAX_BYTES) != 0) {
+            return km_fail(err, KM_EXIT_SYSTEM, "cannot start core %u of X280 cluster %u", i,
+                           c->m.cluster);
+        }
+        c->started[i] = true;
+        /* Its clock starts at the cluster's time; its cycle count at 0. */
+        c->m.offset[i] = c->m.now - h->cycle;
+        sim_streams_init(&c->m.streams[i]);
+    }
+    return KM_OK;
+}
+
+/* A hart that is not running spends the time up to t waiting. */
+static void wait_until(sim_cluster *c, unsigned i, uint64_t t)
+{
+    const sim_hart *h = &c->harts[i];
+    if (h->state != SIM_HART_RUNNING && h->cycle + c->m.offset[i] < t) {
+        c->m.offset[i] = t - h->cycle;
+    }
+}
+
+static void run_quantum(sim_cluster *c, uint64_t end)
+{
+    for (unsigned i = 0; i < KMX_CORES; i++) {
+        if (!c->started[i]) {
+            continue;
+        }
+        sim_hart *h = &c->harts[i];
+        if (h->state == SIM_HART_RUNNING && h->cycle + c->m.offset[i] < end) {
+            sim_hart_run(h, end - c->m.offset[i]);
+        }
+        wait_until(c, i, end);
+    }
+}
+
+void sim_cluster_step(sim_cluster *c, uint64_t until_ps)
+{
+    uint64_t until = sim_ps_to_cycles_ceil(until_ps, c->m.mhz);
+    until = (until + SIM_CLUSTER_QUANTUM - 1u) / SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM;
+    while (c->m.now < until) {
+        if (!sim_cluster_busy(c)) {
+            /* Nothing inside the cluster can wake a hart (no interrupts):
+             * the quanta up to `until` would all be empty. */
+            for (unsigned i = 0; i < KMX_CORES; i++) {
+                if (c->started[i]) {
+                    wait_until(c, i, until);
+                }
+            }
+            c->m.now = until;
+            break;
+        }
+        uint64_t end = c->m.now + SIM_CLUSTER_QUANTUM;
+        run_quantum(c, end);
+        c->m.now = end;
+    }
+}
+
+uint64_t sim_cluster_now_ps(const sim_cluster *c)
+{
+    return sim_cycles_to_ps(c->m.now, c->m.mhz);
+}
+
+uint64_t sim_cluster_mtime(const sim_cluster *c)
+{
+    return sim_ps_to_mtime(sim_cluster_now_ps(c));
+}
+
+sim_hart *sim_cluster_hart(sim_cluster *c, unsigned core)
+{
+    return core < KMX_CORES ? &c->harts[core] : NULL;
+}
+
+bool sim_cluster_busy(const sim_cluster *c)
+{
+    for (unsigned i = 0; i < KMX_CORES; i++) {
+        if (c->started[i] && c->harts[i].state == SIM_HART_RUNNING) {
+            return true;
+        }
+    }
+    return false;
+}
+
+sim_cache *sim_cluster_cache(sim_cluster *c)
+{
+    return &c->m.cache;
+}
+
+bool sim_cluster_failed(const sim_cluster *c, km_error *err)
+{
+    if (c->m.failed && err != NULL) {
+        *err = c->m.failure;
+    }
+    return c->m.failed;
+}

@@ -1,0 +1,96 @@
+/* sim_cluster: one X280 cluster of the simulated card — four harts, their
+ * memory map (sim_cluster_mem.h: LIM, the cache of the cluster's bank,
+ * the two DRAM windows, CLINT, FLUSH64, the NoC window registers) and the
+ * clock that steps them.
+ *
+ * Scheduling.  The harts share one clock (the card's PLL, SIM_MHZ_DEFAULT
+ * or SIM_MHZ_FAST).  The cluster advances in quanta of
+ * SIM_CLUSTER_QUANTUM cycles, aligned to multiples of it from the card's
+ * start; in each, harts 0, 1, 2, 3 in that order run until their clock
+ * reaches the quantum's end (a hart may end a little past it, by the
+ * cost of its last access, and then sits out until time catches up).  A
+ * hart in wfi or halted does not run and its cycle count stands still,
+ * but its clock (and its mtime) keeps up with the cluster's.  Nothing
+ * depends on the host — not the wall clock, not addresses, not how a
+ * caller splits a run into steps (sim_cluster_step runs whole quanta
+ * only) — so the same inputs give the same values and the same modeled
+ * times every time.
+ *
+ * Why 64 cycles: one hart sees what another stored only once that one's
+ * turn in the quantum has run, so a hand-over through memory (a spawn
+ * mailbox, a flag) is early or late by up to a quantum.  The spec's
+ * cross-core figures are a few hundred cycles (0.71 us for an empty
+ * kmx_parallel, 0.66 us for a wake through LIM), so the error must be a
+ * small part of that; below 64 the cost of switching harts starts to
+ * show in the simulator's speed.
+ *
+ * Lifecycle: create (LIM zero, cache empty, harts not started) ->
+ * write the image and the argument block into LIM -> reset_harts(pc) ->
+ * step ... -> read the result block.  The cache and DRAM outlive a
+ * reset_harts, as on the card: a dirty line a run leaves behind is
+ * written back whenever it is evicted. */
+#ifndef SIM_CLUSTER_H
+#define SIM_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "km_error.h"
+#include "sim_cluster_mem.h"
+#include "sim_dram.h"
+#include "sim_hart.h"
+
+#define SIM_CLUSTER_QUANTUM 64u /* cycles */
+
+typedef struct sim_cluster {
+    sim_cluster_mem m;
+    sim_hart harts[KMX_CORES];
+    bool started[KMX_CORES]; /* sim_hart_init done */
+} sim_cluster;
+
+/* Cluster `cluster` (0..3) of the card whose banks are `dram` (which must
+ * outlive it), at `mhz`.  KM_OK, or KM_EXIT_INTERNAL / KM_EXIT_SYSTEM
+ * with err set and *out NULL. */
+int sim_cluster_create(sim_cluster **out, sim_dram *dram, unsigned cluster, unsigned mhz,
+                       km_error *err);
+void sim_cluster_destroy(sim_cluster *c);
+
+/* Host access to LIM at core addresses (KMX_LIM_IMAGE, KMX_LIM_ARGS,
+ * KMX_LIM_RESULT, ...).  Write the image before sim_cluster_reset_harts:
+ * a hart decodes its code once. */
+int sim_cluster_write_lim(sim_cluster *c, uint64_t addr, const void *src, uint64_t n,
+                          km_error *err);
+int sim_cluster_read_lim(const sim_cluster *c, uint64_t addr, void *dst, uint64_t n,
+                         km_error *err);
+
+/* Asks every core to stop: KMX_STOP_HOST into the stop line. */
+void sim_cluster_request_stop(sim_cluster *c);
+
+/* Resets all four harts at the cluster's current time: registers zero,
+ * pc, mhartid 0..3, code fetched from the image area
+ * (KMX_LIM_IMAGE, KMX_IMAGE_MAX_BYTES), every one running.  KM_OK or
+ * KM_EXIT_SYSTEM. */
+int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, km_error *err);
+
+/* Runs whole quanta until the cluster's time is at or past until_ps (a
+ * no-op if it already is). */
+void sim_cluster_step(sim_cluster *c, uint64_t until_ps);
+
+/* The cluster's time: picoseconds from the card's start, and mtime. */
+uint64_t sim_cluster_now_ps(const sim_cluster *c);
+uint64_t sim_cluster_mtime(const sim_cluster *c);
+
+/* Core `core` (0..3): its registers, state, cycle and instruction
+ * counts, last trap; NULL for a bad core.  Halting or waking it goes
+ * through sim_hart_halt / sim_hart_wake. */
+sim_hart *sim_cluster_hart(sim_cluster *c, unsigned core);
+
+/* Whether any hart is running (not in wfi, not halted, started). */
+bool sim_cluster_busy(const sim_cluster *c);
+
+/* The cluster's cache (inspection), and whether host memory ran out
+ * during the run (then err says so; the run cannot be trusted). */
+sim_cache *sim_cluster_cache(sim_cluster *c);
+bool sim_cluster_failed(const sim_cluster *c, km_error *err);
+
+#endif

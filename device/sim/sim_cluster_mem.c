@@ -1,0 +1,345 @@
+/* sim_cluster_mem.c: a cluster's memory map and what its accesses cost
+ * (sim_cluster_mem.h). */
+#include "sim_cluster_mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_clock.h"
+
+#define NOC_REGS_BYTES ((uint64_t)KMX_NOC_WINDOWS * sizeof(kmx_noc_window_reg))
+
+/* The bank address a core address reaches through either DRAM window. */
+static bool window_bank_address(uint64_t addr, uint64_t *bank_address)
+{
+    if (addr - KMX_DRAM_CACHED_BASE < KMX_BANK_BYTES) {
+        *bank_address = addr - KMX_DRAM_CACHED_BASE;
+        return true;
+    }
+    if (addr - KMX_DRAM_UNCACHED_BASE < KMX_BANK_BYTES) {
+        *bank_address = addr - KMX_DRAM_UNCACHED_BASE;
+        return true;
+    }
+    return false;
+}
+
+/* sim_dram's watch: bytes [addr, addr + n) of our bank changed behind the
+ * cache.  Reservations live in the harts (few), so look at them rather
+ * than at every line written (a loader writes megabytes). */
+static void bank_written(void *ctx, unsigned bank, uint64_t addr, uint64_t n,
+                         const void *writer)
+{
+    sim_cluster_mem *cm = ctx;
+    (void)bank;
+    for (unsigned i = 0; i < cm->mem.nharts; i++) {
+        const sim_hart *h = cm->mem.harts[i];
+        uint64_t line;
+        if (h == NULL || !h->reserved || !window_bank_address(h->reservation, &line)) {
+            continue;
+        }
+        line = sim_cache_line_of(line);
+        if (line < addr + n && line + KMX_LINE_BYTES > addr) {
+            sim_mem_note_store(&cm->mem, writer, h->reservation);
+        }
+    }
+}
+
+int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, unsigned mhz,
+                         km_error *err)
+{
+    if (cluster >= KMX_CLUSTERS) {
+        return km_fail(err, KM_EXIT_INTERNAL, "no X280 cluster %u (the card has 0 to %u)",
+                       cluster, KMX_CLUSTERS - 1u);
+    }
+    if (!sim_mhz_valid(mhz)) {
+        return km_fail(err, KM_EXIT_INTERNAL, "X280 clock %u MHz (expected %u or %u)", mhz,
+                       SIM_MHZ_DEFAULT, SIM_MHZ_FAST);
+    }
+    memset(cm, 0, sizeof *cm);
+    cm->lim = calloc(1, KMX_LIM_BYTES);
+    if (cm->lim == NULL) {
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for cluster %u's local memory",
+                       cluster);
+    }
+    cm->cluster = cluster;
+    cm->bank = KMX_CLUSTER_BANK(cluster);
+    cm->mhz = mhz;
+    cm->dram = dram;
+    sim_timing_cycles(mhz, cm->cost);
+    sim_cache_init(&cm->cache, dram, cm->bank);
+    sim_port_init(&cm->port, cm->cost[SIM_T_PORT_LINE]);
+    for (unsigned i = 0; i < KMX_CORES; i++) {
+        sim_streams_init(&cm->streams[i]);
+    }
+    cm->mem.ram[0] = (sim_ram){
+        .base = KMX_LIM_BASE,
+        .size = KMX_LIM_BYTES,
+        .host = cm->lim,
+        .latency = cm->cost[SIM_T_LIM],
+    };
+    cm->mem.nram = 1;
+    cm->mem.load = sim_cluster_mem_load;
+    cm->mem.store = sim_cluster_mem_store;
+    cm->mem.mtime = sim_cluster_mem_mtime;
+    cm->mem.ctx = cm;
+    if (sim_dram_watch(dram, cm->bank, bank_written, cm) != 0) {
+        free(cm->lim);
+        cm->lim = NULL;
+        return km_fail(err, KM_EXIT_INTERNAL, "too many clusters watch the card's DRAM");
+    }
+    return KM_OK;
+}
+
+void sim_cluster_mem_free(sim_cluster_mem *cm)
+{
+    if (cm->dram != NULL) {
+        sim_dram_unwatch(cm->dram, bank_written, cm);
+    }
+    free(cm->lim);
+    cm->lim = NULL;
+    cm->dram = NULL;
+}
+
+static int check_lim(uint64_t addr, uint64_t n, const char *what, km_error *err)
+{
+    if (addr < KMX_LIM_BASE || addr > KMX_LIM_END || n > KMX_LIM_END - addr) {
+        return km_fail(err, KM_EXIT_INTERNAL,
+                       "LIM %s of %llu bytes at 0x%llx: outside local memory (0x%x to 0x%x)",
+                       what, (unsigned long long)n, (unsigned long long)addr, KMX_LIM_BASE,
+                       KMX_LIM_END);
+    }
+    return KM_OK;
+}
+
+/* Clears every reservation on the lines of LIM [addr, addr + n). */
+static void lim_written(sim_cluster_mem *cm, const sim_hart *writer, uint64_t addr,
+                        uint64_t n)
+{
+    for (unsigned i = 0; i < cm->mem.nharts; i++) {
+        const sim_hart *h = cm->mem.harts[i];
+        if (h == NULL || !h->reserved) {
+            continue;
+        }
+        uint64_t line = sim_cache_line_of(h->reservation);
+        if (line < addr + n && line + KMX_LINE_BYTES > addr) {
+            sim_mem_note_store(&cm->mem, writer, h->reservation);
+        }
+    }
+}
+
+int sim_cluster_mem_write_lim(sim_cluster_mem *cm, uint64_t addr, const void *src, uint64_t n,
+                              km_error *err)
+{
+    int status = check_lim(addr, n, "write", err);
+    if (status != KM_OK) {
+        return status;
+    }
+    memcpy(cm->lim + (addr - KMX_LIM_BASE), src, n);
+    lim_written(cm, NULL, addr, n);
+    return KM_OK;
+}
+
+int sim_cluster_mem_read_lim(const sim_cluster_mem *cm, uint64_t addr, void *dst, uint64_t n,
+                             km_error *err)
+{
+    int status = check_lim(addr, n, "read", err);
+    if (status != KM_OK) {
+        return status;
+    }
+    memcpy(dst, cm->lim + (addr - KMX_LIM_BASE), n);
+    return KM_OK;
+}
+
+/* ---- Time ---------------------------------------------------------------- */
+
+static void charge(sim_hart *h, uint64_t cycles)
+{
+    if (h != NULL) {
+        h->cycle += cycles;
+    }
+}
+
+/* What a cached-window access that did `did` (sim_cache.h) costs h. */
+static void charge_cached(sim_cluster_mem *cm, sim_hart *h, uint64_t bank_address,
+                          unsigned did)
+{
+    if (h == NULL) {
+        return;
+    }
+    if (!(did & SIM_CACHE_MISSED)) {
+        h->cycle += cm->cost[SIM_T_HIT];
+        return;
+    }
+    uint64_t cycles = sim_port_book(&cm->port, sim_cluster_mem_time(cm, h));
+    if (sim_streams_miss(&cm->streams[h->hartid & (KMX_CORES - 1u)],
+                         bank_address / KMX_LINE_BYTES)) {
+        cycles += cm->cost[SIM_T_MISS_STREAM];
+        cm->stats.stream_misses++;
+    } else {
+        cycles += cm->cost[SIM_T_MISS];
+        cm->stats.other_misses++;
+    }
+    if (did & SIM_CACHE_WROTE_BACK) {
+        cycles += cm->cost[SIM_T_EVICT_DIRTY];
+    }
+    h->cycle += cycles;
+}
+
+uint64_t sim_cluster_mem_mtime(sim_mem *m, sim_hart *h)
+{
+    const sim_cluster_mem *cm = m->ctx;
+    return sim_ps_to_mtime(sim_cycles_to_ps(sim_cluster_mem_time(cm, h), cm->mhz));
+}
+
+/* ---- Accesses ------------------------------------------------------------ */
+
+static int failed(sim_cluster_mem *cm, uint64_t addr, int cause)
+{
+    if (!cm->failed) {
+        cm->failed = true;
+        km_fail(&cm->failure, KM_EXIT_SYSTEM,
+                "cluster %u: out of host memory for DRAM bank %u (access at 0x%llx)",
+                cm->cluster, cm->bank, (unsigned long long)addr);
+    }
+    cm->stats.faults++;
+    return cause;
+}
+
+static int fault(sim_cluster_mem *cm, int cause)
+{
+    cm->stats.faults++;
+    return cause;
+}
+
+static bool in_noc_regs(uint64_t addr)
+{
+    return addr - KMX_NOC_WINDOW_REGS < NOC_REGS_BYTES;
+}
+
+int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
+                         uint64_t *value)
+{
+    sim_cluster_mem *cm = m->ctx;
+    if (addr - KMX_DRAM_CACHED_BASE < KMX_BANK_BYTES) {
+        uint64_t a = addr - KMX_DRAM_CACHED_BASE;
+        unsigned did = sim_cache_load(&cm->cache, a, size, value);
+        if (did & SIM_CACHE_FAILED) {
+            return failed(cm, addr, SIM_CAUSE_LOAD_ACCESS);
+        }
+        charge_cached(cm, h, a, did);
+        return 0;
+    }
+    if (addr - KMX_DRAM_UNCACHED_BASE < KMX_BANK_BYTES) {
+        uint64_t v = 0;
+        (void)sim_dram_read(cm->dram, cm->bank, addr - KMX_DRAM_UNCACHED_BASE, &v, size, NULL);
+        *value = v;
+        cm->stats.uncached_loads++;
+        charge(h, cm->cost[SIM_T_UNCACHED_LOAD]);
+        return 0;
+    }
+    if (addr - KMX_LIM_BASE < KMX_LIM_BYTES) { /* harts take LIM as RAM; for completeness */
+        uint64_t v = 0;
+        memcpy(&v, cm->lim + (addr - KMX_LIM_BASE), size);
+        *value = v;
+        charge(h, cm->cost[SIM_T_LIM]);
+        return 0;
+    }
+    if ((addr == KMX_MTIME && (size == 8 || size == 4)) || (addr == KMX_MTIME + 4u && size == 4)) {
+        uint64_t mtime = sim_cluster_mem_mtime(m, h);
+        *value = size == 8 ? mtime : addr == KMX_MTIME ? (uint32_t)mtime : mtime >> 32;
+        charge(h, cm->cost[SIM_T_MMIO]);
+        return 0;
+    }
+    if (addr == KMX_FLUSH64) {
+        *value = 0;
+        charge(h, cm->cost[SIM_T_MMIO]);
+        return 0;
+    }
+    if (in_noc_regs(addr)) {
+        uint64_t v = 0;
+        memcpy(&v, (const uint8_t *)cm->noc_reg + (addr - KMX_NOC_WINDOW_REGS), size);
+        *value = v;
+        charge(h, cm->cost[SIM_T_MMIO]);
+        return 0;
+    }
+    return fault(cm, SIM_CAUSE_LOAD_ACCESS);
+}
+
+/* FLUSH64: the line named by value, in either accepted form. */
+static int flush64(sim_cluster_mem *cm, sim_hart *h, uint64_t value)
+{
+    uint64_t a;
+    unsigned did = 0;
+    cm->stats.flush64++;
+    if (value - KMX_DRAM_CACHED_BASE < KMX_BANK_BYTES) {
+        a = value - KMX_DRAM_CACHED_BASE;
+    } else if (value < KMX_BANK_BYTES) {
+        a = value;
+    } else {
+        charge(h, cm->cost[SIM_T_FLUSH64]); /* names no cached line */
+        return 0;
+    }
+    did = sim_cache_flush(&cm->cache, a);
+    if (did & SIM_CACHE_FAILED) {
+        return failed(cm, KMX_DRAM_CACHED(a), SIM_CAUSE_STORE_ACCESS);
+    }
+    charge(h, cm->cost[SIM_T_FLUSH64] +
+                  ((did & SIM_CACHE_WROTE_BACK) ? cm->cost[SIM_T_FLUSH64_DIRTY] : 0u));
+    return 0;
+}
+
+/* A NoC window register store: recorded; the store that covers `mode`
+ * makes the window take the register's target (kmx_layout.h). */
+static void noc_reg_store(sim_cluster_mem *cm, uint64_t addr, unsigned size, uint64_t value)
+{
+    uint64_t at = addr - KMX_NOC_WINDOW_REGS;
+    unsigned window = (unsigned)(at / sizeof(kmx_noc_window_reg));
+    unsigned first = (unsigned)(at % sizeof(kmx_noc_window_reg));
+    memcpy((uint8_t *)cm->noc_reg + at, &value, size);
+    if (first < offsetof(kmx_noc_window_reg, mode) + sizeof(uint32_t) &&
+        first + size > offsetof(kmx_noc_window_reg, mode)) {
+        cm->noc_target[window] = cm->noc_reg[window];
+    }
+    cm->stats.noc_reg_writes++;
+}
+
+int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
+                          uint64_t value)
+{
+    sim_cluster_mem *cm = m->ctx;
+    if (addr - KMX_DRAM_CACHED_BASE < KMX_BANK_BYTES) {
+        uint64_t a = addr - KMX_DRAM_CACHED_BASE;
+        unsigned did = sim_cache_store(&cm->cache, a, size, value);
+        if (did & SIM_CACHE_FAILED) {
+            return failed(cm, addr, SIM_CAUSE_STORE_ACCESS);
+        }
+        charge_cached(cm, h, a, did);
+        sim_mem_note_store(m, h, addr);
+        return 0;
+    }
+    if (addr - KMX_DRAM_UNCACHED_BASE < KMX_BANK_BYTES) {
+        /* Reservations are cleared by our own watch of the bank. */
+        if (sim_dram_write_as(cm->dram, cm->bank, addr - KMX_DRAM_UNCACHED_BASE, &value, size, h,
+                              NULL) != KM_OK) {
+            return failed(cm, addr, SIM_CAUSE_STORE_ACCESS);
+        }
+        cm->stats.uncached_stores++;
+        charge(h, cm->cost[SIM_T_UNCACHED_STORE]);
+        return 0;
+    }
+    if (addr - KMX_LIM_BASE < KMX_LIM_BYTES) { /* harts take LIM as RAM; for completeness */
+        memcpy(cm->lim + (addr - KMX_LIM_BASE), &value, size);
+        lim_written(cm, h, addr, size);
+        charge(h, cm->cost[SIM_T_LIM]);
+        return 0;
+    }
+    if (addr == KMX_FLUSH64 && size == 8) {
+        return flush64(cm, h, value);
+    }
+    if (in_noc_regs(addr)) {
+        noc_reg_store(cm, addr, size, value);
+        charge(h, cm->cost[SIM_T_MMIO]);
+        return 0;
+    }
+    return fault(cm, SIM_CAUSE_STORE_ACCESS); /* mtime is read-only here, too */
+}

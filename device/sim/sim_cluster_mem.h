@@ -1,0 +1,115 @@
+/* sim_cluster_mem: the memory map of one X280 cluster, as its four harts
+ * see it — a sim_mem (sim_mem.h) whose callbacks are the cluster's
+ * devices, and what each access costs (sim_timing.h).
+ *
+ *   address                          what                        how
+ *   KMX_LIM_BASE, KMX_LIM_BYTES      local memory (LIM)          RAM range, SIM_T_LIM
+ *   KMX_DRAM_CACHED(a), a < 4 GiB    own bank, through cache     sim_cache; HIT or a fill
+ *   KMX_DRAM_UNCACHED(a), a < 4 GiB  own bank, around it         DRAM; UNCACHED_LOAD/_STORE
+ *   KMX_MTIME (8 bytes, or 4 and 4)  CLINT mtime, read-only      the hart's clock at 50 MHz
+ *   KMX_FLUSH64 (8-byte stores)      L3 flush register           sim_cache_flush; reads 0
+ *   KMX_NOC_WINDOW_REG(i), i < 224   NoC window registers        recorded (NoC comes later)
+ *   anything else                    nothing answers             access fault: load 5, store 7
+ *
+ * The bank.  Both DRAM windows reach only the cluster's own bank
+ * (KMX_CLUSTER_BANK): the windows carry a bank address, not a bank
+ * number, so no core address names another bank.  Data the host put in
+ * another bank is simply not there, which is how the runtime's start-up
+ * bank check fails with `bank` on the card; other banks are reached only
+ * by NoC writes (later).  Window offsets of 4 GiB and more fault.
+ *
+ * FLUSH64 takes the line's address in either form: KMX_DRAM_CACHED(a),
+ * as kmx/ writes it, or the bare bank address a (below KMX_BANK_BYTES).
+ * The uncached-window form is not a third one: its values overlap bank
+ * addresses, so they are read as bank addresses.  Any other value names
+ * no cached line and only costs the store.  Lines are 64 bytes: any
+ * address inside the line names it.
+ *
+ * Stores through the callbacks clear the other harts' LR/SC reservations
+ * on their line (sim_mem_note_store); so do host writes to LIM
+ * (sim_cluster_mem_write_lim) and every write to the bank that bypasses
+ * the cache (host, NoC, uncached window: sim_dram's watch), whichever
+ * window the reservation was taken through.
+ *
+ * Time.  All four harts share the cluster's clock.  Hart i's clock reads
+ * h->cycle + offset[i] cluster cycles: the offset counts the cycles it
+ * spent in wfi or halted (and before its reset), which the scheduler
+ * (sim_cluster.c) adds, so a hart's mtime keeps pace with the card's time
+ * while its cycle count stands still.  `now` is the cluster's time when no
+ * hart is asking. */
+#ifndef SIM_CLUSTER_MEM_H
+#define SIM_CLUSTER_MEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "km_error.h"
+#include "kmx_layout.h"
+#include "sim_cache.h"
+#include "sim_dram.h"
+#include "sim_hart.h"
+#include "sim_mem.h"
+#include "sim_port.h"
+#include "sim_timing.h"
+
+_Static_assert(SIM_MEM_MAX_HARTS >= KMX_CORES, "a cluster's harts fit in sim_mem");
+_Static_assert((KMX_CORES & (KMX_CORES - 1u)) == 0, "hart ids index by a mask");
+
+typedef struct sim_cluster_mem_stats {
+    uint64_t uncached_loads, uncached_stores;
+    uint64_t flush64;   /* stores to FLUSH64 */
+    uint64_t noc_reg_writes;
+    uint64_t stream_misses, other_misses; /* fills, by what they cost */
+    uint64_t faults;    /* accesses nothing answered */
+} sim_cluster_mem_stats;
+
+typedef struct sim_cluster_mem {
+    sim_mem mem;  /* what the harts are given; mem.ctx is this */
+    unsigned cluster, bank, mhz;
+    sim_dram *dram;
+    uint8_t *lim; /* KMX_LIM_BYTES */
+    uint32_t cost[SIM_T_COUNT]; /* sim_timing.h at mhz */
+    sim_cache cache;
+    sim_port port;
+    sim_streams streams[KMX_CORES];
+    uint64_t offset[KMX_CORES]; /* hart i's clock: h->cycle + offset[i] */
+    uint64_t now;               /* the cluster's time, in its cycles */
+    kmx_noc_window_reg noc_reg[KMX_NOC_WINDOWS];    /* as last written */
+    kmx_noc_window_reg noc_target[KMX_NOC_WINDOWS]; /* taken at the last write of mode */
+    sim_cluster_mem_stats stats;
+    /* Host memory ran out in a write-back or an uncached store: the
+     * access faulted, and the run cannot be trusted. */
+    bool failed;
+    km_error failure;
+} sim_cluster_mem;
+
+/* Cluster `cluster` (0..3) of the card whose banks are `dram`, at `mhz`
+ * (SIM_MHZ_DEFAULT or SIM_MHZ_FAST): LIM zeroed, the cache empty, time 0,
+ * no harts.  KM_OK, KM_EXIT_INTERNAL (bad cluster or clock) or
+ * KM_EXIT_SYSTEM (out of memory); nothing to free on failure. */
+int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, unsigned mhz,
+                         km_error *err);
+void sim_cluster_mem_free(sim_cluster_mem *cm);
+
+/* Host access to LIM at core addresses (KMX_LIM_ARGS, ...), no time
+ * cost.  KM_OK, or KM_EXIT_INTERNAL when [addr, addr + n) is not inside
+ * LIM.  A write clears the reservations on its lines. */
+int sim_cluster_mem_write_lim(sim_cluster_mem *cm, uint64_t addr, const void *src, uint64_t n,
+                              km_error *err);
+int sim_cluster_mem_read_lim(const sim_cluster_mem *cm, uint64_t addr, void *dst, uint64_t n,
+                             km_error *err);
+
+/* The cluster cycle hart h has reached (cm->now for NULL). */
+static inline uint64_t sim_cluster_mem_time(const sim_cluster_mem *cm, const sim_hart *h)
+{
+    return h != NULL ? h->cycle + cm->offset[h->hartid & (KMX_CORES - 1u)] : cm->now;
+}
+
+/* The callbacks (also set in cm->mem; tests call them directly). */
+int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
+                         uint64_t *value);
+int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
+                          uint64_t value);
+uint64_t sim_cluster_mem_mtime(sim_mem *m, sim_hart *h);
+
+#endif

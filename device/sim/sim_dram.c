@@ -1,0 +1,187 @@
+/* sim_dram.c: sparse banks (sim_dram.h). */
+#include "sim_dram.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(SIM_DRAM_PAGE_BYTES % KMX_LINE_BYTES == 0, "a line never spans two pages");
+_Static_assert(KMX_BANK_BYTES % SIM_DRAM_PAGE_BYTES == 0, "a bank is whole pages");
+
+void sim_dram_init(sim_dram *d)
+{
+    memset(d, 0, sizeof *d);
+}
+
+void sim_dram_free(sim_dram *d)
+{
+    for (unsigned b = 0; b < KMX_DRAM_BANKS; b++) {
+        if (d->pages[b] == NULL) {
+            continue;
+        }
+        for (uint64_t p = 0; p < SIM_DRAM_PAGES_PER_BANK; p++) {
+            free(d->pages[b][p]);
+        }
+        free(d->pages[b]);
+    }
+    memset(d, 0, sizeof *d);
+}
+
+/* The page holding addr, or NULL when it was never written. */
+static const uint8_t *page_or_null(const sim_dram *d, unsigned bank, uint64_t addr)
+{
+    uint8_t **table = d->pages[bank];
+    return table != NULL ? table[addr / SIM_DRAM_PAGE_BYTES] : NULL;
+}
+
+/* The page holding addr, allocated (zeroed) if needed; NULL when out of
+ * memory. */
+static uint8_t *page_for_write(sim_dram *d, unsigned bank, uint64_t addr)
+{
+    if (d->pages[bank] == NULL) {
+        d->pages[bank] = calloc(SIM_DRAM_PAGES_PER_BANK, sizeof *d->pages[bank]);
+        if (d->pages[bank] == NULL) {
+            return NULL;
+        }
+    }
+    uint8_t **slot = &d->pages[bank][addr / SIM_DRAM_PAGE_BYTES];
+    if (*slot == NULL) {
+        *slot = calloc(1, SIM_DRAM_PAGE_BYTES);
+        if (*slot == NULL) {
+            return NULL;
+        }
+        d->pages_allocated++;
+    }
+    return *slot;
+}
+
+static int check_range(unsigned bank, uint64_t addr, uint64_t n, const char *what,
+                       km_error *err)
+{
+    if (bank >= KMX_DRAM_BANKS || addr > KMX_BANK_BYTES || n > KMX_BANK_BYTES - addr) {
+        return km_fail(err, KM_EXIT_INTERNAL,
+                       "DRAM %s of %llu bytes at bank %u address 0x%llx: outside the "
+                       "card's %u banks of 4 GiB",
+                       what, (unsigned long long)n, bank, (unsigned long long)addr,
+                       KMX_DRAM_BANKS);
+    }
+    return KM_OK;
+}
+
+int sim_dram_read(const sim_dram *d, unsigned bank, uint64_t addr, void *dst, uint64_t n,
+                  km_error *err)
+{
+    int status = check_range(bank, addr, n, "read", err);
+    if (status != KM_OK) {
+        return status;
+    }
+    uint8_t *out = dst;
+    while (n > 0) {
+        uint64_t in_page = addr % SIM_DRAM_PAGE_BYTES;
+        uint64_t chunk = SIM_DRAM_PAGE_BYTES - in_page;
+        if (chunk > n) {
+            chunk = n;
+        }
+        const uint8_t *page = page_or_null(d, bank, addr);
+        if (page != NULL) {
+            memcpy(out, page + in_page, chunk);
+        } else {
+            memset(out, 0, chunk);
+        }
+        out += chunk;
+        addr += chunk;
+        n -= chunk;
+    }
+    return KM_OK;
+}
+
+static void notify(const sim_dram *d, unsigned bank, uint64_t addr, uint64_t n,
+                   const void *writer)
+{
+    for (unsigned i = 0; i < d->nwatchers; i++) {
+        const sim_dram_watcher *w = &d->watchers[i];
+        if (w->bank == bank) {
+            w->fn(w->ctx, bank, addr, n, writer);
+        }
+    }
+}
+
+int sim_dram_write_as(sim_dram *d, unsigned bank, uint64_t addr, const void *src, uint64_t n,
+                      const void *writer, km_error *err)
+{
+    int status = check_range(bank, addr, n, "write", err);
+    if (status != KM_OK) {
+        return status;
+    }
+    const uint8_t *in = src;
+    uint64_t start = addr, done = 0;
+    while (done < n) {
+        uint64_t in_page = addr % SIM_DRAM_PAGE_BYTES;
+        uint64_t chunk = SIM_DRAM_PAGE_BYTES - in_page;
+        if (chunk > n - done) {
+            chunk = n - done;
+        }
+        uint8_t *page = page_for_write(d, bank, addr);
+        if (page == NULL) {
+            /* What landed so far is real: say so before failing. */
+            if (done > 0) {
+                notify(d, bank, start, done, writer);
+            }
+            return km_fail(err, KM_EXIT_SYSTEM,
+                           "out of memory for a 64 KiB page of DRAM bank %u at 0x%llx", bank,
+                           (unsigned long long)(addr - in_page));
+        }
+        memcpy(page + in_page, in + done, chunk);
+        addr += chunk;
+        done += chunk;
+    }
+    if (n > 0) {
+        notify(d, bank, start, n, writer);
+    }
+    return KM_OK;
+}
+
+int sim_dram_write(sim_dram *d, unsigned bank, uint64_t addr, const void *src, uint64_t n,
+                   km_error *err)
+{
+    return sim_dram_write_as(d, bank, addr, src, n, NULL, err);
+}
+
+void sim_dram_read_line(const sim_dram *d, unsigned bank, uint64_t addr, void *dst)
+{
+    const uint8_t *page = page_or_null(d, bank, addr);
+    if (page != NULL) {
+        memcpy(dst, page + addr % SIM_DRAM_PAGE_BYTES, KMX_LINE_BYTES);
+    } else {
+        memset(dst, 0, KMX_LINE_BYTES);
+    }
+}
+
+int sim_dram_write_line(sim_dram *d, unsigned bank, uint64_t addr, const void *src)
+{
+    uint8_t *page = page_for_write(d, bank, addr);
+    if (page == NULL) {
+        return -1;
+    }
+    memcpy(page + addr % SIM_DRAM_PAGE_BYTES, src, KMX_LINE_BYTES);
+    return 0;
+}
+
+int sim_dram_watch(sim_dram *d, unsigned bank, sim_dram_watch_fn fn, void *ctx)
+{
+    if (d->nwatchers == SIM_DRAM_MAX_WATCHERS) {
+        return -1;
+    }
+    d->watchers[d->nwatchers++] = (sim_dram_watcher){.bank = bank, .fn = fn, .ctx = ctx};
+    return 0;
+}
+
+void sim_dram_unwatch(sim_dram *d, sim_dram_watch_fn fn, void *ctx)
+{
+    unsigned kept = 0;
+    for (unsigned i = 0; i < d->nwatchers; i++) {
+        if (d->watchers[i].fn != fn || d->watchers[i].ctx != ctx) {
+            d->watchers[kept++] = d->watchers[i];
+        }
+    }
+    d->nwatchers = kept;
+}

@@ -1,0 +1,53 @@
+/* sim_timing: what the memory side of a cluster costs in modeled time —
+ * the one table (device/sim/README.md, "Memory and the cluster", says how
+ * it was calibrated; the hart's own costs are in hart_internal.h).
+ *
+ * Each entry is a number of X280 cycles plus a number of picoseconds: the
+ * cycles are work clocked with the cores (it takes less time at 1750 MHz),
+ * the picoseconds are DRAM and fabric time (the same at any clock).  A
+ * cluster turns the table into cycles at its clock once
+ * (sim_timing_cycles) and adds them to the accessing hart's cycle count.
+ *
+ * The spec's figures the table reproduces (four cores, streaming):
+ *   - LIM "30 cycles a word";
+ *   - a cluster reads its bank at about 1.2 GB/s at 1000 MHz and 1.3 GB/s
+ *     at 1750 MHz, alone or with the others (a per-cluster limit:
+ *     PORT_LINE, one line per port slot);
+ *   - one core alone streams at about 0.74 GB/s (MISS_STREAM; the spec's
+ *     map runs 1.74 times faster on four cores than on one, so one core
+ *     is well under the cluster's limit);
+ *   - a FLUSH64 sweep over four cores runs at 5 to 8 GB/s of region at
+ *     1750 MHz (FLUSH64, FLUSH64_DIRTY: about 7.7 GB/s clean, 4.8 dirty).
+ *
+ *   name            cycles  ps       what */
+#ifndef SIM_TIMING_H
+#define SIM_TIMING_H
+
+#include <stdint.h>
+
+#define SIM_TIMING_TABLE(X)                                                                      \
+    X(LIM,               30,       0, "a LIM load or store (uncached local memory)")             \
+    X(HIT,                2,       0, "a cached-window access whose line is cached")            \
+    X(MISS_STREAM,       40,       0, "a miss on a line a prefetch stream was heading for")     \
+    X(MISS,               0,  250000, "any other miss: a round trip to the bank")               \
+    X(PORT_LINE,          9,   44000, "one line on the cluster's read port (the 1.2 GB/s cap)") \
+    X(EVICT_DIRTY,        4,       0, "a miss that evicts a dirty line: handed to a write "     \
+                                      "buffer, posted")                                         \
+    X(UNCACHED_LOAD,      0,  250000, "a load through the uncached window: a round trip")       \
+    X(UNCACHED_STORE,    20,       0, "a store through the uncached window: posted")            \
+    X(FLUSH64,           55,       0, "a store to FLUSH64 (line clean or not cached)")          \
+    X(FLUSH64_DIRTY,     35,       0, "extra for FLUSH64 on a dirty line: its write-back")      \
+    X(MMIO,              20,       0, "a CLINT or NoC window register access")
+
+typedef enum sim_timing {
+#define SIM_TIMING_ENUM(name, cycles, ps, what) SIM_T_##name,
+    SIM_TIMING_TABLE(SIM_TIMING_ENUM)
+#undef SIM_TIMING_ENUM
+    SIM_T_COUNT
+} sim_timing;
+
+/* out[t] = entry t in cycles at mhz (its picoseconds rounded up to whole
+ * cycles). */
+void sim_timing_cycles(unsigned mhz, uint32_t out[SIM_T_COUNT]);
+
+#endif

@@ -1,0 +1,417 @@
+#!/usr/bin/env bats
+# kmrun exec: a bare-metal RV64 ELF on one simulated hart — the JSON and
+# the text it prints, the exit codes, the instruction limit, traps with no
+# handler, wfi, the memory it maps (segments, zeroed bss, the stack), the
+# tohost convention, and bad files and command lines.
+
+# shellcheck disable=SC2154 # output, stderr, status, lines: set by run
+load helpers
+
+EXEC_USAGE='usage: kmrun exec [--max-instructions N] [--json] FILE.elf'
+
+setup() {
+    tmp=$BATS_TEST_TMPDIR
+    schema=$KMRUN_TOP/schemas/exec.schema.json
+}
+
+# prog NAME: assembles the source on stdin (test.h available) into
+# $tmp/NAME.elf, at 0x80000000 (tests/isa/link.ld).
+prog() {
+    cat >"$tmp/$1.S"
+    "$KMRUN_TOP/tests/isa/assemble" "$tmp" "$tmp/$1.S"
+}
+
+# json_check: $output is valid for schemas/exec.schema.json.
+json_check() {
+    printf '%s\n' "$output" >"$tmp/out.json"
+    /usr/bin/python3 "$KMRUN_TOP/tests/cli/schema_check.py" "$schema" "$tmp/out.json"
+}
+
+# field NAME: a member of the JSON in $output (python's repr for objects).
+field() {
+    /usr/bin/python3 -c 'import json, sys; v = json.loads(sys.argv[1])[sys.argv[2]]; print("null" if v is None else v)' "$output" "$1"
+}
+
+# addr SYMBOL ELF: the symbol's address, in decimal.
+addr() {
+    printf '%d\n' "0x$(riscv64-unknown-elf-nm "$2" | awk -v s="$1" '$3 == s { print $1 }')"
+}
+
+pass_prog() {
+    prog pass <<'END'
+#include "test.h"
+TEST_BEGIN
+    TEST 1
+    li a0, 41
+    addi a0, a0, 1
+    CHECK a0, 42
+TEST_END
+END
+}
+
+@test "exec: schema is a valid JSON Schema, draft 2020-12" {
+    run /usr/bin/python3 "$KMRUN_TOP/tests/cli/schema_check.py" --check-schema "$schema"
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+@test "exec --json: a passing program: exit 0, the JSON's five members" {
+    pass_prog
+    run -0 --separate-stderr kmrun exec --json "$tmp/pass.elf"
+    expect stderr </dev/null
+    json_check
+    [ "$(field exit_code)" = 0 ]
+    [ "$(field end)" = exit ]
+    [ "$(field trap)" = null ]
+    [ "$(field instructions)" -gt 5 ]
+    [ "$(field cycles)" -ge "$(field instructions)" ]
+    run -0 /usr/bin/python3 -c 'import json, sys; print(" ".join(json.loads(sys.argv[1])))' "$output"
+    [ "$output" = "exit_code instructions cycles end trap" ]
+}
+
+@test "exec: the same run twice gives the same JSON" {
+    pass_prog
+    kmrun exec --json "$tmp/pass.elf" >"$tmp/a.json"
+    kmrun exec --json "$tmp/pass.elf" >"$tmp/b.json"
+    diff -u "$tmp/a.json" "$tmp/b.json"
+}
+
+@test "exec: without --json, one line of text" {
+    pass_prog
+    run -0 --separate-stderr kmrun exec "$tmp/pass.elf"
+    expect stderr </dev/null
+    [[ $output =~ ^exit\ 0\ after\ [0-9,]+\ instructions,\ [0-9,]+\ cycles$ ]]
+}
+
+@test "exec: a non-zero exit code is reported, status 1" {
+    prog three <<'END'
+#include "test.h"
+TEST_BEGIN
+    TEST 3
+    j fail
+TEST_END
+END
+    run -1 --separate-stderr kmrun exec --json "$tmp/three.elf"
+    expect stderr </dev/null
+    json_check
+    [ "$(field exit_code)" = 3 ]
+    [ "$(field end)" = exit ]
+    run -1 kmrun exec "$tmp/three.elf"
+    [[ $output == "exit 3 after "* ]]
+}
+
+@test "exec: a 32-bit store to tohost, as riscv-tests make, ends the run" {
+    prog sw <<'END'
+    .section .text.init, "ax"
+    .globl _start
+_start:
+    li t0, (5 << 1) | 1
+    la t1, tohost
+    sw t0, 0(t1)
+    sw zero, 4(t1)
+1:  j 1b
+    .section .tohost, "aw"
+    .balign 64
+    .globl tohost
+tohost: .dword 0
+    .globl fromhost
+fromhost: .dword 0
+END
+    run -1 --separate-stderr kmrun exec --json "$tmp/sw.elf"
+    [ "$(field exit_code)" = 5 ]
+    [ "$(field instructions)" = 4 ] # li, auipc+addi, sw
+}
+
+@test "exec: a store to tohost with bit 0 clear does not end the run" {
+    prog even <<'END'
+    .section .text.init, "ax"
+    .globl _start
+_start:
+    la t1, tohost
+    li t0, 8
+    sd t0, 0(t1)            # not an exit: only stored
+    ld t2, 0(t1)
+    bne t2, t0, 1f
+    li t0, 1
+    sd t0, 0(t1)            # exit 0
+1:  j 1b
+    .section .tohost, "aw"
+    .balign 64
+    .globl tohost
+tohost: .dword 0
+END
+    run -0 kmrun exec --json "$tmp/even.elf"
+    [ "$(field exit_code)" = 0 ]
+}
+
+@test "exec --max-instructions: a loop ends at the limit, status 1" {
+    prog loop <<'END'
+#include "test.h"
+TEST_BEGIN
+1:  addi a0, a0, 1
+    j 1b
+TEST_END
+END
+    run -1 --separate-stderr kmrun exec --json --max-instructions 1000 "$tmp/loop.elf"
+    expect stderr </dev/null
+    json_check
+    [ "$(field end)" = limit ]
+    [ "$(field exit_code)" = null ]
+    [ "$(field trap)" = null ]
+    [ "$(field instructions)" = 1000 ]
+    run -1 kmrun exec --max-instructions 2e4 --json "$tmp/loop.elf"
+    [ "$(field instructions)" = 20000 ]
+    run -1 kmrun exec --max-instructions=1000 "$tmp/loop.elf"
+    [[ $output == "limit: stopped after 1,000 instructions (--max-instructions 1,000), "* ]]
+}
+
+@test "exec: a program that exits before the limit is not cut short" {
+    pass_prog
+    run -0 kmrun exec --json "$tmp/pass.elf"
+    n=$(field instructions)
+    run -0 kmrun exec --json --max-instructions "$n" "$tmp/pass.elf"
+    [ "$(field end)" = exit ]
+    run -1 kmrun exec --json --max-instructions "$((n - 1))" "$tmp/pass.elf"
+    [ "$(field end)" = limit ]
+}
+
+@test "exec: a trap with no handler ends the run with mcause, mepc, mtval" {
+    prog illegal <<'END'
+#include "test.h"
+TEST_BEGIN
+    li a0, 1
+    .globl bad
+bad:
+    .4byte 0x1234500b       # custom-0: illegal
+    j pass
+TEST_END
+END
+    run -1 --separate-stderr kmrun exec --json "$tmp/illegal.elf"
+    expect stderr </dev/null
+    json_check
+    [ "$(field end)" = trap ]
+    [ "$(field exit_code)" = null ]
+    run -0 /usr/bin/python3 -c 'import json, sys; t = json.loads(sys.argv[1])["trap"]; print(t["mcause"], t["mepc"], t["mtval"], t["name"])' "$output"
+    [ "$output" = "2 $(addr bad "$tmp/illegal.elf") $((0x1234500b)) illegal instruction" ]
+    run -1 kmrun exec "$tmp/illegal.elf"
+    [[ $output == "trap: illegal instruction (mcause 2) at mepc 0x"*", mtval 0x1234500b, with no handler installed, after "* ]]
+}
+
+@test "exec: a load from an address nothing answers is an access fault" {
+    prog fault <<'END'
+#include "test.h"
+TEST_BEGIN
+    li a1, 0x1000
+    .globl bad
+bad:
+    ld a0, 8(a1)
+    j pass
+TEST_END
+END
+    run -1 kmrun exec --json "$tmp/fault.elf"
+    json_check
+    run -0 /usr/bin/python3 -c 'import json, sys; t = json.loads(sys.argv[1])["trap"]; print(t["mcause"], t["mepc"], t["mtval"], t["name"])' "$output"
+    [ "$output" = "5 $(addr bad "$tmp/fault.elf") 4104 load access fault" ]
+}
+
+@test "exec: ecall with no handler is reported; with a handler it is not" {
+    prog ecall <<'END'
+#include "test.h"
+TEST_BEGIN
+    ecall
+    j pass
+TEST_END
+END
+    run -1 kmrun exec --json "$tmp/ecall.elf"
+    [[ $output == *'"mcause": 11,'*'"name": "environment call from M-mode"'* ]]
+    prog handled <<'END'
+#include "test.h"
+TEST_BEGIN
+    la t0, handler
+    csrw mtvec, t0
+    TEST 1
+    li a0, 0
+    ecall
+    CHECK a0, 1
+    j pass
+    .balign 4
+handler:
+    li a0, 1
+    csrr t0, mepc
+    addi t0, t0, 4
+    csrw mepc, t0
+    mret
+TEST_END
+END
+    run -0 kmrun exec --json "$tmp/handled.elf"
+    [ "$(field end)" = exit ]
+}
+
+@test "exec: wfi ends the run, status 1" {
+    prog wfi <<'END'
+#include "test.h"
+TEST_BEGIN
+    wfi
+    j pass
+TEST_END
+END
+    run -1 --separate-stderr kmrun exec --json "$tmp/wfi.elf"
+    json_check
+    [ "$(field end)" = wfi ]
+    [ "$(field exit_code)" = null ]
+    [[ $(kmrun exec "$tmp/wfi.elf") == "wfi: "* ]]
+}
+
+@test "exec: sp is the top of a 64 KiB stack just below the lowest segment" {
+    prog stack <<'END'
+#include "test.h"
+TEST_BEGIN
+    TEST 1
+    CHECK sp, 0x80000000
+    TEST 2
+    li a0, 0x1122334455667788
+    sd a0, -8(sp)
+    ld a1, -8(sp)
+    CHECK a1, 0x1122334455667788
+    TEST 3
+    li t0, 0x10000
+    sub a2, sp, t0          # the stack's lowest dword
+    sd a0, 0(a2)
+    ld a1, 0(a2)
+    CHECK a1, 0x1122334455667788
+    TEST 4                  # one below it: nothing there
+    la t0, handler
+    csrw mtvec, t0
+    li s5, 0
+    sd a0, -8(a2)
+    CHECK s5, 7
+    j pass
+    .balign 4
+handler:
+    csrr s5, mcause
+    csrr t0, mepc
+    addi t0, t0, 4
+    csrw mepc, t0
+    mret
+TEST_END
+END
+    run -0 kmrun exec --json "$tmp/stack.elf"
+    echo "$output"
+    [ "$(field exit_code)" = 0 ]
+}
+
+@test "exec: memory past a segment's file bytes is zero" {
+    prog bss <<'END'
+#include "test.h"
+TEST_BEGIN
+    TEST 1
+    la a1, zeros
+    li a2, 512
+1:  ld a0, 0(a1)
+    bnez a0, fail
+    addi a1, a1, 8
+    addi a2, a2, -1
+    bnez a2, 1b
+    TEST 2
+    la a1, initial
+    ld a0, 0(a1)
+    CHECK a0, 0x0123456789abcdef
+TEST_END
+    .data
+initial: .dword 0x0123456789abcdef
+    .bss
+zeros: .space 4096
+END
+    run -0 kmrun exec --json "$tmp/bss.elf"
+    echo "$output"
+}
+
+@test "exec: a program without tohost gets a warning and can still trap" {
+    prog notohost <<'END'
+    .section .text.init, "ax"
+    .globl _start
+_start:
+    ebreak
+END
+    run -1 --separate-stderr kmrun exec --json "$tmp/notohost.elf"
+    expect stderr <<END
+kmrun: warning: '$tmp/notohost.elf' has no 'tohost' symbol: it can end only in a trap, in wfi or at the instruction limit
+END
+    [ "$(field end)" = trap ]
+    [[ $output == *'"mcause": 3,'* ]]
+}
+
+@test "exec: a file that is not an ELF is a build error, status 3" {
+    echo 'hello' >"$tmp/hello.txt"
+    run -3 --separate-stderr kmrun exec "$tmp/hello.txt"
+    expect stdout </dev/null
+    expect stderr <<END
+kmrun: '$tmp/hello.txt' is not an ELF file: it starts with "hello\\x0a", not "\\x7fELF"
+END
+}
+
+@test "exec: an ELF for another machine or of 32 bits is rejected, status 3" {
+    run -3 --separate-stderr kmrun exec /bin/sh
+    [[ $stderr == "kmrun: '/bin/sh' is"*"; expected"* ]]
+    printf '.globl _start\n_start: j _start\n' >"$tmp/rv32.S"
+    riscv64-unknown-elf-gcc -march=rv32i -mabi=ilp32 -nostdlib -o "$tmp/rv32.elf" "$tmp/rv32.S"
+    run -3 --separate-stderr kmrun exec "$tmp/rv32.elf"
+    expect stderr <<END
+kmrun: '$tmp/rv32.elf' is a 32-bit ELF file; expected a 64-bit one (ELFCLASS64)
+END
+    printf '.globl _start\n_start: j _start\n' >"$tmp/obj.S"
+    riscv64-unknown-elf-gcc -c -o "$tmp/obj.o" "$tmp/obj.S"
+    run -3 --separate-stderr kmrun exec "$tmp/obj.o"
+    expect stderr <<END
+kmrun: '$tmp/obj.o' is a relocatable object (not linked); expected a linked executable (ET_EXEC)
+END
+}
+
+@test "exec: a missing file is a system error, status 4" {
+    run -4 --separate-stderr kmrun exec "$tmp/nothing.elf"
+    expect stdout </dev/null
+    expect stderr <<END
+kmrun: cannot open '$tmp/nothing.elf': No such file or directory
+END
+}
+
+@test "exec: usage errors exit 2 with the usage line" {
+    run -2 --separate-stderr kmrun exec
+    expect stderr <<END
+kmrun: no ELF file given
+$EXEC_USAGE
+END
+    run -2 --separate-stderr kmrun exec a.elf b.elf
+    expect stderr <<END
+kmrun: unexpected argument 'b.elf'
+$EXEC_USAGE
+END
+    run -2 --separate-stderr kmrun exec --max-instructions 0 a.elf
+    expect stderr <<END
+kmrun: --max-instructions needs a positive count such as 1000000 or 1e9, not '0'
+$EXEC_USAGE
+END
+    run -2 --separate-stderr kmrun exec --max-instructions lots a.elf
+    [ "${stderr_lines[0]}" = "kmrun: --max-instructions needs a positive count such as 1000000 or 1e9, not 'lots'" ]
+    run -2 --separate-stderr kmrun exec a.elf --max-instructions
+    expect stderr <<END
+kmrun: option '--max-instructions' requires a value
+$EXEC_USAGE
+END
+    run -2 --separate-stderr kmrun exec --frobnicate a.elf
+    expect stderr <<END
+kmrun: unknown option '--frobnicate'
+$EXEC_USAGE
+END
+    run -2 --separate-stderr kmrun exec --json=yes a.elf
+    expect stderr <<END
+kmrun: option '--json' takes no value
+$EXEC_USAGE
+END
+}
+
+@test "exec --help prints the usage and the exit status" {
+    run -0 --separate-stderr kmrun exec --help
+    [ "${lines[0]}" = "$EXEC_USAGE" ]
+    [[ $output == *"Exit status: 0 the program exited with code 0, 1"* ]]
+}

@@ -1,0 +1,803 @@
+/* Tests for device/sim/sim_cluster_mem.c and sim_cluster.c: a cluster's
+ * memory map (LIM, the cached and uncached windows of its bank, FLUSH64,
+ * CLINT mtime, the NoC window registers, faults), what its accesses cost,
+ * and — with real harts — the bandwidth calibration, wfi, quanta and
+ * determinism.
+ *
+ * The memory-map tests call the sim_mem callbacks directly with fake
+ * harts (zeroed sim_hart structs whose cycle counts the test sets), so
+ * they need no hart code. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_clock.h"
+#include "sim_cluster.h"
+
+#define KIB 1024ull
+
+/* ---- Fixtures -------------------------------------------------------------- */
+
+typedef struct fixture {
+    sim_dram own;   /* the card's banks, unless shared */
+    sim_dram *dram; /* the banks the cluster uses */
+    sim_cluster_mem *cm;
+    sim_hart fake[KMX_CORES];
+} fixture;
+
+/* A cluster's memory with four fake harts, on `card` (NULL: its own). */
+static fixture *make_on(sim_dram *card, unsigned cluster, unsigned mhz)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    sim_dram_init(&f->own);
+    f->dram = card != NULL ? card : &f->own;
+    f->cm = malloc(sizeof *f->cm);
+    assert_non_null(f->cm);
+    km_error err = {0};
+    assert_int_equal(sim_cluster_mem_init(f->cm, f->dram, cluster, mhz, &err), KM_OK);
+    for (unsigned i = 0; i < KMX_CORES; i++) {
+        f->fake[i].hartid = i;
+        f->fake[i].mem = &f->cm->mem;
+        f->fake[i].state = SIM_HART_RUNNING;
+        f->cm->mem.harts[i] = &f->fake[i];
+    }
+    f->cm->mem.nharts = KMX_CORES;
+    return f;
+}
+
+static fixture *make(unsigned cluster, unsigned mhz)
+{
+    return make_on(NULL, cluster, mhz);
+}
+
+static void unmake(fixture *f)
+{
+    sim_cluster_mem_free(f->cm);
+    free(f->cm);
+    sim_dram_free(&f->own);
+    free(f);
+}
+
+static int setup(void **state)
+{
+    *state = make(1, SIM_MHZ_DEFAULT);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    unmake(*state);
+    return 0;
+}
+
+static uint64_t ld(fixture *f, unsigned hart, uint64_t addr, unsigned size)
+{
+    uint64_t v = 0xDEADBEEF;
+    assert_int_equal(sim_cluster_mem_load(&f->cm->mem, &f->fake[hart], addr, size, &v), 0);
+    return v;
+}
+
+static void st(fixture *f, unsigned hart, uint64_t addr, unsigned size, uint64_t v)
+{
+    assert_int_equal(sim_cluster_mem_store(&f->cm->mem, &f->fake[hart], addr, size, v), 0);
+}
+
+static uint64_t dram64(fixture *f, unsigned bank, uint64_t addr)
+{
+    uint64_t v = 0;
+    assert_int_equal(sim_dram_read(f->dram, bank, addr, &v, 8, NULL), KM_OK);
+    return v;
+}
+
+static void host64(fixture *f, unsigned bank, uint64_t addr, uint64_t v)
+{
+    assert_int_equal(sim_dram_write(f->dram, bank, addr, &v, 8, NULL), KM_OK);
+}
+
+/* ---- The map ---------------------------------------------------------------- */
+
+static void create_checks_cluster_and_clock(void **state)
+{
+    (void)state;
+    sim_dram dram;
+    sim_dram_init(&dram);
+    sim_cluster *c = NULL;
+    km_error err = {0};
+    assert_int_equal(sim_cluster_create(&c, &dram, 4, SIM_MHZ_DEFAULT, &err), KM_EXIT_INTERNAL);
+    assert_null(c);
+    assert_non_null(strstr(err.message, "cluster 4"));
+    assert_int_equal(sim_cluster_create(&c, &dram, 1, 1500, &err), KM_EXIT_INTERNAL);
+    assert_non_null(strstr(err.message, "1500 MHz"));
+    for (unsigned k = 0; k < KMX_CLUSTERS; k++) {
+        assert_int_equal(sim_cluster_create(&c, &dram, k, SIM_MHZ_FAST, &err), KM_OK);
+        assert_int_equal(c->m.bank, KMX_CLUSTER_BANK(k));
+        assert_true(sim_cluster_now_ps(c) == 0);
+        assert_false(sim_cluster_busy(c));
+        sim_cluster_destroy(c);
+    }
+    assert_int_equal(dram.nwatchers, 0);
+    sim_dram_free(&dram);
+}
+
+static void lim_is_ram_at_30_cycles(void **state)
+{
+    fixture *f = *state;
+    const sim_ram *r = &f->cm->mem.ram[0];
+    assert_int_equal(f->cm->mem.nram, 1);
+    assert_true(r->base == KMX_LIM_BASE && r->size == KMX_LIM_BYTES);
+    assert_int_equal(r->latency, 30);
+
+    uint64_t word = 0x0102030405060708ull, back = 0;
+    km_error err = {0};
+    assert_int_equal(sim_cluster_mem_write_lim(f->cm, KMX_LIM_ARGS, &word, 8, &err), KM_OK);
+    assert_true(memcmp(r->host + (KMX_LIM_ARGS - KMX_LIM_BASE), &word, 8) == 0);
+    assert_int_equal(sim_cluster_mem_read_lim(f->cm, KMX_LIM_END - 8, &back, 8, &err), KM_OK);
+    /* The callbacks answer LIM too (a hart normally takes the RAM range). */
+    assert_true(ld(f, 0, KMX_LIM_ARGS + 4, 4) == 0x01020304);
+    assert_true(f->fake[0].cycle == 30);
+    st(f, 0, KMX_LIM_END - 1, 1, 0xAB);
+    assert_int_equal(sim_cluster_mem_read_lim(f->cm, KMX_LIM_END - 1, &back, 1, &err), KM_OK);
+    assert_true((back & 0xFF) == 0xAB);
+    assert_int_equal(sim_cluster_mem_write_lim(f->cm, KMX_LIM_END - 4, &word, 8, &err),
+                     KM_EXIT_INTERNAL);
+    assert_non_null(strstr(err.message, "outside local memory"));
+    assert_int_equal(sim_cluster_mem_read_lim(f->cm, KMX_LIM_BASE - 1, &back, 1, &err),
+                     KM_EXIT_INTERNAL);
+}
+
+static void cached_window_goes_through_the_cache(void **state)
+{
+    fixture *f = *state;
+    host64(f, 6, 0x1000, 0xA);
+    assert_true(ld(f, 0, KMX_DRAM_CACHED(0x1000), 8) == 0xA);
+    host64(f, 6, 0x1000, 0xB); /* behind the cache */
+    assert_true(ld(f, 1, KMX_DRAM_CACHED(0x1000), 8) == 0xA); /* every core sees the line */
+    assert_true(ld(f, 0, KMX_DRAM_UNCACHED(0x1000), 8) == 0xB); /* around it: DRAM */
+
+    st(f, 2, KMX_DRAM_CACHED(0x1008), 4, 0xC);
+    assert_true(ld(f, 3, KMX_DRAM_CACHED(0x1008), 4) == 0xC);
+    assert_true(ld(f, 0, KMX_DRAM_UNCACHED(0x1008), 8) == 0); /* not in DRAM yet */
+    assert_int_equal(sim_cache_state(&f->cm->cache, 0x1000), SIM_CACHE_VALID | SIM_CACHE_DIRTY);
+
+    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x1000)); /* as kmx_flush writes it */
+    assert_true(dram64(f, 6, 0x1008) == 0xC);
+    assert_true(dram64(f, 6, 0x1000) == 0xA); /* the whole line went back: stale 0xA over 0xB */
+    assert_int_equal(sim_cache_state(&f->cm->cache, 0x1000), 0);
+}
+
+static void uncached_window_is_dram(void **state)
+{
+    fixture *f = *state;
+    st(f, 0, KMX_DRAM_UNCACHED(0x2000), 8, 0x55);
+    assert_true(dram64(f, 6, 0x2000) == 0x55);
+    assert_int_equal(sim_cache_state(&f->cm->cache, 0x2000), 0); /* nothing was cached */
+    assert_true(ld(f, 0, KMX_DRAM_UNCACHED(0x2000), 2) == 0x55);
+    assert_true(ld(f, 0, KMX_DRAM_CACHED(0x2000), 8) == 0x55);
+    /* Once cached, the two windows disagree until the line is dropped. */
+    st(f, 0, KMX_DRAM_UNCACHED(0x2000), 8, 0x66);
+    assert_true(ld(f, 0, KMX_DRAM_CACHED(0x2000), 8) == 0x55);
+    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x2000));
+    assert_true(ld(f, 0, KMX_DRAM_CACHED(0x2000), 8) == 0x66);
+    assert_true(f->cm->stats.uncached_loads == 1 && f->cm->stats.uncached_stores == 2);
+    /* The last bytes of the windows are the last bytes of the bank. */
+    st(f, 0, KMX_DRAM_UNCACHED(KMX_BANK_BYTES - 8), 8, 0x77);
+    assert_true(ld(f, 0, KMX_DRAM_CACHED(KMX_BANK_BYTES - 8), 8) == 0x77);
+}
+
+static void flush64_takes_both_address_forms(void **state)
+{
+    fixture *f = *state;
+    st(f, 0, KMX_DRAM_CACHED(0x3000), 8, 1);
+    st(f, 0, KMX_FLUSH64, 8, 0x3000 + 24); /* a bank address, inside the line */
+    assert_true(dram64(f, 6, 0x3000) == 1);
+    assert_int_equal(sim_cache_state(&f->cm->cache, 0x3000), 0);
+
+    st(f, 0, KMX_DRAM_CACHED(0x3040), 8, 2);
+    /* Values that name no cached line cost the store and do nothing. */
+    st(f, 0, KMX_FLUSH64, 8, KMX_LIM_BASE + KMX_BANK_BYTES);
+    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(KMX_BANK_BYTES));
+    assert_int_equal(sim_cache_state(&f->cm->cache, 0x3040), SIM_CACHE_VALID | SIM_CACHE_DIRTY);
+    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x3040));
+    assert_true(dram64(f, 6, 0x3040) == 2);
+    assert_true(f->cm->stats.flush64 == 4);
+
+    /* It is a 64-bit register: narrower stores fault; loads give 0. */
+    assert_int_equal(sim_cluster_mem_store(&f->cm->mem, &f->fake[0], KMX_FLUSH64, 4, 0x3040),
+                     SIM_CAUSE_STORE_ACCESS);
+    assert_true(ld(f, 0, KMX_FLUSH64, 8) == 0);
+}
+
+static void mtime_counts_modeled_time_at_50_mhz(void **state)
+{
+    fixture *f = *state;
+    sim_hart *h = &f->fake[2];
+    assert_true(sim_cluster_mem_mtime(&f->cm->mem, h) == 0);
+    h->cycle = 19; /* 19 ns: not yet a tick of 20 ns */
+    assert_true(sim_cluster_mem_mtime(&f->cm->mem, h) == 0);
+    h->cycle = 20;
+    assert_true(sim_cluster_mem_mtime(&f->cm->mem, h) == 1);
+    h->cycle = 1000000; /* 1 ms */
+    assert_true(sim_cluster_mem_mtime(&f->cm->mem, h) == KMX_TICKS_PER_SECOND / 1000);
+    /* A hart's clock is its cycles plus the time it spent waiting. */
+    f->cm->offset[2] = 1000000;
+    assert_true(ld(f, 2, KMX_MTIME, 8) == 2 * KMX_TICKS_PER_SECOND / 1000);
+    assert_true(h->cycle == 1000000 + 20); /* the read cost SIM_T_MMIO */
+    /* 32-bit halves, as an RV32 would read it. */
+    h->cycle = 0;
+    f->cm->offset[2] = 100ull * SIM_MHZ_DEFAULT * 1000000; /* 100 s: mtime above 2^32 */
+    uint64_t mtime = 100ull * KMX_TICKS_PER_SECOND;
+    assert_true(mtime > UINT32_MAX);
+    assert_true(ld(f, 2, KMX_MTIME, 4) == (uint32_t)mtime);
+    assert_true(ld(f, 2, KMX_MTIME + 4, 4) == mtime >> 32);
+    /* Read-only; no other widths. */
+    uint64_t v;
+    assert_int_equal(sim_cluster_mem_store(&f->cm->mem, h, KMX_MTIME, 8, 0),
+                     SIM_CAUSE_STORE_ACCESS);
+    assert_int_equal(sim_cluster_mem_load(&f->cm->mem, h, KMX_MTIME, 2, &v),
+                     SIM_CAUSE_LOAD_ACCESS);
+    /* Without a hart: the cluster's own time. */
+    f->cm->now = 40;
+    assert_true(sim_cluster_mem_mtime(&f->cm->mem, NULL) == 2);
+}
+
+static void mtime_at_1750_mhz(void **state)
+{
+    (void)state;
+    fixture *f = make(2, SIM_MHZ_FAST);
+    f->fake[0].cycle = 1750000; /* 1 ms */
+    assert_true(ld(f, 0, KMX_MTIME, 8) == KMX_TICKS_PER_SECOND / 1000);
+    f->fake[0].cycle = 34; /* 19.43 ns */
+    assert_true(ld(f, 0, KMX_MTIME, 8) == 0);
+    f->fake[0].cycle = 35; /* 20 ns */
+    assert_true(ld(f, 0, KMX_MTIME, 8) == 1);
+    unmake(f);
+}
+
+static void nothing_else_answers(void **state)
+{
+    fixture *f = *state;
+    const uint64_t nowhere[] = {
+        0,
+        KMX_LIM_BASE - 8,
+        KMX_LIM_END,
+        KMX_CLINT,                 /* msip: interrupts are not modeled */
+        KMX_MTIME - 8,             /* mtimecmp's neighbourhood */
+        KMX_L3_CONTROL,            /* the other L3 registers: the way stays as set */
+        KMX_FLUSH64 + 8,
+        KMX_NOC_WINDOW_REGS - 8,
+        KMX_NOC_WINDOW_REG(KMX_NOC_WINDOWS),
+        KMX_NOC_WINDOW(0),         /* the windows themselves: the NoC comes later */
+        KMX_DRAM_UNCACHED(KMX_BANK_BYTES),
+        KMX_DRAM_CACHED(KMX_BANK_BYTES), /* past the bank */
+        KMX_DRAM_CACHED_BASE - 8,
+        0x8000000000000000ull,
+    };
+    for (size_t i = 0; i < sizeof nowhere / sizeof nowhere[0]; i++) {
+        uint64_t v;
+        assert_int_equal(sim_cluster_mem_load(&f->cm->mem, &f->fake[0], nowhere[i], 8, &v),
+                         SIM_CAUSE_LOAD_ACCESS);
+        assert_int_equal(sim_cluster_mem_store(&f->cm->mem, &f->fake[0], nowhere[i], 8, 0),
+                         SIM_CAUSE_STORE_ACCESS);
+    }
+    assert_true(f->cm->stats.faults == 2 * sizeof nowhere / sizeof nowhere[0]);
+}
+
+/* The windows reach only the cluster's own bank: what the host put in
+ * another bank is not there (the start-up bank check then fails). */
+static void each_cluster_reaches_its_own_bank(void **state)
+{
+    (void)state;
+    sim_dram card;
+    sim_dram_init(&card);
+    fixture *zero = make_on(&card, 0, SIM_MHZ_DEFAULT);
+    fixture *one = make_on(&card, 1, SIM_MHZ_DEFAULT);
+    fixture *two = make_on(&card, 2, SIM_MHZ_DEFAULT);
+    fixture *three = make_on(&card, 3, SIM_MHZ_DEFAULT);
+
+    uint64_t check = 0x40;
+    host64(one, 7, check, 0xC4EC); /* cluster 1's check line, written to bank 7 */
+    assert_true(ld(one, 0, KMX_DRAM_CACHED(check), 8) == 0);
+    assert_true(ld(one, 0, KMX_DRAM_UNCACHED(check), 8) == 0);
+    assert_true(ld(two, 0, KMX_DRAM_CACHED(check), 8) == 0xC4EC);
+    assert_true(ld(zero, 0, KMX_DRAM_CACHED(check), 8) == 0);
+    host64(one, 5, check, 5);
+    assert_true(ld(zero, 0, KMX_DRAM_UNCACHED(check), 8) == 5);
+
+    /* Clusters 2 and 3 share bank 7, each through its own cache. */
+    st(two, 0, KMX_DRAM_CACHED(0x80), 8, 23);
+    assert_true(ld(three, 0, KMX_DRAM_CACHED(0x80), 8) == 0); /* still dirty in 2's cache */
+    st(two, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x80));
+    assert_true(ld(three, 0, KMX_DRAM_CACHED(0x80), 8) == 0); /* 3 cached the old line */
+    st(three, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x80));
+    assert_true(ld(three, 0, KMX_DRAM_CACHED(0x80), 8) == 23);
+
+    unmake(three);
+    unmake(two);
+    unmake(one);
+    unmake(zero);
+    assert_int_equal(card.nwatchers, 0);
+    sim_dram_free(&card);
+}
+
+static void noc_window_registers_are_recorded(void **state)
+{
+    fixture *f = *state;
+    uint64_t reg = KMX_NOC_WINDOW_REG(KMX_WINDOW_PUSH(2));
+    st(f, 0, reg + offsetof(kmx_noc_window_reg, address), 8, 0x400030001000ull);
+    st(f, 0, reg + offsetof(kmx_noc_window_reg, x), 2, 8);
+    st(f, 0, reg + offsetof(kmx_noc_window_reg, y), 2, 9);
+    const kmx_noc_window_reg *target = &f->cm->noc_target[KMX_WINDOW_PUSH(2)];
+    assert_true(target->address == 0 && target->mode == KMX_NOC_OFF); /* not taken yet */
+    assert_true(ld(f, 0, reg, 8) == 0x400030001000ull);
+    st(f, 0, reg + offsetof(kmx_noc_window_reg, mode), 4, KMX_NOC_POSTED);
+    assert_true(target->address == 0x400030001000ull);
+    assert_true(target->x == 8 && target->y == 9 && target->mode == KMX_NOC_POSTED);
+    assert_true(ld(f, 0, reg + 8, 8) == (8ull | 9ull << 16 | (uint64_t)KMX_NOC_POSTED << 32));
+    /* The last register. */
+    st(f, 0, KMX_NOC_WINDOW_REG(KMX_NOC_WINDOWS - 1) + 8, 8, (uint64_t)KMX_NOC_NONPOSTED << 32);
+    assert_true(f->cm->noc_target[KMX_NOC_WINDOWS - 1].mode == KMX_NOC_NONPOSTED);
+    assert_true(f->cm->stats.noc_reg_writes == 5);
+}
+
+/* LR/SC: a store by another core, a host or NoC write, a write through
+ * the uncached window, each ends the reservations on its line. */
+static void writes_end_reservations(void **state)
+{
+    fixture *f = *state;
+    sim_hart *h1 = &f->fake[1], *h2 = &f->fake[2];
+    uint64_t line = KMX_DRAM_CACHED(0x5000);
+
+    h1->reserved = true;
+    h1->reservation = line;
+    st(f, 1, line + 8, 8, 1); /* its own store keeps it */
+    assert_true(h1->reserved);
+    st(f, 0, line + 16, 8, 1);
+    assert_false(h1->reserved);
+
+    h1->reserved = true;
+    host64(f, 6, 0x5000 + 56, 7); /* the host, behind the cache */
+    assert_false(h1->reserved);
+
+    h1->reserved = true;
+    h2->reserved = true;
+    h2->reservation = KMX_DRAM_UNCACHED(0x5000);
+    st(f, 1, KMX_DRAM_UNCACHED(0x5000 + 32), 4, 3); /* hart 1 writes around the cache */
+    assert_true(h1->reserved);                      /* its own */
+    assert_false(h2->reserved);
+
+    h1->reserved = true;
+    host64(f, 6, 0x5040, 7); /* the next line: no effect */
+    host64(f, 7, 0x5000, 7); /* another bank: no effect */
+    assert_true(h1->reserved);
+
+    h1->reservation = KMX_LIM_PULL;
+    uint32_t one = 1;
+    assert_int_equal(sim_cluster_mem_write_lim(f->cm, KMX_LIM_PULL + 60, &one, 4, NULL), KM_OK);
+    assert_false(h1->reserved);
+}
+
+/* ---- Costs --------------------------------------------------------------- */
+
+static void costs_at_1000_mhz(void **state)
+{
+    fixture *f = *state;
+    sim_hart *h = &f->fake[0];
+    const uint32_t *cost = f->cm->cost;
+    assert_int_equal(cost[SIM_T_LIM], 30);
+    assert_int_equal(cost[SIM_T_HIT], 2);
+    assert_int_equal(cost[SIM_T_MISS], 250);
+    assert_int_equal(cost[SIM_T_MISS_STREAM], 40);
+    assert_int_equal(cost[SIM_T_PORT_LINE], 53);
+    assert_int_equal(cost[SIM_T_UNCACHED_LOAD], 250);
+
+    ld(f, 0, KMX_DRAM_CACHED(0x10000), 8); /* a first miss: a round trip */
+    assert_true(h->cycle == 250);
+    ld(f, 0, KMX_DRAM_CACHED(0x10008), 8);
+    assert_true(h->cycle == 252);
+    ld(f, 0, KMX_DRAM_CACHED(0x10040), 8); /* the next line: the prefetcher's */
+    assert_true(h->cycle == 292);
+    ld(f, 0, KMX_DRAM_CACHED(0x10100), 8); /* three lines on: still the stream */
+    assert_true(h->cycle == 332);
+    ld(f, 0, KMX_DRAM_CACHED(0x90000), 8); /* elsewhere: a round trip again */
+    assert_true(h->cycle == 582);
+    ld(f, 0, KMX_DRAM_CACHED(0x10140), 8); /* the first stream is remembered */
+    assert_true(h->cycle == 622);
+    assert_true(f->cm->stats.stream_misses == 3 && f->cm->stats.other_misses == 2);
+
+    /* Stores: a dirty victim adds its hand-over to the write buffer. */
+    st(f, 0, KMX_DRAM_CACHED(0x10180), 8, 1); /* stream */
+    assert_true(h->cycle == 662);
+    st(f, 0, KMX_DRAM_CACHED(0x10180 + KMX_L3_WAY_BYTES), 8, 1); /* evicts it */
+    assert_true(h->cycle == 662 + 250 + 4);
+
+    /* FLUSH64: clean, dirty, nothing there. */
+    h->cycle = 0;
+    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x10000));
+    assert_true(h->cycle == 55);
+    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x10180 + KMX_L3_WAY_BYTES));
+    assert_true(h->cycle == 55 + 55 + 35);
+    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x10180 + KMX_L3_WAY_BYTES));
+    assert_true(h->cycle == 55 + 55 + 35 + 55);
+
+    /* Uncached: a round trip to load, posted to store. */
+    h->cycle = 0;
+    ld(f, 0, KMX_DRAM_UNCACHED(0), 8);
+    st(f, 0, KMX_DRAM_UNCACHED(0), 8, 0);
+    assert_true(h->cycle == 250 + 20);
+}
+
+static void costs_at_1750_mhz(void **state)
+{
+    (void)state;
+    fixture *f = make(3, SIM_MHZ_FAST);
+    const uint32_t *cost = f->cm->cost;
+    assert_int_equal(cost[SIM_T_LIM], 30);
+    assert_int_equal(cost[SIM_T_HIT], 2);
+    assert_int_equal(cost[SIM_T_MISS], 438); /* 250 ns */
+    assert_int_equal(cost[SIM_T_MISS_STREAM], 40);
+    assert_int_equal(cost[SIM_T_PORT_LINE], 86); /* 9 cycles + 44 ns */
+    assert_int_equal(f->cm->mem.ram[0].latency, 30);
+    ld(f, 1, KMX_DRAM_CACHED(0), 8);
+    assert_true(f->fake[1].cycle == 438);
+    unmake(f);
+}
+
+/* The port: one fill per slot for the whole cluster, booked by each
+ * core's own time. */
+static void fills_share_the_port(void **state)
+{
+    fixture *f = *state;
+    /* Four cores miss at cycle 0: slots 0, 1, 2, 3. */
+    for (unsigned i = 0; i < KMX_CORES; i++) {
+        ld(f, i, KMX_DRAM_CACHED(0x100000 + i * 0x1000), 8);
+        assert_true(f->fake[i].cycle == 250 + 53 * i);
+    }
+    /* A core that comes later finds the slot of its own time free, even
+     * though others booked later slots already. */
+    f->fake[0].cycle = 5 * 53 + 10;
+    ld(f, 0, KMX_DRAM_CACHED(0x200000), 8);
+    assert_true(f->fake[0].cycle == 5 * 53 + 10 + 250);
+    f->fake[1].cycle = 3 * 53 + 1; /* slot 3 is taken, 4 is free */
+    ld(f, 1, KMX_DRAM_CACHED(0x300000), 8);
+    assert_true(f->fake[1].cycle == 3 * 53 + 1 + (53 - 1) + 250);
+    assert_true(f->cm->port.booked == 6);
+    /* Waiting hart clocks count: offset moves the request in time. */
+    f->fake[2].cycle = 0;
+    f->cm->offset[2] = 10 * 53;
+    ld(f, 2, KMX_DRAM_CACHED(0x400000), 8);
+    assert_true(f->fake[2].cycle == 250);
+}
+
+/* Fake cores streaming reads through the callbacks in the cluster's
+ * quanta, each word costing the loop's 3 instructions plus the load's
+ * own: the bandwidth the table is calibrated for, without a hart. */
+static double stream_gbps(fixture *f, unsigned cores, uint64_t bytes_each)
+{
+    uint64_t pos[KMX_CORES], end[KMX_CORES];
+    for (unsigned i = 0; i < cores; i++) {
+        /* 160 KiB apart: off each other's place in the 128 KiB way */
+        pos[i] = KMX_DRAM_CACHED(0x1000000 + i * 160u * 1024u);
+        end[i] = pos[i] + bytes_each;
+        f->fake[i].cycle = 0;
+    }
+    uint64_t now = 0, done = 0, last = 0;
+    while (done < cores) {
+        now += SIM_CLUSTER_QUANTUM;
+        for (unsigned i = 0; i < cores; i++) {
+            while (pos[i] < end[i] && f->fake[i].cycle < now) {
+                f->fake[i].cycle += 4; /* ld, add, addi, bltu */
+                ld(f, i, pos[i], 8);
+                pos[i] += 8;
+                if (pos[i] == end[i]) {
+                    done++;
+                    last = f->fake[i].cycle > last ? f->fake[i].cycle : last;
+                }
+            }
+        }
+    }
+    return (double)(cores * bytes_each) / (double)sim_cycles_to_ps(last, f->cm->mhz) * 1000.0;
+}
+
+static void four_cores_stream_about_1_2_gbps(void **state)
+{
+    fixture *f = *state;
+    double four = stream_gbps(f, 4, 128 * 1024);
+    print_message("# four fake cores: %.3f GB/s\n", four);
+    assert_true(four > 1.1 && four < 1.3);
+}
+
+static void one_core_streams_about_0_74_gbps(void **state)
+{
+    fixture *f = *state;
+    double one = stream_gbps(f, 1, 128 * 1024);
+    print_message("# one fake core: %.3f GB/s\n", one);
+    assert_true(one > 0.65 && one < 0.8);
+}
+
+/* The spec's "arrays placed off each other's 128 KiB cache way": one
+ * core reading a[i] and b[i] together, with b a multiple of 128 KiB after
+ * a, misses on every access; 32 KiB further off, once a line per array. */
+static uint64_t two_arrays(fixture *f, uint64_t apart, uint64_t *cycles)
+{
+    uint64_t a = KMX_DRAM_CACHED(0x2000000), misses = f->cm->cache.stats.misses;
+    uint64_t start = f->fake[0].cycle;
+    for (uint64_t i = 0; i < 16 * KIB; i += 8) {
+        f->fake[0].cycle += 6; /* ld, add, add, ld, add, addi, bltu: 7 less the loads' */
+        ld(f, 0, a + i, 8);
+        ld(f, 0, a + apart + i, 8);
+    }
+    *cycles = f->fake[0].cycle - start;
+    return f->cm->cache.stats.misses - misses;
+}
+
+static void two_arrays_on_one_place_thrash(void **state)
+{
+    fixture *f = *state;
+    uint64_t slow, fast;
+    uint64_t bad = two_arrays(f, 4 * KMX_L3_WAY_BYTES, &slow);
+    uint64_t good = two_arrays(f, 4 * KMX_L3_WAY_BYTES + 32 * KIB, &fast);
+    print_message("# two arrays: %llu misses, %llu cycles on one place; %llu, %llu off it\n",
+                  (unsigned long long)bad, (unsigned long long)slow, (unsigned long long)good,
+                  (unsigned long long)fast);
+    assert_true(bad == 2 * 16 * KIB / 8);
+    assert_true(good == 2 * 16 * KIB / KMX_LINE_BYTES);
+    assert_true(slow > 4 * fast);
+}
+
+static void the_same_accesses_cost_the_same(void **state)
+{
+    (void)state;
+    uint64_t cycles[2][KMX_CORES];
+    sim_cache_stats stats[2];
+    for (int run = 0; run < 2; run++) {
+        fixture *f = make(2, SIM_MHZ_DEFAULT);
+        uint64_t x = 12345; /* xorshift: the same sequence both runs */
+        for (int k = 0; k < 20000; k++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            unsigned hart = (unsigned)(x % KMX_CORES);
+            uint64_t addr = (x >> 8) % (1u << 20) & ~7ull;
+            switch ((x >> 40) % 4) {
+            case 0: ld(f, hart, KMX_DRAM_CACHED(addr), 8); break;
+            case 1: st(f, hart, KMX_DRAM_CACHED(addr), 8, x); break;
+            case 2: st(f, hart, KMX_FLUSH64, 8, KMX_DRAM_CACHED(addr)); break;
+            default: f->fake[hart].cycle += x % 100; break;
+            }
+        }
+        for (unsigned i = 0; i < KMX_CORES; i++) {
+            cycles[run][i] = f->fake[i].cycle;
+        }
+        stats[run] = f->cm->cache.stats;
+        unmake(f);
+    }
+    assert_memory_equal(cycles[0], cycles[1], sizeof cycles[0]);
+    assert_memory_equal(&stats[0], &stats[1], sizeof stats[0]);
+}
+
+/* ---- With harts ---------------------------------------------------------- */
+
+/* Each hart reads its 32 bytes of parameters at KMX_LIM_ARGS + 32 * hartid
+ * (first, end: cached addresses), sums the 64-bit words of [first, end),
+ * stores the sum and mtime after them, and parks in wfi:
+ *
+ *     csrr t0, mhartid;  slli t0, t0, 5;  lui t1, 0x801F;  add t1, t1, t0
+ *     ld a0, 0(t1);  ld a1, 8(t1);  li a2, 0;  bgeu a0, a1, 2f
+ *  1: ld t2, 0(a0);  add a2, a2, t2;  addi a0, a0, 8;  bltu a0, a1, 1b
+ *  2: sd a2, 16(t1);  lui t4, 0x200C;  ld t3, -8(t4);  sd t3, 24(t1)
+ *  3: wfi;  j 3b
+ */
+static const uint32_t stream_program[] = {
+    0xf14022f3, 0x00529293, 0x0801f337, 0x00530333, 0x00033503, 0x00833583,
+    0x00000613, 0x00b57a63, 0x00053383, 0x00760633, 0x00850513, 0xfeb56ae3,
+    0x00c33823, 0x0200ceb7, 0xff8ebe03, 0x01c33c23, 0x10500073, 0xffdff06f,
+};
+
+typedef struct params {
+    uint64_t first, end, sum, mtime;
+} params;
+
+typedef struct outcome {
+    uint64_t cycles[KMX_CORES], instret[KMX_CORES], sum[KMX_CORES], mtime[KMX_CORES];
+    uint64_t now_ps, hits, misses;
+} outcome;
+
+/* A card with one cluster running the stream program: hart i reads
+ * `bytes[i]` at bank address first[i], whose words hold their index. */
+static outcome run_streams(unsigned mhz, const uint64_t first[KMX_CORES],
+                           const uint64_t bytes[KMX_CORES])
+{
+    sim_dram dram;
+    sim_dram_init(&dram);
+    sim_cluster *c = NULL;
+    km_error err = {0};
+    assert_int_equal(sim_cluster_create(&c, &dram, 1, mhz, &err), KM_OK);
+    assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_IMAGE, stream_program,
+                                           sizeof stream_program, &err), KM_OK);
+    for (unsigned i = 0; i < KMX_CORES; i++) {
+        params p = {KMX_DRAM_CACHED(first[i]), KMX_DRAM_CACHED(first[i] + bytes[i]), 0, 0};
+        assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_ARGS + i * sizeof p, &p, sizeof p, &err),
+                         KM_OK);
+        for (uint64_t w = 0; w < bytes[i] / 8; w++) {
+            uint64_t v = first[i] / 8 + w;
+            assert_int_equal(sim_dram_write(&dram, 6, first[i] + w * 8, &v, 8, &err), KM_OK);
+        }
+    }
+    assert_int_equal(sim_cluster_reset_harts(c, KMX_LIM_IMAGE, &err), KM_OK);
+    for (int k = 0; k < 1000 && sim_cluster_busy(c); k++) {
+        sim_cluster_step(c, sim_cluster_now_ps(c) + 10 * SIM_PS_PER_US);
+    }
+    assert_false(sim_cluster_busy(c));
+
+    outcome o = {0};
+    for (unsigned i = 0; i < KMX_CORES; i++) {
+        const sim_hart *h = sim_cluster_hart(c, i);
+        assert_int_equal(h->state, SIM_HART_WFI);
+        assert_false(h->trapped);
+        params p;
+        assert_int_equal(sim_cluster_read_lim(c, KMX_LIM_ARGS + i * sizeof p, &p, sizeof p, &err),
+                         KM_OK);
+        o.cycles[i] = h->cycle;
+        o.instret[i] = h->instret;
+        o.sum[i] = p.sum;
+        o.mtime[i] = p.mtime;
+        uint64_t n = bytes[i] / 8, base = first[i] / 8;
+        assert_true(p.sum == n * base + n * (n - 1) / 2);
+    }
+    o.now_ps = sim_cluster_now_ps(c);
+    o.hits = sim_cluster_cache(c)->stats.hits;
+    o.misses = sim_cluster_cache(c)->stats.misses;
+    assert_false(sim_cluster_failed(c, NULL));
+    sim_cluster_destroy(c);
+    sim_dram_free(&dram);
+    return o;
+}
+
+static double gbps(const outcome *o, unsigned mhz, const uint64_t bytes[KMX_CORES])
+{
+    uint64_t total = 0, longest = 0;
+    for (unsigned i = 0; i < KMX_CORES; i++) {
+        total += bytes[i];
+        longest = o->cycles[i] > longest ? o->cycles[i] : longest;
+    }
+    return (double)total / (double)sim_cycles_to_ps(longest, mhz) * 1000.0;
+}
+
+static void harts_stream_at_the_calibrated_rates(void **state)
+{
+    (void)state;
+    /* Partitions 160 KiB apart, so that they sit off each other's place
+     * in the 128 KiB way (the spec's advice). */
+    const uint64_t first[KMX_CORES] = {0, 160 * KIB, 320 * KIB, 480 * KIB};
+    const uint64_t four[KMX_CORES] = {128 * KIB, 128 * KIB, 128 * KIB, 128 * KIB};
+    const uint64_t one[KMX_CORES] = {512 * KIB, 0, 0, 0};
+
+    outcome o = run_streams(SIM_MHZ_DEFAULT, first, four);
+    double rate = gbps(&o, SIM_MHZ_DEFAULT, four);
+    print_message("# four cores, 1000 MHz: %.3f GB/s (%llu misses)\n", rate,
+                  (unsigned long long)o.misses);
+    assert_true(rate > 1.1 && rate < 1.3);
+    assert_true(o.misses == 4 * 128 * KIB / KMX_LINE_BYTES);
+
+    o = run_streams(SIM_MHZ_FAST, first, four);
+    rate = gbps(&o, SIM_MHZ_FAST, four);
+    print_message("# four cores, 1750 MHz: %.3f GB/s\n", rate);
+    assert_true(rate > 1.2 && rate < 1.4);
+
+    o = run_streams(SIM_MHZ_DEFAULT, first, one);
+    rate = gbps(&o, SIM_MHZ_DEFAULT, one);
+    print_message("# one core, 1000 MHz: %.3f GB/s\n", rate);
+    assert_true(rate > 0.65 && rate < 0.8);
+    /* The mtime the harts read agrees with their clocks: the idle cores
+     * read it at once, core 0 just before its last cycles. */
+    assert_true(o.mtime[1] < 10);
+    uint64_t end = sim_ps_to_mtime(sim_cycles_to_ps(o.cycles[0], SIM_MHZ_DEFAULT));
+    assert_true(o.mtime[0] <= end && o.mtime[0] + 2 >= end);
+}
+
+static void runs_are_deterministic(void **state)
+{
+    (void)state;
+    const uint64_t first[KMX_CORES] = {0, 100 * KIB, 128 * KIB, 300 * KIB};
+    const uint64_t bytes[KMX_CORES] = {40 * KIB, 72 * KIB, 8 * KIB, 64 * KIB};
+    outcome a = run_streams(SIM_MHZ_DEFAULT, first, bytes);
+    outcome b = run_streams(SIM_MHZ_DEFAULT, first, bytes);
+    assert_memory_equal(&a, &b, sizeof a);
+    outcome c = run_streams(SIM_MHZ_FAST, first, bytes);
+    outcome d = run_streams(SIM_MHZ_FAST, first, bytes);
+    assert_memory_equal(&c, &d, sizeof c);
+}
+
+/* wfi: the cycle count stands, the clock goes on; steps are whole
+ * quanta, and how a run is cut into steps changes nothing. */
+static void wfi_and_quanta(void **state)
+{
+    (void)state;
+    sim_dram dram;
+    sim_dram_init(&dram);
+    sim_cluster *a = NULL, *b = NULL;
+    assert_int_equal(sim_cluster_create(&a, &dram, 1, SIM_MHZ_DEFAULT, NULL), KM_OK);
+    assert_int_equal(sim_cluster_create(&b, &dram, 2, SIM_MHZ_DEFAULT, NULL), KM_OK);
+    for (sim_cluster *c = a; c != NULL; c = c == a ? b : NULL) {
+        assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_IMAGE, stream_program,
+                                               sizeof stream_program, NULL), KM_OK);
+        params p = {KMX_DRAM_CACHED(0), KMX_DRAM_CACHED(4096), 0, 0};
+        assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_ARGS, &p, sizeof p, NULL), KM_OK);
+        assert_int_equal(sim_cluster_reset_harts(c, KMX_LIM_IMAGE, NULL), KM_OK);
+    }
+    sim_cluster_step(a, 1); /* one picosecond: one whole quantum */
+    assert_true(sim_cluster_now_ps(a) == SIM_CLUSTER_QUANTUM * 1000ull);
+    sim_cluster_step(a, 1); /* already there */
+    assert_true(sim_cluster_now_ps(a) == SIM_CLUSTER_QUANTUM * 1000ull);
+
+    for (uint64_t t = 0; t <= 200 * SIM_PS_PER_US; t += 777777) {
+        sim_cluster_step(a, t);
+    }
+    sim_cluster_step(a, 200 * SIM_PS_PER_US);
+    sim_cluster_step(b, 200 * SIM_PS_PER_US);
+    assert_true(sim_cluster_now_ps(a) == sim_cluster_now_ps(b));
+    for (unsigned i = 0; i < KMX_CORES; i++) {
+        const sim_hart *ha = sim_cluster_hart(a, i), *hb = sim_cluster_hart(b, i);
+        assert_int_equal(ha->state, SIM_HART_WFI);
+        assert_true(ha->cycle == hb->cycle && ha->instret == hb->instret);
+        /* every clock is at the cluster's time */
+        assert_true(sim_cluster_mem_time(&a->m, ha) == a->m.now);
+    }
+    /* Core 0 summed 4 KiB; the others nothing.  Their cycle counts stand
+     * still in wfi while the cluster's time goes on. */
+    uint64_t before = sim_cluster_hart(a, 0)->cycle;
+    assert_true(before < a->m.now);
+    sim_cluster_step(a, sim_cluster_now_ps(a) + SIM_PS_PER_US * 1000);
+    assert_true(sim_cluster_hart(a, 0)->cycle == before);
+    assert_true(sim_cluster_mtime(a) == sim_ps_to_mtime(sim_cluster_now_ps(a)));
+    assert_true(sim_cluster_mem_mtime(&a->m.mem, sim_cluster_hart(a, 0)) == sim_cluster_mtime(a));
+    /* A woken hart goes on from the cluster's time. */
+    sim_hart_wake(sim_cluster_hart(a, 0));
+    assert_true(sim_cluster_busy(a));
+    sim_cluster_step(a, sim_cluster_now_ps(a) + 1);
+    assert_int_equal(sim_cluster_hart(a, 0)->state, SIM_HART_WFI); /* j 3b; wfi */
+    assert_true(sim_cluster_hart(a, 0)->cycle > before);
+
+    /* Stop word: the host's request lands in the stop line. */
+    sim_cluster_request_stop(a);
+    kmx_stop_line stop;
+    assert_int_equal(sim_cluster_read_lim(a, KMX_LIM_STOP, &stop, sizeof stop, NULL), KM_OK);
+    assert_int_equal(stop.stop, KMX_STOP_HOST);
+
+    sim_cluster_destroy(a);
+    sim_cluster_destroy(b);
+    sim_dram_free(&dram);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(create_checks_cluster_and_clock),
+        cmocka_unit_test_setup_teardown(lim_is_ram_at_30_cycles, setup, teardown),
+        cmocka_unit_test_setup_teardown(cached_window_goes_through_the_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(uncached_window_is_dram, setup, teardown),
+        cmocka_unit_test_setup_teardown(flush64_takes_both_address_forms, setup, teardown),
+        cmocka_unit_test_setup_teardown(mtime_counts_modeled_time_at_50_mhz, setup, teardown),
+        cmocka_unit_test(mtime_at_1750_mhz),
+        cmocka_unit_test_setup_teardown(nothing_else_answers, setup, teardown),
+        cmocka_unit_test(each_cluster_reaches_its_own_bank),
+        cmocka_unit_test_setup_teardown(noc_window_registers_are_recorded, setup, teardown),
+        cmocka_unit_test_setup_teardown(writes_end_reservations, setup, teardown),
+        cmocka_unit_test_setup_teardown(costs_at_1000_mhz, setup, teardown),
+        cmocka_unit_test(costs_at_1750_mhz),
+        cmocka_unit_test_setup_teardown(fills_share_the_port, setup, teardown),
+        cmocka_unit_test_setup_teardown(four_cores_stream_about_1_2_gbps, setup, teardown),
+        cmocka_unit_test_setup_teardown(one_core_streams_about_0_74_gbps, setup, teardown),
+        cmocka_unit_test_setup_teardown(two_arrays_on_one_place_thrash, setup, teardown),
+        cmocka_unit_test(the_same_accesses_cost_the_same),
+        cmocka_unit_test(harts_stream_at_the_calibrated_rates),
+        cmocka_unit_test(runs_are_deterministic),
+        cmocka_unit_test(wfi_and_quanta),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,159 @@
+/* Tests for device/sim/sim_dram.c: sparse banks, host access, watchers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "sim_dram.h"
+
+static sim_dram dram;
+
+static int setup(void **state)
+{
+    (void)state;
+    sim_dram_init(&dram);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sim_dram_free(&dram);
+    return 0;
+}
+
+static void untouched_reads_zero_and_allocate_nothing(void **state)
+{
+    (void)state;
+    uint8_t buf[256];
+    memset(buf, 0xAA, sizeof buf);
+    assert_int_equal(sim_dram_read(&dram, 6, KMX_BANK_BYTES - sizeof buf, buf, sizeof buf, NULL),
+                     KM_OK);
+    for (size_t i = 0; i < sizeof buf; i++) {
+        assert_int_equal(buf[i], 0);
+    }
+    uint8_t line[KMX_LINE_BYTES];
+    memset(line, 0xAA, sizeof line);
+    sim_dram_read_line(&dram, 7, 0x12340, line);
+    assert_int_equal(line[0], 0);
+    assert_int_equal(line[63], 0);
+    assert_true(dram.pages_allocated == 0);
+    assert_null(dram.pages[6]);
+}
+
+static void a_write_allocates_only_the_pages_it_touches(void **state)
+{
+    (void)state;
+    /* 16 bytes across the boundary of two pages near the top of bank 6. */
+    uint64_t at = 3ull * 1024 * 1024 * 1024 + SIM_DRAM_PAGE_BYTES - 8;
+    uint8_t in[16], out[16];
+    for (int i = 0; i < 16; i++) {
+        in[i] = (uint8_t)(i + 1);
+    }
+    assert_int_equal(sim_dram_write(&dram, 6, at, in, sizeof in, NULL), KM_OK);
+    assert_true(dram.pages_allocated == 2);
+    assert_int_equal(sim_dram_read(&dram, 6, at, out, sizeof out, NULL), KM_OK);
+    assert_memory_equal(in, out, sizeof in);
+    /* The same addresses of another bank are still zero. */
+    assert_int_equal(sim_dram_read(&dram, 7, at, out, sizeof out, NULL), KM_OK);
+    for (int i = 0; i < 16; i++) {
+        assert_int_equal(out[i], 0);
+    }
+    assert_true(dram.pages_allocated == 2);
+    /* Rewriting touched pages allocates nothing more. */
+    assert_int_equal(sim_dram_write(&dram, 6, at + 4, in, 4, NULL), KM_OK);
+    assert_true(dram.pages_allocated == 2);
+}
+
+static void lines_round_trip(void **state)
+{
+    (void)state;
+    uint8_t in[KMX_LINE_BYTES], out[KMX_LINE_BYTES];
+    for (unsigned i = 0; i < KMX_LINE_BYTES; i++) {
+        in[i] = (uint8_t)(0xF0 ^ i);
+    }
+    assert_int_equal(sim_dram_write_line(&dram, 5, 0x1000, in), 0);
+    sim_dram_read_line(&dram, 5, 0x1000, out);
+    assert_memory_equal(in, out, sizeof in);
+    uint8_t word[4];
+    assert_int_equal(sim_dram_read(&dram, 5, 0x1000 + 60, word, 4, NULL), KM_OK);
+    assert_memory_equal(word, in + 60, 4);
+}
+
+static void out_of_range_is_an_error(void **state)
+{
+    (void)state;
+    uint8_t buf[8] = {0};
+    km_error err = {0};
+    assert_int_equal(sim_dram_read(&dram, 8, 0, buf, 1, &err), KM_EXIT_INTERNAL);
+    assert_non_null(strstr(err.message, "bank 8"));
+    assert_int_equal(sim_dram_write(&dram, 6, KMX_BANK_BYTES - 4, buf, 8, &err),
+                     KM_EXIT_INTERNAL);
+    assert_non_null(strstr(err.message, "0xfffffffc"));
+    assert_int_equal(sim_dram_read(&dram, 6, UINT64_MAX, buf, 2, NULL), KM_EXIT_INTERNAL);
+    assert_true(dram.pages_allocated == 0);
+    /* The last byte of a bank is in range; zero bytes at its end too. */
+    assert_int_equal(sim_dram_write(&dram, 6, KMX_BANK_BYTES - 1, buf, 1, NULL), KM_OK);
+    assert_int_equal(sim_dram_read(&dram, 6, KMX_BANK_BYTES, buf, 0, NULL), KM_OK);
+}
+
+struct seen {
+    unsigned calls, bank;
+    uint64_t addr, n;
+    const void *writer;
+};
+
+static void watch(void *ctx, unsigned bank, uint64_t addr, uint64_t n, const void *writer)
+{
+    struct seen *s = ctx;
+    s->calls++;
+    s->bank = bank;
+    s->addr = addr;
+    s->n = n;
+    s->writer = writer;
+}
+
+static void watchers_see_writes_that_bypass_caches(void **state)
+{
+    (void)state;
+    struct seen six = {0}, seven = {0};
+    uint8_t buf[100] = {1};
+    int writer;
+    assert_int_equal(sim_dram_watch(&dram, 6, watch, &six), 0);
+    assert_int_equal(sim_dram_watch(&dram, 7, watch, &seven), 0);
+
+    assert_int_equal(sim_dram_write(&dram, 6, 0x100, buf, sizeof buf, NULL), KM_OK);
+    assert_int_equal(six.calls, 1);
+    assert_int_equal(six.bank, 6);
+    assert_true(six.addr == 0x100 && six.n == sizeof buf);
+    assert_null(six.writer);
+    assert_int_equal(seven.calls, 0);
+
+    assert_int_equal(sim_dram_write_as(&dram, 7, 0x200, buf, 8, &writer, NULL), KM_OK);
+    assert_int_equal(seven.calls, 1);
+    assert_ptr_equal(seven.writer, &writer);
+
+    /* A cache's write-back is no news: the line was the cache's own. */
+    assert_int_equal(sim_dram_write_line(&dram, 6, 0x1000, buf), 0);
+    assert_int_equal(six.calls, 1);
+
+    sim_dram_unwatch(&dram, watch, &six);
+    assert_int_equal(sim_dram_write(&dram, 6, 0, buf, 1, NULL), KM_OK);
+    assert_int_equal(six.calls, 1);
+    assert_int_equal(dram.nwatchers, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(untouched_reads_zero_and_allocate_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_write_allocates_only_the_pages_it_touches, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(lines_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(out_of_range_is_an_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(watchers_see_writes_that_bypass_caches, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
