@@ -51,8 +51,13 @@ RV_PREFIX ?= riscv64-unknown-elf-
 RV_CC := $(RV_PREFIX)gcc
 RV_AR := $(RV_PREFIX)ar
 RV_ARCH := -march=rv64gc_zba_zbb -mabi=lp64d -mcmodel=medany
+# The runtime's debug information names its sources /kmrun/kmx/..., as an
+# image's names the installed headers (lib/build.c): a trap or a stuck core
+# inside the runtime gets the same source line whatever the checkout's path,
+# and libkmx.a (part of every image's cache key) the same bytes.
 RV_CFLAGS := $(RV_ARCH) -std=c11 -O2 -g -ffreestanding -fno-common \
-  -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP -Ikmx/include
+  -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP -Ikmx/include \
+  -ffile-prefix-map=$(CURDIR)=/kmrun
 
 # The host library: lib/ and the simulated card (device/sim/).
 LIB_SRC := $(wildcard lib/*.c) $(wildcard device/sim/*.c)

@@ -35,6 +35,40 @@ const km_command_entry km_commands[] = {
         "a rejected image, 4 a missing tool or an unusable cache.\n",
     },
     {
+        "run", cmd_run,
+        "kmrun run [--timeout S] [--wall-timeout S] [--progress] [--run-dir DIR] [-j N] program.yaml",
+        "Build a program and run its threads on the simulated card",
+        "Builds the program through the cache (quietly: only the compilers'\n"
+        "messages), loads it onto the simulated Blackhole (regions, images,\n"
+        "argument blocks), runs every thread until it ends, and prints one JSON\n"
+        "document on stdout: per thread ran, state, error, code, words, where,\n"
+        "where_microseconds, microseconds and, for a trap or a stuck core, the\n"
+        "core, its pc or mepc and the source line; the modeled device time, the\n"
+        "instructions executed and where every region is.  States: returned,\n"
+        "late, stopped, stuck, trapped, args, bank, region, failed.  Times are\n"
+        "modeled device time, so the same program prints the same JSON every\n"
+        "run, but for run, run_dir and wall_seconds.\n"
+        "\n"
+        "After the stop the run folder holds result.json (the same JSON) and\n"
+        "every region's bytes as DRAM holds them; 'kmrun read-region' reads\n"
+        "them.\n"
+        "\n"
+        "      --timeout S        modeled seconds before threads still running are\n"
+        "                         asked to stop (default: the largest deadline\n"
+        "                         + 1 s, or 10 s); one that has not ended 1 s\n"
+        "                         after the stop is stuck\n"
+        "      --wall-timeout S   give up after S seconds of real time (exit 4)\n"
+        "      --progress         each new progress marker as a JSON line on\n"
+        "                         stderr: {\"cluster\":1,\"where\":2,\"microseconds\":12.5}\n"
+        "      --run-dir DIR      where run folders go (default: $KMRUN_RUNS, else\n"
+        "                         .kmrun/runs)\n"
+        "  -j, --jobs N           run at most N compiles at once\n"
+        "\n"
+        "Exit status: 0 every thread returned, 1 a thread did not, 2 usage or\n"
+        "manifest error, 3 a compile error or a rejected image, 4 a system error\n"
+        "(including the wall timeout).\n",
+    },
+    {
         "validate", cmd_validate,
         "kmrun validate [--quiet] [--json] program.yaml...",
         "Check program manifests without building them",

@@ -45,19 +45,20 @@ void kmx__sweep(uint64_t begin, uint64_t end) {
     }
     volatile kmx_private *p = KMX_PRIVATE;
     uint64_t share = lines / KMX_CORES * KMX_LINE_BYTES;
+    uint32_t posted[KMX_CORES];
     for (int core = 1; core < (int)KMX_CORES; core++) {
         p->sweep_begin[core] = begin + (uint64_t)core * share;
         p->sweep_end[core] = core == (int)KMX_CORES - 1 ? end : begin + (uint64_t)(core + 1) * share;
-        kmx__post(core, KMX_CALL_SWEEP, 0, 0);
+        posted[core] = kmx__post(core, KMX_MAILBOX(core)->done, KMX_CALL_SWEEP, 0, 0);
     }
     kmx__sweep_lines(begin, begin + share);
     for (int core = 1; core < (int)KMX_CORES; core++) {
         volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
         /* Bounded: an alive core finishes a posted sweep before it looks at
          * the stop again; one that left or trapped is swept for here. */
-        while (kmx__busy(core) && mb->alive && !mb->halted) {
+        while (mb->done != posted[core] && mb->alive && !mb->halted) {
         }
-        if (kmx__busy(core)) {
+        if (mb->done != posted[core]) {
             kmx__sweep_lines(p->sweep_begin[core], p->sweep_end[core]);
         }
     }

@@ -41,17 +41,6 @@ uint64_t kmx_time(void) {
     return *(volatile uint64_t *)(uintptr_t)KMX_MTIME;
 }
 
-int kmx__stop_status(void) {
-    if (KMX_STOP_LINE->stop != 0 || KMX_PRIVATE->stop != 0) {
-        return KMX_STOPPED;
-    }
-    uint64_t deadline = KMX_PRIVATE->deadline;
-    if (deadline != 0 && kmx_time() >= deadline) {
-        return KMX_LATE;
-    }
-    return KMX_OK;
-}
-
 int kmx_stop_requested(void) {
     return kmx__stop_status() != KMX_OK;
 }
@@ -69,21 +58,9 @@ void kmx__error(uint32_t error, uint32_t detail) {
     kmx__fence();
 }
 
-void kmx__ended(int status) {
-    if (status == KMX_STOPPED || status == KMX_LATE) {
-        volatile kmx_private *p = KMX_PRIVATE;
-        if (p->ended == 0) {
-            p->ended = (uint32_t)status;
-        }
-    }
-}
-
-int kmx__core0_only(void) {
-    if (kmx__hart() != 0 || KMX_PRIVATE->in_parallel) {
-        kmx__error(KMX_ERROR_PARALLEL, (uint32_t)kmx__hart());
-        return KMX_STOPPED;
-    }
-    return KMX_OK;
+int kmx__not_core0(void) {
+    kmx__error(KMX_ERROR_PARALLEL, (uint32_t)kmx__hart());
+    return KMX_STOPPED;
 }
 
 int kmx__args_valid(void) {
@@ -100,11 +77,17 @@ int kmx__args_valid(void) {
            a->nregions <= KMX_MAX_REGIONS && a->nwords <= KMX_MAX_WORDS;
 }
 
+/* A reader (the host, between its looks) may see the block at any store:
+ * where_ticks is 0 while the marker changes, so that it never pairs a new
+ * time with the old marker or the reverse (kmx_layout.h). */
 void kmx_progress(uint32_t where) {
     volatile kmx_result_block *r = KMX_RESULT;
-    r->where_ticks = kmx_time();
+    uint64_t now = kmx_time();
+    r->where_ticks = 0;
     kmx__fence();
     r->where = where;
+    kmx__fence();
+    r->where_ticks = now != 0 ? now : 1;
 }
 
 int kmx_result(uint32_t first, const uint32_t *words, uint32_t count) {

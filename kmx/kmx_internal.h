@@ -42,6 +42,11 @@ _Static_assert(sizeof(kmx_private) % 8u == 0, "private state is whole words");
 
 /* Below this many lines a sweep is not worth handing to other cores. */
 #define KMX_SPREAD_MIN_LINES 256u
+/* A wait (a worker for its next call, core 0 for a join) reads its one
+ * word of LIM every turn and the stop, the deadline and the other core's
+ * state every this many turns: noticing a call or a return costs one LIM
+ * read, not six. */
+#define KMX_WAIT_CHECK_EVERY 8u
 /* How long core 0 lets cores 1-3 finish after a stop before it flushes. */
 #define KMX_SETTLE_TICKS (KMX_TICKS_PER_SECOND / 10u)
 
@@ -67,26 +72,83 @@ static inline void kmx__acquire(void) {
 /* Never returns: the core waits for a reset. */
 __attribute__((noreturn)) void kmx__park(void);
 
+/* The hot paths (a wait's turn, a spawn) are inline: a call saves and
+ * restores registers on the stack, which is in LIM at about 30 cycles a
+ * word, and would cost more than the work. */
+
 /* KMX_OK, KMX_STOPPED (stop line, or the runtime's own stop), KMX_LATE
  * (the thread's deadline). */
-int kmx__stop_status(void);
+static inline int kmx__stop_status(void) {
+    if (KMX_STOP_LINE->stop != 0 || KMX_PRIVATE->stop != 0) {
+        return KMX_STOPPED;
+    }
+    uint64_t deadline = KMX_PRIVATE->deadline;
+    if (deadline != 0 && *(volatile uint64_t *)(uintptr_t)KMX_MTIME >= deadline) {
+        return KMX_LATE;
+    }
+    return KMX_OK;
+}
 
 /* Records a library error (the first one wins) and stops the run. */
 void kmx__error(uint32_t error, uint32_t detail);
 
-/* Records that a library wait ended with KMX_STOPPED / KMX_LATE. */
-void kmx__ended(int status);
+/* Records that a library wait ended with KMX_STOPPED / KMX_LATE (inline:
+ * a wait that calls nothing saves no registers). */
+static inline void kmx__ended(int status) {
+    if (status == KMX_STOPPED || status == KMX_LATE) {
+        volatile kmx_private *p = KMX_PRIVATE;
+        if (p->ended == 0) {
+            p->ended = (uint32_t)status;
+        }
+    }
+}
+
+/* Records the error `parallel` and returns KMX_STOPPED. */
+int kmx__not_core0(void);
 
 /* KMX_OK on core 0 outside kmx_parallel's function; else records the
  * error `parallel` and returns KMX_STOPPED. */
-int kmx__core0_only(void);
+static inline int kmx__core0_only(void) {
+    if (kmx__hart() != 0 || KMX_PRIVATE->in_parallel) {
+        return kmx__not_core0();
+    }
+    return KMX_OK;
+}
 
 /* Whether the argument block is this run's (read-only; any core). */
 int kmx__args_valid(void);
 
-/* Spawn mailbox helpers (kmx_spawn.c). */
-int kmx__busy(int core);
-void kmx__post(int core, uint32_t kind, uint64_t function, uint64_t arg);
+/* Spawn mailboxes.  busy: posted != done.  idle: the same test, giving
+ * the posted count of an idle core.  post: hands core `core`, idle at
+ * `posted`, a call; returns the new posted count (kmx_spawn.c says why
+ * core 0 never reads `posted` back). */
+static inline int kmx__busy(int core) {
+    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
+    return mb->posted != mb->done;
+}
+
+static inline int kmx__idle(int core, uint32_t *posted) {
+    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
+    uint32_t p = mb->posted;
+    if (p != mb->done) {
+        return 0;
+    }
+    *posted = p;
+    return 1;
+}
+
+static inline uint32_t kmx__post(int core, uint32_t posted, uint32_t kind, uint64_t function,
+                                 uint64_t arg) {
+    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
+    uint32_t next = posted + 1u;
+    mb->function = function;
+    mb->arg = arg;
+    mb->kind = kind;
+    kmx__release();
+    mb->posted = next;
+    return next;
+}
+
 
 /* FLUSH64 sweeps over [begin, end), 64-byte aligned cached addresses
  * (kmx_cache.c): this core alone, or spread over the idle cores. */

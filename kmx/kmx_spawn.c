@@ -6,32 +6,28 @@
  * core 0's join sees done == posted and takes an acquire fence.  So what
  * core 0 wrote before the spawn is seen by the function, and what the
  * function wrote is seen by core 0 after the join.  kmx_parallel is spawn
- * on 1 to 3, the function on core 0, and join. */
+ * on 1 to 3, the function on core 0, and join.
+ *
+ * LIM costs about 30 cycles a word, so the hot paths read as little of it
+ * as they can: only core 0 writes `posted`, so it never reads it back
+ * after a post (the value it wrote is in a register); a core's state
+ * (alive, halted) need not be read before a post, because a core leaves
+ * its loop or halts only once the run is stopping, which the stop check
+ * sees (a trap records the stop before it sets `halted`); a wait looks at
+ * `done` on every turn and at the rest on every KMX_WAIT_CHECK_EVERY-th. */
 #include "kmx_internal.h"
 
-int kmx__busy(int core) {
+/* Until core `core` has done `posted` (KMX_OK), left its loop or halted
+ * (KMX_STOPPED), or the run is stopping (KMX_STOPPED, KMX_LATE). */
+static inline __attribute__((always_inline)) int wait_done(int core, uint32_t posted) {
     volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
-    return mb->posted != mb->done;
-}
-
-void kmx__post(int core, uint32_t kind, uint64_t function, uint64_t arg) {
-    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
-    uint32_t next = mb->posted + 1u;
-    mb->function = function;
-    mb->arg = arg;
-    mb->kind = kind;
-    kmx__release();
-    mb->posted = next;
-}
-
-/* Waits until core `core` is idle: KMX_OK; KMX_STOPPED when it left its
- * loop or trapped; KMX_STOPPED / KMX_LATE at a stop or the deadline. */
-static int wait_idle(int core) {
-    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
-    for (;;) {
-        if (!kmx__busy(core)) {
+    for (unsigned turn = 1;; turn++) {
+        if (mb->done == posted) {
             kmx__acquire();
             return KMX_OK;
+        }
+        if (turn % KMX_WAIT_CHECK_EVERY != 0) {
+            continue;
         }
         if (mb->halted || !mb->alive) {
             kmx__ended(KMX_STOPPED);
@@ -43,18 +39,6 @@ static int wait_idle(int core) {
             return status;
         }
     }
-}
-
-/* Whether core `core` can take a call now: KMX_OK, KMX_FULL, KMX_STOPPED. */
-static int ready(int core) {
-    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
-    if (kmx__busy(core)) {
-        return KMX_FULL;
-    }
-    if (mb->halted || !mb->alive) {
-        return KMX_STOPPED;
-    }
-    return KMX_OK;
 }
 
 int kmx_spawn(int core, kmx_function function, void *arg) {
@@ -69,11 +53,12 @@ int kmx_spawn(int core, kmx_function function, void *arg) {
     if (status != KMX_OK) {
         return status;
     }
-    status = ready(core);
-    if (status != KMX_OK) {
-        return status;
+    uint32_t posted;
+    if (!kmx__idle(core, &posted)) {
+        return KMX_FULL;
     }
-    kmx__post(core, KMX_CALL_SPAWN, (uint64_t)(uintptr_t)function, (uint64_t)(uintptr_t)arg);
+    kmx__post(core, posted, KMX_CALL_SPAWN, (uint64_t)(uintptr_t)function,
+              (uint64_t)(uintptr_t)arg);
     return KMX_OK;
 }
 
@@ -85,7 +70,23 @@ int kmx_join(int core) {
     if (core < 1 || core >= (int)KMX_CORES) {
         return KMX_BAD;
     }
-    return wait_idle(core);
+    return wait_done(core, KMX_MAILBOX(core)->posted);
+}
+
+/* The join of kmx_parallel, on its own so that kmx_parallel keeps
+ * nothing but its return address across the call of `function`: every
+ * register saved around a call is a store and a load of the stack, in
+ * LIM.  Each core's posted count is read back from its mailbox (one load)
+ * rather than kept (a store and a load). */
+static __attribute__((noinline)) int join_workers(void) {
+    int result = KMX_OK;
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        int status = wait_done(core, KMX_MAILBOX(core)->posted);
+        if (result == KMX_OK) {
+            result = status;
+        }
+    }
+    return result;
 }
 
 int kmx_parallel(kmx_function function, void *arg) {
@@ -100,26 +101,17 @@ int kmx_parallel(kmx_function function, void *arg) {
     if (status != KMX_OK) {
         return status;
     }
-    for (int core = 1; core < (int)KMX_CORES; core++) {
-        status = ready(core);
-        if (status != KMX_OK) {
-            return status;
-        }
+    uint32_t posted1, posted2, posted3;
+    if (!kmx__idle(1, &posted1) || !kmx__idle(2, &posted2) || !kmx__idle(3, &posted3)) {
+        return KMX_FULL; /* nothing started */
     }
-    for (int core = 1; core < (int)KMX_CORES; core++) {
-        kmx__post(core, KMX_CALL_SPAWN, (uint64_t)(uintptr_t)function,
-                  (uint64_t)(uintptr_t)arg);
-    }
-    volatile kmx_private *p = KMX_PRIVATE;
-    p->in_parallel = 1;
+    _Static_assert(KMX_CORES == 4u, "cores 1 to 3 are spelled out");
+    uint64_t f = (uint64_t)(uintptr_t)function, a = (uint64_t)(uintptr_t)arg;
+    kmx__post(1, posted1, KMX_CALL_SPAWN, f, a);
+    kmx__post(2, posted2, KMX_CALL_SPAWN, f, a);
+    kmx__post(3, posted3, KMX_CALL_SPAWN, f, a);
+    KMX_PRIVATE->in_parallel = 1;
     function(0, arg);
-    p->in_parallel = 0;
-    int result = KMX_OK;
-    for (int core = 1; core < (int)KMX_CORES; core++) {
-        status = wait_idle(core);
-        if (result == KMX_OK) {
-            result = status;
-        }
-    }
-    return result;
+    KMX_PRIVATE->in_parallel = 0;
+    return join_workers();
 }

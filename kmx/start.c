@@ -182,6 +182,18 @@ static void zero_private(void) {
     kmx__fence();
 }
 
+/* Until each of cores 1-3 is in its work loop (or halted, or the run is
+ * stopping): a kmx_spawn right at the start of kmx_main must find them
+ * there, not still on their way from the boot wait. */
+static void wait_workers_alive(void) {
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
+        while (!mb->alive && !mb->halted && kmx__stop_status() == KMX_OK) {
+        }
+    }
+    kmx__acquire();
+}
+
 static void core0(void) {
     volatile kmx_result_block *r = KMX_RESULT;
     volatile kmx_private *p = KMX_PRIVATE;
@@ -212,6 +224,7 @@ static void core0(void) {
 
     kmx__release();
     p->boot = a->nonce; /* cores 1-3 may go */
+    wait_workers_alive();
 
     int code = kmx_main(0);
     int status = kmx__stop_status();
@@ -255,16 +268,23 @@ static void worker(uint64_t core) {
     prefetch_hook(core);
     mb->alive = 1;
     kmx__fence();
-    for (;;) { /* until core 0 ends the run, or a stop or the deadline */
+    /* Until core 0 ends the run, or a stop or the deadline.  `done` is
+     * this core's to write, so it stays in a register; a turn reads only
+     * `posted`, and the end and the stop every KMX_WAIT_CHECK_EVERY turns
+     * (kmx_spawn.c says why). */
+    uint32_t done = mb->done;
+    for (unsigned turn = 1;; turn++) {
         uint32_t posted = mb->posted;
-        if (posted != mb->done) {
+        if (posted != done) {
             kmx__acquire();
             run_call(core, mb);
             kmx__release();
             mb->done = posted;
+            done = posted;
+            turn = 0;
             continue;
         }
-        if (p->done || kmx__stop_status() != KMX_OK) {
+        if (turn % KMX_WAIT_CHECK_EVERY == 0 && (p->done || kmx__stop_status() != KMX_OK)) {
             break;
         }
     }

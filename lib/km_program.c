@@ -2,6 +2,8 @@
  * (km_program.h).  km_manifest_load() lives in manifest.c. */
 #include "km_program.h"
 
+#include "kmx_layout.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,13 +71,7 @@ const km_region *km_program_region(const km_program *p, const char *name)
 
 int km_cluster_bank(int cluster)
 {
-    switch (cluster) {
-    case 1:
-        return 6;
-    case 2:
-    case 3:
-        return 7;
-    default:
-        return -1;
-    }
+    /* Work clusters only: cluster 0 runs the dispatcher, not a thread. */
+    return cluster >= 1 && cluster <= (int)KMX_WORK_CLUSTERS ? (int)KMX_CLUSTER_BANK((unsigned)cluster)
+                                                               : -1;
 }

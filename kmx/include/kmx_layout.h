@@ -591,7 +591,8 @@ typedef struct kmx_result_block {
     uint32_t nwords; /* result words written: highest first + count */
     uint32_t where;  /* the last progress marker */
     uint32_t prefetch; /* KMX_PREFETCH_* | KMX_PREFETCH_NOT_WRITTEN */
-    uint64_t where_ticks; /* mtime at the marker */
+    uint64_t where_ticks; /* mtime at the marker; 0 while kmx_progress
+                             changes it (a reader skips that state) */
     uint64_t start_ticks; /* mtime at start-up */
     uint64_t end_ticks;   /* mtime when the state became final */
     uint32_t error_core;   /* the core that hit `error` */

@@ -22,6 +22,7 @@ END
     run -0 kmrun_commands
     expect stdout <<'END'
 build
+run
 validate
 cache
 read-region

@@ -11,11 +11,13 @@ typedef struct job {
 
 static void fill(int core, void *arg)
 {
+    /* Copied into locals (registers): `j` lives on core 0's stack, in
+     * local memory, at about 30 cycles a word. */
     const job *j = arg;
-    uint32_t quarter = j->words / KMX_CORES;
+    uint32_t *out = j->out, a = j->a, quarter = j->words / KMX_CORES;
     /* Bounded by the count: every loop in a thread terminates. */
     for (uint32_t i = (uint32_t)core * quarter; i < (uint32_t)(core + 1) * quarter; i++)
-        j->out[i] = j->a * i;
+        out[i] = a * i;
 }
 
 int kmx_main(int core)

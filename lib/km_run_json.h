@@ -1,0 +1,33 @@
+/* km_run_json: the JSON document of a run (schemas/run.schema.json) —
+ * what `kmrun run` prints on stdout and keeps as result.json in the run
+ * folder, one builder for both so they cannot differ.
+ *
+ * 64-bit values (mepc, mtval, pc, bank addresses) are written as exact
+ * integers, and modeled times as exact decimals of microseconds (mtime
+ * ticks are 20 ns; device time is whole picoseconds), never through a
+ * double: the same run gives the same bytes. */
+#ifndef KM_RUN_JSON_H
+#define KM_RUN_JSON_H
+
+#include "km_plan.h"
+#include "km_program.h"
+#include "km_session.h"
+
+typedef struct km_run_info {
+    const char *run_id;
+    const char *run_dir;
+    double wall_seconds;
+    km_backend backend;
+} km_run_info;
+
+/* The document, pretty-printed, allocated (free()). */
+char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result *r,
+                  const km_run_info *info);
+
+/* "12.34": mtime ticks as microseconds, exact (trailing zeros dropped). */
+void km_ticks_us(uint64_t ticks, char *out, size_t n);
+
+/* The same for picoseconds. */
+void km_ps_us(uint64_t ps, char *out, size_t n);
+
+#endif

@@ -1,0 +1,163 @@
+/* km_session: load a program onto a backend and run its threads to their
+ * results — the spec's `session.load(program)` and
+ * `run.thread_results(timeout)`, then the regions read after the stop.
+ *
+ *   km_session_open(&s, program, KM_BACKEND_SIM)   pick the backend
+ *   km_session_load(s, cache, build_opts)          build through the cache,
+ *                                                  place, write, start
+ *   km_session_run(s, run_opts, &result)           until every thread has a
+ *                                                  final state, then stopped
+ *   km_session_regions(s, &copies, &n)             every region copy, read
+ *                                                  back after the stop
+ *   km_session_close(s)
+ *
+ * Backends sit behind one table of functions (session_internal.h), so a
+ * `host` (the fallback) or `card` (a real Blackhole) backend is a new file
+ * and a line in session.c, not a change to any caller.  Only `sim` exists
+ * yet; the others are refused at open.
+ *
+ * Time in results is modeled device time in mtime ticks (50 MHz); nothing
+ * in a result depends on the host, the wall clock or the nonce, so the same
+ * program gives the same result every run. */
+#ifndef KM_SESSION_H
+#define KM_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "km_build.h"
+#include "km_cache.h"
+#include "km_error.h"
+#include "km_plan.h"
+#include "km_program.h"
+#include "km_rundir.h"
+#include "kmx_layout.h"
+
+typedef enum km_backend {
+    KM_BACKEND_SIM,  /* the simulated Blackhole (device/sim/) */
+    KM_BACKEND_HOST, /* the host fallback (not built yet) */
+    KM_BACKEND_CARD, /* a real card (not built yet) */
+} km_backend;
+
+/* "sim", "host", "card". */
+const char *km_backend_name(km_backend b);
+
+/* How a thread ended (the run JSON's `state`). */
+typedef enum km_state {
+    KM_STATE_RETURNED, /* kmx_main returned in time (KMX_STATE_DONE) */
+    KM_STATE_LATE,     /* it ended after its deadline */
+    KM_STATE_STOPPED,  /* it ended after a stop (the timeout, another thread's failure) */
+    KM_STATE_STUCK,    /* no final state within the grace after the stop word */
+    KM_STATE_TRAPPED,  /* a core trapped */
+    KM_STATE_ARGS,     /* start-up: the argument block is not this run's */
+    KM_STATE_BANK,     /* start-up: a region in another bank, or the check line differs */
+    KM_STATE_REGION,   /* start-up: a region out of range */
+    KM_STATE_FAILED,   /* another library error */
+} km_state;
+
+/* "returned", "late", ... */
+const char *km_state_name(km_state s);
+
+/* The library error's name (KMX_ERROR_NAMES); "error N" past them. */
+const char *km_kmx_error_name(uint32_t error);
+
+/* Where an address is in a thread's sources (the image's DWARF). */
+typedef struct km_source {
+    bool known;
+    char file[512];     /* as the debug information names it, "./" dropped */
+    unsigned line;
+    bool has_function;
+    char function[256];
+} km_source;
+
+typedef struct km_trap_info {
+    unsigned core;
+    uint64_t mcause, mepc, mtval;
+    char name[64]; /* "load address misaligned", ... */
+    km_source source; /* of mepc */
+} km_trap_info;
+
+typedef struct km_stuck_info {
+    unsigned core; /* the core named: core 0 if it still runs, else the first that does */
+    uint64_t pc;
+    km_source source; /* of pc */
+    char detail[1024];
+} km_stuck_info;
+
+typedef struct km_thread_result {
+    int cluster;
+    km_state state;
+    uint32_t error;   /* KMX_ERROR_*: the first library error */
+    uint32_t error_detail;
+    bool has_code;    /* kmx_main returned */
+    int32_t code;
+    uint32_t words[KMX_MAX_RESULT_WORDS];
+    uint32_t nwords;
+    uint32_t where;   /* the last progress marker, 0: none */
+    bool has_where_ticks;
+    uint64_t where_ticks; /* from the thread's start */
+    bool has_ticks;
+    uint64_t ticks;       /* start to end */
+    bool trapped;
+    km_trap_info trap;
+    bool stuck;
+    km_stuck_info stuck_info;
+} km_thread_result;
+
+typedef struct km_run_result {
+    km_thread_result threads[KMX_WORK_CLUSTERS]; /* ascending clusters */
+    unsigned nthreads;
+    uint64_t device_ps;    /* modeled time from the start to the stop */
+    uint64_t instructions; /* retired by every X280 core */
+} km_run_result;
+
+/* Every thread returned. */
+bool km_run_all_returned(const km_run_result *r);
+
+/* A new progress marker: cluster, marker, its time from the thread's start. */
+typedef void (*km_progress_fn)(int cluster, uint32_t where, uint64_t ticks, void *ctx);
+
+typedef struct km_run_opts {
+    double timeout_s;      /* modeled seconds before the stop; <= 0: the default */
+    double wall_timeout_s; /* real seconds the run may take; <= 0: no limit */
+    km_progress_fn progress;
+    void *ctx;
+} km_run_opts;
+
+/* The stop, then the grace before a thread is `stuck` (spec: "does not
+ * return within 1 s of the stop flag"). */
+#define KM_STOP_GRACE_US 1000000ull
+
+/* The default timeout: the largest deadline + 1 s, or 10 s when no thread
+ * has a deadline. */
+uint64_t km_default_timeout_us(const km_program *p);
+
+typedef struct km_session km_session;
+
+/* A session of program p (which must outlive it) on backend b.  KM_OK, or
+ * KM_EXIT_USAGE for a backend that is not available. */
+int km_session_open(km_session **out, const km_program *p, km_backend b, km_error *err);
+
+/* Builds the images (KM_EXIT_BUILD, KM_EXIT_SYSTEM as km_build), places
+ * the regions (km_plan), writes them, the images and the argument blocks,
+ * and starts every thread's cluster. */
+int km_session_load(km_session *s, km_cache *c, const km_build_opts *build, km_error *err);
+
+/* Runs until every thread has a final state; asks the ones still running
+ * to stop at the timeout and gives them the grace; then everything stops.
+ * KM_OK with *r filled (whatever the threads' states), KM_EXIT_SYSTEM when
+ * the wall timeout passed or the backend failed. */
+int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_error *err);
+
+/* Every region copy of every cluster, read back after the stop (own
+ * regions and shared ones, per cluster, in plan order); the bytes are the
+ * session's until km_session_close.  Only after km_session_run. */
+int km_session_regions(km_session *s, const km_region_copy **out, size_t *n, km_error *err);
+
+const km_plan *km_session_plan(const km_session *s);
+km_backend km_session_backend(const km_session *s);
+
+void km_session_close(km_session *s);
+
+#endif

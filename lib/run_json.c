@@ -1,0 +1,146 @@
+/* run_json: the run's JSON document (km_run_json.h). */
+#include "km_run_json.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* "int.frac" with trailing zeros (and a bare point) dropped. */
+static void decimal(uint64_t whole, uint64_t frac, unsigned digits, char *out, size_t n)
+{
+    if (frac == 0) {
+        snprintf(out, n, "%" PRIu64, whole);
+        return;
+    }
+    snprintf(out, n, "%" PRIu64 ".%0*" PRIu64, whole, (int)digits, frac);
+    size_t len = strlen(out);
+    while (len > 0 && out[len - 1] == '0')
+        out[--len] = 0;
+}
+
+void km_ticks_us(uint64_t ticks, char *out, size_t n)
+{
+    /* 50 ticks a microsecond: 0.02 us each. */
+    _Static_assert(KMX_TICKS_PER_SECOND == 50000000u, "a tick is 20 ns");
+    decimal(ticks / 50u, ticks % 50u * 2u, 2, out, n);
+}
+
+void km_ps_us(uint64_t ps, char *out, size_t n)
+{
+    decimal(ps / 1000000u, ps % 1000000u, 6, out, n);
+}
+
+static void add_u64(cJSON *o, const char *name, uint64_t v)
+{
+    char text[24];
+    snprintf(text, sizeof text, "%" PRIu64, v);
+    cJSON_AddRawToObject(o, name, text);
+}
+
+static void add_ticks(cJSON *o, const char *name, bool has, uint64_t ticks)
+{
+    if (!has) {
+        cJSON_AddNullToObject(o, name);
+        return;
+    }
+    char text[32];
+    km_ticks_us(ticks, text, sizeof text);
+    cJSON_AddRawToObject(o, name, text);
+}
+
+static cJSON *source_json(const km_source *s)
+{
+    if (!s->known)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", s->file);
+    cJSON_AddNumberToObject(o, "line", s->line);
+    if (s->has_function)
+        cJSON_AddStringToObject(o, "function", s->function);
+    else
+        cJSON_AddNullToObject(o, "function");
+    return o;
+}
+
+static cJSON *thread_json(const km_thread_result *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "cluster", t->cluster);
+    cJSON_AddBoolToObject(o, "ran", t->state == KM_STATE_RETURNED);
+    cJSON_AddStringToObject(o, "state", km_state_name(t->state));
+    cJSON_AddStringToObject(o, "error", km_kmx_error_name(t->error));
+    if (t->has_code)
+        cJSON_AddNumberToObject(o, "code", t->code);
+    else
+        cJSON_AddNullToObject(o, "code");
+    cJSON *words = cJSON_AddArrayToObject(o, "words");
+    for (uint32_t i = 0; i < t->nwords; i++)
+        cJSON_AddItemToArray(words, cJSON_CreateNumber(t->words[i]));
+    cJSON_AddNumberToObject(o, "where", t->where);
+    add_ticks(o, "where_microseconds", t->has_where_ticks, t->where_ticks);
+    add_ticks(o, "microseconds", t->has_ticks, t->ticks);
+    if (t->trapped) {
+        cJSON *trap = cJSON_CreateObject();
+        cJSON_AddNumberToObject(trap, "core", t->trap.core);
+        add_u64(trap, "mcause", t->trap.mcause);
+        add_u64(trap, "mepc", t->trap.mepc);
+        add_u64(trap, "mtval", t->trap.mtval);
+        cJSON_AddStringToObject(trap, "name", t->trap.name);
+        cJSON_AddItemToObject(trap, "source", source_json(&t->trap.source));
+        cJSON_AddItemToObject(o, "trap", trap);
+    } else {
+        cJSON_AddNullToObject(o, "trap");
+    }
+    if (t->stuck) {
+        cJSON *stuck = cJSON_CreateObject();
+        cJSON_AddNumberToObject(stuck, "core", t->stuck_info.core);
+        add_u64(stuck, "pc", t->stuck_info.pc);
+        cJSON_AddItemToObject(stuck, "source", source_json(&t->stuck_info.source));
+        cJSON_AddStringToObject(stuck, "detail", t->stuck_info.detail);
+        cJSON_AddItemToObject(o, "stuck", stuck);
+    } else {
+        cJSON_AddNullToObject(o, "stuck");
+    }
+    return o;
+}
+
+char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result *r,
+                  const km_run_info *info)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "run", info->run_id);
+    cJSON_AddStringToObject(doc, "program", p->name);
+    cJSON_AddStringToObject(doc, "backend", km_backend_name(info->backend));
+    cJSON_AddNumberToObject(doc, "x280_mhz", p->x280_mhz);
+    char us[40];
+    km_ps_us(r->device_ps, us, sizeof us);
+    cJSON_AddRawToObject(doc, "device_microseconds", us);
+    add_u64(doc, "instructions", r->instructions);
+    cJSON *threads = cJSON_AddArrayToObject(doc, "threads");
+    for (unsigned i = 0; i < r->nthreads; i++)
+        cJSON_AddItemToArray(threads, thread_json(&r->threads[i]));
+    cJSON *regions = cJSON_AddArrayToObject(doc, "regions");
+    for (unsigned i = 0; i < plan->nclusters; i++) {
+        const km_cluster_plan *cp = &plan->clusters[i];
+        for (uint32_t k = 0; k < cp->nregions; k++) {
+            const km_placed *pl = &cp->regions[k];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", pl->region->name);
+            cJSON_AddNumberToObject(o, "cluster", cp->cluster);
+            cJSON_AddNumberToObject(o, "id", pl->id);
+            cJSON_AddNumberToObject(o, "bank", pl->bank);
+            add_u64(o, "bank_address", pl->bank_address);
+            add_u64(o, "bytes", pl->region->size);
+            cJSON_AddBoolToObject(o, "shared", pl->shared);
+            cJSON_AddItemToArray(regions, o);
+        }
+    }
+    cJSON_AddStringToObject(doc, "run_dir", info->run_dir);
+    char wall[32];
+    snprintf(wall, sizeof wall, "%.3f", info->wall_seconds);
+    cJSON_AddRawToObject(doc, "wall_seconds", wall);
+    char *text = cJSON_Print(doc);
+    cJSON_Delete(doc);
+    return text;
+}

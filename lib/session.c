@@ -1,0 +1,210 @@
+/* session: what every backend's load and run share (km_session.h) — the
+ * build through the cache, the plan, the nonce, the timeouts, the region
+ * copies after the stop. */
+#include "session_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim_clock.h"
+
+const char *km_backend_name(km_backend b)
+{
+    switch (b) {
+    case KM_BACKEND_SIM:
+        return "sim";
+    case KM_BACKEND_HOST:
+        return "host";
+    case KM_BACKEND_CARD:
+        return "card";
+    }
+    return "?";
+}
+
+bool km_run_all_returned(const km_run_result *r)
+{
+    for (unsigned i = 0; i < r->nthreads; i++)
+        if (r->threads[i].state != KM_STATE_RETURNED)
+            return false;
+    return true;
+}
+
+uint64_t km_default_timeout_us(const km_program *p)
+{
+    uint64_t longest = 0;
+    bool any = false;
+    for (size_t i = 0; i < p->nthreads; i++) {
+        if (p->threads[i].deadline_us != 0) {
+            any = true;
+            if (p->threads[i].deadline_us > longest)
+                longest = p->threads[i].deadline_us;
+        }
+    }
+    return any ? longest + 1000000u : 10000000u;
+}
+
+/* $KMRUN_SIM_FAULT: test-only (session_internal.h). */
+static int fault_from_env(km_fault *out, km_error *err)
+{
+    static const char *const names[] = {"", "args", "region", "bank", "check"};
+    const char *v = getenv("KMRUN_SIM_FAULT");
+    *out = KM_FAULT_NONE;
+    if (!v || !*v)
+        return KM_OK;
+    for (unsigned i = 1; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(v, names[i]) == 0) {
+            *out = (km_fault)i;
+            return KM_OK;
+        }
+    }
+    return km_fail(err, KM_EXIT_USAGE,
+                   "unknown KMRUN_SIM_FAULT '%s' (expected args, region, bank or check)", v);
+}
+
+int km_session_open(km_session **out, const km_program *p, km_backend b, km_error *err)
+{
+    *out = NULL;
+    const km_backend_ops *ops = NULL;
+    if (b == KM_BACKEND_SIM)
+        ops = &km_sim_backend;
+    if (!ops)
+        return km_fail(err, KM_EXIT_USAGE, "the '%s' backend is not available in this kmrun",
+                       km_backend_name(b));
+    km_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for a session");
+    s->p = p;
+    s->ops = ops;
+    int rc = fault_from_env(&s->fault, err);
+    if (rc != KM_OK) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return KM_OK;
+}
+
+/* This run's nonce: random, never 0 (a zeroed result block would match). */
+static uint64_t make_nonce(void)
+{
+    uint64_t n = 0;
+    if (getrandom(&n, sizeof n, 0) != (ssize_t)sizeof n) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        n = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 12;
+    }
+    return n ? n : 0x6b6d72756e;
+}
+
+int km_session_load(km_session *s, km_cache *c, const km_build_opts *build, km_error *err)
+{
+    km_build_opts quiet = {0};
+    /* A failed build may still hold what it allocated: freed at close. */
+    s->built = true;
+    int rc = km_build(s->p, c, build ? build : &quiet, &s->build, err);
+    if (rc != KM_OK)
+        return rc;
+    rc = km_plan_make(s->p, &s->plan, err);
+    if (rc != KM_OK)
+        return rc;
+    s->planned = true;
+    s->nonce = make_nonce();
+    return s->ops->load(s, err);
+}
+
+const char *km_session_image(const km_session *s, const km_cluster_plan *cp)
+{
+    size_t i = (size_t)(cp->thread - s->p->threads);
+    return i < s->build.nthreads ? s->build.threads[i].path : NULL;
+}
+
+static uint64_t seconds_to_ps(double seconds)
+{
+    double ps = seconds * (double)SIM_PS_PER_SECOND;
+    return ps >= 9e18 ? UINT64_MAX / 2 : (uint64_t)llround(ps);
+}
+
+int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!s->planned)
+        return km_fail(err, KM_EXIT_INTERNAL, "a session runs only after its load");
+    uint64_t timeout_ps = o && o->timeout_s > 0 ? seconds_to_ps(o->timeout_s)
+                                                : km_default_timeout_us(s->p) * SIM_PS_PER_US;
+    km_run_opts none = {0};
+    int rc = s->ops->run(s, o ? o : &none, timeout_ps, KM_STOP_GRACE_US * SIM_PS_PER_US, r, err);
+    s->ran = true;
+    return rc;
+}
+
+int km_session_regions(km_session *s, const km_region_copy **out, size_t *n, km_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!s->ran)
+        return km_fail(err, KM_EXIT_INTERNAL, "regions are read only after the run has stopped");
+    if (!s->copies) {
+        size_t count = 0;
+        for (unsigned i = 0; i < s->plan.nclusters; i++)
+            count += s->plan.clusters[i].nregions;
+        s->copies = calloc(count ? count : 1, sizeof *s->copies);
+        s->copy_bytes = calloc(count ? count : 1, sizeof *s->copy_bytes);
+        if (!s->copies || !s->copy_bytes)
+            return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the regions' copies");
+        for (unsigned i = 0; i < s->plan.nclusters; i++) {
+            const km_cluster_plan *cp = &s->plan.clusters[i];
+            for (uint32_t k = 0; k < cp->nregions; k++) {
+                const km_placed *pl = &cp->regions[k];
+                void *bytes = malloc(pl->region->size);
+                if (!bytes)
+                    return km_fail(err, KM_EXIT_SYSTEM,
+                                   "out of memory for a copy of region '%s' (%llu bytes)",
+                                   pl->region->name, (unsigned long long)pl->region->size);
+                s->copy_bytes[s->ncopies] = bytes;
+                km_region_copy *copy = &s->copies[s->ncopies++];
+                copy->name = pl->region->name;
+                copy->cluster = cp->cluster;
+                copy->bank = pl->bank;
+                copy->bank_address = pl->bank_address;
+                copy->bytes = bytes;
+                copy->size = pl->region->size;
+                int status = s->ops->read_dram(s, pl->bank, pl->bank_address, bytes,
+                                               pl->region->size, err);
+                if (status != KM_OK)
+                    return status;
+            }
+        }
+    }
+    *out = s->copies;
+    *n = s->ncopies;
+    return KM_OK;
+}
+
+const km_plan *km_session_plan(const km_session *s)
+{
+    return &s->plan;
+}
+
+km_backend km_session_backend(const km_session *s)
+{
+    return s->ops->kind;
+}
+
+void km_session_close(km_session *s)
+{
+    if (!s)
+        return;
+    if (s->ops && s->ops->free)
+        s->ops->free(s);
+    for (size_t i = 0; i < s->ncopies; i++)
+        free(s->copy_bytes[i]);
+    free(s->copy_bytes);
+    free(s->copies);
+    if (s->built)
+        km_build_result_free(&s->build);
+    free(s);
+}

@@ -1,0 +1,78 @@
+/* session_internal: what the session's files share — the backend table
+ * and the session itself (not part of km_session.h's contract).
+ *
+ * session.c does what every backend needs the same way: the build, the
+ * plan, the nonce, the timeouts, the region copies.  A backend
+ * (session_sim.c; later host and card) does the rest through km_backend_ops:
+ * write a cluster's image, argument block and regions (the host steps a-f
+ * of kmx_layout.h), run, read DRAM back.  session_result.c turns a result
+ * block into a thread result, which any backend that runs the kmx runtime
+ * shares; session_source.c finds source lines. */
+#ifndef KM_SESSION_INTERNAL_H
+#define KM_SESSION_INTERNAL_H
+
+#include "km_session.h"
+
+typedef struct km_backend_ops {
+    km_backend kind;
+    /* Everything of the load after the build and the plan: create the
+     * card, write each cluster, start the threads.  s->backend is the
+     * backend's own state. */
+    int (*load)(km_session *s, km_error *err);
+    /* Runs until every thread is final, stopping at timeout_ps and giving
+     * up grace_ps after the stop.  Fills r's threads, device_ps and
+     * instructions. */
+    int (*run)(km_session *s, const km_run_opts *o, uint64_t timeout_ps, uint64_t grace_ps,
+               km_run_result *r, km_error *err);
+    /* n bytes of `bank` at bank_address, as DRAM holds them (not a cache). */
+    int (*read_dram)(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,
+                     km_error *err);
+    void (*free)(km_session *s);
+} km_backend_ops;
+
+extern const km_backend_ops km_sim_backend;
+
+/* Test-only faults, from $KMRUN_SIM_FAULT (device/sim/README.md, "Load
+ * and run"): the loader damages what it writes so that a start-up check
+ * has something to catch that no manifest can produce. */
+typedef enum km_fault {
+    KM_FAULT_NONE,
+    KM_FAULT_ARGS,   /* the seal's nonce is not the block's */
+    KM_FAULT_REGION, /* region 0 reaches past the end of the bank */
+    KM_FAULT_BANK,   /* region 0 is said to be in the other bank */
+    KM_FAULT_CHECK,  /* the bank check line in DRAM holds another value */
+} km_fault;
+
+struct km_session {
+    const km_program *p;
+    const km_backend_ops *ops;
+    void *backend;
+    km_build_result build;
+    bool built;
+    km_plan plan;
+    bool planned;
+    uint64_t nonce;
+    km_fault fault;
+    bool ran;
+    km_region_copy *copies;
+    size_t ncopies;
+    void **copy_bytes;
+};
+
+/* The cached image of the thread running on a cluster plan. */
+const char *km_session_image(const km_session *s, const km_cluster_plan *cp);
+
+/* Fills t from a cluster's result block as it stands at the end (any
+ * state; a block that is not final is left to the caller to call stuck). */
+void km_result_from_block(const kmx_result_block *b, int cluster, km_thread_result *t);
+
+/* Whether a final state is a failure the other threads stop for (spec:
+ * "when one ... ends with a library error, the others are asked to stop
+ * at once"). */
+bool km_state_stops_others(km_state s);
+
+/* Looks up `address` in `image` with the toolchain's addr2line; src->known
+ * false when it cannot say. */
+void km_source_lookup(const char *image, uint64_t address, km_source *src);
+
+#endif
