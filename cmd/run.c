@@ -91,6 +91,7 @@ static int run_and_report(km_session *s, const km_program *p, const km_run_opts 
         .run_dir = dir,
         .wall_seconds = wall_now() - started,
         .backend = km_session_backend(s),
+        .build = km_session_build(s),
     };
     char *json = km_run_json(p, km_session_plan(s), &result, &info);
     rc = km_rundir_write(runs, id, json, copies, ncopies, NULL, err);

@@ -18,6 +18,7 @@ typedef struct km_run_info {
     const char *run_dir;
     double wall_seconds;
     km_backend backend;
+    const km_build_result *build; /* the images run, for their hashes */
 } km_run_info;
 
 /* The document, pretty-printed, allocated (free()). */

@@ -158,6 +158,9 @@ int km_session_regions(km_session *s, const km_region_copy **out, size_t *n, km_
 const km_plan *km_session_plan(const km_session *s);
 km_backend km_session_backend(const km_session *s);
 
+/* What the build gave the session: each thread's image, in the cache. */
+const km_build_result *km_session_build(const km_session *s);
+
 void km_session_close(km_session *s);
 
 #endif

@@ -120,6 +120,18 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
     cJSON *threads = cJSON_AddArrayToObject(doc, "threads");
     for (unsigned i = 0; i < r->nthreads; i++)
         cJSON_AddItemToArray(threads, thread_json(&r->threads[i]));
+    /* Which image ran where: the hashes say what a result came from. */
+    cJSON *images = cJSON_AddArrayToObject(doc, "images");
+    for (size_t i = 0; info->build && i < info->build->nthreads; i++) {
+        const km_thread *t = &p->threads[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON *cl = cJSON_AddArrayToObject(o, "clusters");
+        for (size_t k = 0; k < t->nclusters; k++)
+            cJSON_AddItemToArray(cl, cJSON_CreateNumber(t->clusters[k]));
+        cJSON_AddStringToObject(o, "sha256", info->build->threads[i].sha256);
+        add_u64(o, "bytes", info->build->threads[i].bytes);
+        cJSON_AddItemToArray(images, o);
+    }
     cJSON *regions = cJSON_AddArrayToObject(doc, "regions");
     for (unsigned i = 0; i < plan->nclusters; i++) {
         const km_cluster_plan *cp = &plan->clusters[i];

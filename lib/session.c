@@ -194,6 +194,11 @@ km_backend km_session_backend(const km_session *s)
     return s->ops->kind;
 }
 
+const km_build_result *km_session_build(const km_session *s)
+{
+    return &s->build;
+}
+
 void km_session_close(km_session *s)
 {
     if (!s)

@@ -216,3 +216,14 @@ returned" ]
     [[ $stderr == *"'nope' undeclared"* ]]
     [ ! -e "$runs" ]
 }
+
+@test "run: the JSON names each image by the hash kmrun build gives it" {
+    run --separate-stderr kmrun build "$programs/01_hello/program.yaml"
+    [ "$status" -eq 0 ]
+    built=$(jq -r '.threads[0].image.sha256' <<<"$output")
+    run_json "$programs/01_hello/program.yaml"
+    [ "$status" -eq 0 ]
+    [ "$(field '.images[0].sha256')" = "$built" ]
+    [ "$(field '.images[0].clusters | @csv')" = 1 ]
+    [ "$(jq -r '.images[0].sha256' "$runs/latest/result.json")" = "$built" ]
+}
