@@ -396,12 +396,20 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
             cycle += SIM_COST_DIV;
             NEXT;
 
+        /* Slow paths that may trap or stop the hart: atomics and FP
+         * loads and stores. */
         case SIM_OP_LR:
         case SIM_OP_SC:
-        case SIM_OP_AMO: {
+        case SIM_OP_AMO:
+        case SIM_OP_FLW:
+        case SIM_OP_FLD:
+        case SIM_OP_FSW:
+        case SIM_OP_FSD: {
             unsigned len = d->len;
             SYNC();
-            int rc = sim_hart_atomic(h, d, &tval);
+            int rc = d->op == SIM_OP_LR || d->op == SIM_OP_SC || d->op == SIM_OP_AMO
+                         ? sim_hart_atomic(h, d, &tval)
+                         : sim_hart_fp_mem(h, d, &tval);
             cycle = h->cycle;
             if (rc) {
                 cause = (uint64_t)rc;
@@ -480,23 +488,6 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
             }
             NEXT;
 
-        case SIM_OP_FLW:
-        case SIM_OP_FLD:
-        case SIM_OP_FSW:
-        case SIM_OP_FSD: {
-            unsigned len = d->len;
-            SYNC();
-            int rc = sim_hart_fp_mem(h, d, &tval);
-            cycle = h->cycle;
-            if (rc) {
-                cause = (uint64_t)rc;
-                goto trap;
-            }
-            if (h->state != SIM_HART_RUNNING)
-                limit = 0;
-            pc += len;
-            break;
-        }
         case SIM_OP_FPU: {
             uint32_t extra = 0;
             if ((h->mstatus & SIM_MSTATUS_FS) == 0 || sim_fpu_exec(h, d->bits, &extra)) {
