@@ -43,8 +43,10 @@ endif
 HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
   -D_GNU_SOURCE -DKMRUN_VERSION='"$(VERSION)"' -MMD -MP \
   -Ilib -Ikmx/include -Idevice/include -Idevice/sim $(OPT) $(CFLAGS)
-HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm $(LDLIBS)
-HOST_LDFLAGS := $(OPT) $(LDFLAGS)
+# -rdynamic, -ldl: the grid dlopens the kernels' object, whose handlers call
+# the km_device.h functions of the program that loads it (sim_grid.h).
+HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm -ldl $(LDLIBS)
+HOST_LDFLAGS := -rdynamic $(OPT) $(LDFLAGS)
 
 # The X280 side: freestanding, no libc, the image lives in local memory.
 RV_PREFIX ?= riscv64-unknown-elf-
@@ -92,7 +94,7 @@ $(B)/bin/kmrun: $(CMD_OBJ) $(B)/libkm.a
 
 $(B)/tests/%_test: tests/unit/%_test.c $(B)/libkm.a
 	@mkdir -p $(@D)
-	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) -MF $@.d -Itests/unit $< -o $@ $(B)/libkm.a $(HOST_LDLIBS) -lcmocka
+	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) -MF $@.d -Itests/unit -rdynamic $< -o $@ $(B)/libkm.a $(HOST_LDLIBS) -lcmocka
 
 $(B)/rv/%.o: %.c
 	@mkdir -p $(@D)

@@ -1,15 +1,25 @@
 /* km_device.h: the API of Tensix handlers, the C form of the spec's
  * km::Reader, for the program's kernels that `kmrun build` compiles into a
- * shared object for the simulated grid.
+ * shared object for the simulated grid (km_device(3)).
  *
  * A handler is defined with KM_HANDLER(name) { ... } for every name in the
  * manifest's `kernels.handlers`; `kmrun build` checks that each one is
- * there.  What a handler can call on its core (the command's arguments, the
- * core's id and group, the leader's result word, NoC reads and writes of a
- * bank, modeled compute time, the stop flag, the X280 port) arrives with
- * the simulated grid; until then km_core is opaque. */
+ * there (the grid finds it as the exported symbol km_handler_<name>).
+ *
+ * A command runs its handler once on every core of its group (first,
+ * count); the group's first core is its leader, and with KM_FLAG_RESULT the
+ * leader's result word (km_set_result) comes back with the event.  Each
+ * core runs its handler as a coroutine: the calls below that take modeled
+ * time (km_compute, km_spend_ns, km_noc_read, km_noc_write) are where a
+ * core gives way to the others, so a long wait blocks only that core.  A
+ * handler is cut off at one of those calls when its command outlives its
+ * time limit: it must not hold host resources (malloc, files) across them.
+ * The X280 port (call/tell/look/next) is not here yet. */
 #ifndef KM_DEVICE_H
 #define KM_DEVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "kmx_layout.h"
 
@@ -17,5 +27,58 @@ typedef struct km_core km_core; /* one Tensix core running a command */
 
 #define KM_HANDLER(name) \
     void km_handler_##name(km_core *core, const km_command_t *command)
+
+typedef void (*km_handler_fn)(km_core *core, const km_command_t *command);
+
+/* The command being run (the same as the handler's `command`). */
+const km_command_t *km_command(const km_core *core);
+
+/* This core: its grid index (0..119), its group, its place in the group
+ * (0 for the leader). */
+unsigned km_core_id(const km_core *core);
+unsigned km_group_first(const km_core *core);
+unsigned km_group_count(const km_core *core);
+unsigned km_group_index(const km_core *core);
+bool km_is_leader(const km_core *core);
+
+/* The leader's result word (0 until set).  Only the leader's counts: on
+ * another core km_set_result does nothing. */
+void km_set_result(km_core *core, uint32_t word);
+uint32_t km_result(const km_core *core);
+
+/* Modeled compute: `cycles` of the Tensix clock (1350 MHz), or `ns`
+ * nanoseconds.  km_time_ps: the core's modeled time, in picoseconds. */
+void km_compute(km_core *core, uint64_t cycles);
+void km_spend_ns(km_core *core, uint64_t ns);
+uint64_t km_time_ps(const km_core *core);
+
+/* NoC reads and writes of n bytes at `bank_address` of DRAM bank `bank`
+ * (0..7; a region's bank and bank address come from the region table).
+ * They reach DRAM directly, around every X280 cluster's cache.  0, or -1
+ * (nothing moved, no time spent) when the range is not inside a bank. */
+int km_noc_read(km_core *core, unsigned bank, uint64_t bank_address, void *dst, uint64_t n);
+int km_noc_write(km_core *core, unsigned bank, uint64_t bank_address, const void *src,
+                 uint64_t n);
+
+/* True once the kernel is stopping: a long handler should return soon. */
+bool km_stop_requested(const km_core *core);
+
+/* The built-in handlers' arguments (ids KM_HANDLER_* in kmx_layout.h).
+ * An address is 64 bits in two words, low first.  A group splits the work
+ * into contiguous shares, one per core in group order, in whole 64-byte
+ * lines (sum: whole 16-word lines); the last cores may get nothing.
+ *   nop:   no arguments; result 0.
+ *   fill:  a0 bank, a1/a2 address, a3 bytes, a4 pattern: byte i of the
+ *          range gets byte (i % 4) of the pattern (little-endian).
+ *          Result: how many cores' shares were outside a bank (0: done).
+ *   copy:  a0 source bank, a1/a2 source address, a3 destination bank,
+ *          a4/a5 destination address, a6 bytes.  Overlapping ranges give
+ *          an undefined result.  Result: as fill.
+ *   sum:   a0 bank, a1/a2 address, a3 count of 32-bit words: result the
+ *          sum of the words modulo 2^32 (a share outside a bank counts 0).
+ *   spend: a0 nanoseconds of modeled compute on every core, stopping
+ *          early when the kernel stops; result 0. */
+/* The 64-bit address in two argument words, low first. */
+#define KM_ARG_ADDRESS(lo, hi) ((uint64_t)(lo) | (uint64_t)(hi) << 32)
 
 #endif

@@ -1,0 +1,490 @@
+/* grid: the Tensix grid (sim_grid.h) and the handlers' API (km_device.h).
+ *
+ * Each core runs its handler on its own stack with ucontext: the grid
+ * swaps into the core that is furthest behind in modeled time and the core
+ * swaps back at its next modeled cost.  One host thread, a fixed choice of
+ * the next core: a run is deterministic.  swapcontext also saves the
+ * signal mask (a system call), which costs about a microsecond a switch:
+ * cheap next to what a handler's NoC call models. */
+#include "sim_grid.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "grid_internal.h"
+#include "sim_clock.h"
+
+/* AddressSanitizer must be told about each switch of stacks, or it takes
+ * the coroutine's frames for the main stack's and reports false errors
+ * (and a reused stack keeps the poison of frames cut off by a timeout). */
+#if defined(__SANITIZE_ADDRESS__)
+#define GRID_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GRID_ASAN 1
+#endif
+#endif
+#ifdef GRID_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+enum core_state {
+    CORE_IDLE,     /* no job */
+    CORE_READY,    /* in its handler, runs when furthest behind */
+    CORE_BLOCKED,  /* the leader, waiting for its group */
+    CORE_RETURNED, /* returned from its handler; the job goes on */
+};
+
+typedef struct grid_job {
+    bool active;
+    uint32_t id;
+    km_command_t command;
+    km_handler_fn fn;
+    unsigned first, count;
+    uint64_t deadline_ps; /* UINT64_MAX: no limit */
+    uint32_t result;      /* the leader's word */
+    unsigned returned;    /* cores back from the handler */
+    uint64_t end_ps;      /* the latest of their times */
+    uint64_t scratch[KM_GRID_CORES];
+} grid_job;
+
+struct km_core {
+    sim_grid *grid;
+    unsigned id;
+    enum core_state state;
+    uint64_t time_ps;
+    grid_job *job;
+    ucontext_t context;
+    void *stack; /* SIM_GRID_STACK_BYTES, allocated on the core's first job */
+#ifdef GRID_ASAN
+    void *fake_stack;
+#endif
+};
+
+struct sim_grid {
+    sim_dram *dram;
+    unsigned mhz;
+    bool stop;
+    km_core cores[KM_GRID_CORES];
+    /* Active groups never overlap, so a job is known by its first core. */
+    grid_job jobs[KM_GRID_CORES];
+    unsigned njobs;
+    km_handler_fn handlers[KM_HANDLER_MAX + 1];
+    void *so; /* the kernels' object, or NULL */
+    ucontext_t main_context;
+#ifdef GRID_ASAN
+    const void *main_bottom;
+    size_t main_size;
+#endif
+    sim_grid_done *done; /* done[head..ndone): not yet polled */
+    size_t head, ndone, cap;
+};
+
+/* ---- coroutines ---- */
+
+/* Into a core's coroutine and back when it next gives way. */
+static void resume(sim_grid *g, km_core *c)
+{
+#ifdef GRID_ASAN
+    void *fake = NULL;
+    __sanitizer_start_switch_fiber(&fake, c->stack, SIM_GRID_STACK_BYTES);
+#endif
+    swapcontext(&g->main_context, &c->context);
+#ifdef GRID_ASAN
+    __sanitizer_finish_switch_fiber(fake, NULL, NULL);
+#endif
+}
+
+/* From a core back to the grid; `last`: never resumed again. */
+static void give_way(km_core *c, bool last)
+{
+    sim_grid *g = c->grid;
+#ifdef GRID_ASAN
+    __sanitizer_start_switch_fiber(last ? NULL : &c->fake_stack, g->main_bottom, g->main_size);
+#else
+    (void)last;
+#endif
+    swapcontext(&c->context, &g->main_context);
+#ifdef GRID_ASAN
+    __sanitizer_finish_switch_fiber(c->fake_stack, &g->main_bottom, &g->main_size);
+#endif
+}
+
+static void finish_core(km_core *c);
+
+/* makecontext passes int arguments only: the core's address in two. */
+static void core_entry(unsigned lo, unsigned hi)
+{
+    km_core *c = (km_core *)(uintptr_t)((uint64_t)lo | (uint64_t)hi << 32);
+#ifdef GRID_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &c->grid->main_bottom, &c->grid->main_size);
+#endif
+    grid_job *j = c->job;
+    km_compute(c, SIM_GRID_LAUNCH_CYCLES);
+    j->fn(c, &j->command);
+    finish_core(c);
+    give_way(c, true);
+    abort(); /* a returned core is never resumed */
+}
+
+static bool start_core(km_core *c)
+{
+    if (!c->stack) {
+        c->stack = malloc(SIM_GRID_STACK_BYTES);
+        if (!c->stack)
+            return false;
+    }
+#ifdef GRID_ASAN
+    /* A job cut off by its time limit left its frames' poison here. */
+    ASAN_UNPOISON_MEMORY_REGION(c->stack, SIM_GRID_STACK_BYTES);
+    c->fake_stack = NULL;
+#endif
+    getcontext(&c->context);
+    c->context.uc_stack.ss_sp = c->stack;
+    c->context.uc_stack.ss_size = SIM_GRID_STACK_BYTES;
+    c->context.uc_link = NULL;
+    uint64_t p = (uint64_t)(uintptr_t)c;
+    makecontext(&c->context, (void (*)(void))core_entry, 2, (unsigned)(p & 0xFFFFFFFFu),
+                (unsigned)(p >> 32));
+    return true;
+}
+
+/* ---- jobs ---- */
+
+static void push_done(sim_grid *g, uint32_t id, uint32_t result, uint64_t end_ps, bool timed_out)
+{
+    if (g->head == g->ndone)
+        g->head = g->ndone = 0;
+    if (g->ndone == g->cap) {
+        if (g->head > 0) {
+            memmove(g->done, g->done + g->head, (g->ndone - g->head) * sizeof *g->done);
+            g->ndone -= g->head;
+            g->head = 0;
+        } else {
+            size_t cap = g->cap ? g->cap * 2 : 64;
+            sim_grid_done *d = realloc(g->done, cap * sizeof *d);
+            if (!d)
+                abort(); /* at most a few hundred entries: out of memory is fatal */
+            g->done = d;
+            g->cap = cap;
+        }
+    }
+    g->done[g->ndone++] = (sim_grid_done){id, result, end_ps, timed_out};
+}
+
+static void release_job(sim_grid *g, grid_job *j)
+{
+    for (unsigned i = 0; i < j->count; i++) {
+        km_core *c = &g->cores[j->first + i];
+        c->state = CORE_IDLE;
+        c->job = NULL;
+    }
+    j->active = false;
+    g->njobs--;
+}
+
+static void end_job(sim_grid *g, grid_job *j, uint64_t end_ps, bool timed_out)
+{
+    push_done(g, j->id, timed_out ? 0 : j->result, end_ps, timed_out);
+    release_job(g, j);
+}
+
+/* Runs on the core's own stack, after its handler returned. */
+static void finish_core(km_core *c)
+{
+    sim_grid *g = c->grid;
+    grid_job *j = c->job;
+    c->state = CORE_RETURNED;
+    j->returned++;
+    if (c->time_ps > j->end_ps)
+        j->end_ps = c->time_ps;
+    km_core *leader = &g->cores[j->first];
+    if (j->returned == j->count - 1 && leader->state == CORE_BLOCKED) {
+        leader->state = CORE_READY;
+        if (j->end_ps > leader->time_ps)
+            leader->time_ps = j->end_ps;
+    }
+}
+
+void sim_grid_wait_members(km_core *c)
+{
+    grid_job *j = c->job;
+    if (c->id != j->first)
+        return;
+    if (j->returned < j->count - 1) {
+        c->state = CORE_BLOCKED;
+        give_way(c, false); /* finish_core wakes us, at the latest time */
+    } else if (j->end_ps > c->time_ps) {
+        c->time_ps = j->end_ps;
+    }
+}
+
+uint64_t *sim_grid_scratch(km_core *c)
+{
+    return c->job->scratch;
+}
+
+/* ---- the grid ---- */
+
+sim_grid *sim_grid_create(sim_dram *dram, unsigned mhz)
+{
+    sim_grid *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->dram = dram;
+    g->mhz = mhz ? mhz : SIM_GRID_MHZ;
+    for (unsigned i = 0; i < KM_GRID_CORES; i++) {
+        g->cores[i].grid = g;
+        g->cores[i].id = i;
+    }
+    for (unsigned i = 0; i < KM_HANDLER_FIRST_PROGRAM; i++)
+        g->handlers[i] = sim_grid_builtins[i];
+    return g;
+}
+
+void sim_grid_free(sim_grid *g)
+{
+    if (!g)
+        return;
+    for (unsigned i = 0; i < KM_GRID_CORES; i++)
+        free(g->cores[i].stack);
+    if (g->so)
+        dlclose(g->so);
+    free(g->done);
+    free(g);
+}
+
+int sim_grid_load_kernels(sim_grid *g, const char *so_path, const char *const names[],
+                          unsigned n, km_error *err)
+{
+    if (g->njobs)
+        return km_fail(err, KM_EXIT_INTERNAL, "grid: kernels loaded while %u jobs run",
+                       g->njobs);
+    if (n > KM_HANDLER_MAX + 1 - KM_HANDLER_FIRST_PROGRAM)
+        return km_fail(err, KM_EXIT_USAGE, "%s: %u handlers, at most %u", so_path, n,
+                       KM_HANDLER_MAX + 1 - KM_HANDLER_FIRST_PROGRAM);
+    void *so = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+    if (!so)
+        return km_fail(err, KM_EXIT_BUILD, "cannot load the kernels: %s", dlerror());
+    km_handler_fn fns[KM_HANDLER_MAX + 1];
+    for (unsigned i = 0; i < n; i++) {
+        char symbol[256];
+        snprintf(symbol, sizeof symbol, "km_handler_%s", names[i]);
+        void *f = dlsym(so, symbol);
+        if (!f) {
+            dlclose(so);
+            return km_fail(err, KM_EXIT_BUILD, "%s: no handler %s (%s)", so_path, names[i],
+                           symbol);
+        }
+        /* POSIX guarantees a dlsym'd function converts back. */
+        memcpy(&fns[i], &f, sizeof f);
+    }
+    if (g->so)
+        dlclose(g->so);
+    g->so = so;
+    for (unsigned i = KM_HANDLER_FIRST_PROGRAM; i <= KM_HANDLER_MAX; i++)
+        g->handlers[i] = i - KM_HANDLER_FIRST_PROGRAM < n ? fns[i - KM_HANDLER_FIRST_PROGRAM]
+                                                          : NULL;
+    return KM_OK;
+}
+
+bool sim_grid_handler_known(const sim_grid *g, uint32_t handler)
+{
+    return handler <= KM_HANDLER_MAX && g->handlers[handler] != NULL;
+}
+
+bool sim_grid_cancel(sim_grid *g, uint32_t job_id)
+{
+    for (unsigned i = 0; i < KM_GRID_CORES; i++)
+        if (g->jobs[i].active && g->jobs[i].id == job_id) {
+            release_job(g, &g->jobs[i]);
+            return true;
+        }
+    return false;
+}
+
+bool sim_grid_busy(const sim_grid *g, unsigned first, unsigned count)
+{
+    for (unsigned i = first; i < KM_GRID_CORES && i - first < count; i++)
+        if (g->cores[i].state != CORE_IDLE)
+            return true;
+    return false;
+}
+
+uint32_t sim_grid_submit(sim_grid *g, uint32_t job_id, const km_command_t *command,
+                         uint64_t time_limit_ps, uint64_t now_ps)
+{
+    uint32_t handler = KM_HDR_HANDLER(command->hdr);
+    unsigned first = KM_GROUP_FIRST(command->group), count = KM_GROUP_COUNT(command->group);
+    if ((KM_HDR_FLAGS(command->hdr) & ~KM_FLAGS_ALL) || (command->hdr >> 16))
+        return KM_REASON_FLAGS;
+    if (!g->handlers[handler])
+        return KM_REASON_HANDLER;
+    if (count == 0 || first >= KM_GRID_CORES || count > KM_GRID_CORES - first)
+        return KM_REASON_GROUP;
+    if (sim_grid_busy(g, first, count))
+        return KM_REASON_BUSY;
+    grid_job *j = &g->jobs[first];
+    *j = (grid_job){
+        .active = true,
+        .id = job_id,
+        .command = *command,
+        .fn = g->handlers[handler],
+        .first = first,
+        .count = count,
+        .deadline_ps = time_limit_ps && time_limit_ps <= UINT64_MAX - now_ps
+                           ? now_ps + time_limit_ps
+                           : UINT64_MAX,
+        .end_ps = now_ps,
+    };
+    for (unsigned i = 0; i < count; i++) {
+        km_core *c = &g->cores[first + i];
+        if (!start_core(c))
+            abort(); /* a stack of 256 KiB: out of memory is fatal */
+        c->job = j;
+        c->time_ps = now_ps;
+        c->state = CORE_READY;
+    }
+    g->njobs++;
+    return KM_REASON_NONE;
+}
+
+static int done_order(const void *a, const void *b)
+{
+    const sim_grid_done *x = a, *y = b;
+    if (x->end_ps != y->end_ps)
+        return x->end_ps < y->end_ps ? -1 : 1;
+    return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+void sim_grid_step(sim_grid *g, uint64_t until_ps)
+{
+    for (;;) {
+        km_core *next = NULL;
+        for (unsigned i = 0; i < KM_GRID_CORES; i++) {
+            km_core *c = &g->cores[i];
+            if (c->state == CORE_READY && c->time_ps < until_ps &&
+                c->time_ps < c->job->deadline_ps && (!next || c->time_ps < next->time_ps))
+                next = c;
+        }
+        if (!next)
+            break;
+        resume(g, next);
+        grid_job *j = next->job;
+        if (next->state == CORE_RETURNED && j->returned == j->count)
+            end_job(g, j, j->end_ps, false);
+    }
+    /* A job still running past its deadline has every core there (or
+     * waiting for one that is): it timed out. */
+    for (unsigned i = 0; i < KM_GRID_CORES; i++) {
+        grid_job *j = &g->jobs[i];
+        if (j->active && j->deadline_ps <= until_ps)
+            end_job(g, j, j->deadline_ps, true);
+    }
+    /* In end-time order, with what is still unpolled from before. */
+    if (g->ndone - g->head > 1) /* (qsort must not see a NULL array) */
+        qsort(g->done + g->head, g->ndone - g->head, sizeof *g->done, done_order);
+}
+
+uint64_t sim_grid_next_ps(const sim_grid *g)
+{
+    uint64_t next = UINT64_MAX;
+    for (unsigned i = 0; i < KM_GRID_CORES; i++) {
+        const km_core *c = &g->cores[i];
+        if (c->state == CORE_READY && c->time_ps < next)
+            next = c->time_ps;
+        if (g->jobs[i].active && g->jobs[i].deadline_ps < next)
+            next = g->jobs[i].deadline_ps;
+    }
+    return next;
+}
+
+bool sim_grid_poll_done(sim_grid *g, sim_grid_done *done)
+{
+    if (g->head == g->ndone)
+        return false;
+    *done = g->done[g->head++];
+    return true;
+}
+
+unsigned sim_grid_jobs(const sim_grid *g)
+{
+    return g->njobs;
+}
+
+void sim_grid_set_stop(sim_grid *g, bool stop)
+{
+    g->stop = stop;
+}
+
+/* ---- km_device.h ---- */
+
+const km_command_t *km_command(const km_core *c) { return &c->job->command; }
+unsigned km_core_id(const km_core *c) { return c->id; }
+unsigned km_group_first(const km_core *c) { return c->job->first; }
+unsigned km_group_count(const km_core *c) { return c->job->count; }
+unsigned km_group_index(const km_core *c) { return c->id - c->job->first; }
+bool km_is_leader(const km_core *c) { return c->id == c->job->first; }
+uint32_t km_result(const km_core *c) { return c->job->result; }
+uint64_t km_time_ps(const km_core *c) { return c->time_ps; }
+bool km_stop_requested(const km_core *c) { return c->grid->stop; }
+
+void km_set_result(km_core *c, uint32_t word)
+{
+    if (c->id == c->job->first)
+        c->job->result = word;
+}
+
+/* Every modeled cost ends here: the core's time moves on and the grid
+ * picks whoever is now furthest behind. */
+static void spend_ps(km_core *c, uint64_t ps)
+{
+    c->time_ps = ps > UINT64_MAX - c->time_ps ? UINT64_MAX : c->time_ps + ps;
+    give_way(c, false);
+}
+
+void km_compute(km_core *c, uint64_t cycles)
+{
+    /* Rounded up: any work takes at least the cycle it started in. */
+    uint64_t ps = sim_cycles_to_ps(cycles, c->grid->mhz);
+    if (sim_ps_to_cycles(ps, c->grid->mhz) < cycles)
+        ps++;
+    spend_ps(c, ps);
+}
+
+void km_spend_ns(km_core *c, uint64_t ns)
+{
+    spend_ps(c, ns > UINT64_MAX / 1000u ? UINT64_MAX : ns * 1000u);
+}
+
+static bool in_bank(unsigned bank, uint64_t address, uint64_t n)
+{
+    return bank < KMX_DRAM_BANKS && address <= KMX_BANK_BYTES && n <= KMX_BANK_BYTES - address;
+}
+
+static uint64_t transfer_ps(const km_core *c, uint64_t n)
+{
+    uint64_t cycles = (n + SIM_GRID_NOC_BYTES_PER_CYCLE - 1) / SIM_GRID_NOC_BYTES_PER_CYCLE;
+    return sim_cycles_to_ps(cycles, c->grid->mhz);
+}
+
+int km_noc_read(km_core *c, unsigned bank, uint64_t bank_address, void *dst, uint64_t n)
+{
+    if (!in_bank(bank, bank_address, n))
+        return -1;
+    spend_ps(c, SIM_GRID_NOC_READ_PS + transfer_ps(c, n));
+    /* The bytes as they are when the read completes. */
+    return sim_dram_read(c->grid->dram, bank, bank_address, dst, n, NULL) == KM_OK ? 0 : -1;
+}
+
+int km_noc_write(km_core *c, unsigned bank, uint64_t bank_address, const void *src, uint64_t n)
+{
+    if (!in_bank(bank, bank_address, n))
+        return -1;
+    spend_ps(c, SIM_GRID_NOC_WRITE_PS + transfer_ps(c, n));
+    return sim_dram_write(c->grid->dram, bank, bank_address, src, n, NULL) == KM_OK ? 0 : -1;
+}

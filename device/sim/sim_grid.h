@@ -1,0 +1,118 @@
+/* sim_grid: the simulated card's Tensix grid, 120 worker cores in grid
+ * order (KM_GRID_CORES), running commands' handlers as coroutines
+ * (km_device.h is the handlers' side).
+ *
+ * A job is one command run on every core of its group; its owner (the
+ * dispatcher) submits it, steps the grid through modeled time and polls
+ * for finished jobs:
+ *
+ *     sim_grid *g = sim_grid_create(&dram, SIM_GRID_MHZ);
+ *     sim_grid_load_kernels(g, "kernels.so", names, n, &err); // optional
+ *     if (sim_grid_submit(g, id, &command, limit_ps, now_ps) == KM_REASON_NONE)
+ *         ...
+ *     sim_grid_step(g, until_ps);
+ *     while (sim_grid_poll_done(g, &done)) ...
+ *
+ * Time: every core has its own modeled time (picoseconds, sim_clock.h); a
+ * job's cores start at the submit's now_ps.  sim_grid_step runs, again and
+ * again, the ready core that is furthest behind (lowest index on a tie)
+ * until it next spends time, so memory effects happen in modeled-time
+ * order and a run is the same every time.  A NoC read takes its bytes, and
+ * a write lands, at the end of its modeled cost.
+ *
+ * Finished jobs come out of sim_grid_poll_done in the order of their end
+ * times (job id on a tie), each with end_ps < the until_ps of the step that
+ * finished it.  A job with a time limit that has not finished by
+ * now_ps + limit ends at exactly that time, timed out: its cores are cut
+ * off where they were (their writes not yet landed never land) and are
+ * free again.
+ *
+ * Not thread-safe: one owner calls everything. */
+#ifndef SIM_GRID_H
+#define SIM_GRID_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "km_device.h"
+#include "km_error.h"
+#include "kmx_layout.h"
+#include "sim_dram.h"
+
+/* The one table of the grid's modeled costs (README, "The Tensix grid").
+ * Cycles are of the Tensix clock; ps the same at any clock. */
+#define SIM_GRID_MHZ 1350u               /* Tensix clock */
+#define SIM_GRID_LAUNCH_CYCLES 100u      /* a core starting its handler */
+#define SIM_GRID_NOC_READ_PS 600000u     /* a NoC read's round trip to a bank */
+#define SIM_GRID_NOC_WRITE_PS 300000u    /* a NoC write until acknowledged */
+#define SIM_GRID_NOC_BYTES_PER_CYCLE 32u /* then this many bytes a cycle */
+#define SIM_GRID_SUM_CYCLES_PER_WORD 1u  /* built-in sum: adding a word */
+#define SIM_GRID_COMBINE_CYCLES 20u      /* built-in sum: the leader takes one share */
+#define SIM_GRID_CHUNK_BYTES 4096u       /* fill/copy/sum move this much a NoC call */
+#define SIM_GRID_STACK_BYTES (256u * 1024u) /* each core's coroutine stack */
+
+typedef struct sim_grid sim_grid;
+
+/* A finished job. */
+typedef struct sim_grid_done {
+    uint32_t job_id;  /* as submitted */
+    uint32_t result;  /* the leader's result word (0 when timed out) */
+    uint64_t end_ps;  /* modeled time it ended (the deadline when timed out) */
+    bool timed_out;   /* it outlived its time limit */
+} sim_grid_done;
+
+/* A grid on `dram` (not owned) with its Tensix clock at `mhz` (normally
+ * SIM_GRID_MHZ).  NULL when memory runs out.  Only the built-in handlers
+ * until sim_grid_load_kernels. */
+sim_grid *sim_grid_create(sim_dram *dram, unsigned mhz);
+void sim_grid_free(sim_grid *grid); /* NULL is fine; unloads the kernels */
+
+/* Loads the program's handlers from the kernels' shared object: names[i]
+ * becomes handler id KM_HANDLER_FIRST_PROGRAM + i, its function the
+ * exported km_handler_<names[i]>.  Replaces handlers loaded before.
+ * KM_OK; KM_EXIT_BUILD when the object cannot be loaded or lacks a
+ * handler, KM_EXIT_USAGE for too many names, KM_EXIT_INTERNAL while jobs
+ * run (nothing changes on failure).  The host program must export the
+ * km_device.h functions to the object (link with -rdynamic). */
+int sim_grid_load_kernels(sim_grid *grid, const char *so_path, const char *const names[],
+                          unsigned n, km_error *err);
+
+/* Whether handler id `handler` (0..255) has a handler: a built-in or a
+ * loaded program's. */
+bool sim_grid_handler_known(const sim_grid *grid, uint32_t handler);
+
+/* True when any core of first .. first + count - 1 runs a job (cores
+ * outside the grid count as free). */
+bool sim_grid_busy(const sim_grid *grid, unsigned first, unsigned count);
+
+/* Starts job `job_id` (the owner's number, any value) at now_ps.
+ * time_limit_ps: 0 for none.  KM_REASON_NONE, or why not (nothing
+ * started): KM_REASON_HANDLER (no such handler), KM_REASON_GROUP (count 0
+ * or past the grid), KM_REASON_FLAGS (unknown flag bits or bits 16..31 of
+ * hdr set), KM_REASON_BUSY (a core of the group runs a job). */
+uint32_t sim_grid_submit(sim_grid *grid, uint32_t job_id, const km_command_t *command,
+                         uint64_t time_limit_ps, uint64_t now_ps);
+
+/* Runs the cores until every one is idle, blocked, or at until_ps or
+ * later; ends timed-out jobs whose deadline is at or before until_ps. */
+void sim_grid_step(sim_grid *grid, uint64_t until_ps);
+
+/* The earliest modeled time at which stepping can change anything (a
+ * ready core's time or a deadline); UINT64_MAX when no job runs. */
+uint64_t sim_grid_next_ps(const sim_grid *grid);
+
+/* Ends running job `job_id` at once (its owner gave up on it, e.g. its
+ * own time limit passed): its cores are cut off where they are and free,
+ * and nothing is reported for it.  False when no such job runs. */
+bool sim_grid_cancel(sim_grid *grid, uint32_t job_id);
+
+/* Takes the next finished job: true and *done filled, or false. */
+bool sim_grid_poll_done(sim_grid *grid, sim_grid_done *done);
+
+/* Jobs running (submitted, not yet finished). */
+unsigned sim_grid_jobs(const sim_grid *grid);
+
+/* The stop flag every handler sees through km_stop_requested. */
+void sim_grid_set_stop(sim_grid *grid, bool stop);
+
+#endif
