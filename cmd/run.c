@@ -52,16 +52,11 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* What the simulated card does not run yet (the dispatcher and the Tensix
- * grid come later): said once, so that a program that relies on them is
- * not mistaken for one that ran whole. */
+/* What the simulated card does not run yet (X280 ports and the pull come
+ * later; host-fed commands run on the grid): said once, so that a program
+ * that relies on them is not mistaken for one that ran whole. */
 static void warn_not_live(const km_program *p)
 {
-    if (p->ncommands > 0)
-        fprintf(stderr,
-                "kmrun: warning: the simulated card has no Tensix grid yet: the program's %zu "
-                "host-fed command%s not run\n",
-                p->ncommands, p->ncommands == 1 ? " is" : "s are");
     if (p->ports.kind != KM_PORTS_NONE || p->pull.present)
         fprintf(stderr, "kmrun: warning: the simulated card has no Tensix grid yet: X280 ports "
                         "and the pull are not live (kmx_port_* and kmx_pull_run return "
@@ -102,7 +97,10 @@ static int run_and_report(km_session *s, const km_program *p, const km_run_opts 
     free(runs);
     if (rc != KM_OK)
         return rc;
-    return km_run_all_returned(&result) ? KM_OK : KM_EXIT_FAILED;
+    bool commands_done = true;
+    for (size_t i = 0; i < result.ncommands; i++)
+        commands_done &= result.commands[i].ended && result.commands[i].event == KM_EVENT_DONE;
+    return km_run_all_returned(&result) && commands_done ? KM_OK : KM_EXIT_FAILED;
 }
 
 int cmd_run(int argc, char **argv)

@@ -105,9 +105,26 @@ typedef struct km_thread_result {
     km_stuck_info stuck_info;
 } km_thread_result;
 
+/* A host-fed command (the manifest's `commands`, in order): what came back
+ * through the host ring. */
+typedef struct km_command_result {
+    bool submitted;   /* it went into the ring (handle valid) */
+    uint32_t handle;  /* its number in the host ring (the last one, when resubmitted) */
+    uint32_t busy;    /* times it was rejected KM_REASON_BUSY and submitted again */
+    bool ended;       /* it has its event */
+    uint16_t event;   /* KM_EVENT_DONE, KM_EVENT_TIMEOUT, KM_EVENT_REJECTED */
+    uint16_t reason;  /* KM_REASON_* of a rejection, else 0 */
+    bool has_result;  /* done with `result: true`: the leader's result word */
+    uint32_t result;
+    uint64_t ps;      /* modeled time from its submission to its event */
+} km_command_result;
+
 typedef struct km_run_result {
     km_thread_result threads[KMX_WORK_CLUSTERS]; /* ascending clusters */
     unsigned nthreads;
+    const km_command_result *commands; /* one per manifest command (the session's, until
+                                          km_session_close); NULL when none */
+    size_t ncommands;
     uint64_t device_ps;    /* modeled time from the start to the stop */
     uint64_t instructions; /* retired by every X280 core */
 } km_run_result;

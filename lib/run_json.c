@@ -132,6 +132,38 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
         add_u64(o, "bytes", info->build->threads[i].bytes);
         cJSON_AddItemToArray(images, o);
     }
+    /* The host-fed commands, in manifest order: what came back for each. */
+    cJSON *commands = cJSON_AddArrayToObject(doc, "commands");
+    for (size_t i = 0; i < p->ncommands; i++) {
+        const km_command_result *c = i < r->ncommands ? &r->commands[i] : NULL;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "index", (double)i);
+        cJSON_AddStringToObject(o, "handler", p->commands[i].handler);
+        if (c && c->submitted)
+            cJSON_AddNumberToObject(o, "handle", c->handle);
+        else
+            cJSON_AddNullToObject(o, "handle");
+        if (c && c->ended) {
+            cJSON_AddStringToObject(o, "event", c->event == KM_EVENT_DONE      ? "done"
+                                                : c->event == KM_EVENT_TIMEOUT ? "timeout"
+                                                                               : "rejected");
+            cJSON_AddNumberToObject(o, "reason", c->reason);
+        } else {
+            cJSON_AddNullToObject(o, "event");
+            cJSON_AddNullToObject(o, "reason");
+        }
+        if (c && c->ended && c->has_result)
+            cJSON_AddNumberToObject(o, "result", c->result);
+        else
+            cJSON_AddNullToObject(o, "result");
+        if (c && c->ended) {
+            km_ps_us(c->ps, us, sizeof us);
+            cJSON_AddRawToObject(o, "microseconds", us);
+        } else {
+            cJSON_AddNullToObject(o, "microseconds");
+        }
+        cJSON_AddItemToArray(commands, o);
+    }
     cJSON *regions = cJSON_AddArrayToObject(doc, "regions");
     for (unsigned i = 0; i < plan->nclusters; i++) {
         const km_cluster_plan *cp = &plan->clusters[i];

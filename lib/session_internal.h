@@ -59,6 +59,23 @@ struct km_session {
     void **copy_bytes;
 };
 
+/* Host-fed commands on the simulated card (session_feed.c): the Tensix
+ * grid on `dram` (with the program's kernels when kernels_so is not NULL),
+ * the dispatcher and the host ring, and the feeder that submits p's
+ * commands.  km_feed_step runs every dispatcher pass that starts at or
+ * before until_ps (nothing once done); km_feed_done: every command has its
+ * event; km_feed_stop: the kernel stops (commands not yet taken are
+ * rejected, handlers see the stop flag). */
+struct sim_dram;
+typedef struct km_feed km_feed;
+int km_feed_create(km_feed **out, const km_program *p, struct sim_dram *dram,
+                   const char *kernels_so, km_error *err);
+void km_feed_step(km_feed *f, uint64_t until_ps);
+bool km_feed_done(const km_feed *f);
+void km_feed_stop(km_feed *f);
+const km_command_result *km_feed_results(const km_feed *f);
+void km_feed_free(km_feed *f);
+
 /* The cached image of the thread running on a cluster plan. */
 const char *km_session_image(const km_session *s, const km_cluster_plan *cp);
 

@@ -14,7 +14,12 @@
  * (SLICE_PS) at a time; between slices the host looks at each result
  * block, as a card's host polls it.  A slice is whole quanta of every
  * cluster, so the run is deterministic: the same program gives the same
- * results, times and instruction counts whatever the host. */
+ * results, times and instruction counts whatever the host.
+ *
+ * Host-fed commands (session_feed.c): a program with `commands` also gets
+ * the Tensix grid, the dispatcher and the host ring at load; each slice
+ * first runs the dispatcher's passes up to its end, and the run goes on
+ * until every command has its event too (or the timeout). */
 #include "session_internal.h"
 
 #include <stdlib.h>
@@ -48,6 +53,7 @@ typedef struct sim_backend {
     sim_dram dram;
     sim_thread threads[KMX_WORK_CLUSTERS];
     unsigned nthreads;
+    km_feed *feed; /* the grid, the dispatcher and the host ring: host-fed commands */
 } sim_backend;
 
 /* ---- Load ------------------------------------------------------------------ */
@@ -242,6 +248,7 @@ static void sim_free(km_session *s)
         return;
     for (unsigned i = 0; i < b->nthreads; i++)
         sim_cluster_destroy(b->threads[i].c);
+    km_feed_free(b->feed);
     sim_dram_free(&b->dram);
     free(b);
     s->backend = NULL;
@@ -269,6 +276,11 @@ static int sim_load(km_session *s, km_error *err)
         if (rc == KM_OK)
             rc = write_cluster(s, b, i, err);
     }
+    /* The grid and the dispatcher, fed from the host, for a program with
+     * host-fed commands: its first commands go into the host ring now. */
+    if (rc == KM_OK && s->p->ncommands > 0)
+        rc = km_feed_create(&b->feed, s->p, &b->dram,
+                            s->build.has_kernels ? s->build.kernels.path : NULL, err);
     /* f: every cluster's cores start together, at the same modeled time. */
     for (unsigned i = 0; rc == KM_OK && i < b->nthreads; i++)
         rc = sim_cluster_reset_harts(b->threads[i].c, KMX_LIM_IMAGE, err);
@@ -398,12 +410,13 @@ static int sim_run(km_session *s, const km_run_opts *o, uint64_t timeout_ps, uin
                 any_busy |= sim_cluster_busy(b->threads[i].c);
             }
         }
-        if (all_done)
+        bool feeding = b->feed && !km_feed_done(b->feed) && now < timeout_ps;
+        if (all_done && !feeding)
             break;
         /* The next look: a slice on, or (when every core that matters
          * waits in wfi, which nothing wakes) straight to the next event. */
         uint64_t next = now + SLICE_PS;
-        if (!any_busy) {
+        if (!any_busy && !feeding) {
             uint64_t event = UINT64_MAX;
             for (unsigned i = 0; i < b->nthreads; i++) {
                 const sim_thread *t = &b->threads[i];
@@ -416,10 +429,14 @@ static int sim_run(km_session *s, const km_run_opts *o, uint64_t timeout_ps, uin
             if (event > next)
                 next = (event + SLICE_PS - 1) / SLICE_PS * SLICE_PS;
         }
+        if (feeding)
+            km_feed_step(b->feed, next);
         for (unsigned i = 0; i < b->nthreads; i++)
             if (!thread_done(&b->threads[i]))
                 sim_cluster_step(b->threads[i].c, next);
         now = next;
+        if (b->feed && now >= timeout_ps)
+            km_feed_stop(b->feed);
         for (unsigned i = 0; i < b->nthreads; i++) {
             sim_thread *t = &b->threads[i];
             if (thread_done(t))
@@ -450,6 +467,10 @@ static int sim_run(km_session *s, const km_run_opts *o, uint64_t timeout_ps, uin
                            o->wall_timeout_s, (double)now / 1e9);
     }
     r->device_ps = now;
+    if (b->feed) {
+        r->commands = km_feed_results(b->feed);
+        r->ncommands = s->p->ncommands;
+    }
     for (unsigned i = 0; i < b->nthreads; i++)
         for (unsigned k = 0; k < KMX_CORES; k++)
             r->instructions += sim_cluster_hart(b->threads[i].c, k)->instret;

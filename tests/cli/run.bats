@@ -152,11 +152,18 @@ PY
 returned" ]
 }
 
-@test "run: a program with host-fed commands: a warning that the grid is not there yet" {
+@test "run: a thread and a host-fed command: both run, no warning" {
     run_json "$fixtures/commands.yaml"
-    [ "$status" -eq 0 ]
-    [ "$stderr" = "kmrun: warning: the simulated card has no Tensix grid yet: the program's 1 host-fed command is not run" ]
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    # (but for the one line ASan prints at the grid's first stack switch
+    # in a MODE=asan build: device/sim/README.md, "ASan")
+    rest=$(grep -v "ASan doesn't fully support makecontext/swapcontext" <<<"$stderr" || true)
+    [ -z "$rest" ]
     [ "$(field '.threads[0].state')" = returned ]
+    [ "$(field '.commands | length')" = 1 ]
+    [ "$(field '.commands[0] | [.index, .handler, .handle, .event, .reason, .result] | @csv')" = \
+        '0,"nop",1,"done",0,' ]
+    [ "$(field '.commands[0].microseconds > 0')" = true ]
 }
 
 @test "run: --progress prints each new marker as a JSON line on stderr" {

@@ -1,0 +1,296 @@
+/* session_feed: host-fed commands on the simulated card (session_internal.h,
+ * km_feed_*) — the Tensix grid (sim_grid), the dispatcher (sim_dispatcher)
+ * with the grid plugged in through sim_job_ops, and the host ring in host
+ * memory, written and read by a host "feeder" (sim_ring_host).
+ *
+ * The feeder submits the manifest's commands in order: command i once
+ * command i-1 has its event when i-1 has `wait` (the default), else at
+ * once.  A command rejected KM_REASON_BUSY is submitted again after the
+ * wake (nothing else is submitted before the wake); every other event is
+ * the command's own.  Grid, dispatcher and feeder step in lockstep, one
+ * dispatcher pass at a time: the grid up to the pass's start, the pass,
+ * then the feeder at the pass's end (its events, its submissions).  A
+ * command's modeled time is from its (last) submission to the end of the
+ * pass that wrote its event.  Deterministic, like the rest of the card. */
+#include "session_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_clock.h"
+#include "sim_dispatcher.h"
+#include "sim_grid.h"
+
+/* The host ring: command lines and the read line in one buffer, counts and
+ * events in another (host memory; addresses are the buffers' own). */
+#define FEED_COMMAND_DEPTH 8u
+#define FEED_EVENT_DEPTH 16u
+#define FEED_CMD_BASE 0x1000u
+#define FEED_EV_BASE 0x2000u
+
+/* A job the grid refused at submit (the dispatcher checked handler, group
+ * and flags first, so only a surprise): reported done at once, result 0. */
+typedef struct feed_refused {
+    uint32_t job;
+    uint64_t at_ps;
+} feed_refused;
+
+struct km_feed {
+    const km_program *p;
+    sim_grid *grid;
+    sim_dispatcher *d;
+    uint8_t cmd_bytes[FEED_CMD_BASE + 64u * (FEED_COMMAND_DEPTH + 1u)];
+    uint8_t ev_bytes[FEED_EV_BASE + 64u + 16u * FEED_EVENT_DEPTH];
+    sim_ring_buffer cmd_buf, ev_buf;
+    sim_ring_mem cmd_mem, ev_mem;
+    sim_ring_host host;
+    km_command_result *results; /* one per manifest command */
+    uint64_t *submit_ps;
+    size_t next;                /* the next command not yet submitted */
+    size_t *again;              /* commands rejected busy, to submit after the wake */
+    size_t nagain;
+    bool wait_wake;
+    uint64_t next_pass_ps;
+    feed_refused refused[SIM_DISPATCH_JOBS_MAX];
+    unsigned nrefused;
+};
+
+/* ---- the grid behind sim_job_ops ------------------------------------------- */
+
+static bool job_known(void *ctx, uint32_t handler)
+{
+    km_feed *f = ctx;
+    return sim_grid_handler_known(f->grid, handler);
+}
+
+static bool job_can_take(void *ctx, uint32_t first, uint32_t count, bool exclusive)
+{
+    km_feed *f = ctx;
+    (void)exclusive; /* a core runs one job at a time: any overlap waits */
+    return !sim_grid_busy(f->grid, first, count);
+}
+
+static void job_submit(void *ctx, uint32_t job, const km_command_t *command, uint64_t now_ps)
+{
+    km_feed *f = ctx;
+    if (sim_grid_submit(f->grid, job, command, 0, now_ps) != KM_REASON_NONE &&
+        f->nrefused < SIM_DISPATCH_JOBS_MAX)
+        f->refused[f->nrefused++] = (feed_refused){job, now_ps};
+}
+
+static bool job_poll_done(void *ctx, uint64_t now_ps, uint32_t *job, uint32_t *result,
+                          bool *timed_out, uint64_t *end_ps)
+{
+    km_feed *f = ctx;
+    if (f->nrefused > 0) {
+        *job = f->refused[0].job;
+        *result = 0;
+        *timed_out = false;
+        *end_ps = f->refused[0].at_ps;
+        memmove(f->refused, f->refused + 1, --f->nrefused * sizeof f->refused[0]);
+        return true;
+    }
+    (void)now_ps; /* the grid was stepped to the pass's start: all it reports ended before */
+    sim_grid_done done;
+    if (!sim_grid_poll_done(f->grid, &done))
+        return false;
+    *job = done.job_id;
+    *result = done.result;
+    *timed_out = done.timed_out;
+    *end_ps = done.end_ps;
+    return true;
+}
+
+static void job_cancel(void *ctx, uint32_t job, uint64_t now_ps)
+{
+    km_feed *f = ctx;
+    (void)now_ps;
+    sim_grid_cancel(f->grid, job);
+}
+
+/* ---- the feeder -------------------------------------------------------------- */
+
+static km_command_t command_of(const km_host_command *hc)
+{
+    km_command_t c;
+    memset(&c, 0, sizeof c);
+    uint32_t flags = (hc->result ? KM_FLAG_RESULT : 0) | (hc->exclusive ? KM_FLAG_EXCLUSIVE : 0);
+    c.hdr = KM_HDR((uint32_t)hc->handler_id, flags);
+    c.group = KM_GROUP(hc->first, hc->count);
+    uint32_t *a = &c.a0;
+    for (size_t i = 0; i < hc->nargs && i < 10; i++)
+        a[i] = hc->args[i];
+    return c;
+}
+
+static size_t command_of_handle(const km_feed *f, uint32_t handle)
+{
+    for (size_t i = 0; i < f->p->ncommands; i++)
+        if (f->results[i].submitted && f->results[i].handle == handle)
+            return i;
+    return SIZE_MAX;
+}
+
+/* The feeder at modeled time now: take every event, then submit what may
+ * go. */
+static void feed(km_feed *f, uint64_t now)
+{
+    km_event_t e;
+    while (sim_ring_host_poll(&f->host, &e) == SIM_RING_OK) {
+        if (e.kind == KMX_EVENT_WAKE) {
+            f->wait_wake = false;
+            continue;
+        }
+        size_t i = command_of_handle(f, e.handle);
+        if (i == SIZE_MAX)
+            continue;
+        km_command_result *r = &f->results[i];
+        if (e.kind == KM_EVENT_REJECTED && e.reason == KM_REASON_BUSY) {
+            f->again[f->nagain++] = i;
+            f->wait_wake = true;
+            r->busy++;
+            continue;
+        }
+        r->ended = true;
+        r->event = e.kind;
+        r->reason = e.reason;
+        r->has_result = e.kind == KM_EVENT_DONE && f->p->commands[i].result;
+        r->result = r->has_result ? e.ticks : 0;
+        r->ps = now - f->submit_ps[i];
+    }
+    while (!f->wait_wake) {
+        size_t i;
+        bool from_again = f->nagain > 0;
+        if (from_again) {
+            i = f->again[0];
+        } else {
+            i = f->next;
+            if (i >= f->p->ncommands)
+                break;
+            if (i > 0 && f->p->commands[i - 1].wait && !f->results[i - 1].ended)
+                break;
+        }
+        km_command_t c = command_of(&f->p->commands[i]);
+        uint32_t handle;
+        if (sim_ring_host_submit(&f->host, &c, &handle) != SIM_RING_OK)
+            break; /* no free slot: after the next pass */
+        f->results[i].submitted = true;
+        f->results[i].handle = handle;
+        f->submit_ps[i] = now;
+        if (from_again)
+            memmove(f->again, f->again + 1, --f->nagain * sizeof f->again[0]);
+        else
+            f->next++;
+    }
+}
+
+void km_feed_free(km_feed *f)
+{
+    if (!f)
+        return;
+    sim_dispatcher_free(f->d);
+    sim_grid_free(f->grid);
+    free(f->results);
+    free(f->submit_ps);
+    free(f->again);
+    free(f);
+}
+
+int km_feed_create(km_feed **out, const km_program *p, sim_dram *dram, const char *kernels_so,
+                   km_error *err)
+{
+    *out = NULL;
+    km_feed *f = calloc(1, sizeof *f);
+    size_t n = p->ncommands ? p->ncommands : 1;
+    if (f) {
+        f->results = calloc(n, sizeof *f->results);
+        f->submit_ps = calloc(n, sizeof *f->submit_ps);
+        f->again = calloc(n, sizeof *f->again);
+    }
+    if (!f || !f->results || !f->submit_ps || !f->again) {
+        km_feed_free(f);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the Tensix grid");
+    }
+    f->p = p;
+    f->grid = sim_grid_create(dram, SIM_GRID_MHZ);
+    if (!f->grid) {
+        km_feed_free(f);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the Tensix grid");
+    }
+    if (kernels_so) {
+        int rc = sim_grid_load_kernels(f->grid, kernels_so,
+                                       (const char *const *)p->kernels.handlers,
+                                       (unsigned)p->kernels.nhandlers, err);
+        if (rc != KM_OK) {
+            km_feed_free(f);
+            return rc;
+        }
+    }
+    sim_dispatcher_params params;
+    sim_dispatcher_params_default(&params);
+    if (sim_mhz_valid(p->x280_mhz))
+        params.mhz = p->x280_mhz;
+    params.jobs = (sim_job_ops){
+        .ctx = f,
+        .handler_known = job_known,
+        .can_take = job_can_take,
+        .submit = job_submit,
+        .poll_done = job_poll_done,
+        .cancel = job_cancel,
+    };
+    f->d = sim_dispatcher_create(&params);
+    if (!f->d) {
+        km_feed_free(f);
+        return km_fail(err, KM_EXIT_INTERNAL, "the dispatcher model refused its parameters");
+    }
+    f->cmd_buf = (sim_ring_buffer){f->cmd_bytes, 0, sizeof f->cmd_bytes};
+    f->ev_buf = (sim_ring_buffer){f->ev_bytes, 0, sizeof f->ev_bytes};
+    f->cmd_mem = sim_ring_buffer_mem(&f->cmd_buf);
+    f->ev_mem = sim_ring_buffer_mem(&f->ev_buf);
+    kmx_ring_descriptor desc;
+    memset(&desc, 0, sizeof desc);
+    desc.kind = KMX_RING_REMOTE;
+    desc.command_depth = FEED_COMMAND_DEPTH;
+    desc.event_depth = FEED_EVENT_DEPTH;
+    desc.read_line = FEED_CMD_BASE;
+    desc.commands = FEED_CMD_BASE + 64u;
+    desc.counts = FEED_EV_BASE;
+    desc.events = FEED_EV_BASE + 64u;
+    if (!sim_dispatcher_attach_ring(f->d, 0, &f->cmd_mem, &f->ev_mem, &desc)) {
+        km_feed_free(f);
+        return km_fail(err, KM_EXIT_INTERNAL, "the dispatcher refused the host ring");
+    }
+    sim_ring_host_init(&f->host, &f->cmd_mem, &f->ev_mem, &desc);
+    feed(f, 0); /* the first submissions, before the first pass */
+    *out = f;
+    return KM_OK;
+}
+
+bool km_feed_done(const km_feed *f)
+{
+    for (size_t i = 0; i < f->p->ncommands; i++)
+        if (!f->results[i].ended)
+            return false;
+    return true;
+}
+
+void km_feed_step(km_feed *f, uint64_t until_ps)
+{
+    while (f->next_pass_ps <= until_ps && !km_feed_done(f)) {
+        uint64_t t = f->next_pass_ps;
+        sim_grid_step(f->grid, t);
+        f->next_pass_ps = sim_dispatcher_step(f->d, t);
+        feed(f, f->next_pass_ps);
+    }
+}
+
+void km_feed_stop(km_feed *f)
+{
+    sim_dispatcher_stop(f->d);
+    sim_grid_set_stop(f->grid, true);
+}
+
+const km_command_result *km_feed_results(const km_feed *f)
+{
+    return f->results;
+}
