@@ -15,14 +15,6 @@ setup() {
     hazards=$KMRUN_TOP/tests/fixtures/hazards
 }
 
-run_json() {
-    run --separate-stderr kmrun run --run-dir "$runs" "$@"
-}
-
-field() {
-    jq -r "$1" <<<"$output"
-}
-
 # line_of FILE MARK: the line number of the comment MARK in FILE.
 line_of() {
     grep -n "$2" "$1" | head -1 | cut -d: -f1

@@ -39,3 +39,21 @@ expect() {
 
 # The usage line kmrun prints after a usage error of its own.
 KMRUN_USAGE='usage: kmrun [--version] [--help] <command> [<args>]'
+
+# For the tests of `kmrun run` (a test's setup sets $runs):
+# run_json ARGS...: kmrun run --run-dir $runs ARGS, stdout in $output,
+# stderr in $stderr, status in $status.
+run_json() {
+    run --separate-stderr kmrun run --run-dir "$runs" "$@"
+}
+
+# field FILTER: jq -r FILTER on the last run's JSON.
+field() {
+    jq -r "$1" <<<"$output"
+}
+
+# stable JSON: the run's JSON without what may differ between two runs of
+# the same inputs.
+stable() {
+    jq -S 'del(.run, .run_dir, .wall_seconds)' <<<"$1"
+}

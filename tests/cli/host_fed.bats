@@ -12,18 +12,6 @@ setup() {
     program=$KMRUN_TOP/programs/04_host_fed/program.yaml
 }
 
-run_json() {
-    run --separate-stderr kmrun run --run-dir "$runs" "$@"
-}
-
-field() {
-    jq -r "$1" <<<"$output"
-}
-
-stable() {
-    jq -S 'del(.run, .run_dir, .wall_seconds)' <<<"$1"
-}
-
 @test "host-fed: 04_host_fed's commands end as its README predicts" {
     run_json "$program"
     [ "$status" -eq 0 ] || { echo "$stderr"; false; }

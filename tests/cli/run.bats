@@ -13,22 +13,6 @@ setup() {
     fixtures=$KMRUN_TOP/tests/fixtures/run
 }
 
-# run_json ARGS...: kmrun run --run-dir $runs ARGS, stdout in $output,
-# stderr in $stderr, status in $status.
-run_json() {
-    run --separate-stderr kmrun run --run-dir "$runs" "$@"
-}
-
-# field FILTER: jq -r FILTER on the last run's JSON.
-field() {
-    jq -r "$1" <<<"$output"
-}
-
-# The JSON without what may differ between two runs of the same inputs.
-stable() {
-    jq -S 'del(.run, .run_dir, .wall_seconds)' <<<"$1"
-}
-
 @test "run: 01_hello returns 42 with its progress marker; read-region prints its region" {
     run_json "$programs/01_hello/program.yaml"
     [ "$status" -eq 0 ] || { echo "$stderr"; false; }
