@@ -31,6 +31,7 @@
 #include "sim_clock.h"
 #include "sim_cluster.h"
 #include "sim_exec.h"
+#include "sim_noc.h"
 
 /* How often the host looks: 1 us of modeled time (1,000 cycles at the
  * session's clock, 15 or so quanta).  Progress markers closer than this
@@ -51,6 +52,7 @@ typedef struct sim_thread {
 
 typedef struct sim_backend {
     sim_dram dram;
+    sim_noc noc; /* the clusters' NoC windows reach the banks and each other's LIM */
     sim_thread threads[KMX_WORK_CLUSTERS];
     unsigned nthreads;
     km_feed *feed; /* the grid, the dispatcher and the host ring: host-fed commands */
@@ -260,6 +262,7 @@ static int sim_load(km_session *s, km_error *err)
     if (!b)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the simulated card");
     sim_dram_init(&b->dram);
+    sim_noc_init(&b->noc, &b->dram);
     s->backend = b;
     int rc = KM_OK;
     for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
@@ -270,6 +273,9 @@ static int sim_load(km_session *s, km_error *err)
         if (rc != KM_OK)
             break;
         b->nthreads++;
+        rc = sim_cluster_attach_noc(t->c, &b->noc, err);
+        if (rc != KM_OK)
+            break;
         const char *image = km_session_image(s, cp);
         rc = image ? load_image(t->c, image, cp->cluster, err)
                    : km_fail(err, KM_EXIT_INTERNAL, "no image for cluster %d", cp->cluster);

@@ -25,6 +25,11 @@ int sim_cluster_create(sim_cluster **out, sim_dram *dram, unsigned cluster, unsi
     return KM_OK;
 }
 
+int sim_cluster_attach_noc(sim_cluster *c, struct sim_noc *noc, km_error *err)
+{
+    return sim_cluster_mem_attach_noc(&c->m, noc, err);
+}
+
 void sim_cluster_destroy(sim_cluster *c)
 {
     if (c == NULL) {

@@ -55,6 +55,13 @@ int sim_cluster_create(sim_cluster **out, sim_dram *dram, unsigned cluster, unsi
                        km_error *err);
 void sim_cluster_destroy(sim_cluster *c);
 
+/* Gives the cluster the card's NoC router (sim_noc.h; it must outlive the
+ * cluster, or be detached with NULL): its NoC windows reach through it
+ * and its LIM becomes the router's target at its tile.  Without one the
+ * windows fault.  KM_OK or KM_EXIT_INTERNAL (router full). */
+struct sim_noc;
+int sim_cluster_attach_noc(sim_cluster *c, struct sim_noc *noc, km_error *err);
+
 /* Host access to LIM at core addresses (KMX_LIM_IMAGE, KMX_LIM_ARGS,
  * KMX_LIM_RESULT, ...).  Write the image before sim_cluster_reset_harts:
  * a hart decodes its code once. */

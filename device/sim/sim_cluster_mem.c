@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim_clock.h"
+#include "sim_noc.h"
 
 #define NOC_REGS_BYTES ((uint64_t)KMX_NOC_WINDOWS * sizeof(kmx_noc_window_reg))
 
@@ -90,8 +91,28 @@ int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, 
     return KM_OK;
 }
 
+int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, sim_noc *noc, km_error *err)
+{
+    if (cm->noc != NULL && cm->noc != noc) {
+        sim_noc_remove_lim(cm->noc, cm);
+    }
+    cm->noc = NULL;
+    if (noc != NULL) {
+        int status = sim_noc_add_lim(noc, cm, err);
+        if (status != KM_OK) {
+            return status;
+        }
+        cm->noc = noc;
+    }
+    return KM_OK;
+}
+
 void sim_cluster_mem_free(sim_cluster_mem *cm)
 {
+    if (cm->noc != NULL) {
+        sim_noc_remove_lim(cm->noc, cm);
+        cm->noc = NULL;
+    }
     if (cm->dram != NULL) {
         sim_dram_unwatch(cm->dram, bank_written, cm);
     }
@@ -216,6 +237,27 @@ static bool in_noc_regs(uint64_t addr)
     return addr - KMX_NOC_WINDOW_REGS < NOC_REGS_BYTES;
 }
 
+/* An access at addr inside the NoC windows: window i's open target, and
+ * the NoC address; false when the window is closed or there is no
+ * router. */
+static bool noc_window(const sim_cluster_mem *cm, uint64_t addr,
+                       const kmx_noc_window_reg **target, uint64_t *noc_address)
+{
+    uint64_t at = addr - KMX_NOC_WINDOW_BASE;
+    const kmx_noc_window_reg *t = &cm->noc_target[at / KMX_NOC_WINDOW_BYTES];
+    if (cm->noc == NULL || (t->mode != KMX_NOC_POSTED && t->mode != KMX_NOC_NONPOSTED)) {
+        return false;
+    }
+    *target = t;
+    *noc_address = t->address + at % KMX_NOC_WINDOW_BYTES;
+    return true;
+}
+
+static bool in_noc_windows(uint64_t addr)
+{
+    return addr - KMX_NOC_WINDOW_BASE < (uint64_t)KMX_NOC_WINDOWS * KMX_NOC_WINDOW_BYTES;
+}
+
 int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
                          uint64_t *value)
 {
@@ -260,6 +302,17 @@ int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         memcpy(&v, (const uint8_t *)cm->noc_reg + (addr - KMX_NOC_WINDOW_REGS), size);
         *value = v;
         charge(h, cm->cost[SIM_T_MMIO]);
+        return 0;
+    }
+    if (in_noc_windows(addr)) {
+        const kmx_noc_window_reg *t;
+        uint64_t a, v = 0;
+        if (!noc_window(cm, addr, &t, &a) || sim_noc_load(cm->noc, t->x, t->y, a, size, &v) != 0) {
+            return fault(cm, SIM_CAUSE_LOAD_ACCESS);
+        }
+        *value = v;
+        cm->stats.noc_loads++;
+        charge(h, cm->cost[SIM_T_NOC_LOAD]);
         return 0;
     }
     return fault(cm, SIM_CAUSE_LOAD_ACCESS);
@@ -339,6 +392,21 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
     if (in_noc_regs(addr)) {
         noc_reg_store(cm, addr, size, value);
         charge(h, cm->cost[SIM_T_MMIO]);
+        return 0;
+    }
+    if (in_noc_windows(addr)) {
+        const kmx_noc_window_reg *t;
+        uint64_t a;
+        if (!noc_window(cm, addr, &t, &a) || sim_noc_store(cm->noc, t->x, t->y, a, size, value) != 0) {
+            return fault(cm, SIM_CAUSE_STORE_ACCESS);
+        }
+        if (t->mode == KMX_NOC_POSTED) {
+            cm->stats.noc_posted++;
+            charge(h, cm->cost[SIM_T_NOC_POSTED]);
+        } else {
+            cm->stats.noc_nonposted++;
+            charge(h, cm->cost[SIM_T_NOC_NONPOSTED]);
+        }
         return 0;
     }
     return fault(cm, SIM_CAUSE_STORE_ACCESS); /* mtime is read-only here, too */

@@ -8,7 +8,8 @@
  *   KMX_DRAM_UNCACHED(a), a < 4 GiB  own bank, around it         DRAM; UNCACHED_LOAD/_STORE
  *   KMX_MTIME (8 bytes, or 4 and 4)  CLINT mtime, read-only      the hart's clock at 50 MHz
  *   KMX_FLUSH64 (8-byte stores)      L3 flush register           sim_cache_flush; reads 0
- *   KMX_NOC_WINDOW_REG(i), i < 224   NoC window registers        recorded (NoC comes later)
+ *   KMX_NOC_WINDOW_REG(i), i < 224   NoC window registers        recorded; mode taken last
+ *   KMX_NOC_WINDOW(i) + off          tile (x, y), reg.address+off sim_noc (sim_noc.h); NOC_*
  *   anything else                    nothing answers             access fault: load 5, store 7
  *
  * The bank.  Both DRAM windows reach only the cluster's own bank
@@ -16,7 +17,15 @@
  * number, so no core address names another bank.  Data the host put in
  * another bank is simply not there, which is how the runtime's start-up
  * bank check fails with `bank` on the card; other banks are reached only
- * by NoC writes (later).  Window offsets of 4 GiB and more fault.
+ * by NoC writes.  Window offsets of 4 GiB and more fault.
+ *
+ * NoC windows.  An access at KMX_NOC_WINDOW(i) + off goes, uncached, to
+ * the target window i took at the last store covering its `mode`: tile
+ * (x, y), NoC address address + off, through the router the cluster was
+ * given (sim_cluster_mem_attach_noc).  A closed window (KMX_NOC_OFF or
+ * an unknown mode), no router, an unknown tile or an address no target
+ * holds: access fault.  Costs: NOC_POSTED / NOC_NONPOSTED by the
+ * window's mode, NOC_LOAD for a load.
  *
  * FLUSH64 takes the line's address in either form: KMX_DRAM_CACHED(a),
  * as kmx/ writes it, or the bare bank address a (below KMX_BANK_BYTES).
@@ -59,6 +68,7 @@ typedef struct sim_cluster_mem_stats {
     uint64_t uncached_loads, uncached_stores;
     uint64_t flush64;   /* stores to FLUSH64 */
     uint64_t noc_reg_writes;
+    uint64_t noc_loads, noc_posted, noc_nonposted; /* through the windows */
     uint64_t stream_misses, other_misses; /* fills, by what they cost */
     uint64_t faults;    /* accesses nothing answered */
 } sim_cluster_mem_stats;
@@ -76,6 +86,7 @@ typedef struct sim_cluster_mem {
     uint64_t now;               /* the cluster's time, in its cycles */
     kmx_noc_window_reg noc_reg[KMX_NOC_WINDOWS];    /* as last written */
     kmx_noc_window_reg noc_target[KMX_NOC_WINDOWS]; /* taken at the last write of mode */
+    struct sim_noc *noc; /* NULL: the windows fault */
     sim_cluster_mem_stats stats;
     /* Host memory ran out in a write-back or an uncached store: the
      * access faulted, and the run cannot be trusted. */
@@ -98,6 +109,12 @@ int sim_cluster_mem_write_lim(sim_cluster_mem *cm, uint64_t addr, const void *sr
                               km_error *err);
 int sim_cluster_mem_read_lim(const sim_cluster_mem *cm, uint64_t addr, void *dst, uint64_t n,
                              km_error *err);
+
+/* Gives the cluster the card's NoC router (which must outlive it, or be
+ * detached with NULL): its windows reach through it, and its LIM becomes
+ * a target at its tile.  KM_OK or KM_EXIT_INTERNAL (router full). */
+struct sim_noc;
+int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, struct sim_noc *noc, km_error *err);
 
 /* The cluster cycle hart h has reached (cm->now for NULL). */
 static inline uint64_t sim_cluster_mem_time(const sim_cluster_mem *cm, const sim_hart *h)

@@ -37,7 +37,11 @@
     X(UNCACHED_STORE,    20,       0, "a store through the uncached window: posted")            \
     X(FLUSH64,           55,       0, "a store to FLUSH64 (line clean or not cached)")          \
     X(FLUSH64_DIRTY,     35,       0, "extra for FLUSH64 on a dirty line: its write-back")      \
-    X(MMIO,              20,       0, "a CLINT or NoC window register access")
+    X(MMIO,              20,       0, "a CLINT or NoC window register access")             \
+    X(NOC_POSTED,        20,       0, "a posted store through a NoC window")                   \
+    X(NOC_NONPOSTED,     20,  310000, "a non-posted store through a NoC window: waits "        \
+                                      "for the acknowledgement")                               \
+    X(NOC_LOAD,          20,  310000, "a load through a NoC window: a round trip")
 
 typedef enum sim_timing {
 #define SIM_TIMING_ENUM(name, cycles, ps, what) SIM_T_##name,

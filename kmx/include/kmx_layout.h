@@ -134,6 +134,19 @@ KMX_AT(kmx_noc_window_reg, x, 8);
 KMX_AT(kmx_noc_window_reg, y, 10);
 KMX_AT(kmx_noc_window_reg, mode, 12);
 
+/* NoC tiles and the NoC-side addresses behind them (the simulator's
+ * choices where the card's documents are silent; device/sim/README.md,
+ * "The NoC").  Cluster c's tile is (8, 3), (8, 9), (8, 5), (8, 7) for c =
+ * 0..3 (DESIGN.md); its LIM is at KMX_NOC_LIM_BASE on that tile, the same
+ * addresses its cores use.  DRAM bank b answers at tile
+ * (KMX_BANK_TILE_X(b), KMX_BANK_TILE_Y(b)): banks 0..3 in column 0 and
+ * 4..7 in column 9, rows 0, 3, 6, 9; NoC address = bank address. */
+#define KMX_CLUSTER_TILE_X(c) 8u /* every cluster sits in column 8 */
+#define KMX_CLUSTER_TILE_Y(c) ((c) == 0u ? 3u : (c) == 1u ? 9u : (c) == 2u ? 5u : 7u)
+#define KMX_NOC_LIM_BASE KMX_LIM_BASE
+#define KMX_BANK_TILE_X(b) ((b) < 4u ? 0u : 9u)
+#define KMX_BANK_TILE_Y(b) (((b) % 4u) * 3u)
+
 /* Which window the runtime uses for what (so nothing else opens them). */
 #define KMX_WINDOW_RING 0u                 /* the ring's remote half */
 #define KMX_WINDOW_CLUSTER(c) (0u + (c))   /* 1..3: cluster c's LIM, non-posted */

@@ -1,0 +1,98 @@
+/* sim_noc.c: the card's NoC router (sim_noc.h). */
+#include "sim_noc.h"
+
+#include "sim_cluster_mem.h"
+
+void sim_noc_init(sim_noc *n, sim_dram *dram)
+{
+    n->dram = dram;
+    n->ntargets = 0;
+    for (unsigned b = 0; b < KMX_DRAM_BANKS; b++) {
+        n->targets[n->ntargets++] = (sim_noc_target){
+            .x = KMX_BANK_TILE_X(b), .y = KMX_BANK_TILE_Y(b), .kind = SIM_NOC_BANK, .bank = b};
+    }
+}
+
+const sim_noc_target *sim_noc_find(const sim_noc *n, unsigned x, unsigned y)
+{
+    for (unsigned i = 0; i < n->ntargets; i++) {
+        if (n->targets[i].x == x && n->targets[i].y == y) {
+            return &n->targets[i];
+        }
+    }
+    return NULL;
+}
+
+int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, km_error *err)
+{
+    unsigned x = KMX_CLUSTER_TILE_X(cm->cluster), y = KMX_CLUSTER_TILE_Y(cm->cluster);
+    sim_noc_target *t = (sim_noc_target *)sim_noc_find(n, x, y);
+    if (t == NULL) {
+        if (n->ntargets == SIM_NOC_MAX_TARGETS) {
+            return km_fail(err, KM_EXIT_INTERNAL, "the NoC's target table is full");
+        }
+        t = &n->targets[n->ntargets++];
+    }
+    *t = (sim_noc_target){.x = x, .y = y, .kind = SIM_NOC_LIM, .cm = cm};
+    return KM_OK;
+}
+
+void sim_noc_remove_lim(sim_noc *n, const struct sim_cluster_mem *cm)
+{
+    unsigned j = 0;
+    for (unsigned i = 0; i < n->ntargets; i++) {
+        if (!(n->targets[i].kind == SIM_NOC_LIM && n->targets[i].cm == cm)) {
+            n->targets[j++] = n->targets[i];
+        }
+    }
+    n->ntargets = j;
+}
+
+static bool in_lim(uint64_t addr, unsigned size)
+{
+    return addr - KMX_NOC_LIM_BASE < KMX_LIM_BYTES && size <= KMX_LIM_BYTES - (addr - KMX_NOC_LIM_BASE);
+}
+
+int sim_noc_load(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned size,
+                 uint64_t *value)
+{
+    const sim_noc_target *t = sim_noc_find(n, x, y);
+    uint64_t v = 0;
+    if (t == NULL) {
+        return -1;
+    }
+    if (t->kind == SIM_NOC_LIM) {
+        if (!in_lim(addr, size) ||
+            sim_cluster_mem_read_lim(t->cm, addr - KMX_NOC_LIM_BASE + KMX_LIM_BASE, &v, size,
+                                     NULL) != KM_OK) {
+            return -1;
+        }
+    } else if (addr >= KMX_BANK_BYTES || size > KMX_BANK_BYTES - addr ||
+               sim_dram_read(n->dram, t->bank, addr, &v, size, NULL) != KM_OK) {
+        return -1;
+    }
+    *value = v;
+    return 0;
+}
+
+int sim_noc_store(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned size,
+                  uint64_t value)
+{
+    const sim_noc_target *t = sim_noc_find(n, x, y);
+    if (t == NULL) {
+        return -1;
+    }
+    if (t->kind == SIM_NOC_LIM) {
+        /* write_lim clears the target's reservations on the lines. */
+        return in_lim(addr, size) &&
+                       sim_cluster_mem_write_lim(t->cm, addr - KMX_NOC_LIM_BASE + KMX_LIM_BASE,
+                                                 &value, size, NULL) == KM_OK
+                   ? 0
+                   : -1;
+    }
+    if (addr >= KMX_BANK_BYTES || size > KMX_BANK_BYTES - addr) {
+        return -1;
+    }
+    /* Around every cache; the bank's watchers clear reservations. */
+    return sim_dram_write(n->dram, t->bank, addr, &value, size, NULL) == KM_OK ? 0 : -1;
+}
