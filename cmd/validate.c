@@ -131,6 +131,7 @@ static cJSON *thread_json(const km_thread *t)
     cJSON_AddNumberToObject(o, "deadline_us", (double)t->deadline_us);
     cJSON_AddStringToObject(o, "prefetch",
                             t->prefetch == KM_PREFETCH_KEEP ? "keep" : "default");
+    cJSON_AddStringToObject(o, "ring", t->ring == KM_RING_CACHED ? "cached" : "remote");
     cJSON_AddItemToObject(o, "cflags", strings(t->cflags, t->ncflags));
     return o;
 }

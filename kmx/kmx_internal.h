@@ -29,6 +29,21 @@ typedef struct kmx_private {
     uint32_t reserved0;
     uint64_t sweep_begin[KMX_CORES]; /* KMX_CALL_SWEEP: each core's share */
     uint64_t sweep_end[KMX_CORES];
+    /* The ring (kmx_ring.c), core 0's alone.  Addresses as core 0 reaches
+     * them: through the window or the cached DRAM window. */
+    uint64_t ring_commands;    /* command slot 0 */
+    uint64_t ring_read_line;
+    uint64_t ring_counts;
+    uint64_t ring_events;      /* event slot 0 */
+    uint32_t ring_kind;        /* KMX_RING_*; NONE until start-up opened it */
+    uint32_t ring_command_depth;
+    uint32_t ring_event_depth;
+    uint32_t ring_submitted;   /* the last command's number */
+    uint32_t ring_taken;       /* events taken from the ring */
+    uint32_t ring_wake;        /* a wake taken and not yet returned by kmx_poll */
+    uint32_t ring_kept_head;   /* kept events: a FIFO of KMX_RING_KEPT */
+    uint32_t ring_kept_count;
+    km_event_t ring_kept[KMX_RING_KEPT];
 } kmx_private;
 _Static_assert(sizeof(kmx_private) <= KMX_LIM_PRIVATE_BYTES, "private state fits");
 _Static_assert(sizeof(kmx_private) % 8u == 0, "private state is whole words");
@@ -149,6 +164,10 @@ static inline uint32_t kmx__post(int core, uint32_t posted, uint32_t kind, uint6
     return next;
 }
 
+
+/* Start-up (core 0): checks the ring line and opens the ring's window.
+ * 1, or 0 after recording the error `ring`. */
+int kmx__ring_open(void);
 
 /* FLUSH64 sweeps over [begin, end), 64-byte aligned cached addresses
  * (kmx_cache.c): this core alone, or spread over the idle cores. */

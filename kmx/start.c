@@ -217,6 +217,10 @@ static void core0(void) {
         return;
     }
     p->regions_ok = 1;
+    if (!kmx__ring_open()) {
+        end_run(KMX_STATE_FAILED);
+        return;
+    }
     if (!check_bank_line()) {
         end_run(KMX_STATE_FAILED);
         return;

@@ -4,7 +4,7 @@
  *
  * Placement (the spec: "pages of one DRAM tensor per bank"): every bank in
  * use holds one tensor from KM_TENSOR_BASE.  It starts with one bank check
- * line per cluster on that bank, then the program regions that threads on
+ * line per cluster on that bank, the halves of each cached ring on it, then the program regions that threads on
  * the bank name (once: clusters 2 and 3 share them), then each cluster's
  * own regions, clusters ascending, regions in manifest order; every region
  * 64-byte aligned.  Same program, same addresses, every run. */
@@ -33,6 +33,10 @@ typedef struct km_cluster_plan {
     const km_thread *thread;
     uint32_t bank;
     uint64_t check_address;  /* its bank check line */
+    /* ring: cached — its two halves' bank addresses (whole lines after the
+     * check lines): the read line and the command lines, then the counts
+     * line and the events.  0 for a remote ring. */
+    uint64_t ring_commands_half, ring_events_half;
     km_placed regions[KMX_MAX_REGIONS];
     uint32_t nregions;
 } km_cluster_plan;
@@ -52,7 +56,13 @@ const km_cluster_plan *km_plan_cluster(const km_plan *plan, int cluster);
  * the cluster, never zero, never the same for two runs. */
 uint64_t km_plan_check_value(uint64_t nonce, int cluster);
 
-/* Fills the argument block of `cluster` (zeroed first; the seal set). */
+/* Bytes of each half of a ring at the session's depths: the read line and
+ * the command lines; the counts line and the events. */
+#define KM_RING_COMMANDS_HALF (64u + KMX_RING_COMMAND_DEPTH * (uint32_t)sizeof(km_command_line))
+#define KM_RING_EVENTS_HALF (64u + KMX_RING_EVENT_DEPTH * (uint32_t)sizeof(km_event_t))
+
+/* Fills the argument block of `cluster` (zeroed first; the seal set), its
+ * ring line included (kmx_layout.h, KMX_DISPATCH_RING_AREA). */
 void km_plan_args(const km_program *p, const km_plan *plan, int cluster, uint64_t nonce,
                   kmx_args *args);
 

@@ -44,6 +44,12 @@ typedef enum km_prefetch {
     KM_PREFETCH_KEEP,    /* leave the prefetcher registers as they are */
 } km_prefetch;
 
+/* Where the thread's command ring lives (spec "The command ring"). */
+typedef enum km_ring_place {
+    KM_RING_REMOTE, /* command lines in the dispatcher's LIM, events in the thread's */
+    KM_RING_CACHED, /* both halves in cached lines of the thread's bank (sweeps) */
+} km_ring_place;
+
 /* One `threads:` entry.  `clusters: [2, 3]` declares the same thread (one
  * image) on each cluster; each has its own copy of its regions. */
 typedef struct km_thread {
@@ -59,6 +65,7 @@ typedef struct km_thread {
     size_t nwords;
     uint64_t deadline_us; /* 0: no deadline */
     km_prefetch prefetch;
+    km_ring_place ring;
     char **cflags;      /* extra compiler flags for this thread's sources */
     size_t ncflags;
     km_pos pos;

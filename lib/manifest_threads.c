@@ -9,7 +9,7 @@
 
 static const char *const thread_keys[] = {
     "cluster", "clusters", "sources", "regions", "shared",
-    "words",   "deadline", "prefetch", "cflags",
+    "words",   "deadline", "prefetch", "ring", "cflags",
 };
 #define NKEYS (sizeof thread_keys / sizeof thread_keys[0])
 #define CLUSTER_EXPECTED "1, 2 or 3"
@@ -162,6 +162,12 @@ static void read_thread(km_mctx *c, const km_yaml_node *map, km_thread *t)
         int mode;
         if (km_menum(c, n, "prefetch", modes, 2, "default or keep", &mode))
             t->prefetch = mode == 1 ? KM_PREFETCH_KEEP : KM_PREFETCH_DEFAULT;
+    }
+    if ((n = km_yaml_get(map, "ring"))) {
+        static const char *const places[] = {"remote", "cached"};
+        int place;
+        if (km_menum(c, n, "ring", places, 2, "remote or cached", &place))
+            t->ring = place == 1 ? KM_RING_CACHED : KM_RING_REMOTE;
     }
     if ((n = km_yaml_get(map, "cflags")))
         t->cflags = km_mflags(c, n, "cflags", &t->ncflags);

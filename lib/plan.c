@@ -32,6 +32,15 @@ int km_plan_make(const km_program *p, km_plan *plan, km_error *err)
         cp->check_address = next[cp->bank];
         next[cp->bank] += KMX_LINE_BYTES;
     }
+    for (unsigned i = 0; i < plan->nclusters; i++) {
+        km_cluster_plan *cp = &plan->clusters[i];
+        if (cp->thread->ring != KM_RING_CACHED)
+            continue;
+        cp->ring_commands_half = next[cp->bank];
+        next[cp->bank] = ALIGN64(next[cp->bank] + KM_RING_COMMANDS_HALF);
+        cp->ring_events_half = next[cp->bank];
+        next[cp->bank] = ALIGN64(next[cp->bank] + KM_RING_EVENTS_HALF);
+    }
     for (size_t r = 0; r < p->nregions; r++) {
         uint64_t placed_at[8] = {0};
         bool placed[8] = {false};
@@ -106,6 +115,31 @@ uint64_t km_plan_check_value(uint64_t nonce, int cluster)
     return z ? z : 1;
 }
 
+/* The ring line: each half where its reader is (kmx_layout.h). */
+static void ring_line(const km_cluster_plan *cp, kmx_ring_descriptor *r)
+{
+    r->command_depth = KMX_RING_COMMAND_DEPTH;
+    r->event_depth = KMX_RING_EVENT_DEPTH;
+    r->window = KMX_WINDOW_RING;
+    if (cp->thread->ring == KM_RING_CACHED) {
+        r->kind = KMX_RING_CACHED;
+        r->noc_x = (uint16_t)KMX_BANK_TILE_X(cp->bank);
+        r->noc_y = (uint16_t)KMX_BANK_TILE_Y(cp->bank);
+        r->read_line = cp->ring_commands_half;
+        r->commands = cp->ring_commands_half + 64u;
+        r->counts = cp->ring_events_half;
+        r->events = cp->ring_events_half + 64u;
+        return;
+    }
+    r->kind = KMX_RING_REMOTE;
+    r->noc_x = (uint16_t)KMX_CLUSTER_TILE_X(0u);
+    r->noc_y = (uint16_t)KMX_CLUSTER_TILE_Y(0u);
+    r->read_line = KMX_DISPATCH_RING_AREA(cp->cluster);
+    r->commands = KMX_DISPATCH_RING_AREA(cp->cluster) + 64u;
+    r->counts = KMX_LIM_RING_COUNTS;
+    r->events = KMX_LIM_RING_EVENTS;
+}
+
 void km_plan_args(const km_program *p, const km_plan *plan, int cluster, uint64_t nonce,
                   kmx_args *a)
 {
@@ -131,7 +165,7 @@ void km_plan_args(const km_program *p, const km_plan *plan, int cluster, uint64_
     a->x280_mhz = p->x280_mhz;
     a->check.bank_address = cp->check_address;
     a->check.value = km_plan_check_value(nonce, cluster);
-    a->ring.kind = KMX_RING_NONE; /* the ring arrives with the dispatcher */
+    ring_line(cp, &a->ring);
     for (uint32_t i = 0; i < cp->nregions; i++) {
         a->regions[i].bank_address = cp->regions[i].bank_address;
         a->regions[i].bytes = cp->regions[i].region->size;

@@ -1,7 +1,9 @@
-/* session_feed: host-fed commands on the simulated card (session_internal.h,
- * km_feed_*) — the Tensix grid (sim_grid), the dispatcher (sim_dispatcher)
- * with the grid plugged in through sim_job_ops, and the host ring in host
- * memory, written and read by a host "feeder" (sim_ring_host).
+/* session_feed: the card's kernel side on the simulated card
+ * (session_internal.h, km_feed_*) — the Tensix grid (sim_grid), the
+ * dispatcher (sim_dispatcher) with the grid plugged in through
+ * sim_job_ops, the host ring in host memory, written and read by a host
+ * "feeder" (sim_ring_host), and the threads' rings, reached through the
+ * card's NoC (sim_ring_noc_mem) where the plan put them.
  *
  * The feeder submits the manifest's commands in order: command i once
  * command i-1 has its event when i-1 has `wait` (the default), else at
@@ -53,6 +55,10 @@ struct km_feed {
     uint64_t next_pass_ps;
     feed_refused refused[SIM_DISPATCH_JOBS_MAX];
     unsigned nrefused;
+    /* Each work cluster's ring: the two halves' ports (the dispatcher keeps
+     * pointers to them). */
+    sim_ring_noc ring_ports[SIM_DISPATCH_RINGS][2];
+    sim_ring_mem ring_mems[SIM_DISPATCH_RINGS][2];
 };
 
 /* ---- the grid behind sim_job_ops ------------------------------------------- */
@@ -197,7 +203,7 @@ void km_feed_free(km_feed *f)
 }
 
 int km_feed_create(km_feed **out, const km_program *p, sim_dram *dram, const char *kernels_so,
-                   km_error *err)
+                   void (*sync)(void *ctx, uint64_t now_ps), void *sync_ctx, km_error *err)
 {
     *out = NULL;
     km_feed *f = calloc(1, sizeof *f);
@@ -238,6 +244,8 @@ int km_feed_create(km_feed **out, const km_program *p, sim_dram *dram, const cha
         .poll_done = job_poll_done,
         .cancel = job_cancel,
     };
+    params.sync = sync;
+    params.sync_ctx = sync_ctx;
     f->d = sim_dispatcher_create(&params);
     if (!f->d) {
         km_feed_free(f);
@@ -266,6 +274,29 @@ int km_feed_create(km_feed **out, const km_program *p, sim_dram *dram, const cha
     return KM_OK;
 }
 
+int km_feed_attach_thread(km_feed *f, struct sim_noc *noc, int cluster,
+                          const kmx_ring_descriptor *desc, km_error *err)
+{
+    if (desc->kind == KMX_RING_NONE)
+        return KM_OK;
+    unsigned ring = (unsigned)cluster;
+    /* Remote: the command lines in the dispatcher's LIM (desc's tile), the
+     * events in the thread's LIM.  Cached: both in the thread's bank. */
+    sim_ring_noc *ports = f->ring_ports[ring];
+    ports[0] = (sim_ring_noc){noc, desc->noc_x, desc->noc_y};
+    ports[1] = desc->kind == KMX_RING_REMOTE
+                   ? (sim_ring_noc){noc, KMX_CLUSTER_TILE_X((unsigned)cluster),
+                                    KMX_CLUSTER_TILE_Y((unsigned)cluster)}
+                   : ports[0];
+    f->ring_mems[ring][0] = sim_ring_noc_mem(&ports[0]);
+    f->ring_mems[ring][1] = sim_ring_noc_mem(&ports[1]);
+    if (!sim_dispatcher_attach_ring(f->d, ring, &f->ring_mems[ring][0], &f->ring_mems[ring][1],
+                                    desc))
+        return km_fail(err, KM_EXIT_INTERNAL, "the dispatcher refused the ring of cluster %d",
+                       cluster);
+    return KM_OK;
+}
+
 bool km_feed_done(const km_feed *f)
 {
     for (size_t i = 0; i < f->p->ncommands; i++)
@@ -276,7 +307,7 @@ bool km_feed_done(const km_feed *f)
 
 void km_feed_step(km_feed *f, uint64_t until_ps)
 {
-    while (f->next_pass_ps <= until_ps && !km_feed_done(f)) {
+    while (f->next_pass_ps <= until_ps) {
         uint64_t t = f->next_pass_ps;
         sim_grid_step(f->grid, t);
         f->next_pass_ps = sim_dispatcher_step(f->d, t);

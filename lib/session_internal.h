@@ -59,17 +59,23 @@ struct km_session {
     void **copy_bytes;
 };
 
-/* Host-fed commands on the simulated card (session_feed.c): the Tensix
- * grid on `dram` (with the program's kernels when kernels_so is not NULL),
- * the dispatcher and the host ring, and the feeder that submits p's
- * commands.  km_feed_step runs every dispatcher pass that starts at or
- * before until_ps (nothing once done); km_feed_done: every command has its
- * event; km_feed_stop: the kernel stops (commands not yet taken are
- * rejected, handlers see the stop flag). */
+/* The card's kernel side on the simulated card (session_feed.c): the
+ * Tensix grid on `dram` (with the program's kernels when kernels_so is not
+ * NULL), the dispatcher, the host ring and the feeder that submits p's
+ * commands; `sync` (optional) is the dispatcher's (sim_dispatcher_params).
+ * km_feed_attach_thread attaches the ring of the thread on `cluster` as
+ * its ring line says (nothing for KMX_RING_NONE).  km_feed_step runs every
+ * dispatcher pass that starts at or before until_ps; km_feed_done: every
+ * command has its event; km_feed_stop: the kernel stops (commands not yet
+ * taken are rejected, handlers see the stop flag). */
 struct sim_dram;
+struct sim_noc;
 typedef struct km_feed km_feed;
 int km_feed_create(km_feed **out, const km_program *p, struct sim_dram *dram,
-                   const char *kernels_so, km_error *err);
+                   const char *kernels_so, void (*sync)(void *ctx, uint64_t now_ps),
+                   void *sync_ctx, km_error *err);
+int km_feed_attach_thread(km_feed *f, struct sim_noc *noc, int cluster,
+                          const kmx_ring_descriptor *desc, km_error *err);
 void km_feed_step(km_feed *f, uint64_t until_ps);
 bool km_feed_done(const km_feed *f);
 void km_feed_stop(km_feed *f);

@@ -16,10 +16,15 @@
  * cluster, so the run is deterministic: the same program gives the same
  * results, times and instruction counts whatever the host.
  *
- * Host-fed commands (session_feed.c): a program with `commands` also gets
- * the Tensix grid, the dispatcher and the host ring at load; each slice
- * first runs the dispatcher's passes up to its end, and the run goes on
- * until every command has its event too (or the timeout). */
+ * The kernel side (session_feed.c): every program gets the Tensix grid,
+ * the dispatcher, the host ring and each thread's ring at load.  Cluster
+ * 0 is there as memory only — its LIM holds the threads' command lines
+ * (KMX_DISPATCH_RING_AREA) and answers on the NoC; its cores are the
+ * dispatcher model, so they never run.  Each slice first runs the
+ * dispatcher's passes up to its end; before a pass looks at the rings
+ * (sync_clusters) the threads' clusters run up to that time, so each side
+ * sees what the other wrote before it.  The run goes on until every
+ * command has its event too (or the timeout). */
 #include "session_internal.h"
 
 #include <stdlib.h>
@@ -55,7 +60,8 @@ typedef struct sim_backend {
     sim_noc noc; /* the clusters' NoC windows reach the banks and each other's LIM */
     sim_thread threads[KMX_WORK_CLUSTERS];
     unsigned nthreads;
-    km_feed *feed; /* the grid, the dispatcher and the host ring: host-fed commands */
+    sim_cluster *dispatcher_lim; /* cluster 0: the remote halves of the rings */
+    km_feed *feed;               /* the grid, the dispatcher, the host ring, the threads' rings */
 } sim_backend;
 
 /* ---- Load ------------------------------------------------------------------ */
@@ -186,7 +192,8 @@ static void damage_args(km_fault fault, kmx_args *a)
     }
 }
 
-/* Steps b to e for one cluster (the image is step a). */
+/* Steps b to e for one cluster (the image is step a); the dispatcher gets
+ * the ring the argument block describes. */
 static int write_cluster(km_session *s, sim_backend *b, unsigned index, km_error *err)
 {
     const km_cluster_plan *cp = &s->plan.clusters[index];
@@ -236,7 +243,9 @@ static int write_cluster(km_session *s, sim_backend *b, unsigned index, km_error
     kmx_args args;
     km_plan_args(s->p, &s->plan, cp->cluster, s->nonce, &args);
     damage_args(s->fault, &args);
-    rc = sim_cluster_write_lim(c, KMX_LIM_ARGS, &args, offsetof(kmx_args, seal), err);
+    rc = km_feed_attach_thread(b->feed, &b->noc, cp->cluster, &args.ring, err);
+    if (rc == KM_OK)
+        rc = sim_cluster_write_lim(c, KMX_LIM_ARGS, &args, offsetof(kmx_args, seal), err);
     if (rc == KM_OK)
         rc = sim_cluster_write_lim(c, KMX_LIM_ARGS + offsetof(kmx_args, seal), &args.seal,
                                    sizeof args.seal, err);
@@ -251,9 +260,22 @@ static void sim_free(km_session *s)
     for (unsigned i = 0; i < b->nthreads; i++)
         sim_cluster_destroy(b->threads[i].c);
     km_feed_free(b->feed);
+    sim_cluster_destroy(b->dispatcher_lim);
     sim_dram_free(&b->dram);
     free(b);
     s->backend = NULL;
+}
+
+static bool thread_done(const sim_thread *t);
+
+/* The dispatcher's sync: every thread still running catches up with the
+ * pass about to look at the rings. */
+static void sync_clusters(void *ctx, uint64_t now_ps)
+{
+    sim_backend *b = ctx;
+    for (unsigned i = 0; i < b->nthreads; i++)
+        if (!thread_done(&b->threads[i]))
+            sim_cluster_step(b->threads[i].c, now_ps);
 }
 
 static int sim_load(km_session *s, km_error *err)
@@ -264,7 +286,16 @@ static int sim_load(km_session *s, km_error *err)
     sim_dram_init(&b->dram);
     sim_noc_init(&b->noc, &b->dram);
     s->backend = b;
-    int rc = KM_OK;
+    /* The kernel side first: the grid, the dispatcher and cluster 0's LIM,
+     * so each thread's ring can be attached as its cluster is written;
+     * host-fed commands go into the host ring now. */
+    int rc = sim_cluster_create(&b->dispatcher_lim, &b->dram, 0, s->p->x280_mhz, err);
+    if (rc == KM_OK)
+        rc = sim_cluster_attach_noc(b->dispatcher_lim, &b->noc, err);
+    if (rc == KM_OK)
+        rc = km_feed_create(&b->feed, s->p, &b->dram,
+                            s->build.has_kernels ? s->build.kernels.path : NULL, sync_clusters, b,
+                            err);
     for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
         const km_cluster_plan *cp = &s->plan.clusters[i];
         sim_thread *t = &b->threads[i];
@@ -282,11 +313,6 @@ static int sim_load(km_session *s, km_error *err)
         if (rc == KM_OK)
             rc = write_cluster(s, b, i, err);
     }
-    /* The grid and the dispatcher, fed from the host, for a program with
-     * host-fed commands: its first commands go into the host ring now. */
-    if (rc == KM_OK && s->p->ncommands > 0)
-        rc = km_feed_create(&b->feed, s->p, &b->dram,
-                            s->build.has_kernels ? s->build.kernels.path : NULL, err);
     /* f: every cluster's cores start together, at the same modeled time. */
     for (unsigned i = 0; rc == KM_OK && i < b->nthreads; i++)
         rc = sim_cluster_reset_harts(b->threads[i].c, KMX_LIM_IMAGE, err);
@@ -419,6 +445,8 @@ static int sim_run(km_session *s, const km_run_opts *o, uint64_t timeout_ps, uin
         bool feeding = b->feed && !km_feed_done(b->feed) && now < timeout_ps;
         if (all_done && !feeding)
             break;
+        /* Threads still running may use their rings: the kernel runs. */
+        bool kernel = b->feed && (feeding || !all_done);
         /* The next look: a slice on, or (when every core that matters
          * waits in wfi, which nothing wakes) straight to the next event. */
         uint64_t next = now + SLICE_PS;
@@ -435,7 +463,7 @@ static int sim_run(km_session *s, const km_run_opts *o, uint64_t timeout_ps, uin
             if (event > next)
                 next = (event + SLICE_PS - 1) / SLICE_PS * SLICE_PS;
         }
-        if (feeding)
+        if (kernel)
             km_feed_step(b->feed, next);
         for (unsigned i = 0; i < b->nthreads; i++)
             if (!thread_done(&b->threads[i]))

@@ -479,6 +479,9 @@ static void run_pass(sim_dispatcher *d)
     collect_done(d);
     feed_grid(d);
     unsigned work = sim_dispatcher_work_ring_of_pass(d->pass);
+    if (d->p.sync) {
+        d->p.sync(d->p.sync_ctx, d->now);
+    }
     if (d->rings[0].attached) {
         look(d, 0);
     }

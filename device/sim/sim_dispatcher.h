@@ -53,6 +53,17 @@ typedef struct sim_ring_buffer {
 } sim_ring_buffer;
 sim_ring_mem sim_ring_buffer_mem(sim_ring_buffer *buffer);
 
+/* A tile's memory through the card's NoC (sim_noc): a cluster's LIM or a
+ * DRAM bank, around every cache, as the kernel's NoC reads and writes
+ * reach a thread's ring.  An access no target answers reads zeroes and
+ * writes nothing. */
+struct sim_noc;
+typedef struct sim_ring_noc {
+    struct sim_noc *noc;
+    unsigned x, y;
+} sim_ring_noc;
+sim_ring_mem sim_ring_noc_mem(sim_ring_noc *port);
+
 /* ---- the job interface (the grid) ---------------------------------------- */
 
 /* What the dispatcher asks of the grid.  `job` ids are the dispatcher's
@@ -123,6 +134,12 @@ typedef struct sim_dispatcher_params {
     uint32_t takes_per_look;    /* commands taken from a ring per look, at most */
     sim_dispatch_timing timing; /* the table, at this clock */
     sim_job_ops jobs;
+    /* Optional: called once a pass, at the modeled time its rings are
+     * looked at, before any ring access — the session runs the threads'
+     * clusters up to that time, so the kernel sees what they wrote by then
+     * and they see its writes after it. */
+    void (*sync)(void *ctx, uint64_t now_ps);
+    void *sync_ctx;
 } sim_dispatcher_params;
 
 /* Defaults: 1000 MHz, 16 slots, a queue of 8, a limit of 1 s, 4 takes a

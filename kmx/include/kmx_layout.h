@@ -379,6 +379,34 @@ typedef struct kmx_ring_read_line {
 KMX_SIZE(kmx_ring_read_line, 64);
 KMX_AT(kmx_ring_read_line, taken, 0);
 
+/* Where the session puts each work cluster's ring (spec: "each half where
+ * its reader is").  KMX_RING_REMOTE: the read line and the command lines
+ * in the dispatcher's LIM (cluster 0), one area per work cluster c = 1..3
+ * (the read line first, then the command lines), written by the thread
+ * through window KMX_WINDOW_RING; the counts line and the events at
+ * KMX_LIM_RING_COUNTS and KMX_LIM_RING_EVENTS of the thread's own LIM.
+ * KMX_RING_CACHED: the same two halves, each in whole lines of the
+ * thread's bank (plan.c places them), reached through the cache.  The
+ * depths are the session's: 16 command slots (the dispatcher's job
+ * slots), 64 event slots (16 jobs' events, their rejections and a wake,
+ * with room while the thread keeps 32). */
+#define KMX_DISPATCH_RING_AREA(c) (KMX_LIM_BASE + 0x100000u + ((uint32_t)(c) - 1u) * 0x2000u)
+#define KMX_DISPATCH_RING_AREA_BYTES 0x2000u
+#define KMX_RING_COMMAND_DEPTH 16u
+#define KMX_RING_EVENT_DEPTH 64u
+#define KMX_RING_KEPT 32u /* events of other handles kmx_wait keeps for kmx_poll */
+KMX_STATIC_ASSERT(64u + KMX_RING_COMMANDS_MAX * 64u <= KMX_DISPATCH_RING_AREA_BYTES,
+                  "a read line and the deepest command ring fit one area");
+KMX_STATIC_ASSERT(KMX_DISPATCH_RING_AREA(KMX_WORK_CLUSTERS) + KMX_DISPATCH_RING_AREA_BYTES <=
+                      KMX_LIM_END,
+                  "the areas are inside the dispatcher's LIM");
+KMX_STATIC_ASSERT(KMX_RING_COMMAND_DEPTH <= KMX_RING_COMMANDS_MAX &&
+                      KMX_RING_EVENT_DEPTH <= KMX_RING_EVENTS_MAX,
+                  "the session's depths are within the ring's limits");
+KMX_STATIC_ASSERT((KMX_LIM_BASE & (KMX_NOC_WINDOW_BYTES - 1u)) == 0 &&
+                      KMX_LIM_BYTES <= KMX_NOC_WINDOW_BYTES,
+                  "one window reaches a whole LIM");
+
 /* ------------------------------------------------------------------------
  * 4. The argument block, at KMX_LIM_ARGS, written by the host.
  * ------------------------------------------------------------------------ */

@@ -528,6 +528,8 @@ static const bad_case bad[] = {
     {T1 "    prefetch: kep\n", 5, 15, "bad prefetch 'kep' (did you mean 'keep'?)"},
     {T1 "    prefetch: never\n", 5, 15,
      "bad prefetch 'never' (expected default or keep)"},
+    {T1 "    ring: cahced\n", 5, 11, "bad ring 'cahced' (did you mean 'cached'?)"},
+    {T1 "    ring: local\n", 5, 11, "bad ring 'local' (expected remote or cached)"},
     {T1 "    cflags: -O2\n", 5, 13,
      "bad cflags: got a string (expected a list of compiler flags)"},
     {T1 "    cflags: [-O2, '']\n", 5, 19,
