@@ -59,6 +59,7 @@ struct km_feed {
      * pointers to them). */
     sim_ring_noc ring_ports[SIM_DISPATCH_RINGS][2];
     sim_ring_mem ring_mems[SIM_DISPATCH_RINGS][2];
+    sim_grid_region regions[KMX_WORK_CLUSTERS * KMX_MAX_REGIONS]; /* km_region_address's */
 };
 
 /* ---- the grid behind sim_job_ops ------------------------------------------- */
@@ -295,6 +296,20 @@ int km_feed_attach_thread(km_feed *f, struct sim_noc *noc, int cluster,
         return km_fail(err, KM_EXIT_INTERNAL, "the dispatcher refused the ring of cluster %d",
                        cluster);
     return KM_OK;
+}
+
+void km_feed_set_regions(km_feed *f, const km_plan *plan)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < plan->nclusters; i++) {
+        const km_cluster_plan *cp = &plan->clusters[i];
+        for (uint32_t k = 0; k < cp->nregions; k++) {
+            const km_placed *pl = &cp->regions[k];
+            f->regions[n++] = (sim_grid_region){cp->cluster, pl->region->name, pl->bank,
+                                                pl->bank_address, pl->region->size};
+        }
+    }
+    sim_grid_set_regions(f->grid, f->regions, n);
 }
 
 bool km_feed_done(const km_feed *f)

@@ -76,6 +76,8 @@ int km_feed_create(km_feed **out, const km_program *p, struct sim_dram *dram,
                    void *sync_ctx, km_error *err);
 int km_feed_attach_thread(km_feed *f, struct sim_noc *noc, int cluster,
                           const kmx_ring_descriptor *desc, km_error *err);
+/* What km_region_address (km_device.h) answers: every region copy of the plan. */
+void km_feed_set_regions(km_feed *f, const km_plan *plan);
 void km_feed_step(km_feed *f, uint64_t until_ps);
 bool km_feed_done(const km_feed *f);
 void km_feed_stop(km_feed *f);

@@ -296,6 +296,8 @@ static int sim_load(km_session *s, km_error *err)
         rc = km_feed_create(&b->feed, s->p, &b->dram,
                             s->build.has_kernels ? s->build.kernels.path : NULL, sync_clusters, b,
                             err);
+    if (rc == KM_OK)
+        km_feed_set_regions(b->feed, &s->plan);
     for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
         const km_cluster_plan *cp = &s->plan.clusters[i];
         sim_thread *t = &b->threads[i];

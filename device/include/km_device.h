@@ -53,12 +53,24 @@ void km_spend_ns(km_core *core, uint64_t ns);
 uint64_t km_time_ps(const km_core *core);
 
 /* NoC reads and writes of n bytes at `bank_address` of DRAM bank `bank`
- * (0..7; a region's bank and bank address come from the region table).
- * They reach DRAM directly, around every X280 cluster's cache.  0, or -1
- * (nothing moved, no time spent) when the range is not inside a bank. */
+ * (0..7; a region's bank and bank address as km_region_address gives
+ * them).  They reach DRAM directly, around every X280 cluster's cache: a
+ * thread sees what a handler wrote only after its kmx_invalidate, and a
+ * handler sees what a thread wrote only after the thread's kmx_flush.  0,
+ * or -1 (nothing moved, no time spent) when the range is not inside a
+ * bank. */
 int km_noc_read(km_core *core, unsigned bank, uint64_t bank_address, void *dst, uint64_t n);
 int km_noc_write(km_core *core, unsigned bank, uint64_t bank_address, const void *src,
                  uint64_t n);
+
+/* The region `name` of the thread on work cluster `cluster` (1..3): its
+ * DRAM bank, bank address and size — the spec's
+ * run.thread.regions.address(name), for km_noc_read/km_noc_write.  A
+ * region shared by the threads of clusters 2 and 3 is one copy: either
+ * cluster gives it.  0, or -1 when that thread has no such region (the
+ * out-pointers, any of which may be NULL, are then left alone). */
+int km_region_address(const km_core *core, int cluster, const char *name, unsigned *bank,
+                      uint64_t *bank_address, uint64_t *bytes);
 
 /* True once the kernel is stopping: a long handler should return soon. */
 bool km_stop_requested(const km_core *core);

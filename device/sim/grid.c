@@ -75,6 +75,8 @@ struct sim_grid {
     unsigned njobs;
     km_handler_fn handlers[KM_HANDLER_MAX + 1];
     void *so; /* the kernels' object, or NULL */
+    const sim_grid_region *regions; /* km_region_address's table (the owner's) */
+    unsigned nregions;
     ucontext_t main_context;
 #ifdef GRID_ASAN
     const void *main_bottom;
@@ -432,6 +434,31 @@ bool km_is_leader(const km_core *c) { return c->id == c->job->first; }
 uint32_t km_result(const km_core *c) { return c->job->result; }
 uint64_t km_time_ps(const km_core *c) { return c->time_ps; }
 bool km_stop_requested(const km_core *c) { return c->grid->stop; }
+
+void sim_grid_set_regions(sim_grid *g, const sim_grid_region *table, unsigned n)
+{
+    g->regions = table;
+    g->nregions = n;
+}
+
+int km_region_address(const km_core *c, int cluster, const char *name, unsigned *bank,
+                      uint64_t *bank_address, uint64_t *bytes)
+{
+    const sim_grid *g = c->grid;
+    for (unsigned i = 0; name && i < g->nregions; i++) {
+        const sim_grid_region *r = &g->regions[i];
+        if (r->cluster != cluster || strcmp(r->name, name) != 0)
+            continue;
+        if (bank)
+            *bank = r->bank;
+        if (bank_address)
+            *bank_address = r->bank_address;
+        if (bytes)
+            *bytes = r->bytes;
+        return 0;
+    }
+    return -1;
+}
 
 void km_set_result(km_core *c, uint32_t word)
 {

@@ -53,6 +53,15 @@
 
 typedef struct sim_grid sim_grid;
 
+/* One region of a thread, as km_region_address answers for it. */
+typedef struct sim_grid_region {
+    int cluster;      /* 1..3 */
+    const char *name;
+    unsigned bank;
+    uint64_t bank_address;
+    uint64_t bytes;
+} sim_grid_region;
+
 /* A finished job. */
 typedef struct sim_grid_done {
     uint32_t job_id;  /* as submitted */
@@ -66,6 +75,10 @@ typedef struct sim_grid_done {
  * until sim_grid_load_kernels. */
 sim_grid *sim_grid_create(sim_dram *dram, unsigned mhz);
 void sim_grid_free(sim_grid *grid); /* NULL is fine; unloads the kernels */
+
+/* The regions km_region_address knows: `table` (not copied: it must outlive the
+ * grid, or the next call). */
+void sim_grid_set_regions(sim_grid *grid, const sim_grid_region *table, unsigned n);
 
 /* Loads the program's handlers from the kernels' shared object: names[i]
  * becomes handler id KM_HANDLER_FIRST_PROGRAM + i, its function the

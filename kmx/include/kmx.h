@@ -13,10 +13,9 @@
  * Status codes: every int-returning call returns KMX_OK or one of the
  * others below.  A call marked "not live yet" is declared with its final
  * signature and meaning but returns KMX_BAD (or the stated neutral value)
- * until a later issue brings its device behaviour: the command ring
- * (kmx_submit, kmx_wait, kmx_poll), twelve cores (kmx_parallel_all,
- * kmx_serve, kmx_push), X280 ports (kmx_port_*) and the pull
- * (kmx_pull_run).  Everything else is real. */
+ * until a later issue brings its device behaviour: twelve cores
+ * (kmx_parallel_all, kmx_serve, kmx_push), X280 ports (kmx_port_*) and the
+ * pull (kmx_pull_run).  Everything else is real. */
 #ifndef KMX_H
 #define KMX_H
 
@@ -148,19 +147,25 @@ int kmx_parallel_all(kmx_cluster_function function, uint64_t arg);
  * until the lead's kmx_main returns (KMX_OK).  Not live yet: KMX_BAD. */
 int kmx_serve(void);
 
-/* Submits a command through the thread's ring; *handle receives its
- * number.  KMX_FULL: no free slot yet.  Not live yet: KMX_BAD. */
+/* The command ring (spec "The command ring"; kmx(3)): core 0 only (the
+ * library error `parallel` otherwise); KMX_BAD without a ring.
+ *
+ * Submits a command through the thread's ring; *handle receives its
+ * number, from 1.  KMX_FULL: no free slot yet; KMX_STOPPED / KMX_LATE once
+ * a stop was asked or the thread's deadline passed. */
 int kmx_submit(const km_command_t *command, uint32_t *handle);
 
 /* Waits until the event of `handle` arrives or mtime reaches `deadline`
- * (absolute, in ticks): KMX_OK with *event filled; KMX_LATE or KMX_STOPPED
- * (which end the run as late or stopped).  Events of other handles are
- * kept for kmx_poll, up to 32; a wake is passed over.  Not live yet:
- * KMX_BAD. */
+ * (absolute, in ticks; 0: only the thread's deadline): KMX_OK with *event
+ * filled; KMX_LATE or KMX_STOPPED (which end the run as late or stopped).
+ * Events of other handles are kept for kmx_poll, up to KMX_RING_KEPT
+ * (32): when that many are kept and the next is another handle's,
+ * KMX_FULL, and it stays in the ring.  A wake is passed over, and kept
+ * for kmx_poll. */
 int kmx_wait(uint32_t handle, uint64_t deadline, kmx_event *event);
 
-/* The next event not yet taken (kept ones first, wakes included), without
- * waiting: KMX_OK, or KMX_EMPTY.  Not live yet: KMX_BAD. */
+/* The next event not yet taken (kept ones first, then a wake, then the
+ * ring's), without waiting: KMX_OK, or KMX_EMPTY. */
 int kmx_poll(kmx_event *event);
 
 /* ---- The result block (core 0; other cores best not: no lock) ----------- */
