@@ -42,7 +42,7 @@ endif
 
 HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
   -D_GNU_SOURCE -DKMRUN_VERSION='"$(VERSION)"' -MMD -MP \
-  -Ilib -Ikmx/include -Idevice/include -Idevice/sim $(OPT) $(CFLAGS)
+  -Ilib -Ikmx/include -Ikmx/host -Idevice/include -Idevice/sim $(OPT) $(CFLAGS)
 # -rdynamic, -ldl: the grid dlopens the kernels' object, whose handlers call
 # the km_device.h functions of the program that loads it (sim_grid.h).
 HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm -ldl $(LDLIBS)
@@ -65,20 +65,26 @@ RV_CFLAGS := $(RV_ARCH) -std=c11 -O2 -g -ffreestanding -fno-common \
 LIB_SRC := $(wildcard lib/*.c) $(wildcard device/sim/*.c)
 CMD_SRC := $(wildcard cmd/*.c)
 KMX_SRC := $(wildcard kmx/*.c) $(wildcard kmx/*.S)
+KMX_HOST_SRC := $(wildcard kmx/host/*.c)
 UNIT_SRC := $(wildcard tests/unit/*_test.c)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
 KMX_OBJ := $(patsubst %,$(B)/rv/%.o,$(basename $(KMX_SRC)))
+KMX_HOST_OBJ := $(KMX_HOST_SRC:%.c=$(B)/pic/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 SHARE := $(B)/share/kmrun
 KMX_DATA := $(SHARE)/kmx/lib/libkmx.a $(SHARE)/kmx/kmx.ld \
   $(patsubst kmx/include/%,$(SHARE)/kmx/include/%,$(wildcard kmx/include/*.h)) \
   $(patsubst device/include/%,$(SHARE)/device/include/%,$(wildcard device/include/*.h))
+# The host fallback's runtime (kmx/host/): built with the host compiler,
+# position-independent, for a thread's shared object (kmx_host.h).
+KMX_HOST_DATA := $(SHARE)/kmx/host/libkmx_host.a $(SHARE)/kmx/host/kmx_host.h
+KMX_HOST_CFLAGS := $(HOST_CFLAGS) -fPIC -pthread -Ikmx/host
 
 .PHONY: all test install clean
-all: $(B)/bin/kmrun $(KMX_DATA) $(UNIT_BIN)
+all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -95,6 +101,21 @@ $(B)/bin/kmrun: $(CMD_OBJ) $(B)/libkm.a
 $(B)/tests/%_test: tests/unit/%_test.c $(B)/libkm.a
 	@mkdir -p $(@D)
 	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) -MF $@.d -Itests/unit -rdynamic $< -o $@ $(B)/libkm.a $(HOST_LDLIBS) -lcmocka
+
+# The host fallback's runtime and its test (which brings its own kmx_main).
+$(B)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(KMX_HOST_CFLAGS) -c $< -o $@
+$(SHARE)/kmx/host/libkmx_host.a: $(KMX_HOST_OBJ)
+	@mkdir -p $(@D)
+	$(call say,AR,$@)rm -f $@ && ar rcsD $@ $^
+$(SHARE)/kmx/host/%.h: kmx/host/%.h
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+$(B)/tests/kmx_host_test: tests/unit/kmx_host_test.c $(SHARE)/kmx/host/libkmx_host.a
+	@mkdir -p $(@D)
+	$(call say,TEST,$@)$(CC) $(KMX_HOST_CFLAGS) -MF $@.d -Itests/unit $< -o $@ \
+	  $(SHARE)/kmx/host/libkmx_host.a -lcmocka -pthread
 
 $(B)/rv/%.o: %.c
 	@mkdir -p $(@D)

@@ -36,7 +36,7 @@ const km_command_entry km_commands[] = {
     },
     {
         "run", cmd_run,
-        "kmrun run [--timeout S] [--wall-timeout S] [--progress] [--run-dir DIR] [-j N] program.yaml",
+        "kmrun run [--thread sim|host] [--timeout S] [--wall-timeout S] [--progress] [--run-dir DIR] [-j N] program.yaml",
         "Build a program and run its threads on the simulated card",
         "Builds the program through the cache (quietly: only the compilers'\n"
         "messages), loads it onto the simulated Blackhole (regions, images,\n"
@@ -63,10 +63,32 @@ const km_command_entry km_commands[] = {
         "      --run-dir DIR      where run folders go (default: $KMRUN_RUNS, else\n"
         "                         .kmrun/runs)\n"
         "  -j, --jobs N           run at most N compiles at once\n"
+        "      --thread host      run each thread's host fallback (its sources\n"
+        "                         built for the host with kmx/host) beside the\n"
+        "                         simulated grid and dispatcher, instead of the\n"
+        "                         simulated X280 clusters; times are the host's\n"
+        "                         (\"times\": \"host\"), timeouts real seconds\n"
         "\n"
         "Exit status: 0 every thread returned, 1 a thread did not, 2 usage or\n"
         "manifest error, 3 a compile error or a rejected image, 4 a system error\n"
         "(including the wall timeout).\n",
+    },
+    {
+        "check", cmd_check,
+        "kmrun check [--json] [--timeout S] [--run-dir DIR] program.yaml",
+        "Run a program on the simulated card and on the host, and compare",
+        "Runs the program as 'kmrun run' does, then again with each thread's\n"
+        "host fallback ('kmrun run --thread host'), keeping both run folders,\n"
+        "and compares what they left: per thread the state, the library error,\n"
+        "the code and every result word, and every region copy byte for byte.\n"
+        "Times are not compared.  Agreement prints one line; a difference\n"
+        "prints each one: a result field with both values, a region with its\n"
+        "first differing offset, how many bytes differ and the 16 bytes there\n"
+        "on each side.  --json prints one JSON document instead\n"
+        "(schemas/check.schema.json).\n"
+        "\n"
+        "Exit status: 0 they agree, 1 they differ, 2 usage or manifest error\n"
+        "(or a program with no thread), 3 a compile error, 4 a system error.\n",
     },
     {
         "validate", cmd_validate,

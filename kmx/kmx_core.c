@@ -25,6 +25,20 @@ void *kmx_region(uint32_t id, uint64_t *bytes) {
     return (void *)(uintptr_t)KMX_DRAM_CACHED(a->regions[id].bank_address);
 }
 
+int kmx_region_address(uint32_t id, uint32_t *bank, uint64_t *bank_address) {
+    const volatile kmx_args *a = KMX_ARGS;
+    if (id >= a->nregions || id >= KMX_MAX_REGIONS) {
+        return KMX_BAD;
+    }
+    if (bank != 0) {
+        *bank = a->regions[id].bank;
+    }
+    if (bank_address != 0) {
+        *bank_address = a->regions[id].bank_address;
+    }
+    return KMX_OK;
+}
+
 int kmx_cluster(void) {
     return (int)KMX_ARGS->cluster;
 }

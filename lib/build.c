@@ -27,6 +27,21 @@ static const char *const kernel_flags[] = {
     "-ffile-prefix-map=${gen}=/kmrun/gen",
 };
 
+/* The host fallback: the thread's sources for the host, against the same
+ * kmx.h; KMX_HOST_FALLBACK tells a source which it is built for. */
+static const char *const host_flags[] = {
+    "-std=gnu11", "-O2", "-g", "-fPIC", "-pthread", "-Wall", "-DKMX_HOST_FALLBACK=1",
+    "-I${data}/kmx/include", "-I${data}/kmx/host", "-I${gen}",
+    "-ffile-prefix-map=${root}=.", "-ffile-prefix-map=${data}=/kmrun",
+    "-ffile-prefix-map=${gen}=/kmrun/gen",
+};
+
+const char *km_target_file(km_target_kind kind)
+{
+    return kind == KM_TARGET_IMAGE ? "image.elf" : kind == KM_TARGET_KERNELS ? "kernels.so"
+                                                                             : "thread_host.so";
+}
+
 char *km_handlers_header(const km_program *p)
 {
     char *text = NULL;
@@ -95,6 +110,15 @@ static void add_target(km_build_ctx *b, km_target_kind kind, const km_thread *th
         t->display = describe_thread(th);
         t->flags = copy_flags(image_flags, sizeof image_flags / sizeof *image_flags,
                               th->cflags, th->ncflags, &t->nflags);
+    } else if (kind == KM_TARGET_HOST) {
+        if (asprintf(&t->name, "h%zu", b->ntargets) < 0)
+            abort();
+        char *thread = describe_thread(th);
+        if (asprintf(&t->display, "host fallback of the %s", thread) < 0)
+            abort();
+        free(thread);
+        t->flags = copy_flags(host_flags, sizeof host_flags / sizeof *host_flags, th->cflags,
+                              th->ncflags, &t->nflags);
     } else {
         t->name = strdup("kernels");
         t->display = strdup("kernels");
@@ -111,8 +135,7 @@ static void add_target(km_build_ctx *b, km_target_kind kind, const km_thread *th
         if (asprintf(&t->objs[i], "%s/%s/%zu-%s.o", b->work, t->name, i, base) < 0)
             abort();
     }
-    if (asprintf(&t->out, "%s/%s/%s", b->work, t->name,
-                 kind == KM_TARGET_IMAGE ? "image.elf" : "kernels.so") < 0)
+    if (asprintf(&t->out, "%s/%s/%s", b->work, t->name, km_target_file(kind)) < 0)
         abort();
     b->ntargets++;
 }
@@ -163,7 +186,7 @@ static char *work_folder(km_cache *c, const char *manifest, km_error *err)
     return dir;
 }
 
-static int setup(km_build_ctx *b, const km_program *p, km_cache *c,
+static int setup(km_build_ctx *b, const km_program *p, km_cache *c, const km_build_opts *opts,
                  km_build_result *out, km_error *err)
 {
     b->p = p;
@@ -176,7 +199,13 @@ static int setup(km_build_ctx *b, const km_program *p, km_cache *c,
         const char *cc = getenv("KMRUN_CC");
         rc = km_tool_identify(c, cc && *cc ? cc : KM_RV_CC_DEFAULT, &b->rv, err);
     }
-    if (rc == KM_OK && p->kernels.nsources) {
+    bool hosts = opts->host && p->nthreads > 0;
+    if (rc == KM_OK && hosts && !b->data.has_kmx_host)
+        rc = km_fail(err, KM_EXIT_SYSTEM,
+                     "the host fallback runtime is missing ('%s'): run 'make', or set KMRUN_DATA "
+                     "to the folder that holds kmx/",
+                     b->data.kmx_host_lib);
+    if (rc == KM_OK && (p->kernels.nsources || hosts)) {
         const char *cc = getenv("KMRUN_HOST_CC");
         rc = km_tool_identify(c, cc && *cc ? cc : KM_HOST_CC_DEFAULT, &b->host, err);
     }
@@ -193,10 +222,15 @@ static int setup(km_build_ctx *b, const km_program *p, km_cache *c,
     out->has_kernels = p->kernels.nsources > 0;
     out->handlers_header = km_path_join(b->gen, KM_HANDLERS_HEADER);
     out->work_dir = strdup(b->work);
-    b->targets = calloc(p->nthreads + 1, sizeof *b->targets);
+    out->has_hosts = hosts;
+    out->hosts = calloc(p->nthreads ? p->nthreads : 1, sizeof *out->hosts);
+    b->targets = calloc(2 * p->nthreads + 1, sizeof *b->targets);
     for (size_t i = 0; i < p->nthreads; i++)
         add_target(b, KM_TARGET_IMAGE, &p->threads[i], p->threads[i].sources,
                    p->threads[i].nsources, &out->threads[i]);
+    for (size_t i = 0; hosts && i < p->nthreads; i++)
+        add_target(b, KM_TARGET_HOST, &p->threads[i], p->threads[i].sources,
+                   p->threads[i].nsources, &out->hosts[i]);
     if (out->has_kernels)
         add_target(b, KM_TARGET_KERNELS, NULL, p->kernels.sources, p->kernels.nsources,
                    &out->kernels);
@@ -364,7 +398,7 @@ int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
 {
     memset(out, 0, sizeof *out);
     km_build_ctx b = {0};
-    int rc = setup(&b, p, c, out, err);
+    int rc = setup(&b, p, c, opts, out, err);
     km_target **todo = calloc(b.ntargets + 1, sizeof *todo);
     size_t ntodo = 0;
     for (size_t i = 0; rc == KM_OK && i < b.ntargets; i++)
@@ -428,9 +462,13 @@ int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
 
 void km_build_result_free(km_build_result *r)
 {
-    for (size_t i = 0; i < r->nthreads; i++)
+    for (size_t i = 0; i < r->nthreads; i++) {
         free(r->threads[i].path);
+        if (r->hosts)
+            free(r->hosts[i].path);
+    }
     free(r->threads);
+    free(r->hosts);
     free(r->kernels.path);
     free(r->handlers_header);
     free(r->work_dir);

@@ -8,7 +8,14 @@
 #include "km_build.h"
 #include "km_toolchain.h"
 
-typedef enum km_target_kind { KM_TARGET_IMAGE, KM_TARGET_KERNELS } km_target_kind;
+typedef enum km_target_kind {
+    KM_TARGET_IMAGE,   /* a thread's image for the card */
+    KM_TARGET_KERNELS, /* the kernels' shared object for the grid */
+    KM_TARGET_HOST,    /* a thread's host fallback: a shared object (kmx_host.h) */
+} km_target_kind;
+
+/* The file a target makes, in its work folder and in its cache entry. */
+const char *km_target_file(km_target_kind kind);
 
 typedef struct km_target {
     km_target_kind kind;

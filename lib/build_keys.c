@@ -24,10 +24,14 @@ void km_target_direct_key(km_build_ctx *b, km_target *t)
 {
     km_hasher h;
     km_hasher_init(&h);
-    km_hasher_str(&h, t->kind == KM_TARGET_IMAGE ? "kmrun-image-1" : "kmrun-kernels-1");
+    km_hasher_str(&h, t->kind == KM_TARGET_IMAGE     ? "kmrun-image-1"
+                      : t->kind == KM_TARGET_KERNELS ? "kmrun-kernels-1"
+                                                     : "kmrun-host-1");
     km_hasher_str(&h, KMRUN_VERSION);
     km_hasher_digest(&h, t->kind == KM_TARGET_IMAGE ? &b->rv.id : &b->host.id);
     km_hasher_digest(&h, &b->data.kmx_id);
+    if (t->kind == KM_TARGET_HOST)
+        km_hasher_digest(&h, &b->data.kmx_host_id);
     km_hasher_str(&h, b->header);
     km_hasher_u64(&h, t->nflags);
     for (size_t i = 0; i < t->nflags; i++)
@@ -109,7 +113,7 @@ static void fill_built(km_target *t, const char *dir, const cJSON *meta,
     r->hit = hit;
     km_digest_hex(key, r->key);
     free(r->path);
-    r->path = km_path_join(dir, t->kind == KM_TARGET_IMAGE ? "image.elf" : "kernels.so");
+    r->path = km_path_join(dir, km_target_file(t->kind));
     const cJSON *v;
     v = cJSON_GetObjectItemCaseSensitive(meta, "sha256");
     snprintf(r->sha256, sizeof r->sha256, "%s", cJSON_IsString(v) ? v->valuestring : "");
@@ -301,14 +305,14 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err)
             cJSON_AddNumberToObject(meta, "text", (double)info.text_bytes);
             cJSON_AddNumberToObject(meta, "rodata", (double)info.rodata_bytes);
             cJSON_AddNumberToObject(meta, "data", (double)info.data_bytes);
-        } else {
+        } else if (t->kind == KM_TARGET_KERNELS) {
             rc = km_so_check_handlers(t->out, (const char *const *)b->p->kernels.handlers,
                                       b->p->kernels.nhandlers, err);
         }
     }
     char *dir = NULL;
     if (rc == KM_OK) {
-        km_cache_file f = {t->kind == KM_TARGET_IMAGE ? "image.elf" : "kernels.so", t->out};
+        km_cache_file f = {km_target_file(t->kind), t->out};
         rc = km_cache_put(b->c, &ekey, &f, 1, meta, &dir, err);
     }
     if (rc == KM_OK) {

@@ -92,6 +92,10 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
           "  description = LINK $name\n"
           "\nrule link_kernels\n"
           "  command = $cc -shared -o $out $in\n"
+          "  description = LINK $name\n"
+          /* -z defs: a call the fallback lacks fails here, not at load. */
+          "\nrule link_host\n"
+          "  command = $cc -shared -pthread -Wl,-z,defs -Wl,-u,kmx_host_run -o $out $in $libs\n"
           "  description = LINK $name\n",
           f);
     for (size_t i = 0; i < b->ntargets; i++) {
@@ -116,7 +120,10 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
         }
         fputs("\nbuild ", f);
         put_path(f, t->out);
-        fputs(t->kind == KM_TARGET_IMAGE ? ": link_image" : ": link_kernels", f);
+        fputs(t->kind == KM_TARGET_IMAGE     ? ": link_image"
+              : t->kind == KM_TARGET_KERNELS ? ": link_kernels"
+                                             : ": link_host",
+              f);
         for (size_t s = 0; s < t->nsources; s++) {
             fputc(' ', f);
             put_path(f, t->objs[s]);
@@ -126,6 +133,9 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
             put_path(f, b->data.kmx_lib);
             fputc(' ', f);
             put_path(f, b->data.kmx_ld);
+        } else if (t->kind == KM_TARGET_HOST) {
+            fputs(" | ", f);
+            put_path(f, b->data.kmx_host_lib);
         }
         fputs("\n  cc = ", f);
         put_arg(f, tool->path);
@@ -136,6 +146,10 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
             fputs("\n  libs = ", f);
             put_arg(f, b->data.kmx_lib);
             fputs(" -lgcc\n", f);
+        } else if (t->kind == KM_TARGET_HOST) {
+            fputs("  libs = ", f);
+            put_arg(f, b->data.kmx_host_lib);
+            fputc('\n', f);
         }
     }
     fclose(f);

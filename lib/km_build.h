@@ -22,6 +22,7 @@
 
 typedef struct km_build_opts {
     int jobs;              /* ninja -j; 0: Ninja's default */
+    bool host;             /* also each thread's host fallback (kmx/host/kmx_host.h) */
     km_line_fn progress;   /* Ninja's "[n/m] ..." lines, when set */
     km_line_fn output;     /* the compilers' messages (warnings), when set */
     void *ctx;
@@ -31,7 +32,7 @@ typedef struct km_built {
     bool hit;
     char key[KM_HEX_LEN];    /* the entry's key */
     char sha256[KM_HEX_LEN]; /* of the file itself */
-    char *path;              /* the cached image.elf or kernels.so */
+    char *path;              /* the cached image.elf, kernels.so or thread_host.so */
     uint64_t bytes;          /* images: what must fit in the image area */
     uint64_t text, rodata, data;
 } km_built;
@@ -39,6 +40,8 @@ typedef struct km_built {
 typedef struct km_build_result {
     km_built *threads;     /* one per program thread entry, in order */
     size_t nthreads;
+    km_built *hosts;       /* with opts->host: each thread's fallback, in order */
+    bool has_hosts;
     km_built kernels;      /* valid when has_kernels */
     bool has_kernels;
     char *handlers_header; /* the generated KM_HANDLERS_HEADER */

@@ -12,13 +12,14 @@
  *   km_session_close(s)
  *
  * Backends sit behind one table of functions (session_internal.h), so a
- * `host` (the fallback) or `card` (a real Blackhole) backend is a new file
- * and a line in session.c, not a change to any caller.  Only `sim` exists
- * yet; the others are refused at open.
+ * `card` (a real Blackhole) backend is a new file and a line in session.c,
+ * not a change to any caller.  `sim` and `host` exist; `card` is refused at
+ * open.
  *
  * Time in results is modeled device time in mtime ticks (50 MHz); nothing
  * in a result depends on the host, the wall clock or the nonce, so the same
- * program gives the same result every run. */
+ * program gives the same result every run.  The host backend is the
+ * exception: its times are the host's (km_run_result.host_times). */
 #ifndef KM_SESSION_H
 #define KM_SESSION_H
 
@@ -36,7 +37,7 @@
 
 typedef enum km_backend {
     KM_BACKEND_SIM,  /* the simulated Blackhole (device/sim/) */
-    KM_BACKEND_HOST, /* the host fallback (not built yet) */
+    KM_BACKEND_HOST, /* the host fallback (kmx/host/, lib/session_host.c) */
     KM_BACKEND_CARD, /* a real card (not built yet) */
 } km_backend;
 
@@ -103,6 +104,7 @@ typedef struct km_thread_result {
     km_trap_info trap;
     bool stuck;
     km_stuck_info stuck_info;
+    char message[320]; /* what the backend adds about `error` ("" when nothing) */
 } km_thread_result;
 
 /* A host-fed command (the manifest's `commands`, in order): what came back
@@ -125,7 +127,8 @@ typedef struct km_run_result {
     const km_command_result *commands; /* one per manifest command (the session's, until
                                           km_session_close); NULL when none */
     size_t ncommands;
-    uint64_t device_ps;    /* modeled time from the start to the stop */
+    uint64_t device_ps;    /* modeled time from the start to the stop (host: wall time) */
+    bool host_times;       /* the times are the host's (the host fallback), not modeled */
     uint64_t instructions; /* retired by every X280 core */
 } km_run_result;
 

@@ -37,6 +37,10 @@ typedef struct km_data {
     char *kmx_ld;       /* dir/kmx/kmx.ld */
     char *device_include;
     km_digest kmx_id;   /* libkmx.a and kmx.ld's content */
+    char *kmx_host_dir; /* dir/kmx/host: kmx_host.h, libkmx_host.a (the fallback) */
+    char *kmx_host_lib;
+    km_digest kmx_host_id; /* libkmx_host.a's content (zero when it is missing) */
+    bool has_kmx_host;
 } km_data;
 
 int km_data_find(km_data *d, km_error *err);

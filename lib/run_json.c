@@ -102,6 +102,10 @@ static cJSON *thread_json(const km_thread_result *t)
     } else {
         cJSON_AddNullToObject(o, "stuck");
     }
+    if (t->message[0])
+        cJSON_AddStringToObject(o, "message", t->message);
+    else
+        cJSON_AddNullToObject(o, "message");
     return o;
 }
 
@@ -116,6 +120,7 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
     char us[40];
     km_ps_us(r->device_ps, us, sizeof us);
     cJSON_AddRawToObject(doc, "device_microseconds", us);
+    cJSON_AddStringToObject(doc, "times", r->host_times ? "host" : "modeled");
     add_u64(doc, "instructions", r->instructions);
     cJSON *threads = cJSON_AddArrayToObject(doc, "threads");
     for (unsigned i = 0; i < r->nthreads; i++)

@@ -71,6 +71,8 @@ int km_session_open(km_session **out, const km_program *p, km_backend b, km_erro
     const km_backend_ops *ops = NULL;
     if (b == KM_BACKEND_SIM)
         ops = &km_sim_backend;
+    else if (b == KM_BACKEND_HOST)
+        ops = &km_host_backend;
     if (!ops)
         return km_fail(err, KM_EXIT_USAGE, "the '%s' backend is not available in this kmrun",
                        km_backend_name(b));
@@ -102,10 +104,14 @@ static uint64_t make_nonce(void)
 
 int km_session_load(km_session *s, km_cache *c, const km_build_opts *build, km_error *err)
 {
-    km_build_opts quiet = {0};
+    km_build_opts opts = {0};
+    if (build)
+        opts = *build;
+    /* The host backend runs each thread's fallback: built with the rest. */
+    opts.host = opts.host || s->ops->kind == KM_BACKEND_HOST;
     /* A failed build may still hold what it allocated: freed at close. */
     s->built = true;
-    int rc = km_build(s->p, c, build ? build : &quiet, &s->build, err);
+    int rc = km_build(s->p, c, &opts, &s->build, err);
     if (rc != KM_OK)
         return rc;
     rc = km_plan_make(s->p, &s->plan, err);

@@ -60,6 +60,13 @@ struct km_feed {
     sim_ring_noc ring_ports[SIM_DISPATCH_RINGS][2];
     sim_ring_mem ring_mems[SIM_DISPATCH_RINGS][2];
     sim_grid_region regions[KMX_WORK_CLUSTERS * KMX_MAX_REGIONS]; /* km_region_address's */
+    /* The host fallback's rings (km_feed_attach_host_ring): in host memory. */
+    struct host_ring {
+        uint8_t cmd_bytes[64u * (KMX_RING_COMMAND_DEPTH + 1u)];
+        uint8_t ev_bytes[64u + 16u * KMX_RING_EVENT_DEPTH];
+        sim_ring_buffer cmd_buf, ev_buf;
+        sim_ring_host writer;
+    } host_rings[SIM_DISPATCH_RINGS];
 };
 
 /* ---- the grid behind sim_job_ops ------------------------------------------- */
@@ -296,6 +303,42 @@ int km_feed_attach_thread(km_feed *f, struct sim_noc *noc, int cluster,
         return km_fail(err, KM_EXIT_INTERNAL, "the dispatcher refused the ring of cluster %d",
                        cluster);
     return KM_OK;
+}
+
+sim_ring_host *km_feed_attach_host_ring(km_feed *f, int cluster, km_error *err)
+{
+    struct host_ring *h = &f->host_rings[cluster];
+    unsigned ring = (unsigned)cluster;
+    h->cmd_buf = (sim_ring_buffer){h->cmd_bytes, 0, sizeof h->cmd_bytes};
+    h->ev_buf = (sim_ring_buffer){h->ev_bytes, 0, sizeof h->ev_bytes};
+    f->ring_mems[ring][0] = sim_ring_buffer_mem(&h->cmd_buf);
+    f->ring_mems[ring][1] = sim_ring_buffer_mem(&h->ev_buf);
+    kmx_ring_descriptor desc;
+    memset(&desc, 0, sizeof desc);
+    desc.kind = KMX_RING_REMOTE;
+    desc.command_depth = KMX_RING_COMMAND_DEPTH;
+    desc.event_depth = KMX_RING_EVENT_DEPTH;
+    desc.read_line = 0;
+    desc.commands = 64u;
+    desc.counts = 0;
+    desc.events = 64u;
+    if (!sim_dispatcher_attach_ring(f->d, ring, &f->ring_mems[ring][0], &f->ring_mems[ring][1],
+                                    &desc)) {
+        km_fail(err, KM_EXIT_INTERNAL, "the dispatcher refused the ring of cluster %d", cluster);
+        return NULL;
+    }
+    sim_ring_host_init(&h->writer, &f->ring_mems[ring][0], &f->ring_mems[ring][1], &desc);
+    return &h->writer;
+}
+
+void km_feed_pass(km_feed *f)
+{
+    km_feed_step(f, f->next_pass_ps);
+}
+
+uint64_t km_feed_now_ps(const km_feed *f)
+{
+    return f->next_pass_ps;
 }
 
 void km_feed_set_regions(km_feed *f, const km_plan *plan)

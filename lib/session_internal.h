@@ -78,11 +78,27 @@ int km_feed_attach_thread(km_feed *f, struct sim_noc *noc, int cluster,
                           const kmx_ring_descriptor *desc, km_error *err);
 /* What km_region_address (km_device.h) answers: every region copy of the plan. */
 void km_feed_set_regions(km_feed *f, const km_plan *plan);
+/* The host fallback's ring for the thread on `cluster`: ring `cluster` of
+ * the dispatcher, in host memory, with its writer and reader (NULL and
+ * *err when the dispatcher refuses it).  km_feed_pass runs one pass;
+ * km_feed_now_ps is when the next one starts. */
+struct sim_ring_host;
+struct sim_ring_host *km_feed_attach_host_ring(km_feed *f, int cluster, km_error *err);
+void km_feed_pass(km_feed *f);
+uint64_t km_feed_now_ps(const km_feed *f);
 void km_feed_step(km_feed *f, uint64_t until_ps);
 bool km_feed_done(const km_feed *f);
 void km_feed_stop(km_feed *f);
 const km_command_result *km_feed_results(const km_feed *f);
 void km_feed_free(km_feed *f);
+
+/* A region's initial contents into a fresh card's DRAM (zeros are never
+ * written: the card starts zeroed); whether an earlier cluster of the plan
+ * (index < upto) already wrote this shared region's one copy. */
+int km_dram_write_region(struct sim_dram *d, const km_placed *pl, km_error *err);
+bool km_region_written_before(const km_plan *plan, unsigned upto, const km_placed *pl);
+
+extern const km_backend_ops km_host_backend;
 
 /* The cached image of the thread running on a cluster plan. */
 const char *km_session_image(const km_session *s, const km_cluster_plan *cp);

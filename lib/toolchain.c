@@ -151,6 +151,10 @@ int km_data_find(km_data *d, km_error *err)
     d->kmx_lib = km_path_join(d->dir, "kmx/lib/libkmx.a");
     d->kmx_ld = km_path_join(d->dir, "kmx/kmx.ld");
     d->device_include = km_path_join(d->dir, "device/include");
+    d->kmx_host_dir = km_path_join(d->dir, "kmx/host");
+    d->kmx_host_lib = km_path_join(d->dir, "kmx/host/libkmx_host.a");
+    /* Only a host fallback build needs it (build.c says so if missing). */
+    d->has_kmx_host = km_hash_file(d->kmx_host_lib, &d->kmx_host_id, NULL) == KM_OK;
     km_digest lib, ld;
     int rc = km_hash_file(d->kmx_lib, &lib, err);
     if (rc == KM_OK)
@@ -179,5 +183,7 @@ void km_data_free(km_data *d)
     free(d->kmx_lib);
     free(d->kmx_ld);
     free(d->device_include);
+    free(d->kmx_host_dir);
+    free(d->kmx_host_lib);
     memset(d, 0, sizeof *d);
 }

@@ -81,6 +81,12 @@ const uint32_t *kmx_args_get(uint32_t *nwords);
  * size.  NULL (and 0 bytes) for an id that does not exist. */
 void *kmx_region(uint32_t id, uint64_t *bytes);
 
+/* Region `id`'s DRAM bank and bank address — what a command gives a Tensix
+ * handler so it reaches the region over the NoC (the spec's
+ * regions.address(name); km_device.h, km_region_address).  KMX_OK, or
+ * KMX_BAD for an id that does not exist. */
+int kmx_region_address(uint32_t id, uint32_t *bank, uint64_t *bank_address);
+
 /* The cluster this thread runs on (1..3); the clusters that run this
  * image, bit c set for cluster c; the lowest of them, which leads. */
 int kmx_cluster(void);
@@ -151,8 +157,10 @@ int kmx_serve(void);
  * library error `parallel` otherwise); KMX_BAD without a ring.
  *
  * Submits a command through the thread's ring; *handle receives its
- * number, from 1.  KMX_FULL: no free slot yet; KMX_STOPPED / KMX_LATE once
- * a stop was asked or the thread's deadline passed. */
+ * number, from 1.  KMX_FULL: no free slot yet — take events (kmx_poll,
+ * kmx_wait) before trying again: the kernel takes no command while the
+ * thread leaves its event ring full.  KMX_STOPPED / KMX_LATE once a stop
+ * was asked or the thread's deadline passed. */
 int kmx_submit(const km_command_t *command, uint32_t *handle);
 
 /* Waits until the event of `handle` arrives or mtime reaches `deadline`

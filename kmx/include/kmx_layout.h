@@ -614,10 +614,12 @@ KMX_STATIC_ASSERT(KMX_LIM_RING_LINE == KMX_LIM_ARGS + offsetof(kmx_args, ring),
 #define KMX_ERROR_PORTS 7u    /* a bad ports table */
 #define KMX_ERROR_PULL 8u     /* a pull log overflowed, or bad settings */
 #define KMX_ERROR_SERVE 9u    /* twelve cores: a cluster never served */
-#define KMX_ERROR_COUNT 10u
+#define KMX_ERROR_HOST 10u    /* the host fallback: a call it cannot honour
+                                 (kmrun's message names it) */
+#define KMX_ERROR_COUNT 11u
 #define KMX_ERROR_NAMES                                                        \
     { "none", "args", "region", "bank", "trap", "parallel", "ring", "ports",   \
-      "pull", "serve" }
+      "pull", "serve", "host" }
 #define KMX_DETAIL_CHECK_LINE 0xFFFFFFFFu
 
 /* `prefetch`: what start-up decided.  The registers' values are not public,

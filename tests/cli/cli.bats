@@ -23,6 +23,7 @@ END
     expect stdout <<'END'
 build
 run
+check
 validate
 cache
 read-region
@@ -110,9 +111,9 @@ kmrun: see 'kmrun --help'
 END
 }
 
-@test "commands of later issues are not listed yet" {
-    run -2 --separate-stderr kmrun check
-    [[ ${stderr} == "kmrun: 'check' is not a kmrun command"* ]]
+@test "a misspelt command gets the nearest one" {
+    run -2 --separate-stderr kmrun chekc
+    [[ ${stderr} == "kmrun: 'chekc' is not a kmrun command (did you mean 'check'?)"* ]]
 }
 
 @test "help with an unknown command gets a suggestion and exits 2" {

@@ -1,0 +1,237 @@
+/* kmrun check: a program on the simulated card and on the host fallback,
+ * compared — the spec's way of working: "A thread is developed this way
+ * first, and its card result is checked against it bit for bit".
+ *
+ * Both runs keep their run folders (kmrun read-region reads either).  The
+ * comparison: per thread, state, error, code and result words; per region
+ * copy, every byte.  Agreement: one line (or JSON) and exit 0.  A
+ * difference: what differs — a result field with both values; a region
+ * with its first differing offset, how many bytes differ and the 16 bytes
+ * around it on each side — and exit 1.  Times are never compared: the
+ * host's are the host's. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd.h"
+#include "cmd_common.h"
+#include "cmd_run.h"
+#include "km_text.h"
+
+#define AROUND 16u /* bytes shown around a region's first difference */
+
+typedef struct check_out {
+    cJSON *doc;
+    cJSON *differences;
+    unsigned ndiff;
+} check_out;
+
+static void differ(check_out *c, cJSON *d, const char *line)
+{
+    cJSON_AddStringToObject(d, "text", line);
+    cJSON_AddItemToArray(c->differences, d);
+    c->ndiff++;
+}
+
+static const char *code_text(const km_thread_result *t, char *buf, size_t n)
+{
+    if (!t->has_code)
+        return "none";
+    snprintf(buf, n, "%d", t->code);
+    return buf;
+}
+
+static void compare_threads(check_out *c, const km_run_result *sim, const km_run_result *host)
+{
+    for (unsigned i = 0; i < sim->nthreads && i < host->nthreads; i++) {
+        const km_thread_result *a = &sim->threads[i], *b = &host->threads[i];
+        char line[512], x[32], y[32];
+        if (a->state != b->state || a->error != b->error || a->has_code != b->has_code ||
+            (a->has_code && a->code != b->code)) {
+            snprintf(line, sizeof line,
+                     "thread on cluster %d: sim ended %s (error %s, code %s), host ended %s "
+                     "(error %s, code %s)",
+                     a->cluster, km_state_name(a->state), km_kmx_error_name(a->error),
+                     code_text(a, x, sizeof x), km_state_name(b->state),
+                     km_kmx_error_name(b->error), code_text(b, y, sizeof y));
+            cJSON *d = cJSON_CreateObject();
+            cJSON_AddStringToObject(d, "kind", "thread");
+            cJSON_AddNumberToObject(d, "cluster", a->cluster);
+            differ(c, d, line);
+        }
+        uint32_t n = a->nwords > b->nwords ? a->nwords : b->nwords;
+        for (uint32_t w = 0; w < n; w++) {
+            uint32_t va = w < a->nwords ? a->words[w] : 0, vb = w < b->nwords ? b->words[w] : 0;
+            if (va == vb && (w < a->nwords) == (w < b->nwords))
+                continue;
+            snprintf(line, sizeof line, "thread on cluster %d: result word %u: sim %u, host %u",
+                     a->cluster, w, va, vb);
+            cJSON *d = cJSON_CreateObject();
+            cJSON_AddStringToObject(d, "kind", "word");
+            cJSON_AddNumberToObject(d, "cluster", a->cluster);
+            cJSON_AddNumberToObject(d, "index", w);
+            cJSON_AddNumberToObject(d, "sim", va);
+            cJSON_AddNumberToObject(d, "host", vb);
+            differ(c, d, line);
+        }
+    }
+}
+
+/* "01 02 ..." — the bytes [at, at + n) of one side. */
+static char *hex_bytes(const uint8_t *bytes, uint64_t at, uint64_t n)
+{
+    char *s = malloc(3 * n + 1);
+    if (!s)
+        abort();
+    s[0] = 0;
+    for (uint64_t i = 0; i < n; i++)
+        sprintf(s + (i ? 3 * i - 1 : 0), i ? " %02x" : "%02x", bytes[at + i]);
+    return s;
+}
+
+static void compare_region(check_out *c, const km_region_copy *a, const km_region_copy *b)
+{
+    uint64_t first = UINT64_MAX, count = 0;
+    const uint8_t *x = a->bytes, *y = b->bytes;
+    for (uint64_t i = 0; i < a->size; i++) {
+        if (x[i] != y[i]) {
+            if (first == UINT64_MAX)
+                first = i;
+            count++;
+        }
+    }
+    if (count == 0)
+        return;
+    uint64_t from = first / AROUND * AROUND;
+    uint64_t n = a->size - from < AROUND ? a->size - from : AROUND;
+    char *hs = hex_bytes(x, from, n), *hh = hex_bytes(y, from, n);
+    char line[1024];
+    char counted[32];
+    km_thousands(count, counted, sizeof counted);
+    snprintf(line, sizeof line,
+             "region '%s' of cluster %d: %s byte%s, the first at offset %llu (0x%llx)\n"
+             "  sim  at 0x%llx: %s\n"
+             "  host at 0x%llx: %s",
+             a->name, a->cluster, counted, count == 1 ? " differs" : "s differ", (unsigned long long)first,
+             (unsigned long long)first, (unsigned long long)from, hs, (unsigned long long)from,
+             hh);
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "kind", "region");
+    cJSON_AddStringToObject(d, "region", a->name);
+    cJSON_AddNumberToObject(d, "cluster", a->cluster);
+    cJSON_AddNumberToObject(d, "offset", (double)first);
+    cJSON_AddNumberToObject(d, "bytes", (double)count);
+    cJSON_AddNumberToObject(d, "around", (double)from);
+    cJSON_AddStringToObject(d, "sim", hs);
+    cJSON_AddStringToObject(d, "host", hh);
+    differ(c, d, line);
+    free(hs);
+    free(hh);
+}
+
+int cmd_check(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'J'},
+        {"timeout", required_argument, NULL, 't'},
+        {"run-dir", required_argument, NULL, 'R'},
+        {NULL, 0, NULL, 0},
+    };
+    bool json = false;
+    km_run_opts ro = {0};
+    const char *run_dir = NULL;
+    int ch;
+    optind = 0;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'J':
+            json = true;
+            break;
+        case 't':
+            if (km_parse_seconds("check", "timeout", optarg, &ro.timeout_s) != KM_OK)
+                return KM_EXIT_USAGE;
+            break;
+        case 'R':
+            if (!*optarg)
+                return km_usage_error("check", "an empty run folder name");
+            run_dir = optarg;
+            break;
+        default:
+            return km_option_error("check", ch, argv, longopts);
+        }
+    }
+    if (optind + 1 != argc)
+        return km_usage_error("check", optind == argc ? "missing the program manifest"
+                                                      : "expected one program manifest");
+    km_program *p = NULL;
+    int rc = km_load_manifest(argv[optind], &p);
+    if (rc != KM_OK)
+        return rc;
+    km_error err = {0};
+    km_cache cache = {0};
+    km_build_opts bo = {0};
+    km_run_outcome sim = {0}, host = {0};
+    if (p->nthreads == 0)
+        rc = km_fail(&err, KM_EXIT_USAGE,
+                     "program '%s' has no thread: there is no host fallback to check", p->name);
+    if (rc == KM_OK)
+        rc = km_open_cache(&cache, &err);
+    if (rc == KM_OK)
+        rc = km_run_backend(p, KM_BACKEND_SIM, &cache, &bo, &ro, run_dir, km_wall_now(), &sim,
+                            &err);
+    if (rc == KM_OK)
+        rc = km_run_backend(p, KM_BACKEND_HOST, &cache, &bo, &ro, run_dir, km_wall_now(), &host,
+                            &err);
+    if (rc == KM_OK) {
+        check_out c = {cJSON_CreateObject(), NULL, 0};
+        cJSON_AddStringToObject(c.doc, "program", p->name);
+        cJSON_AddStringToObject(c.doc, "sim_run", sim.id);
+        cJSON_AddStringToObject(c.doc, "host_run", host.id);
+        c.differences = cJSON_CreateArray();
+        compare_threads(&c, &sim.result, &host.result);
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < sim.ncopies && i < host.ncopies; i++) {
+            compare_region(&c, &sim.copies[i], &host.copies[i]);
+            bytes += sim.copies[i].size;
+        }
+        cJSON_AddBoolToObject(c.doc, "agree", c.ndiff == 0);
+        cJSON_AddNumberToObject(c.doc, "threads", sim.result.nthreads);
+        cJSON_AddNumberToObject(c.doc, "regions", (double)sim.ncopies);
+        cJSON_AddNumberToObject(c.doc, "region_bytes", (double)bytes);
+        cJSON_AddItemToObject(c.doc, "differences", c.differences);
+        char counted[32];
+        km_thousands(bytes, counted, sizeof counted);
+        if (json) {
+            char *text = cJSON_Print(c.doc);
+            printf("%s\n", text);
+            free(text);
+        } else if (c.ndiff == 0) {
+            printf("kmrun: check: '%s' agrees on the simulated card and the host: %u thread%s, "
+                   "%zu region%s (%s bytes) identical (runs %s, %s)\n",
+                   p->name, sim.result.nthreads, sim.result.nthreads == 1 ? "" : "s",
+                   sim.ncopies, sim.ncopies == 1 ? "" : "s", counted, sim.id, host.id);
+        } else {
+            printf("kmrun: check: '%s' differs between the simulated card and the host "
+                   "(runs %s, %s):\n",
+                   p->name, sim.id, host.id);
+            cJSON *d;
+            cJSON_ArrayForEach(d, c.differences) {
+                printf("%s\n", cJSON_GetObjectItem(d, "text")->valuestring);
+            }
+        }
+        rc = c.ndiff == 0 ? KM_OK : KM_EXIT_FAILED;
+        cJSON_Delete(c.doc);
+    }
+    if (rc != KM_OK && rc != KM_EXIT_FAILED)
+        fprintf(stderr, "kmrun: %s\n", err.message);
+    km_run_outcome_free(&sim);
+    km_run_outcome_free(&host);
+    if (cache.root)
+        km_cache_close(&cache);
+    km_program_free(p);
+    return rc;
+}

@@ -1,0 +1,84 @@
+/* run_backend: one run of a program on a backend (cmd_run.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "cmd_run.h"
+#include "km_fs.h"
+#include "km_run_json.h"
+#include "km_rundir.h"
+
+double km_wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int km_parse_seconds(const char *command, const char *option, const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !isfinite(v) || v <= 0 || v > 1e6)
+        return km_usage_error(command, "invalid %s '%s' (expected seconds, such as 2 or 0.5)",
+                              option, text);
+    *out = v;
+    return KM_OK;
+}
+
+static void on_compiler_output(const char *line, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", line);
+}
+
+int km_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
+                   const km_run_opts *ro, const char *run_dir, double started,
+                   km_run_outcome *out, km_error *err)
+{
+    memset(out, 0, sizeof *out);
+    km_build_opts opts = *bo;
+    opts.output = on_compiler_output;
+    int rc = km_session_open(&out->s, p, b, err);
+    if (rc == KM_OK)
+        rc = km_session_load(out->s, cache, &opts, err);
+    if (rc == KM_OK)
+        rc = km_session_run(out->s, ro, &out->result, err);
+    if (rc == KM_OK)
+        rc = km_session_regions(out->s, &out->copies, &out->ncopies, err);
+    if (rc != KM_OK)
+        return rc;
+    km_run_id(out->id);
+    char *runs = km_runs_root(run_dir);
+    char *dir = km_path_join(runs, out->id);
+    km_run_info info = {
+        .run_id = out->id,
+        .run_dir = dir,
+        .wall_seconds = km_wall_now() - started,
+        .backend = b,
+        .build = km_session_build(out->s),
+    };
+    out->json = km_run_json(p, km_session_plan(out->s), &out->result, &info);
+    rc = km_rundir_write(runs, out->id, out->json, out->copies, out->ncopies, NULL, err);
+    free(dir);
+    free(runs);
+    return rc;
+}
+
+bool km_run_outcome_ok(const km_run_outcome *o)
+{
+    for (size_t i = 0; i < o->result.ncommands; i++)
+        if (!o->result.commands[i].ended || o->result.commands[i].event != KM_EVENT_DONE)
+            return false;
+    return km_run_all_returned(&o->result);
+}
+
+void km_run_outcome_free(km_run_outcome *o)
+{
+    km_session_close(o->s);
+    free(o->json);
+    memset(o, 0, sizeof *o);
+}

@@ -1,0 +1,158 @@
+/* kmx_host_core.c: the calls any core may make (the argument block,
+ * regions, clusters, the timer, the stop), the result block, and the
+ * library's error and stop bookkeeping: the card's kmx_core.c on the
+ * host.
+ *
+ * kmx_time is CLOCK_MONOTONIC since kmx_host_run began, in 50 MHz ticks
+ * (KMX_TICKS_PER_SECOND): the thread's deadline is wall time here, while
+ * the card's kernel side moves on modeled time through ctx->step. */
+#include <stdatomic.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "kmx_host_internal.h"
+
+_Static_assert(1000000000u % KMX_TICKS_PER_SECOND == 0, "a tick is a whole number of ns");
+#define NS_PER_TICK (1000000000u / KMX_TICKS_PER_SECOND)
+
+uint64_t kmx_host_now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void kmx_host_poll_time(struct timespec *at) {
+    clock_gettime(CLOCK_MONOTONIC, at);
+    at->tv_nsec += KMX_HOST_POLL_NS;
+    if (at->tv_nsec >= 1000000000L) {
+        at->tv_sec += 1;
+        at->tv_nsec -= 1000000000L;
+    }
+}
+
+const uint32_t *kmx_args_get(uint32_t *nwords) {
+    const kmx_args *a = kmx_host.ctx->args;
+    uint32_t n = a->nwords;
+    if (nwords != NULL) {
+        *nwords = n <= KMX_MAX_WORDS ? n : KMX_MAX_WORDS;
+    }
+    return a->words;
+}
+
+void *kmx_region(uint32_t id, uint64_t *bytes) {
+    const kmx_host_ctx *ctx = kmx_host.ctx;
+    const kmx_args *a = ctx->args;
+    if (id >= a->nregions || id >= KMX_MAX_REGIONS) {
+        if (bytes != NULL) {
+            *bytes = 0;
+        }
+        return NULL;
+    }
+    if (bytes != NULL) {
+        *bytes = a->regions[id].bytes;
+    }
+    return ctx->region[id];
+}
+
+int kmx_region_address(uint32_t id, uint32_t *bank, uint64_t *bank_address) {
+    const kmx_args *a = kmx_host.ctx->args;
+    if (id >= a->nregions || id >= KMX_MAX_REGIONS) {
+        return KMX_BAD;
+    }
+    if (bank != NULL) {
+        *bank = a->regions[id].bank;
+    }
+    if (bank_address != NULL) {
+        *bank_address = a->regions[id].bank_address;
+    }
+    return KMX_OK;
+}
+
+int kmx_cluster(void) {
+    return (int)kmx_host.ctx->args->cluster;
+}
+
+uint32_t kmx_clusters(void) {
+    return kmx_host.ctx->args->clusters;
+}
+
+int kmx_lead(void) {
+    return (int)kmx_host.ctx->args->lead;
+}
+
+uint64_t kmx_time(void) {
+    uint64_t now = kmx_host_now_ns();
+    uint64_t start = kmx_host.start_ns;
+    return now > start ? (now - start) / NS_PER_TICK : 0;
+}
+
+int kmx_host_stop_status(void) {
+    volatile uint32_t *host_stop = kmx_host.ctx->stop;
+    if (*host_stop != 0 ||
+        __atomic_load_n(&kmx_host.stop, __ATOMIC_ACQUIRE) != 0) {
+        return KMX_STOPPED;
+    }
+    uint64_t deadline = kmx_host.deadline;
+    if (deadline != 0 && kmx_time() >= deadline) {
+        return KMX_LATE;
+    }
+    return KMX_OK;
+}
+
+int kmx_stop_requested(void) {
+    return kmx_host_stop_status() != KMX_OK;
+}
+
+void kmx_host_error(uint32_t error, uint32_t detail) {
+    if (__atomic_exchange_n(&kmx_host.error_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
+        volatile kmx_result_block *r = kmx_host.ctx->result;
+        r->error_core = kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u;
+        r->error_detail = detail;
+        atomic_thread_fence(memory_order_seq_cst);
+        __atomic_store_n(&r->error, error, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&kmx_host.stop, (uint32_t)KMX_STOPPED, __ATOMIC_SEQ_CST);
+}
+
+void kmx_host_ended(int status) {
+    if (status == KMX_STOPPED || status == KMX_LATE) {
+        uint32_t none = 0;
+        __atomic_compare_exchange_n(&kmx_host.ended, &none, (uint32_t)status, 0,
+                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    }
+}
+
+int kmx_host_core0_only(void) {
+    if (kmx_host_core != 0 || kmx_host.in_parallel) {
+        kmx_host_error(KMX_ERROR_PARALLEL, kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u);
+        return KMX_STOPPED;
+    }
+    return KMX_OK;
+}
+
+/* A reader may look at the block at any time: where_ticks is 0 while the
+ * marker changes (kmx_layout.h). */
+void kmx_progress(uint32_t where) {
+    volatile kmx_result_block *r = kmx_host.ctx->result;
+    uint64_t now = kmx_time();
+    r->where_ticks = 0;
+    atomic_thread_fence(memory_order_seq_cst);
+    r->where = where;
+    atomic_thread_fence(memory_order_seq_cst);
+    r->where_ticks = now != 0 ? now : 1;
+}
+
+int kmx_result(uint32_t first, const uint32_t *words, uint32_t count) {
+    volatile kmx_result_block *r = kmx_host.ctx->result;
+    if (first > KMX_MAX_RESULT_WORDS || count > KMX_MAX_RESULT_WORDS - first ||
+        (count != 0 && words == NULL)) {
+        return KMX_BAD;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        r->words[first + i] = words[i];
+    }
+    if (first + count > r->nwords) {
+        r->nwords = first + count;
+    }
+    return KMX_OK;
+}

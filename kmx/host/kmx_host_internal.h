@@ -1,0 +1,108 @@
+/* kmx_host_internal.h: what the host fallback runtime's files share (not
+ * installed).  The fallback mirrors the card runtime (the files of kmx/) call for
+ * call: the same status codes, the same library errors, the same result
+ * block; where the card keeps its state in LIM (kmx_private, the spawn
+ * mailboxes), the fallback keeps it in one process-global struct (kmrun
+ * loads one copy of the shared object per cluster) guarded by a mutex for
+ * what crosses threads, and atomics for the stop and the error.
+ *
+ * Every symbol here is hidden: a thread's shared object exports only the
+ * kmx.h calls and kmx_host_run, and its own references to the runtime's
+ * state bind inside the object. */
+#ifndef KMX_HOST_INTERNAL_H
+#define KMX_HOST_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "kmx.h"
+#include "kmx_host.h"
+
+#define KMX_HOST_HIDDEN __attribute__((visibility("hidden")))
+
+/* How long core 0 lets cores 1-3 finish after a stop before it flushes
+ * (the card's KMX_SETTLE_TICKS). */
+#define KMX_HOST_SETTLE_TICKS (KMX_TICKS_PER_SECOND / 10u)
+/* A wait on a condition variable wakes at least this often to look at
+ * the host's stop word and the deadline, which nothing signals. */
+#define KMX_HOST_POLL_NS 1000000L
+
+/* One of cores 1-3: the card's spawn mailbox.  Busy while posted != done.
+ * Under kmx_host.lock. */
+typedef struct kmx_host_worker {
+    pthread_t thread;
+    int started;       /* pthread_create succeeded */
+    uint32_t posted;   /* calls handed over */
+    uint32_t done;     /* calls returned */
+    kmx_function function;
+    void *arg;
+} kmx_host_worker;
+
+typedef struct kmx_host_state {
+    kmx_host_ctx *ctx;
+    uint64_t start_ns;   /* CLOCK_MONOTONIC at kmx_host_run's start */
+    uint64_t deadline;   /* absolute ticks; 0: none */
+    uint32_t stop;       /* atomic: KMX_STOPPED once a library error stopped the run */
+    uint32_t ended;      /* atomic: KMX_STOPPED / KMX_LATE, the first wait that ended so */
+    uint32_t error_claim;       /* atomic: the first library error */
+    uint32_t unsupported_claim; /* atomic: the first unsupported call */
+    int in_parallel;     /* core 0 only: inside kmx_parallel's function */
+    int regions_ok;      /* the region checks passed */
+    int ring;            /* the argument block has a ring */
+
+    /* cores 1-3 */
+    pthread_mutex_t lock;
+    pthread_cond_t posted_cond; /* core 0 -> workers: a call, or the end */
+    pthread_cond_t done_cond;   /* workers -> core 0: a call returned */
+    int finished;               /* the run ended: workers leave */
+    kmx_host_worker workers[KMX_CORES]; /* [0] unused */
+
+    /* the ring (core 0's alone, as on the card) */
+    uint32_t ring_highest;   /* the highest handle submitted */
+    int ring_wake;           /* a wake taken and not yet returned by kmx_poll */
+    int ring_has_next;       /* an event taken from ctx->poll, still "in the ring" */
+    km_event_t ring_next;
+    uint32_t ring_kept_head; /* kept events: a FIFO of KMX_RING_KEPT */
+    uint32_t ring_kept_count;
+    km_event_t ring_kept[KMX_RING_KEPT];
+} kmx_host_state;
+
+extern kmx_host_state kmx_host KMX_HOST_HIDDEN;
+/* The calling thread's core: 0 on kmx_host_run's thread, 1-3 on the
+ * workers; -1 on any other thread. */
+extern _Thread_local int kmx_host_core KMX_HOST_HIDDEN;
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
+uint64_t kmx_host_now_ns(void) KMX_HOST_HIDDEN;
+
+/* KMX_OK, KMX_STOPPED (the host's stop word, or the runtime's own stop),
+ * KMX_LATE (the thread's deadline): the card's kmx__stop_status. */
+int kmx_host_stop_status(void) KMX_HOST_HIDDEN;
+
+/* Records a library error (the first one wins) and stops the run. */
+void kmx_host_error(uint32_t error, uint32_t detail) KMX_HOST_HIDDEN;
+
+/* Records that a library wait ended with KMX_STOPPED / KMX_LATE. */
+void kmx_host_ended(int status) KMX_HOST_HIDDEN;
+
+/* KMX_OK on core 0 outside kmx_parallel's function; else records the
+ * error `parallel` and returns KMX_STOPPED. */
+int kmx_host_core0_only(void) KMX_HOST_HIDDEN;
+
+/* An absolute CLOCK_MONOTONIC time KMX_HOST_POLL_NS from now, for
+ * pthread_cond_timedwait. */
+void kmx_host_poll_time(struct timespec *at) KMX_HOST_HIDDEN;
+
+/* kmx_host_spawn.c: the workers' threads. */
+int kmx_host_workers_start(void) KMX_HOST_HIDDEN; /* 0, or -1 (none left running) */
+void kmx_host_workers_settle(void) KMX_HOST_HIDDEN;
+void kmx_host_workers_end(void) KMX_HOST_HIDDEN;  /* the end: they leave, joined */
+
+/* kmx_host_cache.c: the end of the run's flush of every region. */
+void kmx_host_flush_all_regions(void) KMX_HOST_HIDDEN;
+
+/* kmx_host_ring.c: the ring's state at the start. */
+void kmx_host_ring_reset(void) KMX_HOST_HIDDEN;
+
+#endif

@@ -1,0 +1,201 @@
+/* kmx_host_run.c: the host fallback's start and end of a run (the card's
+ * start.c).
+ *
+ * kmx_host_run checks the ctx (-1, nothing ran, when it is not usable),
+ * starts cores 1-3 on threads of their own, parked until kmx_spawn gives
+ * them work, then does what the card's core 0 does: records the start,
+ * checks that the argument block is this run's (error `args`), marks the
+ * run running, records the prefetcher decision, checks every region (errors
+ * `region`, `bank`) and the ring's kind (error `ring`), calls kmx_main(0)
+ * on the calling thread, records its code, lets spawned work finish (at
+ * most KMX_HOST_SETTLE_TICKS after a stop or the deadline), flushes every
+ * region through ctx->flush and writes the final state last, after a
+ * release fence.  It returns once the workers' threads have left, so no
+ * callback is called after it returns.
+ *
+ * Not mirrored: the bank check line (the fallback reads no DRAM of its
+ * own: its regions are kmrun's copies) and the ring descriptor's addresses
+ * and depths (the ring is kmrun's host ring, reached through callbacks). */
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "kmx_host_internal.h"
+
+kmx_host_state kmx_host;
+_Thread_local int kmx_host_core = -1;
+
+/* One run at a time per copy of the runtime. */
+static atomic_int running;
+
+static volatile kmx_result_block *result_block(void) {
+    return kmx_host.ctx->result;
+}
+
+/* The card's kmx__args_valid. */
+static int args_valid(const kmx_host_ctx *ctx) {
+    const kmx_args *a = ctx->args;
+    uint64_t nonce = a->nonce;
+    return a->magic == KMX_ARGS_MAGIC && a->version == KMX_LAYOUT_VERSION &&
+           a->seal.seal == KMX_ARGS_SEAL && a->seal.nonce == nonce &&
+           ctx->result->nonce == nonce && a->cluster >= 1 &&
+           a->cluster <= KMX_WORK_CLUSTERS && a->cluster == ctx->cluster &&
+           (a->clusters & ~0xEu) == 0 && (a->clusters & (1u << a->cluster)) != 0 &&
+           a->lead >= 1 && a->lead <= a->cluster && (a->clusters & (1u << a->lead)) != 0 &&
+           (a->clusters & ((1u << a->lead) - 1u)) == 0 && a->nregions <= KMX_MAX_REGIONS &&
+           a->nwords <= KMX_MAX_WORDS;
+}
+
+/* The card's check_regions, without the bank check line: every region in
+ * range and in this cluster's bank. */
+static int check_regions(const kmx_args *a) {
+    uint32_t bank = a->cluster == 1 ? 6u : 7u;
+    if (a->bank != bank) {
+        kmx_host_error(KMX_ERROR_BANK, KMX_DETAIL_CHECK_LINE);
+        return 0;
+    }
+    for (uint32_t id = 0; id < a->nregions; id++) {
+        const kmx_region_entry *e = &a->regions[id];
+        uint64_t at = e->bank_address;
+        uint64_t bytes = e->bytes;
+        if (bytes == 0 || at % KMX_LINE_BYTES != 0 || at >= KMX_BANK_BYTES ||
+            bytes > KMX_BANK_BYTES - at) {
+            kmx_host_error(KMX_ERROR_REGION, id);
+            return 0;
+        }
+        if (e->bank != a->bank) {
+            kmx_host_error(KMX_ERROR_BANK, id);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The ring's kind: none, or one the card knows (its addresses are the
+ * card's business; here the ring is ctx->submit/poll/step). */
+static int check_ring(const kmx_args *a) {
+    uint32_t kind = a->ring.kind;
+    if (kind != KMX_RING_NONE && kind != KMX_RING_REMOTE && kind != KMX_RING_CACHED) {
+        kmx_host_error(KMX_ERROR_RING, kind);
+        return 0;
+    }
+    kmx_host.ring = kind != KMX_RING_NONE;
+    return 1;
+}
+
+/* The card's final_state (no traps here). */
+static uint32_t final_state(int status_at_return) {
+    uint32_t ended = __atomic_load_n(&kmx_host.ended, __ATOMIC_ACQUIRE);
+    if (result_block()->error != KMX_ERROR_NONE) {
+        return KMX_STATE_FAILED;
+    }
+    if (ended == KMX_LATE || status_at_return == KMX_LATE) {
+        return KMX_STATE_LATE;
+    }
+    if (ended == KMX_STOPPED || status_at_return == KMX_STOPPED) {
+        return KMX_STATE_STOPPED;
+    }
+    return KMX_STATE_DONE;
+}
+
+/* The state is the last thing written: a reader that sees a final one
+ * sees everything else. */
+static void end_run(uint32_t state) {
+    volatile kmx_result_block *r = result_block();
+    r->end_ticks = kmx_time();
+    atomic_thread_fence(memory_order_seq_cst);
+    __atomic_store_n(&r->state, state, __ATOMIC_RELEASE);
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+static int ctx_usable(const kmx_host_ctx *ctx) {
+    if (ctx == NULL || ctx->abi != KMX_HOST_ABI || ctx->args == NULL || ctx->result == NULL ||
+        ctx->stop == NULL || ctx->flush == NULL || ctx->invalidate == NULL ||
+        ctx->submit == NULL || ctx->poll == NULL || ctx->step == NULL ||
+        ctx->unsupported == NULL) {
+        return 0;
+    }
+    uint32_t n = ctx->args->nregions;
+    for (uint32_t id = 0; id < n && id < KMX_MAX_REGIONS; id++) {
+        if (ctx->region[id] == NULL) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Runs core 0's part between the start and kmx_main's return; the
+ * state to end with. */
+static uint32_t core0(kmx_host_ctx *ctx) {
+    volatile kmx_result_block *r = result_block();
+    const kmx_args *a = ctx->args;
+    uint64_t start = kmx_time();
+
+    r->start_ticks = start;
+    if (!args_valid(ctx)) {
+        kmx_host_error(KMX_ERROR_ARGS, 0);
+        return KMX_STATE_FAILED;
+    }
+    kmx_host.deadline = a->deadline != 0 ? start + a->deadline : 0;
+    atomic_thread_fence(memory_order_seq_cst);
+    __atomic_store_n(&r->state, KMX_STATE_RUNNING, __ATOMIC_RELEASE);
+
+    uint32_t decision = a->prefetch == KMX_PREFETCH_KEEP ? KMX_PREFETCH_KEEP : KMX_PREFETCH_SET;
+    r->prefetch = decision | KMX_PREFETCH_NOT_WRITTEN;
+    if (!check_regions(a)) {
+        return KMX_STATE_FAILED;
+    }
+    kmx_host.regions_ok = 1;
+    if (!check_ring(a)) {
+        return KMX_STATE_FAILED;
+    }
+
+    int code = kmx_main(0);
+    int status = kmx_host_stop_status();
+    r->code = code;
+    kmx_host.in_parallel = 0;
+
+    kmx_host_workers_settle();
+    kmx_host_flush_all_regions();
+    return final_state(status);
+}
+
+int kmx_host_run(kmx_host_ctx *ctx) {
+    if (!ctx_usable(ctx)) {
+        return -1;
+    }
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&running, &idle, 1)) {
+        return -1; /* a run of this copy is still going */
+    }
+
+    memset(&kmx_host, 0, sizeof kmx_host);
+    kmx_host.ctx = ctx;
+    kmx_host.start_ns = kmx_host_now_ns();
+    kmx_host_ring_reset();
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_mutex_init(&kmx_host.lock, NULL);
+    pthread_cond_init(&kmx_host.posted_cond, &attr);
+    pthread_cond_init(&kmx_host.done_cond, &attr);
+    pthread_condattr_destroy(&attr);
+    kmx_host_core = 0;
+
+    int rc = 0;
+    if (kmx_host_workers_start() != 0) {
+        rc = -1; /* nothing ran: the result block is as kmrun wrote it */
+    } else {
+        uint32_t state = core0(ctx);
+        end_run(state);
+        kmx_host_workers_end();
+    }
+
+    pthread_cond_destroy(&kmx_host.done_cond);
+    pthread_cond_destroy(&kmx_host.posted_cond);
+    pthread_mutex_destroy(&kmx_host.lock);
+    kmx_host.ctx = NULL;
+    kmx_host_core = -1;
+    atomic_store(&running, 0);
+    return rc;
+}

@@ -1,0 +1,214 @@
+/* kmx_host_spawn.c: spawn and join on the host (the card's kmx_spawn.c and
+ * the workers' loop of start.c).
+ *
+ * Cores 1-3 are threads started when the run starts; each waits on a
+ * condition variable for what kmx_spawn posts (the card's spawn mailbox:
+ * posted and done counts, busy while they differ) until the run ends.  The
+ * mutex orders what core 0 wrote before a spawn before the function, and
+ * what the function wrote before core 0's join.  Core 0's waits (join,
+ * kmx_parallel, the end's settle) wake on each return and at least every
+ * KMX_HOST_POLL_NS to look at the stop and the deadline.
+ *
+ * The rules are the card's: only core 0 outside kmx_parallel's function
+ * (the error `parallel`, KMX_STOPPED otherwise); KMX_BAD for a core other
+ * than 1-3 or a NULL function; the stop's status (nothing started) once the
+ * run is stopping; KMX_FULL while the core still runs its last spawn, and
+ * from kmx_parallel (nothing started) while any does; a join returns KMX_OK
+ * once the core has returned, else the stop's or the deadline's status,
+ * which the run's final state records. */
+#include <stdint.h>
+
+#include "kmx_host_internal.h"
+
+static void *worker_main(void *arg) {
+    int core = (int)(intptr_t)arg;
+    kmx_host_worker *w = &kmx_host.workers[core];
+    kmx_host_core = core;
+    pthread_mutex_lock(&kmx_host.lock);
+    for (;;) {
+        if (w->posted != w->done) {
+            uint32_t posted = w->posted;
+            kmx_function function = w->function;
+            void *function_arg = w->arg;
+            pthread_mutex_unlock(&kmx_host.lock);
+            function(core, function_arg);
+            pthread_mutex_lock(&kmx_host.lock);
+            w->done = posted;
+            pthread_cond_broadcast(&kmx_host.done_cond);
+            continue;
+        }
+        if (kmx_host.finished) {
+            break;
+        }
+        pthread_cond_wait(&kmx_host.posted_cond, &kmx_host.lock);
+    }
+    pthread_mutex_unlock(&kmx_host.lock);
+    return NULL;
+}
+
+void kmx_host_workers_end(void) {
+    pthread_mutex_lock(&kmx_host.lock);
+    kmx_host.finished = 1;
+    pthread_cond_broadcast(&kmx_host.posted_cond);
+    pthread_mutex_unlock(&kmx_host.lock);
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        if (kmx_host.workers[core].started) {
+            pthread_join(kmx_host.workers[core].thread, NULL);
+            kmx_host.workers[core].started = 0;
+        }
+    }
+}
+
+int kmx_host_workers_start(void) {
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        kmx_host_worker *w = &kmx_host.workers[core];
+        if (pthread_create(&w->thread, NULL, worker_main, (void *)(intptr_t)core) != 0) {
+            kmx_host_workers_end();
+            return -1;
+        }
+        w->started = 1;
+    }
+    return 0;
+}
+
+/* Under the lock: core `core` is running a call. */
+static int busy(int core) {
+    const kmx_host_worker *w = &kmx_host.workers[core];
+    return w->posted != w->done;
+}
+
+/* Under the lock: hands idle core `core` a call. */
+static void post(int core, kmx_function function, void *arg) {
+    kmx_host_worker *w = &kmx_host.workers[core];
+    w->function = function;
+    w->arg = arg;
+    w->posted++;
+}
+
+/* Until core `core` has done `posted` (KMX_OK), or the run is stopping
+ * (KMX_STOPPED, KMX_LATE, recorded as how a wait ended). */
+static int wait_done(int core, uint32_t posted) {
+    const kmx_host_worker *w = &kmx_host.workers[core];
+    pthread_mutex_lock(&kmx_host.lock);
+    for (;;) {
+        if (w->done == posted) {
+            pthread_mutex_unlock(&kmx_host.lock);
+            return KMX_OK;
+        }
+        int status = kmx_host_stop_status();
+        if (status != KMX_OK) {
+            pthread_mutex_unlock(&kmx_host.lock);
+            kmx_host_ended(status);
+            return status;
+        }
+        struct timespec at;
+        kmx_host_poll_time(&at);
+        pthread_cond_timedwait(&kmx_host.done_cond, &kmx_host.lock, &at);
+    }
+}
+
+static uint32_t posted_count(int core) {
+    pthread_mutex_lock(&kmx_host.lock);
+    uint32_t posted = kmx_host.workers[core].posted;
+    pthread_mutex_unlock(&kmx_host.lock);
+    return posted;
+}
+
+int kmx_spawn(int core, kmx_function function, void *arg) {
+    int status = kmx_host_core0_only();
+    if (status != KMX_OK) {
+        return status;
+    }
+    if (core < 1 || core >= (int)KMX_CORES || function == NULL) {
+        return KMX_BAD;
+    }
+    status = kmx_host_stop_status();
+    if (status != KMX_OK) {
+        return status;
+    }
+    pthread_mutex_lock(&kmx_host.lock);
+    if (busy(core)) {
+        pthread_mutex_unlock(&kmx_host.lock);
+        return KMX_FULL;
+    }
+    post(core, function, arg);
+    pthread_cond_broadcast(&kmx_host.posted_cond);
+    pthread_mutex_unlock(&kmx_host.lock);
+    return KMX_OK;
+}
+
+int kmx_join(int core) {
+    int status = kmx_host_core0_only();
+    if (status != KMX_OK) {
+        return status;
+    }
+    if (core < 1 || core >= (int)KMX_CORES) {
+        return KMX_BAD;
+    }
+    return wait_done(core, posted_count(core));
+}
+
+int kmx_parallel(kmx_function function, void *arg) {
+    int status = kmx_host_core0_only();
+    if (status != KMX_OK) {
+        return status;
+    }
+    if (function == NULL) {
+        return KMX_BAD;
+    }
+    status = kmx_host_stop_status();
+    if (status != KMX_OK) {
+        return status;
+    }
+    pthread_mutex_lock(&kmx_host.lock);
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        if (busy(core)) {
+            pthread_mutex_unlock(&kmx_host.lock);
+            return KMX_FULL; /* nothing started */
+        }
+    }
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        post(core, function, arg);
+    }
+    pthread_cond_broadcast(&kmx_host.posted_cond);
+    pthread_mutex_unlock(&kmx_host.lock);
+
+    kmx_host.in_parallel = 1;
+    function(0, arg);
+    kmx_host.in_parallel = 0;
+
+    int result = KMX_OK;
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        status = wait_done(core, posted_count(core));
+        if (result == KMX_OK) {
+            result = status;
+        }
+    }
+    return result;
+}
+
+/* After kmx_main returned: lets cores 1-3 return from what they run before
+ * the regions are flushed.  Ends when each is idle; after a stop or the
+ * deadline, at most KMX_HOST_SETTLE_TICKS later (a core stuck in its
+ * function past that keeps kmx_host_run from returning, not the state from
+ * being written). */
+void kmx_host_workers_settle(void) {
+    uint64_t limit = 0;
+    pthread_mutex_lock(&kmx_host.lock);
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        while (busy(core)) {
+            if (kmx_host_stop_status() != KMX_OK) {
+                uint64_t now = kmx_time();
+                if (limit == 0) {
+                    limit = now + KMX_HOST_SETTLE_TICKS;
+                } else if (now >= limit) {
+                    break;
+                }
+            }
+            struct timespec at;
+            kmx_host_poll_time(&at);
+            pthread_cond_timedwait(&kmx_host.done_cond, &kmx_host.lock, &at);
+        }
+    }
+    pthread_mutex_unlock(&kmx_host.lock);
+}

@@ -1,0 +1,467 @@
+/* session_host: the `host` backend — each thread's host fallback
+ * (kmx/host/kmx_host.h) run natively beside the simulated card's kernel
+ * side: the same grid, dispatcher, DRAM and placement as the `sim`
+ * backend, without the X280 clusters.
+ *
+ * Load: a fresh card (sim_dram) with the regions' initial contents, the
+ * kernel side (session_feed.c) and, per thread, its ring — ring `cluster`
+ * of the dispatcher, in host memory, so the kernel serves it exactly as it
+ * serves the card thread's ring (the same passes, the same wakes; the host
+ * ring stays the manifest's commands').  Each thread's regions get a host
+ * copy (what its cluster's cache would hold) and a base copy (DRAM as the
+ * copy last saw it): kmx_flush writes the lines where the two differ,
+ * whole, to DRAM (a dirty line's write-back, stale bytes and all);
+ * kmx_invalidate does that and then reloads every line of the range.  One
+ * copy of the fallback's shared object is loaded per cluster (a copy of
+ * the file: dlopen of one path gives one set of globals).
+ *
+ * Run: each thread's kmx_host_run on a thread of its own; the kernel moves
+ * one pass per `step` its ring calls make (so the grid and the dispatcher
+ * advance in modeled time only while a thread waits), and between host
+ * threads' calls through one lock.  The timeout and the grace are the
+ * host's wall clock; the JSON says `times: host`.  A thread that does not
+ * end within the grace after its stop word is stuck: its host thread is
+ * left running (it cannot be killed) and its memory is never freed. */
+#include "session_internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "km_fs.h"
+#include "kmx.h"
+#include "kmx_host.h"
+#include "sim_clock.h"
+#include "sim_dispatcher.h"
+#include "sim_dram.h"
+
+typedef int (*host_run_fn)(kmx_host_ctx *ctx);
+
+typedef struct host_thread {
+    struct host_backend *b;
+    const km_cluster_plan *cp;
+    void *so;
+    host_run_fn run;
+    kmx_args args;
+    kmx_result_block result;
+    volatile uint32_t stop;
+    kmx_host_ctx ctx;
+    uint8_t *copy[KMX_MAX_REGIONS]; /* what the thread sees */
+    uint8_t *base[KMX_MAX_REGIONS]; /* DRAM as the copy last saw it */
+    sim_ring_host *ring;
+    pthread_t tid;
+    bool started, joined, final, stuck, stop_asked;
+    double stop_at;
+    uint32_t seen_where;
+    uint64_t seen_where_ticks;
+    char unsupported[64]; /* the first call the fallback could not honour */
+} host_thread;
+
+typedef struct host_backend {
+    sim_dram dram;
+    km_feed *feed;
+    pthread_mutex_t lock; /* the card's side: DRAM, the kernel, the rings */
+    host_thread threads[KMX_WORK_CLUSTERS];
+    unsigned nthreads;
+    bool leak; /* a stuck thread still runs: nothing may be freed */
+} host_backend;
+
+/* ---- the callbacks (kmx_host.h), under the lock ---------------------------- */
+
+static void line_range(const host_thread *t, uint32_t id, uint64_t offset, uint64_t bytes,
+                       uint64_t *begin, uint64_t *end)
+{
+    uint64_t size = t->cp->regions[id].region->size;
+    *begin = offset / KMX_LINE_BYTES * KMX_LINE_BYTES;
+    *end = offset + bytes > size ? size : offset + bytes;
+}
+
+static void write_back(host_thread *t, uint32_t id, uint64_t begin, uint64_t end)
+{
+    const km_placed *pl = &t->cp->regions[id];
+    for (uint64_t at = begin; at < end; at += KMX_LINE_BYTES) {
+        uint64_t n = end - at < KMX_LINE_BYTES ? end - at : KMX_LINE_BYTES;
+        if (memcmp(t->copy[id] + at, t->base[id] + at, n) == 0)
+            continue;
+        /* The whole line, as a cache writes a dirty line back. */
+        uint64_t line_end = at + KMX_LINE_BYTES > pl->region->size ? pl->region->size
+                                                                   : at + KMX_LINE_BYTES;
+        sim_dram_write(&t->b->dram, pl->bank, pl->bank_address + at, t->copy[id] + at,
+                       line_end - at, NULL);
+        memcpy(t->base[id] + at, t->copy[id] + at, line_end - at);
+    }
+}
+
+static void cb_flush(void *ops, uint32_t id, uint64_t offset, uint64_t bytes)
+{
+    host_thread *t = ops;
+    if (id >= t->cp->nregions)
+        return;
+    uint64_t begin, end;
+    line_range(t, id, offset, bytes, &begin, &end);
+    pthread_mutex_lock(&t->b->lock);
+    write_back(t, id, begin, end);
+    pthread_mutex_unlock(&t->b->lock);
+}
+
+static void cb_invalidate(void *ops, uint32_t id, uint64_t offset, uint64_t bytes)
+{
+    host_thread *t = ops;
+    if (id >= t->cp->nregions)
+        return;
+    const km_placed *pl = &t->cp->regions[id];
+    uint64_t begin, end;
+    line_range(t, id, offset, bytes, &begin, &end);
+    pthread_mutex_lock(&t->b->lock);
+    write_back(t, id, begin, end);
+    uint64_t line_end = (end + KMX_LINE_BYTES - 1) / KMX_LINE_BYTES * KMX_LINE_BYTES;
+    if (line_end > pl->region->size)
+        line_end = pl->region->size;
+    if (begin < line_end) {
+        sim_dram_read(&t->b->dram, pl->bank, pl->bank_address + begin, t->base[id] + begin,
+                      line_end - begin, NULL);
+        memcpy(t->copy[id] + begin, t->base[id] + begin, line_end - begin);
+    }
+    pthread_mutex_unlock(&t->b->lock);
+}
+
+static int cb_submit(void *ops, const km_command_t *command, uint32_t *handle)
+{
+    host_thread *t = ops;
+    pthread_mutex_lock(&t->b->lock);
+    int rc = sim_ring_host_submit(t->ring, command, handle);
+    pthread_mutex_unlock(&t->b->lock);
+    return rc == SIM_RING_OK ? KMX_OK : KMX_FULL;
+}
+
+static int cb_poll(void *ops, km_event_t *event)
+{
+    host_thread *t = ops;
+    pthread_mutex_lock(&t->b->lock);
+    int rc = sim_ring_host_poll(t->ring, event);
+    pthread_mutex_unlock(&t->b->lock);
+    return rc == SIM_RING_OK ? KMX_OK : KMX_EMPTY;
+}
+
+static void cb_step(void *ops)
+{
+    host_thread *t = ops;
+    pthread_mutex_lock(&t->b->lock);
+    km_feed_pass(t->b->feed);
+    pthread_mutex_unlock(&t->b->lock);
+}
+
+static void cb_unsupported(void *ops, const char *call)
+{
+    host_thread *t = ops;
+    pthread_mutex_lock(&t->b->lock);
+    if (!t->unsupported[0])
+        snprintf(t->unsupported, sizeof t->unsupported, "%s", call ? call : "?");
+    pthread_mutex_unlock(&t->b->lock);
+}
+
+/* ---- load -------------------------------------------------------------------- */
+
+static const char *host_object(const km_session *s, const km_cluster_plan *cp)
+{
+    size_t i = (size_t)(cp->thread - s->p->threads);
+    return s->build.has_hosts && i < s->build.nthreads ? s->build.hosts[i].path : NULL;
+}
+
+/* dlopen of one path gives one set of globals; each cluster loads its own
+ * copy of the file (removed once loaded). */
+static int load_object(host_thread *t, const char *path, km_error *err)
+{
+    char *data = NULL;
+    size_t n = 0;
+    int rc = km_read_file(path, &data, &n, err);
+    if (rc != KM_OK)
+        return rc;
+    char tmpl[] = "/tmp/kmrun-host-XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd < 0 || write(fd, data, n) != (ssize_t)n)
+        rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot make a copy of '%s' in /tmp", path);
+    if (fd >= 0)
+        close(fd);
+    free(data);
+    if (rc == KM_OK) {
+        t->so = dlopen(tmpl, RTLD_NOW | RTLD_LOCAL);
+        if (!t->so)
+            rc = km_fail(err, KM_EXIT_BUILD, "cannot load the host fallback '%s': %s", path,
+                         dlerror());
+    }
+    unlink(tmpl);
+    if (rc == KM_OK) {
+        t->run = (host_run_fn)(uintptr_t)dlsym(t->so, "kmx_host_run");
+        if (!t->run)
+            rc = km_fail(err, KM_EXIT_BUILD,
+                         "the host fallback '%s' has no kmx_host_run (not linked with kmx/host)",
+                         path);
+    }
+    return rc;
+}
+
+static void host_free(km_session *s);
+
+static int host_load(km_session *s, km_error *err)
+{
+    host_backend *b = calloc(1, sizeof *b);
+    if (!b)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the host backend");
+    sim_dram_init(&b->dram);
+    pthread_mutex_init(&b->lock, NULL);
+    s->backend = b;
+    int rc = km_feed_create(&b->feed, s->p, &b->dram,
+                            s->build.has_kernels ? s->build.kernels.path : NULL, NULL, NULL, err);
+    if (rc == KM_OK)
+        km_feed_set_regions(b->feed, &s->plan);
+    for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
+        const km_cluster_plan *cp = &s->plan.clusters[i];
+        host_thread *t = &b->threads[i];
+        t->b = b;
+        t->cp = cp;
+        b->nthreads++;
+        const char *path = host_object(s, cp);
+        rc = path ? load_object(t, path, err)
+                  : km_fail(err, KM_EXIT_INTERNAL, "no host fallback for cluster %d", cp->cluster);
+        for (uint32_t k = 0; rc == KM_OK && k < cp->nregions; k++) {
+            const km_placed *pl = &cp->regions[k];
+            if (!(pl->shared && km_region_written_before(&s->plan, i, pl)))
+                rc = km_dram_write_region(&b->dram, pl, err);
+        }
+        for (uint32_t k = 0; rc == KM_OK && k < cp->nregions; k++) {
+            uint64_t size = cp->regions[k].region->size;
+            t->copy[k] = malloc(size);
+            t->base[k] = malloc(size);
+            if (!t->copy[k] || !t->base[k])
+                rc = km_fail(err, KM_EXIT_SYSTEM,
+                             "out of memory for the host copy of region '%s' (%llu bytes)",
+                             cp->regions[k].region->name, (unsigned long long)size);
+        }
+        if (rc == KM_OK) {
+            t->ring = km_feed_attach_host_ring(b->feed, cp->cluster, err);
+            if (!t->ring)
+                rc = KM_EXIT_INTERNAL;
+        }
+    }
+    /* The copies start as DRAM holds the regions (shared ones included). */
+    for (unsigned i = 0; rc == KM_OK && i < b->nthreads; i++) {
+        host_thread *t = &b->threads[i];
+        for (uint32_t k = 0; rc == KM_OK && k < t->cp->nregions; k++) {
+            const km_placed *pl = &t->cp->regions[k];
+            rc = sim_dram_read(&b->dram, pl->bank, pl->bank_address, t->base[k],
+                               pl->region->size, err);
+            if (rc == KM_OK)
+                memcpy(t->copy[k], t->base[k], pl->region->size);
+        }
+        km_plan_args(s->p, &s->plan, t->cp->cluster, s->nonce, &t->args);
+        memset(&t->result, 0, sizeof t->result);
+        t->result.nonce = s->nonce;
+        kmx_host_ctx *c = &t->ctx;
+        c->abi = KMX_HOST_ABI;
+        c->cluster = (uint32_t)t->cp->cluster;
+        c->args = &t->args;
+        for (uint32_t k = 0; k < t->cp->nregions; k++)
+            c->region[k] = t->copy[k];
+        c->result = &t->result;
+        c->stop = &t->stop;
+        c->ops = t;
+        c->flush = cb_flush;
+        c->invalidate = cb_invalidate;
+        c->submit = cb_submit;
+        c->poll = cb_poll;
+        c->step = cb_step;
+        c->unsupported = cb_unsupported;
+    }
+    return rc;
+}
+
+/* ---- run --------------------------------------------------------------------- */
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *thread_main(void *arg)
+{
+    host_thread *t = arg;
+    if (t->run(&t->ctx) != 0) {
+        /* The fallback refused its context: an ABI mismatch. */
+        t->result.error = KMX_ERROR_HOST;
+        __atomic_store_n(&t->result.state, KMX_STATE_FAILED, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+static uint32_t state_of(const host_thread *t)
+{
+    return __atomic_load_n(&t->result.state, __ATOMIC_ACQUIRE);
+}
+
+static void ask_stop(host_thread *t, double now)
+{
+    if (!t->stop_asked && !t->final) {
+        __atomic_store_n(&t->stop, 1u, __ATOMIC_RELEASE);
+        t->stop_asked = true;
+        t->stop_at = now;
+    }
+}
+
+static void finish(km_session *s, host_thread *t, km_thread_result *r)
+{
+    kmx_result_block block;
+    pthread_mutex_lock(&t->b->lock);
+    block = t->result;
+    pthread_mutex_unlock(&t->b->lock);
+    km_result_from_block(&block, t->cp->cluster, r);
+    if (t->unsupported[0])
+        snprintf(r->message, sizeof r->message,
+                 "%s is not available in the host fallback: a thread that uses X280 ports, "
+                 "twelve cores or the pull runs on the card only (kmrun run without --thread "
+                 "host)",
+                 t->unsupported);
+    (void)s;
+}
+
+static void progress(host_thread *t, const km_run_opts *o)
+{
+    uint32_t where = __atomic_load_n(&t->result.where, __ATOMIC_ACQUIRE);
+    uint64_t ticks = __atomic_load_n(&t->result.where_ticks, __ATOMIC_ACQUIRE);
+    if (ticks != 0 && (where != t->seen_where || ticks != t->seen_where_ticks)) {
+        t->seen_where = where;
+        t->seen_where_ticks = ticks;
+        uint64_t start = t->result.start_ticks;
+        if (o->progress)
+            o->progress(t->cp->cluster, where, ticks >= start ? ticks - start : 0, o->ctx);
+    }
+}
+
+static int host_run(km_session *s, const km_run_opts *o, uint64_t timeout_ps, uint64_t grace_ps,
+                    km_run_result *r, km_error *err)
+{
+    host_backend *b = s->backend;
+    double start = wall_now();
+    double timeout = (double)timeout_ps / (double)SIM_PS_PER_SECOND;
+    double grace = (double)grace_ps / (double)SIM_PS_PER_SECOND;
+    r->nthreads = b->nthreads;
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        host_thread *t = &b->threads[i];
+        int e = pthread_create(&t->tid, NULL, thread_main, t);
+        if (e != 0) {
+            errno = e;
+            for (unsigned k = 0; k < i; k++)
+                ask_stop(&b->threads[k], wall_now());
+            b->leak = true; /* the ones started may still run */
+            return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot start a host thread");
+        }
+        t->started = true;
+    }
+    for (;;) {
+        bool all = true;
+        double now = wall_now();
+        for (unsigned i = 0; i < b->nthreads; i++) {
+            host_thread *t = &b->threads[i];
+            if (t->final || t->stuck)
+                continue;
+            progress(t, o);
+            if (KMX_STATE_FINAL(state_of(t))) {
+                pthread_join(t->tid, NULL);
+                t->joined = true;
+                t->final = true;
+                finish(s, t, &r->threads[i]);
+                if (km_state_stops_others(r->threads[i].state))
+                    for (unsigned k = 0; k < b->nthreads; k++)
+                        ask_stop(&b->threads[k], now);
+                continue;
+            }
+            all = false;
+            if (now - start >= timeout)
+                ask_stop(t, now);
+            if (t->stop_asked && now - t->stop_at >= grace) {
+                finish(s, t, &r->threads[i]);
+                r->threads[i].state = KM_STATE_STUCK;
+                r->threads[i].has_code = false;
+                r->threads[i].stuck = true;
+                snprintf(r->threads[i].stuck_info.detail, sizeof r->threads[i].stuck_info.detail,
+                         "the host fallback did not end within %g s of the stop: a loop that "
+                         "never polls kmx_stop_requested (on a card the cluster would need a "
+                         "reset)",
+                         grace);
+                t->stuck = true;
+                b->leak = true;
+                for (unsigned k = 0; k < b->nthreads; k++)
+                    ask_stop(&b->threads[k], now);
+            }
+        }
+        if (o->wall_timeout_s > 0 && now - start > o->wall_timeout_s) {
+            for (unsigned k = 0; k < b->nthreads; k++)
+                ask_stop(&b->threads[k], now);
+            b->leak = true;
+            return km_fail(err, KM_EXIT_SYSTEM,
+                           "the run took more than %g s of real time (--wall-timeout)",
+                           o->wall_timeout_s);
+        }
+        if (all)
+            break;
+        struct timespec nap = {0, 200000}; /* 0.2 ms: the host looks, as sim does per slice */
+        nanosleep(&nap, NULL);
+    }
+    /* The manifest's host-fed commands, after the threads (nothing else
+     * moves the kernel now). */
+    while (!km_feed_done(b->feed) && wall_now() - start < timeout)
+        km_feed_pass(b->feed);
+    km_feed_stop(b->feed);
+    r->commands = km_feed_results(b->feed);
+    r->ncommands = s->p->ncommands;
+    double wall = wall_now() - start;
+    r->device_ps = (uint64_t)(wall * (double)SIM_PS_PER_SECOND);
+    r->host_times = true;
+    return KM_OK;
+}
+
+static int host_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst,
+                          uint64_t n, km_error *err)
+{
+    host_backend *b = s->backend;
+    return sim_dram_read(&b->dram, bank, bank_address, dst, n, err);
+}
+
+static void host_free(km_session *s)
+{
+    host_backend *b = s->backend;
+    if (!b)
+        return;
+    s->backend = NULL;
+    if (b->leak)
+        return; /* a host thread may still touch all of it */
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        host_thread *t = &b->threads[i];
+        if (t->started && !t->joined)
+            pthread_join(t->tid, NULL);
+        if (t->so)
+            dlclose(t->so);
+        for (uint32_t k = 0; k < KMX_MAX_REGIONS; k++) {
+            free(t->copy[k]);
+            free(t->base[k]);
+        }
+    }
+    km_feed_free(b->feed);
+    sim_dram_free(&b->dram);
+    pthread_mutex_destroy(&b->lock);
+    free(b);
+}
+
+const km_backend_ops km_host_backend = {
+    .kind = KM_BACKEND_HOST,
+    .load = host_load,
+    .run = host_run,
+    .read_dram = host_read_dram,
+    .free = host_free,
+};
