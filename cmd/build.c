@@ -68,6 +68,8 @@ static void print_json(const km_program *p, const km_build_result *r, const km_c
         cJSON_AddNumberToObject(img, "rodata", (double)b->rodata);
         cJSON_AddNumberToObject(img, "data", (double)b->data);
         cJSON_AddItemToObject(o, "image", img);
+        if (r->has_hosts)
+            cJSON_AddItemToObject(o, "host", built_json(&r->hosts[i]));
         cJSON_AddItemToArray(threads, o);
     }
     if (r->has_kernels) {
@@ -112,6 +114,7 @@ int cmd_build(int argc, char **argv)
     static const struct option longopts[] = {
         {"jobs", required_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
+        {"host", no_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     km_build_opts opts = {0};
@@ -129,6 +132,9 @@ int cmd_build(int argc, char **argv)
         }
         case 'q':
             quiet = 1;
+            break;
+        case 'H':
+            opts.host = true;
             break;
         default:
             return km_option_error("build", c, argv, longopts);

@@ -30,6 +30,10 @@ const km_command_entry km_commands[] = {
         "\n"
         "  -j, --jobs N   run at most N compiles at once (default: Ninja's)\n"
         "  -q, --quiet    no summary and no progress on stderr\n"
+        "      --host     also each thread's host fallback: its sources built with\n"
+        "                 the host compiler against kmx/host (KMX_HOST_FALLBACK\n"
+        "                 defined), the object 'kmrun run --thread host' loads;\n"
+        "                 in the JSON as each thread's \"host\"\n"
         "\n"
         "Exit status: 0 built, 2 usage or manifest error, 3 a compile error or\n"
         "a rejected image, 4 a missing tool or an unusable cache.\n",

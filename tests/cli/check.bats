@@ -85,3 +85,21 @@ END
     run -2 --separate-stderr kmrun check "$KMRUN_TOP/programs/04_host_fed/program.yaml"
     [ "$stderr" = "kmrun: program 'host_fed' has no thread: there is no host fallback to check" ]
 }
+
+@test "build --host: each thread's host fallback is built and cached like the rest" {
+    run --separate-stderr kmrun build --quiet --host "$fixtures/check/differ.yaml"
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/build.json"
+    /usr/bin/python3 "$KMRUN_TOP/tests/cli/schema_check.py" "$KMRUN_TOP/schemas/build.schema.json" \
+        "$BATS_TEST_TMPDIR/build.json"
+    local path
+    path=$(jq -r '.threads[0].host.path' "$BATS_TEST_TMPDIR/build.json")
+    [[ $path == */thread_host.so ]]
+    nm -D --defined-only "$path" | grep -q ' T kmx_host_run$'
+    # the second time, both come from the cache
+    run --separate-stderr kmrun build --quiet --host "$fixtures/check/differ.yaml"
+    [ "$(jq -r '[.threads[0].image.cache, .threads[0].host.cache] | @csv' <<<"$output")" = '"hit","hit"' ]
+    # without --host there is no host entry
+    run --separate-stderr kmrun build --quiet "$fixtures/check/differ.yaml"
+    [ "$(jq -r '.threads[0] | has("host")' <<<"$output")" = false ]
+}
