@@ -27,6 +27,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <ucontext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -59,6 +62,7 @@ typedef struct host_thread {
     uint32_t seen_where;
     uint64_t seen_where_ticks;
     char unsupported[64]; /* the first call the fallback could not honour */
+    uint32_t trap_claim;  /* atomic: the first trap is recorded */
 } host_thread;
 
 typedef struct host_backend {
@@ -163,6 +167,80 @@ static void cb_unsupported(void *ops, const char *call)
         snprintf(t->unsupported, sizeof t->unsupported, "%s", call ? call : "?");
     pthread_mutex_unlock(&t->b->lock);
 }
+
+/* ---- traps --------------------------------------------------------------------
+ * One process-wide handler for the faults a card would trap on.  A host
+ * thread of a fallback arms it (kmx_host.h, trap_arm) while it runs thread
+ * code; the handler records the first trap in that thread's result block,
+ * as the card runtime's trap handler does, and jumps back into the runtime.
+ * A fault anywhere else is kmrun's own: the default action, a crash. */
+
+typedef struct armed_trap {
+    sigjmp_buf *jmp;
+    host_thread *t;
+    uint32_t core;
+} armed_trap;
+
+static __thread armed_trap armed;
+
+static const int trap_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+
+static uint64_t fault_pc(const void *uctx)
+{
+#if defined(__x86_64__)
+    return (uint64_t)((const ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uint64_t)((const ucontext_t *)uctx)->uc_mcontext.pc;
+#else
+    (void)uctx;
+    return 0;
+#endif
+}
+
+static void on_trap(int sig, siginfo_t *info, void *uctx)
+{
+    sigjmp_buf *jmp = armed.jmp;
+    host_thread *t = armed.t;
+    if (!jmp || !t) {
+        signal(sig, SIG_DFL); /* not a fallback's: kmrun's own crash */
+        raise(sig);
+        return;
+    }
+    armed.jmp = NULL; /* a fault while the runtime recovers is a crash */
+    if (__atomic_exchange_n(&t->trap_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
+        t->result.trap_mcause = KMX_HOST_TRAP_CAUSE(sig);
+        t->result.trap_mepc = fault_pc(uctx);
+        t->result.trap_mtval = (uint64_t)(uintptr_t)info->si_addr;
+        t->result.trap_core = armed.core;
+    }
+    __atomic_fetch_add(&t->result.traps, 1u, __ATOMIC_SEQ_CST);
+    siglongjmp(*jmp, 1);
+}
+
+static void install_trap_handler(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_trap;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof trap_signals / sizeof trap_signals[0]; i++)
+        sigaction(trap_signals[i], &sa, NULL);
+}
+
+static void cb_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, install_trap_handler);
+    armed.t = jmp ? ops : NULL;
+    armed.core = core;
+    armed.jmp = jmp;
+}
+
+/* Where a trap's pc is: the fallback's object (its cached copy: the file
+ * that was loaded is gone) and the offset in it, for addr2line. */
+static uint64_t trap_source(const km_session *s, const host_thread *t, uint64_t pc,
+                            km_source *src);
 
 /* ---- load -------------------------------------------------------------------- */
 
@@ -276,6 +354,7 @@ static int host_load(km_session *s, km_error *err)
         c->poll = cb_poll;
         c->step = cb_step;
         c->unsupported = cb_unsupported;
+        c->trap_arm = cb_trap_arm;
     }
     return rc;
 }
@@ -321,13 +400,41 @@ static void finish(km_session *s, host_thread *t, km_thread_result *r)
     block = t->result;
     pthread_mutex_unlock(&t->b->lock);
     km_result_from_block(&block, t->cp->cluster, r);
+    if (r->trapped && KMX_HOST_IS_TRAP_CAUSE(block.trap_mcause)) {
+        int sig = KMX_HOST_TRAP_SIGNAL(block.trap_mcause);
+        snprintf(r->trap.name, sizeof r->trap.name, "%s (host fallback, %s)", strsignal(sig),
+                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        /* The pc as an offset in the fallback's object: the same every
+         * run, whatever address the object was loaded at. */
+        r->trap.mepc = trap_source(s, t, block.trap_mepc, &r->trap.source);
+    }
     if (t->unsupported[0])
         snprintf(r->message, sizeof r->message,
                  "%s is not available in the host fallback: a thread that uses X280 ports, "
                  "twelve cores or the pull runs on the card only (kmrun run without --thread "
                  "host)",
                  t->unsupported);
-    (void)s;
+}
+
+/* The source line of a trap's pc, and the pc as an offset in the
+ * fallback's object (the pc itself when it is outside the object, e.g. in
+ * libc). */
+static uint64_t trap_source(const km_session *s, const host_thread *t, uint64_t pc,
+                            km_source *src)
+{
+    memset(src, 0, sizeof *src);
+    Dl_info info;
+    const char *object = host_object(s, t->cp);
+    if (!object || !dladdr((void *)(uintptr_t)pc, &info) || !info.dli_fbase)
+        return pc;
+    /* Only a pc inside this thread's own copy has a line in its object. */
+    void *probe = dlsym(t->so, "kmx_host_run");
+    Dl_info own;
+    if (!probe || !dladdr(probe, &own) || own.dli_fbase != info.dli_fbase)
+        return pc;
+    uint64_t offset = pc - (uint64_t)(uintptr_t)info.dli_fbase;
+    km_host_source_lookup(object, offset, src);
+    return offset;
 }
 
 static void progress(host_thread *t, const km_run_opts *o)

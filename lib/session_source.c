@@ -53,12 +53,27 @@ static void parse_location(const char *text, km_source *src)
     src->known = true;
 }
 
+static void lookup_with(char *tool, const char *image, uint64_t address, km_source *src);
+
 void km_source_lookup(const char *image, uint64_t address, km_source *src)
 {
     memset(src, 0, sizeof *src);
     if (!image)
         return;
-    char *tool = addr2line_tool();
+    lookup_with(addr2line_tool(), image, address, src);
+}
+
+void km_host_source_lookup(const char *object, uint64_t offset, km_source *src)
+{
+    memset(src, 0, sizeof *src);
+    if (!object)
+        return;
+    /* The host's binutils: the fallback is built by the host compiler. */
+    lookup_with(strdup("addr2line"), object, offset, src);
+}
+
+static void lookup_with(char *tool, const char *image, uint64_t address, km_source *src)
+{
     char at[32];
     snprintf(at, sizeof at, "0x%" PRIx64, address);
     char *argv[] = {tool, "-f", "-e", (char *)image, at, NULL};

@@ -24,11 +24,20 @@
 #ifndef KMX_HOST_H
 #define KMX_HOST_H
 
+#include <setjmp.h>
 #include <stdint.h>
 
 #include "kmx_layout.h"
 
-#define KMX_HOST_ABI 1u
+#define KMX_HOST_ABI 2u
+
+/* A trap on the host: a signal where the card would have trapped.  The
+ * result block's trap_mcause is KMX_HOST_TRAP_CAUSE(signal number), its
+ * trap_mepc the host pc, its trap_mtval the faulting address. */
+#define KMX_HOST_TRAP_BASE 0x484F0000u /* "HO" */
+#define KMX_HOST_TRAP_CAUSE(signo) (KMX_HOST_TRAP_BASE | (uint32_t)(signo))
+#define KMX_HOST_TRAP_SIGNAL(cause) ((int)((cause) & 0xFFFFu))
+#define KMX_HOST_IS_TRAP_CAUSE(cause) (((cause) & 0xFFFF0000u) == KMX_HOST_TRAP_BASE)
 
 typedef struct kmx_host_ctx {
     uint32_t abi;            /* KMX_HOST_ABI */
@@ -56,6 +65,17 @@ typedef struct kmx_host_ctx {
      * `call` (its name, e.g. "kmx_port_open") for its error message; the
      * runtime then stops the run (state failed). */
     void (*unsupported)(void *ops, const char *call);
+    /* Traps.  Each of the runtime's threads (core 0, cores 1-3) calls
+     * trap_arm(ops, core, jmp) before it runs thread code, with a buffer it
+     * set with sigsetjmp(*jmp, 1), and trap_arm(ops, core, NULL) after.
+     * When code on an armed thread faults (SIGSEGV, SIGBUS, SIGILL,
+     * SIGFPE), kmrun records the first trap in the result block (the card
+     * runtime's trap_* fields, traps counted) and siglongjmps to *jmp with
+     * 1: the runtime then does what the card's trap handler does (error
+     * `trap`, the run stops, core 0 settles, flushes and ends `trapped`;
+     * another core halts).  A fault on an unarmed thread is kmrun's own
+     * crash. */
+    void (*trap_arm)(void *ops, uint32_t core, sigjmp_buf *jmp);
 } kmx_host_ctx;
 
 /* Runs the thread to its end and fills ctx->result (its state last).

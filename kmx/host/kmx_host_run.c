@@ -16,6 +16,7 @@
  * Not mirrored: the bank check line (the fallback reads no DRAM of its
  * own: its regions are kmrun's copies) and the ring descriptor's addresses
  * and depths (the ring is kmrun's host ring, reached through callbacks). */
+#include <setjmp.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -83,9 +84,13 @@ static int check_ring(const kmx_args *a) {
     return 1;
 }
 
-/* The card's final_state (no traps here). */
+/* The card's final_state: a trap first, then a library error, then how
+ * the run ended. */
 static uint32_t final_state(int status_at_return) {
     uint32_t ended = __atomic_load_n(&kmx_host.ended, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&result_block()->traps, __ATOMIC_ACQUIRE) != 0) {
+        return KMX_STATE_TRAPPED;
+    }
     if (result_block()->error != KMX_ERROR_NONE) {
         return KMX_STATE_FAILED;
     }
@@ -112,7 +117,7 @@ static int ctx_usable(const kmx_host_ctx *ctx) {
     if (ctx == NULL || ctx->abi != KMX_HOST_ABI || ctx->args == NULL || ctx->result == NULL ||
         ctx->stop == NULL || ctx->flush == NULL || ctx->invalidate == NULL ||
         ctx->submit == NULL || ctx->poll == NULL || ctx->step == NULL ||
-        ctx->unsupported == NULL) {
+        ctx->unsupported == NULL || ctx->trap_arm == NULL) {
         return 0;
     }
     uint32_t n = ctx->args->nregions;
@@ -160,6 +165,26 @@ static uint32_t core0(kmx_host_ctx *ctx) {
     return final_state(status);
 }
 
+/* Core 0 with its trap armed: what the card's trap handler does when
+ * core 0's code faults — error `trap`, the others settle, every region is
+ * flushed (if the checks had passed), the state is `trapped`. */
+static uint32_t core0_armed(kmx_host_ctx *ctx) {
+    static sigjmp_buf jmp;
+    if (sigsetjmp(jmp, 1) == 0) {
+        ctx->trap_arm(ctx->ops, 0, &jmp);
+        uint32_t state = core0(ctx);
+        ctx->trap_arm(ctx->ops, 0, NULL);
+        return state;
+    }
+    kmx_host_error(KMX_ERROR_TRAP, (uint32_t)ctx->result->trap_mcause);
+    kmx_host.in_parallel = 0;
+    kmx_host_workers_settle();
+    if (kmx_host.regions_ok) {
+        kmx_host_flush_all_regions();
+    }
+    return KMX_STATE_TRAPPED;
+}
+
 int kmx_host_run(kmx_host_ctx *ctx) {
     if (!ctx_usable(ctx)) {
         return -1;
@@ -186,7 +211,7 @@ int kmx_host_run(kmx_host_ctx *ctx) {
     if (kmx_host_workers_start() != 0) {
         rc = -1; /* nothing ran: the result block is as kmrun wrote it */
     } else {
-        uint32_t state = core0(ctx);
+        uint32_t state = core0_armed(ctx);
         end_run(state);
         kmx_host_workers_end();
     }

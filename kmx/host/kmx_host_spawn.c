@@ -16,9 +16,25 @@
  * from kmx_parallel (nothing started) while any does; a join returns KMX_OK
  * once the core has returned, else the stop's or the deadline's status,
  * which the run's final state records. */
+#include <setjmp.h>
 #include <stdint.h>
 
 #include "kmx_host_internal.h"
+
+/* Runs one call with this core's trap armed: 1 if it returned, 0 if it
+ * trapped (kmrun recorded the trap; the error `trap` stops the run). */
+static int run_call(int core, kmx_function function, void *arg) {
+    sigjmp_buf jmp;
+    kmx_host_ctx *ctx = kmx_host.ctx;
+    if (sigsetjmp(jmp, 1) == 0) {
+        ctx->trap_arm(ctx->ops, (uint32_t)core, &jmp);
+        function(core, arg);
+        ctx->trap_arm(ctx->ops, (uint32_t)core, NULL);
+        return 1;
+    }
+    kmx_host_error(KMX_ERROR_TRAP, (uint32_t)ctx->result->trap_mcause);
+    return 0;
+}
 
 static void *worker_main(void *arg) {
     int core = (int)(intptr_t)arg;
@@ -31,10 +47,13 @@ static void *worker_main(void *arg) {
             kmx_function function = w->function;
             void *function_arg = w->arg;
             pthread_mutex_unlock(&kmx_host.lock);
-            function(core, function_arg);
+            int returned = run_call(core, function, function_arg);
             pthread_mutex_lock(&kmx_host.lock);
             w->done = posted;
             pthread_cond_broadcast(&kmx_host.done_cond);
+            if (!returned) {
+                break; /* the card halts a core that trapped */
+            }
             continue;
         }
         if (kmx_host.finished) {

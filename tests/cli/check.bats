@@ -103,3 +103,22 @@ END
     run --separate-stderr kmrun build --quiet "$fixtures/check/differ.yaml"
     [ "$(jq -r '.threads[0] | has("host")' <<<"$output")" = false ]
 }
+
+@test "run --thread host: a fault in thread code is a trap with its source line, as on the card" {
+    local line
+    line=$(grep -n 'the faulting load' "$fixtures/check/thread/trap.c" | cut -d: -f1)
+    run_json --thread host "$fixtures/check/trap.yaml"
+    [ "$status" -eq 1 ]
+    [ "$(field '.threads[0].state')" = trapped ]
+    [ "$(field '.threads[0].error')" = trap ]
+    [ "$(field '.threads[0].where')" = 1 ]
+    [ "$(field '.threads[0].trap.name')" = "Segmentation fault (host fallback, SEGV)" ]
+    [ "$(field '.threads[0].trap.mtval')" = 16 ]
+    [ "$(field '.threads[0].trap.source | "\(.file):\(.line):\(.function)"')" = "thread/trap.c:$line:kmx_main" ]
+    # the same program traps on the card at the same line, and check agrees
+    run_json "$fixtures/check/trap.yaml"
+    [ "$(field '.threads[0].trap.name')" = "load access fault" ]
+    [ "$(field '.threads[0].trap.source.line')" = "$line" ]
+    run --separate-stderr kmrun check --run-dir "$runs" "$fixtures/check/trap.yaml"
+    [ "$status" -eq 0 ]
+}

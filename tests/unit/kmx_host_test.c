@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -178,6 +179,32 @@ static void fake_unsupported(void *ops, const char *name) {
     snprintf(k->unsupported_name, sizeof k->unsupported_name, "%s", name);
 }
 
+/* Traps without signals: the fake arms as kmrun does; fake_fault does
+ * what kmrun's handler does on a fault (records the trap, jumps back). */
+static __thread sigjmp_buf *fake_armed;
+static int trap_arms;
+
+static void fake_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp) {
+    (void)ops;
+    (void)core;
+    fake_armed = jmp;
+    if (jmp != NULL) {
+        __atomic_fetch_add(&trap_arms, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+static void fake_fault(uint32_t core) {
+    sigjmp_buf *jmp = fake_armed;
+    fake_armed = NULL;
+    uint32_t none = 0;
+    if (__atomic_compare_exchange_n(&result.traps, &none, 1u, 0, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST)) {
+        result.trap_mcause = KMX_HOST_TRAP_CAUSE(SIGSEGV);
+        result.trap_core = core;
+    }
+    siglongjmp(*jmp, 1);
+}
+
 #define NONCE 0x0123456789ABCDEFull
 
 static int setup(void **state) {
@@ -234,6 +261,8 @@ static int setup(void **state) {
     ctx.poll = fake_poll;
     ctx.step = fake_step;
     ctx.unsupported = fake_unsupported;
+    ctx.trap_arm = fake_trap_arm;
+    trap_arms = 0;
     return 0;
 }
 
@@ -904,8 +933,55 @@ static void every_unsupported_call(void **state) {
     assert_string_equal(f.unsupported_name, "kmx_serve");
 }
 
+static int body_fault_core0(int core) {
+    uint64_t bytes;
+    uint32_t *r0 = kmx_region(0, &bytes);
+    r0[0] = 42; /* written before the fault: flushed at the end all the same */
+    kmx_progress(5);
+    fake_fault(0);
+    return 0; /* never reached */
+}
+
+static void fault_on_core0_traps(void **state) {
+    (void)state;
+    run(body_fault_core0);
+    assert_int_equal(result.state, KMX_STATE_TRAPPED);
+    assert_int_equal(result.error, KMX_ERROR_TRAP);
+    assert_int_equal(result.error_detail, KMX_HOST_TRAP_CAUSE(SIGSEGV));
+    assert_int_equal(result.traps, 1);
+    assert_int_equal(result.trap_core, 0);
+    assert_int_equal(result.where, 5);
+    assert_true(trap_arms >= 1);
+}
+
+static void fault_in_worker(int core, void *arg) {
+    (void)arg;
+    if (core == 2) {
+        fake_fault(2);
+    }
+}
+
+static int body_fault_core2(int core) {
+    int s = kmx_parallel(fault_in_worker, NULL);
+    EXPECT(s == KMX_OK || s == KMX_STOPPED);
+    EXPECT(kmx_stop_requested());
+    return 9;
+}
+
+static void fault_on_core2_traps_and_stops(void **state) {
+    (void)state;
+    run(body_fault_core2);
+    assert_int_equal(result.state, KMX_STATE_TRAPPED);
+    assert_int_equal(result.error, KMX_ERROR_TRAP);
+    assert_int_equal(result.error_core, 2);
+    assert_int_equal(result.trap_core, 2);
+    assert_int_equal(result.code, 9);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(fault_on_core0_traps, setup, teardown),
+        cmocka_unit_test_setup_teardown(fault_on_core2_traps_and_stops, setup, teardown),
         cmocka_unit_test_setup_teardown(ctx_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_args_fail, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_region_fails, setup, teardown),
