@@ -84,7 +84,7 @@ KMX_DATA := $(SHARE)/kmx/lib/libkmx.a $(SHARE)/kmx/kmx.ld \
 # it links with are not, and -z defs would refuse the sanitizers' symbols);
 # its test is built in the build's mode.
 KMX_HOST_DATA := $(SHARE)/kmx/host/libkmx_host.a $(SHARE)/kmx/host/kmx_host.h
-KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ikmx/host
+KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ikmx -Ikmx/host
 
 .PHONY: all test install clean
 all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN)

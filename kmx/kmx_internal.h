@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "kmx.h"
+#include "kmx_shared.h"
 
 /* The runtime's private state, at KMX_LIM_PRIVATE (layout is its own). */
 typedef struct kmx_private {
@@ -40,10 +41,7 @@ typedef struct kmx_private {
     uint32_t ring_event_depth;
     uint32_t ring_submitted;   /* the last command's number */
     uint32_t ring_taken;       /* events taken from the ring */
-    uint32_t ring_wake;        /* a wake taken and not yet returned by kmx_poll */
-    uint32_t ring_kept_head;   /* kept events: a FIFO of KMX_RING_KEPT */
-    uint32_t ring_kept_count;
-    km_event_t ring_kept[KMX_RING_KEPT];
+    kmx_events ring_events_taken; /* kept events and a wake (kmx_shared.h) */
 } kmx_private;
 _Static_assert(sizeof(kmx_private) <= KMX_LIM_PRIVATE_BYTES, "private state fits");
 _Static_assert(sizeof(kmx_private) % 8u == 0, "private state is whole words");

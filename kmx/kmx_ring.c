@@ -219,46 +219,25 @@ static void take(void) {
     push_line(p->ring_read_line);
 }
 
-static void to_event(const km_event_t *e, kmx_event *out) {
-    out->kind = e->kind;
-    out->reason = e->reason;
-    out->handle = e->handle;
-    out->ticks = e->ticks;
-}
-
-static void keep(const km_event_t *e) {
-    volatile kmx_private *p = KMX_PRIVATE;
-    volatile km_event_t *k = &p->ring_kept[(p->ring_kept_head + p->ring_kept_count) % KMX_RING_KEPT];
-    k->index = e->index;
-    k->kind = e->kind;
-    k->reason = e->reason;
-    k->handle = e->handle;
-    k->ticks = e->ticks;
-    p->ring_kept_count++;
-}
-
-/* Removes kept event n (0 = the oldest) into *out, keeping the order. */
-static void unkeep(uint32_t n, kmx_event *out) {
-    volatile kmx_private *p = KMX_PRIVATE;
-    uint32_t head = p->ring_kept_head;
-    volatile km_event_t *kept = p->ring_kept;
-    const volatile km_event_t *e = &kept[(head + n) % KMX_RING_KEPT];
-    out->kind = e->kind;
-    out->reason = e->reason;
-    out->handle = e->handle;
-    out->ticks = e->ticks;
-    /* Close the gap from the front: the older ones move up one. */
-    for (uint32_t k = n; k > 0; k--) {
-        volatile km_event_t *to = &kept[(head + k) % KMX_RING_KEPT];
-        const volatile km_event_t *from = &kept[(head + k - 1u) % KMX_RING_KEPT];
-        to->index = from->index;
-        to->kind = from->kind;
-        to->reason = from->reason;
-        to->handle = from->handle;
-        to->ticks = from->ticks;
+/* Nothing came on this turn of a wait: the stop, the thread's deadline
+ * and the call's every few turns (an empty turn is one LIM read). */
+static int idle(uint64_t deadline, unsigned turn) {
+    if (turn % KMX_WAIT_CHECK_EVERY != 0) {
+        return KMX_OK;
     }
-    p->ring_kept_head = (head + 1u) % KMX_RING_KEPT;
-    p->ring_kept_count--;
+    int status = kmx__stop_status();
+    if (status == KMX_OK && deadline != 0 && kmx_time() >= deadline) {
+        status = KMX_LATE;
+    }
+    kmx__ended(status);
+    return status;
+}
+
+static const kmx_ring_access access = {peek, take, idle};
+
+/* Core 0's alone (ring_caller checked): its taken events as plain memory. */
+static kmx_events *taken_events(void) {
+    return (kmx_events *)(uintptr_t)&KMX_PRIVATE->ring_events_taken;
 }
 
 int kmx_wait(uint32_t handle, uint64_t deadline, kmx_event *event) {
@@ -266,51 +245,10 @@ int kmx_wait(uint32_t handle, uint64_t deadline, kmx_event *event) {
     if (status != KMX_OK) {
         return status;
     }
-    volatile kmx_private *p = KMX_PRIVATE;
-    if (event == 0 || handle == 0 || handle > p->ring_submitted) {
+    if (event == 0 || handle == 0 || handle > KMX_PRIVATE->ring_submitted) {
         return KMX_BAD;
     }
-    for (uint32_t n = 0; n < p->ring_kept_count; n++) {
-        if (p->ring_kept[(p->ring_kept_head + n) % KMX_RING_KEPT].handle == handle) {
-            unkeep(n, event);
-            return KMX_OK;
-        }
-    }
-    for (unsigned turn = 1;; turn++) {
-        km_event_t e;
-        if (peek(&e) == KMX_OK) {
-            if (e.kind == KMX_EVENT_WAKE) {
-                take();
-                p->ring_wake = 1; /* for kmx_poll: the thread resubmits after it */
-                continue;
-            }
-            if (e.handle == handle) {
-                take();
-                to_event(&e, event);
-                return KMX_OK;
-            }
-            if (p->ring_kept_count == KMX_RING_KEPT) {
-                /* Left in the ring, not lost: kmx_poll takes it in turn. */
-                return KMX_FULL;
-            }
-            take();
-            keep(&e);
-            turn = 0;
-            continue;
-        }
-        /* The stop, the thread's deadline and the call's every few turns:
-         * an empty turn is one LIM read. */
-        if (turn % KMX_WAIT_CHECK_EVERY == 0) {
-            status = kmx__stop_status();
-            if (status == KMX_OK && deadline != 0 && kmx_time() >= deadline) {
-                status = KMX_LATE;
-            }
-            if (status != KMX_OK) {
-                kmx__ended(status);
-                return status;
-            }
-        }
-    }
+    return kmx_events_wait(taken_events(), &access, handle, deadline, event);
 }
 
 int kmx_poll(kmx_event *event) {
@@ -318,30 +256,8 @@ int kmx_poll(kmx_event *event) {
     if (status != KMX_OK) {
         return status;
     }
-    volatile kmx_private *p = KMX_PRIVATE;
     if (event == 0) {
         return KMX_BAD;
     }
-    if (p->ring_kept_count > 0) {
-        unkeep(0, event);
-        return KMX_OK;
-    }
-    km_event_t e;
-    if (p->ring_wake == 0 && peek(&e) == KMX_OK) {
-        take();
-        if (e.kind != KMX_EVENT_WAKE) {
-            to_event(&e, event);
-            return KMX_OK;
-        }
-        p->ring_wake = 1;
-    }
-    if (p->ring_wake != 0) {
-        p->ring_wake = 0;
-        event->kind = KMX_EVENT_WAKE;
-        event->reason = KM_REASON_NONE;
-        event->handle = 0;
-        event->ticks = 0;
-        return KMX_OK;
-    }
-    return KMX_EMPTY;
+    return kmx_events_poll(taken_events(), &access, event);
 }

@@ -34,25 +34,10 @@ void kmx__park(void) {
     }
 }
 
-/* The final state: a trap first, then a library error, then how the run
- * ended (a wait that ended stopped or late, or a stop or the deadline by
- * the time kmx_main returned), else done. */
+/* The final state (kmx_shared.h, the host fallback's too). */
 static uint32_t final_state(int status_at_return) {
     volatile kmx_result_block *r = KMX_RESULT;
-    uint32_t ended = KMX_PRIVATE->ended;
-    if (r->traps != 0) {
-        return KMX_STATE_TRAPPED;
-    }
-    if (r->error != KMX_ERROR_NONE) {
-        return KMX_STATE_FAILED;
-    }
-    if (ended == KMX_LATE || status_at_return == KMX_LATE) {
-        return KMX_STATE_LATE;
-    }
-    if (ended == KMX_STOPPED || status_at_return == KMX_STOPPED) {
-        return KMX_STATE_STOPPED;
-    }
-    return KMX_STATE_DONE;
+    return kmx_final_state(r->traps, r->error, KMX_PRIVATE->ended, status_at_return);
 }
 
 /* The state is the last thing written: the host reads the rest once it

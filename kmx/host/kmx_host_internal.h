@@ -18,6 +18,7 @@
 
 #include "kmx.h"
 #include "kmx_host.h"
+#include "kmx_shared.h"
 
 #define KMX_HOST_HIDDEN __attribute__((visibility("hidden")))
 
@@ -60,12 +61,9 @@ typedef struct kmx_host_state {
 
     /* the ring (core 0's alone, as on the card) */
     uint32_t ring_highest;   /* the highest handle submitted */
-    int ring_wake;           /* a wake taken and not yet returned by kmx_poll */
     int ring_has_next;       /* an event taken from ctx->poll, still "in the ring" */
     km_event_t ring_next;
-    uint32_t ring_kept_head; /* kept events: a FIFO of KMX_RING_KEPT */
-    uint32_t ring_kept_count;
-    km_event_t ring_kept[KMX_RING_KEPT];
+    kmx_events ring_taken;   /* kept events and a wake (kmx_shared.h) */
 } kmx_host_state;
 
 extern kmx_host_state kmx_host KMX_HOST_HIDDEN;

@@ -1,7 +1,8 @@
 /* kmx_host_ring.c: the command ring on the host (the card's kmx_ring.c),
  * over kmrun's host ring: ctx->submit, ctx->poll and ctx->step.
  *
- * The rules are the card's, call for call: core 0 only (the error
+ * The rules are the card's, call for call — what kmx_wait and kmx_poll
+ * return and keep is kmx_shared.h, the card's own code: core 0 only (the error
  * `parallel`, KMX_STOPPED otherwise); KMX_BAD without a ring (the argument
  * block's ring kind is KMX_RING_NONE) or for NULL pointers, handle 0 or a
  * handle never submitted; kmx_submit returns the stop's status (recorded
@@ -29,10 +30,10 @@
 
 void kmx_host_ring_reset(void) {
     kmx_host.ring_highest = 0;
-    kmx_host.ring_wake = 0;
     kmx_host.ring_has_next = 0;
-    kmx_host.ring_kept_head = 0;
-    kmx_host.ring_kept_count = 0;
+    kmx_host.ring_taken.wake = 0;
+    kmx_host.ring_taken.head = 0;
+    kmx_host.ring_taken.count = 0;
 }
 
 /* Core 0 with a ring: KMX_OK; else the status the call returns. */
@@ -97,30 +98,24 @@ static void take(void) {
     kmx_host.ring_has_next = 0;
 }
 
-static void to_event(const km_event_t *e, kmx_event *out) {
-    out->kind = e->kind;
-    out->reason = e->reason;
-    out->handle = e->handle;
-    out->ticks = e->ticks;
-}
-
-static void keep(const km_event_t *e) {
-    uint32_t at = (kmx_host.ring_kept_head + kmx_host.ring_kept_count) % KMX_RING_KEPT;
-    kmx_host.ring_kept[at] = *e;
-    kmx_host.ring_kept_count++;
-}
-
-/* Removes kept event n (0 = the oldest) into *out, keeping the order. */
-static void unkeep(uint32_t n, kmx_event *out) {
-    uint32_t head = kmx_host.ring_kept_head;
-    km_event_t *kept = kmx_host.ring_kept;
-    to_event(&kept[(head + n) % KMX_RING_KEPT], out);
-    for (uint32_t k = n; k > 0; k--) {
-        kept[(head + k) % KMX_RING_KEPT] = kept[(head + k - 1u) % KMX_RING_KEPT];
+/* Nothing came on this turn of a wait: the stop, the thread's deadline
+ * and the call's, then the kernel moves on one pass (the host's time
+ * passes while it does). */
+static int idle(uint64_t deadline, unsigned turn) {
+    (void)turn;
+    int status = kmx_host_stop_status();
+    if (status == KMX_OK && deadline != 0 && kmx_time() >= deadline) {
+        status = KMX_LATE;
     }
-    kmx_host.ring_kept_head = (head + 1u) % KMX_RING_KEPT;
-    kmx_host.ring_kept_count--;
+    if (status != KMX_OK) {
+        kmx_host_ended(status);
+        return status;
+    }
+    step();
+    return KMX_OK;
 }
+
+static const kmx_ring_access access = {peek, take, idle};
 
 int kmx_wait(uint32_t handle, uint64_t deadline, kmx_event *event) {
     int status = ring_caller();
@@ -130,42 +125,7 @@ int kmx_wait(uint32_t handle, uint64_t deadline, kmx_event *event) {
     if (event == NULL || handle == 0 || handle > kmx_host.ring_highest) {
         return KMX_BAD;
     }
-    for (uint32_t n = 0; n < kmx_host.ring_kept_count; n++) {
-        if (kmx_host.ring_kept[(kmx_host.ring_kept_head + n) % KMX_RING_KEPT].handle == handle) {
-            unkeep(n, event);
-            return KMX_OK;
-        }
-    }
-    for (;;) {
-        km_event_t e;
-        if (peek(&e) == KMX_OK) {
-            if (e.kind == KMX_EVENT_WAKE) {
-                take();
-                kmx_host.ring_wake = 1; /* for kmx_poll: the thread resubmits after it */
-                continue;
-            }
-            if (e.handle == handle) {
-                take();
-                to_event(&e, event);
-                return KMX_OK;
-            }
-            if (kmx_host.ring_kept_count == KMX_RING_KEPT) {
-                return KMX_FULL; /* left in the ring: kmx_poll takes it in turn */
-            }
-            take();
-            keep(&e);
-            continue;
-        }
-        status = kmx_host_stop_status();
-        if (status == KMX_OK && deadline != 0 && kmx_time() >= deadline) {
-            status = KMX_LATE;
-        }
-        if (status != KMX_OK) {
-            kmx_host_ended(status);
-            return status;
-        }
-        step();
-    }
+    return kmx_events_wait(&kmx_host.ring_taken, &access, handle, deadline, event);
 }
 
 int kmx_poll(kmx_event *event) {
@@ -176,27 +136,9 @@ int kmx_poll(kmx_event *event) {
     if (event == NULL) {
         return KMX_BAD;
     }
-    if (kmx_host.ring_kept_count > 0) {
-        unkeep(0, event);
-        return KMX_OK;
+    status = kmx_events_poll(&kmx_host.ring_taken, &access, event);
+    if (status == KMX_EMPTY) {
+        step(); /* nothing yet: the kernel moves on while the thread polls again */
     }
-    km_event_t e;
-    if (!kmx_host.ring_wake && peek(&e) == KMX_OK) {
-        take();
-        if (e.kind != KMX_EVENT_WAKE) {
-            to_event(&e, event);
-            return KMX_OK;
-        }
-        kmx_host.ring_wake = 1;
-    }
-    if (kmx_host.ring_wake) {
-        kmx_host.ring_wake = 0;
-        event->kind = KMX_EVENT_WAKE;
-        event->reason = KM_REASON_NONE;
-        event->handle = 0;
-        event->ticks = 0;
-        return KMX_OK;
-    }
-    step(); /* nothing yet: the kernel moves on while the thread polls again */
-    return KMX_EMPTY;
+    return status;
 }

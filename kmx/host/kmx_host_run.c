@@ -84,23 +84,11 @@ static int check_ring(const kmx_args *a) {
     return 1;
 }
 
-/* The card's final_state: a trap first, then a library error, then how
- * the run ended. */
+/* The final state (kmx_shared.h, the card runtime's too). */
 static uint32_t final_state(int status_at_return) {
-    uint32_t ended = __atomic_load_n(&kmx_host.ended, __ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&result_block()->traps, __ATOMIC_ACQUIRE) != 0) {
-        return KMX_STATE_TRAPPED;
-    }
-    if (result_block()->error != KMX_ERROR_NONE) {
-        return KMX_STATE_FAILED;
-    }
-    if (ended == KMX_LATE || status_at_return == KMX_LATE) {
-        return KMX_STATE_LATE;
-    }
-    if (ended == KMX_STOPPED || status_at_return == KMX_STOPPED) {
-        return KMX_STATE_STOPPED;
-    }
-    return KMX_STATE_DONE;
+    volatile kmx_result_block *r = result_block();
+    return kmx_final_state(__atomic_load_n(&r->traps, __ATOMIC_ACQUIRE), r->error,
+                           __atomic_load_n(&kmx_host.ended, __ATOMIC_ACQUIRE), status_at_return);
 }
 
 /* The state is the last thing written: a reader that sees a final one
