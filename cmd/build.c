@@ -140,11 +140,8 @@ int cmd_build(int argc, char **argv)
             return km_option_error("build", c, argv, longopts);
         }
     }
-    if (optind + 1 != argc)
-        return km_usage_error("build", optind == argc ? "missing the program manifest"
-                                                      : "expected one program manifest");
     km_program *p = NULL;
-    int rc = km_load_manifest(argv[optind], &p);
+    int rc = km_load_one_manifest("build", argc, argv, &p);
     if (rc != KM_OK)
         return rc;
     km_cache cache;

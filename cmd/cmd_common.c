@@ -1,7 +1,10 @@
 /* cmd_common: shared steps of the subcommands (cmd_common.h). */
 #include "cmd_common.h"
 
+#include <getopt.h>
 #include <stdio.h>
+
+#include "cmd.h"
 
 int km_load_manifest(const char *path, km_program **out)
 {
@@ -29,4 +32,13 @@ int km_open_cache(km_cache *c, km_error *err)
     int rc = km_cache_open(c, NULL, err);
     c->warn = warn_stderr;
     return rc;
+}
+
+int km_load_one_manifest(const char *command, int argc, char **argv, km_program **out)
+{
+    *out = NULL;
+    if (optind + 1 != argc)
+        return km_usage_error(command, optind == argc ? "missing the program manifest"
+                                                      : "expected one program manifest");
+    return km_load_manifest(argv[optind], out);
 }

@@ -97,11 +97,8 @@ int cmd_run(int argc, char **argv)
             return km_option_error("run", c, argv, longopts);
         }
     }
-    if (optind + 1 != argc)
-        return km_usage_error("run", optind == argc ? "missing the program manifest"
-                                                    : "expected one program manifest");
     km_program *p = NULL;
-    int rc = km_load_manifest(argv[optind], &p);
+    int rc = km_load_one_manifest("run", argc, argv, &p);
     if (rc != KM_OK)
         return rc;
     km_error err = {0};
