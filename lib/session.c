@@ -50,7 +50,7 @@ uint64_t km_default_timeout_us(const km_program *p)
 /* $KMRUN_SIM_FAULT: test-only (session_internal.h). */
 static int fault_from_env(km_fault *out, km_error *err)
 {
-    static const char *const names[] = {"", "args", "region", "bank", "check"};
+    static const char *const names[] = {"", "args", "region", "bank", "check", "ring"};
     const char *v = getenv("KMRUN_SIM_FAULT");
     *out = KM_FAULT_NONE;
     if (!v || !*v)
@@ -62,7 +62,7 @@ static int fault_from_env(km_fault *out, km_error *err)
         }
     }
     return km_fail(err, KM_EXIT_USAGE,
-                   "unknown KMRUN_SIM_FAULT '%s' (expected args, region, bank or check)", v);
+                   "unknown KMRUN_SIM_FAULT '%s' (expected args, region, bank, check or ring)", v);
 }
 
 int km_session_open(km_session **out, const km_program *p, km_backend b, km_error *err)

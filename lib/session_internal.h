@@ -41,6 +41,7 @@ typedef enum km_fault {
     KM_FAULT_REGION, /* region 0 reaches past the end of the bank */
     KM_FAULT_BANK,   /* region 0 is said to be in the other bank */
     KM_FAULT_CHECK,  /* the bank check line in DRAM holds another value */
+    KM_FAULT_RING,   /* the ring line's command depth is not a power of two */
 } km_fault;
 
 struct km_session {

@@ -45,8 +45,10 @@ static bool main_returned(const kmx_result_block *b)
     case KMX_STATE_TRAPPED:
         return b->traps == 1 && b->trap_core != 0;
     case KMX_STATE_FAILED:
+        /* The start-up checks fail before kmx_main runs. */
         return b->error != KMX_ERROR_ARGS && b->error != KMX_ERROR_REGION &&
-               b->error != KMX_ERROR_BANK && b->error != KMX_ERROR_TRAP;
+               b->error != KMX_ERROR_BANK && b->error != KMX_ERROR_RING &&
+               b->error != KMX_ERROR_TRAP;
     default:
         return false;
     }

@@ -117,6 +117,9 @@ static void damage_args(km_fault fault, kmx_args *a)
         if (a->nregions > 0)
             a->regions[0].bank = a->bank == 6 ? 7 : 6;
         break;
+    case KM_FAULT_RING:
+        a->ring.command_depth = 3;
+        break;
     default:
         break;
     }
@@ -172,8 +175,8 @@ static int write_cluster(km_session *s, sim_backend *b, unsigned index, km_error
     /* e: the argument block, its seal line last. */
     kmx_args args;
     km_plan_args(s->p, &s->plan, cp->cluster, s->nonce, &args);
-    damage_args(s->fault, &args);
     rc = km_feed_attach_thread(b->feed, &b->noc, cp->cluster, &args.ring, err);
+    damage_args(s->fault, &args); /* the thread's copy only: the kernel's is sound */
     if (rc == KM_OK)
         rc = sim_cluster_write_lim(c, KMX_LIM_ARGS, &args, offsetof(kmx_args, seal), err);
     if (rc == KM_OK)

@@ -106,6 +106,12 @@ line_of() {
     [ "$output" = 0 ]
 }
 
+@test "start-up: a ring line the runtime cannot use fails with ring" {
+    KMRUN_SIM_FAULT=ring run_json "$KMRUN_TOP/programs/01_hello/program.yaml"
+    [ "$status" -eq 1 ]
+    [ "$(field '.threads[0] | [.state, .error, .code] | @csv')" = '"failed","ring",' ]
+}
+
 @test "start-up: an unknown KMRUN_SIM_FAULT is a usage error" {
     KMRUN_SIM_FAULT=nonsense run_json "$KMRUN_TOP/programs/01_hello/program.yaml"
     [ "$status" -eq 2 ]
