@@ -7,9 +7,13 @@ void sim_noc_init(sim_noc *n, sim_dram *dram)
 {
     n->dram = dram;
     n->ntargets = 0;
+    /* A bank's three ports each answer for the whole bank. */
     for (unsigned b = 0; b < KMX_DRAM_BANKS; b++) {
-        n->targets[n->ntargets++] = (sim_noc_target){
-            .x = KMX_BANK_TILE_X(b), .y = KMX_BANK_TILE_Y(b), .kind = SIM_NOC_BANK, .bank = b};
+        for (unsigned p = 0; p < KMX_BANK_PORTS; p++) {
+            n->targets[n->ntargets++] =
+                (sim_noc_target){.x = KMX_BANK_PORT_X(b, p), .y = KMX_BANK_PORT_Y(b, p),
+                                 .kind = SIM_NOC_BANK, .bank = b};
+        }
     }
 }
 

@@ -134,18 +134,29 @@ KMX_AT(kmx_noc_window_reg, x, 8);
 KMX_AT(kmx_noc_window_reg, y, 10);
 KMX_AT(kmx_noc_window_reg, mode, 12);
 
-/* NoC tiles and the NoC-side addresses behind them (the simulator's
- * choices where the card's documents are silent; device/sim/README.md,
- * "The NoC").  Cluster c's tile is (8, 3), (8, 9), (8, 5), (8, 7) for c =
- * 0..3 (DESIGN.md); its LIM is at KMX_NOC_LIM_BASE on that tile, the same
- * addresses its cores use.  DRAM bank b answers at tile
- * (KMX_BANK_TILE_X(b), KMX_BANK_TILE_Y(b)): banks 0..3 in column 0 and
- * 4..7 in column 9, rows 0, 3, 6, 9; NoC address = bank address. */
+/* NoC tiles (NOC0 coordinates, as Tenstorrent's UMD lists them for
+ * Blackhole: L2CPU tile index -> tile, and DRAM_CORES_NOC0) and the
+ * NoC-side addresses behind them (device/sim/README.md, "The NoC").
+ * Cluster c's tile is (8, 3), (8, 9), (8, 5), (8, 7) for c = 0..3
+ * (DESIGN.md); its LIM is at KMX_NOC_LIM_BASE on that tile, the same
+ * addresses its cores use (the simulator's choice: not public).  DRAM bank
+ * b has KMX_BANK_PORTS tiles, each answering for the whole bank (NoC
+ * address = bank address): banks 0..3 in column 0, 4..7 in column 9, rows
+ * {0, 1, 11}, {2, 10, 3}, {9, 4, 8}, {5, 7, 6}; KMX_BANK_TILE_X/Y is the
+ * first port, the one kmrun's own windows use. */
 #define KMX_CLUSTER_TILE_X(c) 8u /* every cluster sits in column 8 */
 #define KMX_CLUSTER_TILE_Y(c) ((c) == 0u ? 3u : (c) == 1u ? 9u : (c) == 2u ? 5u : 7u)
 #define KMX_NOC_LIM_BASE KMX_LIM_BASE
-#define KMX_BANK_TILE_X(b) ((b) < 4u ? 0u : 9u)
-#define KMX_BANK_TILE_Y(b) (((b) % 4u) * 3u)
+#define KMX_BANK_PORTS 3u
+#define KMX_BANK_PORT_ROWS 0x6758493a2b10ull /* a nibble a port: rows of bank % 4, port */
+#define KMX_BANK_PORT_X(b, p) ((b) < 4u ? 0u : 9u)
+#define KMX_BANK_PORT_Y(b, p) \
+    ((uint32_t)(KMX_BANK_PORT_ROWS >> (4u * (3u * ((b) % 4u) + (p)))) & 0xFu)
+#define KMX_BANK_TILE_X(b) KMX_BANK_PORT_X(b, 0u)
+#define KMX_BANK_TILE_Y(b) KMX_BANK_PORT_Y(b, 0u)
+KMX_STATIC_ASSERT(KMX_BANK_PORT_Y(0u, 2u) == 11u && KMX_BANK_PORT_Y(1u, 1u) == 10u &&
+                      KMX_BANK_PORT_Y(6u, 0u) == 9u && KMX_BANK_PORT_Y(7u, 2u) == 6u,
+                  "the bank port rows as UMD lists them");
 
 /* Which window the runtime uses for what (so nothing else opens them). */
 #define KMX_WINDOW_RING 0u                 /* the ring's remote half */

@@ -176,6 +176,28 @@ static void faults(void **state)
     assert_null(sim_noc_find(&f->noc, KMX_CLUSTER_TILE_X(3u), KMX_CLUSTER_TILE_Y(3u)));
 }
 
+/* Each of a bank's three ports reaches the same bank; no two banks share
+ * a tile. */
+static void every_bank_port_reaches_its_bank(void **state)
+{
+    fixture *f = *state;
+    for (unsigned b = 0; b < KMX_DRAM_BANKS; b++) {
+        for (unsigned p = 0; p < KMX_BANK_PORTS; p++) {
+            uint64_t at = 0x1000u * (b + 1u) + 8u * p, got = 0;
+            assert_int_equal(sim_noc_store(&f->noc, KMX_BANK_PORT_X(b, p), KMX_BANK_PORT_Y(b, p),
+                                           at, 8, 0xB0 + 16u * b + p),
+                             0);
+            assert_int_equal(sim_dram_read(&f->dram, b, at, &got, 8, NULL), KM_OK);
+            assert_int_equal(got, 0xB0 + 16u * b + p);
+            const sim_noc_target *tg =
+                sim_noc_find(&f->noc, KMX_BANK_PORT_X(b, p), KMX_BANK_PORT_Y(b, p));
+            assert_non_null(tg);
+            assert_int_equal(tg->kind, SIM_NOC_BANK);
+            assert_int_equal(tg->bank, b);
+        }
+    }
+}
+
 /* Rewriting address, x or y changes nothing until mode is written. */
 static void mode_written_last(void **state)
 {
@@ -254,6 +276,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(store_lands_in_other_lim, setup, teardown),
         cmocka_unit_test_setup_teardown(store_to_bank_bypasses_caches, setup, teardown),
         cmocka_unit_test_setup_teardown(faults, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_bank_port_reaches_its_bank, setup, teardown),
         cmocka_unit_test_setup_teardown(mode_written_last, setup, teardown),
         cmocka_unit_test_setup_teardown(costs, setup, teardown),
         cmocka_unit_test_setup_teardown(cluster_api, setup, teardown),
