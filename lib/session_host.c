@@ -17,8 +17,9 @@
  *
  * Run: each thread's kmx_host_run on a thread of its own; the kernel moves
  * one pass per `step` its ring calls make (so the grid and the dispatcher
- * advance in modeled time only while a thread waits), and between host
- * threads' calls through one lock.  The timeout and the grace are the
+ * advance in modeled time only while a thread waits), and a pass per look
+ * of the session while host-fed commands are pending; all of it under one
+ * lock.  The timeout and the grace are the
  * host's wall clock; the JSON says `times: host`.  A thread that does not
  * end within the grace after its stop word is stuck: its host thread is
  * left running (it cannot be killed) and its memory is never freed. */
@@ -517,11 +518,17 @@ static int host_run(km_session *s, const km_run_opts *o, uint64_t timeout_ps, ui
         }
         if (all)
             break;
-        struct timespec nap = {0, 200000}; /* 0.2 ms: the host looks, as sim does per slice */
-        nanosleep(&nap, NULL);
+        if (!km_feed_done(b->feed)) {
+            /* The manifest's host-fed commands go on beside the threads. */
+            pthread_mutex_lock(&b->lock);
+            km_feed_pass(b->feed);
+            pthread_mutex_unlock(&b->lock);
+        } else {
+            struct timespec nap = {0, 200000}; /* 0.2 ms: the host looks, as sim per slice */
+            nanosleep(&nap, NULL);
+        }
     }
-    /* The manifest's host-fed commands, after the threads (nothing else
-     * moves the kernel now). */
+    /* What is left of them once the threads have ended. */
     while (!km_feed_done(b->feed) && wall_now() - start < timeout)
         km_feed_pass(b->feed);
     km_feed_stop(b->feed);
