@@ -3,8 +3,9 @@
  * first, and its card result is checked against it bit for bit".
  *
  * Both runs keep their run folders (kmrun read-region reads either).  The
- * comparison: per thread, state, error, code and result words; per region
- * copy, every byte.  Agreement: one line (or JSON) and exit 0.  A
+ * comparison: per thread, state, error, code and result words; per
+ * host-fed command, its event and result word; per region copy, every
+ * byte.  Agreement: one line (or JSON) and exit 0.  A
  * difference: what differs — a result field with both values; a region
  * with its first differing offset, how many bytes differ and the 16 bytes
  * around it on each side — and exit 1.  Times are never compared: the
@@ -77,6 +78,39 @@ static void compare_threads(check_out *c, const km_run_result *sim, const km_run
             cJSON_AddNumberToObject(d, "host", vb);
             differ(c, d, line);
         }
+    }
+}
+
+static const char *event_text(const km_command_result *c)
+{
+    if (!c->ended)
+        return "no event";
+    return c->event == KM_EVENT_DONE ? "done" : c->event == KM_EVENT_TIMEOUT ? "timeout" : "rejected";
+}
+
+/* The manifest's host-fed commands: each one's event and result word. */
+static void compare_commands(check_out *c, const km_program *p, const km_run_result *sim,
+                             const km_run_result *host)
+{
+    for (size_t i = 0; i < sim->ncommands && i < host->ncommands; i++) {
+        const km_command_result *a = &sim->commands[i], *b = &host->commands[i];
+        bool same = a->ended == b->ended && (!a->ended || (a->event == b->event &&
+                                                           a->reason == b->reason &&
+                                                           a->has_result == b->has_result &&
+                                                           a->result == b->result));
+        if (same)
+            continue;
+        char line[512], ra[32] = "", rb[32] = "";
+        if (a->has_result)
+            snprintf(ra, sizeof ra, " with result %u", a->result);
+        if (b->has_result)
+            snprintf(rb, sizeof rb, " with result %u", b->result);
+        snprintf(line, sizeof line, "command %zu (%s): sim %s%s, host %s%s", i,
+                 p->commands[i].handler, event_text(a), ra, event_text(b), rb);
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "kind", "command");
+        cJSON_AddNumberToObject(d, "index", (double)i);
+        differ(c, d, line);
     }
 }
 
@@ -190,6 +224,7 @@ int cmd_check(int argc, char **argv)
         cJSON_AddStringToObject(c.doc, "host_run", host.id);
         c.differences = cJSON_CreateArray();
         compare_threads(&c, &sim.result, &host.result);
+        compare_commands(&c, p, &sim.result, &host.result);
         uint64_t bytes = 0;
         for (size_t i = 0; i < sim.ncopies && i < host.ncopies; i++) {
             compare_region(&c, &sim.copies[i], &host.copies[i]);

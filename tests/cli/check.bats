@@ -122,3 +122,12 @@ END
     run --separate-stderr kmrun check --run-dir "$runs" "$fixtures/check/trap.yaml"
     [ "$status" -eq 0 ]
 }
+
+@test "check: host-fed commands beside a thread are compared too, event and result word" {
+    run --separate-stderr kmrun check --json --run-dir "$runs" "$fixtures/check/commands.yaml"
+    [ "$status" -eq 0 ] || { echo "$output"; echo "$stderr"; false; }
+    [ "$(jq -r '.agree' <<<"$output")" = true ]
+    local sim
+    sim=$(jq -r '.sim_run' <<<"$output")
+    [ "$(jq -r '.commands[1] | "\(.event) \(.result)"' "$runs/$sim/result.json")" = "done 3072" ]
+}
