@@ -131,3 +131,15 @@ END
     sim=$(jq -r '.sim_run' <<<"$output")
     [ "$(jq -r '.commands[1] | "\(.event) \(.result)"' "$runs/$sim/result.json")" = "done 3072" ]
 }
+
+@test "run --thread host: one image on two clusters gets two copies, each with its own globals" {
+    run_json --thread host "$fixtures/check/two.yaml"
+    [ "$status" -eq 0 ] || { echo "$output"; echo "$stderr"; false; }
+    [ "$(field '[.threads[] | .words | @csv] | join(" ")')" = "2,2 3,2" ]
+    run --separate-stderr kmrun read-region --run-dir "$runs" --cluster 2 --format u32 --offset 128 --length 4 both
+    [ "$output" = 14 ]
+    run --separate-stderr kmrun read-region --run-dir "$runs" --cluster 3 --format u32 --offset 192 --length 4 both
+    [ "$output" = 21 ]
+    run --separate-stderr kmrun check --run-dir "$runs" "$fixtures/check/two.yaml"
+    [ "$status" -eq 0 ]
+}
