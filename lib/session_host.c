@@ -238,6 +238,39 @@ static void cb_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp)
     armed.jmp = jmp;
 }
 
+/* Where core 0 of a stuck fallback is: a signal of its own stops its
+ * thread for a moment and takes the pc from the interrupted context. */
+#define SAMPLE_SIGNAL (SIGRTMIN + 1)
+static volatile uint64_t sampled_pc;
+static volatile sig_atomic_t sampled;
+
+static void on_sample(int sig, siginfo_t *info, void *uctx)
+{
+    (void)sig;
+    (void)info;
+    sampled_pc = fault_pc(uctx);
+    sampled = 1;
+}
+
+/* The pc core 0 of `t` runs at, or 0 when it cannot be had within 100 ms. */
+static uint64_t sample_pc(host_thread *t)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sample;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SAMPLE_SIGNAL, &sa, NULL);
+    sampled = 0;
+    if (pthread_kill(t->tid, SAMPLE_SIGNAL) != 0)
+        return 0;
+    for (int i = 0; i < 1000 && !sampled; i++) {
+        struct timespec nap = {0, 100000};
+        nanosleep(&nap, NULL);
+    }
+    return sampled ? sampled_pc : 0;
+}
+
 /* Where a trap's pc is: the fallback's object (its cached copy: the file
  * that was loaded is gone) and the offset in it, for addr2line. */
 static uint64_t trap_source(const km_session *s, const host_thread *t, uint64_t pc,
@@ -493,15 +526,25 @@ static int host_run(km_session *s, const km_run_opts *o, uint64_t timeout_ps, ui
             if (now - start >= timeout)
                 ask_stop(t, now);
             if (t->stop_asked && now - t->stop_at >= grace) {
-                finish(s, t, &r->threads[i]);
-                r->threads[i].state = KM_STATE_STUCK;
-                r->threads[i].has_code = false;
-                r->threads[i].stuck = true;
-                snprintf(r->threads[i].stuck_info.detail, sizeof r->threads[i].stuck_info.detail,
-                         "the host fallback did not end within %g s of the stop: a loop that "
-                         "never polls kmx_stop_requested (on a card the cluster would need a "
-                         "reset)",
-                         grace);
+                km_thread_result *tr = &r->threads[i];
+                finish(s, t, tr);
+                tr->state = KM_STATE_STUCK;
+                tr->has_code = false;
+                tr->stuck = true;
+                km_stuck_info *si = &tr->stuck_info;
+                si->core = 0;
+                uint64_t pc = sample_pc(t);
+                si->pc = pc ? trap_source(s, t, pc, &si->source) : 0;
+                char where[700] = "";
+                if (si->source.known)
+                    snprintf(where, sizeof where, " (%.400s:%u%s%.200s)", si->source.file,
+                             si->source.line, si->source.has_function ? " in " : "",
+                             si->source.has_function ? si->source.function : "");
+                snprintf(si->detail, sizeof si->detail,
+                         "the host fallback did not end within %g s of the stop: core 0 still "
+                         "runs%s, in a loop that never polls the stop (kmx_stop_requested); on "
+                         "a card the cluster would need a reset",
+                         grace, where);
                 t->stuck = true;
                 b->leak = true;
                 for (unsigned k = 0; k < b->nthreads; k++)

@@ -143,3 +143,13 @@ END
     run --separate-stderr kmrun check --run-dir "$runs" "$fixtures/check/two.yaml"
     [ "$status" -eq 0 ]
 }
+
+@test "run --thread host: a loop that never polls the stop is stuck, with its source line" {
+    local line
+    line=$(grep -n 'SPIN' "$fixtures/hazards/thread/stuck.c" | head -1 | cut -d: -f1)
+    run_json --thread host --timeout 0.2 "$fixtures/hazards/stuck.yaml"
+    [ "$status" -eq 1 ]
+    [ "$(field '.threads[0].state')" = stuck ]
+    [ "$(field '.threads[0].stuck.source | "\(.file):\(.line)"')" = "thread/stuck.c:$line" ]
+    [[ $(field '.threads[0].stuck.detail') == *"never polls the stop"* ]]
+}
