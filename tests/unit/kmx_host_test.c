@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -289,6 +290,7 @@ static void sleep_ms(long ms) {
 static void wait_set(volatile int *flag) {
     uint64_t until = kmx_time() + KMX_TICKS_PER_SECOND * 5ull;
     while (*flag == -1 && kmx_time() < until) {
+        sched_yield();
     }
 }
 
@@ -433,10 +435,14 @@ static void note_core(int core, void *arg) {
     seen[core]++;
 }
 
+/* Until released (a bound of 60 s keeps a broken test finite).  It
+ * yields: under valgrind, which runs one thread at a time, a spinning
+ * thread could keep core 0 from seeing its deadline for seconds. */
 static void hold(int core, void *arg) {
     (void)arg;
-    uint64_t until = kmx_time() + KMX_TICKS_PER_SECOND * 5ull;
+    uint64_t until = kmx_time() + KMX_TICKS_PER_SECOND * 60ull;
     while (!__atomic_load_n(&release_flag, __ATOMIC_SEQ_CST) && kmx_time() < until) {
+        sched_yield();
     }
     seen[core]++;
 }
@@ -547,6 +553,7 @@ static void until_stop(int core, void *arg) {
     (void)arg;
     uint64_t until = kmx_time() + KMX_TICKS_PER_SECOND * 5ull;
     while (!kmx_stop_requested() && kmx_time() < until) {
+        sched_yield();
     }
 }
 
