@@ -42,6 +42,24 @@ typedef struct kmx_private {
     uint32_t ring_submitted;   /* the last command's number */
     uint32_t ring_taken;       /* events taken from the ring */
     kmx_events ring_events_taken; /* kept events and a wake (kmx_shared.h) */
+    /* Twelve cores (kmx_twelve.c).  The lead: windows KMX_WINDOW_CLUSTER(c)
+     * onto the other clusters' LIMs once `twelve_open`; `twelve_ready` once
+     * every other cluster served; the last call's number and the function
+     * and arg its call lines hold (a call whose are the same writes only
+     * the number).  Another cluster: KMX_WINDOW_CLUSTER(lead) onto the
+     * lead's LIM once `twelve_open`; `twelve_in_call` while it runs one of
+     * the lead's calls (kmx_push is allowed then), `twelve_ready` once it
+     * saw the END, `twelve_sequence` the last call it saw. */
+    uint64_t twelve_function;
+    uint64_t twelve_arg;
+    uint32_t twelve_open;
+    uint32_t twelve_ready;
+    uint32_t twelve_sequence;
+    uint32_t twelve_sent;      /* the lead: function and arg are in every call line */
+    uint32_t twelve_in_call;
+    uint32_t twelve_status;    /* another cluster: the status its done line holds */
+    uint32_t twelve_others;    /* the lead, once ready: the other clusters, bit c */
+    uint32_t reserved1;
 } kmx_private;
 _Static_assert(sizeof(kmx_private) <= KMX_LIM_PRIVATE_BYTES, "private state fits");
 _Static_assert(sizeof(kmx_private) % 8u == 0, "private state is whole words");
@@ -167,10 +185,40 @@ static inline uint32_t kmx__post(int core, uint32_t posted, uint32_t kind, uint6
  * 1, or 0 after recording the error `ring`. */
 int kmx__ring_open(void);
 
+/* Until core `core` has done `posted` (KMX_OK), left its loop or halted
+ * (KMX_STOPPED), or the run is stopping (KMX_STOPPED, KMX_LATE): a join's
+ * wait (kmx_spawn.c, kmx_twelve.c). */
+static inline __attribute__((always_inline)) int kmx__wait_done(int core, uint32_t posted) {
+    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
+    for (unsigned turn = 1;; turn++) {
+        if (mb->done == posted) {
+            kmx__acquire();
+            return KMX_OK;
+        }
+        if (turn % KMX_WAIT_CHECK_EVERY != 0) {
+            continue;
+        }
+        if (mb->halted || !mb->alive) {
+            kmx__ended(KMX_STOPPED);
+            return KMX_STOPPED;
+        }
+        int status = kmx__stop_status();
+        if (status != KMX_OK) {
+            kmx__ended(status);
+            return status;
+        }
+    }
+}
+
 /* FLUSH64 sweeps over [begin, end), 64-byte aligned cached addresses
  * (kmx_cache.c): this core alone, or spread over the idle cores. */
 void kmx__sweep_lines(uint64_t begin, uint64_t end);
 void kmx__sweep(uint64_t begin, uint64_t end);
 void kmx__flush_all_regions(void);
+
+/* Twelve cores (kmx_twelve.c): on the lead, once kmx_main has returned,
+ * writes the END call line into every other cluster of the image (a
+ * kmx_serve there returns, now or when it starts).  Nothing elsewhere. */
+void kmx__twelve_end(void);
 
 #endif

@@ -17,30 +17,6 @@
  * `done` on every turn and at the rest on every KMX_WAIT_CHECK_EVERY-th. */
 #include "kmx_internal.h"
 
-/* Until core `core` has done `posted` (KMX_OK), left its loop or halted
- * (KMX_STOPPED), or the run is stopping (KMX_STOPPED, KMX_LATE). */
-static inline __attribute__((always_inline)) int wait_done(int core, uint32_t posted) {
-    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
-    for (unsigned turn = 1;; turn++) {
-        if (mb->done == posted) {
-            kmx__acquire();
-            return KMX_OK;
-        }
-        if (turn % KMX_WAIT_CHECK_EVERY != 0) {
-            continue;
-        }
-        if (mb->halted || !mb->alive) {
-            kmx__ended(KMX_STOPPED);
-            return KMX_STOPPED;
-        }
-        int status = kmx__stop_status();
-        if (status != KMX_OK) {
-            kmx__ended(status);
-            return status;
-        }
-    }
-}
-
 int kmx_spawn(int core, kmx_function function, void *arg) {
     int status = kmx__core0_only();
     if (status != KMX_OK) {
@@ -70,7 +46,7 @@ int kmx_join(int core) {
     if (core < 1 || core >= (int)KMX_CORES) {
         return KMX_BAD;
     }
-    return wait_done(core, KMX_MAILBOX(core)->posted);
+    return kmx__wait_done(core, KMX_MAILBOX(core)->posted);
 }
 
 /* The join of kmx_parallel, on its own so that kmx_parallel keeps
@@ -81,7 +57,7 @@ int kmx_join(int core) {
 static __attribute__((noinline)) int join_workers(void) {
     int result = KMX_OK;
     for (int core = 1; core < (int)KMX_CORES; core++) {
-        int status = wait_done(core, KMX_MAILBOX(core)->posted);
+        int status = kmx__wait_done(core, KMX_MAILBOX(core)->posted);
         if (result == KMX_OK) {
             result = status;
         }

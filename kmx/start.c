@@ -218,6 +218,7 @@ static void core0(void) {
     int code = kmx_main(0);
     int status = kmx__stop_status();
     r->code = code;
+    kmx__twelve_end(); /* the lead: the others' kmx_serve returns */
 
     settle_workers();
     kmx__flush_all_regions();

@@ -192,6 +192,12 @@ void km_plan_args(const km_program *p, const km_plan *plan, int cluster, uint64_
         kmx_peer *peer = &a->peers[o->cluster - 1];
         peer->present = 1;
         peer->bank = o->bank;
+        peer->noc_x = (uint16_t)KMX_CLUSTER_TILE_X((uint32_t)o->cluster);
+        peer->noc_y = (uint16_t)KMX_CLUSTER_TILE_Y((uint32_t)o->cluster);
+        peer->bank_x = (uint16_t)KMX_BANK_TILE_X(o->bank);
+        peer->bank_y = (uint16_t)KMX_BANK_TILE_Y(o->bank);
+        peer->lim = KMX_NOC_LIM_BASE;
+        peer->bank_base = 0; /* a bank tile's NoC address is the bank address */
         for (uint32_t r = 0; r < o->nregions; r++)
             peer->region_bank_address[r] = o->regions[r].bank_address;
     }

@@ -13,9 +13,8 @@
  * Status codes: every int-returning call returns KMX_OK or one of the
  * others below.  A call marked "not live yet" is declared with its final
  * signature and meaning but returns KMX_BAD (or the stated neutral value)
- * until a later issue brings its device behaviour: twelve cores
- * (kmx_parallel_all, kmx_serve, kmx_push), X280 ports (kmx_port_*) and the
- * pull (kmx_pull_run).  Everything else is real. */
+ * until a later issue brings its device behaviour: X280 ports
+ * (kmx_port_*) and the pull (kmx_pull_run).  Everything else is real. */
 #ifndef KMX_H
 #define KMX_H
 
@@ -119,9 +118,27 @@ int kmx_flush(uint32_t id);
 int kmx_invalidate_at(uint32_t id, uint64_t offset, uint64_t bytes);
 int kmx_flush_at(uint32_t id, uint64_t offset, uint64_t bytes);
 
-/* Stores `bytes` (a multiple of 64) from `source` into region `id` of
- * `cluster`'s thread at `offset`, through NoC windows, and returns once the
- * last line is acknowledged.  Not live yet: KMX_BAD. */
+/* Stores `bytes` from `source` into region `id` of `cluster`'s thread (a
+ * cluster running this image, this one included) at `offset`, through NoC
+ * windows onto that cluster's bank, around every cache: 8-byte posted
+ * stores, each 2 MiB span through its own window, then the last line once
+ * more through a non-posted window; returns KMX_OK once that is
+ * acknowledged (one core's stores to one tile arrive in order).  The
+ * source is read through this cluster's cache.
+ * KMX_BAD: offset or bytes not a multiple of 64, source NULL or not 8-byte
+ * aligned (with bytes > 0), a bad id, the range past the region's end, a
+ * cluster not running this image; and the rule of who pushes when:
+ * - on the lead: any time; a push to another cluster first waits until
+ *   that cluster serves (KMX_STOPPED / KMX_LATE if the stop or the
+ *   deadline ends the wait, as kmx_parallel_all's);
+ * - on another cluster: only while it runs a kmx_parallel_all call (in
+ *   the call's function, on any of its cores); KMX_BAD otherwise.
+ * The receiver's rules, the thread's job: it holds no dirty line of the
+ * range when the push lands (it flushed it, or never wrote it: a dirty
+ * line written back later would overwrite the pushed bytes), and it
+ * invalidates the range (kmx_invalidate_at) before reading it; it learns
+ * that the push landed from the lead's next kmx_parallel_all call (a push
+ * inside a call: after that call returned). */
 int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source,
              uint64_t bytes);
 
@@ -144,13 +161,30 @@ int kmx_join(int core);
  * kmx_join. */
 int kmx_parallel(kmx_function function, void *arg);
 
-/* Twelve cores: function(cluster, core, arg) on all four cores of every
- * cluster that runs this image, led by kmx_lead(); the first call waits
- * until every other cluster is in kmx_serve.  Not live yet: KMX_BAD. */
+/* Twelve cores, on core 0 of the lead (kmx_lead()): function(cluster,
+ * core, arg) on all four cores of every cluster that runs this image.  It
+ * writes the call into each other cluster's LIM through a NoC window, runs
+ * function here as kmx_parallel does, and waits until each other cluster's
+ * done line (in our LIM) says it finished; the first call first waits
+ * until every other cluster is in kmx_serve.  `arg` is the same on every
+ * cluster; data lives in each cluster's own copy of the regions (each
+ * cluster flushes what it wrote that another will read).  KMX_OK;
+ * KMX_FULL (nothing started) if one of our cores 1-3 is still busy;
+ * KMX_BAD on another cluster or for a NULL function; KMX_STOPPED /
+ * KMX_LATE when the stop or the thread's deadline ends a wait (the run
+ * then ends stopped or late: a cluster that never serves makes the lead
+ * late); or the first status another cluster reported (KMX_FULL: one of
+ * its cores was busy; KMX_STOPPED / KMX_LATE: its wait ended so).
+ * Inside the function, core 0 may not call the core-0 calls (as in
+ * kmx_parallel). */
 int kmx_parallel_all(kmx_cluster_function function, uint64_t arg);
 
-/* On a cluster other than the lead: run the lead's kmx_parallel_all calls
- * until the lead's kmx_main returns (KMX_OK).  Not live yet: KMX_BAD. */
+/* On core 0 of a cluster other than the lead: tells the lead it serves
+ * (a store into the lead's LIM), then runs the lead's kmx_parallel_all
+ * calls on its four cores until the lead's kmx_main returns: KMX_OK (also
+ * when the lead had returned before; again at once after that).
+ * KMX_STOPPED / KMX_LATE at the stop or the thread's deadline (the run
+ * ends stopped or late).  KMX_BAD on the lead. */
 int kmx_serve(void);
 
 /* The command ring (spec "The command ring"; kmx(3)): core 0 only (the

@@ -111,6 +111,32 @@ static void args_carry_the_thread(void **state)
     assert_int_equal(a.seal.seal, KMX_ARGS_SEAL);
     assert_int_equal(a.check.value, km_plan_check_value(0x1234, 3));
     assert_true(a.peers[1].present && a.peers[2].present && !a.peers[0].present);
+    /* Each present peer: its tile, its bank's first port, its LIM on the
+     * NoC, its copies of the regions; an absent one stays zero. */
+    assert_int_equal(a.peers[1].noc_x, 8);
+    assert_int_equal(a.peers[1].noc_y, 5);
+    assert_int_equal(a.peers[2].noc_x, 8);
+    assert_int_equal(a.peers[2].noc_y, 7);
+    assert_int_equal(a.peers[1].bank, 7);
+    assert_int_equal(a.peers[2].bank, 7);
+    assert_int_equal(a.peers[1].bank_x, KMX_BANK_TILE_X(7u));
+    assert_int_equal(a.peers[1].bank_y, KMX_BANK_TILE_Y(7u));
+    assert_int_equal(a.peers[2].bank_x, 9);
+    assert_int_equal(a.peers[2].bank_y, 5);
+    assert_int_equal(a.peers[1].lim, KMX_NOC_LIM_BASE);
+    assert_int_equal(a.peers[2].lim, KMX_NOC_LIM_BASE);
+    assert_int_equal(a.peers[1].bank_base, 0);
+    assert_int_equal(a.peers[1].region_bank_address[0], KM_TENSOR_BASE + 256);
+    assert_int_equal(a.peers[2].region_bank_address[0], KM_TENSOR_BASE + 256 + 4096);
+    assert_int_equal(a.peers[2].region_bank_address[1], KM_TENSOR_BASE + 128);
+    assert_int_equal(a.peers[0].noc_x, 0);
+    assert_int_equal(a.peers[0].lim, 0);
+    km_plan_args(p, &plan, 1, 0x1234, &a);
+    assert_true(a.peers[0].present && !a.peers[1].present && !a.peers[2].present);
+    assert_int_equal(a.peers[0].noc_y, 9);
+    assert_int_equal(a.peers[0].bank, 6);
+    assert_int_equal(a.peers[0].bank_x, 9);
+    assert_int_equal(a.peers[0].bank_y, 9);
     km_plan_args(p, &plan, 1, 0x1234, &a);
     assert_int_equal(a.prefetch, KMX_PREFETCH_KEEP);
     assert_int_equal(a.deadline, 0);
