@@ -13,7 +13,10 @@
  * whole, to DRAM (a dirty line's write-back, stale bytes and all);
  * kmx_invalidate does that and then reloads every line of the range.  One
  * copy of the fallback's shared object is loaded per cluster (a copy of
- * the file: dlopen of one path gives one set of globals).
+ * the file: dlopen of one path gives one set of globals).  The clusters of
+ * one image talk through kmrun's cluster bus (twelve cores: who serves, the
+ * lead's call lines, the done lines; a function crosses it as an offset
+ * from its copy's base), under a lock of its own; kmx_push writes DRAM.
  *
  * Run: each thread's kmx_host_run on a thread of its own; the kernel moves
  * one pass per `step` its ring calls make (so the grid and the dispatcher
@@ -60,11 +63,21 @@ typedef struct host_thread {
     pthread_t tid;
     bool started, joined, final, stuck, stop_asked;
     double stop_at;
+    double stop_due; /* > 0: ask the stop then (told to end: the lead's END) */
     uint32_t seen_where;
     uint64_t seen_where_ticks;
     char unsupported[64]; /* the first call the fallback could not honour */
     uint32_t trap_claim;  /* atomic: the first trap is recorded */
 } host_thread;
+
+/* One cluster's lines on the cluster bus (twelve cores), as its LIM and
+ * the lead's hold them on the card. */
+typedef struct host_bus {
+    bool serving;       /* its kmx_serve began */
+    kmx_host_call call; /* the lead's last call line to it */
+    uint32_t done;      /* its done line: the last sequence it finished */
+    int status;         /* and that call's status */
+} host_bus;
 
 typedef struct host_backend {
     sim_dram dram;
@@ -73,6 +86,11 @@ typedef struct host_backend {
     host_thread threads[KMX_WORK_CLUSTERS];
     unsigned nthreads;
     bool leak; /* a stuck thread still runs: nothing may be freed */
+    /* The cluster bus: its own lock, never held with `lock`, so that a
+     * cluster waiting on it keeps no other from the card's side. */
+    pthread_mutex_t bus_lock;
+    pthread_cond_t bus_cond; /* any line changed */
+    host_bus bus[KMX_WORK_CLUSTERS + 1]; /* [cluster], [0] unused */
 } host_backend;
 
 /* ---- the callbacks (kmx_host.h), under the lock ---------------------------- */
@@ -167,6 +185,136 @@ static void cb_unsupported(void *ops, const char *call)
     if (!t->unsupported[0])
         snprintf(t->unsupported, sizeof t->unsupported, "%s", call ? call : "?");
     pthread_mutex_unlock(&t->b->lock);
+}
+
+/* ---- the cluster bus (twelve cores), under bus_lock ---------------------------
+ * The runtime keeps the card's rules (kmx/host/kmx_host_twelve.c); kmrun
+ * keeps the lines.  A wait is one timed wait of at most BUS_WAIT_NS: the
+ * runtime looks at the stop and its deadline between them. */
+
+#define BUS_WAIT_NS 1000000L
+
+static bool bus_cluster_ok(uint32_t cluster)
+{
+    return cluster >= 1 && cluster <= KMX_WORK_CLUSTERS;
+}
+
+static void bus_wait(host_backend *b)
+{
+    struct timespec at;
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    at.tv_nsec += BUS_WAIT_NS;
+    if (at.tv_nsec >= 1000000000L) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&b->bus_cond, &b->bus_lock, &at);
+}
+
+static host_bus *own_bus(host_thread *t)
+{
+    return &t->b->bus[t->cp->cluster];
+}
+
+static void cb_serve_begin(void *ops)
+{
+    host_thread *t = ops;
+    host_backend *b = t->b;
+    pthread_mutex_lock(&b->bus_lock);
+    own_bus(t)->serving = true;
+    pthread_cond_broadcast(&b->bus_cond);
+    pthread_mutex_unlock(&b->bus_lock);
+}
+
+static int cb_serve_next(void *ops, uint32_t seen, kmx_host_call *call)
+{
+    host_thread *t = ops;
+    host_backend *b = t->b;
+    host_bus *bus = own_bus(t);
+    pthread_mutex_lock(&b->bus_lock);
+    if (bus->call.sequence == seen)
+        bus_wait(b);
+    int found = bus->call.sequence != seen;
+    if (found)
+        *call = bus->call;
+    pthread_mutex_unlock(&b->bus_lock);
+    return found;
+}
+
+static void cb_serve_done(void *ops, uint32_t sequence, int status)
+{
+    host_thread *t = ops;
+    host_backend *b = t->b;
+    pthread_mutex_lock(&b->bus_lock);
+    own_bus(t)->status = status;
+    own_bus(t)->done = sequence;
+    pthread_cond_broadcast(&b->bus_cond);
+    pthread_mutex_unlock(&b->bus_lock);
+}
+
+static int cb_serving(void *ops, uint32_t cluster)
+{
+    host_thread *t = ops;
+    host_backend *b = t->b;
+    if (!bus_cluster_ok(cluster))
+        return 0;
+    pthread_mutex_lock(&b->bus_lock);
+    if (!b->bus[cluster].serving)
+        bus_wait(b);
+    int serving = b->bus[cluster].serving;
+    pthread_mutex_unlock(&b->bus_lock);
+    return serving;
+}
+
+static void cb_post(void *ops, uint32_t cluster, const kmx_host_call *call)
+{
+    host_thread *t = ops;
+    host_backend *b = t->b;
+    if (!bus_cluster_ok(cluster))
+        return;
+    pthread_mutex_lock(&b->bus_lock);
+    b->bus[cluster].call = *call;
+    pthread_cond_broadcast(&b->bus_cond);
+    pthread_mutex_unlock(&b->bus_lock);
+}
+
+static int cb_done(void *ops, uint32_t cluster, uint32_t sequence, int *status)
+{
+    host_thread *t = ops;
+    host_backend *b = t->b;
+    if (!bus_cluster_ok(cluster))
+        return 0;
+    host_bus *bus = &b->bus[cluster];
+    pthread_mutex_lock(&b->bus_lock);
+    if (bus->done != sequence)
+        bus_wait(b);
+    int done = bus->done == sequence;
+    if (done)
+        *status = bus->status;
+    pthread_mutex_unlock(&b->bus_lock);
+    return done;
+}
+
+/* kmx_push: straight into the target cluster's region in DRAM, around its
+ * copy (which it invalidates before reading, as on the card). */
+static int cb_push(void *ops, uint32_t cluster, uint32_t id, uint64_t offset, const void *source,
+                   uint64_t bytes)
+{
+    host_thread *t = ops;
+    host_backend *b = t->b;
+    const host_thread *to = NULL;
+    for (unsigned i = 0; i < b->nthreads; i++)
+        if ((uint32_t)b->threads[i].cp->cluster == cluster)
+            to = &b->threads[i];
+    if (!to || id >= to->cp->nregions)
+        return KMX_BAD;
+    const km_placed *pl = &to->cp->regions[id];
+    if (offset > pl->region->size || bytes > pl->region->size - offset)
+        return KMX_BAD;
+    pthread_mutex_lock(&b->lock);
+    int rc = sim_dram_write(&b->dram, pl->bank, pl->bank_address + offset, source, bytes, NULL);
+    pthread_mutex_unlock(&b->lock);
+    return rc == KM_OK ? KMX_OK : KMX_BAD;
 }
 
 /* ---- traps --------------------------------------------------------------------
@@ -326,6 +474,12 @@ static int host_load(km_session *s, km_error *err)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the host backend");
     sim_dram_init(&b->dram);
     pthread_mutex_init(&b->lock, NULL);
+    pthread_mutex_init(&b->bus_lock, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&b->bus_cond, &attr);
+    pthread_condattr_destroy(&attr);
     s->backend = b;
     int rc = km_feed_create(&b->feed, s->p, &b->dram,
                             s->build.has_kernels ? s->build.kernels.path : NULL, NULL, NULL, err);
@@ -389,6 +543,13 @@ static int host_load(km_session *s, km_error *err)
         c->step = cb_step;
         c->unsupported = cb_unsupported;
         c->trap_arm = cb_trap_arm;
+        c->serve_begin = cb_serve_begin;
+        c->serve_next = cb_serve_next;
+        c->serve_done = cb_serve_done;
+        c->serving = cb_serving;
+        c->post = cb_post;
+        c->done = cb_done;
+        c->push = cb_push;
     }
     return rc;
 }
@@ -427,6 +588,36 @@ static void ask_stop(host_thread *t, double now)
     }
 }
 
+/* Whether the lead posted the END to t's cluster (twelve cores). */
+static bool told_to_end(host_thread *t)
+{
+    host_backend *b = t->b;
+    pthread_mutex_lock(&b->bus_lock);
+    bool end = own_bus(t)->call.op == KMX_CLUSTER_END;
+    pthread_mutex_unlock(&b->bus_lock);
+    return end;
+}
+
+/* A thread ended in a state that stops the others.  One the lead's END
+ * already told to end gets END_GRACE s to do so first: on the card its
+ * kmx_serve has taken the END by the time the host sees the lead's state;
+ * here its host thread may lag behind (it is stopped then all the same). */
+#define END_GRACE 0.1
+static void stop_others(host_backend *b, double now)
+{
+    for (unsigned k = 0; k < b->nthreads; k++) {
+        host_thread *o = &b->threads[k];
+        if (o->final || o->stop_asked)
+            continue;
+        if (told_to_end(o)) {
+            if (o->stop_due == 0)
+                o->stop_due = now + END_GRACE;
+        } else {
+            ask_stop(o, now);
+        }
+    }
+}
+
 static void finish(km_session *s, host_thread *t, km_thread_result *r)
 {
     kmx_result_block block;
@@ -444,9 +635,8 @@ static void finish(km_session *s, host_thread *t, km_thread_result *r)
     }
     if (t->unsupported[0])
         snprintf(r->message, sizeof r->message,
-                 "%s is not available in the host fallback: a thread that uses X280 ports, "
-                 "twelve cores or the pull runs on the card only (kmrun run without --thread "
-                 "host)",
+                 "%s is not available in the host fallback: a thread that uses X280 ports "
+                 "or the pull runs on the card only (kmrun run without --thread host)",
                  t->unsupported);
 }
 
@@ -518,12 +708,11 @@ static int host_run(km_session *s, const km_run_opts *o, uint64_t timeout_ps, ui
                 t->final = true;
                 finish(s, t, &r->threads[i]);
                 if (km_state_stops_others(r->threads[i].state))
-                    for (unsigned k = 0; k < b->nthreads; k++)
-                        ask_stop(&b->threads[k], now);
+                    stop_others(b, now);
                 continue;
             }
             all = false;
-            if (now - start >= timeout)
+            if (now - start >= timeout || (t->stop_due > 0 && now >= t->stop_due))
                 ask_stop(t, now);
             if (t->stop_asked && now - t->stop_at >= grace) {
                 km_thread_result *tr = &r->threads[i];
@@ -612,6 +801,8 @@ static void host_free(km_session *s)
     km_feed_free(b->feed);
     sim_dram_free(&b->dram);
     pthread_mutex_destroy(&b->lock);
+    pthread_cond_destroy(&b->bus_cond);
+    pthread_mutex_destroy(&b->bus_lock);
     free(b);
 }
 

@@ -20,7 +20,8 @@
  * reads stale bytes here as it would on the card.
  *
  * Every callback may be called from any of the four cores' threads; kmrun
- * serialises them.  None is called after kmx_host_run returns. */
+ * serialises them (the cluster bus's under a lock of its own, which its
+ * waits release).  None is called after kmx_host_run returns. */
 #ifndef KMX_HOST_H
 #define KMX_HOST_H
 
@@ -29,7 +30,7 @@
 
 #include "kmx_layout.h"
 
-#define KMX_HOST_ABI 2u
+#define KMX_HOST_ABI 3u
 
 /* A trap on the host: a signal where the card would have trapped.  The
  * result block's trap_mcause is KMX_HOST_TRAP_CAUSE(signal number), its
@@ -38,6 +39,18 @@
 #define KMX_HOST_TRAP_CAUSE(signo) (KMX_HOST_TRAP_BASE | (uint32_t)(signo))
 #define KMX_HOST_TRAP_SIGNAL(cause) ((int)((cause) & 0xFFFFu))
 #define KMX_HOST_IS_TRAP_CAUSE(cause) (((cause) & 0xFFFF0000u) == KMX_HOST_TRAP_BASE)
+
+/* A call line of the cluster bus (twelve cores): what the lead posted to
+ * one other cluster.  `function` is an offset from the base of the
+ * fallback's object (each cluster runs its own copy of the same object:
+ * the lead subtracts its base, the server adds its own); op is
+ * KMX_CLUSTER_CALL or KMX_CLUSTER_END; sequence 0: nothing posted yet. */
+typedef struct kmx_host_call {
+    uint64_t function;
+    uint64_t arg;
+    uint32_t sequence;
+    uint32_t op;
+} kmx_host_call;
 
 typedef struct kmx_host_ctx {
     uint32_t abi;            /* KMX_HOST_ABI */
@@ -60,8 +73,8 @@ typedef struct kmx_host_ctx {
     int (*submit)(void *ops, const km_command_t *command, uint32_t *handle);
     int (*poll)(void *ops, km_event_t *event);
     void (*step)(void *ops);
-    /* A call the fallback cannot honour (X280 ports, twelve cores, the
-     * pull: the spec says such threads run on the card).  kmrun records
+    /* A call the fallback cannot honour (X280 ports, the pull: the spec
+     * says such threads run on the card).  kmrun records
      * `call` (its name, e.g. "kmx_port_open") for its error message; the
      * runtime then stops the run (state failed). */
     void (*unsupported)(void *ops, const char *call);
@@ -76,6 +89,35 @@ typedef struct kmx_host_ctx {
      * another core halts).  A fault on an unarmed thread is kmrun's own
      * crash. */
     void (*trap_arm)(void *ops, uint32_t core, sigjmp_buf *jmp);
+    /* Twelve cores (kmx_parallel_all, kmx_serve, kmx_push): the cluster
+     * bus between the clusters that run one image, kmrun's, as the
+     * clusters' LIM lines are on the card.  The runtime keeps the card's
+     * rules (kmx_twelve.c) and its own counts; kmrun keeps, per cluster,
+     * whether it serves, the call line the lead last posted to it, and its
+     * done line (sequence and status).  The calls that wait return 0 after
+     * a short bounded wait (a millisecond or so; they may return at
+     * once) so that the runtime looks at the stop and the deadline between
+     * them; none holds kmrun's card lock while it waits.
+     * - serve_begin: this cluster serves (the lead's wait for it ends).
+     * - serve_next: 1 and *call once this cluster's call line holds a
+     *   sequence other than `seen`; else 0.
+     * - serve_done: this cluster's done line: `sequence`, `status`.
+     * - serving: 1 once cluster `cluster` serves; else 0.
+     * - post: writes the call line of cluster `cluster` (the lead's).
+     * - done: 1 and *status once cluster `cluster`'s done line says
+     *   `sequence`; else 0.
+     * - push: stores `bytes` from `source` into cluster `cluster`'s region
+     *   `id` at `offset` in the card's DRAM (not into that thread's copy:
+     *   it invalidates before reading, as on the card); the runtime checked
+     *   the arguments; KMX_OK, or KMX_BAD if kmrun finds no such region. */
+    void (*serve_begin)(void *ops);
+    int (*serve_next)(void *ops, uint32_t seen, kmx_host_call *call);
+    void (*serve_done)(void *ops, uint32_t sequence, int status);
+    int (*serving)(void *ops, uint32_t cluster);
+    void (*post)(void *ops, uint32_t cluster, const kmx_host_call *call);
+    int (*done)(void *ops, uint32_t cluster, uint32_t sequence, int *status);
+    int (*push)(void *ops, uint32_t cluster, uint32_t id, uint64_t offset, const void *source,
+                uint64_t bytes);
 } kmx_host_ctx;
 
 /* Runs the thread to its end and fills ctx->result (its state last).

@@ -36,8 +36,10 @@ typedef struct kmx_host_worker {
     int started;       /* pthread_create succeeded */
     uint32_t posted;   /* calls handed over */
     uint32_t done;     /* calls returned */
-    kmx_function function;
+    kmx_function function;          /* a spawn: function(core, arg) */
     void *arg;
+    kmx_cluster_function all;       /* else kmx_parallel_all's: all(cluster, core, all_arg) */
+    uint64_t all_arg;
 } kmx_host_worker;
 
 typedef struct kmx_host_state {
@@ -64,6 +66,12 @@ typedef struct kmx_host_state {
     int ring_has_next;       /* an event taken from ctx->poll, still "in the ring" */
     km_event_t ring_next;
     kmx_events ring_taken;   /* kept events and a wake (kmx_shared.h) */
+
+    /* twelve cores (kmx_host_twelve.c; core 0's but twelve_in_call) */
+    int twelve_ready;         /* the lead: every other cluster served; a server: the END came */
+    uint32_t twelve_others;   /* the lead: the other clusters, bit c for cluster c */
+    uint32_t twelve_sequence; /* the lead: the last call posted; a server: the last seen */
+    uint32_t twelve_in_call;  /* atomic: a server runs a call (kmx_push may) */
 } kmx_host_state;
 
 extern kmx_host_state kmx_host KMX_HOST_HIDDEN;
@@ -96,6 +104,15 @@ void kmx_host_poll_time(struct timespec *at) KMX_HOST_HIDDEN;
 int kmx_host_workers_start(void) KMX_HOST_HIDDEN; /* 0, or -1 (none left running) */
 void kmx_host_workers_settle(void) KMX_HOST_HIDDEN;
 void kmx_host_workers_end(void) KMX_HOST_HIDDEN;  /* the end: they leave, joined */
+/* kmx_parallel_all's part on this cluster (core 0): 1 if cores 1-3 are
+ * idle; then all(cluster, core, arg) on the four cores, joined (KMX_OK, or
+ * the stop's or the deadline's status). */
+int kmx_host_local_idle(void) KMX_HOST_HIDDEN;
+int kmx_host_local_all(kmx_cluster_function all, uint64_t arg) KMX_HOST_HIDDEN;
+
+/* kmx_host_twelve.c: the lead's END to the other clusters, when its
+ * kmx_main returned (start.c's kmx__twelve_end). */
+void kmx_host_twelve_end(void) KMX_HOST_HIDDEN;
 
 /* kmx_host_cache.c: the end of the run's flush of every region. */
 void kmx_host_flush_all_regions(void) KMX_HOST_HIDDEN;

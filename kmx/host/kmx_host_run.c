@@ -7,10 +7,11 @@
  * checks that the argument block is this run's (error `args`), marks the
  * run running, records the prefetcher decision, checks every region (errors
  * `region`, `bank`) and the ring's kind (error `ring`), calls kmx_main(0)
- * on the calling thread, records its code, lets spawned work finish (at
- * most KMX_HOST_SETTLE_TICKS after a stop or the deadline), flushes every
- * region through ctx->flush and writes the final state last, after a
- * release fence.  It returns once the workers' threads have left, so no
+ * on the calling thread, records its code, posts the END to the other
+ * clusters of the image if it leads (twelve cores), lets spawned work
+ * finish (at most KMX_HOST_SETTLE_TICKS after a stop or the deadline),
+ * flushes every region through ctx->flush and writes the final state
+ * last, after a release fence.  It returns once the workers' threads have left, so no
  * callback is called after it returns.
  *
  * Not mirrored: the bank check line (the fallback reads no DRAM of its
@@ -105,7 +106,9 @@ static int ctx_usable(const kmx_host_ctx *ctx) {
     if (ctx == NULL || ctx->abi != KMX_HOST_ABI || ctx->args == NULL || ctx->result == NULL ||
         ctx->stop == NULL || ctx->flush == NULL || ctx->invalidate == NULL ||
         ctx->submit == NULL || ctx->poll == NULL || ctx->step == NULL ||
-        ctx->unsupported == NULL || ctx->trap_arm == NULL) {
+        ctx->unsupported == NULL || ctx->trap_arm == NULL || ctx->serve_begin == NULL ||
+        ctx->serve_next == NULL || ctx->serve_done == NULL || ctx->serving == NULL ||
+        ctx->post == NULL || ctx->done == NULL || ctx->push == NULL) {
         return 0;
     }
     uint32_t n = ctx->args->nregions;
@@ -147,6 +150,7 @@ static uint32_t core0(kmx_host_ctx *ctx) {
     int status = kmx_host_stop_status();
     r->code = code;
     kmx_host.in_parallel = 0;
+    kmx_host_twelve_end(); /* the lead: the others' kmx_serve returns */
 
     kmx_host_workers_settle();
     kmx_host_flush_all_regions();

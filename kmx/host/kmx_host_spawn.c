@@ -3,7 +3,9 @@
  *
  * Cores 1-3 are threads started when the run starts; each waits on a
  * condition variable for what kmx_spawn posts (the card's spawn mailbox:
- * posted and done counts, busy while they differ) until the run ends.  The
+ * posted and done counts, busy while they differ) until the run ends: a
+ * spawn's function(core, arg), or kmx_parallel_all's function(cluster,
+ * core, arg) (kmx_host_local_all, the card's KMX_CALL_ALL).  The
  * mutex orders what core 0 wrote before a spawn before the function, and
  * what the function wrote before core 0's join.  Core 0's waits (join,
  * kmx_parallel, the end's settle) wake on each return and at least every
@@ -23,12 +25,17 @@
 
 /* Runs one call with this core's trap armed: 1 if it returned, 0 if it
  * trapped (kmrun recorded the trap; the error `trap` stops the run). */
-static int run_call(int core, kmx_function function, void *arg) {
+static int run_call(int core, kmx_function function, void *arg, kmx_cluster_function all,
+                    uint64_t all_arg) {
     sigjmp_buf jmp;
     kmx_host_ctx *ctx = kmx_host.ctx;
     if (sigsetjmp(jmp, 1) == 0) {
         ctx->trap_arm(ctx->ops, (uint32_t)core, &jmp);
-        function(core, arg);
+        if (all != NULL) {
+            all(kmx_cluster(), core, all_arg);
+        } else {
+            function(core, arg);
+        }
         ctx->trap_arm(ctx->ops, (uint32_t)core, NULL);
         return 1;
     }
@@ -46,8 +53,10 @@ static void *worker_main(void *arg) {
             uint32_t posted = w->posted;
             kmx_function function = w->function;
             void *function_arg = w->arg;
+            kmx_cluster_function all = w->all;
+            uint64_t all_arg = w->all_arg;
             pthread_mutex_unlock(&kmx_host.lock);
-            int returned = run_call(core, function, function_arg);
+            int returned = run_call(core, function, function_arg, all, all_arg);
             pthread_mutex_lock(&kmx_host.lock);
             w->done = posted;
             pthread_cond_broadcast(&kmx_host.done_cond);
@@ -101,6 +110,18 @@ static void post(int core, kmx_function function, void *arg) {
     kmx_host_worker *w = &kmx_host.workers[core];
     w->function = function;
     w->arg = arg;
+    w->all = NULL;
+    w->all_arg = 0;
+    w->posted++;
+}
+
+/* Under the lock: the same with a kmx_parallel_all call. */
+static void post_all(int core, kmx_cluster_function all, uint64_t arg) {
+    kmx_host_worker *w = &kmx_host.workers[core];
+    w->function = NULL;
+    w->arg = NULL;
+    w->all = all;
+    w->all_arg = arg;
     w->posted++;
 }
 
@@ -199,6 +220,39 @@ int kmx_parallel(kmx_function function, void *arg) {
     int result = KMX_OK;
     for (int core = 1; core < (int)KMX_CORES; core++) {
         status = wait_done(core, posted_count(core));
+        if (result == KMX_OK) {
+            result = status;
+        }
+    }
+    return result;
+}
+
+int kmx_host_local_idle(void) {
+    int idle = 1;
+    pthread_mutex_lock(&kmx_host.lock);
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        idle = idle && !busy(core);
+    }
+    pthread_mutex_unlock(&kmx_host.lock);
+    return idle;
+}
+
+/* Core 0, its cores 1-3 idle (kmx_host_local_idle: only core 0 posts). */
+int kmx_host_local_all(kmx_cluster_function all, uint64_t arg) {
+    pthread_mutex_lock(&kmx_host.lock);
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        post_all(core, all, arg);
+    }
+    pthread_cond_broadcast(&kmx_host.posted_cond);
+    pthread_mutex_unlock(&kmx_host.lock);
+
+    kmx_host.in_parallel = 1;
+    all(kmx_cluster(), 0, arg);
+    kmx_host.in_parallel = 0;
+
+    int result = KMX_OK;
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        int status = wait_done(core, posted_count(core));
         if (result == KMX_OK) {
             result = status;
         }

@@ -1,7 +1,6 @@
 /* kmx_host_unsupported.c: the calls the host fallback cannot honour —
- * twelve cores (kmx_parallel_all, kmx_serve, kmx_push), X280 ports
- * (kmx_port_*) and the pull (kmx_pull_run): the spec has such threads run
- * on the card.
+ * X280 ports (kmx_port_*) and the pull (kmx_pull_run): the spec has such
+ * threads run on the card.
  *
  * Each one tells kmrun its name through ctx->unsupported (the first such
  * call of the run only: kmrun's message names the call that failed the
@@ -10,9 +9,9 @@
  * ends the caller's loop: KMX_STOPPED from the calls that return a status
  * (as a library error's `parallel` does), and the card's neutral values
  * from the others (kmx_port_cores 0, kmx_port_owner -1, kmx_port_open 0).
- * The core-0-only ones (kmx_parallel_all, kmx_serve, kmx_port_run,
- * kmx_pull_run) check their caller first, as the card does: from cores
- * 1-3 or inside kmx_parallel's function they are the error `parallel`. */
+ * The core-0-only ones (kmx_port_run, kmx_pull_run) check their caller
+ * first, as the card does: from cores 1-3 or inside kmx_parallel's
+ * function they are the error `parallel`. */
 #include "kmx_host_internal.h"
 
 static int unsupported(const char *call) {
@@ -31,25 +30,6 @@ static int unsupported_core0(const char *call) {
         return status;
     }
     return unsupported(call);
-}
-
-int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
-    (void)function;
-    (void)arg;
-    return unsupported_core0("kmx_parallel_all");
-}
-
-int kmx_serve(void) {
-    return unsupported_core0("kmx_serve");
-}
-
-int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source, uint64_t bytes) {
-    (void)cluster;
-    (void)id;
-    (void)offset;
-    (void)source;
-    (void)bytes;
-    return unsupported("kmx_push");
 }
 
 int kmx_port_cores(void) {

@@ -1,7 +1,8 @@
 /* Tests for the host fallback runtime (kmx/host/, libkmx_host.a): a fake
  * kmx_host_ctx (regions in arrays, a ring in memory whose tiny kernel
  * turns each submitted command into a DONE event after a number of steps,
- * flush and invalidate calls recorded) and kmx_main bodies, one per case,
+ * flush and invalidate calls recorded, a cluster bus that records posts and
+ * plays a server's calls) and kmx_main bodies, one per case,
  * chosen through a function pointer.  A body records what it sees with
  * EXPECT (a failed cmocka assertion would jump out of kmx_host_run with
  * its threads running); the test asserts after the run. */
@@ -10,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -93,6 +95,18 @@ typedef struct fake {
     uint32_t stop_at_step; /* 0: never */
     int unsupported_calls;
     char unsupported_name[64];
+    /* the cluster bus */
+    uint32_t serving;        /* bit c: cluster c serves */
+    int done_status;         /* what every other cluster reports */
+    int serve_begins;
+    kmx_host_call script[8]; /* a server's call lines, in order */
+    int nscript, script_next;
+    struct { uint32_t cluster; kmx_host_call call; } posts[16];
+    int nposts;
+    struct { uint32_t sequence; int status; } dones[8];
+    int ndones;
+    struct { uint32_t cluster, id; uint64_t offset, bytes; uint32_t first; } pushes[8];
+    int npushes;
 } fake;
 
 static fake f;
@@ -180,6 +194,98 @@ static void fake_unsupported(void *ops, const char *name) {
     snprintf(k->unsupported_name, sizeof k->unsupported_name, "%s", name);
 }
 
+/* The cluster bus: the lead's side sees the clusters of f.serving serve
+ * and finish every posted call with f.done_status; a server's side gets
+ * f.script's call lines one by one.  A wait that finds nothing naps 0.1 ms
+ * (kmrun's wait up to 1 ms). */
+static void nap(void) {
+    struct timespec t = {0, 100000};
+    nanosleep(&t, NULL);
+}
+
+static void fake_serve_begin(void *ops) {
+    fake *k = ops;
+    pthread_mutex_lock(&k->lock);
+    k->serve_begins++;
+    pthread_mutex_unlock(&k->lock);
+}
+
+static int fake_serve_next(void *ops, uint32_t seen, kmx_host_call *line) {
+    fake *k = ops;
+    pthread_mutex_lock(&k->lock);
+    int found = k->script_next < k->nscript && k->script[k->script_next].sequence != seen;
+    if (found) {
+        *line = k->script[k->script_next++];
+    }
+    pthread_mutex_unlock(&k->lock);
+    if (!found) {
+        nap();
+    }
+    return found;
+}
+
+static void fake_serve_done(void *ops, uint32_t sequence, int status) {
+    fake *k = ops;
+    pthread_mutex_lock(&k->lock);
+    if (k->ndones < 8) {
+        k->dones[k->ndones].sequence = sequence;
+        k->dones[k->ndones++].status = status;
+    }
+    pthread_mutex_unlock(&k->lock);
+}
+
+static int fake_serving(void *ops, uint32_t cluster) {
+    fake *k = ops;
+    pthread_mutex_lock(&k->lock);
+    int serving = (k->serving >> cluster) & 1u;
+    pthread_mutex_unlock(&k->lock);
+    if (!serving) {
+        nap();
+    }
+    return serving;
+}
+
+static void fake_post(void *ops, uint32_t cluster, const kmx_host_call *line) {
+    fake *k = ops;
+    pthread_mutex_lock(&k->lock);
+    if (k->nposts < 16) {
+        k->posts[k->nposts].cluster = cluster;
+        k->posts[k->nposts++].call = *line;
+    }
+    pthread_mutex_unlock(&k->lock);
+}
+
+static int fake_done(void *ops, uint32_t cluster, uint32_t sequence, int *status) {
+    fake *k = ops;
+    int posted = 0;
+    pthread_mutex_lock(&k->lock);
+    for (int i = 0; i < k->nposts; i++) {
+        posted |= k->posts[i].cluster == cluster && k->posts[i].call.sequence == sequence;
+    }
+    pthread_mutex_unlock(&k->lock);
+    if (posted) {
+        *status = k->done_status;
+    }
+    return posted;
+}
+
+static int fake_push(void *ops, uint32_t cluster, uint32_t id, uint64_t offset,
+                     const void *source, uint64_t bytes) {
+    fake *k = ops;
+    pthread_mutex_lock(&k->lock);
+    if (k->npushes < 8) {
+        uint32_t first;
+        memcpy(&first, source, sizeof first);
+        k->pushes[k->npushes].cluster = cluster;
+        k->pushes[k->npushes].id = id;
+        k->pushes[k->npushes].offset = offset;
+        k->pushes[k->npushes].bytes = bytes;
+        k->pushes[k->npushes++].first = first;
+    }
+    pthread_mutex_unlock(&k->lock);
+    return KMX_OK;
+}
+
 /* Traps without signals: the fake arms as kmrun does; fake_fault does
  * what kmrun's handler does on a fault (records the trap, jumps back). */
 static __thread sigjmp_buf *fake_armed;
@@ -263,6 +369,13 @@ static int setup(void **state) {
     ctx.step = fake_step;
     ctx.unsupported = fake_unsupported;
     ctx.trap_arm = fake_trap_arm;
+    ctx.serve_begin = fake_serve_begin;
+    ctx.serve_next = fake_serve_next;
+    ctx.serve_done = fake_serve_done;
+    ctx.serving = fake_serving;
+    ctx.post = fake_post;
+    ctx.done = fake_done;
+    ctx.push = fake_push;
     trap_arms = 0;
     return 0;
 }
@@ -311,6 +424,9 @@ static void ctx_checked(void **state) {
     ctx.result = NULL;
     assert_int_equal(kmx_host_run(&ctx), -1);
     ctx.result = &result;
+    ctx.push = NULL;
+    assert_int_equal(kmx_host_run(&ctx), -1);
+    ctx.push = fake_push;
     assert_int_equal(main_calls, 0);
     assert_int_equal(result.state, KMX_STATE_NONE);
     assert_int_equal(f.ncalls, 0);
@@ -879,8 +995,8 @@ static int body_unsupported(int core) {
     EXPECT(kmx_stop_requested());
     EXPECT(kmx_port_cores() == 0);
     EXPECT(kmx_port_owner(3) == -1);
-    EXPECT(kmx_push(2, 0, 0, NULL, 64) == KMX_STOPPED);
-    EXPECT(kmx_parallel_all(NULL, 0) == KMX_STOPPED);
+    EXPECT(kmx_port_tell(0, 1, 2, 3) == KMX_STOPPED);
+    EXPECT(kmx_pull_run(NULL, NULL, NULL) == KMX_STOPPED);
     EXPECT(kmx_spawn(1, note_core, NULL) == KMX_STOPPED);
     return 0;
 }
@@ -921,7 +1037,6 @@ static void unsupported_core0_call_from_core2_is_parallel_error(void **state) {
 
 static int body_every_unsupported(int core) {
     kmx_message m;
-    EXPECT(kmx_serve() == KMX_STOPPED);
     EXPECT(kmx_port_tell(0, 1, 2, 3) == KMX_STOPPED);
     EXPECT(kmx_port_asked(0, &m) == KMX_STOPPED);
     EXPECT(kmx_port_answer(0, 1, 2, 3, 4) == KMX_STOPPED);
@@ -937,7 +1052,196 @@ static void every_unsupported_call(void **state) {
     assert_int_equal(result.state, KMX_STATE_FAILED);
     assert_int_equal(result.error, KMX_ERROR_HOST);
     assert_int_equal(f.unsupported_calls, 1);
-    assert_string_equal(f.unsupported_name, "kmx_serve");
+    assert_string_equal(f.unsupported_name, "kmx_port_tell");
+}
+
+/* ---- twelve cores, against the fake bus ----------------------------------- */
+
+static uint32_t marks[KMX_CORES];
+static volatile int ran_all;
+
+/* A function's offset from the object's base, as it crosses the bus. */
+static uint64_t offset_of(void *function) {
+    Dl_info info;
+    if (dladdr(function, &info) == 0 || info.dli_fbase == NULL) {
+        return 0;
+    }
+    return (uint64_t)((uintptr_t)function - (uintptr_t)info.dli_fbase);
+}
+
+static void mark_all(int cluster, int core, uint64_t arg) {
+    marks[core] = (uint32_t)arg * 100u + (uint32_t)cluster * 10u + (uint32_t)core;
+    ran_all = 1;
+}
+
+/* Clusters 1-3 run the image; this one is `self`, the lead 1. */
+static void three_clusters(uint32_t self) {
+    args.cluster = self;
+    ctx.cluster = self;
+    args.clusters = (1u << 1) | (1u << 2) | (1u << 3);
+    args.bank = self == 1 ? 6u : 7u;
+    for (uint32_t i = 0; i < REGIONS; i++) {
+        args.regions[i].bank = args.bank;
+    }
+    for (uint32_t c = 0; c < KMX_WORK_CLUSTERS; c++) {
+        args.peers[c].present = 1;
+    }
+    memset(marks, 0, sizeof marks);
+    ran_all = 0;
+}
+
+static int body_lead(int core) {
+    EXPECT(kmx_serve() == KMX_BAD);
+    EXPECT(kmx_parallel_all(NULL, 0) == KMX_BAD);
+    EXPECT(kmx_parallel_all(mark_all, 4) == KMX_OK);
+    for (uint32_t c = 0; c < KMX_CORES; c++) {
+        EXPECT(marks[c] == 410u + c);
+    }
+    pthread_mutex_lock(&f.lock);
+    f.done_status = KMX_FULL; /* another cluster's cores were busy */
+    pthread_mutex_unlock(&f.lock);
+    EXPECT(kmx_parallel_all(mark_all, 5) == KMX_FULL);
+    EXPECT(marks[3] == 513u);
+    return 0;
+}
+
+static void parallel_all_posts_runs_here_and_ends(void **state) {
+    (void)state;
+    three_clusters(1);
+    f.serving = (1u << 2) | (1u << 3);
+    run(body_lead);
+    assert_int_equal(result.state, KMX_STATE_DONE);
+    assert_int_equal(f.nposts, 6);
+    uint64_t offset = offset_of((void *)mark_all);
+    assert_true(offset != 0);
+    for (int i = 0; i < 6; i++) {
+        const kmx_host_call *c = &f.posts[i].call;
+        assert_int_equal(f.posts[i].cluster, 2u + (uint32_t)(i % 2));
+        assert_int_equal(c->sequence, 1u + (uint32_t)(i / 2));
+        if (i < 4) {
+            assert_int_equal(c->op, KMX_CLUSTER_CALL);
+            assert_true(c->function == offset);
+            assert_true(c->arg == 4u + (uint64_t)(i / 2));
+        } else {
+            assert_int_equal(c->op, KMX_CLUSTER_END); /* kmx_main returned */
+        }
+    }
+}
+
+static int body_lead_late(int core) {
+    EXPECT(kmx_parallel_all(mark_all, 1) == KMX_LATE);
+    EXPECT(ran_all == 0);
+    EXPECT(kmx_push(3, 0, 0, region_mem[0], 64) == KMX_LATE); /* 3 never serves */
+    return 0;
+}
+
+static void parallel_all_waits_for_serving_until_deadline(void **state) {
+    (void)state;
+    three_clusters(1);
+    f.serving = 1u << 2;
+    args.deadline = KMX_TICKS_PER_SECOND / 100u; /* 10 ms */
+    run(body_lead_late);
+    assert_int_equal(result.state, KMX_STATE_LATE);
+    assert_int_equal(f.npushes, 0);
+    assert_int_equal(f.nposts, 2); /* the END only, serving or not */
+    assert_int_equal(f.posts[0].call.op, KMX_CLUSTER_END);
+    assert_int_equal(f.posts[0].call.sequence, 1);
+}
+
+static void call_all_from_worker(int core, void *arg) {
+    (void)arg;
+    nested_status = kmx_parallel_all(mark_all, 0);
+}
+
+static int body_all_core1(int core) {
+    EXPECT(kmx_spawn(1, call_all_from_worker, NULL) == KMX_OK);
+    int s = kmx_join(1);
+    EXPECT(s == KMX_OK || s == KMX_STOPPED);
+    wait_set(&nested_status);
+    EXPECT(nested_status == KMX_STOPPED);
+    EXPECT(kmx_serve() == KMX_BAD); /* the lead: bad before the stop */
+    return 0;
+}
+
+static void parallel_all_from_core1_is_parallel_error(void **state) {
+    (void)state;
+    three_clusters(1);
+    f.serving = (1u << 2) | (1u << 3);
+    nested_status = -1;
+    run(body_all_core1);
+    assert_int_equal(result.state, KMX_STATE_FAILED);
+    assert_int_equal(result.error, KMX_ERROR_PARALLEL);
+    assert_int_equal(result.error_core, 1);
+    assert_int_equal(f.unsupported_calls, 0);
+    assert_false(ran_all);
+}
+
+static void serve_fn(int cluster, int core, uint64_t arg) {
+    mark_all(cluster, core, arg);
+    if (core == 2) {
+        nested_status = kmx_push(1, 0, 64, region_mem[0], 64); /* inside a call */
+    }
+}
+
+static int body_server(int core) {
+    uint32_t word = 0xABu;
+    memcpy(region_mem[0], &word, sizeof word);
+    EXPECT(kmx_push(1, 0, 0, region_mem[0], 64) == KMX_BAD); /* not inside a call */
+    EXPECT(kmx_parallel_all(mark_all, 0) == KMX_BAD);
+    EXPECT(kmx_serve() == KMX_OK);
+    EXPECT(kmx_serve() == KMX_OK); /* after the END: at once */
+    for (uint32_t c = 0; c < KMX_CORES; c++) {
+        EXPECT(marks[c] == 920u + c);
+    }
+    EXPECT(nested_status == KMX_OK);
+    EXPECT(kmx_push(1, 0, 0, region_mem[0], 64) == KMX_BAD);
+    EXPECT(kmx_push(2, 0, 0, region_mem[0], 32) == KMX_BAD);
+    return 0;
+}
+
+static void serve_runs_calls_until_end(void **state) {
+    (void)state;
+    three_clusters(2);
+    nested_status = -1;
+    uint64_t offset = offset_of((void *)serve_fn);
+    assert_true(offset != 0);
+    f.script[0] = (kmx_host_call){offset, 9, 1, KMX_CLUSTER_CALL};
+    f.script[1] = (kmx_host_call){0, 0, 2, KMX_CLUSTER_CALL}; /* no function */
+    f.script[2] = (kmx_host_call){offset, 9, 3, 7};          /* no such op */
+    f.script[3] = (kmx_host_call){0, 0, 4, KMX_CLUSTER_END};
+    f.nscript = 4;
+    run(body_server);
+    assert_int_equal(result.state, KMX_STATE_DONE);
+    assert_int_equal(f.serve_begins, 1);
+    assert_int_equal(f.ndones, 3);
+    assert_int_equal(f.dones[0].sequence, 1);
+    assert_int_equal(f.dones[0].status, KMX_OK);
+    assert_int_equal(f.dones[1].sequence, 2);
+    assert_int_equal(f.dones[1].status, KMX_BAD);
+    assert_int_equal(f.dones[2].sequence, 3);
+    assert_int_equal(f.dones[2].status, KMX_BAD);
+    assert_int_equal(f.npushes, 1);
+    assert_int_equal(f.pushes[0].cluster, 1);
+    assert_int_equal(f.pushes[0].id, 0);
+    assert_int_equal(f.pushes[0].offset, 64);
+    assert_int_equal(f.pushes[0].bytes, 64);
+    assert_int_equal(f.pushes[0].first, 0xAB);
+    assert_int_equal(f.nposts, 0); /* not the lead: no END */
+}
+
+static int body_serve_late(int core) {
+    EXPECT(kmx_serve() == KMX_LATE);
+    return 0;
+}
+
+static void serve_ends_at_deadline(void **state) {
+    (void)state;
+    three_clusters(3);
+    args.deadline = KMX_TICKS_PER_SECOND / 100u; /* 10 ms, and no call comes */
+    run(body_serve_late);
+    assert_int_equal(result.state, KMX_STATE_LATE);
+    assert_int_equal(f.serve_begins, 1);
+    assert_int_equal(f.ndones, 0);
 }
 
 static int body_fault_core0(int core) {
@@ -1014,6 +1318,13 @@ int main(void) {
         cmocka_unit_test_setup_teardown(unsupported_core0_call_from_core2_is_parallel_error,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(every_unsupported_call, setup, teardown),
+        cmocka_unit_test_setup_teardown(parallel_all_posts_runs_here_and_ends, setup, teardown),
+        cmocka_unit_test_setup_teardown(parallel_all_waits_for_serving_until_deadline, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(parallel_all_from_core1_is_parallel_error, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(serve_runs_calls_until_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(serve_ends_at_deadline, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

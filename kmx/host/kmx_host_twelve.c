@@ -1,0 +1,248 @@
+/* kmx_host_twelve.c: twelve cores across clusters on the host (the card's
+ * kmx_twelve.c): kmx_parallel_all, kmx_serve, kmx_push.
+ *
+ * Where the card's clusters write each other's LIM lines through NoC
+ * windows, the copies of the fallback kmrun loaded (one per cluster) talk
+ * through kmrun's cluster bus (kmx_host.h: serve_begin, serve_next,
+ * serve_done, serving, post, done, push).  The rules are the card's:
+ *
+ * - kmx_parallel_all: core 0 of the lead only (from cores 1-3 or inside
+ *   kmx_parallel's function: the library error `parallel`, KMX_STOPPED);
+ *   KMX_BAD on another cluster or for a NULL function; the stop's status
+ *   (nothing started) once the run is stopping; KMX_FULL (nothing started)
+ *   while one of our cores 1-3 is busy.  The first call waits until every
+ *   other cluster of the image serves.  A call posts (function as an
+ *   offset from this object's base: the other clusters run their own
+ *   copies of it; arg; a new sequence) to each, runs the function on our
+ *   four cores as kmx_parallel does, then waits for each one's done line:
+ *   the first status that is not KMX_OK, ours first.
+ * - kmx_serve: core 0 only; KMX_BAD on the lead (or when the lead does
+ *   not run this image); KMX_OK at once once the END came; else it serves:
+ *   each new call line runs on its four cores (KMX_BAD for an op that is
+ *   not a call or no function, KMX_FULL if one of its cores 1-3 is busy)
+ *   and its status goes back on its done line, until the END (KMX_OK) or
+ *   the stop or the deadline (recorded).  The call line is looked at
+ *   before the stop, every turn, the first too (the card looks at the stop
+ *   first on entry: an END already posted wins here, see below).
+ * - The END: when the lead's kmx_main returns, kmx_host_run posts END to
+ *   every other cluster, serving or not yet.
+ * - kmx_push: any core.  KMX_BAD for a cluster not running this image, a
+ *   bad id, an offset or size not a multiple of 64, a range past the
+ *   region's end, a NULL or unaligned source with bytes > 0; on the lead a
+ *   push to another cluster first waits until it serves (the stop's or the
+ *   deadline's status, recorded); on another cluster only inside a call
+ *   (KMX_BAD otherwise).  The bytes go into the target's region in the
+ *   card's DRAM, around every cache: the receiver invalidates first.
+ *
+ * Every wait goes round a bounded wait of kmrun's and the stop and the
+ * deadline; a wait they end records it (kmx_host_ended), so the run ends
+ * stopped or late. */
+#include <dlfcn.h>
+#include <stdint.h>
+
+#include "kmx_host_internal.h"
+
+/* This copy's load address: function pointers cross the bus as offsets
+ * from it (each cluster loaded its own copy of the same object). */
+static uintptr_t object_base(void) {
+    Dl_info info;
+    if (dladdr((void *)&kmx_host, &info) != 0 && info.dli_fbase != NULL) {
+        return (uintptr_t)info.dli_fbase;
+    }
+    return 0;
+}
+
+/* The other clusters of this image, bit c for cluster c (kmx_twelve.c). */
+static uint32_t other_clusters(void) {
+    const kmx_args *a = kmx_host.ctx->args;
+    uint32_t mask = a->clusters & ~(1u << a->cluster);
+    uint32_t others = 0;
+    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
+        if ((mask >> c) & 1u && a->peers[c - 1u].present) {
+            others |= 1u << c;
+        }
+    }
+    return others;
+}
+
+/* Until every cluster of `mask` serves (KMX_OK), or the stop or the
+ * deadline (recorded). */
+static int wait_serving(uint32_t mask) {
+    const kmx_host_ctx *ctx = kmx_host.ctx;
+    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
+        if (((mask >> c) & 1u) == 0) {
+            continue;
+        }
+        while (!ctx->serving(ctx->ops, c)) {
+            int status = kmx_host_stop_status();
+            if (status != KMX_OK) {
+                kmx_host_ended(status);
+                return status;
+            }
+        }
+    }
+    return KMX_OK;
+}
+
+/* The lead: until cluster c's done line says `sequence`: its status; or
+ * the stop or the deadline (recorded). */
+static int wait_cluster(uint32_t c, uint32_t sequence) {
+    const kmx_host_ctx *ctx = kmx_host.ctx;
+    for (;;) {
+        int status = KMX_OK;
+        if (ctx->done(ctx->ops, c, sequence, &status)) {
+            return status;
+        }
+        status = kmx_host_stop_status();
+        if (status != KMX_OK) {
+            kmx_host_ended(status);
+            return status;
+        }
+    }
+}
+
+static void post_all(uint32_t others, uint32_t op, uint32_t sequence, uint64_t function,
+                     uint64_t arg) {
+    const kmx_host_ctx *ctx = kmx_host.ctx;
+    kmx_host_call call = {function, arg, sequence, op};
+    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
+        if ((others >> c) & 1u) {
+            ctx->post(ctx->ops, c, &call);
+        }
+    }
+}
+
+int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
+    int status = kmx_host_core0_only();
+    if (status != KMX_OK) {
+        return status;
+    }
+    if (kmx_cluster() != kmx_lead() || function == NULL) {
+        return KMX_BAD;
+    }
+    status = kmx_host_stop_status();
+    if (status != KMX_OK) {
+        return status;
+    }
+    if (!kmx_host_local_idle()) {
+        return KMX_FULL; /* nothing started */
+    }
+    if (!kmx_host.twelve_ready) {
+        uint32_t all = other_clusters();
+        status = wait_serving(all);
+        if (status != KMX_OK) {
+            return status;
+        }
+        kmx_host.twelve_others = all;
+        kmx_host.twelve_ready = 1;
+    }
+    uint32_t others = kmx_host.twelve_others;
+    uint32_t sequence = ++kmx_host.twelve_sequence;
+    uint64_t offset = (uint64_t)((uintptr_t)function - object_base());
+    post_all(others, KMX_CLUSTER_CALL, sequence, offset, arg);
+    int result = kmx_host_local_all(function, arg);
+    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
+        if ((others >> c) & 1u) {
+            status = wait_cluster(c, sequence);
+            if (result == KMX_OK) {
+                result = status;
+            }
+        }
+    }
+    return result;
+}
+
+/* A server: one call line's status. */
+static int serve_call(const kmx_host_call *call) {
+    if (call->op != KMX_CLUSTER_CALL || call->function == 0) {
+        return KMX_BAD;
+    }
+    if (!kmx_host_local_idle()) {
+        return KMX_FULL;
+    }
+    kmx_cluster_function function =
+        (kmx_cluster_function)(object_base() + (uintptr_t)call->function);
+    __atomic_store_n(&kmx_host.twelve_in_call, 1u, __ATOMIC_SEQ_CST);
+    int status = kmx_host_local_all(function, call->arg);
+    __atomic_store_n(&kmx_host.twelve_in_call, 0u, __ATOMIC_SEQ_CST);
+    return status;
+}
+
+int kmx_serve(void) {
+    int status = kmx_host_core0_only();
+    if (status != KMX_OK) {
+        return status;
+    }
+    const kmx_host_ctx *ctx = kmx_host.ctx;
+    const kmx_args *a = ctx->args;
+    uint32_t self = a->cluster, lead = a->lead;
+    if (self == lead || !a->peers[lead - 1u].present) {
+        return KMX_BAD;
+    }
+    if (kmx_host.twelve_ready) {
+        return KMX_OK; /* the END came already */
+    }
+    /* No stop check before the first look at the call line: an END the
+     * lead posted before this cluster came to serve is KMX_OK even once
+     * kmrun asked it to stop (the lead's end may stop the others: on the
+     * card they are serving by then; here their threads may lag). */
+    ctx->serve_begin(ctx->ops);
+    for (;;) {
+        kmx_host_call call;
+        if (ctx->serve_next(ctx->ops, kmx_host.twelve_sequence, &call)) {
+            kmx_host.twelve_sequence = call.sequence;
+            if (call.op == KMX_CLUSTER_END) {
+                kmx_host.twelve_ready = 1;
+                return KMX_OK;
+            }
+            ctx->serve_done(ctx->ops, call.sequence, serve_call(&call));
+            continue;
+        }
+        status = kmx_host_stop_status();
+        if (status != KMX_OK) {
+            kmx_host_ended(status);
+            return status;
+        }
+    }
+}
+
+void kmx_host_twelve_end(void) {
+    if (kmx_cluster() != kmx_lead()) {
+        return;
+    }
+    uint32_t others = other_clusters();
+    if (others == 0) {
+        return;
+    }
+    uint32_t sequence = ++kmx_host.twelve_sequence;
+    post_all(others, KMX_CLUSTER_END, sequence, 0, 0);
+}
+
+int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source, uint64_t bytes) {
+    const kmx_host_ctx *ctx = kmx_host.ctx;
+    const kmx_args *a = ctx->args;
+    if (cluster < 1 || cluster > (int)KMX_WORK_CLUSTERS ||
+        ((a->clusters >> cluster) & 1u) == 0 || !a->peers[cluster - 1].present ||
+        id >= a->nregions || id >= KMX_MAX_REGIONS) {
+        return KMX_BAD;
+    }
+    uint64_t size = a->regions[id].bytes; /* the same image: the same regions */
+    if (offset % KMX_LINE_BYTES != 0 || bytes % KMX_LINE_BYTES != 0 || offset > size ||
+        bytes > size - offset || (bytes != 0 && (source == NULL || (uintptr_t)source % 8u != 0))) {
+        return KMX_BAD;
+    }
+    if (a->cluster == a->lead) {
+        if ((uint32_t)cluster != a->cluster) {
+            int status = wait_serving(1u << cluster);
+            if (status != KMX_OK) {
+                return status;
+            }
+        }
+    } else if (__atomic_load_n(&kmx_host.twelve_in_call, __ATOMIC_SEQ_CST) == 0) {
+        return KMX_BAD;
+    }
+    if (bytes == 0) {
+        return KMX_OK;
+    }
+    return ctx->push(ctx->ops, (uint32_t)cluster, id, offset, source, bytes);
+}
