@@ -61,6 +61,7 @@ typedef struct sim_backend {
     sim_thread threads[KMX_WORK_CLUSTERS];
     unsigned nthreads;
     sim_cluster *dispatcher_lim; /* cluster 0: the remote halves of the rings */
+    unsigned mhz;                /* the clusters' clock */
     km_feed *feed;               /* the grid, the dispatcher, the host ring, the threads' rings */
 } sim_backend;
 
@@ -201,14 +202,38 @@ static void sim_free(km_session *s)
 
 static bool thread_done(const sim_thread *t);
 
+/* Every cluster still running up to until_ps.  Clusters that talk to each
+ * other (twelve cores: stores into another cluster's LIM and bank) must
+ * not run far apart: with more than one, they go forward together one
+ * quantum at a time, so a store made in quantum q is seen from quantum
+ * q + 1 on, whichever cluster made it.  Alone, a cluster takes the whole
+ * span in one step (the same quanta, so the same results). */
+static void step_clusters(sim_backend *b, uint64_t until_ps)
+{
+    unsigned live = 0;
+    for (unsigned i = 0; i < b->nthreads; i++)
+        live += !thread_done(&b->threads[i]);
+    if (live > 1) {
+        uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, b->mhz);
+        uint64_t from = UINT64_MAX;
+        for (unsigned i = 0; i < b->nthreads; i++)
+            if (!thread_done(&b->threads[i]) && sim_cluster_now_ps(b->threads[i].c) < from)
+                from = sim_cluster_now_ps(b->threads[i].c);
+        for (uint64_t t = from + quantum_ps; t < until_ps; t += quantum_ps)
+            for (unsigned i = 0; i < b->nthreads; i++)
+                if (!thread_done(&b->threads[i]))
+                    sim_cluster_step(b->threads[i].c, t);
+    }
+    for (unsigned i = 0; i < b->nthreads; i++)
+        if (!thread_done(&b->threads[i]))
+            sim_cluster_step(b->threads[i].c, until_ps);
+}
+
 /* The dispatcher's sync: every thread still running catches up with the
  * pass about to look at the rings. */
 static void sync_clusters(void *ctx, uint64_t now_ps)
 {
-    sim_backend *b = ctx;
-    for (unsigned i = 0; i < b->nthreads; i++)
-        if (!thread_done(&b->threads[i]))
-            sim_cluster_step(b->threads[i].c, now_ps);
+    step_clusters(ctx, now_ps);
 }
 
 static int sim_load(km_session *s, km_error *err)
@@ -218,6 +243,7 @@ static int sim_load(km_session *s, km_error *err)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the simulated card");
     sim_dram_init(&b->dram);
     sim_noc_init(&b->noc, &b->dram);
+    b->mhz = s->p->x280_mhz;
     s->backend = b;
     /* The kernel side first: the grid, the dispatcher and cluster 0's LIM,
      * so each thread's ring can be attached as its cluster is written;
@@ -400,9 +426,7 @@ static int sim_run(km_session *s, const km_run_opts *o, uint64_t timeout_ps, uin
         }
         if (kernel)
             km_feed_step(b->feed, next);
-        for (unsigned i = 0; i < b->nthreads; i++)
-            if (!thread_done(&b->threads[i]))
-                sim_cluster_step(b->threads[i].c, next);
+        step_clusters(b, next);
         now = next;
         if (b->feed && now >= timeout_ps)
             km_feed_stop(b->feed);
