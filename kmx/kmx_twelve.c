@@ -34,8 +34,8 @@
  * kmx_push stores 8-byte words through window KMX_WINDOW_PUSH(core)
  * (posted), re-pointed for each 2 MiB span, onto the first port of the
  * peer's bank (NoC address = peer bank_base + the region's bank address in
- * that cluster + offset); then the last line once more through
- * KMX_WINDOW_PUSH_ACK(core) (non-posted), whose stores return once
+ * that cluster + offset); then the last word once more through
+ * KMX_WINDOW_PUSH_ACK(core) (non-posted), whose store returns once
  * acknowledged.  Each core has its own two windows, so the four cores of
  * a cluster may push at the same time.  Who may push when (kmx.h): the
  * lead, once the target serves (it waits for that, as kmx_parallel_all's
@@ -386,14 +386,15 @@ int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source,
         }
         done += span;
     }
-    /* The last line again, non-posted: its stores return once they are
-     * acknowledged, and one core's stores to one tile arrive in order. */
-    uint64_t last = bytes - KMX_LINE_BYTES;
+    /* The last word again, non-posted: it returns once acknowledged, and
+     * one core's stores to one tile arrive in order, so every store before
+     * it has landed.  (The card repeats the last line as one 64-byte
+     * vector store, one acknowledgement; without a vector unit the last
+     * word gives the same guarantee for the same one round trip.) */
+    uint64_t last = bytes - 8u;
     volatile uint64_t *ack = KMX_P(
         uint64_t, open_window(KMX_WINDOW_PUSH_ACK(core), x, y, target + last, KMX_NOC_NONPOSTED));
-    for (unsigned i = 0; i < KMX_LINE_BYTES / 8u; i++) {
-        ack[i] = from[last / 8u + i];
-    }
+    *ack = from[last / 8u];
     kmx__fence();
     return KMX_OK;
 }
