@@ -41,8 +41,22 @@ $(error unknown MODE '$(MODE)' (expected release, debug, asan or ubsan))
 endif
 
 HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
-  -D_GNU_SOURCE -DKMRUN_VERSION='"$(VERSION)"' -MMD -MP \
-  -Ilib -Ikmx/include -Ikmx/host -Idevice/include -Idevice/sim $(OPT) $(CFLAGS)
+  -D_GNU_SOURCE -DKMRUN_VERSION='"$(VERSION)"' -MMD -MP $(OPT) $(CPPFLAGS) $(CFLAGS)
+
+# Who may include whom (../shared/DESIGN.md): each layer compiles with only
+# the include folders it may see, so a wrong-way include fails the build.
+#   support/     below everything: ELF reading, text, the status type
+#   device/sim/  the simulated card: its parts see each other; above it
+#                only its API (device/sim/include/) is visible
+#   lib/         the host library: the card's API and exec's, never a part
+#   cmd/         the command: lib/ and the same API
+CONTRACT_INC := -Ikmx/include -Idevice/include
+SUPPORT_INC := -Isupport
+SIM_INC := -Idevice/sim -Idevice/sim/include $(CONTRACT_INC) $(SUPPORT_INC)
+LIB_INC := -Ilib -Ikmx/host -Idevice/sim/include $(CONTRACT_INC) $(SUPPORT_INC)
+CMD_INC := -Icmd $(LIB_INC)
+# Unit tests look inside what they test.
+TEST_INC := -Itests/unit -Ilib -Ikmx/host $(SIM_INC)
 # -rdynamic, -ldl: the grid dlopens the kernels' object, whose handlers call
 # the km_device.h functions of the program that loads it (sim_grid.h).
 HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm -ldl $(LDLIBS)
@@ -54,20 +68,23 @@ RV_CC := $(RV_PREFIX)gcc
 RV_AR := $(RV_PREFIX)ar
 RV_ARCH := -march=rv64gc_zba_zbb -mabi=lp64d -mcmodel=medany
 # The runtime's debug information names its sources /kmrun/kmx/..., as an
-# image's names the installed headers (lib/build.c): a trap or a stuck core
+# image's names the installed headers (lib/km_build.c): a trap or a stuck core
 # inside the runtime gets the same source line whatever the checkout's path,
 # and libkmx.a (part of every image's cache key) the same bytes.
 RV_CFLAGS := $(RV_ARCH) -std=c11 -O2 -g -ffreestanding -fno-common \
   -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP -Ikmx/include \
   -ffile-prefix-map=$(CURDIR)=/kmrun
 
-# The host library: lib/ and the simulated card (device/sim/).
-LIB_SRC := $(wildcard lib/*.c) $(wildcard device/sim/*.c)
+SUPPORT_SRC := $(wildcard support/*.c)
+SIM_SRC := $(wildcard device/sim/*.c)
+LIB_SRC := $(wildcard lib/*.c)
 CMD_SRC := $(wildcard cmd/*.c)
 KMX_SRC := $(wildcard kmx/*.c) $(wildcard kmx/*.S)
 KMX_HOST_SRC := $(wildcard kmx/host/*.c)
 UNIT_SRC := $(wildcard tests/unit/*_test.c)
 
+SUPPORT_OBJ := $(SUPPORT_SRC:%.c=$(B)/obj/%.o)
+SIM_OBJ := $(SIM_SRC:%.c=$(B)/obj/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
 KMX_OBJ := $(patsubst %,$(B)/rv/%.o,$(basename $(KMX_SRC)))
@@ -84,26 +101,41 @@ KMX_DATA := $(SHARE)/kmx/lib/libkmx.a $(SHARE)/kmx/kmx.ld \
 # it links with are not, and -z defs would refuse the sanitizers' symbols);
 # its test is built in the build's mode.
 KMX_HOST_DATA := $(SHARE)/kmx/host/libkmx_host.a $(SHARE)/kmx/host/kmx_host.h
-KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ikmx -Ikmx/host
+KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ikmx -Ikmx/host \
+  -Ikmx/include
 
 .PHONY: all test install clean
 all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN)
 
-$(B)/obj/%.o: %.c
+$(B)/obj/support/%.o: support/%.c
 	@mkdir -p $(@D)
-	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) -c $< -o $@
+	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) $(SUPPORT_INC) -c $< -o $@
+$(B)/obj/device/sim/%.o: device/sim/%.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) $(SIM_INC) -c $< -o $@
+$(B)/obj/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) $(LIB_INC) -c $< -o $@
+$(B)/obj/cmd/%.o: cmd/%.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) $(CMD_INC) -c $< -o $@
 
+# One archive a layer, linked top to bottom.
+$(B)/libks.a: $(SUPPORT_OBJ)
+$(B)/libsim.a: $(SIM_OBJ)
 $(B)/libkm.a: $(LIB_OBJ)
+$(B)/libks.a $(B)/libsim.a $(B)/libkm.a:
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+LIBS := $(B)/libkm.a $(B)/libsim.a $(B)/libks.a
 
-$(B)/bin/kmrun: $(CMD_OBJ) $(B)/libkm.a
+$(B)/bin/kmrun: $(CMD_OBJ) $(LIBS)
 	@mkdir -p $(@D)
-	$(call say,LINK,$@)$(CC) $(HOST_LDFLAGS) -o $@ $(CMD_OBJ) $(B)/libkm.a $(HOST_LDLIBS)
+	$(call say,LINK,$@)$(CC) $(HOST_LDFLAGS) -o $@ $(CMD_OBJ) $(LIBS) $(HOST_LDLIBS)
 
-$(B)/tests/%_test: tests/unit/%_test.c $(B)/libkm.a
+$(B)/tests/%_test: tests/unit/%_test.c $(LIBS)
 	@mkdir -p $(@D)
-	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) -MF $@.d -Itests/unit -rdynamic $< -o $@ $(B)/libkm.a $(HOST_LDLIBS) -lcmocka
+	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -MF $@.d -rdynamic $< -o $@ $(LIBS) $(HOST_LDLIBS) -lcmocka
 
 # The host fallback's runtime and its test (which brings its own kmx_main).
 $(B)/pic/%.o: %.c
@@ -117,7 +149,7 @@ $(SHARE)/kmx/host/%.h: kmx/host/%.h
 	$(Q)cp $< $@
 $(B)/tests/kmx_host_test: tests/unit/kmx_host_test.c $(SHARE)/kmx/host/libkmx_host.a
 	@mkdir -p $(@D)
-	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) -pthread -MF $@.d -Itests/unit $< -o $@ \
+	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -pthread -MF $@.d $< -o $@ \
 	  $(SHARE)/kmx/host/libkmx_host.a -lcmocka -pthread
 
 $(B)/rv/%.o: %.c

@@ -11,7 +11,7 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "km_build.h"
-#include "km_text.h"
+#include "ks_text.h"
 #include "kmx_layout.h"
 
 typedef struct progress {
@@ -95,8 +95,8 @@ static void print_summary(const km_program *p, const km_build_result *r)
     for (size_t i = 0; i < r->nthreads; i++) {
         const km_built *b = &r->threads[i];
         char bytes[32], limit[32];
-        km_thousands(b->bytes, bytes, sizeof bytes);
-        km_thousands(KMX_IMAGE_MAX_BYTES, limit, sizeof limit);
+        ks_thousands(b->bytes, bytes, sizeof bytes);
+        ks_thousands(KMX_IMAGE_MAX_BYTES, limit, sizeof limit);
         fprintf(stderr, "  thread %zu (cluster%s", i, p->threads[i].nclusters > 1 ? "s" : "");
         for (size_t k = 0; k < p->threads[i].nclusters; k++)
             fprintf(stderr, "%s%d", k ? ", " : " ", p->threads[i].clusters[k]);
@@ -125,7 +125,7 @@ int cmd_build(int argc, char **argv)
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*end || v < 1 || v > 1024)
-                return km_usage_error("build", "invalid job count '%s' (expected 1 to 1024)",
+                return cmd_usage_error("build", "invalid job count '%s' (expected 1 to 1024)",
                                       optarg);
             opts.jobs = (int)v;
             break;
@@ -137,16 +137,16 @@ int cmd_build(int argc, char **argv)
             opts.host = true;
             break;
         default:
-            return km_option_error("build", c, argv, longopts);
+            return cmd_option_error("build", c, argv, longopts);
         }
     }
     km_program *p = NULL;
-    int rc = km_load_one_manifest("build", argc, argv, &p);
+    int rc = cmd_load_one_manifest("build", argc, argv, &p);
     if (rc != KM_OK)
         return rc;
     km_cache cache;
     km_error err = {0};
-    rc = km_open_cache(&cache, &err);
+    rc = cmd_open_cache(&cache, &err);
     progress pr = {0};
     opts.ctx = &pr;
     opts.output = on_output;

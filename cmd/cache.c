@@ -52,9 +52,9 @@ static int gc(km_cache *c, const char *size_text)
     km_units_status st = km_parse_size(size_text, &max, &has_unit, &hint);
     if (st != KM_UNITS_OK) {
         if (hint)
-            return km_usage_error("cache", "invalid size '%s' (did you mean '%s'?)", size_text,
+            return cmd_usage_error("cache", "invalid size '%s' (did you mean '%s'?)", size_text,
                                   hint);
-        return km_usage_error("cache", "invalid size '%s' (expected bytes or a number with "
+        return cmd_usage_error("cache", "invalid size '%s' (expected bytes or a number with "
                                        "B, KiB, MiB or GiB, such as 512MiB)",
                               size_text);
     }
@@ -89,10 +89,10 @@ int cmd_cache(int argc, char **argv)
         else if (c == 'J')
             json = 1;
         else
-            return km_option_error("cache", c, argv, longopts);
+            return cmd_option_error("cache", c, argv, longopts);
     }
     if (optind + 1 != argc)
-        return km_usage_error("cache", optind == argc ? "missing the action (stats, path, gc or clear)"
+        return cmd_usage_error("cache", optind == argc ? "missing the action (stats, path, gc or clear)"
                                                       : "expected one action");
     static const char *const actions[] = {"stats", "path", "gc", "clear"};
     const char *action = argv[optind];
@@ -102,19 +102,19 @@ int cmd_cache(int argc, char **argv)
     if (which == 4) {
         const char *close = km_suggest(action, actions, 4);
         if (close)
-            return km_usage_error("cache", "unknown action '%s' (did you mean '%s'?)", action, close);
-        return km_usage_error("cache", "unknown action '%s' (expected stats, path, gc or clear)",
+            return cmd_usage_error("cache", "unknown action '%s' (did you mean '%s'?)", action, close);
+        return cmd_usage_error("cache", "unknown action '%s' (expected stats, path, gc or clear)",
                               action);
     }
     if (which == 2 && !max_size)
-        return km_usage_error("cache", "'gc' needs --max-size SIZE");
+        return cmd_usage_error("cache", "'gc' needs --max-size SIZE");
     if (which != 2 && max_size)
-        return km_usage_error("cache", "--max-size is only for 'gc'");
+        return cmd_usage_error("cache", "--max-size is only for 'gc'");
     if (which != 0 && json)
-        return km_usage_error("cache", "--json is only for 'stats'");
+        return cmd_usage_error("cache", "--json is only for 'stats'");
     km_cache cache;
     km_error err = {0};
-    int rc = km_open_cache(&cache, &err);
+    int rc = cmd_open_cache(&cache, &err);
     if (rc != KM_OK) {
         fprintf(stderr, "kmrun: %s\n", err.message);
         return rc;

@@ -20,7 +20,7 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "cmd_run.h"
-#include "km_text.h"
+#include "ks_text.h"
 
 #define AROUND 16u /* bytes shown around a region's first difference */
 
@@ -144,7 +144,7 @@ static void compare_region(check_out *c, const km_region_copy *a, const km_regio
     char *hs = hex_bytes(x, from, n), *hh = hex_bytes(y, from, n);
     char line[1024];
     char counted[32];
-    km_thousands(count, counted, sizeof counted);
+    ks_thousands(count, counted, sizeof counted);
     snprintf(line, sizeof line,
              "region '%s' of cluster %d: %s byte%s, the first at offset %llu (0x%llx)\n"
              "  sim  at 0x%llx: %s\n"
@@ -186,36 +186,36 @@ int cmd_check(int argc, char **argv)
             json = true;
             break;
         case 't':
-            if (km_parse_seconds("check", "timeout", optarg, &ro.timeout_s) != KM_OK)
+            if (cmd_parse_seconds("check", "timeout", optarg, &ro.timeout_s) != KM_OK)
                 return KM_EXIT_USAGE;
             break;
         case 'R':
             if (!*optarg)
-                return km_usage_error("check", "an empty run folder name");
+                return cmd_usage_error("check", "an empty run folder name");
             run_dir = optarg;
             break;
         default:
-            return km_option_error("check", ch, argv, longopts);
+            return cmd_option_error("check", ch, argv, longopts);
         }
     }
     km_program *p = NULL;
-    int rc = km_load_one_manifest("check", argc, argv, &p);
+    int rc = cmd_load_one_manifest("check", argc, argv, &p);
     if (rc != KM_OK)
         return rc;
     km_error err = {0};
     km_cache cache = {0};
     km_build_opts bo = {0};
-    km_run_outcome sim = {0}, host = {0};
+    cmd_run_outcome sim = {0}, host = {0};
     if (p->nthreads == 0)
         rc = km_fail(&err, KM_EXIT_USAGE,
                      "program '%s' has no thread: there is no host fallback to check", p->name);
     if (rc == KM_OK)
-        rc = km_open_cache(&cache, &err);
+        rc = cmd_open_cache(&cache, &err);
     if (rc == KM_OK)
-        rc = km_run_backend(p, KM_BACKEND_SIM, &cache, &bo, &ro, run_dir, km_wall_now(), &sim,
+        rc = cmd_run_backend(p, KM_BACKEND_SIM, &cache, &bo, &ro, run_dir, cmd_wall_now(), &sim,
                             &err);
     if (rc == KM_OK)
-        rc = km_run_backend(p, KM_BACKEND_HOST, &cache, &bo, &ro, run_dir, km_wall_now(), &host,
+        rc = cmd_run_backend(p, KM_BACKEND_HOST, &cache, &bo, &ro, run_dir, cmd_wall_now(), &host,
                             &err);
     if (rc == KM_OK) {
         check_out c = {cJSON_CreateObject(), NULL, 0};
@@ -236,7 +236,7 @@ int cmd_check(int argc, char **argv)
         cJSON_AddNumberToObject(c.doc, "region_bytes", (double)bytes);
         cJSON_AddItemToObject(c.doc, "differences", c.differences);
         char counted[32];
-        km_thousands(bytes, counted, sizeof counted);
+        ks_thousands(bytes, counted, sizeof counted);
         if (json) {
             char *text = cJSON_Print(c.doc);
             printf("%s\n", text);
@@ -260,8 +260,8 @@ int cmd_check(int argc, char **argv)
     }
     if (rc != KM_OK && rc != KM_EXIT_FAILED)
         fprintf(stderr, "kmrun: %s\n", err.message);
-    km_run_outcome_free(&sim);
-    km_run_outcome_free(&host);
+    cmd_run_outcome_free(&sim);
+    cmd_run_outcome_free(&host);
     if (cache.root)
         km_cache_close(&cache);
     km_program_free(p);

@@ -6,7 +6,7 @@
 
 #include "cmd.h"
 
-int km_load_manifest(const char *path, km_program **out)
+int cmd_load_manifest(const char *path, km_program **out)
 {
     km_diags diags = {0};
     km_error err = {0};
@@ -27,18 +27,18 @@ static void warn_stderr(const char *message, void *ctx)
     fprintf(stderr, "kmrun: warning: %s\n", message);
 }
 
-int km_open_cache(km_cache *c, km_error *err)
+int cmd_open_cache(km_cache *c, km_error *err)
 {
     int rc = km_cache_open(c, NULL, err);
     c->warn = warn_stderr;
     return rc;
 }
 
-int km_load_one_manifest(const char *command, int argc, char **argv, km_program **out)
+int cmd_load_one_manifest(const char *command, int argc, char **argv, km_program **out)
 {
     *out = NULL;
     if (optind + 1 != argc)
-        return km_usage_error(command, optind == argc ? "missing the program manifest"
+        return cmd_usage_error(command, optind == argc ? "missing the program manifest"
                                                       : "expected one program manifest");
-    return km_load_manifest(argv[optind], out);
+    return cmd_load_manifest(argv[optind], out);
 }

@@ -8,14 +8,14 @@
 
 /* Loads a manifest; on failure prints every error (file:line:col, the
  * line, a caret) or the system error to stderr and returns its status. */
-int km_load_manifest(const char *path, km_program **out);
+int cmd_load_manifest(const char *path, km_program **out);
 
 /* The one program manifest left after `command`'s options (argv[optind]),
- * loaded as km_load_manifest does; a usage error when there is none or
+ * loaded as cmd_load_manifest does; a usage error when there is none or
  * more than one. */
-int km_load_one_manifest(const char *command, int argc, char **argv, km_program **out);
+int cmd_load_one_manifest(const char *command, int argc, char **argv, km_program **out);
 
 /* Opens the default cache; its warnings go to stderr as "kmrun: warning:". */
-int km_open_cache(km_cache *c, km_error *err);
+int cmd_open_cache(km_cache *c, km_error *err);
 
 #endif

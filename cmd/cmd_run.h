@@ -8,31 +8,31 @@
 #include "km_cache.h"
 #include "km_session.h"
 
-typedef struct km_run_outcome {
-    km_session *s;              /* open until km_run_outcome_free */
+typedef struct cmd_run_outcome {
+    km_session *s;              /* open until cmd_run_outcome_free */
     km_run_result result;
     const km_region_copy *copies; /* the session's */
     size_t ncopies;
     char id[32];                /* the run folder's name */
     char *json;                 /* schemas/run.schema.json */
-} km_run_outcome;
+} cmd_run_outcome;
 
 /* Monotonic seconds. */
-double km_wall_now(void);
+double cmd_wall_now(void);
 
 /* A plain decimal number of seconds, more than 0, for `command`'s option. */
-int km_parse_seconds(const char *command, const char *option, const char *text, double *out);
+int cmd_parse_seconds(const char *command, const char *option, const char *text, double *out);
 
 /* Builds (compiler messages to stderr), loads and runs p on backend b,
  * then writes the run folder under run_dir (NULL: the default).  KM_OK
  * with *out filled whatever the threads did; else the error's status. */
-int km_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
+int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
                    const km_run_opts *ro, const char *run_dir, double started,
-                   km_run_outcome *out, km_error *err);
+                   cmd_run_outcome *out, km_error *err);
 
 /* Every thread returned and every host-fed command ended done. */
-bool km_run_outcome_ok(const km_run_outcome *o);
+bool cmd_run_outcome_ok(const cmd_run_outcome *o);
 
-void km_run_outcome_free(km_run_outcome *o);
+void cmd_run_outcome_free(cmd_run_outcome *o);
 
 #endif

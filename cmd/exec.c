@@ -11,7 +11,7 @@
 
 #include "cmd.h"
 #include "km_error.h"
-#include "km_text.h"
+#include "ks_text.h"
 #include "sim_exec.h"
 
 #define DEFAULT_MAX_INSTRUCTIONS 1000000000ull
@@ -74,10 +74,10 @@ static const char *plural(uint64_t n)
 static void print_text(const sim_exec_result *r, uint64_t limit)
 {
     char a[48], b[48], c[32], name[48];
-    km_thousands(r->instructions, a, 28);
+    ks_thousands(r->instructions, a, 28);
     strcat(a, " instruction");
     strcat(a, plural(r->instructions));
-    km_thousands(r->cycles, b, 28);
+    ks_thousands(r->cycles, b, 28);
     strcat(b, " cycle");
     strcat(b, plural(r->cycles));
     switch (r->end) {
@@ -87,7 +87,7 @@ static void print_text(const sim_exec_result *r, uint64_t limit)
         break;
     case SIM_EXEC_LIMIT:
         printf("limit: stopped after %s (--max-instructions %s), %s\n", a,
-               km_thousands(limit, c, sizeof c), b);
+               ks_thousands(limit, c, sizeof c), b);
         break;
     case SIM_EXEC_TRAP:
         printf("trap: %s (mcause %" PRIu64 ") at mepc 0x%" PRIx64
@@ -120,7 +120,7 @@ int cmd_exec(int argc, char **argv)
         switch (c) {
         case OPT_MAX:
             if (!parse_count(optarg, &max) || max == 0)
-                return km_usage_error("exec",
+                return cmd_usage_error("exec",
                                       "--max-instructions needs a positive "
                                       "count such as 1000000 or 1e9, not '%s'",
                                       optarg);
@@ -129,27 +129,21 @@ int cmd_exec(int argc, char **argv)
             json = true;
             break;
         default:
-            return km_option_error("exec", c, argv, longopts);
+            return cmd_option_error("exec", c, argv, longopts);
         }
     }
     if (optind == argc)
-        return km_usage_error("exec", "no ELF file given");
+        return cmd_usage_error("exec", "no ELF file given");
     if (optind + 1 < argc)
-        return km_usage_error("exec", "unexpected argument '%s'", argv[optind + 1]);
+        return cmd_usage_error("exec", "unexpected argument '%s'", argv[optind + 1]);
     const char *path = argv[optind];
 
-    sim_exec *x = malloc(sizeof *x);
-    if (!x) {
-        fprintf(stderr, "kmrun: out of memory\n");
-        return KM_EXIT_SYSTEM;
-    }
-    km_error err = {0};
+    sim_exec *x;
+    ks_error err = {0};
     bool no_tohost = false;
-    int rc = sim_exec_load(x, path, &no_tohost, &err);
-    if (rc != KM_OK) {
+    if (sim_exec_open(&x, path, &no_tohost, &err) != KS_OK) {
         fprintf(stderr, "kmrun: %s\n", err.message);
-        free(x);
-        return rc;
+        return km_exit_of(err.status);
     }
     if (no_tohost)
         fprintf(stderr, "kmrun: warning: '%s' has no 'tohost' symbol: it can "
@@ -158,7 +152,6 @@ int cmd_exec(int argc, char **argv)
     sim_exec_result r;
     sim_exec_run(x, max, &r);
     sim_exec_free(x);
-    free(x);
 
     if (json)
         print_json(&r);

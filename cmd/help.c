@@ -21,7 +21,7 @@ static const struct {
     {KM_EXIT_INTERNAL, "internal error: a bug in kmrun"},
 };
 
-void km_print_overview(FILE *out)
+void cmd_print_overview(FILE *out)
 {
     fputs("usage: kmrun [--version] [--help] <command> [<args>]\n"
           "\n"
@@ -31,14 +31,14 @@ void km_print_overview(FILE *out)
           "Commands:\n",
           out);
     int width = 0;
-    for (unsigned i = 0; i < km_ncommands; i++) {
-        int n = (int)strlen(km_commands[i].name);
+    for (unsigned i = 0; i < cmd_ncommands; i++) {
+        int n = (int)strlen(cmd_commands[i].name);
         if (n > width)
             width = n;
     }
-    for (unsigned i = 0; i < km_ncommands; i++)
-        fprintf(out, "   %-*s   %s\n", width, km_commands[i].name,
-                km_commands[i].summary);
+    for (unsigned i = 0; i < cmd_ncommands; i++)
+        fprintf(out, "   %-*s   %s\n", width, cmd_commands[i].name,
+                cmd_commands[i].summary);
     fputs("\nExit status:\n", out);
     for (size_t i = 0; i < sizeof exit_codes / sizeof exit_codes[0]; i++)
         fprintf(out, "   %d   %s\n", exit_codes[i].code, exit_codes[i].meaning);
@@ -48,17 +48,17 @@ void km_print_overview(FILE *out)
           out);
 }
 
-void km_print_command_help(const km_command_entry *c, FILE *out)
+void cmd_print_command_help(const cmd_command_entry *c, FILE *out)
 {
     fprintf(out, "usage: %s\n\n%s", c->usage, c->help);
 }
 
-int km_unknown_command(const char *name)
+int cmd_unknown_command(const char *name)
 {
     const char *names[64];
     size_t n = 0;
-    for (unsigned i = 0; i < km_ncommands && n < sizeof names / sizeof names[0]; i++)
-        names[n++] = km_commands[i].name;
+    for (unsigned i = 0; i < cmd_ncommands && n < sizeof names / sizeof names[0]; i++)
+        names[n++] = cmd_commands[i].name;
     const char *near = km_suggest(name, names, n);
     if (near)
         fprintf(stderr, "kmrun: '%s' is not a kmrun command (did you mean '%s'?)\n",
@@ -76,17 +76,17 @@ int cmd_help(int argc, char **argv)
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1)
-        return km_option_error("help", c, argv, longopts);
+        return cmd_option_error("help", c, argv, longopts);
 
     if (optind == argc) {
-        km_print_overview(stdout);
+        cmd_print_overview(stdout);
         return KM_OK;
     }
     if (argc - optind > 1)
-        return km_usage_error("help", "unexpected argument '%s'", argv[optind + 1]);
-    const km_command_entry *entry = km_command_find(argv[optind]);
+        return cmd_usage_error("help", "unexpected argument '%s'", argv[optind + 1]);
+    const cmd_command_entry *entry = cmd_command_find(argv[optind]);
     if (!entry)
-        return km_unknown_command(argv[optind]);
-    km_print_command_help(entry, stdout);
+        return cmd_unknown_command(argv[optind]);
+    cmd_print_command_help(entry, stdout);
     return KM_OK;
 }

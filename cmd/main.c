@@ -9,7 +9,7 @@
 #include "cmd.h"
 #include "km_error.h"
 
-const km_command_entry km_commands[] = {
+const cmd_command_entry cmd_commands[] = {
     {
         "build", cmd_build,
         "kmrun build [options] program.yaml",
@@ -207,25 +207,25 @@ const km_command_entry km_commands[] = {
         "same.\n",
     },
 };
-const unsigned km_ncommands = sizeof km_commands / sizeof km_commands[0];
+const unsigned cmd_ncommands = sizeof cmd_commands / sizeof cmd_commands[0];
 
 static const char kmrun_usage[] = "kmrun [--version] [--help] <command> [<args>]";
 
-const km_command_entry *km_command_find(const char *name)
+const cmd_command_entry *cmd_command_find(const char *name)
 {
-    for (unsigned i = 0; i < km_ncommands; i++)
-        if (strcmp(km_commands[i].name, name) == 0)
-            return &km_commands[i];
+    for (unsigned i = 0; i < cmd_ncommands; i++)
+        if (strcmp(cmd_commands[i].name, name) == 0)
+            return &cmd_commands[i];
     return NULL;
 }
 
 static void print_usage_line(const char *command)
 {
-    const km_command_entry *c = command ? km_command_find(command) : NULL;
+    const cmd_command_entry *c = command ? cmd_command_find(command) : NULL;
     fprintf(stderr, "usage: %s\n", c ? c->usage : kmrun_usage);
 }
 
-int km_usage_error(const char *command, const char *fmt, ...)
+int cmd_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -246,7 +246,7 @@ static const struct option *long_by_val(const struct option *longopts, int val)
     return NULL;
 }
 
-int km_option_error(const char *command, int c, char **argv,
+int cmd_option_error(const char *command, int c, char **argv,
                     const struct option *longopts)
 {
     /* After an error getopt_long() has usually stepped past the word;
@@ -261,23 +261,23 @@ int km_option_error(const char *command, int c, char **argv,
     if (c == ':') {
         const struct option *o = long_by_val(longopts, optopt);
         if (is_long && o && strncmp(o->name, name + 2, strlen(name + 2)) == 0)
-            return km_usage_error(command, "option '--%s' requires a value",
+            return cmd_usage_error(command, "option '--%s' requires a value",
                                   o->name);
         if (is_long)
-            return km_usage_error(command, "option '%s' requires a value", name);
-        return km_usage_error(command, "switch '-%c' requires a value", optopt);
+            return cmd_usage_error(command, "option '%s' requires a value", name);
+        return cmd_usage_error(command, "switch '-%c' requires a value", optopt);
     }
     if (optopt == 0 && is_long)
-        return km_usage_error(command, "unknown option '%s'", name);
+        return cmd_usage_error(command, "unknown option '%s'", name);
     if (is_long && strchr(word, '=')) {
         const struct option *o = long_by_val(longopts, optopt);
         if (o && strncmp(o->name, name + 2, strlen(name + 2)) == 0)
-            return km_usage_error(command, "option '--%s' takes no value",
+            return cmd_usage_error(command, "option '--%s' takes no value",
                                   o->name);
     }
     if (optopt > 0 && optopt < 256)
-        return km_usage_error(command, "unknown switch '-%c'", optopt);
-    return km_usage_error(command, "unknown option '%s'", word);
+        return cmd_usage_error(command, "unknown switch '-%c'", optopt);
+    return cmd_usage_error(command, "unknown option '%s'", word);
 }
 
 /* `kmrun --help` style aliases for commands. */
@@ -304,22 +304,22 @@ static int check_stdout(int status)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        km_print_overview(stderr);
+        cmd_print_overview(stderr);
         return KM_EXIT_USAGE;
     }
     const char *name = alias(argv[1]);
     if (name[0] == '-')
-        return km_usage_error(NULL, "unknown option '%s'", name);
+        return cmd_usage_error(NULL, "unknown option '%s'", name);
 
-    const km_command_entry *c = km_command_find(name);
+    const cmd_command_entry *c = cmd_command_find(name);
     if (!c)
-        return km_unknown_command(name);
+        return cmd_unknown_command(name);
 
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0)
             break;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            km_print_command_help(c, stdout);
+            cmd_print_command_help(c, stdout);
             return check_stdout(KM_OK);
         }
     }

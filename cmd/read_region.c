@@ -17,7 +17,7 @@ static int parse_bytes(const char *option, const char *text, uint64_t *out)
     bool has_unit;
     const char *hint = NULL;
     if (km_parse_size(text, out, &has_unit, &hint) != KM_UNITS_OK)
-        return km_usage_error("read-region",
+        return cmd_usage_error("read-region",
                               "invalid %s '%s' (expected bytes, or a number with KiB, MiB or GiB)",
                               option, text);
     return KM_OK;
@@ -75,7 +75,7 @@ int cmd_read_region(int argc, char **argv)
             break;
         case 'c':
             if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3')
-                return km_usage_error("read-region", "invalid cluster '%s' (expected 1, 2 or 3)",
+                return cmd_usage_error("read-region", "invalid cluster '%s' (expected 1, 2 or 3)",
                                       optarg);
             cluster = optarg[0] - '0';
             break;
@@ -85,7 +85,7 @@ int cmd_read_region(int argc, char **argv)
             while (i < 4 && strcmp(optarg, names[i]) != 0)
                 i++;
             if (i == 4)
-                return km_usage_error("read-region",
+                return cmd_usage_error("read-region",
                                       "unknown format '%s' (expected raw, hex, u32 or json)", optarg);
             format = (enum format)i;
             break;
@@ -100,11 +100,11 @@ int cmd_read_region(int argc, char **argv)
             has_length = 1;
             break;
         default:
-            return km_option_error("read-region", c, argv, longopts);
+            return cmd_option_error("read-region", c, argv, longopts);
         }
     }
     if (optind + 1 != argc)
-        return km_usage_error("read-region", optind == argc ? "missing the region's name"
+        return cmd_usage_error("read-region", optind == argc ? "missing the region's name"
                                                             : "expected one region name");
     const char *name = argv[optind];
     char *runs = km_runs_root(run_dir), *dir = NULL, *data = NULL;

@@ -28,14 +28,13 @@ static void on_progress(int cluster, uint32_t where, uint64_t ticks, void *ctx)
 }
 
 /* What the simulated card does not run yet (X280 ports and the pull come
- * later; host-fed commands run on the grid): said once, so that a program
- * that relies on them is not mistaken for one that ran whole. */
+ * later; the grid, the dispatcher and the rings run): said once, so that a
+ * program that relies on them is not mistaken for one that ran whole. */
 static void warn_not_live(const km_program *p)
 {
     if (p->ports.kind != KM_PORTS_NONE || p->pull.present)
-        fprintf(stderr, "kmrun: warning: the simulated card has no Tensix grid yet: X280 ports "
-                        "and the pull are not live (kmx_port_* and kmx_pull_run return "
-                        "KMX_BAD)\n");
+        fprintf(stderr, "kmrun: warning: X280 ports and the pull are not live on the simulated "
+                        "card yet (kmx_port_* and kmx_pull_run return KMX_BAD)\n");
 }
 
 int cmd_run(int argc, char **argv)
@@ -49,7 +48,7 @@ int cmd_run(int argc, char **argv)
         {"thread", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
-    double started = km_wall_now();
+    double started = cmd_wall_now();
     km_backend backend = KM_BACKEND_SIM;
     km_run_opts ro = {0};
     km_build_opts bo = {0};
@@ -60,11 +59,11 @@ int cmd_run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":j:", longopts, NULL)) != -1) {
         switch (c) {
         case 't':
-            if (km_parse_seconds("run", "timeout", optarg, &ro.timeout_s) != KM_OK)
+            if (cmd_parse_seconds("run", "timeout", optarg, &ro.timeout_s) != KM_OK)
                 return KM_EXIT_USAGE;
             break;
         case 'w':
-            if (km_parse_seconds("run", "wall timeout", optarg, &ro.wall_timeout_s) != KM_OK)
+            if (cmd_parse_seconds("run", "wall timeout", optarg, &ro.wall_timeout_s) != KM_OK)
                 return KM_EXIT_USAGE;
             break;
         case 'p':
@@ -72,7 +71,7 @@ int cmd_run(int argc, char **argv)
             break;
         case 'R':
             if (!*optarg)
-                return km_usage_error("run", "an empty run folder name");
+                return cmd_usage_error("run", "an empty run folder name");
             run_dir = optarg;
             break;
         case 'T':
@@ -81,42 +80,42 @@ int cmd_run(int argc, char **argv)
             else if (strcmp(optarg, "host") == 0)
                 backend = KM_BACKEND_HOST;
             else
-                return km_usage_error("run", "invalid --thread '%s' (expected sim or host)",
+                return cmd_usage_error("run", "invalid --thread '%s' (expected sim or host)",
                                       optarg);
             break;
         case 'j': {
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*end || v < 1 || v > 1024)
-                return km_usage_error("run", "invalid job count '%s' (expected 1 to 1024)",
+                return cmd_usage_error("run", "invalid job count '%s' (expected 1 to 1024)",
                                       optarg);
             bo.jobs = (int)v;
             break;
         }
         default:
-            return km_option_error("run", c, argv, longopts);
+            return cmd_option_error("run", c, argv, longopts);
         }
     }
     km_program *p = NULL;
-    int rc = km_load_one_manifest("run", argc, argv, &p);
+    int rc = cmd_load_one_manifest("run", argc, argv, &p);
     if (rc != KM_OK)
         return rc;
     km_error err = {0};
     km_cache cache = {0};
-    km_run_outcome out = {0};
-    rc = km_open_cache(&cache, &err);
+    cmd_run_outcome out = {0};
+    rc = cmd_open_cache(&cache, &err);
     if (rc == KM_OK) {
         if (backend == KM_BACKEND_SIM)
             warn_not_live(p);
-        rc = km_run_backend(p, backend, &cache, &bo, &ro, run_dir, started, &out, &err);
+        rc = cmd_run_backend(p, backend, &cache, &bo, &ro, run_dir, started, &out, &err);
     }
     if (rc == KM_OK) {
         printf("%s\n", out.json);
-        rc = km_run_outcome_ok(&out) ? KM_OK : KM_EXIT_FAILED;
+        rc = cmd_run_outcome_ok(&out) ? KM_OK : KM_EXIT_FAILED;
     }
     if (rc != KM_OK && rc != KM_EXIT_FAILED)
         fprintf(stderr, "kmrun: %s\n", err.message);
-    km_run_outcome_free(&out);
+    cmd_run_outcome_free(&out);
     if (cache.root)
         km_cache_close(&cache);
     km_program_free(p);

@@ -11,19 +11,19 @@
 #include "km_run_json.h"
 #include "km_rundir.h"
 
-double km_wall_now(void)
+double cmd_wall_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int km_parse_seconds(const char *command, const char *option, const char *text, double *out)
+int cmd_parse_seconds(const char *command, const char *option, const char *text, double *out)
 {
     char *end;
     double v = strtod(text, &end);
     if (end == text || *end || !isfinite(v) || v <= 0 || v > 1e6)
-        return km_usage_error(command, "invalid %s '%s' (expected seconds, such as 2 or 0.5)",
+        return cmd_usage_error(command, "invalid %s '%s' (expected seconds, such as 2 or 0.5)",
                               option, text);
     *out = v;
     return KM_OK;
@@ -35,9 +35,9 @@ static void on_compiler_output(const char *line, void *ctx)
     fprintf(stderr, "%s\n", line);
 }
 
-int km_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
+int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
                    const km_run_opts *ro, const char *run_dir, double started,
-                   km_run_outcome *out, km_error *err)
+                   cmd_run_outcome *out, km_error *err)
 {
     memset(out, 0, sizeof *out);
     km_build_opts opts = *bo;
@@ -57,7 +57,7 @@ int km_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_
     km_run_info info = {
         .run_id = out->id,
         .run_dir = dir,
-        .wall_seconds = km_wall_now() - started,
+        .wall_seconds = cmd_wall_now() - started,
         .backend = b,
         .build = km_session_build(out->s),
     };
@@ -68,7 +68,7 @@ int km_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_
     return rc;
 }
 
-bool km_run_outcome_ok(const km_run_outcome *o)
+bool cmd_run_outcome_ok(const cmd_run_outcome *o)
 {
     for (size_t i = 0; i < o->result.ncommands; i++)
         if (!o->result.commands[i].ended || o->result.commands[i].event != KM_EVENT_DONE)
@@ -76,7 +76,7 @@ bool km_run_outcome_ok(const km_run_outcome *o)
     return km_run_all_returned(&o->result);
 }
 
-void km_run_outcome_free(km_run_outcome *o)
+void cmd_run_outcome_free(cmd_run_outcome *o)
 {
     km_session_close(o->s);
     free(o->json);

@@ -245,13 +245,13 @@ int cmd_validate(int argc, char **argv)
         switch (c) {
         case 'q': quiet = true; break;
         case OPT_JSON: json = true; break;
-        default: return km_option_error("validate", c, argv, longopts);
+        default: return cmd_option_error("validate", c, argv, longopts);
         }
     }
     if (quiet && json)
-        return km_usage_error("validate", "options '--quiet' and '--json' cannot be used together");
+        return cmd_usage_error("validate", "options '--quiet' and '--json' cannot be used together");
     if (optind == argc)
-        return km_usage_error("validate", "no manifest given");
+        return cmd_usage_error("validate", "no manifest given");
 
     int status = KM_OK;
     int nfiles = argc - optind;

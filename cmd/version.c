@@ -25,9 +25,9 @@ int cmd_version(int argc, char **argv)
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1)
-        return km_option_error("version", c, argv, longopts);
+        return cmd_option_error("version", c, argv, longopts);
     if (optind < argc)
-        return km_usage_error("version", "unexpected argument '%s'", argv[optind]);
+        return cmd_usage_error("version", "unexpected argument '%s'", argv[optind]);
 
     printf("kmrun %s\n", KMRUN_VERSION);
     printf("target: %s, %s\n", KMRUN_RV_TARGET, KMRUN_RV_ARCH);

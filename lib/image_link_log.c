@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_read.h"
-#include "km_text.h" /* km_thousands */
+#include "ks_elf.h"
+#include "ks_text.h" /* ks_thousands */
 #include "kmx_layout.h"
 
 #define MAX_SYMBOLS 32 /* distinct symbols remembered */
@@ -394,17 +394,17 @@ static const char *read_function(const char *at, const char *end, char *buf,
     return after < end ? after + 1 : end;
 }
 
-static void describe_where(const undefined_ref *r, km_text *t)
+static void describe_where(const undefined_ref *r, ks_text *t)
 {
     if (r->file[0] && r->line)
-        km_text_add(t, "%s:%ld", r->file, r->line);
+        ks_text_add(t, "%s:%ld", r->file, r->line);
     else if (r->file[0])
-        km_text_add(t, "%s", r->file);
+        ks_text_add(t, "%s", r->file);
     if (r->section[0])
-        km_text_add(t, "%sin a variable's initialiser (%s)", r->file[0] ? ", " : "",
+        ks_text_add(t, "%sin a variable's initialiser (%s)", r->file[0] ? ", " : "",
             r->section);
     else if (r->function[0])
-        km_text_add(t, "%sin function '%s'", r->file[0] ? ", " : "", r->function);
+        ks_text_add(t, "%sin function '%s'", r->file[0] ? ", " : "", r->function);
 }
 
 int km_link_log_explain(const char *log, const char *display_name, km_error *err)
@@ -507,47 +507,47 @@ int km_link_log_explain(const char *log, const char *display_name, km_error *err
     if (n == 0 && overflow == 0)
         return KM_OK;
     const char *name = display_name ? display_name : "?";
-    km_text t = {.len = 0};
+    ks_text t = {.len = 0};
     if (overflow) {
         char by[32], limit[32];
-        km_thousands(overflow, by, sizeof by);
-        km_thousands(KMX_IMAGE_MAX_BYTES, limit, sizeof limit);
+        ks_thousands(overflow, by, sizeof by);
+        ks_thousands(KMX_IMAGE_MAX_BYTES, limit, sizeof limit);
         /* kmx.ld's IMAGE region is the image area; another region is only
          * named. */
         if (strcmp(region, "IMAGE") == 0)
-            km_text_add(&t, "image '%s' does not link: it is %s bytes over the %s bytes "
+            ks_text_add(&t, "image '%s' does not link: it is %s bytes over the %s bytes "
                     "of the cluster's instruction memory", name, by, limit);
         else
-            km_text_add(&t, "image '%s' does not link: it is %s bytes over the "
+            ks_text_add(&t, "image '%s' does not link: it is %s bytes over the "
                     "linker script's region '%s'", name, by, region);
         if (sections[0])
-            km_text_add(&t, " (%s %s not fit)", sections,
+            ks_text_add(&t, " (%s %s not fit)", sections,
                 strchr(sections, ',') ? "do" : "does");
-        km_text_add(&t, "\n  globals and constants count: move large tables into a "
+        ks_text_add(&t, "\n  globals and constants count: move large tables into a "
                 "region (its initial contents given in the manifest, read with "
                 "kmx_region), or build with -Os");
         if (n == 0)
             return km_fail(err, KM_EXIT_BUILD, "%s", t.buf);
-        km_text_add(&t, "\n");
+        ks_text_add(&t, "\n");
     }
-    km_text_add(&t, "image '%s' does not link: undefined symbol%s ", name,
+    ks_text_add(&t, "image '%s' does not link: undefined symbol%s ", name,
         n == 1 && !dropped ? "" : "s");
     size_t listed = n < LIST_MAX ? n : LIST_MAX;
     bool more = n > listed || dropped;
     for (size_t i = 0; i < listed; i++)
-        km_text_add(&t, "%s'%s'", i == 0 ? "" : i + 1 == listed && !more ? " and " : ", ",
+        ks_text_add(&t, "%s'%s'", i == 0 ? "" : i + 1 == listed && !more ? " and " : ", ",
             refs[i].symbol);
     if (dropped)
-        km_text_add(&t, " and more");
+        ks_text_add(&t, " and more");
     else if (more)
-        km_text_add(&t, " and %zu more", n - listed);
+        ks_text_add(&t, " and %zu more", n - listed);
     for (size_t i = 0; i < listed; i++) {
         char why[512];
         km_image_explain_symbol(refs[i].symbol, why, sizeof why);
-        km_text_add(&t, "\n  ");
+        ks_text_add(&t, "\n  ");
         size_t before = t.len;
         describe_where(&refs[i], &t);
-        km_text_add(&t, "%s%s", t.len > before ? ": " : "", why);
+        ks_text_add(&t, "%s%s", t.len > before ? ": " : "", why);
     }
     return km_fail(err, KM_EXIT_BUILD, "%s", t.buf);
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_read.h"
+#include "ks_elf.h"
 #include "km_suggest.h"
 
 #define HANDLER_PREFIX "km_handler_"
@@ -37,17 +37,17 @@ typedef enum handler_state {
 } handler_state;
 
 /* How `symbol` is defined in symbol table `symtab` (0 when absent). */
-static handler_state lookup(const km_elf *e, size_t symtab, const char *symbol)
+static handler_state lookup(const ks_elf *e, size_t symtab, const char *symbol)
 {
     size_t nsym, strtab;
-    if (!symtab || !km_elf_symtab(e, symtab, &nsym, &strtab))
+    if (!symtab || !ks_elf_symtab(e, symtab, &nsym, &strtab))
         return HANDLER_MISSING;
     handler_state best = HANDLER_MISSING;
     for (size_t i = 1; i < nsym; i++) {
         Elf64_Sym s;
-        if (!km_elf_symbol(e, symtab, i, &s))
+        if (!ks_elf_symbol(e, symtab, i, &s))
             break;
-        const char *name = km_elf_string(e, strtab, s.st_name);
+        const char *name = ks_elf_string(e, strtab, s.st_name);
         if (!name || strcmp(name, symbol) != 0 || s.st_shndx == SHN_UNDEF)
             continue;
         int bind = ELF64_ST_BIND(s.st_info), type = ELF64_ST_TYPE(s.st_info);
@@ -70,18 +70,18 @@ static handler_state lookup(const km_elf *e, size_t symtab, const char *symbol)
 
 /* The names of handlers the object does export, prefix stripped, that the
  * manifest does not declare: the candidates for "did you mean". */
-static size_t exported_undeclared(const km_elf *e, size_t dynsym,
+static size_t exported_undeclared(const ks_elf *e, size_t dynsym,
                                   const char *const *handlers, size_t n,
                                   const char **out, size_t cap)
 {
     size_t nsym, strtab, count = 0, plen = strlen(HANDLER_PREFIX);
-    if (!km_elf_symtab(e, dynsym, &nsym, &strtab))
+    if (!ks_elf_symtab(e, dynsym, &nsym, &strtab))
         return 0;
     for (size_t i = 1; i < nsym && count < cap; i++) {
         Elf64_Sym s;
-        if (!km_elf_symbol(e, dynsym, i, &s))
+        if (!ks_elf_symbol(e, dynsym, i, &s))
             break;
-        const char *name = km_elf_string(e, strtab, s.st_name);
+        const char *name = ks_elf_string(e, strtab, s.st_name);
         if (!name || strncmp(name, HANDLER_PREFIX, plen) != 0 ||
             s.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(s.st_info) != STT_FUNC)
             continue;
@@ -99,38 +99,39 @@ int km_so_check_handlers(const char *so_path, const char *const *handlers,
 {
     char subject[1100];
     snprintf(subject, sizeof subject, "kernel library '%s'", so_path);
-    km_elf e;
-    int rc = km_elf_open(&e, so_path, subject, err);
-    if (rc != KM_OK)
-        return rc;
+    ks_elf e;
+    ks_error opened;
+    if (ks_elf_open(&e, so_path, subject, &opened) != KS_OK)
+        return km_fail_from(err, &opened);
+    int rc = KM_OK;
     char m1[32], m2[32];
     if (HOST_MACHINE != EM_NONE && e.eh.e_machine != HOST_MACHINE) {
         rc = km_fail(err, KM_EXIT_BUILD,
                      "%s is an ELF file for %s, not for this host (%s): the "
                      "kernels run in the simulated grid, built with the host's "
                      "compiler", subject,
-                     km_elf_machine_name(e.eh.e_machine, m1, sizeof m1),
-                     km_elf_machine_name(HOST_MACHINE, m2, sizeof m2));
+                     ks_elf_machine_name(e.eh.e_machine, m1, sizeof m1),
+                     ks_elf_machine_name(HOST_MACHINE, m2, sizeof m2));
     } else if (e.eh.e_type != ET_DYN) {
         rc = km_fail(err, KM_EXIT_BUILD,
                      "%s is not a shared object (its ELF type is %u): the "
                      "kernels are linked with -shared", subject,
                      (unsigned)e.eh.e_type);
     }
-    size_t dynsym = km_elf_find_section(&e, SHT_DYNSYM), nsym = 0, strtab = 0;
-    if (rc == KM_OK && (!dynsym || !km_elf_symtab(&e, dynsym, &nsym, &strtab)))
+    size_t dynsym = ks_elf_find_section(&e, SHT_DYNSYM), nsym = 0, strtab = 0;
+    if (rc == KM_OK && (!dynsym || !ks_elf_symtab(&e, dynsym, &nsym, &strtab)))
         rc = km_fail(err, KM_EXIT_BUILD,
                      "%s has no readable dynamic symbol table (.dynsym), so "
                      "the grid could find no handler in it", subject);
     if (rc != KM_OK) {
-        km_elf_close(&e);
+        ks_elf_close(&e);
         return rc;
     }
 
-    size_t symtab = km_elf_find_section(&e, SHT_SYMTAB);
+    size_t symtab = ks_elf_find_section(&e, SHT_SYMTAB);
     const char **candidates = malloc((nsym ? nsym : 1) * sizeof *candidates);
     if (!candidates) {
-        km_elf_close(&e);
+        ks_elf_close(&e);
         return km_fail(err, KM_EXIT_SYSTEM, "cannot check %s: out of memory",
                        subject);
     }
@@ -196,7 +197,7 @@ int km_so_check_handlers(const char *so_path, const char *const *handlers,
         len += (size_t)w;
     }
     free(candidates);
-    km_elf_close(&e);
+    ks_elf_close(&e);
     if (len)
         return km_fail(err, KM_EXIT_BUILD, "%s", msg);
     return KM_OK;

@@ -6,32 +6,59 @@
 #include <stdlib.h>
 #include <string.h>
 
-int km_fail(km_error *err, int status, const char *fmt, ...)
+static int fail(km_error *err, int status, int errnum, const char *fmt, va_list ap)
 {
     if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
+        ks_format(err->message, sizeof err->message, errnum, fmt, ap);
         err->status = status;
     }
     return status;
 }
 
+int km_fail(km_error *err, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = fail(err, status, 0, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
 int km_fail_errno(km_error *err, int status, const char *fmt, ...)
 {
     int saved = errno;
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-        if (n >= 0 && (size_t)n < sizeof err->message)
-            snprintf(err->message + n, sizeof err->message - (size_t)n, ": %s",
-                     strerror(saved));
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = fail(err, status, saved, fmt, ap);
+    va_end(ap);
+    errno = saved;
+    return rc;
+}
+
+int km_exit_of(ks_status status)
+{
+    switch (status) {
+    case KS_OK:
+        return KM_OK;
+    case KS_ERR_IMAGE:
+        return KM_EXIT_BUILD;
+    case KS_ERR_INPUT:
+        return KM_EXIT_USAGE;
+    case KS_ERR_SYSTEM:
+        return KM_EXIT_SYSTEM;
+    case KS_ERR_BUG:
+        break;
+    }
+    return KM_EXIT_INTERNAL;
+}
+
+int km_fail_from(km_error *err, const ks_error *from)
+{
+    int status = km_exit_of(from->status);
+    if (err && status != KM_OK) {
+        memcpy(err->message, from->message, sizeof err->message);
         err->status = status;
     }
-    errno = saved;
     return status;
 }
 

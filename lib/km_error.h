@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "ks_error.h"
+
 /* The documented exit codes of kmrun (man/kmrun.1, EXIT STATUS). */
 enum {
     KM_OK = 0,
@@ -23,7 +25,7 @@ enum {
 
 typedef struct km_error {
     int status;        /* the KM_EXIT_* this error maps to */
-    char message[2048];
+    char message[KS_MESSAGE_BYTES];
 } km_error;
 
 /* Sets err (if not NULL) and returns status, for `return km_fail(...)`. */
@@ -33,6 +35,17 @@ int km_fail(km_error *err, int status, const char *fmt, ...)
 /* Appends ": <strerror(errno)>" style detail to a message. */
 int km_fail_errno(km_error *err, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The exit code of a failure below lib/ (ks_error.h): the one place a
+ * simulator's or a support function's status becomes a command-line
+ * exit code.  An image that is not usable is a build error, a request
+ * the caller could have checked a usage error, the host's trouble a
+ * system error, a broken invariant an internal one. */
+int km_exit_of(ks_status status);
+
+/* Copies a failure from below lib/ into err with its exit code; returns
+ * that code (KM_OK for KS_OK, err untouched). */
+int km_fail_from(km_error *err, const ks_error *from);
 
 /* One positioned diagnostic: file:line:col: message (expected). */
 typedef struct km_diag {

@@ -29,6 +29,7 @@
 
 #include "km_build.h"
 #include "km_cache.h"
+#include "km_card_io.h"
 #include "km_error.h"
 #include "km_plan.h"
 #include "km_program.h"
@@ -37,7 +38,7 @@
 
 typedef enum km_backend {
     KM_BACKEND_SIM,  /* the simulated Blackhole (device/sim/) */
-    KM_BACKEND_HOST, /* the host fallback (kmx/host/, lib/session_host.c) */
+    KM_BACKEND_HOST, /* the host fallback (kmx/host/, lib/backend_host.c) */
     KM_BACKEND_CARD, /* a real card (not built yet) */
 } km_backend;
 
@@ -106,20 +107,6 @@ typedef struct km_thread_result {
     km_stuck_info stuck_info;
     char message[320]; /* what the backend adds about `error` ("" when nothing) */
 } km_thread_result;
-
-/* A host-fed command (the manifest's `commands`, in order): what came back
- * through the host ring. */
-typedef struct km_command_result {
-    bool submitted;   /* it went into the ring (handle valid) */
-    uint32_t handle;  /* its number in the host ring (the last one, when resubmitted) */
-    uint32_t busy;    /* times it was rejected KM_REASON_BUSY and submitted again */
-    bool ended;       /* it has its event */
-    uint16_t event;   /* KM_EVENT_DONE, KM_EVENT_TIMEOUT, KM_EVENT_REJECTED */
-    uint16_t reason;  /* KM_REASON_* of a rejection, else 0 */
-    bool has_result;  /* done with `result: true`: the leader's result word */
-    uint32_t result;
-    uint64_t ps;      /* modeled time from its submission to its event */
-} km_command_result;
 
 typedef struct km_run_result {
     km_thread_result threads[KMX_WORK_CLUSTERS]; /* ascending clusters */

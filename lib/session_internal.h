@@ -2,28 +2,30 @@
  * and the session itself (not part of km_session.h's contract).
  *
  * session.c does what every backend needs the same way: the build, the
- * plan, the nonce, the timeouts, the region copies.  A backend
- * (session_sim.c; later host and card) does the rest through km_backend_ops:
- * write a cluster's image, argument block and regions (the host steps a-f
- * of kmx_layout.h), run, read DRAM back.  session_result.c turns a result
- * block into a thread result, which any backend that runs the kmx runtime
- * shares; session_source.c finds source lines. */
+ * plan, the nonce, the timeouts, the region copies; the run itself is the
+ * run driver's (km_driver.h).  A backend (backend_sim.c, backend_host.c;
+ * one day a card's) does the rest through km_backend_ops: write a
+ * cluster's image, argument block and regions (the host steps a-f of
+ * kmx_layout.h), fill the driver's hooks, read DRAM back.
+ * session_result.c turns a result block into a thread result, which any
+ * backend that runs the kmx runtime shares; session_source.c finds source
+ * lines. */
 #ifndef KM_SESSION_INTERNAL_H
 #define KM_SESSION_INTERNAL_H
 
 #include "km_session.h"
 
+struct km_driver_hooks;
+struct sim_card;
+
 typedef struct km_backend_ops {
     km_backend kind;
     /* Everything of the load after the build and the plan: create the
-     * card, write each cluster, start the threads.  s->backend is the
-     * backend's own state. */
+     * card, write each cluster, start what starts at load.  s->backend is
+     * the backend's own state. */
     int (*load)(km_session *s, km_error *err);
-    /* Runs until every thread is final, stopping at timeout_ps and giving
-     * up grace_ps after the stop.  Fills r's threads, device_ps and
-     * instructions. */
-    int (*run)(km_session *s, const km_run_opts *o, uint64_t timeout_ps, uint64_t grace_ps,
-               km_run_result *r, km_error *err);
+    /* The hooks the run driver (km_driver.h) drives this backend with. */
+    void (*hooks)(km_session *s, struct km_driver_hooks *h);
     /* n bytes of `bank` at bank_address, as DRAM holds them (not a cache). */
     int (*read_dram)(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,
                      km_error *err);
@@ -58,46 +60,32 @@ struct km_session {
     km_region_copy *copies;
     size_t ncopies;
     void **copy_bytes;
+    struct sim_card *card; /* the simulated card, for both backends on it */
 };
 
-/* The card's kernel side on the simulated card (session_feed.c): the
- * Tensix grid on `dram` (with the program's kernels when kernels_so is not
- * NULL), the dispatcher, the host ring and the feeder that submits p's
- * commands; `sync` (optional) is the dispatcher's (sim_dispatcher_params).
- * km_feed_attach_thread attaches the ring of the thread on `cluster` as
- * its ring line says (nothing for KMX_RING_NONE).  km_feed_step runs every
- * dispatcher pass that starts at or before until_ps; km_feed_done: every
- * command has its event; km_feed_stop: the kernel stops (commands not yet
- * taken are rejected, handlers see the stop flag). */
-struct sim_dram;
-struct sim_noc;
-typedef struct km_feed km_feed;
-int km_feed_create(km_feed **out, const km_program *p, struct sim_dram *dram,
-                   const char *kernels_so, void (*sync)(void *ctx, uint64_t now_ps),
-                   void *sync_ctx, km_error *err);
-int km_feed_attach_thread(km_feed *f, struct sim_noc *noc, int cluster,
-                          const kmx_ring_descriptor *desc, km_error *err);
-/* What km_region_address (km_device.h) answers: every region copy of the plan. */
-void km_feed_set_regions(km_feed *f, const km_plan *plan);
-/* The host fallback's ring for the thread on `cluster`: ring `cluster` of
- * the dispatcher, in host memory, with its writer and reader (NULL and
- * *err when the dispatcher refuses it).  km_feed_pass runs one pass;
- * km_feed_now_ps is when the next one starts. */
-struct sim_ring_host;
-struct sim_ring_host *km_feed_attach_host_ring(km_feed *f, int cluster, km_error *err);
-void km_feed_pass(km_feed *f);
-uint64_t km_feed_now_ps(const km_feed *f);
-void km_feed_step(km_feed *f, uint64_t until_ps);
-bool km_feed_done(const km_feed *f);
-void km_feed_stop(km_feed *f);
-const km_command_result *km_feed_results(const km_feed *f);
-void km_feed_free(km_feed *f);
+/* ---- the simulated card under both backends (card_setup.c) -------------
+ * The sim backend runs the threads on it; the host fallback runs them on
+ * the host beside its kernel side.  Either way the card is made from the
+ * program the same way, the regions start the same way and the command
+ * results come back the same way. */
 
-/* A region's initial contents into a fresh card's DRAM (zeros are never
- * written: the card starts zeroed); whether an earlier cluster of the plan
- * (index < upto) already wrote this shared region's one copy. */
-int km_dram_write_region(struct sim_dram *d, const km_placed *pl, km_error *err);
-bool km_region_written_before(const km_plan *plan, unsigned upto, const km_placed *pl);
+/* s->card: a fresh card with the program's clock, kernels, regions and
+ * host-fed commands. */
+int km_card_create(km_session *s, km_error *err);
+/* The initial contents of plan cluster `index`'s regions (a shared
+ * region's one copy only once); zeros are never written: the card
+ * starts zeroed. */
+int km_card_write_regions(km_session *s, unsigned index, km_error *err);
+/* The host-fed commands' results into r (the card's, until the session
+ * closes). */
+void km_card_commands(km_session *s, km_run_result *r);
+/* km_backend_ops.read_dram of a backend on the card. */
+int km_card_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,
+                      km_error *err);
+
+/* A result block as the host writes it before the start: zero but this
+ * run's nonce. */
+void km_result_block_init(kmx_result_block *b, uint64_t nonce);
 
 extern const km_backend_ops km_host_backend;
 

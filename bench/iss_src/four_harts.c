@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "elf_read.h"
+#include "ks_elf.h"
 #include "sim_clock.h"
 #include "sim_cluster.h"
 
@@ -22,16 +22,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: four_harts IMAGE.elf\n");
         return 2;
     }
-    km_error err = {0};
-    km_elf e;
-    if (km_elf_open(&e, argv[1], argv[1], &err) != KM_OK) {
+    ks_error err = {0};
+    ks_elf e;
+    if (ks_elf_open(&e, argv[1], argv[1], &err) != KS_OK) {
         fprintf(stderr, "four_harts: %s\n", err.message);
         return 1;
     }
     sim_dram dram;
     sim_dram_init(&dram);
     sim_cluster *c;
-    if (sim_cluster_create(&c, &dram, 1, SIM_MHZ_DEFAULT, &err) != KM_OK) {
+    if (sim_cluster_create(&c, &dram, 1, SIM_MHZ_DEFAULT, &err) != KS_OK) {
         fprintf(stderr, "four_harts: %s\n", err.message);
         return 1;
     }
@@ -39,20 +39,20 @@ int main(int argc, char **argv)
         const Elf64_Phdr *p = &e.ph[i];
         if (p->p_type == PT_LOAD && p->p_filesz &&
             sim_cluster_write_lim(c, p->p_vaddr, e.data + p->p_offset, p->p_filesz,
-                                  &err) != KM_OK) {
+                                  &err) != KS_OK) {
             fprintf(stderr, "four_harts: %s\n", err.message);
             return 1;
         }
     }
-    if (sim_cluster_reset_harts(c, e.eh.e_entry, &err) != KM_OK) {
+    if (sim_cluster_reset_harts(c, e.eh.e_entry, &err) != KS_OK) {
         fprintf(stderr, "four_harts: %s\n", err.message);
         return 1;
     }
-    const uint64_t limit_ps = 10ull * 1000 * 1000 * SIM_PS_PER_US; /* 10 s */
+    const uint64_t limit_ps = 10ull * 1000 * 1000 * BH_PS_PER_US; /* 10 s */
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (sim_cluster_busy(c) && sim_cluster_now_ps(c) < limit_ps)
-        sim_cluster_step(c, sim_cluster_now_ps(c) + 1000 * SIM_PS_PER_US);
+        sim_cluster_step(c, sim_cluster_now_ps(c) + 1000 * BH_PS_PER_US);
     clock_gettime(CLOCK_MONOTONIC, &t1);
 
     uint64_t n = 0, sum = sim_cluster_hart(c, 0)->x[10];
@@ -72,6 +72,6 @@ int main(int argc, char **argv)
            (unsigned long long)n, (unsigned long long)sum);
     sim_cluster_destroy(c);
     sim_dram_free(&dram);
-    km_elf_close(&e);
+    ks_elf_close(&e);
     return rc;
 }

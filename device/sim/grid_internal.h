@@ -1,4 +1,4 @@
-/* grid_internal.h: what the grid (grid.c) shares with its built-in
+/* grid_internal.h: what the grid (sim_grid.c) shares with its built-in
  * handlers (builtins.c) and nothing else. */
 #ifndef GRID_INTERNAL_H
 #define GRID_INTERNAL_H

@@ -1,6 +1,6 @@
 /* hart_internal: what the hart's files share — the decoded-instruction
  * cache entry and its dense operation enum, the cost table of modeled
- * time, the mstatus bits, and the functions the hot loop (hart.c) calls
+ * time, the mstatus bits, and the functions the hot loop (sim_hart.c) calls
  * out to: the decoder (hart_decode.c, rvc.c), CSRs (hart_csr.c), traps
  * and memory slow paths (hart_trap.c, hart_mem.c).  Not for other
  * modules: they use sim_hart.h. */

@@ -9,23 +9,23 @@
 #include "sim_clock.h"
 
 int sim_cluster_create(sim_cluster **out, sim_dram *dram, unsigned cluster, unsigned mhz,
-                       km_error *err)
+                       ks_error *err)
 {
     *out = NULL;
     sim_cluster *c = calloc(1, sizeof *c);
     if (c == NULL) {
-        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for X280 cluster %u", cluster);
+        return ks_fail(err, KS_ERR_SYSTEM, "out of memory for X280 cluster %u", cluster);
     }
     int status = sim_cluster_mem_init(&c->m, dram, cluster, mhz, err);
-    if (status != KM_OK) {
+    if (status != KS_OK) {
         free(c);
         return status;
     }
     *out = c;
-    return KM_OK;
+    return KS_OK;
 }
 
-int sim_cluster_attach_noc(sim_cluster *c, struct sim_noc *noc, km_error *err)
+int sim_cluster_attach_noc(sim_cluster *c, struct sim_noc *noc, ks_error *err)
 {
     return sim_cluster_mem_attach_noc(&c->m, noc, err);
 }
@@ -45,13 +45,13 @@ void sim_cluster_destroy(sim_cluster *c)
 }
 
 int sim_cluster_write_lim(sim_cluster *c, uint64_t addr, const void *src, uint64_t n,
-                          km_error *err)
+                          ks_error *err)
 {
     return sim_cluster_mem_write_lim(&c->m, addr, src, n, err);
 }
 
 int sim_cluster_read_lim(const sim_cluster *c, uint64_t addr, void *dst, uint64_t n,
-                         km_error *err)
+                         ks_error *err)
 {
     return sim_cluster_mem_read_lim(&c->m, addr, dst, n, err);
 }
@@ -63,7 +63,7 @@ void sim_cluster_request_stop(sim_cluster *c)
                                     sizeof stop, NULL);
 }
 
-int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, km_error *err)
+int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, ks_error *err)
 {
     for (unsigned i = 0; i < KMX_CORES; i++) {
         sim_hart *h = &c->harts[i];
@@ -72,7 +72,7 @@ int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, km_error *err)
             c->started[i] = false;
         }
         if (sim_hart_init(h, &c->m.mem, i, pc, KMX_LIM_IMAGE, KMX_IMAGE_MAX_BYTES) != 0) {
-            return km_fail(err, KM_EXIT_SYSTEM, "cannot start core %u of X280 cluster %u", i,
+            return ks_fail(err, KS_ERR_SYSTEM, "cannot start core %u of X280 cluster %u", i,
                            c->m.cluster);
         }
         c->started[i] = true;
@@ -80,7 +80,7 @@ int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, km_error *err)
         c->m.offset[i] = c->m.now - h->cycle;
         sim_streams_init(&c->m.streams[i]);
     }
-    return KM_OK;
+    return KS_OK;
 }
 
 /* A hart that is not running spends the time up to t waiting. */
@@ -158,7 +158,7 @@ sim_cache *sim_cluster_cache(sim_cluster *c)
     return &c->m.cache;
 }
 
-bool sim_cluster_failed(const sim_cluster *c, km_error *err)
+bool sim_cluster_failed(const sim_cluster *c, ks_error *err)
 {
     if (c->m.failed && err != NULL) {
         *err = c->m.failure;

@@ -35,7 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "km_error.h"
+#include "ks_error.h"
 #include "sim_cluster_mem.h"
 #include "sim_dram.h"
 #include "sim_hart.h"
@@ -49,35 +49,35 @@ typedef struct sim_cluster {
 } sim_cluster;
 
 /* Cluster `cluster` (0..3) of the card whose banks are `dram` (which must
- * outlive it), at `mhz`.  KM_OK, or KM_EXIT_INTERNAL / KM_EXIT_SYSTEM
+ * outlive it), at `mhz`.  KS_OK, or KS_ERR_BUG / KS_ERR_SYSTEM
  * with err set and *out NULL. */
 int sim_cluster_create(sim_cluster **out, sim_dram *dram, unsigned cluster, unsigned mhz,
-                       km_error *err);
+                       ks_error *err);
 void sim_cluster_destroy(sim_cluster *c);
 
 /* Gives the cluster the card's NoC router (sim_noc.h; it must outlive the
  * cluster, or be detached with NULL): its NoC windows reach through it
  * and its LIM becomes the router's target at its tile.  Without one the
- * windows fault.  KM_OK or KM_EXIT_INTERNAL (router full). */
+ * windows fault.  KS_OK or KS_ERR_BUG (router full). */
 struct sim_noc;
-int sim_cluster_attach_noc(sim_cluster *c, struct sim_noc *noc, km_error *err);
+int sim_cluster_attach_noc(sim_cluster *c, struct sim_noc *noc, ks_error *err);
 
 /* Host access to LIM at core addresses (KMX_LIM_IMAGE, KMX_LIM_ARGS,
  * KMX_LIM_RESULT, ...).  Write the image before sim_cluster_reset_harts:
  * a hart decodes its code once. */
 int sim_cluster_write_lim(sim_cluster *c, uint64_t addr, const void *src, uint64_t n,
-                          km_error *err);
+                          ks_error *err);
 int sim_cluster_read_lim(const sim_cluster *c, uint64_t addr, void *dst, uint64_t n,
-                         km_error *err);
+                         ks_error *err);
 
 /* Asks every core to stop: KMX_STOP_HOST into the stop line. */
 void sim_cluster_request_stop(sim_cluster *c);
 
 /* Resets all four harts at the cluster's current time: registers zero,
  * pc, mhartid 0..3, code fetched from the image area
- * (KMX_LIM_IMAGE, KMX_IMAGE_MAX_BYTES), every one running.  KM_OK or
- * KM_EXIT_SYSTEM. */
-int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, km_error *err);
+ * (KMX_LIM_IMAGE, KMX_IMAGE_MAX_BYTES), every one running.  KS_OK or
+ * KS_ERR_SYSTEM. */
+int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, ks_error *err);
 
 /* Runs whole quanta until the cluster's time is at or past until_ps (a
  * no-op if it already is). */
@@ -98,6 +98,6 @@ bool sim_cluster_busy(const sim_cluster *c);
 /* The cluster's cache (inspection), and whether host memory ran out
  * during the run (then err says so; the run cannot be trusted). */
 sim_cache *sim_cluster_cache(sim_cluster *c);
-bool sim_cluster_failed(const sim_cluster *c, km_error *err);
+bool sim_cluster_failed(const sim_cluster *c, ks_error *err);
 
 #endif

@@ -46,20 +46,20 @@ static void bank_written(void *ctx, unsigned bank, uint64_t addr, uint64_t n,
 }
 
 int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, unsigned mhz,
-                         km_error *err)
+                         ks_error *err)
 {
     if (cluster >= KMX_CLUSTERS) {
-        return km_fail(err, KM_EXIT_INTERNAL, "no X280 cluster %u (the card has 0 to %u)",
+        return ks_fail(err, KS_ERR_BUG, "no X280 cluster %u (the card has 0 to %u)",
                        cluster, KMX_CLUSTERS - 1u);
     }
     if (!sim_mhz_valid(mhz)) {
-        return km_fail(err, KM_EXIT_INTERNAL, "X280 clock %u MHz (expected %u or %u)", mhz,
+        return ks_fail(err, KS_ERR_BUG, "X280 clock %u MHz (expected %u or %u)", mhz,
                        SIM_MHZ_DEFAULT, SIM_MHZ_FAST);
     }
     memset(cm, 0, sizeof *cm);
     cm->lim = calloc(1, KMX_LIM_BYTES);
     if (cm->lim == NULL) {
-        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for cluster %u's local memory",
+        return ks_fail(err, KS_ERR_SYSTEM, "out of memory for cluster %u's local memory",
                        cluster);
     }
     cm->cluster = cluster;
@@ -86,12 +86,12 @@ int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, 
     if (sim_dram_watch(dram, cm->bank, bank_written, cm) != 0) {
         free(cm->lim);
         cm->lim = NULL;
-        return km_fail(err, KM_EXIT_INTERNAL, "too many clusters watch the card's DRAM");
+        return ks_fail(err, KS_ERR_BUG, "too many clusters watch the card's DRAM");
     }
-    return KM_OK;
+    return KS_OK;
 }
 
-int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, sim_noc *noc, km_error *err)
+int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, sim_noc *noc, ks_error *err)
 {
     if (cm->noc != NULL && cm->noc != noc) {
         sim_noc_remove_lim(cm->noc, cm);
@@ -99,12 +99,12 @@ int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, sim_noc *noc, km_error *err)
     cm->noc = NULL;
     if (noc != NULL) {
         int status = sim_noc_add_lim(noc, cm, err);
-        if (status != KM_OK) {
+        if (status != KS_OK) {
             return status;
         }
         cm->noc = noc;
     }
-    return KM_OK;
+    return KS_OK;
 }
 
 void sim_cluster_mem_free(sim_cluster_mem *cm)
@@ -121,15 +121,15 @@ void sim_cluster_mem_free(sim_cluster_mem *cm)
     cm->dram = NULL;
 }
 
-static int check_lim(uint64_t addr, uint64_t n, const char *what, km_error *err)
+static int check_lim(uint64_t addr, uint64_t n, const char *what, ks_error *err)
 {
     if (addr < KMX_LIM_BASE || addr > KMX_LIM_END || n > KMX_LIM_END - addr) {
-        return km_fail(err, KM_EXIT_INTERNAL,
+        return ks_fail(err, KS_ERR_BUG,
                        "LIM %s of %llu bytes at 0x%llx: outside local memory (0x%x to 0x%x)",
                        what, (unsigned long long)n, (unsigned long long)addr, KMX_LIM_BASE,
                        KMX_LIM_END);
     }
-    return KM_OK;
+    return KS_OK;
 }
 
 /* Clears every reservation on the lines of LIM [addr, addr + n). */
@@ -149,26 +149,26 @@ static void lim_written(sim_cluster_mem *cm, const sim_hart *writer, uint64_t ad
 }
 
 int sim_cluster_mem_write_lim(sim_cluster_mem *cm, uint64_t addr, const void *src, uint64_t n,
-                              km_error *err)
+                              ks_error *err)
 {
     int status = check_lim(addr, n, "write", err);
-    if (status != KM_OK) {
+    if (status != KS_OK) {
         return status;
     }
     memcpy(cm->lim + (addr - KMX_LIM_BASE), src, n);
     lim_written(cm, NULL, addr, n);
-    return KM_OK;
+    return KS_OK;
 }
 
 int sim_cluster_mem_read_lim(const sim_cluster_mem *cm, uint64_t addr, void *dst, uint64_t n,
-                             km_error *err)
+                             ks_error *err)
 {
     int status = check_lim(addr, n, "read", err);
-    if (status != KM_OK) {
+    if (status != KS_OK) {
         return status;
     }
     memcpy(dst, cm->lim + (addr - KMX_LIM_BASE), n);
-    return KM_OK;
+    return KS_OK;
 }
 
 /* ---- Time ---------------------------------------------------------------- */
@@ -218,7 +218,7 @@ static int failed(sim_cluster_mem *cm, uint64_t addr, int cause)
 {
     if (!cm->failed) {
         cm->failed = true;
-        km_fail(&cm->failure, KM_EXIT_SYSTEM,
+        ks_fail(&cm->failure, KS_ERR_SYSTEM,
                 "cluster %u: out of host memory for DRAM bank %u (access at 0x%llx)",
                 cm->cluster, cm->bank, (unsigned long long)addr);
     }
@@ -373,7 +373,7 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
     if (addr - KMX_DRAM_UNCACHED_BASE < KMX_BANK_BYTES) {
         /* Reservations are cleared by our own watch of the bank. */
         if (sim_dram_write_as(cm->dram, cm->bank, addr - KMX_DRAM_UNCACHED_BASE, &value, size, h,
-                              NULL) != KM_OK) {
+                              NULL) != KS_OK) {
             return failed(cm, addr, SIM_CAUSE_STORE_ACCESS);
         }
         cm->stats.uncached_stores++;

@@ -52,7 +52,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "km_error.h"
+#include "ks_error.h"
 #include "kmx_layout.h"
 #include "sim_cache.h"
 #include "sim_dram.h"
@@ -91,30 +91,30 @@ typedef struct sim_cluster_mem {
     /* Host memory ran out in a write-back or an uncached store: the
      * access faulted, and the run cannot be trusted. */
     bool failed;
-    km_error failure;
+    ks_error failure;
 } sim_cluster_mem;
 
 /* Cluster `cluster` (0..3) of the card whose banks are `dram`, at `mhz`
  * (SIM_MHZ_DEFAULT or SIM_MHZ_FAST): LIM zeroed, the cache empty, time 0,
- * no harts.  KM_OK, KM_EXIT_INTERNAL (bad cluster or clock) or
- * KM_EXIT_SYSTEM (out of memory); nothing to free on failure. */
+ * no harts.  KS_OK, KS_ERR_BUG (bad cluster or clock) or
+ * KS_ERR_SYSTEM (out of memory); nothing to free on failure. */
 int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, unsigned mhz,
-                         km_error *err);
+                         ks_error *err);
 void sim_cluster_mem_free(sim_cluster_mem *cm);
 
 /* Host access to LIM at core addresses (KMX_LIM_ARGS, ...), no time
- * cost.  KM_OK, or KM_EXIT_INTERNAL when [addr, addr + n) is not inside
+ * cost.  KS_OK, or KS_ERR_BUG when [addr, addr + n) is not inside
  * LIM.  A write clears the reservations on its lines. */
 int sim_cluster_mem_write_lim(sim_cluster_mem *cm, uint64_t addr, const void *src, uint64_t n,
-                              km_error *err);
+                              ks_error *err);
 int sim_cluster_mem_read_lim(const sim_cluster_mem *cm, uint64_t addr, void *dst, uint64_t n,
-                             km_error *err);
+                             ks_error *err);
 
 /* Gives the cluster the card's NoC router (which must outlive it, or be
  * detached with NULL): its windows reach through it, and its LIM becomes
- * a target at its tile.  KM_OK or KM_EXIT_INTERNAL (router full). */
+ * a target at its tile.  KS_OK or KS_ERR_BUG (router full). */
 struct sim_noc;
-int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, struct sim_noc *noc, km_error *err);
+int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, struct sim_noc *noc, ks_error *err);
 
 /* The cluster cycle hart h has reached (cm->now for NULL). */
 static inline uint64_t sim_cluster_mem_time(const sim_cluster_mem *cm, const sim_hart *h)

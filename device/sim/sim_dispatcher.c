@@ -104,7 +104,7 @@ void sim_dispatcher_params_default(sim_dispatcher_params *params)
     params->mhz = SIM_MHZ_DEFAULT;
     params->job_slots = 16;
     params->queue_depth = 8;
-    params->time_limit_ps = SIM_PS_PER_SECOND;
+    params->time_limit_ps = BH_PS_PER_SECOND;
     params->takes_per_look = 4;
     params->timing = default_timing;
 }

@@ -55,23 +55,23 @@ static uint8_t *page_for_write(sim_dram *d, unsigned bank, uint64_t addr)
 }
 
 static int check_range(unsigned bank, uint64_t addr, uint64_t n, const char *what,
-                       km_error *err)
+                       ks_error *err)
 {
     if (bank >= KMX_DRAM_BANKS || addr > KMX_BANK_BYTES || n > KMX_BANK_BYTES - addr) {
-        return km_fail(err, KM_EXIT_INTERNAL,
+        return ks_fail(err, KS_ERR_BUG,
                        "DRAM %s of %llu bytes at bank %u address 0x%llx: outside the "
                        "card's %u banks of 4 GiB",
                        what, (unsigned long long)n, bank, (unsigned long long)addr,
                        KMX_DRAM_BANKS);
     }
-    return KM_OK;
+    return KS_OK;
 }
 
 int sim_dram_read(const sim_dram *d, unsigned bank, uint64_t addr, void *dst, uint64_t n,
-                  km_error *err)
+                  ks_error *err)
 {
     int status = check_range(bank, addr, n, "read", err);
-    if (status != KM_OK) {
+    if (status != KS_OK) {
         return status;
     }
     uint8_t *out = dst;
@@ -91,7 +91,7 @@ int sim_dram_read(const sim_dram *d, unsigned bank, uint64_t addr, void *dst, ui
         addr += chunk;
         n -= chunk;
     }
-    return KM_OK;
+    return KS_OK;
 }
 
 static void notify(const sim_dram *d, unsigned bank, uint64_t addr, uint64_t n,
@@ -106,10 +106,10 @@ static void notify(const sim_dram *d, unsigned bank, uint64_t addr, uint64_t n,
 }
 
 int sim_dram_write_as(sim_dram *d, unsigned bank, uint64_t addr, const void *src, uint64_t n,
-                      const void *writer, km_error *err)
+                      const void *writer, ks_error *err)
 {
     int status = check_range(bank, addr, n, "write", err);
-    if (status != KM_OK) {
+    if (status != KS_OK) {
         return status;
     }
     const uint8_t *in = src;
@@ -126,7 +126,7 @@ int sim_dram_write_as(sim_dram *d, unsigned bank, uint64_t addr, const void *src
             if (done > 0) {
                 notify(d, bank, start, done, writer);
             }
-            return km_fail(err, KM_EXIT_SYSTEM,
+            return ks_fail(err, KS_ERR_SYSTEM,
                            "out of memory for a 64 KiB page of DRAM bank %u at 0x%llx", bank,
                            (unsigned long long)(addr - in_page));
         }
@@ -137,11 +137,11 @@ int sim_dram_write_as(sim_dram *d, unsigned bank, uint64_t addr, const void *src
     if (n > 0) {
         notify(d, bank, start, n, writer);
     }
-    return KM_OK;
+    return KS_OK;
 }
 
 int sim_dram_write(sim_dram *d, unsigned bank, uint64_t addr, const void *src, uint64_t n,
-                   km_error *err)
+                   ks_error *err)
 {
     return sim_dram_write_as(d, bank, addr, src, n, NULL, err);
 }

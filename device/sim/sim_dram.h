@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "km_error.h"
+#include "ks_error.h"
 #include "kmx_layout.h"
 
 #define SIM_DRAM_PAGE_BYTES (64u * 1024u)
@@ -58,15 +58,15 @@ void sim_dram_init(sim_dram *d);
 void sim_dram_free(sim_dram *d);
 
 /* Host reads and writes of n bytes at `addr` of `bank`, any alignment.
- * KM_OK; KM_EXIT_INTERNAL when the range is not inside a bank (a caller's
- * bug: the message names bank, address and length); KM_EXIT_SYSTEM when a
+ * KS_OK; KS_ERR_BUG when the range is not inside a bank (a caller's
+ * bug: the message names bank, address and length); KS_ERR_SYSTEM when a
  * page cannot be allocated (what was written before it stays). */
 int sim_dram_read(const sim_dram *d, unsigned bank, uint64_t addr, void *dst, uint64_t n,
-                  km_error *err);
+                  ks_error *err);
 int sim_dram_write(sim_dram *d, unsigned bank, uint64_t addr, const void *src, uint64_t n,
-                   km_error *err);
+                   ks_error *err);
 int sim_dram_write_as(sim_dram *d, unsigned bank, uint64_t addr, const void *src, uint64_t n,
-                      const void *writer, km_error *err);
+                      const void *writer, ks_error *err);
 
 /* One 64-byte line (addr a multiple of KMX_LINE_BYTES inside the bank:
  * the caller guarantees it).  write_line returns 0, or -1 when the page

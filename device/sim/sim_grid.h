@@ -34,8 +34,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "km_card_io.h"
 #include "km_device.h"
-#include "km_error.h"
+#include "ks_error.h"
 #include "kmx_layout.h"
 #include "sim_dram.h"
 
@@ -53,15 +54,6 @@
 
 typedef struct sim_grid sim_grid;
 
-/* One region of a thread, as km_region_address answers for it. */
-typedef struct sim_grid_region {
-    int cluster;      /* 1..3 */
-    const char *name;
-    unsigned bank;
-    uint64_t bank_address;
-    uint64_t bytes;
-} sim_grid_region;
-
 /* A finished job. */
 typedef struct sim_grid_done {
     uint32_t job_id;  /* as submitted */
@@ -78,17 +70,17 @@ void sim_grid_free(sim_grid *grid); /* NULL is fine; unloads the kernels */
 
 /* The regions km_region_address knows: `table` (not copied: it must outlive the
  * grid, or the next call). */
-void sim_grid_set_regions(sim_grid *grid, const sim_grid_region *table, unsigned n);
+void sim_grid_set_regions(sim_grid *grid, const km_region_place *table, unsigned n);
 
 /* Loads the program's handlers from the kernels' shared object: names[i]
  * becomes handler id KM_HANDLER_FIRST_PROGRAM + i, its function the
  * exported km_handler_<names[i]>.  Replaces handlers loaded before.
- * KM_OK; KM_EXIT_BUILD when the object cannot be loaded or lacks a
- * handler, KM_EXIT_USAGE for too many names, KM_EXIT_INTERNAL while jobs
+ * KS_OK; KS_ERR_IMAGE when the object cannot be loaded or lacks a
+ * handler, KS_ERR_INPUT for too many names, KS_ERR_BUG while jobs
  * run (nothing changes on failure).  The host program must export the
  * km_device.h functions to the object (link with -rdynamic). */
 int sim_grid_load_kernels(sim_grid *grid, const char *so_path, const char *const names[],
-                          unsigned n, km_error *err);
+                          unsigned n, ks_error *err);
 
 /* Whether handler id `handler` (0..255) has a handler: a built-in or a
  * loaded program's. */

@@ -27,18 +27,18 @@ const sim_noc_target *sim_noc_find(const sim_noc *n, unsigned x, unsigned y)
     return NULL;
 }
 
-int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, km_error *err)
+int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, ks_error *err)
 {
     unsigned x = KMX_CLUSTER_TILE_X(cm->cluster), y = KMX_CLUSTER_TILE_Y(cm->cluster);
     sim_noc_target *t = (sim_noc_target *)sim_noc_find(n, x, y);
     if (t == NULL) {
         if (n->ntargets == SIM_NOC_MAX_TARGETS) {
-            return km_fail(err, KM_EXIT_INTERNAL, "the NoC's target table is full");
+            return ks_fail(err, KS_ERR_BUG, "the NoC's target table is full");
         }
         t = &n->targets[n->ntargets++];
     }
     *t = (sim_noc_target){.x = x, .y = y, .kind = SIM_NOC_LIM, .cm = cm};
-    return KM_OK;
+    return KS_OK;
 }
 
 void sim_noc_remove_lim(sim_noc *n, const struct sim_cluster_mem *cm)
@@ -68,11 +68,11 @@ int sim_noc_load(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned siz
     if (t->kind == SIM_NOC_LIM) {
         if (!in_lim(addr, size) ||
             sim_cluster_mem_read_lim(t->cm, addr - KMX_NOC_LIM_BASE + KMX_LIM_BASE, &v, size,
-                                     NULL) != KM_OK) {
+                                     NULL) != KS_OK) {
             return -1;
         }
     } else if (addr >= KMX_BANK_BYTES || size > KMX_BANK_BYTES - addr ||
-               sim_dram_read(n->dram, t->bank, addr, &v, size, NULL) != KM_OK) {
+               sim_dram_read(n->dram, t->bank, addr, &v, size, NULL) != KS_OK) {
         return -1;
     }
     *value = v;
@@ -90,7 +90,7 @@ int sim_noc_store(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned si
         /* write_lim clears the target's reservations on the lines. */
         return in_lim(addr, size) &&
                        sim_cluster_mem_write_lim(t->cm, addr - KMX_NOC_LIM_BASE + KMX_LIM_BASE,
-                                                 &value, size, NULL) == KM_OK
+                                                 &value, size, NULL) == KS_OK
                    ? 0
                    : -1;
     }
@@ -98,5 +98,5 @@ int sim_noc_store(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned si
         return -1;
     }
     /* Around every cache; the bank's watchers clear reservations. */
-    return sim_dram_write(n->dram, t->bank, addr, &value, size, NULL) == KM_OK ? 0 : -1;
+    return sim_dram_write(n->dram, t->bank, addr, &value, size, NULL) == KS_OK ? 0 : -1;
 }

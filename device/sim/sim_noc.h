@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "km_error.h"
+#include "ks_error.h"
 #include "kmx_layout.h"
 #include "sim_dram.h"
 
@@ -42,8 +42,8 @@ typedef struct sim_noc {
 void sim_noc_init(sim_noc *n, sim_dram *dram);
 
 /* Registers cluster cm->cluster's LIM at its tile (replacing an earlier
- * registration of that tile).  KM_OK or KM_EXIT_INTERNAL (table full). */
-int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, km_error *err);
+ * registration of that tile).  KS_OK or KS_ERR_BUG (table full). */
+int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, ks_error *err);
 /* Removes every target that is cm (a cluster going away). */
 void sim_noc_remove_lim(sim_noc *n, const struct sim_cluster_mem *cm);
 

@@ -1,4 +1,4 @@
-/* Tests for lib/cache.c and lib/cache_admin.c: entries, records,
+/* Tests for lib/km_cache.c and lib/cache_admin.c: entries, records,
  * corruption, races, gc and clear, on a cache in a temporary folder. */
 #include <setjmp.h>
 #include <stdarg.h>

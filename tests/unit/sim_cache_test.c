@@ -33,13 +33,13 @@ static int teardown(void **state)
 static uint64_t dram64(uint64_t addr)
 {
     uint64_t v = 0;
-    assert_int_equal(sim_dram_read(&dram, BANK, addr, &v, 8, NULL), KM_OK);
+    assert_int_equal(sim_dram_read(&dram, BANK, addr, &v, 8, NULL), KS_OK);
     return v;
 }
 
 static void host_write64(uint64_t addr, uint64_t v)
 {
-    assert_int_equal(sim_dram_write(&dram, BANK, addr, &v, 8, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(&dram, BANK, addr, &v, 8, NULL), KS_OK);
 }
 
 static uint64_t load64(uint64_t addr, unsigned *did)
@@ -161,7 +161,7 @@ static void a_dirty_line_written_back_overwrites_newer_dram(void **state)
     assert_int_equal(sim_cache_store(&cache, 0x8008, 8, 1), SIM_CACHE_MISSED);
     uint8_t pushed[KMX_LINE_BYTES];
     memset(pushed, 0x77, sizeof pushed);
-    assert_int_equal(sim_dram_write(&dram, BANK, 0x8000, pushed, sizeof pushed, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(&dram, BANK, 0x8000, pushed, sizeof pushed, NULL), KS_OK);
     /* The flush (kmx_invalidate: the same sweep) writes the whole stale
      * line over the pushed one. */
     assert_int_equal(sim_cache_flush(&cache, 0x8000), SIM_CACHE_DROPPED | SIM_CACHE_WROTE_BACK);
@@ -170,7 +170,7 @@ static void a_dirty_line_written_back_overwrites_newer_dram(void **state)
     assert_true(load64(0x8030, &did) == 0);
     /* So does an eviction, later. */
     assert_int_equal(sim_cache_store(&cache, 0x9000, 8, 5), SIM_CACHE_MISSED);
-    assert_int_equal(sim_dram_write(&dram, BANK, 0x9000, pushed, sizeof pushed, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(&dram, BANK, 0x9000, pushed, sizeof pushed, NULL), KS_OK);
     load64(0x9000 + KMX_L3_WAY_BYTES, &did);
     assert_int_equal(did, SIM_CACHE_MISSED | SIM_CACHE_WROTE_BACK);
     assert_true(dram64(0x9000) == 5);

@@ -38,8 +38,8 @@ static fixture *make_on(sim_dram *card, unsigned cluster, unsigned mhz)
     f->dram = card != NULL ? card : &f->own;
     f->cm = malloc(sizeof *f->cm);
     assert_non_null(f->cm);
-    km_error err = {0};
-    assert_int_equal(sim_cluster_mem_init(f->cm, f->dram, cluster, mhz, &err), KM_OK);
+    ks_error err = {0};
+    assert_int_equal(sim_cluster_mem_init(f->cm, f->dram, cluster, mhz, &err), KS_OK);
     for (unsigned i = 0; i < KMX_CORES; i++) {
         f->fake[i].hartid = i;
         f->fake[i].mem = &f->cm->mem;
@@ -90,13 +90,13 @@ static void st(fixture *f, unsigned hart, uint64_t addr, unsigned size, uint64_t
 static uint64_t dram64(fixture *f, unsigned bank, uint64_t addr)
 {
     uint64_t v = 0;
-    assert_int_equal(sim_dram_read(f->dram, bank, addr, &v, 8, NULL), KM_OK);
+    assert_int_equal(sim_dram_read(f->dram, bank, addr, &v, 8, NULL), KS_OK);
     return v;
 }
 
 static void host64(fixture *f, unsigned bank, uint64_t addr, uint64_t v)
 {
-    assert_int_equal(sim_dram_write(f->dram, bank, addr, &v, 8, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(f->dram, bank, addr, &v, 8, NULL), KS_OK);
 }
 
 /* ---- The map ---------------------------------------------------------------- */
@@ -107,14 +107,14 @@ static void create_checks_cluster_and_clock(void **state)
     sim_dram dram;
     sim_dram_init(&dram);
     sim_cluster *c = NULL;
-    km_error err = {0};
-    assert_int_equal(sim_cluster_create(&c, &dram, 4, SIM_MHZ_DEFAULT, &err), KM_EXIT_INTERNAL);
+    ks_error err = {0};
+    assert_int_equal(sim_cluster_create(&c, &dram, 4, SIM_MHZ_DEFAULT, &err), KS_ERR_BUG);
     assert_null(c);
     assert_non_null(strstr(err.message, "cluster 4"));
-    assert_int_equal(sim_cluster_create(&c, &dram, 1, 1500, &err), KM_EXIT_INTERNAL);
+    assert_int_equal(sim_cluster_create(&c, &dram, 1, 1500, &err), KS_ERR_BUG);
     assert_non_null(strstr(err.message, "1500 MHz"));
     for (unsigned k = 0; k < KMX_CLUSTERS; k++) {
-        assert_int_equal(sim_cluster_create(&c, &dram, k, SIM_MHZ_FAST, &err), KM_OK);
+        assert_int_equal(sim_cluster_create(&c, &dram, k, SIM_MHZ_FAST, &err), KS_OK);
         assert_int_equal(c->m.bank, KMX_CLUSTER_BANK(k));
         assert_true(sim_cluster_now_ps(c) == 0);
         assert_false(sim_cluster_busy(c));
@@ -133,21 +133,21 @@ static void lim_is_ram_at_30_cycles(void **state)
     assert_int_equal(r->latency, 30);
 
     uint64_t word = 0x0102030405060708ull, back = 0;
-    km_error err = {0};
-    assert_int_equal(sim_cluster_mem_write_lim(f->cm, KMX_LIM_ARGS, &word, 8, &err), KM_OK);
+    ks_error err = {0};
+    assert_int_equal(sim_cluster_mem_write_lim(f->cm, KMX_LIM_ARGS, &word, 8, &err), KS_OK);
     assert_true(memcmp(r->host + (KMX_LIM_ARGS - KMX_LIM_BASE), &word, 8) == 0);
-    assert_int_equal(sim_cluster_mem_read_lim(f->cm, KMX_LIM_END - 8, &back, 8, &err), KM_OK);
+    assert_int_equal(sim_cluster_mem_read_lim(f->cm, KMX_LIM_END - 8, &back, 8, &err), KS_OK);
     /* The callbacks answer LIM too (a hart normally takes the RAM range). */
     assert_true(ld(f, 0, KMX_LIM_ARGS + 4, 4) == 0x01020304);
     assert_true(f->fake[0].cycle == 30);
     st(f, 0, KMX_LIM_END - 1, 1, 0xAB);
-    assert_int_equal(sim_cluster_mem_read_lim(f->cm, KMX_LIM_END - 1, &back, 1, &err), KM_OK);
+    assert_int_equal(sim_cluster_mem_read_lim(f->cm, KMX_LIM_END - 1, &back, 1, &err), KS_OK);
     assert_true((back & 0xFF) == 0xAB);
     assert_int_equal(sim_cluster_mem_write_lim(f->cm, KMX_LIM_END - 4, &word, 8, &err),
-                     KM_EXIT_INTERNAL);
+                     KS_ERR_BUG);
     assert_non_null(strstr(err.message, "outside local memory"));
     assert_int_equal(sim_cluster_mem_read_lim(f->cm, KMX_LIM_BASE - 1, &back, 1, &err),
-                     KM_EXIT_INTERNAL);
+                     KS_ERR_BUG);
 }
 
 static void cached_window_goes_through_the_cache(void **state)
@@ -377,7 +377,7 @@ static void writes_end_reservations(void **state)
 
     h1->reservation = KMX_LIM_PULL;
     uint32_t one = 1;
-    assert_int_equal(sim_cluster_mem_write_lim(f->cm, KMX_LIM_PULL + 60, &one, 4, NULL), KM_OK);
+    assert_int_equal(sim_cluster_mem_write_lim(f->cm, KMX_LIM_PULL + 60, &one, 4, NULL), KS_OK);
     assert_false(h1->reserved);
 }
 
@@ -615,22 +615,22 @@ static outcome run_streams(unsigned mhz, const uint64_t first[KMX_CORES],
     sim_dram dram;
     sim_dram_init(&dram);
     sim_cluster *c = NULL;
-    km_error err = {0};
-    assert_int_equal(sim_cluster_create(&c, &dram, 1, mhz, &err), KM_OK);
+    ks_error err = {0};
+    assert_int_equal(sim_cluster_create(&c, &dram, 1, mhz, &err), KS_OK);
     assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_IMAGE, stream_program,
-                                           sizeof stream_program, &err), KM_OK);
+                                           sizeof stream_program, &err), KS_OK);
     for (unsigned i = 0; i < KMX_CORES; i++) {
         params p = {KMX_DRAM_CACHED(first[i]), KMX_DRAM_CACHED(first[i] + bytes[i]), 0, 0};
         assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_ARGS + i * sizeof p, &p, sizeof p, &err),
-                         KM_OK);
+                         KS_OK);
         for (uint64_t w = 0; w < bytes[i] / 8; w++) {
             uint64_t v = first[i] / 8 + w;
-            assert_int_equal(sim_dram_write(&dram, 6, first[i] + w * 8, &v, 8, &err), KM_OK);
+            assert_int_equal(sim_dram_write(&dram, 6, first[i] + w * 8, &v, 8, &err), KS_OK);
         }
     }
-    assert_int_equal(sim_cluster_reset_harts(c, KMX_LIM_IMAGE, &err), KM_OK);
+    assert_int_equal(sim_cluster_reset_harts(c, KMX_LIM_IMAGE, &err), KS_OK);
     for (int k = 0; k < 1000 && sim_cluster_busy(c); k++) {
-        sim_cluster_step(c, sim_cluster_now_ps(c) + 10 * SIM_PS_PER_US);
+        sim_cluster_step(c, sim_cluster_now_ps(c) + 10 * BH_PS_PER_US);
     }
     assert_false(sim_cluster_busy(c));
 
@@ -641,7 +641,7 @@ static outcome run_streams(unsigned mhz, const uint64_t first[KMX_CORES],
         assert_false(h->trapped);
         params p;
         assert_int_equal(sim_cluster_read_lim(c, KMX_LIM_ARGS + i * sizeof p, &p, sizeof p, &err),
-                         KM_OK);
+                         KS_OK);
         o.cycles[i] = h->cycle;
         o.instret[i] = h->instret;
         o.sum[i] = p.sum;
@@ -721,25 +721,25 @@ static void wfi_and_quanta(void **state)
     sim_dram dram;
     sim_dram_init(&dram);
     sim_cluster *a = NULL, *b = NULL;
-    assert_int_equal(sim_cluster_create(&a, &dram, 1, SIM_MHZ_DEFAULT, NULL), KM_OK);
-    assert_int_equal(sim_cluster_create(&b, &dram, 2, SIM_MHZ_DEFAULT, NULL), KM_OK);
+    assert_int_equal(sim_cluster_create(&a, &dram, 1, SIM_MHZ_DEFAULT, NULL), KS_OK);
+    assert_int_equal(sim_cluster_create(&b, &dram, 2, SIM_MHZ_DEFAULT, NULL), KS_OK);
     for (sim_cluster *c = a; c != NULL; c = c == a ? b : NULL) {
         assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_IMAGE, stream_program,
-                                               sizeof stream_program, NULL), KM_OK);
+                                               sizeof stream_program, NULL), KS_OK);
         params p = {KMX_DRAM_CACHED(0), KMX_DRAM_CACHED(4096), 0, 0};
-        assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_ARGS, &p, sizeof p, NULL), KM_OK);
-        assert_int_equal(sim_cluster_reset_harts(c, KMX_LIM_IMAGE, NULL), KM_OK);
+        assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_ARGS, &p, sizeof p, NULL), KS_OK);
+        assert_int_equal(sim_cluster_reset_harts(c, KMX_LIM_IMAGE, NULL), KS_OK);
     }
     sim_cluster_step(a, 1); /* one picosecond: one whole quantum */
     assert_true(sim_cluster_now_ps(a) == SIM_CLUSTER_QUANTUM * 1000ull);
     sim_cluster_step(a, 1); /* already there */
     assert_true(sim_cluster_now_ps(a) == SIM_CLUSTER_QUANTUM * 1000ull);
 
-    for (uint64_t t = 0; t <= 200 * SIM_PS_PER_US; t += 777777) {
+    for (uint64_t t = 0; t <= 200 * BH_PS_PER_US; t += 777777) {
         sim_cluster_step(a, t);
     }
-    sim_cluster_step(a, 200 * SIM_PS_PER_US);
-    sim_cluster_step(b, 200 * SIM_PS_PER_US);
+    sim_cluster_step(a, 200 * BH_PS_PER_US);
+    sim_cluster_step(b, 200 * BH_PS_PER_US);
     assert_true(sim_cluster_now_ps(a) == sim_cluster_now_ps(b));
     for (unsigned i = 0; i < KMX_CORES; i++) {
         const sim_hart *ha = sim_cluster_hart(a, i), *hb = sim_cluster_hart(b, i);
@@ -752,7 +752,7 @@ static void wfi_and_quanta(void **state)
      * still in wfi while the cluster's time goes on. */
     uint64_t before = sim_cluster_hart(a, 0)->cycle;
     assert_true(before < a->m.now);
-    sim_cluster_step(a, sim_cluster_now_ps(a) + SIM_PS_PER_US * 1000);
+    sim_cluster_step(a, sim_cluster_now_ps(a) + BH_PS_PER_US * 1000);
     assert_true(sim_cluster_hart(a, 0)->cycle == before);
     assert_true(sim_cluster_mtime(a) == sim_ps_to_mtime(sim_cluster_now_ps(a)));
     assert_true(sim_cluster_mem_mtime(&a->m.mem, sim_cluster_hart(a, 0)) == sim_cluster_mtime(a));
@@ -766,7 +766,7 @@ static void wfi_and_quanta(void **state)
     /* Stop word: the host's request lands in the stop line. */
     sim_cluster_request_stop(a);
     kmx_stop_line stop;
-    assert_int_equal(sim_cluster_read_lim(a, KMX_LIM_STOP, &stop, sizeof stop, NULL), KM_OK);
+    assert_int_equal(sim_cluster_read_lim(a, KMX_LIM_STOP, &stop, sizeof stop, NULL), KS_OK);
     assert_int_equal(stop.stop, KMX_STOP_HOST);
 
     sim_cluster_destroy(a);

@@ -519,7 +519,7 @@ static void timeouts(void **state)
     (void)state;
     sim_dispatcher_params p;
     rig_params(&p);
-    p.time_limit_ps = 50 * SIM_PS_PER_US;
+    p.time_limit_ps = 50 * BH_PS_PER_US;
     rig_start(&p, 8, 16);
     km_command_t c = cmd(KM_HANDLER_SPEND, 0, 0, 2, 0, 0);
     c.a2 = 1; /* never ends */
@@ -711,7 +711,7 @@ static double round_of_two_us(unsigned mhz, uint32_t job_ns, unsigned rounds)
             assert_int_equal(e.handle, h);
         }
     }
-    return (double)(R.t - start) / SIM_PS_PER_US / rounds;
+    return (double)(R.t - start) / BH_PS_PER_US / rounds;
 }
 
 static void a_round_of_two(void **state)

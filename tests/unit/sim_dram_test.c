@@ -30,7 +30,7 @@ static void untouched_reads_zero_and_allocate_nothing(void **state)
     uint8_t buf[256];
     memset(buf, 0xAA, sizeof buf);
     assert_int_equal(sim_dram_read(&dram, 6, KMX_BANK_BYTES - sizeof buf, buf, sizeof buf, NULL),
-                     KM_OK);
+                     KS_OK);
     for (size_t i = 0; i < sizeof buf; i++) {
         assert_int_equal(buf[i], 0);
     }
@@ -52,18 +52,18 @@ static void a_write_allocates_only_the_pages_it_touches(void **state)
     for (int i = 0; i < 16; i++) {
         in[i] = (uint8_t)(i + 1);
     }
-    assert_int_equal(sim_dram_write(&dram, 6, at, in, sizeof in, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(&dram, 6, at, in, sizeof in, NULL), KS_OK);
     assert_true(dram.pages_allocated == 2);
-    assert_int_equal(sim_dram_read(&dram, 6, at, out, sizeof out, NULL), KM_OK);
+    assert_int_equal(sim_dram_read(&dram, 6, at, out, sizeof out, NULL), KS_OK);
     assert_memory_equal(in, out, sizeof in);
     /* The same addresses of another bank are still zero. */
-    assert_int_equal(sim_dram_read(&dram, 7, at, out, sizeof out, NULL), KM_OK);
+    assert_int_equal(sim_dram_read(&dram, 7, at, out, sizeof out, NULL), KS_OK);
     for (int i = 0; i < 16; i++) {
         assert_int_equal(out[i], 0);
     }
     assert_true(dram.pages_allocated == 2);
     /* Rewriting touched pages allocates nothing more. */
-    assert_int_equal(sim_dram_write(&dram, 6, at + 4, in, 4, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(&dram, 6, at + 4, in, 4, NULL), KS_OK);
     assert_true(dram.pages_allocated == 2);
 }
 
@@ -78,7 +78,7 @@ static void lines_round_trip(void **state)
     sim_dram_read_line(&dram, 5, 0x1000, out);
     assert_memory_equal(in, out, sizeof in);
     uint8_t word[4];
-    assert_int_equal(sim_dram_read(&dram, 5, 0x1000 + 60, word, 4, NULL), KM_OK);
+    assert_int_equal(sim_dram_read(&dram, 5, 0x1000 + 60, word, 4, NULL), KS_OK);
     assert_memory_equal(word, in + 60, 4);
 }
 
@@ -86,17 +86,17 @@ static void out_of_range_is_an_error(void **state)
 {
     (void)state;
     uint8_t buf[8] = {0};
-    km_error err = {0};
-    assert_int_equal(sim_dram_read(&dram, 8, 0, buf, 1, &err), KM_EXIT_INTERNAL);
+    ks_error err = {0};
+    assert_int_equal(sim_dram_read(&dram, 8, 0, buf, 1, &err), KS_ERR_BUG);
     assert_non_null(strstr(err.message, "bank 8"));
     assert_int_equal(sim_dram_write(&dram, 6, KMX_BANK_BYTES - 4, buf, 8, &err),
-                     KM_EXIT_INTERNAL);
+                     KS_ERR_BUG);
     assert_non_null(strstr(err.message, "0xfffffffc"));
-    assert_int_equal(sim_dram_read(&dram, 6, UINT64_MAX, buf, 2, NULL), KM_EXIT_INTERNAL);
+    assert_int_equal(sim_dram_read(&dram, 6, UINT64_MAX, buf, 2, NULL), KS_ERR_BUG);
     assert_true(dram.pages_allocated == 0);
     /* The last byte of a bank is in range; zero bytes at its end too. */
-    assert_int_equal(sim_dram_write(&dram, 6, KMX_BANK_BYTES - 1, buf, 1, NULL), KM_OK);
-    assert_int_equal(sim_dram_read(&dram, 6, KMX_BANK_BYTES, buf, 0, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(&dram, 6, KMX_BANK_BYTES - 1, buf, 1, NULL), KS_OK);
+    assert_int_equal(sim_dram_read(&dram, 6, KMX_BANK_BYTES, buf, 0, NULL), KS_OK);
 }
 
 struct seen {
@@ -124,14 +124,14 @@ static void watchers_see_writes_that_bypass_caches(void **state)
     assert_int_equal(sim_dram_watch(&dram, 6, watch, &six), 0);
     assert_int_equal(sim_dram_watch(&dram, 7, watch, &seven), 0);
 
-    assert_int_equal(sim_dram_write(&dram, 6, 0x100, buf, sizeof buf, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(&dram, 6, 0x100, buf, sizeof buf, NULL), KS_OK);
     assert_int_equal(six.calls, 1);
     assert_int_equal(six.bank, 6);
     assert_true(six.addr == 0x100 && six.n == sizeof buf);
     assert_null(six.writer);
     assert_int_equal(seven.calls, 0);
 
-    assert_int_equal(sim_dram_write_as(&dram, 7, 0x200, buf, 8, &writer, NULL), KM_OK);
+    assert_int_equal(sim_dram_write_as(&dram, 7, 0x200, buf, 8, &writer, NULL), KS_OK);
     assert_int_equal(seven.calls, 1);
     assert_ptr_equal(seven.writer, &writer);
 
@@ -140,7 +140,7 @@ static void watchers_see_writes_that_bypass_caches(void **state)
     assert_int_equal(six.calls, 1);
 
     sim_dram_unwatch(&dram, watch, &six);
-    assert_int_equal(sim_dram_write(&dram, 6, 0, buf, 1, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(&dram, 6, 0, buf, 1, NULL), KS_OK);
     assert_int_equal(six.calls, 1);
     assert_int_equal(dram.nwatchers, 1);
 }

@@ -1,4 +1,4 @@
-/* Tests for device/sim/grid.c and builtins.c: the Tensix grid, its
+/* Tests for device/sim/sim_grid.c and builtins.c: the Tensix grid, its
  * built-in handlers, a program's handler from a kernels object built here,
  * coroutine waits, time limits, busy cores and determinism. */
 #include <setjmp.h>
@@ -90,7 +90,7 @@ static void fill_covers_the_range_with_the_pattern(void **state)
         sim_grid_done d = run(&c, g, 0, 0);
         assert_int_equal(d.result, 0);
         uint8_t *buf = malloc(bytes + 2);
-        assert_int_equal(sim_dram_read(&dram, 2, base - 1, buf, bytes + 2, NULL), KM_OK);
+        assert_int_equal(sim_dram_read(&dram, 2, base - 1, buf, bytes + 2, NULL), KS_OK);
         assert_int_equal(buf[0], 0);
         assert_int_equal(buf[bytes + 1], 0);
         for (uint64_t i = 0; i < bytes; i++)
@@ -112,7 +112,7 @@ static void copy_moves_the_range(void **state)
     uint8_t *src = malloc(bytes), *dst = malloc(bytes);
     for (uint64_t i = 0; i < bytes; i++)
         src[i] = (uint8_t)(i * 7 + i / 251);
-    assert_int_equal(sim_dram_write(&dram, 1, 0x5000, src, bytes, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(&dram, 1, 0x5000, src, bytes, NULL), KS_OK);
     for (unsigned g = 0; g < NGROUPS; g++) {
         uint64_t to = 0x100000000ull - 0x1000000 * (g + 1);
         km_command_t c = command(KM_HANDLER_COPY, 0, groups[g][0], groups[g][1]);
@@ -124,7 +124,7 @@ static void copy_moves_the_range(void **state)
         c.a6 = (uint32_t)bytes;
         assert_false(run(&c, g, 0, 0).timed_out);
         memset(dst, 0, bytes);
-        assert_int_equal(sim_dram_read(&dram, 4, to, dst, bytes, NULL), KM_OK);
+        assert_int_equal(sim_dram_read(&dram, 4, to, dst, bytes, NULL), KS_OK);
         assert_memory_equal(src, dst, bytes);
     }
     free(src);
@@ -140,7 +140,7 @@ static void sum_is_the_leaders_result(void **state)
         w[i] = i * 2654435761u;
         expect += w[i];
     }
-    assert_int_equal(sim_dram_write(&dram, 7, 0x40000, w, 4ull * words, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(&dram, 7, 0x40000, w, 4ull * words, NULL), KS_OK);
     uint64_t one_core = 0;
     for (unsigned g = 0; g < NGROUPS; g++) {
         km_command_t c = command(KM_HANDLER_SUM, KM_FLAG_RESULT, groups[g][0], groups[g][1]);
@@ -388,12 +388,12 @@ static void a_program_handler_runs_from_its_object(void **state)
 {
     (void)state;
     const char *names[] = {"double_it", "who"};
-    km_error err;
-    assert_int_equal(sim_grid_load_kernels(grid, so_path, names, 2, &err), KM_OK);
+    ks_error err;
+    assert_int_equal(sim_grid_load_kernels(grid, so_path, names, 2, &err), KS_OK);
     uint32_t in[40], out[40];
     for (unsigned i = 0; i < 40; i++)
         in[i] = 3 * i + 1;
-    assert_int_equal(sim_dram_write(&dram, 6, 0x800, in, sizeof in, NULL), KM_OK);
+    assert_int_equal(sim_dram_write(&dram, 6, 0x800, in, sizeof in, NULL), KS_OK);
     km_command_t c = command(KM_HANDLER_FIRST_PROGRAM, KM_FLAG_RESULT, 50, 40);
     c.a0 = 6;
     c.a1 = 0x800;
@@ -402,7 +402,7 @@ static void a_program_handler_runs_from_its_object(void **state)
     c.a4 = 0x9000;
     sim_grid_done d = run(&c, 77, 0, 0);
     assert_int_equal(d.result, 42);
-    assert_int_equal(sim_dram_read(&dram, 0, 0x9000, out, sizeof out, NULL), KM_OK);
+    assert_int_equal(sim_dram_read(&dram, 0, 0x9000, out, sizeof out, NULL), KS_OK);
     for (unsigned i = 0; i < 40; i++)
         assert_int_equal(out[i], 2 * in[i]);
 
@@ -414,10 +414,10 @@ static void a_program_handler_runs_from_its_object(void **state)
 
     /* A name the object lacks: an error, the loaded handlers stay. */
     const char *bad[] = {"double_it", "triple_it"};
-    assert_int_equal(sim_grid_load_kernels(grid, so_path, bad, 2, &err), KM_EXIT_BUILD);
+    assert_int_equal(sim_grid_load_kernels(grid, so_path, bad, 2, &err), KS_ERR_IMAGE);
     assert_non_null(strstr(err.message, "triple_it"));
     assert_int_equal(sim_grid_load_kernels(grid, "/nonexistent/k.so", names, 2, &err),
-                     KM_EXIT_BUILD);
+                     KS_ERR_IMAGE);
     c = command(KM_HANDLER_FIRST_PROGRAM + 1, KM_FLAG_RESULT, 0, 1);
     assert_int_equal(run(&c, 80, 0, 0).result, 1001);
 }

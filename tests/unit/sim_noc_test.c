@@ -29,13 +29,13 @@ static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    km_error err = {0};
+    ks_error err = {0};
     sim_dram_init(&f->dram);
     sim_noc_init(&f->noc, &f->dram);
     for (unsigned k = 0; k < 2; k++) {
         assert_int_equal(sim_cluster_mem_init(&f->cm[k], &f->dram, k + 1u, SIM_MHZ_DEFAULT, &err),
-                         KM_OK);
-        assert_int_equal(sim_cluster_mem_attach_noc(&f->cm[k], &f->noc, &err), KM_OK);
+                         KS_OK);
+        assert_int_equal(sim_cluster_mem_attach_noc(&f->cm[k], &f->noc, &err), KS_OK);
         for (unsigned i = 0; i < KMX_CORES; i++) {
             f->fake[k][i].hartid = i;
             f->fake[k][i].mem = &f->cm[k].mem;
@@ -94,12 +94,12 @@ static void store_lands_in_other_lim(void **state)
     other->reservation = flag;
     assert_int_equal(st(&f->cm[0], h, KMX_NOC_WINDOW(1) + 8u, 8, 0x1122334455667788ull), 0);
     uint64_t got = 0;
-    km_error err = {0};
-    assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], flag + 8u, &got, 8, &err), KM_OK);
+    ks_error err = {0};
+    assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], flag + 8u, &got, 8, &err), KS_OK);
     assert_int_equal(got, 0x1122334455667788ull);
     assert_false(other->reserved);
     /* Nothing landed in cluster 1's own LIM. */
-    assert_int_equal(sim_cluster_mem_read_lim(&f->cm[0], flag + 8u, &got, 8, &err), KM_OK);
+    assert_int_equal(sim_cluster_mem_read_lim(&f->cm[0], flag + 8u, &got, 8, &err), KS_OK);
     assert_int_equal(got, 0);
     /* A load through the window. */
     uint64_t v = 0;
@@ -127,7 +127,7 @@ static void store_to_bank_bypasses_caches(void **state)
     open_window(&f->cm[0], 5, KMX_BANK_TILE_X(bank), KMX_BANK_TILE_Y(bank), a, KMX_NOC_POSTED);
     assert_int_equal(st(&f->cm[0], h, KMX_NOC_WINDOW(5), 8, 0xabcdull), 0);
     uint64_t got = 0;
-    assert_int_equal(sim_dram_read(&f->dram, bank, a, &got, 8, NULL), KM_OK);
+    assert_int_equal(sim_dram_read(&f->dram, bank, a, &got, 8, NULL), KS_OK);
     assert_int_equal(got, 0xabcd);
     assert_int_equal(ld(c2, &f->fake[1][0], KMX_DRAM_CACHED(a), 8, &v), 0);
     assert_int_equal(v, 0); /* the stale cached copy */
@@ -165,11 +165,11 @@ static void faults(void **state)
     assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(3), 4, 1), SIM_CAUSE_STORE_ACCESS);
     assert_int_equal(c1->stats.faults - faults0, 7);
     /* Without a router, even an open window faults. */
-    km_error err = {0};
+    ks_error err = {0};
     open_window(c1, 3, KMX_BANK_TILE_X(0u), KMX_BANK_TILE_Y(0u), 0, KMX_NOC_POSTED);
-    assert_int_equal(sim_cluster_mem_attach_noc(c1, NULL, &err), KM_OK);
+    assert_int_equal(sim_cluster_mem_attach_noc(c1, NULL, &err), KS_OK);
     assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(3), 4, 1), SIM_CAUSE_STORE_ACCESS);
-    assert_int_equal(sim_cluster_mem_attach_noc(c1, &f->noc, &err), KM_OK);
+    assert_int_equal(sim_cluster_mem_attach_noc(c1, &f->noc, &err), KS_OK);
     assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(3), 4, 1), 0);
     /* Cluster 1 detached from the router was no target meanwhile; back now. */
     assert_non_null(sim_noc_find(&f->noc, KMX_CLUSTER_TILE_X(1u), KMX_CLUSTER_TILE_Y(1u)));
@@ -187,7 +187,7 @@ static void every_bank_port_reaches_its_bank(void **state)
             assert_int_equal(sim_noc_store(&f->noc, KMX_BANK_PORT_X(b, p), KMX_BANK_PORT_Y(b, p),
                                            at, 8, 0xB0 + 16u * b + p),
                              0);
-            assert_int_equal(sim_dram_read(&f->dram, b, at, &got, 8, NULL), KM_OK);
+            assert_int_equal(sim_dram_read(&f->dram, b, at, &got, 8, NULL), KS_OK);
             assert_int_equal(got, 0xB0 + 16u * b + p);
             const sim_noc_target *tg =
                 sim_noc_find(&f->noc, KMX_BANK_PORT_X(b, p), KMX_BANK_PORT_Y(b, p));
@@ -209,13 +209,13 @@ static void mode_written_last(void **state)
     assert_int_equal(st(c1, NULL, r + offsetof(kmx_noc_window_reg, address), 8, 0x200u), 0);
     assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(7), 8, 7), 0);
     uint64_t got = 0;
-    assert_int_equal(sim_dram_read(&f->dram, b, 0x100u, &got, 8, NULL), KM_OK);
+    assert_int_equal(sim_dram_read(&f->dram, b, 0x100u, &got, 8, NULL), KS_OK);
     assert_int_equal(got, 7);
     assert_int_equal(st(c1, NULL, r + offsetof(kmx_noc_window_reg, mode), 4, KMX_NOC_POSTED), 0);
     assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(7), 8, 9), 0);
-    assert_int_equal(sim_dram_read(&f->dram, b, 0x200u, &got, 8, NULL), KM_OK);
+    assert_int_equal(sim_dram_read(&f->dram, b, 0x200u, &got, 8, NULL), KS_OK);
     assert_int_equal(got, 9);
-    assert_int_equal(sim_dram_read(&f->dram, b, 0x100u, &got, 8, NULL), KM_OK);
+    assert_int_equal(sim_dram_read(&f->dram, b, 0x100u, &got, 8, NULL), KS_OK);
     assert_int_equal(got, 7);
 }
 
@@ -253,17 +253,17 @@ static void cluster_api(void **state)
 {
     fixture *f = *state;
     sim_cluster *c = NULL;
-    km_error err = {0};
-    assert_int_equal(sim_cluster_create(&c, &f->dram, 3, SIM_MHZ_DEFAULT, &err), KM_OK);
+    ks_error err = {0};
+    assert_int_equal(sim_cluster_create(&c, &f->dram, 3, SIM_MHZ_DEFAULT, &err), KS_OK);
     uint64_t v = 0;
     assert_int_equal(sim_cluster_mem_load(&c->m.mem, NULL, KMX_NOC_WINDOW(0), 8, &v),
                      SIM_CAUSE_LOAD_ACCESS);
-    assert_int_equal(sim_cluster_attach_noc(c, &f->noc, &err), KM_OK);
+    assert_int_equal(sim_cluster_attach_noc(c, &f->noc, &err), KS_OK);
     open_window(&f->cm[0], 0, KMX_CLUSTER_TILE_X(3u), KMX_CLUSTER_TILE_Y(3u),
                 KMX_NOC_LIM_BASE + 64u, KMX_NOC_NONPOSTED);
     assert_int_equal(st(&f->cm[0], NULL, KMX_NOC_WINDOW(0), 4, 0x5a5a), 0);
     uint32_t got = 0;
-    assert_int_equal(sim_cluster_read_lim(c, KMX_LIM_BASE + 64u, &got, 4, &err), KM_OK);
+    assert_int_equal(sim_cluster_read_lim(c, KMX_LIM_BASE + 64u, &got, 4, &err), KS_OK);
     assert_int_equal(got, 0x5a5a);
     sim_cluster_destroy(c); /* leaves the router */
     assert_null(sim_noc_find(&f->noc, KMX_CLUSTER_TILE_X(3u), KMX_CLUSTER_TILE_Y(3u)));

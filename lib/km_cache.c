@@ -1,4 +1,4 @@
-/* cache: entries and records of the content-addressed cache (km_cache.h). */
+/* km_cache: entries and records of the content-addressed cache (km_cache.h). */
 #include "km_cache.h"
 
 #include <cjson/cJSON.h>

@@ -1,4 +1,4 @@
-/* session: what every backend's load and run share (km_session.h) — the
+/* km_session: what every backend's load and run share (km_session.h) — the
  * build through the cache, the plan, the nonce, the timeouts, the region
  * copies after the stop. */
 #include "session_internal.h"
@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_clock.h"
+#include "blackhole.h"
+#include "km_driver.h"
+#include "sim_card.h"
 
 const char *km_backend_name(km_backend b)
 {
@@ -130,7 +132,7 @@ const char *km_session_image(const km_session *s, const km_cluster_plan *cp)
 
 static uint64_t seconds_to_ps(double seconds)
 {
-    double ps = seconds * (double)SIM_PS_PER_SECOND;
+    double ps = seconds * (double)BH_PS_PER_SECOND;
     return ps >= 9e18 ? UINT64_MAX / 2 : (uint64_t)llround(ps);
 }
 
@@ -140,9 +142,14 @@ int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_err
     if (!s->planned)
         return km_fail(err, KM_EXIT_INTERNAL, "a session runs only after its load");
     uint64_t timeout_ps = o && o->timeout_s > 0 ? seconds_to_ps(o->timeout_s)
-                                                : km_default_timeout_us(s->p) * SIM_PS_PER_US;
-    km_run_opts none = {0};
-    int rc = s->ops->run(s, o ? o : &none, timeout_ps, KM_STOP_GRACE_US * SIM_PS_PER_US, r, err);
+                                                : km_default_timeout_us(s->p) * BH_PS_PER_US;
+    km_driver_hooks hooks;
+    s->ops->hooks(s, &hooks);
+    int clusters[KMX_WORK_CLUSTERS];
+    for (unsigned i = 0; i < s->plan.nclusters && i < KMX_WORK_CLUSTERS; i++)
+        clusters[i] = s->plan.clusters[i].cluster;
+    int rc = km_drive(&hooks, clusters, s->plan.nclusters, o, timeout_ps,
+                      KM_STOP_GRACE_US * BH_PS_PER_US, r, err);
     s->ran = true;
     return rc;
 }
@@ -211,6 +218,7 @@ void km_session_close(km_session *s)
         return;
     if (s->ops && s->ops->free)
         s->ops->free(s);
+    sim_card_free(s->card);
     for (size_t i = 0; i < s->ncopies; i++)
         free(s->copy_bytes[i]);
     free(s->copy_bytes);

@@ -1,4 +1,4 @@
-/* build: the flow of `kmrun build` (km_build.h). */
+/* km_build: the flow of `kmrun build` (km_build.h). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

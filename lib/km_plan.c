@@ -1,4 +1,4 @@
-/* plan: region placement and argument blocks (km_plan.h). */
+/* km_plan: region placement and argument blocks (km_plan.h). */
 #include "km_plan.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* run_json: the run's JSON document (km_run_json.h). */
+/* km_run_json: the run's JSON document (km_run_json.h). */
 #include "km_run_json.h"
 
 #include <cjson/cJSON.h>

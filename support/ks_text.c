@@ -1,11 +1,11 @@
-/* km_text: bounded messages and grouped numbers (km_text.h). */
-#include "km_text.h"
+/* ks_text: bounded messages and grouped numbers (ks_text.h). */
+#include "ks_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-void km_text_add(km_text *t, const char *fmt, ...)
+void ks_text_add(ks_text *t, const char *fmt, ...)
 {
     if (t->len >= sizeof t->buf - 1)
         return;
@@ -23,7 +23,7 @@ void km_text_add(km_text *t, const char *fmt, ...)
     }
 }
 
-char *km_thousands(uint64_t v, char *buf, size_t n)
+char *ks_thousands(uint64_t v, char *buf, size_t n)
 {
     char digits[32];
     int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);

@@ -1,4 +1,4 @@
-/* rundir: writing a run's results and regions, finding them again
+/* km_rundir: writing a run's results and regions, finding them again
  * (km_rundir.h). */
 #include "km_rundir.h"
 

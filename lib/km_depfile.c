@@ -1,4 +1,4 @@
-/* depfile: Make dependency files, as gcc writes them (km_depfile.h). */
+/* km_depfile: Make dependency files, as gcc writes them (km_depfile.h). */
 #include "km_depfile.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* elf_read: bounds-checked ELF64 reading (elf_read.h). */
-#include "elf_read.h"
-#include "km_text.h"
+#include "ks_elf.h"
+#include "ks_text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 /* No image or kernel library comes near this; it keeps a wrong path (a
  * disk image, /dev/zero) from being read into memory whole. */
-#define KM_ELF_MAX_FILE (512u * 1024u * 1024u)
+#define KS_ELF_MAX_FILE (512u * 1024u * 1024u)
 
 
 /* True when [off, off + len) lies within a file of `size` bytes; written so
@@ -26,28 +26,28 @@ static bool in_file(uint64_t off, uint64_t len, size_t size)
 }
 
 static int read_whole(const char *path, unsigned char **data, size_t *size,
-                      km_error *err)
+                      ks_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot open '%s'", path);
+        return ks_fail_errno(err, KS_ERR_SYSTEM, "cannot open '%s'", path);
     size_t cap = 0, len = 0;
     unsigned char *buf = NULL;
     for (;;) {
         if (len == cap) {
-            if (cap >= KM_ELF_MAX_FILE) {
+            if (cap >= KS_ELF_MAX_FILE) {
                 free(buf);
                 fclose(f);
-                return km_fail(err, KM_EXIT_BUILD,
+                return ks_fail(err, KS_ERR_IMAGE,
                                "'%s' is larger than %u MiB: not an image or a "
-                               "kernel library", path, KM_ELF_MAX_FILE >> 20);
+                               "kernel library", path, KS_ELF_MAX_FILE >> 20);
             }
             cap = cap ? cap * 2 : 64 * 1024;
             unsigned char *grown = realloc(buf, cap);
             if (!grown) {
                 free(buf);
                 fclose(f);
-                return km_fail(err, KM_EXIT_SYSTEM,
+                return ks_fail(err, KS_ERR_SYSTEM,
                                "cannot read '%s': out of memory", path);
             }
             buf = grown;
@@ -60,7 +60,7 @@ static int read_whole(const char *path, unsigned char **data, size_t *size,
                 free(buf);
                 fclose(f);
                 errno = saved;
-                return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'",
+                return ks_fail_errno(err, KS_ERR_SYSTEM, "cannot read '%s'",
                                      path);
             }
             break;
@@ -69,7 +69,7 @@ static int read_whole(const char *path, unsigned char **data, size_t *size,
     fclose(f);
     *data = buf;
     *size = len;
-    return KM_OK;
+    return KS_OK;
 }
 
 /* Shows what a non-ELF file starts with, so that "it is a shell script" or
@@ -97,14 +97,14 @@ static void describe_start(const unsigned char *d, size_t size, char *buf,
     snprintf(buf, n, "it starts with \"%s\", not \"\\x7fELF\"", shown);
 }
 
-int km_elf_open(km_elf *e, const char *path, const char *subject,
-                km_error *err)
+int ks_elf_open(ks_elf *e, const char *path, const char *subject,
+                ks_error *err)
 {
     memset(e, 0, sizeof *e);
     unsigned char *d = NULL;
     size_t size = 0;
     int rc = read_whole(path, &d, &size, err);
-    if (rc != KM_OK)
+    if (rc != KS_OK)
         return rc;
     e->data = d;
     e->size = size;
@@ -113,42 +113,42 @@ int km_elf_open(km_elf *e, const char *path, const char *subject,
     if (size < SELFMAG || memcmp(d, ELFMAG, SELFMAG) != 0) {
         char start[96];
         describe_start(d, size, start, sizeof start);
-        rc = km_fail(err, KM_EXIT_BUILD, "%s is not an ELF file: %s",
+        rc = ks_fail(err, KS_ERR_IMAGE, "%s is not an ELF file: %s",
                      subject, start);
         goto fail;
     }
     if (size < EI_NIDENT) {
-        rc = km_fail(err, KM_EXIT_BUILD,
+        rc = ks_fail(err, KS_ERR_IMAGE,
                      "%s is truncated: %zu bytes, shorter than an ELF "
                      "identification (%d bytes)", subject, size, EI_NIDENT);
         goto fail;
     }
     if (d[EI_CLASS] != ELFCLASS64) {
-        rc = km_fail(err, KM_EXIT_BUILD,
+        rc = ks_fail(err, KS_ERR_IMAGE,
                      "%s is a %s ELF file; expected a 64-bit one (ELFCLASS64)",
                      subject, d[EI_CLASS] == ELFCLASS32 ? "32-bit"
                                                         : "corrupt (no class)");
         goto fail;
     }
     if (d[EI_DATA] != ELFDATA2LSB) {
-        rc = km_fail(err, KM_EXIT_BUILD,
+        rc = ks_fail(err, KS_ERR_IMAGE,
                      "%s is a %s ELF file; expected a little-endian one",
                      subject, d[EI_DATA] == ELFDATA2MSB ? "big-endian"
                                                         : "corrupt (no byte order)");
         goto fail;
     }
     if (size < sizeof(Elf64_Ehdr)) {
-        rc = km_fail(err, KM_EXIT_BUILD,
+        rc = ks_fail(err, KS_ERR_IMAGE,
                      "%s is truncated: %zu bytes, shorter than an ELF64 "
                      "header (%zu bytes)", subject, size, sizeof(Elf64_Ehdr));
         goto fail;
     }
     memcpy(&e->eh, d, sizeof e->eh);
     const Elf64_Ehdr *h = &e->eh;
-    const char *size_text = km_thousands(size, b, sizeof b);
+    const char *size_text = ks_thousands(size, b, sizeof b);
 
     if (h->e_version != EV_CURRENT || d[EI_VERSION] != EV_CURRENT) {
-        rc = km_fail(err, KM_EXIT_BUILD,
+        rc = ks_fail(err, KS_ERR_IMAGE,
                      "%s is corrupt: its ELF version is %u, not %d", subject,
                      (unsigned)h->e_version, EV_CURRENT);
         goto fail;
@@ -157,7 +157,7 @@ int km_elf_open(km_elf *e, const char *path, const char *subject,
     /* Program headers. */
     if (h->e_phnum > 0) {
         if (h->e_phentsize != sizeof(Elf64_Phdr)) {
-            rc = km_fail(err, KM_EXIT_BUILD,
+            rc = ks_fail(err, KS_ERR_IMAGE,
                          "%s is corrupt: its program headers are %u bytes "
                          "each, not %zu", subject, (unsigned)h->e_phentsize,
                          sizeof(Elf64_Phdr));
@@ -166,24 +166,24 @@ int km_elf_open(km_elf *e, const char *path, const char *subject,
         /* PN_XNUM (more than 65,534 segments) never happens in an image or
          * a kernel library; refusing it keeps the reader simple. */
         if (h->e_phnum == PN_XNUM) {
-            rc = km_fail(err, KM_EXIT_BUILD,
+            rc = ks_fail(err, KS_ERR_IMAGE,
                          "%s has more than 65,534 segments, which no image "
                          "or kernel library has", subject);
             goto fail;
         }
         uint64_t len = (uint64_t)h->e_phnum * sizeof(Elf64_Phdr);
         if (!in_file(h->e_phoff, len, size)) {
-            rc = km_fail(err, KM_EXIT_BUILD,
+            rc = ks_fail(err, KS_ERR_IMAGE,
                          "%s is truncated or corrupt: its program headers "
                          "(%u at byte %s) run past the end of the file "
                          "(%s bytes)", subject, (unsigned)h->e_phnum,
-                         km_thousands(h->e_phoff, a, sizeof a), size_text);
+                         ks_thousands(h->e_phoff, a, sizeof a), size_text);
             goto fail;
         }
         e->phnum = h->e_phnum;
         e->ph = malloc(len);
         if (!e->ph) {
-            rc = km_fail(err, KM_EXIT_SYSTEM, "cannot read %s: out of memory",
+            rc = ks_fail(err, KS_ERR_SYSTEM, "cannot read %s: out of memory",
                          subject);
             goto fail;
         }
@@ -192,12 +192,12 @@ int km_elf_open(km_elf *e, const char *path, const char *subject,
             const Elf64_Phdr *p = &e->ph[i];
             if (p->p_type != PT_NULL && !in_file(p->p_offset, p->p_filesz, size)) {
                 char c[32];
-                rc = km_fail(err, KM_EXIT_BUILD,
+                rc = ks_fail(err, KS_ERR_IMAGE,
                              "%s is truncated or corrupt: segment %zu (%s "
                              "bytes at byte %s) runs past the end of the "
                              "file (%s bytes)", subject, i,
-                             km_thousands(p->p_filesz, a, sizeof a),
-                             km_thousands(p->p_offset, c, sizeof c), size_text);
+                             ks_thousands(p->p_filesz, a, sizeof a),
+                             ks_thousands(p->p_offset, c, sizeof c), size_text);
                 goto fail;
             }
         }
@@ -208,18 +208,18 @@ int km_elf_open(km_elf *e, const char *path, const char *subject,
      * followed since a linker may produce it. */
     if (h->e_shoff != 0) {
         if (h->e_shentsize != sizeof(Elf64_Shdr)) {
-            rc = km_fail(err, KM_EXIT_BUILD,
+            rc = ks_fail(err, KS_ERR_IMAGE,
                          "%s is corrupt: its section headers are %u bytes "
                          "each, not %zu", subject, (unsigned)h->e_shentsize,
                          sizeof(Elf64_Shdr));
             goto fail;
         }
         if (!in_file(h->e_shoff, sizeof(Elf64_Shdr), size)) {
-            rc = km_fail(err, KM_EXIT_BUILD,
+            rc = ks_fail(err, KS_ERR_IMAGE,
                          "%s is truncated or corrupt: its section headers "
                          "(at byte %s) lie past the end of the file (%s "
                          "bytes)", subject,
-                         km_thousands(h->e_shoff, a, sizeof a), size_text);
+                         ks_thousands(h->e_shoff, a, sizeof a), size_text);
             goto fail;
         }
         Elf64_Shdr first;
@@ -228,15 +228,15 @@ int km_elf_open(km_elf *e, const char *path, const char *subject,
         uint64_t shstrndx = h->e_shstrndx == SHN_XINDEX ? first.sh_link
                                                         : h->e_shstrndx;
         if (shnum > (size - h->e_shoff) / sizeof(Elf64_Shdr)) {
-            rc = km_fail(err, KM_EXIT_BUILD,
+            rc = ks_fail(err, KS_ERR_IMAGE,
                          "%s is truncated or corrupt: its section headers "
                          "(%llu at byte %s) run past the end of the file "
                          "(%s bytes)", subject, (unsigned long long)shnum,
-                         km_thousands(h->e_shoff, a, sizeof a), size_text);
+                         ks_thousands(h->e_shoff, a, sizeof a), size_text);
             goto fail;
         }
         if (shnum > 0 && shstrndx >= shnum) {
-            rc = km_fail(err, KM_EXIT_BUILD,
+            rc = ks_fail(err, KS_ERR_IMAGE,
                          "%s is corrupt: its section-name table is section "
                          "%llu of %llu", subject,
                          (unsigned long long)shstrndx,
@@ -248,7 +248,7 @@ int km_elf_open(km_elf *e, const char *path, const char *subject,
         if (shnum > 0) {
             e->sh = malloc((size_t)shnum * sizeof(Elf64_Shdr));
             if (!e->sh) {
-                rc = km_fail(err, KM_EXIT_SYSTEM,
+                rc = ks_fail(err, KS_ERR_SYSTEM,
                              "cannot read %s: out of memory", subject);
                 goto fail;
             }
@@ -259,39 +259,39 @@ int km_elf_open(km_elf *e, const char *path, const char *subject,
             if (s->sh_type != SHT_NOBITS && s->sh_type != SHT_NULL &&
                 !in_file(s->sh_offset, s->sh_size, size)) {
                 char c[32];
-                rc = km_fail(err, KM_EXIT_BUILD,
+                rc = ks_fail(err, KS_ERR_IMAGE,
                              "%s is truncated or corrupt: section %zu (%s "
                              "bytes at byte %s) runs past the end of the "
                              "file (%s bytes)", subject, i,
-                             km_thousands(s->sh_size, a, sizeof a),
-                             km_thousands(s->sh_offset, c, sizeof c),
+                             ks_thousands(s->sh_size, a, sizeof a),
+                             ks_thousands(s->sh_offset, c, sizeof c),
                              size_text);
                 goto fail;
             }
         }
         if (e->shstrndx != 0 && e->sh[e->shstrndx].sh_type != SHT_STRTAB) {
-            rc = km_fail(err, KM_EXIT_BUILD,
+            rc = ks_fail(err, KS_ERR_IMAGE,
                          "%s is corrupt: its section-name table (section "
                          "%zu) is not a string table", subject, e->shstrndx);
             goto fail;
         }
         for (size_t i = 1; i < e->shnum && e->shstrndx; i++) {
-            if (!km_elf_string(e, e->shstrndx, e->sh[i].sh_name)) {
-                rc = km_fail(err, KM_EXIT_BUILD,
+            if (!ks_elf_string(e, e->shstrndx, e->sh[i].sh_name)) {
+                rc = ks_fail(err, KS_ERR_IMAGE,
                              "%s is corrupt: the name of section %zu lies "
                              "outside the section-name table", subject, i);
                 goto fail;
             }
         }
     }
-    return KM_OK;
+    return KS_OK;
 
 fail:
-    km_elf_close(e);
+    ks_elf_close(e);
     return rc;
 }
 
-void km_elf_close(km_elf *e)
+void ks_elf_close(ks_elf *e)
 {
     free(e->data);
     free(e->ph);
@@ -299,7 +299,7 @@ void km_elf_close(km_elf *e)
     memset(e, 0, sizeof *e);
 }
 
-const char *km_elf_string(const km_elf *e, size_t strtab, uint64_t off)
+const char *ks_elf_string(const ks_elf *e, size_t strtab, uint64_t off)
 {
     if (strtab == 0 || strtab >= e->shnum)
         return NULL;
@@ -307,24 +307,24 @@ const char *km_elf_string(const km_elf *e, size_t strtab, uint64_t off)
     /* A SHT_NOBITS "string table" has no bytes in the file to point into. */
     if (s->sh_type == SHT_NOBITS || off >= s->sh_size)
         return NULL;
-    /* km_elf_open checked that the section lies within the file. */
+    /* ks_elf_open checked that the section lies within the file. */
     const char *p = (const char *)e->data + s->sh_offset + off;
     if (!memchr(p, 0, (size_t)(s->sh_size - off)))
         return NULL;
     return p;
 }
 
-const char *km_elf_section_name(const km_elf *e, size_t i)
+const char *ks_elf_section_name(const ks_elf *e, size_t i)
 {
     if (i >= e->shnum)
         return "?";
     if (e->shstrndx == 0)
         return "";
-    const char *name = km_elf_string(e, e->shstrndx, e->sh[i].sh_name);
+    const char *name = ks_elf_string(e, e->shstrndx, e->sh[i].sh_name);
     return name ? name : "?";
 }
 
-size_t km_elf_find_section(const km_elf *e, uint32_t type)
+size_t ks_elf_find_section(const ks_elf *e, uint32_t type)
 {
     for (size_t i = 1; i < e->shnum; i++)
         if (e->sh[i].sh_type == type)
@@ -332,7 +332,7 @@ size_t km_elf_find_section(const km_elf *e, uint32_t type)
     return 0;
 }
 
-bool km_elf_symtab(const km_elf *e, size_t symtab, size_t *count,
+bool ks_elf_symtab(const ks_elf *e, size_t symtab, size_t *count,
                    size_t *strtab)
 {
     if (symtab == 0 || symtab >= e->shnum)
@@ -349,17 +349,17 @@ bool km_elf_symtab(const km_elf *e, size_t symtab, size_t *count,
     return true;
 }
 
-bool km_elf_symbol(const km_elf *e, size_t symtab, size_t i, Elf64_Sym *out)
+bool ks_elf_symbol(const ks_elf *e, size_t symtab, size_t i, Elf64_Sym *out)
 {
     size_t count, strtab;
-    if (!km_elf_symtab(e, symtab, &count, &strtab) || i >= count)
+    if (!ks_elf_symtab(e, symtab, &count, &strtab) || i >= count)
         return false;
     memcpy(out, e->data + e->sh[symtab].sh_offset + i * sizeof(Elf64_Sym),
            sizeof *out);
     return true;
 }
 
-const char *km_elf_machine_name(unsigned machine, char *buf, size_t n)
+const char *ks_elf_machine_name(unsigned machine, char *buf, size_t n)
 {
     switch (machine) {
     case EM_RISCV: return "RISC-V";

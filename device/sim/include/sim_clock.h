@@ -15,16 +15,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "blackhole.h"
 #include "kmx_layout.h"
 
-#define SIM_PS_PER_SECOND 1000000000000ull
-#define SIM_PS_PER_US 1000000ull
 #define SIM_MHZ_DEFAULT 1000u /* the session's X280 clock */
 #define SIM_MHZ_FAST 1750u    /* the opt-in */
 
 /* One mtime tick, in picoseconds (20,000 at 50 MHz). */
-#define SIM_PS_PER_TICK (SIM_PS_PER_SECOND / KMX_TICKS_PER_SECOND)
-_Static_assert(SIM_PS_PER_SECOND % KMX_TICKS_PER_SECOND == 0,
+#define SIM_PS_PER_TICK (BH_PS_PER_SECOND / KMX_TICKS_PER_SECOND)
+_Static_assert(BH_PS_PER_SECOND % KMX_TICKS_PER_SECOND == 0,
                "an mtime tick is a whole number of picoseconds");
 
 static inline bool sim_mhz_valid(unsigned mhz)
@@ -35,13 +34,13 @@ static inline bool sim_mhz_valid(unsigned mhz)
 /* The start of cycle `cycles`: floor(cycles * 1e6 / mhz) picoseconds. */
 static inline uint64_t sim_cycles_to_ps(uint64_t cycles, unsigned mhz)
 {
-    return cycles / mhz * SIM_PS_PER_US + cycles % mhz * SIM_PS_PER_US / mhz;
+    return cycles / mhz * BH_PS_PER_US + cycles % mhz * BH_PS_PER_US / mhz;
 }
 
 /* The cycle running at `ps`: floor(ps * mhz / 1e6). */
 static inline uint64_t sim_ps_to_cycles(uint64_t ps, unsigned mhz)
 {
-    return ps / SIM_PS_PER_US * mhz + ps % SIM_PS_PER_US * mhz / SIM_PS_PER_US;
+    return ps / BH_PS_PER_US * mhz + ps % BH_PS_PER_US * mhz / BH_PS_PER_US;
 }
 
 /* The first cycle that begins at or after `ps`. */

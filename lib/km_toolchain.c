@@ -1,4 +1,4 @@
-/* toolchain: compiler identities and the data folder (km_toolchain.h). */
+/* km_toolchain: compiler identities and the data folder (km_toolchain.h). */
 #include "km_toolchain.h"
 
 #include <stdio.h>

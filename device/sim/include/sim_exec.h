@@ -32,9 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "km_error.h"
-#include "sim_hart.h"
-#include "sim_mem.h"
+#include "ks_error.h"
 
 #define SIM_EXEC_STACK_SIZE (64u * 1024u)
 #define SIM_EXEC_MAX_BYTES (1024ull * 1024 * 1024) /* of RAM, in all */
@@ -53,37 +51,19 @@ typedef struct sim_exec_result {
     uint64_t mcause, mepc, mtval; /* SIM_EXEC_TRAP only */
 } sim_exec_result;
 
-typedef struct sim_exec {
-    sim_mem mem;
-    sim_hart hart;
-    bool hart_ready;
-    /* The RAM buffers (a range split around tohost shares one). */
-    uint8_t *buf[SIM_MEM_MAX_RAM + 2];
-    unsigned nbuf;
-    uint64_t entry, code_base, code_size, stack_base, stack_top;
-    /* tohost: its address, and its 64-byte line (the device). */
-    bool has_tohost;
-    uint64_t tohost, line;
-    uint8_t *line_host; /* the line's bytes */
-    bool exited;
-    uint64_t exit_code;
-    /* The catch point (0: none could be placed) and what it caught. */
-    uint64_t catcher;
-    bool caught;
-    uint64_t caught_cause, caught_epc, caught_tval, caught_instret, caught_cycle;
-} sim_exec;
+typedef struct sim_exec sim_exec;
 
-/* Loads the ELF at `path` into x's memory and resets the hart.  KM_OK,
- * KM_EXIT_SYSTEM (cannot read it) or KM_EXIT_BUILD (not a loadable
+/* A hart with the ELF at `path` loaded into its memory, reset.  KS_OK,
+ * KS_ERR_SYSTEM (cannot read it) or KS_ERR_IMAGE (not a loadable
  * RV64 executable: what is wrong is in err).  *no_tohost is set when it
  * has no `tohost` symbol (it can end only by trap, wfi or the bound).
  * On failure there is nothing to free. */
-int sim_exec_load(sim_exec *x, const char *path, bool *no_tohost, km_error *err);
+int sim_exec_open(sim_exec **out, const char *path, bool *no_tohost, ks_error *err);
 
 /* Runs until an end (above) or until `max_instructions` have retired. */
 void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r);
 
-void sim_exec_free(sim_exec *x);
+void sim_exec_free(sim_exec *x); /* NULL is fine */
 
 /* "exit", "limit", "trap", "wfi". */
 const char *sim_exec_end_name(sim_exec_end end);

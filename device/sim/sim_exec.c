@@ -5,13 +5,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_read.h"
-#include "km_text.h"
+#include "ks_elf.h"
+#include "ks_text.h"
+#include "sim_hart.h"
+#include "sim_mem.h"
 
 #define PAGE 4096u
 #define LINE 64u
 #define CYCLES_PER_MTIME_TICK 20u /* 1000 MHz core, 50 MHz mtime */
 #define SLICE (1ull << 20)        /* cycles a sim_hart_run call may go on */
+
+struct sim_exec {
+    sim_mem mem;
+    sim_hart hart;
+    bool hart_ready;
+    /* The RAM buffers (a range split around tohost shares one). */
+    uint8_t *buf[SIM_MEM_MAX_RAM + 2];
+    unsigned nbuf;
+    uint64_t entry, code_base, code_size, stack_base, stack_top;
+    /* tohost: its address, and its 64-byte line (the device). */
+    bool has_tohost;
+    uint64_t tohost, line;
+    uint8_t *line_host; /* the line's bytes */
+    bool exited;
+    uint64_t exit_code;
+    /* The catch point (0: none could be placed) and what it caught. */
+    uint64_t catcher;
+    bool caught;
+    uint64_t caught_cause, caught_epc, caught_tval, caught_instret, caught_cycle;
+};
 
 typedef struct span {
     uint64_t lo, hi; /* page-aligned, hi exclusive */
@@ -95,16 +117,16 @@ static uint64_t dev_mtime(sim_mem *m, sim_hart *h)
 
 /* ---- loading ---- */
 
-static bool find_tohost(const km_elf *e, uint64_t *addr)
+static bool find_tohost(const ks_elf *e, uint64_t *addr)
 {
-    size_t symtab = km_elf_find_section(e, SHT_SYMTAB), n, strtab;
-    if (!symtab || !km_elf_symtab(e, symtab, &n, &strtab))
+    size_t symtab = ks_elf_find_section(e, SHT_SYMTAB), n, strtab;
+    if (!symtab || !ks_elf_symtab(e, symtab, &n, &strtab))
         return false;
     for (size_t i = 1; i < n; i++) {
         Elf64_Sym s;
-        if (!km_elf_symbol(e, symtab, i, &s) || s.st_shndx == SHN_UNDEF)
+        if (!ks_elf_symbol(e, symtab, i, &s) || s.st_shndx == SHN_UNDEF)
             continue;
-        const char *name = km_elf_string(e, strtab, s.st_name);
+        const char *name = ks_elf_string(e, strtab, s.st_name);
         if (name && strcmp(name, "tohost") == 0) {
             *addr = s.st_value;
             return true;
@@ -125,16 +147,16 @@ static const char *type_name(unsigned t)
 
 /* Checks what sim_exec needs of the file's header and segments, and
  * collects the loadable spans and the code range. */
-static int check_elf(sim_exec *x, const km_elf *e, const char *subject,
-                     span *spans, unsigned *nspans, km_error *err)
+static int check_elf(sim_exec *x, const ks_elf *e, const char *subject,
+                     span *spans, unsigned *nspans, ks_error *err)
 {
     char m[48], a[32], b[32];
     if (e->eh.e_machine != EM_RISCV)
-        return km_fail(err, KM_EXIT_BUILD,
+        return ks_fail(err, KS_ERR_IMAGE,
                        "%s is an ELF file for %s; expected RISC-V (RV64)",
-                       subject, km_elf_machine_name(e->eh.e_machine, m, sizeof m));
+                       subject, ks_elf_machine_name(e->eh.e_machine, m, sizeof m));
     if (e->eh.e_type != ET_EXEC)
-        return km_fail(err, KM_EXIT_BUILD,
+        return ks_fail(err, KS_ERR_IMAGE,
                        "%s is %s; expected a linked executable (ET_EXEC)",
                        subject, type_name(e->eh.e_type));
     unsigned n = 0;
@@ -145,25 +167,25 @@ static int check_elf(sim_exec *x, const km_elf *e, const char *subject,
         if (p->p_type != PT_LOAD || p->p_memsz == 0)
             continue;
         if (p->p_filesz > p->p_memsz)
-            return km_fail(err, KM_EXIT_BUILD,
+            return ks_fail(err, KS_ERR_IMAGE,
                            "%s is corrupt: segment %zu has more bytes in the "
                            "file (%s) than in memory (%s)", subject, i,
-                           km_thousands(p->p_filesz, a, sizeof a),
-                           km_thousands(p->p_memsz, b, sizeof b));
+                           ks_thousands(p->p_filesz, a, sizeof a),
+                           ks_thousands(p->p_memsz, b, sizeof b));
         if (p->p_vaddr > UINT64_MAX - PAGE - p->p_memsz)
-            return km_fail(err, KM_EXIT_BUILD,
+            return ks_fail(err, KS_ERR_IMAGE,
                            "%s: segment %zu (%s bytes at 0x%llx) runs past the "
                            "end of the address space", subject, i,
-                           km_thousands(p->p_memsz, a, sizeof a),
+                           ks_thousands(p->p_memsz, a, sizeof a),
                            (unsigned long long)p->p_vaddr);
         if (p->p_memsz > SIM_EXEC_MAX_BYTES)
-            return km_fail(err, KM_EXIT_BUILD,
+            return ks_fail(err, KS_ERR_IMAGE,
                            "%s: segment %zu is %s bytes; kmrun exec maps at "
                            "most %s bytes", subject, i,
-                           km_thousands(p->p_memsz, a, sizeof a),
-                           km_thousands(SIM_EXEC_MAX_BYTES, b, sizeof b));
+                           ks_thousands(p->p_memsz, a, sizeof a),
+                           ks_thousands(SIM_EXEC_MAX_BYTES, b, sizeof b));
         if (n == SIM_MEM_MAX_RAM)
-            return km_fail(err, KM_EXIT_BUILD,
+            return ks_fail(err, KS_ERR_IMAGE,
                            "%s has more than %u loadable segments", subject,
                            SIM_MEM_MAX_RAM);
         spans[n].lo = p->p_vaddr & ~(uint64_t)(PAGE - 1);
@@ -180,33 +202,33 @@ static int check_elf(sim_exec *x, const km_elf *e, const char *subject,
         }
     }
     if (n == 0)
-        return km_fail(err, KM_EXIT_BUILD, "%s has no loadable segment",
+        return ks_fail(err, KS_ERR_IMAGE, "%s has no loadable segment",
                        subject);
     if (code_hi == 0)
-        return km_fail(err, KM_EXIT_BUILD,
+        return ks_fail(err, KS_ERR_IMAGE,
                        "%s has no executable segment (PT_LOAD with PF_X)",
                        subject);
     if (!entry_ok)
-        return km_fail(err, KM_EXIT_BUILD,
+        return ks_fail(err, KS_ERR_IMAGE,
                        "%s: its entry point 0x%llx is not in an executable "
                        "segment", subject, (unsigned long long)e->eh.e_entry);
     if (total > SIM_EXEC_MAX_BYTES)
-        return km_fail(err, KM_EXIT_BUILD,
+        return ks_fail(err, KS_ERR_IMAGE,
                        "%s: its segments span %s bytes; kmrun exec maps at "
-                       "most %s bytes", subject, km_thousands(total, a, sizeof a),
-                       km_thousands(SIM_EXEC_MAX_BYTES, b, sizeof b));
+                       "most %s bytes", subject, ks_thousands(total, a, sizeof a),
+                       ks_thousands(SIM_EXEC_MAX_BYTES, b, sizeof b));
     x->entry = e->eh.e_entry;
     x->code_base = code_lo;
     x->code_size = code_hi - code_lo;
     *nspans = n;
-    return KM_OK;
+    return KS_OK;
 }
 
 /* The catch point: the first word past the code, when no segment's
  * bytes are there; in the code range, in RAM (a page of its own when the
  * code ends on a page boundary).  x->catcher stays 0 when it cannot be
  * placed (another segment right after the code). */
-static void place_catcher(sim_exec *x, const km_elf *e, span *spans, unsigned *n)
+static void place_catcher(sim_exec *x, const ks_elf *e, span *spans, unsigned *n)
 {
     uint64_t c = (x->code_base + x->code_size + 3) & ~(uint64_t)3;
     for (size_t i = 0; i < e->phnum; i++) {
@@ -250,44 +272,46 @@ static bool place_stack(sim_exec *x, span *spans, unsigned *n)
 }
 
 static int add_ram(sim_exec *x, uint64_t lo, uint64_t hi, uint8_t *host,
-                   const char *subject, km_error *err)
+                   const char *subject, ks_error *err)
 {
     if (lo == hi)
-        return KM_OK;
+        return KS_OK;
     if (x->mem.nram == SIM_MEM_MAX_RAM)
-        return km_fail(err, KM_EXIT_BUILD,
+        return ks_fail(err, KS_ERR_IMAGE,
                        "%s needs more than %u separate memory ranges (its "
                        "segments, the stack and the tohost line)", subject,
                        SIM_MEM_MAX_RAM);
     x->mem.ram[x->mem.nram++] = (sim_ram){lo, hi - lo, host, 0};
-    return KM_OK;
+    return KS_OK;
 }
 
-int sim_exec_load(sim_exec *x, const char *path, bool *no_tohost, km_error *err)
+static void release(sim_exec *x);
+
+static int load(sim_exec *x, const char *path, bool *no_tohost, ks_error *err)
 {
     memset(x, 0, sizeof *x);
     char subject[1100];
     snprintf(subject, sizeof subject, "'%s'", path);
-    km_elf e;
-    int rc = km_elf_open(&e, path, subject, err);
-    if (rc != KM_OK)
+    ks_elf e;
+    int rc = ks_elf_open(&e, path, subject, err);
+    if (rc != KS_OK)
         return rc;
 
     span spans[SIM_MEM_MAX_RAM + 2];
     unsigned n = 0;
     rc = check_elf(x, &e, subject, spans, &n, err);
-    if (rc != KM_OK)
+    if (rc != KS_OK)
         goto fail;
     place_catcher(x, &e, spans, &n);
     if (!place_stack(x, spans, &n)) {
-        rc = km_fail(err, KM_EXIT_BUILD,
+        rc = ks_fail(err, KS_ERR_IMAGE,
                      "%s leaves no room for a 64 KiB stack below or above its "
                      "segments", subject);
         goto fail;
     }
     n = merge_spans(spans, n);
     if (n > SIM_MEM_MAX_RAM) {
-        rc = km_fail(err, KM_EXIT_BUILD,
+        rc = ks_fail(err, KS_ERR_IMAGE,
                      "%s needs more than %u separate memory ranges (its "
                      "segments and the stack)", subject, SIM_MEM_MAX_RAM);
         goto fail;
@@ -295,7 +319,7 @@ int sim_exec_load(sim_exec *x, const char *path, bool *no_tohost, km_error *err)
 
     x->has_tohost = find_tohost(&e, &x->tohost);
     if (x->has_tohost && (x->tohost & 7)) {
-        rc = km_fail(err, KM_EXIT_BUILD,
+        rc = ks_fail(err, KS_ERR_IMAGE,
                      "%s: its 'tohost' (0x%llx) is not 8-byte aligned",
                      subject, (unsigned long long)x->tohost);
         goto fail;
@@ -305,7 +329,7 @@ int sim_exec_load(sim_exec *x, const char *path, bool *no_tohost, km_error *err)
     for (unsigned i = 0; i < n; i++) {
         uint8_t *host = calloc(1, (size_t)(spans[i].hi - spans[i].lo));
         if (!host) {
-            rc = km_fail(err, KM_EXIT_SYSTEM,
+            rc = ks_fail(err, KS_ERR_SYSTEM,
                          "cannot load %s: out of memory", subject);
             goto fail;
         }
@@ -329,30 +353,30 @@ int sim_exec_load(sim_exec *x, const char *path, bool *no_tohost, km_error *err)
     }
 
     /* The RAM ranges, with tohost's line cut out of the one holding it. */
-    for (unsigned k = 0; k < n && rc == KM_OK; k++) {
+    for (unsigned k = 0; k < n && rc == KS_OK; k++) {
         if (x->has_tohost && x->line >= spans[k].lo && x->line < spans[k].hi) {
             x->line_host = x->buf[k] + (x->line - spans[k].lo);
             rc = add_ram(x, spans[k].lo, x->line, x->buf[k], subject, err);
-            if (rc == KM_OK)
+            if (rc == KS_OK)
                 rc = add_ram(x, x->line + LINE, spans[k].hi,
                              x->line_host + LINE, subject, err);
         } else {
             rc = add_ram(x, spans[k].lo, spans[k].hi, x->buf[k], subject, err);
         }
     }
-    if (rc != KM_OK)
+    if (rc != KS_OK)
         goto fail;
     if (x->has_tohost && !x->line_host) {
         /* tohost outside every segment: the line is the device's alone. */
         x->line_host = calloc(1, LINE);
         if (!x->line_host) {
-            rc = km_fail(err, KM_EXIT_SYSTEM, "cannot load %s: out of memory",
+            rc = ks_fail(err, KS_ERR_SYSTEM, "cannot load %s: out of memory",
                          subject);
             goto fail;
         }
         x->buf[x->nbuf++] = x->line_host;
     }
-    km_elf_close(&e);
+    ks_elf_close(&e);
 
     x->mem.load = dev_load;
     x->mem.store = dev_store;
@@ -360,29 +384,53 @@ int sim_exec_load(sim_exec *x, const char *path, bool *no_tohost, km_error *err)
     x->mem.ctx = x;
     if (sim_hart_init(&x->hart, &x->mem, 0, x->entry, x->code_base,
                       x->code_size) != 0) {
-        sim_exec_free(x);
-        return km_fail(err, KM_EXIT_SYSTEM, "cannot load %s: out of memory",
+        release(x);
+        return ks_fail(err, KS_ERR_SYSTEM, "cannot load %s: out of memory",
                        subject);
     }
     x->hart_ready = true;
     x->hart.x[2] = x->stack_top;
     x->hart.mtvec = x->catcher;
     *no_tohost = !x->has_tohost;
-    return KM_OK;
+    return KS_OK;
 
 fail:
-    km_elf_close(&e);
-    sim_exec_free(x);
+    ks_elf_close(&e);
+    release(x);
     return rc;
 }
 
-void sim_exec_free(sim_exec *x)
+/* What load allocated; x is empty again. */
+static void release(sim_exec *x)
 {
     if (x->hart_ready)
         sim_hart_free(&x->hart);
     for (unsigned i = 0; i < x->nbuf; i++)
         free(x->buf[i]);
     memset(x, 0, sizeof *x);
+}
+
+int sim_exec_open(sim_exec **out, const char *path, bool *no_tohost, ks_error *err)
+{
+    *out = NULL;
+    sim_exec *x = calloc(1, sizeof *x);
+    if (!x)
+        return ks_fail(err, KS_ERR_SYSTEM, "cannot load '%s': out of memory", path);
+    int rc = load(x, path, no_tohost, err);
+    if (rc != KS_OK) {
+        free(x);
+        return rc;
+    }
+    *out = x;
+    return KS_OK;
+}
+
+void sim_exec_free(sim_exec *x)
+{
+    if (!x)
+        return;
+    release(x);
+    free(x);
 }
 
 /* ---- running ---- */

@@ -1,5 +1,4 @@
-/* session_feed: the card's kernel side on the simulated card
- * (session_internal.h, km_feed_*) — the Tensix grid (sim_grid), the
+/* sim_kernel: the card's kernel side (sim_kernel.h) — the Tensix grid (sim_grid), the
  * dispatcher (sim_dispatcher) with the grid plugged in through
  * sim_job_ops, the host ring in host memory, written and read by a host
  * "feeder" (sim_ring_host), and the threads' rings, reached through the
@@ -14,7 +13,7 @@
  * then the feeder at the pass's end (its events, its submissions).  A
  * command's modeled time is from its (last) submission to the end of the
  * pass that wrote its event.  Deterministic, like the rest of the card. */
-#include "session_internal.h"
+#include "sim_kernel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +31,14 @@
 
 /* A job the grid refused at submit (the dispatcher checked handler, group
  * and flags first, so only a surprise): reported done at once, result 0. */
-typedef struct feed_refused {
+typedef struct kernel_refused {
     uint32_t job;
     uint64_t at_ps;
-} feed_refused;
+} kernel_refused;
 
-struct km_feed {
-    const km_program *p;
+struct sim_kernel {
+    sim_card_command *commands; /* the host-fed commands, in order */
+    size_t ncommands;
     sim_grid *grid;
     sim_dispatcher *d;
     uint8_t cmd_bytes[FEED_CMD_BASE + 64u * (FEED_COMMAND_DEPTH + 1u)];
@@ -53,14 +53,14 @@ struct km_feed {
     size_t nagain;
     bool wait_wake;
     uint64_t next_pass_ps;
-    feed_refused refused[SIM_DISPATCH_JOBS_MAX];
+    kernel_refused refused[SIM_DISPATCH_JOBS_MAX];
     unsigned nrefused;
     /* Each work cluster's ring: the two halves' ports (the dispatcher keeps
      * pointers to them). */
     sim_ring_noc ring_ports[SIM_DISPATCH_RINGS][2];
     sim_ring_mem ring_mems[SIM_DISPATCH_RINGS][2];
-    sim_grid_region regions[KMX_WORK_CLUSTERS * KMX_MAX_REGIONS]; /* km_region_address's */
-    /* The host fallback's rings (km_feed_attach_host_ring): in host memory. */
+    km_region_place regions[KMX_WORK_CLUSTERS * KMX_MAX_REGIONS]; /* km_region_address's */
+    /* The host fallback's rings (sim_kernel_attach_host_ring): in host memory. */
     struct host_ring {
         uint8_t cmd_bytes[64u * (KMX_RING_COMMAND_DEPTH + 1u)];
         uint8_t ev_bytes[64u + 16u * KMX_RING_EVENT_DEPTH];
@@ -73,29 +73,29 @@ struct km_feed {
 
 static bool job_known(void *ctx, uint32_t handler)
 {
-    km_feed *f = ctx;
+    sim_kernel *f = ctx;
     return sim_grid_handler_known(f->grid, handler);
 }
 
 static bool job_can_take(void *ctx, uint32_t first, uint32_t count, bool exclusive)
 {
-    km_feed *f = ctx;
+    sim_kernel *f = ctx;
     (void)exclusive; /* a core runs one job at a time: any overlap waits */
     return !sim_grid_busy(f->grid, first, count);
 }
 
 static void job_submit(void *ctx, uint32_t job, const km_command_t *command, uint64_t now_ps)
 {
-    km_feed *f = ctx;
+    sim_kernel *f = ctx;
     if (sim_grid_submit(f->grid, job, command, 0, now_ps) != KM_REASON_NONE &&
         f->nrefused < SIM_DISPATCH_JOBS_MAX)
-        f->refused[f->nrefused++] = (feed_refused){job, now_ps};
+        f->refused[f->nrefused++] = (kernel_refused){job, now_ps};
 }
 
 static bool job_poll_done(void *ctx, uint64_t now_ps, uint32_t *job, uint32_t *result,
                           bool *timed_out, uint64_t *end_ps)
 {
-    km_feed *f = ctx;
+    sim_kernel *f = ctx;
     if (f->nrefused > 0) {
         *job = f->refused[0].job;
         *result = 0;
@@ -117,29 +117,16 @@ static bool job_poll_done(void *ctx, uint64_t now_ps, uint32_t *job, uint32_t *r
 
 static void job_cancel(void *ctx, uint32_t job, uint64_t now_ps)
 {
-    km_feed *f = ctx;
+    sim_kernel *f = ctx;
     (void)now_ps;
     sim_grid_cancel(f->grid, job);
 }
 
 /* ---- the feeder -------------------------------------------------------------- */
 
-static km_command_t command_of(const km_host_command *hc)
+static size_t command_of_handle(const sim_kernel *f, uint32_t handle)
 {
-    km_command_t c;
-    memset(&c, 0, sizeof c);
-    uint32_t flags = (hc->result ? KM_FLAG_RESULT : 0) | (hc->exclusive ? KM_FLAG_EXCLUSIVE : 0);
-    c.hdr = KM_HDR((uint32_t)hc->handler_id, flags);
-    c.group = KM_GROUP(hc->first, hc->count);
-    uint32_t *a = &c.a0;
-    for (size_t i = 0; i < hc->nargs && i < 10; i++)
-        a[i] = hc->args[i];
-    return c;
-}
-
-static size_t command_of_handle(const km_feed *f, uint32_t handle)
-{
-    for (size_t i = 0; i < f->p->ncommands; i++)
+    for (size_t i = 0; i < f->ncommands; i++)
         if (f->results[i].submitted && f->results[i].handle == handle)
             return i;
     return SIZE_MAX;
@@ -147,7 +134,7 @@ static size_t command_of_handle(const km_feed *f, uint32_t handle)
 
 /* The feeder at modeled time now: take every event, then submit what may
  * go. */
-static void feed(km_feed *f, uint64_t now)
+static void feed(sim_kernel *f, uint64_t now)
 {
     km_event_t e;
     while (sim_ring_host_poll(&f->host, &e) == SIM_RING_OK) {
@@ -168,7 +155,7 @@ static void feed(km_feed *f, uint64_t now)
         r->ended = true;
         r->event = e.kind;
         r->reason = e.reason;
-        r->has_result = e.kind == KM_EVENT_DONE && f->p->commands[i].result;
+        r->has_result = e.kind == KM_EVENT_DONE && f->commands[i].result;
         r->result = r->has_result ? e.ticks : 0;
         r->ps = now - f->submit_ps[i];
     }
@@ -179,12 +166,12 @@ static void feed(km_feed *f, uint64_t now)
             i = f->again[0];
         } else {
             i = f->next;
-            if (i >= f->p->ncommands)
+            if (i >= f->ncommands)
                 break;
-            if (i > 0 && f->p->commands[i - 1].wait && !f->results[i - 1].ended)
+            if (i > 0 && f->commands[i - 1].wait && !f->results[i - 1].ended)
                 break;
         }
-        km_command_t c = command_of(&f->p->commands[i]);
+        km_command_t c = f->commands[i].command;
         uint32_t handle;
         if (sim_ring_host_submit(&f->host, &c, &handle) != SIM_RING_OK)
             break; /* no free slot: after the next pass */
@@ -198,7 +185,16 @@ static void feed(km_feed *f, uint64_t now)
     }
 }
 
-void km_feed_free(km_feed *f)
+static void set_regions(sim_kernel *f, const km_region_place *regions, unsigned n)
+{
+    if (n > sizeof f->regions / sizeof f->regions[0])
+        n = sizeof f->regions / sizeof f->regions[0];
+    if (n > 0)
+        memcpy(f->regions, regions, n * sizeof regions[0]);
+    sim_grid_set_regions(f->grid, f->regions, n);
+}
+
+void sim_kernel_free(sim_kernel *f)
 {
     if (!f)
         return;
@@ -207,43 +203,45 @@ void km_feed_free(km_feed *f)
     free(f->results);
     free(f->submit_ps);
     free(f->again);
+    free(f->commands);
     free(f);
 }
 
-int km_feed_create(km_feed **out, const km_program *p, sim_dram *dram, const char *kernels_so,
-                   void (*sync)(void *ctx, uint64_t now_ps), void *sync_ctx, km_error *err)
+int sim_kernel_create(sim_kernel **out, const sim_card_params *p, sim_dram *dram,
+                      void (*sync)(void *ctx, uint64_t now_ps), void *sync_ctx, ks_error *err)
 {
     *out = NULL;
-    km_feed *f = calloc(1, sizeof *f);
+    sim_kernel *f = calloc(1, sizeof *f);
     size_t n = p->ncommands ? p->ncommands : 1;
     if (f) {
         f->results = calloc(n, sizeof *f->results);
         f->submit_ps = calloc(n, sizeof *f->submit_ps);
         f->again = calloc(n, sizeof *f->again);
+        f->commands = calloc(n, sizeof *f->commands);
     }
-    if (!f || !f->results || !f->submit_ps || !f->again) {
-        km_feed_free(f);
-        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the Tensix grid");
+    if (!f || !f->results || !f->submit_ps || !f->again || !f->commands) {
+        sim_kernel_free(f);
+        return ks_fail(err, KS_ERR_SYSTEM, "out of memory for the Tensix grid");
     }
-    f->p = p;
+    if (p->ncommands)
+        memcpy(f->commands, p->commands, p->ncommands * sizeof *f->commands);
+    f->ncommands = p->ncommands;
     f->grid = sim_grid_create(dram, SIM_GRID_MHZ);
     if (!f->grid) {
-        km_feed_free(f);
-        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the Tensix grid");
+        sim_kernel_free(f);
+        return ks_fail(err, KS_ERR_SYSTEM, "out of memory for the Tensix grid");
     }
-    if (kernels_so) {
-        int rc = sim_grid_load_kernels(f->grid, kernels_so,
-                                       (const char *const *)p->kernels.handlers,
-                                       (unsigned)p->kernels.nhandlers, err);
-        if (rc != KM_OK) {
-            km_feed_free(f);
+    set_regions(f, p->regions, p->nregions);
+    if (p->kernels_so) {
+        int rc = sim_grid_load_kernels(f->grid, p->kernels_so, p->handlers, p->nhandlers, err);
+        if (rc != KS_OK) {
+            sim_kernel_free(f);
             return rc;
         }
     }
     sim_dispatcher_params params;
     sim_dispatcher_params_default(&params);
-    if (sim_mhz_valid(p->x280_mhz))
-        params.mhz = p->x280_mhz;
+    params.mhz = p->mhz;
     params.jobs = (sim_job_ops){
         .ctx = f,
         .handler_known = job_known,
@@ -256,8 +254,8 @@ int km_feed_create(km_feed **out, const km_program *p, sim_dram *dram, const cha
     params.sync_ctx = sync_ctx;
     f->d = sim_dispatcher_create(&params);
     if (!f->d) {
-        km_feed_free(f);
-        return km_fail(err, KM_EXIT_INTERNAL, "the dispatcher model refused its parameters");
+        sim_kernel_free(f);
+        return ks_fail(err, KS_ERR_BUG, "the dispatcher model refused its parameters");
     }
     f->cmd_buf = (sim_ring_buffer){f->cmd_bytes, 0, sizeof f->cmd_bytes};
     f->ev_buf = (sim_ring_buffer){f->ev_bytes, 0, sizeof f->ev_bytes};
@@ -273,42 +271,42 @@ int km_feed_create(km_feed **out, const km_program *p, sim_dram *dram, const cha
     desc.counts = FEED_EV_BASE;
     desc.events = FEED_EV_BASE + 64u;
     if (!sim_dispatcher_attach_ring(f->d, 0, &f->cmd_mem, &f->ev_mem, &desc)) {
-        km_feed_free(f);
-        return km_fail(err, KM_EXIT_INTERNAL, "the dispatcher refused the host ring");
+        sim_kernel_free(f);
+        return ks_fail(err, KS_ERR_BUG, "the dispatcher refused the host ring");
     }
     sim_ring_host_init(&f->host, &f->cmd_mem, &f->ev_mem, &desc);
     feed(f, 0); /* the first submissions, before the first pass */
     *out = f;
-    return KM_OK;
+    return KS_OK;
 }
 
-int km_feed_attach_thread(km_feed *f, struct sim_noc *noc, int cluster,
-                          const kmx_ring_descriptor *desc, km_error *err)
+int sim_kernel_attach_thread(sim_kernel *f, sim_noc *noc, unsigned cluster,
+                             const kmx_ring_descriptor *desc, ks_error *err)
 {
     if (desc->kind == KMX_RING_NONE)
-        return KM_OK;
-    unsigned ring = (unsigned)cluster;
+        return KS_OK;
+    unsigned ring = cluster;
     /* Remote: the command lines in the dispatcher's LIM (desc's tile), the
      * events in the thread's LIM.  Cached: both in the thread's bank. */
     sim_ring_noc *ports = f->ring_ports[ring];
     ports[0] = (sim_ring_noc){noc, desc->noc_x, desc->noc_y};
     ports[1] = desc->kind == KMX_RING_REMOTE
-                   ? (sim_ring_noc){noc, KMX_CLUSTER_TILE_X((unsigned)cluster),
-                                    KMX_CLUSTER_TILE_Y((unsigned)cluster)}
+                   ? (sim_ring_noc){noc, KMX_CLUSTER_TILE_X(cluster),
+                                    KMX_CLUSTER_TILE_Y(cluster)}
                    : ports[0];
     f->ring_mems[ring][0] = sim_ring_noc_mem(&ports[0]);
     f->ring_mems[ring][1] = sim_ring_noc_mem(&ports[1]);
     if (!sim_dispatcher_attach_ring(f->d, ring, &f->ring_mems[ring][0], &f->ring_mems[ring][1],
                                     desc))
-        return km_fail(err, KM_EXIT_INTERNAL, "the dispatcher refused the ring of cluster %d",
+        return ks_fail(err, KS_ERR_BUG, "the dispatcher refused the ring of cluster %u",
                        cluster);
-    return KM_OK;
+    return KS_OK;
 }
 
-sim_ring_host *km_feed_attach_host_ring(km_feed *f, int cluster, km_error *err)
+sim_ring_host *sim_kernel_attach_host_ring(sim_kernel *f, unsigned cluster, ks_error *err)
 {
     struct host_ring *h = &f->host_rings[cluster];
-    unsigned ring = (unsigned)cluster;
+    unsigned ring = cluster;
     h->cmd_buf = (sim_ring_buffer){h->cmd_bytes, 0, sizeof h->cmd_bytes};
     h->ev_buf = (sim_ring_buffer){h->ev_bytes, 0, sizeof h->ev_bytes};
     f->ring_mems[ring][0] = sim_ring_buffer_mem(&h->cmd_buf);
@@ -324,46 +322,32 @@ sim_ring_host *km_feed_attach_host_ring(km_feed *f, int cluster, km_error *err)
     desc.events = 64u;
     if (!sim_dispatcher_attach_ring(f->d, ring, &f->ring_mems[ring][0], &f->ring_mems[ring][1],
                                     &desc)) {
-        km_fail(err, KM_EXIT_INTERNAL, "the dispatcher refused the ring of cluster %d", cluster);
+        ks_fail(err, KS_ERR_BUG, "the dispatcher refused the ring of cluster %u", cluster);
         return NULL;
     }
     sim_ring_host_init(&h->writer, &f->ring_mems[ring][0], &f->ring_mems[ring][1], &desc);
     return &h->writer;
 }
 
-void km_feed_pass(km_feed *f)
+void sim_kernel_pass(sim_kernel *f)
 {
-    km_feed_step(f, f->next_pass_ps);
+    sim_kernel_step(f, f->next_pass_ps);
 }
 
-uint64_t km_feed_now_ps(const km_feed *f)
+uint64_t sim_kernel_now_ps(const sim_kernel *f)
 {
     return f->next_pass_ps;
 }
 
-void km_feed_set_regions(km_feed *f, const km_plan *plan)
+bool sim_kernel_done(const sim_kernel *f)
 {
-    unsigned n = 0;
-    for (unsigned i = 0; i < plan->nclusters; i++) {
-        const km_cluster_plan *cp = &plan->clusters[i];
-        for (uint32_t k = 0; k < cp->nregions; k++) {
-            const km_placed *pl = &cp->regions[k];
-            f->regions[n++] = (sim_grid_region){cp->cluster, pl->region->name, pl->bank,
-                                                pl->bank_address, pl->region->size};
-        }
-    }
-    sim_grid_set_regions(f->grid, f->regions, n);
-}
-
-bool km_feed_done(const km_feed *f)
-{
-    for (size_t i = 0; i < f->p->ncommands; i++)
+    for (size_t i = 0; i < f->ncommands; i++)
         if (!f->results[i].ended)
             return false;
     return true;
 }
 
-void km_feed_step(km_feed *f, uint64_t until_ps)
+void sim_kernel_step(sim_kernel *f, uint64_t until_ps)
 {
     while (f->next_pass_ps <= until_ps) {
         uint64_t t = f->next_pass_ps;
@@ -373,13 +357,13 @@ void km_feed_step(km_feed *f, uint64_t until_ps)
     }
 }
 
-void km_feed_stop(km_feed *f)
+void sim_kernel_stop(sim_kernel *f)
 {
     sim_dispatcher_stop(f->d);
     sim_grid_set_stop(f->grid, true);
 }
 
-const km_command_result *km_feed_results(const km_feed *f)
+const km_command_result *sim_kernel_results(const sim_kernel *f)
 {
     return f->results;
 }

@@ -81,7 +81,7 @@ struct sim_grid {
     unsigned njobs;
     km_handler_fn handlers[KM_HANDLER_MAX + 1];
     void *so; /* the kernels' object, or NULL */
-    const sim_grid_region *regions; /* km_region_address's table (the owner's) */
+    const km_region_place *regions; /* km_region_address's table (the owner's) */
     unsigned nregions;
     jmp_buf main_jmp; /* the grid's side of a switch */
 #ifdef GRID_ASAN
@@ -277,17 +277,17 @@ void sim_grid_free(sim_grid *g)
 }
 
 int sim_grid_load_kernels(sim_grid *g, const char *so_path, const char *const names[],
-                          unsigned n, km_error *err)
+                          unsigned n, ks_error *err)
 {
     if (g->njobs)
-        return km_fail(err, KM_EXIT_INTERNAL, "grid: kernels loaded while %u jobs run",
+        return ks_fail(err, KS_ERR_BUG, "grid: kernels loaded while %u jobs run",
                        g->njobs);
     if (n > KM_HANDLER_MAX + 1 - KM_HANDLER_FIRST_PROGRAM)
-        return km_fail(err, KM_EXIT_USAGE, "%s: %u handlers, at most %u", so_path, n,
+        return ks_fail(err, KS_ERR_INPUT, "%s: %u handlers, at most %u", so_path, n,
                        KM_HANDLER_MAX + 1 - KM_HANDLER_FIRST_PROGRAM);
     void *so = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
     if (!so)
-        return km_fail(err, KM_EXIT_BUILD, "cannot load the kernels: %s", dlerror());
+        return ks_fail(err, KS_ERR_IMAGE, "cannot load the kernels: %s", dlerror());
     km_handler_fn fns[KM_HANDLER_MAX + 1];
     for (unsigned i = 0; i < n; i++) {
         char symbol[256];
@@ -295,7 +295,7 @@ int sim_grid_load_kernels(sim_grid *g, const char *so_path, const char *const na
         void *f = dlsym(so, symbol);
         if (!f) {
             dlclose(so);
-            return km_fail(err, KM_EXIT_BUILD, "%s: no handler %s (%s)", so_path, names[i],
+            return ks_fail(err, KS_ERR_IMAGE, "%s: no handler %s (%s)", so_path, names[i],
                            symbol);
         }
         /* POSIX guarantees a dlsym'd function converts back. */
@@ -307,7 +307,7 @@ int sim_grid_load_kernels(sim_grid *g, const char *so_path, const char *const na
     for (unsigned i = KM_HANDLER_FIRST_PROGRAM; i <= KM_HANDLER_MAX; i++)
         g->handlers[i] = i - KM_HANDLER_FIRST_PROGRAM < n ? fns[i - KM_HANDLER_FIRST_PROGRAM]
                                                           : NULL;
-    return KM_OK;
+    return KS_OK;
 }
 
 bool sim_grid_handler_known(const sim_grid *g, uint32_t handler)
@@ -451,7 +451,7 @@ uint32_t km_result(const km_core *c) { return c->job->result; }
 uint64_t km_time_ps(const km_core *c) { return c->time_ps; }
 bool km_stop_requested(const km_core *c) { return c->grid->stop; }
 
-void sim_grid_set_regions(sim_grid *g, const sim_grid_region *table, unsigned n)
+void sim_grid_set_regions(sim_grid *g, const km_region_place *table, unsigned n)
 {
     g->regions = table;
     g->nregions = n;
@@ -462,7 +462,7 @@ int km_region_address(const km_core *c, int cluster, const char *name, unsigned 
 {
     const sim_grid *g = c->grid;
     for (unsigned i = 0; name && i < g->nregions; i++) {
-        const sim_grid_region *r = &g->regions[i];
+        const km_region_place *r = &g->regions[i];
         if (r->cluster != cluster || strcmp(r->name, name) != 0)
             continue;
         if (bank)
@@ -521,7 +521,7 @@ int km_noc_read(km_core *c, unsigned bank, uint64_t bank_address, void *dst, uin
         return -1;
     spend_ps(c, SIM_GRID_NOC_READ_PS + transfer_ps(c, n));
     /* The bytes as they are when the read completes. */
-    return sim_dram_read(c->grid->dram, bank, bank_address, dst, n, NULL) == KM_OK ? 0 : -1;
+    return sim_dram_read(c->grid->dram, bank, bank_address, dst, n, NULL) == KS_OK ? 0 : -1;
 }
 
 int km_noc_write(km_core *c, unsigned bank, uint64_t bank_address, const void *src, uint64_t n)
@@ -529,5 +529,5 @@ int km_noc_write(km_core *c, unsigned bank, uint64_t bank_address, const void *s
     if (!in_bank(bank, bank_address, n))
         return -1;
     spend_ps(c, SIM_GRID_NOC_WRITE_PS + transfer_ps(c, n));
-    return sim_dram_write(c->grid->dram, bank, bank_address, src, n, NULL) == KM_OK ? 0 : -1;
+    return sim_dram_write(c->grid->dram, bank, bank_address, src, n, NULL) == KS_OK ? 0 : -1;
 }

@@ -1,0 +1,34 @@
+/* km_card_io: what a host hands a Blackhole card and gets back from it,
+ * whichever card it is (the simulated one, a real one through its
+ * driver): where a thread's region lies (what km_region_address answers a
+ * Tensix handler) and what came back for a host-fed command. */
+#ifndef KM_CARD_IO_H
+#define KM_CARD_IO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A region copy of a thread. */
+typedef struct km_region_place {
+    int cluster; /* 1..3 */
+    const char *name;
+    unsigned bank;
+    uint64_t bank_address;
+    uint64_t bytes;
+} km_region_place;
+
+/* A host-fed command (the manifest's `commands`, in order): what came
+ * back through the host ring. */
+typedef struct km_command_result {
+    bool submitted;  /* it went into the ring (handle valid) */
+    uint32_t handle; /* its number in the host ring (the last one, when resubmitted) */
+    uint32_t busy;   /* times it was rejected KM_REASON_BUSY and submitted again */
+    bool ended;      /* it has its event */
+    uint16_t event;  /* KM_EVENT_DONE, KM_EVENT_TIMEOUT, KM_EVENT_REJECTED */
+    uint16_t reason; /* KM_REASON_* of a rejection, else 0 */
+    bool has_result; /* done with `result: true`: the leader's result word */
+    uint32_t result;
+    uint64_t ps;     /* modeled time from its submission to its event */
+} km_command_result;
+
+#endif

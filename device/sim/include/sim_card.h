@@ -1,0 +1,170 @@
+/* sim_card: the simulated Blackhole as one thing — the API through which
+ * kmrun's backends load and run a program on it.  Nothing above device/sim/
+ * reaches a part of the card (a cluster, the NoC, the grid, the
+ * dispatcher) but through these functions.
+ *
+ * A card owns its DRAM banks (every byte zero at creation), the NoC,
+ * cluster 0 (the dispatcher's: its local memory holds the threads'
+ * command lines and answers on the NoC; its cores are the dispatcher
+ * model, so they never run), the work clusters a program adds, the Tensix
+ * grid with the program's handlers, the dispatcher, the host ring with
+ * its feeder (the manifest's host-fed commands) and every thread's ring.
+ *
+ *   sim_card_create(&card, &params, &err)      the kernel side runs from here
+ *   sim_card_add_cluster(card, 1, &err)        per thread: a work cluster,
+ *   sim_card_load_image / write_lim / write_dram   its image, blocks, regions,
+ *   sim_card_attach_ring(card, 1, &desc, &err)     its ring,
+ *   sim_card_start(card, &err)                 then every cluster's cores at once
+ *   sim_card_step(card, until_ps) ...          modeled time goes forward
+ *   sim_card_read_lim / read_dram              the host looks, as on a card
+ *   sim_card_free(card)
+ *
+ * The host fallback uses the card without work clusters: its threads run
+ * on the host and reach the dispatcher through rings in host memory
+ * (sim_card_attach_host_ring), and the kernel side goes forward one pass
+ * at a time (sim_card_pass).
+ *
+ * Time is modeled picoseconds from the card's start (sim_clock.h).
+ * Every function is deterministic: the same calls give the same memory,
+ * the same results and the same times, whatever the host.  Not
+ * thread-safe: one owner calls everything (the host fallback serialises
+ * its threads' calls under a lock of its own). */
+#ifndef SIM_CARD_H
+#define SIM_CARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "km_card_io.h"
+#include "km_device.h"
+#include "kmx_layout.h"
+#include "ks_error.h"
+#include "sim_clock.h"
+
+typedef struct sim_card sim_card;
+
+/* A host-fed command as the feeder submits it: after the previous one has
+ * its event when that one `wait`s, else at once. */
+typedef struct sim_card_command {
+    km_command_t command;
+    bool wait;   /* the next command waits for this one's event */
+    bool result; /* KM_FLAG_RESULT: the event carries the leader's word */
+} sim_card_command;
+
+typedef struct sim_card_params {
+    unsigned mhz; /* the X280 clock: SIM_MHZ_DEFAULT or SIM_MHZ_FAST */
+    /* The program's Tensix handlers: names[i] is handler id
+     * KM_HANDLER_FIRST_PROGRAM + i (NULL kernels_so: built-ins only). */
+    const char *kernels_so;
+    const char *const *handlers;
+    unsigned nhandlers;
+    /* The host-fed commands, in order (copied). */
+    const sim_card_command *commands;
+    size_t ncommands;
+    /* Every region copy of the program (copied; the names must outlive
+     * the card). */
+    const km_region_place *regions;
+    unsigned nregions;
+} sim_card_params;
+
+/* A fresh card.  KS_OK; KS_ERR_IMAGE when the kernels cannot be loaded,
+ * KS_ERR_INPUT for a clock the card does not have or too many handlers,
+ * KS_ERR_SYSTEM when memory runs out.  *out is NULL on failure. */
+int sim_card_create(sim_card **out, const sim_card_params *params, ks_error *err);
+void sim_card_free(sim_card *card); /* NULL is fine */
+
+/* ---- loading a work cluster (1..3), before sim_card_start ---------------- */
+
+/* Work cluster `cluster` comes to life: local memory zero, cache empty,
+ * cores not started, on the NoC. */
+int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err);
+
+/* The image's loadable segments into the cluster's image area, where they
+ * ask (memsz past filesz zeroed).  KS_ERR_IMAGE for a segment outside
+ * the KMX_IMAGE_MAX_BYTES the cluster fetches from; `subject` names the
+ * image in messages. */
+int sim_card_load_image(sim_card *card, unsigned cluster, const char *path, const char *subject,
+                        ks_error *err);
+
+/* The host's accesses to a cluster's local memory (KMX_LIM_* addresses). */
+int sim_card_write_lim(sim_card *card, unsigned cluster, uint64_t addr, const void *src,
+                       uint64_t n, ks_error *err);
+int sim_card_read_lim(sim_card *card, unsigned cluster, uint64_t addr, void *dst, uint64_t n,
+                      ks_error *err);
+
+/* The thread on `cluster`'s ring, where its argument block's descriptor
+ * puts it (nothing for KMX_RING_NONE): the dispatcher reaches it over the
+ * NoC. */
+int sim_card_attach_ring(sim_card *card, unsigned cluster, const kmx_ring_descriptor *desc,
+                         ks_error *err);
+
+/* Every added cluster's cores leave reset at KMX_LIM_IMAGE together. */
+int sim_card_start(sim_card *card, ks_error *err);
+
+/* ---- DRAM, as the host reaches it (never through a cache) ---------------- */
+
+int sim_card_write_dram(sim_card *card, unsigned bank, uint64_t bank_address, const void *src,
+                        uint64_t n, ks_error *err);
+int sim_card_read_dram(sim_card *card, unsigned bank, uint64_t bank_address, void *dst,
+                       uint64_t n, ks_error *err);
+
+/* ---- running --------------------------------------------------------------- */
+
+/* Runs the card up to until_ps: the kernel side's passes that start by
+ * then (while host-fed commands are pending or a work cluster runs), and
+ * every work cluster that is not parked.  Clusters that run together go
+ * forward one quantum at a time, so a store one makes into another's
+ * memory is seen from the next quantum on; a pass that looks at the rings
+ * first brings the clusters up to its time. */
+void sim_card_step(sim_card *card, uint64_t until_ps);
+
+/* The host is done with a cluster (its thread ended, or is stuck and the
+ * runtime would mark the cluster unhealthy): its cores halt and it is no
+ * longer stepped. */
+void sim_card_park(sim_card *card, unsigned cluster);
+
+/* Whether a core of a cluster that is not parked can run (not all in wfi
+ * or halted): when none can, nothing changes until an outside event. */
+bool sim_card_busy(const sim_card *card);
+
+/* The stop word of a cluster, as the host writes it. */
+void sim_card_request_stop(sim_card *card, unsigned cluster);
+
+/* A failure inside a cluster's model (KS_ERR_SYSTEM: its memory could not
+ * grow), once; false while there is none. */
+bool sim_card_failed(const sim_card *card, unsigned cluster, ks_error *err);
+
+/* Where a cluster's core is: its pc, and whether it runs (not in wfi, not
+ * halted). */
+typedef struct sim_card_core {
+    uint64_t pc;
+    bool running;
+} sim_card_core;
+void sim_card_core_at(const sim_card *card, unsigned cluster, unsigned core, sim_card_core *out);
+
+/* Instructions retired by every core of the work clusters. */
+uint64_t sim_card_instructions(const sim_card *card);
+
+/* ---- the kernel side ------------------------------------------------------- */
+
+/* Whether every host-fed command has its event. */
+bool sim_card_commands_done(const sim_card *card);
+/* One per command of the params, in order (the card's, until it is freed). */
+const km_command_result *sim_card_command_results(const sim_card *card);
+
+/* The kernel stops: commands not yet taken are rejected, handlers see the
+ * stop flag. */
+void sim_card_stop_kernel(sim_card *card);
+
+/* The host fallback's side: ring `cluster` of the dispatcher in host
+ * memory, served exactly as the card thread's ring would be; a command
+ * into it (false: no free slot yet) and its next event (false: none yet).
+ * sim_card_pass runs the kernel side's next pass. */
+int sim_card_attach_host_ring(sim_card *card, unsigned cluster, ks_error *err);
+bool sim_card_host_submit(sim_card *card, unsigned cluster, const km_command_t *command,
+                          uint32_t *handle);
+bool sim_card_host_poll(sim_card *card, unsigned cluster, km_event_t *event);
+void sim_card_pass(sim_card *card);
+
+#endif

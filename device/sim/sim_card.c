@@ -1,0 +1,325 @@
+/* sim_card: the simulated Blackhole, wired (sim_card.h).
+ *
+ * Who owns what: the card owns the banks (sim_dram) and the NoC router;
+ * cluster 0 and the work clusters sit on the NoC at their tiles; the
+ * kernel side (sim_kernel.c) owns the grid, the dispatcher and the rings.
+ * The dispatcher's sync is this file's step_clusters: before a pass looks
+ * at the rings, the work clusters run up to its time, so each side sees
+ * what the other wrote before it. */
+#include "sim_card.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks_elf.h"
+#include "sim_cluster.h"
+#include "sim_kernel.h"
+#include "sim_noc.h"
+
+struct sim_card {
+    sim_dram dram;
+    sim_noc noc;      /* the clusters' NoC windows reach the banks and each other's LIM */
+    unsigned mhz;     /* the X280 clusters' clock */
+    sim_cluster *dispatcher_lim; /* cluster 0: the remote halves of the rings */
+    /* The work clusters, by number (index 0 unused); NULL when not added. */
+    sim_cluster *clusters[KMX_CLUSTERS];
+    bool parked[KMX_CLUSTERS];
+    sim_kernel *kernel;
+    bool kernel_stopped;
+    sim_ring_host *host_rings[KMX_CLUSTERS]; /* the host fallback's */
+};
+
+static bool work_cluster(unsigned cluster)
+{
+    return cluster >= 1 && cluster <= KMX_WORK_CLUSTERS;
+}
+
+/* A cluster the host may step and look at. */
+static bool live(const sim_card *card, unsigned cluster)
+{
+    return card->clusters[cluster] && !card->parked[cluster];
+}
+
+/* Every live cluster up to until_ps.  With more than one, they go forward
+ * together one quantum at a time, so a store made in quantum q is seen
+ * from quantum q + 1 on, whichever cluster made it.  Alone, a cluster
+ * takes the whole span in one step (the same quanta, so the same
+ * results). */
+static void step_clusters(sim_card *card, uint64_t until_ps)
+{
+    unsigned nlive = 0;
+    uint64_t from = UINT64_MAX;
+    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++) {
+        if (!live(card, c))
+            continue;
+        nlive++;
+        uint64_t at = sim_cluster_now_ps(card->clusters[c]);
+        if (at < from)
+            from = at;
+    }
+    if (nlive > 1) {
+        uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
+        for (uint64_t t = from + quantum_ps; t < until_ps; t += quantum_ps)
+            for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+                if (live(card, c))
+                    sim_cluster_step(card->clusters[c], t);
+    }
+    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+        if (live(card, c))
+            sim_cluster_step(card->clusters[c], until_ps);
+}
+
+static void sync_clusters(void *ctx, uint64_t now_ps)
+{
+    step_clusters(ctx, now_ps);
+}
+
+int sim_card_create(sim_card **out, const sim_card_params *params, ks_error *err)
+{
+    *out = NULL;
+    if (!sim_mhz_valid(params->mhz))
+        return ks_fail(err, KS_ERR_INPUT, "X280 clock %u MHz (expected %u or %u)", params->mhz,
+                       SIM_MHZ_DEFAULT, SIM_MHZ_FAST);
+    sim_card *card = calloc(1, sizeof *card);
+    if (!card)
+        return ks_fail(err, KS_ERR_SYSTEM, "out of memory for the simulated card");
+    sim_dram_init(&card->dram);
+    sim_noc_init(&card->noc, &card->dram);
+    card->mhz = params->mhz;
+    int rc = sim_cluster_create(&card->dispatcher_lim, &card->dram, 0, params->mhz, err);
+    if (rc == KS_OK)
+        rc = sim_cluster_attach_noc(card->dispatcher_lim, &card->noc, err);
+    if (rc == KS_OK)
+        rc = sim_kernel_create(&card->kernel, params, &card->dram, sync_clusters, card, err);
+    if (rc != KS_OK) {
+        sim_card_free(card);
+        return rc;
+    }
+    *out = card;
+    return KS_OK;
+}
+
+void sim_card_free(sim_card *card)
+{
+    if (!card)
+        return;
+    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+        sim_cluster_destroy(card->clusters[c]);
+    sim_kernel_free(card->kernel);
+    sim_cluster_destroy(card->dispatcher_lim);
+    sim_dram_free(&card->dram);
+    free(card);
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+static int no_cluster(unsigned cluster, ks_error *err)
+{
+    return ks_fail(err, KS_ERR_BUG, "no work cluster %u on the simulated card", cluster);
+}
+
+int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err)
+{
+    if (!work_cluster(cluster) || card->clusters[cluster])
+        return ks_fail(err, KS_ERR_BUG, "work cluster %u cannot be added (the card has 1 to %u)",
+                       cluster, KMX_WORK_CLUSTERS);
+    int rc = sim_cluster_create(&card->clusters[cluster], &card->dram, cluster, card->mhz, err);
+    if (rc == KS_OK)
+        rc = sim_cluster_attach_noc(card->clusters[cluster], &card->noc, err);
+    return rc;
+}
+
+int sim_card_load_image(sim_card *card, unsigned cluster, const char *path, const char *subject,
+                        ks_error *err)
+{
+    if (!work_cluster(cluster) || !card->clusters[cluster])
+        return no_cluster(cluster, err);
+    sim_cluster *c = card->clusters[cluster];
+    ks_elf e;
+    int rc = ks_elf_open(&e, path, subject, err);
+    if (rc != KS_OK)
+        return rc;
+    /* The image checker made sure every segment fits; a damaged cache
+     * entry is caught here. */
+    for (size_t i = 0; rc == KS_OK && i < e.phnum; i++) {
+        const Elf64_Phdr *ph = &e.ph[i];
+        if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
+            continue;
+        if (ph->p_vaddr < KMX_LIM_IMAGE || ph->p_memsz > KMX_IMAGE_MAX_BYTES ||
+            ph->p_vaddr - KMX_LIM_IMAGE > KMX_IMAGE_MAX_BYTES - ph->p_memsz ||
+            ph->p_filesz > ph->p_memsz) {
+            rc = ks_fail(err, KS_ERR_IMAGE,
+                         "%s '%s': a segment at 0x%llx of %llu bytes is outside the image area",
+                         subject, path, (unsigned long long)ph->p_vaddr,
+                         (unsigned long long)ph->p_memsz);
+            break;
+        }
+        rc = sim_cluster_write_lim(c, ph->p_vaddr, e.data + ph->p_offset, ph->p_filesz, err);
+        if (rc == KS_OK && ph->p_memsz > ph->p_filesz) {
+            uint64_t n = ph->p_memsz - ph->p_filesz;
+            void *zeros = calloc(1, n);
+            rc = zeros ? sim_cluster_write_lim(c, ph->p_vaddr + ph->p_filesz, zeros, n, err)
+                       : ks_fail(err, KS_ERR_SYSTEM, "out of memory loading %s", subject);
+            free(zeros);
+        }
+    }
+    ks_elf_close(&e);
+    return rc;
+}
+
+int sim_card_write_lim(sim_card *card, unsigned cluster, uint64_t addr, const void *src,
+                       uint64_t n, ks_error *err)
+{
+    if (!work_cluster(cluster) || !card->clusters[cluster])
+        return no_cluster(cluster, err);
+    return sim_cluster_write_lim(card->clusters[cluster], addr, src, n, err);
+}
+
+int sim_card_read_lim(sim_card *card, unsigned cluster, uint64_t addr, void *dst, uint64_t n,
+                      ks_error *err)
+{
+    if (!work_cluster(cluster) || !card->clusters[cluster])
+        return no_cluster(cluster, err);
+    return sim_cluster_read_lim(card->clusters[cluster], addr, dst, n, err);
+}
+
+int sim_card_attach_ring(sim_card *card, unsigned cluster, const kmx_ring_descriptor *desc,
+                         ks_error *err)
+{
+    if (!work_cluster(cluster))
+        return no_cluster(cluster, err);
+    return sim_kernel_attach_thread(card->kernel, &card->noc, cluster, desc, err);
+}
+
+int sim_card_start(sim_card *card, ks_error *err)
+{
+    int rc = KS_OK;
+    for (unsigned c = 1; rc == KS_OK && c <= KMX_WORK_CLUSTERS; c++)
+        if (card->clusters[c])
+            rc = sim_cluster_reset_harts(card->clusters[c], KMX_LIM_IMAGE, err);
+    return rc;
+}
+
+int sim_card_write_dram(sim_card *card, unsigned bank, uint64_t bank_address, const void *src,
+                        uint64_t n, ks_error *err)
+{
+    return sim_dram_write(&card->dram, bank, bank_address, src, n, err);
+}
+
+int sim_card_read_dram(sim_card *card, unsigned bank, uint64_t bank_address, void *dst,
+                       uint64_t n, ks_error *err)
+{
+    return sim_dram_read(&card->dram, bank, bank_address, dst, n, err);
+}
+
+/* ---- running --------------------------------------------------------------- */
+
+static bool any_live(const sim_card *card)
+{
+    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+        if (live(card, c))
+            return true;
+    return false;
+}
+
+void sim_card_step(sim_card *card, uint64_t until_ps)
+{
+    /* Threads still running may use their rings: the kernel runs. */
+    bool feeding = !card->kernel_stopped && !sim_kernel_done(card->kernel);
+    if (feeding || any_live(card))
+        sim_kernel_step(card->kernel, until_ps);
+    step_clusters(card, until_ps);
+}
+
+void sim_card_park(sim_card *card, unsigned cluster)
+{
+    if (!work_cluster(cluster) || !card->clusters[cluster])
+        return;
+    for (unsigned i = 0; i < KMX_CORES; i++)
+        sim_hart_halt(sim_cluster_hart(card->clusters[cluster], i));
+    card->parked[cluster] = true;
+}
+
+bool sim_card_busy(const sim_card *card)
+{
+    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+        if (live(card, c) && sim_cluster_busy(card->clusters[c]))
+            return true;
+    return false;
+}
+
+void sim_card_request_stop(sim_card *card, unsigned cluster)
+{
+    if (work_cluster(cluster) && card->clusters[cluster])
+        sim_cluster_request_stop(card->clusters[cluster]);
+}
+
+bool sim_card_failed(const sim_card *card, unsigned cluster, ks_error *err)
+{
+    return work_cluster(cluster) && card->clusters[cluster] &&
+           sim_cluster_failed(card->clusters[cluster], err);
+}
+
+void sim_card_core_at(const sim_card *card, unsigned cluster, unsigned core, sim_card_core *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!work_cluster(cluster) || !card->clusters[cluster] || core >= KMX_CORES)
+        return;
+    const sim_hart *h = sim_cluster_hart(card->clusters[cluster], core);
+    out->pc = h->pc;
+    out->running = h->state == SIM_HART_RUNNING;
+}
+
+uint64_t sim_card_instructions(const sim_card *card)
+{
+    uint64_t n = 0;
+    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+        if (card->clusters[c])
+            for (unsigned i = 0; i < KMX_CORES; i++)
+                n += sim_cluster_hart(card->clusters[c], i)->instret;
+    return n;
+}
+
+/* ---- the kernel side ------------------------------------------------------- */
+
+bool sim_card_commands_done(const sim_card *card)
+{
+    return sim_kernel_done(card->kernel);
+}
+
+const km_command_result *sim_card_command_results(const sim_card *card)
+{
+    return sim_kernel_results(card->kernel);
+}
+
+void sim_card_stop_kernel(sim_card *card)
+{
+    sim_kernel_stop(card->kernel);
+    card->kernel_stopped = true;
+}
+
+int sim_card_attach_host_ring(sim_card *card, unsigned cluster, ks_error *err)
+{
+    if (!work_cluster(cluster))
+        return no_cluster(cluster, err);
+    card->host_rings[cluster] = sim_kernel_attach_host_ring(card->kernel, cluster, err);
+    return card->host_rings[cluster] ? KS_OK : KS_ERR_BUG;
+}
+
+bool sim_card_host_submit(sim_card *card, unsigned cluster, const km_command_t *command,
+                          uint32_t *handle)
+{
+    sim_ring_host *ring = work_cluster(cluster) ? card->host_rings[cluster] : NULL;
+    return ring && sim_ring_host_submit(ring, command, handle) == SIM_RING_OK;
+}
+
+bool sim_card_host_poll(sim_card *card, unsigned cluster, km_event_t *event)
+{
+    sim_ring_host *ring = work_cluster(cluster) ? card->host_rings[cluster] : NULL;
+    return ring && sim_ring_host_poll(ring, event) == SIM_RING_OK;
+}
+
+void sim_card_pass(sim_card *card)
+{
+    sim_kernel_pass(card->kernel);
+}

@@ -1,0 +1,377 @@
+/* backend_host: the `host` backend — each thread's host fallback
+ * (kmx/host/kmx_host.h) run natively beside the simulated card's kernel
+ * side: the same grid, dispatcher, DRAM and placement as the `sim`
+ * backend, without the X280 clusters (host_internal.h says which file
+ * holds what).
+ *
+ * Load: the card (card_setup.c) with the regions' initial contents and,
+ * per thread, its ring — ring `cluster` of the dispatcher, in host memory,
+ * so the kernel serves it exactly as it serves the card thread's ring
+ * (the same passes, the same wakes; the host ring stays the manifest's
+ * commands'); the region copies (host_copy.c); the fallback's object
+ * (host_object.c).
+ *
+ * Run: the run driver (km_driver.h) on the host's wall clock; each
+ * thread's kmx_host_run on a thread of its own.  The kernel moves one pass
+ * per `step` its ring calls make (so the grid and the dispatcher advance
+ * in modeled time only while a thread waits), and a pass per look of the
+ * driver while host-fed commands are pending; all of it under one lock.
+ * The JSON says `times: host`.  A thread that does not end within the
+ * grace after its stop word is stuck: its host thread is left running (it
+ * cannot be killed) and nothing of the backend is ever freed. */
+#include "host_internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "km_driver.h"
+#include "kmx.h"
+#include "sim_card.h"
+
+/* How often the driver looks when no command is pending, as sim looks
+ * once a slice. */
+#define HOST_NAP_NS 200000L
+
+/* A thread told to end by the lead's END gets this long to end on its own
+ * after another's failure: on the card its kmx_serve has taken the END by
+ * the time the host sees the lead's state; here its host thread may lag
+ * behind (it is stopped then all the same). */
+#define END_GRACE_PS (BH_PS_PER_SECOND / 10)
+
+/* ---- the ring callbacks (kmx_host.h), under the lock ------------------------ */
+
+static int cb_submit(void *ops, const km_command_t *command, uint32_t *handle)
+{
+    host_thread *t = ops;
+    pthread_mutex_lock(&t->b->lock);
+    bool ok = sim_card_host_submit(t->b->s->card, (unsigned)t->cp->cluster, command, handle);
+    pthread_mutex_unlock(&t->b->lock);
+    return ok ? KMX_OK : KMX_FULL;
+}
+
+static int cb_poll(void *ops, km_event_t *event)
+{
+    host_thread *t = ops;
+    pthread_mutex_lock(&t->b->lock);
+    bool ok = sim_card_host_poll(t->b->s->card, (unsigned)t->cp->cluster, event);
+    pthread_mutex_unlock(&t->b->lock);
+    return ok ? KMX_OK : KMX_EMPTY;
+}
+
+static void pass(host_backend *b)
+{
+    pthread_mutex_lock(&b->lock);
+    sim_card_pass(b->s->card);
+    pthread_mutex_unlock(&b->lock);
+}
+
+static void cb_step(void *ops)
+{
+    host_thread *t = ops;
+    pass(t->b);
+}
+
+static void cb_unsupported(void *ops, const char *call)
+{
+    host_thread *t = ops;
+    pthread_mutex_lock(&t->b->lock);
+    if (!t->unsupported[0])
+        snprintf(t->unsupported, sizeof t->unsupported, "%s", call ? call : "?");
+    pthread_mutex_unlock(&t->b->lock);
+}
+
+/* ---- load -------------------------------------------------------------------- */
+
+static void fill_ctx(host_thread *t, uint64_t nonce)
+{
+    km_result_block_init(&t->result, nonce);
+    kmx_host_ctx *c = &t->ctx;
+    c->abi = KMX_HOST_ABI;
+    c->cluster = (uint32_t)t->cp->cluster;
+    c->args = &t->args;
+    for (uint32_t k = 0; k < t->cp->nregions; k++)
+        c->region[k] = t->copy[k];
+    c->result = &t->result;
+    c->stop = &t->stop;
+    c->ops = t;
+    c->flush = host_cb_flush;
+    c->invalidate = host_cb_invalidate;
+    c->push = host_cb_push;
+    c->submit = cb_submit;
+    c->poll = cb_poll;
+    c->step = cb_step;
+    c->unsupported = cb_unsupported;
+    c->trap_arm = host_cb_trap_arm;
+    host_bus_fill(c);
+}
+
+static int host_load(km_session *s, km_error *err)
+{
+    host_backend *b = calloc(1, sizeof *b);
+    if (!b)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the host backend");
+    b->s = s;
+    pthread_mutex_init(&b->lock, NULL);
+    host_bus_init(b);
+    s->backend = b;
+    int rc = km_card_create(s, err);
+    for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
+        const km_cluster_plan *cp = &s->plan.clusters[i];
+        host_thread *t = &b->threads[i];
+        t->b = b;
+        t->cp = cp;
+        b->nthreads++;
+        const char *path = host_object_path(s, cp);
+        rc = path ? host_object_load(t, path, err)
+                  : km_fail(err, KM_EXIT_INTERNAL, "no host fallback for cluster %d", cp->cluster);
+        if (rc == KM_OK)
+            rc = km_card_write_regions(s, i, err);
+        if (rc == KM_OK) {
+            ks_error e;
+            if (sim_card_attach_host_ring(s->card, (unsigned)cp->cluster, &e) != KS_OK)
+                rc = km_fail_from(err, &e);
+        }
+    }
+    /* The copies start as DRAM holds the regions (shared ones included). */
+    for (unsigned i = 0; rc == KM_OK && i < b->nthreads; i++) {
+        host_thread *t = &b->threads[i];
+        rc = host_copy_init(t, err);
+        km_plan_args(s->p, &s->plan, t->cp->cluster, s->nonce, &t->args);
+        fill_ctx(t, s->nonce);
+    }
+    return rc;
+}
+
+/* ---- the run driver's hooks ------------------------------------------------- */
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t on_host_now_ps(void *ctx)
+{
+    host_backend *b = ctx;
+    return (uint64_t)((wall_now() - b->start) * (double)BH_PS_PER_SECOND);
+}
+
+static void *thread_main(void *arg)
+{
+    host_thread *t = arg;
+    if (t->run(&t->ctx) != 0) {
+        /* The fallback refused its context: an ABI mismatch. */
+        t->result.error = KMX_ERROR_HOST;
+        __atomic_store_n(&t->result.state, KMX_STATE_FAILED, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+static void on_host_ask_stop(void *ctx, unsigned i)
+{
+    host_backend *b = ctx;
+    __atomic_store_n(&b->threads[i].stop, 1u, __ATOMIC_RELEASE);
+}
+
+static int on_host_start(void *ctx, km_error *err)
+{
+    host_backend *b = ctx;
+    b->start = wall_now();
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        host_thread *t = &b->threads[i];
+        int e = pthread_create(&t->tid, NULL, thread_main, t);
+        if (e != 0) {
+            errno = e;
+            for (unsigned k = 0; k < i; k++)
+                on_host_ask_stop(b, k);
+            b->leak = true; /* the ones started may still run */
+            return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot start a host thread");
+        }
+        t->started = true;
+    }
+    return KM_OK;
+}
+
+/* A pass while host-fed commands are pending, else a nap: the threads
+ * move the kernel themselves while they wait. */
+static void on_host_advance(void *ctx, uint64_t until_ps)
+{
+    host_backend *b = ctx;
+    (void)until_ps;
+    pthread_mutex_lock(&b->lock);
+    bool pending = !sim_card_commands_done(b->s->card);
+    pthread_mutex_unlock(&b->lock);
+    if (pending) {
+        pass(b);
+    } else {
+        struct timespec nap = {0, HOST_NAP_NS};
+        nanosleep(&nap, NULL);
+    }
+}
+
+static bool on_host_busy(void *ctx)
+{
+    (void)ctx;
+    return true; /* host threads always may */
+}
+
+static bool on_host_commands_pending(void *ctx)
+{
+    host_backend *b = ctx;
+    pthread_mutex_lock(&b->lock);
+    bool pending = !sim_card_commands_done(b->s->card);
+    pthread_mutex_unlock(&b->lock);
+    return pending;
+}
+
+static void on_host_stop_kernel(void *ctx)
+{
+    host_backend *b = ctx;
+    pthread_mutex_lock(&b->lock);
+    sim_card_stop_kernel(b->s->card);
+    pthread_mutex_unlock(&b->lock);
+}
+
+/* The runtime writes the state last, with a release: once it is final the
+ * rest of the block is whole.  Before that only the progress marker is
+ * read (atomically: the thread may be writing it). */
+static int on_host_read_block(void *ctx, unsigned i, kmx_result_block *out, km_error *err)
+{
+    host_backend *b = ctx;
+    host_thread *t = &b->threads[i];
+    (void)err;
+    uint32_t state = __atomic_load_n(&t->result.state, __ATOMIC_ACQUIRE);
+    if (KMX_STATE_FINAL(state)) {
+        *out = t->result;
+        return KM_OK;
+    }
+    out->state = state;
+    out->where = __atomic_load_n(&t->result.where, __ATOMIC_ACQUIRE);
+    out->where_ticks = __atomic_load_n(&t->result.where_ticks, __ATOMIC_ACQUIRE);
+    out->start_ticks = __atomic_load_n(&t->result.start_ticks, __ATOMIC_ACQUIRE);
+    return KM_OK;
+}
+
+static uint64_t on_host_stop_delay_ps(void *ctx, unsigned i)
+{
+    host_backend *b = ctx;
+    return host_bus_told_to_end(&b->threads[i]) ? END_GRACE_PS : 0;
+}
+
+static void on_host_describe(void *ctx, unsigned i, km_thread_result *r)
+{
+    host_backend *b = ctx;
+    host_thread *t = &b->threads[i];
+    if (r->trapped && KMX_HOST_IS_TRAP_CAUSE(r->trap.mcause)) {
+        int sig = KMX_HOST_TRAP_SIGNAL(r->trap.mcause);
+        snprintf(r->trap.name, sizeof r->trap.name, "%s (host fallback, %s)", strsignal(sig),
+                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        /* The pc as an offset in the fallback's object: the same every
+         * run, whatever address the object was loaded at. */
+        r->trap.mepc = host_object_source(t, r->trap.mepc, &r->trap.source);
+    }
+    pthread_mutex_lock(&b->lock);
+    if (t->unsupported[0])
+        snprintf(r->message, sizeof r->message,
+                 "%s is not available in the host fallback: a thread that uses X280 ports "
+                 "or the pull runs on the card only (kmrun run without --thread host)",
+                 t->unsupported);
+    pthread_mutex_unlock(&b->lock);
+}
+
+/* Core 0 of a stuck fallback: a signal stops its thread for a moment and
+ * the pc comes from the interrupted context. */
+static void on_host_locate(void *ctx, unsigned i, km_driver_where *w)
+{
+    host_backend *b = ctx;
+    host_thread *t = &b->threads[i];
+    uint64_t pc = host_sample_pc(t);
+    w->core = 0;
+    w->running = true;
+    w->pc_known = pc != 0;
+    w->pc = pc ? host_object_source(t, pc, &w->source) : 0;
+}
+
+static void on_host_retire(void *ctx, unsigned i, bool stuck)
+{
+    host_backend *b = ctx;
+    host_thread *t = &b->threads[i];
+    if (stuck) {
+        b->leak = true; /* its host thread still runs */
+    } else if (t->started && !t->joined) {
+        pthread_join(t->tid, NULL);
+        t->joined = true;
+    }
+}
+
+static void on_host_finish(void *ctx, km_run_result *r)
+{
+    host_backend *b = ctx;
+    km_card_commands(b->s, r);
+}
+
+static void host_hooks(km_session *s, km_driver_hooks *h)
+{
+    *h = (km_driver_hooks){
+        .ctx = s->backend,
+        .modeled = false,
+        .now = on_host_now_ps,
+        .slice_ps = 0,
+        .start = on_host_start,
+        .advance = on_host_advance,
+        .busy = on_host_busy,
+        .commands_pending = on_host_commands_pending,
+        .stop_kernel = on_host_stop_kernel,
+        .read_block = on_host_read_block,
+        .ask_stop = on_host_ask_stop,
+        .stop_delay_ps = on_host_stop_delay_ps,
+        .describe = on_host_describe,
+        .locate = on_host_locate,
+        .retire = on_host_retire,
+        .finish = on_host_finish,
+    };
+}
+
+static void host_free(km_session *s)
+{
+    host_backend *b = s->backend;
+    if (!b)
+        return;
+    s->backend = NULL;
+    /* A host thread that has not ended may still touch all of it, the
+     * card included. */
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        const host_thread *t = &b->threads[i];
+        if (t->started && !t->joined &&
+            !KMX_STATE_FINAL(__atomic_load_n(&t->result.state, __ATOMIC_ACQUIRE)))
+            b->leak = true;
+    }
+    if (b->leak) {
+        s->card = NULL;
+        return;
+    }
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        host_thread *t = &b->threads[i];
+        if (t->started && !t->joined)
+            pthread_join(t->tid, NULL);
+        if (t->so)
+            dlclose(t->so);
+        host_copy_free(t);
+    }
+    pthread_mutex_destroy(&b->lock);
+    host_bus_destroy(b);
+    free(b);
+}
+
+const km_backend_ops km_host_backend = {
+    .kind = KM_BACKEND_HOST,
+    .load = host_load,
+    .hooks = host_hooks,
+    .read_dram = km_card_read_dram,
+    .free = host_free,
+};

@@ -1,0 +1,181 @@
+/* card_setup: the simulated card under both backends that use it (sim,
+ * host; session_internal.h) — made from the program, its regions'
+ * initial contents, the command results back. */
+#include "session_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "km_fs.h"
+#include "sim_card.h"
+
+static int card_write(sim_card *card, unsigned bank, uint64_t bank_address, const void *src,
+                      uint64_t n, km_error *err)
+{
+    ks_error e;
+    return sim_card_write_dram(card, bank, bank_address, src, n, &e) == KS_OK
+               ? KM_OK
+               : km_fail_from(err, &e);
+}
+
+/* Step e's other half: a region's initial bytes.  The card is fresh (every
+ * byte zero), so zeros are never written: a size-only region costs no
+ * host memory, and a file or word list stops at its last byte. */
+static int write_region(sim_card *d, const km_placed *pl, km_error *err)
+{
+    const km_region *r = pl->region;
+    switch (r->init) {
+    case KM_INIT_ZERO:
+        return KM_OK;
+    case KM_INIT_WORDS: {
+        uint64_t n = (uint64_t)r->nwords * 4u;
+        uint8_t *bytes = malloc(n ? n : 1);
+        if (!bytes)
+            return km_fail(err, KM_EXIT_SYSTEM, "out of memory for region '%s'", r->name);
+        for (size_t i = 0; i < r->nwords; i++)
+            for (unsigned k = 0; k < 4; k++)
+                bytes[i * 4 + k] = (uint8_t)(r->words[i] >> (8 * k));
+        int rc = card_write(d, pl->bank, pl->bank_address, bytes, n < r->size ? n : r->size,
+                                err);
+        free(bytes);
+        return rc;
+    }
+    case KM_INIT_FILL: {
+        enum { CHUNK = 64 * 1024 };
+        uint8_t *chunk = malloc(CHUNK);
+        if (!chunk)
+            return km_fail(err, KM_EXIT_SYSTEM, "out of memory for region '%s'", r->name);
+        for (unsigned i = 0; i < CHUNK; i++)
+            chunk[i] = (uint8_t)(r->fill >> (8 * (i % 4)));
+        int rc = KM_OK;
+        for (uint64_t at = 0; rc == KM_OK && at < r->size; at += CHUNK) {
+            uint64_t n = r->size - at < CHUNK ? r->size - at : CHUNK;
+            rc = card_write(d, pl->bank, pl->bank_address + at, chunk, n, err);
+        }
+        free(chunk);
+        return rc;
+    }
+    case KM_INIT_FILE: {
+        char *data = NULL;
+        size_t n = 0;
+        int rc = km_read_file(r->file, &data, &n, err);
+        if (rc != KM_OK)
+            return rc;
+        if (n > r->size)
+            rc = km_fail(err, KM_EXIT_USAGE,
+                         "region file '%s' of region '%s' grew to %zu bytes since the manifest "
+                         "was read (the region holds %llu)",
+                         r->file, r->name, n, (unsigned long long)r->size);
+        else
+            rc = card_write(d, pl->bank, pl->bank_address, data, n, err);
+        free(data);
+        return rc;
+    }
+    }
+    return km_fail(err, KM_EXIT_INTERNAL, "region '%s' has no known initial contents", r->name);
+}
+
+/* Whether an earlier cluster on the same bank already wrote this shared
+ * region (clusters 2 and 3 share one copy). */
+static bool written_before(const km_plan *plan, unsigned upto, const km_placed *pl)
+{
+    for (unsigned i = 0; i < upto; i++) {
+        const km_cluster_plan *o = &plan->clusters[i];
+        for (uint32_t k = 0; k < o->nregions; k++)
+            if (o->regions[k].bank == pl->bank && o->regions[k].bank_address == pl->bank_address)
+                return true;
+    }
+    return false;
+}
+
+int km_card_write_regions(km_session *s, unsigned index, km_error *err)
+{
+    const km_cluster_plan *cp = &s->plan.clusters[index];
+    int rc = KM_OK;
+    for (uint32_t k = 0; rc == KM_OK && k < cp->nregions; k++) {
+        const km_placed *pl = &cp->regions[k];
+        if (!(pl->shared && written_before(&s->plan, index, pl)))
+            rc = write_region(s->card, pl, err);
+    }
+    return rc;
+}
+
+static sim_card_command command_of(const km_host_command *hc)
+{
+    sim_card_command c;
+    memset(&c, 0, sizeof c);
+    uint32_t flags = (hc->result ? KM_FLAG_RESULT : 0) | (hc->exclusive ? KM_FLAG_EXCLUSIVE : 0);
+    c.command.hdr = KM_HDR((uint32_t)hc->handler_id, flags);
+    c.command.group = KM_GROUP(hc->first, hc->count);
+    uint32_t *a = &c.command.a0;
+    for (size_t i = 0; i < hc->nargs && i < 10; i++)
+        a[i] = hc->args[i];
+    c.wait = hc->wait;
+    c.result = hc->result;
+    return c;
+}
+
+int km_card_create(km_session *s, km_error *err)
+{
+    const km_program *p = s->p;
+    size_t nregions = 0;
+    for (unsigned i = 0; i < s->plan.nclusters; i++)
+        nregions += s->plan.clusters[i].nregions;
+    sim_card_command *commands = calloc(p->ncommands ? p->ncommands : 1, sizeof *commands);
+    km_region_place *regions = calloc(nregions ? nregions : 1, sizeof *regions);
+    int rc = KM_OK;
+    if (!commands || !regions)
+        rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the simulated card");
+    for (size_t i = 0; rc == KM_OK && i < p->ncommands; i++)
+        commands[i] = command_of(&p->commands[i]);
+    unsigned n = 0;
+    for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
+        const km_cluster_plan *cp = &s->plan.clusters[i];
+        for (uint32_t k = 0; k < cp->nregions; k++) {
+            const km_placed *pl = &cp->regions[k];
+            regions[n++] = (km_region_place){cp->cluster, pl->region->name, pl->bank,
+                                             pl->bank_address, pl->region->size};
+        }
+    }
+    if (rc == KM_OK) {
+        sim_card_params params = {
+            .mhz = p->x280_mhz,
+            .kernels_so = s->build.has_kernels ? s->build.kernels.path : NULL,
+            .handlers = (const char *const *)p->kernels.handlers,
+            .nhandlers = (unsigned)p->kernels.nhandlers,
+            .commands = commands,
+            .ncommands = p->ncommands,
+            .regions = regions,
+            .nregions = n,
+        };
+        ks_error e;
+        if (sim_card_create(&s->card, &params, &e) != KS_OK)
+            rc = km_fail_from(err, &e);
+    }
+    free(commands);
+    free(regions);
+    return rc;
+}
+
+void km_card_commands(km_session *s, km_run_result *r)
+{
+    if (s->p->ncommands == 0 || !s->card)
+        return;
+    r->commands = sim_card_command_results(s->card);
+    r->ncommands = s->p->ncommands;
+}
+
+int km_card_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,
+                      km_error *err)
+{
+    ks_error e;
+    return sim_card_read_dram(s->card, bank, bank_address, dst, n, &e) == KS_OK
+               ? KM_OK
+               : km_fail_from(err, &e);
+}
+
+void km_result_block_init(kmx_result_block *b, uint64_t nonce)
+{
+    memset(b, 0, sizeof *b);
+    b->nonce = nonce;
+}

@@ -1,0 +1,108 @@
+/* host_trap: traps of a host fallback (host_internal.h).  One
+ * process-wide handler for the faults a card would trap on.  A host
+ * thread of a fallback arms it (kmx_host.h, trap_arm) while it runs thread
+ * code; the handler records the first trap in that thread's result block,
+ * as the card runtime's trap handler does, and jumps back into the runtime.
+ * A fault anywhere else is kmrun's own: the default action, a crash. */
+#include "host_internal.h"
+
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+
+typedef struct armed_trap {
+    sigjmp_buf *jmp;
+    host_thread *t;
+    uint32_t core;
+} armed_trap;
+
+static __thread armed_trap armed;
+
+static const int trap_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+
+static uint64_t fault_pc(const void *uctx)
+{
+#if defined(__x86_64__)
+    return (uint64_t)((const ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uint64_t)((const ucontext_t *)uctx)->uc_mcontext.pc;
+#else
+    (void)uctx;
+    return 0;
+#endif
+}
+
+static void on_trap(int sig, siginfo_t *info, void *uctx)
+{
+    sigjmp_buf *jmp = armed.jmp;
+    host_thread *t = armed.t;
+    if (!jmp || !t) {
+        signal(sig, SIG_DFL); /* not a fallback's: kmrun's own crash */
+        raise(sig);
+        return;
+    }
+    armed.jmp = NULL; /* a fault while the runtime recovers is a crash */
+    if (__atomic_exchange_n(&t->trap_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
+        t->result.trap_mcause = KMX_HOST_TRAP_CAUSE(sig);
+        t->result.trap_mepc = fault_pc(uctx);
+        t->result.trap_mtval = (uint64_t)(uintptr_t)info->si_addr;
+        t->result.trap_core = armed.core;
+    }
+    __atomic_fetch_add(&t->result.traps, 1u, __ATOMIC_SEQ_CST);
+    siglongjmp(*jmp, 1);
+}
+
+static void install_trap_handler(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_trap;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof trap_signals / sizeof trap_signals[0]; i++)
+        sigaction(trap_signals[i], &sa, NULL);
+}
+
+void host_cb_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, install_trap_handler);
+    armed.t = jmp ? ops : NULL;
+    armed.core = core;
+    armed.jmp = jmp;
+}
+
+/* Where core 0 of a stuck fallback is: a signal of its own stops its
+ * thread for a moment and takes the pc from the interrupted context. */
+#define SAMPLE_SIGNAL (SIGRTMIN + 1)
+static volatile uint64_t sampled_pc;
+static volatile sig_atomic_t sampled;
+
+static void on_sample(int sig, siginfo_t *info, void *uctx)
+{
+    (void)sig;
+    (void)info;
+    sampled_pc = fault_pc(uctx);
+    sampled = 1;
+}
+
+/* The pc core 0 of `t` runs at, or 0 when it cannot be had within 100 ms. */
+uint64_t host_sample_pc(host_thread *t)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sample;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SAMPLE_SIGNAL, &sa, NULL);
+    sampled = 0;
+    if (pthread_kill(t->tid, SAMPLE_SIGNAL) != 0)
+        return 0;
+    for (int i = 0; i < 1000 && !sampled; i++) {
+        struct timespec nap = {0, 100000};
+        nanosleep(&nap, NULL);
+    }
+    return sampled ? sampled_pc : 0;
+}
+

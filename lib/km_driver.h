@@ -1,0 +1,88 @@
+/* km_driver: the policy of a run, written once for every backend — start,
+ * progress markers, the timeout and the stop, stopping the others after a
+ * failure, the grace after a stop and the stuck result with its message,
+ * the wall-clock limit, the final results and the device time.
+ *
+ * A backend (the simulated card, the host fallback, one day a real card)
+ * fills km_driver_hooks: how time goes forward, how a thread's result
+ * block is read, how a stop is asked, where a stuck thread's core is.  The
+ * driver decides everything else, so two backends cannot differ in what a
+ * run means — which is what `kmrun check` compares.
+ *
+ * The loop: while a thread has no final state, or host-fed commands are
+ * pending before the timeout, time goes forward one slice (or, when
+ * nothing can change before the next timeout or grace, straight to it);
+ * then the driver reads every running thread's result block: a new
+ * progress marker is reported, a final state becomes the thread's result
+ * (a failure — km_state_stops_others — asks every other thread to stop);
+ * a thread still running at the timeout is asked to stop, and one still
+ * running `grace` after its stop is stuck (and the others are asked to
+ * stop).  Deterministic whenever the backend's time is. */
+#ifndef KM_DRIVER_H
+#define KM_DRIVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "km_error.h"
+#include "km_session.h"
+#include "kmx_layout.h"
+
+/* Where a stuck thread is: the core the message names, and its pc. */
+typedef struct km_driver_where {
+    unsigned core;
+    bool pc_known;
+    uint64_t pc;     /* as the result reports it (an offset in a host object) */
+    bool running;    /* the core still runs (else every core waits or is halted) */
+    km_source source; /* of pc */
+} km_driver_where;
+
+typedef struct km_driver_hooks {
+    void *ctx;
+    /* Time: modeled (the driver's own count, moved by `advance`; the
+     * results are the same every run) or the host's (`now` reads it). */
+    bool modeled;
+    uint64_t (*now)(void *ctx); /* picoseconds since the start; NULL when modeled */
+    uint64_t slice_ps;          /* how far one look is from the next */
+    /* Optional: starts the threads (the card's started at load). */
+    int (*start)(void *ctx, km_error *err);
+    /* Moves time to until_ps (modeled), or lets the threads go on a
+     * while (the host's). */
+    void (*advance)(void *ctx, uint64_t until_ps);
+    /* Whether anything can change before an outside event (a stop, a
+     * timeout): false lets modeled time jump. */
+    bool (*busy)(void *ctx);
+    /* Host-fed commands still without their event. */
+    bool (*commands_pending)(void *ctx);
+    /* The kernel stops (the timeout passed, or the run ended). */
+    void (*stop_kernel)(void *ctx);
+    /* Thread i's result block as it stands (a backend's own failure:
+     * not KM_OK). */
+    int (*read_block)(void *ctx, unsigned i, kmx_result_block *out, km_error *err);
+    /* Writes thread i's stop word. */
+    void (*ask_stop)(void *ctx, unsigned i);
+    /* Optional: how long after another thread's failure thread i is asked
+     * to stop (0: at once). */
+    uint64_t (*stop_delay_ps)(void *ctx, unsigned i);
+    /* The backend's part of a result built from the block: the trap's
+     * name and source, a message.  Called for a final state and for a
+     * stuck thread (before it is marked stuck). */
+    void (*describe)(void *ctx, unsigned i, km_thread_result *r);
+    /* Where stuck thread i is. */
+    void (*locate)(void *ctx, unsigned i, km_driver_where *w);
+    /* The host is done with thread i (final, or stuck): nothing of it
+     * runs on, as far as the backend can make it. */
+    void (*retire)(void *ctx, unsigned i, bool stuck);
+    /* Optional, after the loop: host-fed command results and instruction
+     * counts into r. */
+    void (*finish)(void *ctx, km_run_result *r);
+} km_driver_hooks;
+
+/* Runs threads on clusters[0..n) to their final states.  timeout_ps: when
+ * the ones still running are asked to stop; grace_ps: then how long before
+ * one is stuck.  KM_OK with r filled (whatever the threads' states), or the
+ * backend's failure, or KM_EXIT_SYSTEM when the wall timeout passed. */
+int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km_run_opts *o,
+             uint64_t timeout_ps, uint64_t grace_ps, km_run_result *r, km_error *err);
+
+#endif
