@@ -1,0 +1,17 @@
+/* grid_switch.h: the grid's stack switches (grid_switch.c), for grid.c. */
+#ifndef GRID_SWITCH_H
+#define GRID_SWITCH_H
+
+#include <setjmp.h>
+#include <ucontext.h>
+
+/* Saves the caller's place in `here` and goes to `there`, a place saved by
+ * another call of these; returns when something goes back to `here`. */
+void grid_switch(jmp_buf here, jmp_buf there);
+
+/* Saves the caller's place in `here` and enters `first`, a makecontext'd
+ * context that has not run yet; returns when something goes back to
+ * `here`.  Aborts if setcontext fails. */
+void grid_switch_enter(jmp_buf here, const ucontext_t *first);
+
+#endif
