@@ -5,7 +5,7 @@
 #   $(B)/share/kmrun/device/...     the Tensix handlers' headers
 # which is also the installed layout (kmrun finds share/ beside bin/).
 #
-#   make                 build (MODE=release; MODE=asan|ubsan|debug too)
+#   make                 build (MODE=release; MODE=asan|ubsan|debug|distro too)
 #   make test            every test; ends with "N passed, N failed"
 #   make install PREFIX=/usr/local
 
@@ -35,11 +35,39 @@ OPT_release := -O2 -g
 OPT_debug := -O0 -g3
 OPT_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 OPT_ubsan := -O1 -g -fsanitize=undefined -fno-sanitize-recover=all
+# MODE=distro: the flags Debian's and Ubuntu's packages build with
+# (fortified glibc, the stack protector, format checks, relro), as
+# dpkg-buildflags gives them, or Debian 12's where it is missing; what a
+# package's build does to kmrun, tried before a packager meets it.  CFLAGS,
+# CPPFLAGS or LDFLAGS given to make, or in the environment as debian/rules
+# exports them, win.
+OPT_distro := -O2 -g
+ifeq ($(MODE),distro)
+DEBIAN12_CFLAGS := -g -O2 -ffile-prefix-map=$(CURDIR)=. -fstack-protector-strong \
+  -Wformat -Werror=format-security
+DEBIAN12_CPPFLAGS := -Wdate-time -D_FORTIFY_SOURCE=2
+DEBIAN12_LDFLAGS := -Wl,-z,relro
+dpkg_flags = $(or $(shell dpkg-buildflags --get $(1) 2>/dev/null),$(DEBIAN12_$(1)))
+ifeq ($(origin CFLAGS),undefined)
+CFLAGS := $(call dpkg_flags,CFLAGS)
+endif
+ifeq ($(origin CPPFLAGS),undefined)
+CPPFLAGS := $(call dpkg_flags,CPPFLAGS)
+endif
+ifeq ($(origin LDFLAGS),undefined)
+LDFLAGS := $(call dpkg_flags,LDFLAGS)
+endif
+endif
 OPT := $(OPT_$(MODE))
 ifeq ($(OPT),)
-$(error unknown MODE '$(MODE)' (expected release, debug, asan or ubsan))
+$(error unknown MODE '$(MODE)' (expected release, debug, asan, ubsan or distro))
 endif
 
+# The user's CPPFLAGS, CFLAGS and LDFLAGS reach everything built here with
+# the host compiler: kmrun, its unit tests and libkmx_host.a, which ships.
+# Not the RV64 runtime (RV_CFLAGS): another compiler, freestanding, with no
+# libc behind -fstack-protector or _FORTIFY_SOURCE.  Nor what kmrun
+# compiles when it runs (lib/build.c says why).
 HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
   -D_GNU_SOURCE -DKMRUN_VERSION='"$(VERSION)"' -MMD -MP $(OPT) $(CPPFLAGS) $(CFLAGS)
 
@@ -135,7 +163,7 @@ $(B)/bin/kmrun: $(CMD_OBJ) $(LIBS)
 
 $(B)/tests/%_test: tests/unit/%_test.c $(LIBS)
 	@mkdir -p $(@D)
-	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -MF $@.d -rdynamic $< -o $@ $(LIBS) $(HOST_LDLIBS) -lcmocka
+	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -MF $@.d $(HOST_LDFLAGS) $< -o $@ $(LIBS) $(HOST_LDLIBS) -lcmocka
 
 # The host fallback's runtime and its test (which brings its own kmx_main).
 $(B)/pic/%.o: %.c
@@ -149,7 +177,7 @@ $(SHARE)/kmx/host/%.h: kmx/host/%.h
 	$(Q)cp $< $@
 $(B)/tests/kmx_host_test: tests/unit/kmx_host_test.c $(SHARE)/kmx/host/libkmx_host.a
 	@mkdir -p $(@D)
-	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -pthread -MF $@.d $< -o $@ \
+	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -pthread -MF $@.d $(LDFLAGS) $< -o $@ \
 	  $(SHARE)/kmx/host/libkmx_host.a -lcmocka -pthread
 
 $(B)/rv/%.o: %.c

@@ -12,7 +12,16 @@
 #include "km_image.h"
 
 /* Flags as templates: ${root}, ${data}, ${gen} stand for folders whose
- * location must not reach a key (build_ninja.c expands them). */
+ * location must not reach a key (build_ninja.c expands them).
+ *
+ * The flags kmrun itself was built with (a distribution's CFLAGS,
+ * CPPFLAGS, LDFLAGS: the Makefile's MODE=distro) do not reach these.  They
+ * compile the program's code, not kmrun's: its author chooses through the
+ * manifest's cflags, the same program builds the same objects (and cache
+ * keys) whichever kmrun package runs it, and a thread's code is the same
+ * on the host as on the card, which has no fortified libc.  What a
+ * package's flags do reach is libkmx_host.a, kmrun's own code in every
+ * host fallback. */
 static const char *const image_flags[] = {
     "-march=rv64gc_zba_zbb", "-mabi=lp64d", "-mcmodel=medany", "-ffreestanding",
     "-fno-common", "-O2", "-g", "-Wall",
