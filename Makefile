@@ -132,7 +132,7 @@ KMX_HOST_DATA := $(SHARE)/kmx/host/libkmx_host.a $(SHARE)/kmx/host/kmx_host.h
 KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ikmx -Ikmx/host \
   -Ikmx/include
 
-.PHONY: all test install clean
+.PHONY: all test install clean print-%
 all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN)
 
 $(B)/obj/support/%.o: support/%.c
@@ -210,6 +210,11 @@ install: all
 	install -m 755 $(B)/bin/kmrun $(PREFIX)/bin/kmrun
 	cp -R $(SHARE)/. $(PREFIX)/share/kmrun/
 	for m in man/*.[0-9]; do install -m 644 $$m $(PREFIX)/share/man/man$${m##*.}/; done
+
+# `make -s print-LIB_INC`: a variable's value (the layering test asks
+# which folders a layer sees).
+print-%:
+	@echo $($*)
 
 clean:
 	rm -rf build build-*
