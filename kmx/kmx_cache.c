@@ -71,12 +71,12 @@ static int region_lines(uint32_t id, uint64_t offset, uint64_t bytes, uint64_t *
                         uint64_t *end) {
     uint64_t size;
     void *base = kmx_region(id, &size);
-    if (base == 0 || offset > size || bytes > size - offset) {
+    if (base == 0 || KMX_RANGE_OUTSIDE(size, offset, bytes)) {
         return 0;
     }
     uint64_t first = (uint64_t)(uintptr_t)base + offset;
-    *begin = first & ~(uint64_t)(KMX_LINE_BYTES - 1u);
-    *end = (first + bytes + KMX_LINE_BYTES - 1u) & ~(uint64_t)(KMX_LINE_BYTES - 1u);
+    *begin = kmx_line_floor(first);
+    *end = kmx_line_ceil(first + bytes);
     if (bytes == 0) {
         *end = *begin;
     }

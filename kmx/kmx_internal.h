@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "kmx.h"
+#include "kmx_rules.h"
 #include "kmx_shared.h"
 
 /* The runtime's private state, at KMX_LIM_PRIVATE (layout is its own). */
@@ -78,8 +79,6 @@ _Static_assert(sizeof(kmx_private) % 8u == 0, "private state is whole words");
  * state every this many turns: noticing a call or a return costs one LIM
  * read, not six. */
 #define KMX_WAIT_CHECK_EVERY 8u
-/* How long core 0 lets cores 1-3 finish after a stop before it flushes. */
-#define KMX_SETTLE_TICKS (KMX_TICKS_PER_SECOND / 10u)
 
 static inline uint64_t kmx__hart(void) {
     uint64_t hart;
@@ -126,7 +125,7 @@ void kmx__error(uint32_t error, uint32_t detail);
 /* Records that a library wait ended with KMX_STOPPED / KMX_LATE (inline:
  * a wait that calls nothing saves no registers). */
 static inline void kmx__ended(int status) {
-    if (status == KMX_STOPPED || status == KMX_LATE) {
+    if (kmx_status_ends_run(status)) {
         volatile kmx_private *p = KMX_PRIVATE;
         if (p->ended == 0) {
             p->ended = (uint32_t)status;
@@ -202,11 +201,7 @@ static inline __attribute__((always_inline)) int kmx__wait_done(int core, uint32
             kmx__ended(KMX_STOPPED);
             return KMX_STOPPED;
         }
-        int status = kmx__stop_status();
-        if (status != KMX_OK) {
-            kmx__ended(status);
-            return status;
-        }
+        KMX_RETURN_IF_STOPPING(kmx__stop_status(), kmx__ended);
     }
 }
 

@@ -98,7 +98,7 @@ int kmx__ring_open(void) {
     if (kind == KMX_RING_NONE) {
         return 1;
     }
-    int ok = (kind == KMX_RING_REMOTE || kind == KMX_RING_CACHED) && pow2(d->command_depth) &&
+    int ok = kmx_ring_kind_known(kind) && pow2(d->command_depth) &&
              d->command_depth <= KMX_RING_COMMANDS_MAX && pow2(d->event_depth) &&
              d->event_depth <= KMX_RING_EVENTS_MAX;
     if (ok) {
@@ -154,11 +154,7 @@ int kmx_submit(const km_command_t *command, uint32_t *handle) {
         return KMX_BAD;
     }
     /* A thread that retries KMX_FULL in a loop still ends at a stop. */
-    status = kmx__stop_status();
-    if (status != KMX_OK) {
-        kmx__ended(status);
-        return status;
-    }
+    KMX_RETURN_IF_STOPPING(kmx__stop_status(), kmx__ended);
     volatile kmx_private *p = KMX_PRIVATE;
     uint32_t i = p->ring_submitted + 1u;
     uint32_t depth = p->ring_command_depth;

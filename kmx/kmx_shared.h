@@ -4,7 +4,9 @@
  * reaching the ring; what a thread sees of it — the final state of a run,
  * which event kmx_wait and kmx_poll return, what they keep — comes from
  * here, so the two cannot drift apart and `kmrun check` compares like
- * with like.  Freestanding: no libc, nothing but kmx.h. */
+ * with like.  The rest of the shared rules (argument checks, errors, the
+ * walks, the result words) are kmx_rules.h.  Freestanding: no libc,
+ * nothing but kmx.h. */
 #ifndef KMX_SHARED_H
 #define KMX_SHARED_H
 

@@ -18,17 +18,8 @@
 #include "kmx_internal.h"
 
 int kmx_spawn(int core, kmx_function function, void *arg) {
-    int status = kmx__core0_only();
-    if (status != KMX_OK) {
-        return status;
-    }
-    if (core < 1 || core >= (int)KMX_CORES || function == 0) {
-        return KMX_BAD;
-    }
-    status = kmx__stop_status();
-    if (status != KMX_OK) {
-        return status;
-    }
+    KMX_ENTRY_OR_RETURN(kmx__core0_only(), !kmx_worker_core(core) || function == 0,
+                        kmx__stop_status());
     uint32_t posted;
     if (!kmx__idle(core, &posted)) {
         return KMX_FULL;
@@ -39,13 +30,7 @@ int kmx_spawn(int core, kmx_function function, void *arg) {
 }
 
 int kmx_join(int core) {
-    int status = kmx__core0_only();
-    if (status != KMX_OK) {
-        return status;
-    }
-    if (core < 1 || core >= (int)KMX_CORES) {
-        return KMX_BAD;
-    }
+    KMX_CALLER_OR_RETURN(kmx__core0_only(), !kmx_worker_core(core));
     return kmx__wait_done(core, KMX_MAILBOX(core)->posted);
 }
 
@@ -57,26 +42,13 @@ int kmx_join(int core) {
 static __attribute__((noinline)) int join_workers(void) {
     int result = KMX_OK;
     for (int core = 1; core < (int)KMX_CORES; core++) {
-        int status = kmx__wait_done(core, KMX_MAILBOX(core)->posted);
-        if (result == KMX_OK) {
-            result = status;
-        }
+        result = kmx_first_failure(result, kmx__wait_done(core, KMX_MAILBOX(core)->posted));
     }
     return result;
 }
 
 int kmx_parallel(kmx_function function, void *arg) {
-    int status = kmx__core0_only();
-    if (status != KMX_OK) {
-        return status;
-    }
-    if (function == 0) {
-        return KMX_BAD;
-    }
-    status = kmx__stop_status();
-    if (status != KMX_OK) {
-        return status;
-    }
+    KMX_ENTRY_OR_RETURN(kmx__core0_only(), function == 0, kmx__stop_status());
     uint32_t posted1, posted2, posted3;
     if (!kmx__idle(1, &posted1) || !kmx__idle(2, &posted2) || !kmx__idle(3, &posted3)) {
         return KMX_FULL; /* nothing started */

@@ -44,18 +44,10 @@
 
 #define LINES KMX_P(kmx_cluster_lines, KMX_LIM_CLUSTER_LINES)
 
-/* The other clusters of this image, bit c for cluster c, each one the
- * argument block also describes (peers[c - 1].present). */
-static uint32_t other_clusters(void) {
-    const volatile kmx_args *a = KMX_ARGS;
-    uint32_t mask = a->clusters & ~(1u << a->cluster);
-    uint32_t others = 0;
-    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
-        if ((mask >> c) & 1u && a->peers[c - 1u].present) {
-            others |= 1u << c;
-        }
-    }
-    return others;
+/* The other clusters of this image (kmx_rules.h); called, not inlined,
+ * as when it was spelled out here. */
+static __attribute__((noinline)) uint32_t other_clusters(void) {
+    return kmx_other_clusters(KMX_ARGS);
 }
 
 /* Points window `window` at (x, y), NoC address `address` (the window
@@ -94,10 +86,8 @@ static void open_clusters(uint32_t others) {
     if (p->twelve_open) {
         return;
     }
-    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
-        if ((others >> c) & 1u) {
-            (void)cluster_lines(c, 1);
-        }
+    KMX_EACH_CLUSTER(c, others) {
+        (void)cluster_lines(c, 1);
     }
     p->twelve_open = 1;
 }
@@ -119,11 +109,7 @@ static int wait_serving(uint32_t mask) {
             return KMX_OK;
         }
         if (turn % KMX_WAIT_CHECK_EVERY == 0) {
-            int status = kmx__stop_status();
-            if (status != KMX_OK) {
-                kmx__ended(status);
-                return status;
-            }
+            KMX_RETURN_IF_STOPPING(kmx__stop_status(), kmx__ended);
         }
     }
 }
@@ -141,10 +127,7 @@ static inline __attribute__((always_inline)) int local_idle(uint32_t *p1, uint32
 static __attribute__((noinline)) int join_here(void) {
     int result = KMX_OK;
     for (int core = 1; core < (int)KMX_CORES; core++) {
-        int status = kmx__wait_done(core, KMX_MAILBOX(core)->posted);
-        if (result == KMX_OK) {
-            result = status;
-        }
+        result = kmx_first_failure(result, kmx__wait_done(core, KMX_MAILBOX(core)->posted));
     }
     return result;
 }
@@ -171,11 +154,7 @@ static int wait_cluster(uint32_t c, uint32_t sequence) {
             return (int)d->status;
         }
         if (turn % KMX_WAIT_CHECK_EVERY == 0) {
-            int status = kmx__stop_status();
-            if (status != KMX_OK) {
-                kmx__ended(status);
-                return status;
-            }
+            KMX_RETURN_IF_STOPPING(kmx__stop_status(), kmx__ended);
         }
     }
 }
@@ -201,17 +180,8 @@ static void send_call(uint32_t c, uint32_t op, uint32_t sequence, uint64_t funct
 }
 
 int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
-    int status = kmx__core0_only();
-    if (status != KMX_OK) {
-        return status;
-    }
-    if (kmx_cluster() != kmx_lead() || function == 0) {
-        return KMX_BAD;
-    }
-    status = kmx__stop_status();
-    if (status != KMX_OK) {
-        return status;
-    }
+    KMX_ENTRY_OR_RETURN(kmx__core0_only(), KMX_PARALLEL_ALL_REFUSED(function),
+                        kmx__stop_status());
     uint32_t p1, p2, p3;
     if (!local_idle(&p1, &p2, &p3)) {
         return KMX_FULL; /* nothing started */
@@ -220,7 +190,7 @@ int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
     if (!p->twelve_ready) {
         uint32_t all = other_clusters();
         open_clusters(all);
-        status = wait_serving(all);
+        int status = wait_serving(all);
         if (status != KMX_OK) {
             return status;
         }
@@ -232,10 +202,8 @@ int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
     uint32_t sequence = p->twelve_sequence + 1u;
     p->twelve_sequence = sequence;
     int whole = !p->twelve_sent || p->twelve_function != f || p->twelve_arg != arg;
-    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
-        if ((others >> c) & 1u) {
-            send_call(c, KMX_CLUSTER_CALL, sequence, f, arg, whole);
-        }
+    KMX_EACH_CLUSTER(c, others) {
+        send_call(c, KMX_CLUSTER_CALL, sequence, f, arg, whole);
     }
     if (whole) {
         p->twelve_function = f;
@@ -243,13 +211,8 @@ int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
         p->twelve_sent = 1;
     }
     int result = run_here(p1, p2, p3, f, arg);
-    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
-        if ((others >> c) & 1u) {
-            status = wait_cluster(c, sequence);
-            if (result == KMX_OK) {
-                result = status;
-            }
-        }
+    KMX_EACH_CLUSTER(c, others) {
+        result = kmx_first_failure(result, wait_cluster(c, sequence));
     }
     return result;
 }
@@ -261,18 +224,14 @@ int kmx_serve(void) {
     }
     const volatile kmx_args *a = KMX_ARGS;
     uint32_t self = a->cluster, lead = a->lead;
-    if (self == lead || !a->peers[lead - 1u].present) {
+    if (KMX_SERVE_REFUSED(a, self, lead)) {
         return KMX_BAD;
     }
     volatile kmx_private *p = KMX_PRIVATE;
     if (p->twelve_ready) {
         return KMX_OK; /* the END came already */
     }
-    status = kmx__stop_status();
-    if (status != KMX_OK) {
-        kmx__ended(status);
-        return status;
-    }
+    KMX_RETURN_IF_STOPPING(kmx__stop_status(), kmx__ended);
     volatile kmx_cluster_done *mine = &cluster_lines(lead, !p->twelve_open)->done[self];
     p->twelve_open = 1;
     mine->serving = 1;
@@ -292,7 +251,7 @@ int kmx_serve(void) {
                 return KMX_OK;
             }
             uint32_t p1, p2, p3;
-            if (op != KMX_CLUSTER_CALL || function == 0) {
+            if (KMX_CALL_REFUSED(op, function)) {
                 status = KMX_BAD;
             } else if (!local_idle(&p1, &p2, &p3)) {
                 status = KMX_FULL;
@@ -311,20 +270,13 @@ int kmx_serve(void) {
             continue;
         }
         if (turn % KMX_WAIT_CHECK_EVERY == 0) {
-            status = kmx__stop_status();
-            if (status != KMX_OK) {
-                kmx__ended(status);
-                return status;
-            }
+            KMX_RETURN_IF_STOPPING(kmx__stop_status(), kmx__ended);
         }
     }
 }
 
 void kmx__twelve_end(void) {
-    if (kmx_cluster() != kmx_lead()) {
-        return;
-    }
-    uint32_t others = other_clusters();
+    uint32_t others = KMX_END_TARGETS(other_clusters());
     if (others == 0) {
         return;
     }
@@ -333,36 +285,22 @@ void kmx__twelve_end(void) {
     uint32_t sequence = p->twelve_sequence + 1u;
     p->twelve_sequence = sequence;
     kmx__release();
-    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
-        if ((others >> c) & 1u) {
-            send_call(c, KMX_CLUSTER_END, sequence, 0, 0, 0);
-        }
+    KMX_EACH_CLUSTER(c, others) {
+        send_call(c, KMX_CLUSTER_END, sequence, 0, 0, 0);
     }
 }
 
 int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source,
              uint64_t bytes) {
     const volatile kmx_args *a = KMX_ARGS;
-    if (cluster < 1 || cluster > (int)KMX_WORK_CLUSTERS ||
-        ((a->clusters >> cluster) & 1u) == 0 || !a->peers[cluster - 1].present ||
-        id >= a->nregions || id >= KMX_MAX_REGIONS) {
+    if (KMX_PUSH_TARGET_REFUSED(a, cluster, id)) {
         return KMX_BAD;
     }
-    uint64_t size = a->regions[id].bytes; /* the same image: the same regions */
-    if (offset % KMX_LINE_BYTES != 0 || bytes % KMX_LINE_BYTES != 0 || offset > size ||
-        bytes > size - offset || (bytes != 0 && (source == 0 || (uintptr_t)source % 8u != 0))) {
+    uint64_t size = a->regions[id].bytes;
+    if (KMX_PUSH_RANGE_REFUSED(size, offset, source, bytes)) {
         return KMX_BAD;
     }
-    if (a->cluster == a->lead) {
-        if ((uint32_t)cluster != a->cluster) {
-            int status = wait_serving(1u << cluster);
-            if (status != KMX_OK) {
-                return status;
-            }
-        }
-    } else if (!KMX_PRIVATE->twelve_in_call) {
-        return KMX_BAD;
-    }
+    KMX_PUSH_ALLOWED_OR_RETURN(a, cluster, wait_serving, KMX_PRIVATE->twelve_in_call);
     if (bytes == 0) {
         return KMX_OK;
     }

@@ -62,9 +62,7 @@ static void settle_workers(void) {
         while (kmx__busy(core) && mb->alive && !mb->halted) {
             if (kmx__stop_status() != KMX_OK) {
                 uint64_t now = kmx_time();
-                if (limit == 0) {
-                    limit = now + KMX_SETTLE_TICKS;
-                } else if (now >= limit) {
+                if (KMX_SETTLE_OVER(limit, now)) {
                     break;
                 }
             }
@@ -83,27 +81,22 @@ static void settle_workers(void) {
  * KMX_PREFETCH_SET (and the flag goes).  The registers keep their values
  * until a card reset, so "keep" must never write them. */
 static void prefetch_hook(uint64_t core) {
-    uint32_t decision =
-        KMX_ARGS->prefetch == KMX_PREFETCH_KEEP ? KMX_PREFETCH_KEEP : KMX_PREFETCH_SET;
-    /* if (decision == KMX_PREFETCH_SET) { write this core's registers } */
+    uint32_t decision = kmx_prefetch_decision(KMX_ARGS->prefetch);
+    /* if (decision & KMX_PREFETCH_SET) { write this core's registers } */
     if (core == 0) {
-        KMX_RESULT->prefetch = decision | KMX_PREFETCH_NOT_WRITTEN;
+        KMX_RESULT->prefetch = decision;
     }
 }
 
 /* ---- Start-up checks (core 0) -------------------------------------------- */
 
-static int cluster_bank(uint32_t cluster) {
-    return cluster == 1 ? 6 : (cluster == 2 || cluster == 3) ? 7 : -1;
-}
-
 /* Every region in range and in this cluster's bank; the check line in
- * range and outside every region. */
+ * range and outside every region (kmx_rules.h). */
 static int check_regions(void) {
     const volatile kmx_args *a = KMX_ARGS;
     uint32_t n = a->nregions;
     uint64_t line = a->check.bank_address;
-    if (cluster_bank(a->cluster) != (int)a->bank) {
+    if (kmx_cluster_bank(a->cluster) != (int)a->bank) {
         kmx__error(KMX_ERROR_BANK, KMX_DETAIL_CHECK_LINE);
         return 0;
     }
@@ -115,8 +108,7 @@ static int check_regions(void) {
         const volatile kmx_region_entry *e = &a->regions[id];
         uint64_t at = e->bank_address;
         uint64_t bytes = e->bytes;
-        if (bytes == 0 || at % KMX_LINE_BYTES != 0 || at >= KMX_BANK_BYTES ||
-            bytes > KMX_BANK_BYTES - at) {
+        if (KMX_REGION_OUTSIDE_BANK(at, bytes)) {
             kmx__error(KMX_ERROR_REGION, id);
             return 0;
         }
@@ -192,7 +184,7 @@ static void core0(void) {
         end_run(KMX_STATE_FAILED);
         return;
     }
-    p->deadline = a->deadline != 0 ? start + a->deadline : 0;
+    p->deadline = KMX_DEADLINE_AT(start, a->deadline);
     kmx__fence();
     r->state = KMX_STATE_RUNNING;
 

@@ -10,8 +10,6 @@
  * and calls nothing.  Any core may call them. */
 #include "kmx_host_internal.h"
 
-#define LINE ((uint64_t)KMX_LINE_BYTES)
-
 static int sweep_region(uint32_t id, uint64_t offset, uint64_t bytes, int whole, int invalidate) {
     uint64_t size;
     if (kmx_region(id, &size) == NULL) {
@@ -21,14 +19,14 @@ static int sweep_region(uint32_t id, uint64_t offset, uint64_t bytes, int whole,
         offset = 0;
         bytes = size;
     }
-    if (offset > size || bytes > size - offset) {
+    if (KMX_RANGE_OUTSIDE(size, offset, bytes)) {
         return KMX_BAD;
     }
     if (bytes == 0) {
         return KMX_OK;
     }
-    uint64_t begin = offset & ~(LINE - 1u);
-    uint64_t end = (offset + bytes + LINE - 1u) & ~(LINE - 1u);
+    uint64_t begin = kmx_line_floor(offset);
+    uint64_t end = kmx_line_ceil(offset + bytes);
     const kmx_host_ctx *ctx = kmx_host.ctx;
     if (invalidate) {
         ctx->invalidate(ctx->ops, id, begin, end - begin);

@@ -34,38 +34,21 @@ const uint32_t *kmx_args_get(uint32_t *nwords) {
     const kmx_args *a = kmx_host.ctx->args;
     uint32_t n = a->nwords;
     if (nwords != NULL) {
-        *nwords = n <= KMX_MAX_WORDS ? n : KMX_MAX_WORDS;
+        *nwords = kmx_args_words(n);
     }
     return a->words;
 }
 
 void *kmx_region(uint32_t id, uint64_t *bytes) {
     const kmx_host_ctx *ctx = kmx_host.ctx;
-    const kmx_args *a = ctx->args;
-    if (id >= a->nregions || id >= KMX_MAX_REGIONS) {
-        if (bytes != NULL) {
-            *bytes = 0;
-        }
+    if (!kmx_region_size(ctx->args, id, bytes)) {
         return NULL;
-    }
-    if (bytes != NULL) {
-        *bytes = a->regions[id].bytes;
     }
     return ctx->region[id];
 }
 
 int kmx_region_address(uint32_t id, uint32_t *bank, uint64_t *bank_address) {
-    const kmx_args *a = kmx_host.ctx->args;
-    if (id >= a->nregions || id >= KMX_MAX_REGIONS) {
-        return KMX_BAD;
-    }
-    if (bank != NULL) {
-        *bank = a->regions[id].bank;
-    }
-    if (bank_address != NULL) {
-        *bank_address = a->regions[id].bank_address;
-    }
-    return KMX_OK;
+    return kmx_region_where(kmx_host.ctx->args, id, bank, bank_address);
 }
 
 int kmx_cluster(void) {
@@ -103,19 +86,21 @@ int kmx_stop_requested(void) {
     return kmx_host_stop_status() != KMX_OK;
 }
 
+/* The card's fences: every access before is seen before every one after. */
+static void fence(void) {
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
 void kmx_host_error(uint32_t error, uint32_t detail) {
     if (__atomic_exchange_n(&kmx_host.error_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
         volatile kmx_result_block *r = kmx_host.ctx->result;
-        r->error_core = kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u;
-        r->error_detail = detail;
-        atomic_thread_fence(memory_order_seq_cst);
-        __atomic_store_n(&r->error, error, __ATOMIC_RELEASE);
+        KMX_ERROR_PUT(r, kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u, error, detail, fence);
     }
     __atomic_store_n(&kmx_host.stop, (uint32_t)KMX_STOPPED, __ATOMIC_SEQ_CST);
 }
 
 void kmx_host_ended(int status) {
-    if (status == KMX_STOPPED || status == KMX_LATE) {
+    if (kmx_status_ends_run(status)) {
         uint32_t none = 0;
         __atomic_compare_exchange_n(&kmx_host.ended, &none, (uint32_t)status, 0,
                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
@@ -130,29 +115,11 @@ int kmx_host_core0_only(void) {
     return KMX_OK;
 }
 
-/* A reader may look at the block at any time: where_ticks is 0 while the
- * marker changes (kmx_layout.h). */
 void kmx_progress(uint32_t where) {
-    volatile kmx_result_block *r = kmx_host.ctx->result;
     uint64_t now = kmx_time();
-    r->where_ticks = 0;
-    atomic_thread_fence(memory_order_seq_cst);
-    r->where = where;
-    atomic_thread_fence(memory_order_seq_cst);
-    r->where_ticks = now != 0 ? now : 1;
+    kmx_progress_put(kmx_host.ctx->result, where, now, fence);
 }
 
 int kmx_result(uint32_t first, const uint32_t *words, uint32_t count) {
-    volatile kmx_result_block *r = kmx_host.ctx->result;
-    if (first > KMX_MAX_RESULT_WORDS || count > KMX_MAX_RESULT_WORDS - first ||
-        (count != 0 && words == NULL)) {
-        return KMX_BAD;
-    }
-    for (uint32_t i = 0; i < count; i++) {
-        r->words[first + i] = words[i];
-    }
-    if (first + count > r->nwords) {
-        r->nwords = first + count;
-    }
-    return KMX_OK;
+    return kmx_result_put(kmx_host.ctx->result, first, words, count);
 }

@@ -18,13 +18,11 @@
 
 #include "kmx.h"
 #include "kmx_host.h"
+#include "kmx_rules.h"
 #include "kmx_shared.h"
 
 #define KMX_HOST_HIDDEN __attribute__((visibility("hidden")))
 
-/* How long core 0 lets cores 1-3 finish after a stop before it flushes
- * (the card's KMX_SETTLE_TICKS). */
-#define KMX_HOST_SETTLE_TICKS (KMX_TICKS_PER_SECOND / 10u)
 /* A wait on a condition variable wakes at least this often to look at
  * the host's stop word and the deadline, which nothing signals. */
 #define KMX_HOST_POLL_NS 1000000L

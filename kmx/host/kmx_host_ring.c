@@ -59,11 +59,7 @@ int kmx_submit(const km_command_t *command, uint32_t *handle) {
         return KMX_BAD;
     }
     /* A thread that retries KMX_FULL in a loop still ends at a stop. */
-    status = kmx_host_stop_status();
-    if (status != KMX_OK) {
-        kmx_host_ended(status);
-        return status;
-    }
+    KMX_RETURN_IF_STOPPING(kmx_host_stop_status(), kmx_host_ended);
     const kmx_host_ctx *ctx = kmx_host.ctx;
     uint32_t h = 0;
     status = ctx->submit(ctx->ops, command, &h);

@@ -9,7 +9,7 @@
  * `region`, `bank`) and the ring's kind (error `ring`), calls kmx_main(0)
  * on the calling thread, records its code, posts the END to the other
  * clusters of the image if it leads (twelve cores), lets spawned work
- * finish (at most KMX_HOST_SETTLE_TICKS after a stop or the deadline),
+ * finish (at most KMX_SETTLE_TICKS after a stop or the deadline),
  * flushes every region through ctx->flush and writes the final state
  * last, after a release fence.  It returns once the workers' threads have left, so no
  * callback is called after it returns.
@@ -34,39 +34,25 @@ static volatile kmx_result_block *result_block(void) {
     return kmx_host.ctx->result;
 }
 
-/* The card's kmx__args_valid. */
+/* The card's kmx__args_valid, for the cluster kmrun loaded this copy for. */
 static int args_valid(const kmx_host_ctx *ctx) {
-    const kmx_args *a = ctx->args;
-    uint64_t nonce = a->nonce;
-    return a->magic == KMX_ARGS_MAGIC && a->version == KMX_LAYOUT_VERSION &&
-           a->seal.seal == KMX_ARGS_SEAL && a->seal.nonce == nonce &&
-           ctx->result->nonce == nonce && a->cluster >= 1 &&
-           a->cluster <= KMX_WORK_CLUSTERS && a->cluster == ctx->cluster &&
-           (a->clusters & ~0xEu) == 0 && (a->clusters & (1u << a->cluster)) != 0 &&
-           a->lead >= 1 && a->lead <= a->cluster && (a->clusters & (1u << a->lead)) != 0 &&
-           (a->clusters & ((1u << a->lead) - 1u)) == 0 && a->nregions <= KMX_MAX_REGIONS &&
-           a->nwords <= KMX_MAX_WORDS;
+    return kmx_args_sealed(ctx->args, ctx->result) && ctx->args->cluster == ctx->cluster;
 }
 
 /* The card's check_regions, without the bank check line: every region in
  * range and in this cluster's bank. */
 static int check_regions(const kmx_args *a) {
-    uint32_t bank = a->cluster == 1 ? 6u : 7u;
-    if (a->bank != bank) {
+    if (kmx_cluster_bank(a->cluster) != (int)a->bank) {
         kmx_host_error(KMX_ERROR_BANK, KMX_DETAIL_CHECK_LINE);
         return 0;
     }
     for (uint32_t id = 0; id < a->nregions; id++) {
         const kmx_region_entry *e = &a->regions[id];
-        uint64_t at = e->bank_address;
-        uint64_t bytes = e->bytes;
-        if (bytes == 0 || at % KMX_LINE_BYTES != 0 || at >= KMX_BANK_BYTES ||
-            bytes > KMX_BANK_BYTES - at) {
-            kmx_host_error(KMX_ERROR_REGION, id);
-            return 0;
-        }
-        if (e->bank != a->bank) {
-            kmx_host_error(KMX_ERROR_BANK, id);
+        uint32_t error = KMX_REGION_OUTSIDE_BANK(e->bank_address, e->bytes) ? KMX_ERROR_REGION
+                         : e->bank != a->bank                             ? KMX_ERROR_BANK
+                                                                          : KMX_ERROR_NONE;
+        if (error != KMX_ERROR_NONE) {
+            kmx_host_error(error, id);
             return 0;
         }
     }
@@ -77,7 +63,7 @@ static int check_regions(const kmx_args *a) {
  * card's business; here the ring is ctx->submit/poll/step). */
 static int check_ring(const kmx_args *a) {
     uint32_t kind = a->ring.kind;
-    if (kind != KMX_RING_NONE && kind != KMX_RING_REMOTE && kind != KMX_RING_CACHED) {
+    if (kind != KMX_RING_NONE && !kmx_ring_kind_known(kind)) {
         kmx_host_error(KMX_ERROR_RING, kind);
         return 0;
     }
@@ -132,12 +118,11 @@ static uint32_t core0(kmx_host_ctx *ctx) {
         kmx_host_error(KMX_ERROR_ARGS, 0);
         return KMX_STATE_FAILED;
     }
-    kmx_host.deadline = a->deadline != 0 ? start + a->deadline : 0;
+    kmx_host.deadline = KMX_DEADLINE_AT(start, a->deadline);
     atomic_thread_fence(memory_order_seq_cst);
     __atomic_store_n(&r->state, KMX_STATE_RUNNING, __ATOMIC_RELEASE);
 
-    uint32_t decision = a->prefetch == KMX_PREFETCH_KEEP ? KMX_PREFETCH_KEEP : KMX_PREFETCH_SET;
-    r->prefetch = decision | KMX_PREFETCH_NOT_WRITTEN;
+    r->prefetch = kmx_prefetch_decision(a->prefetch);
     if (!check_regions(a)) {
         return KMX_STATE_FAILED;
     }

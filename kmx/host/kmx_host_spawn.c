@@ -154,18 +154,19 @@ static uint32_t posted_count(int core) {
     return posted;
 }
 
+/* Core 0 after its own part: waits for each of cores 1-3 in turn (the
+ * card's join_workers). */
+static int join_workers(void) {
+    int result = KMX_OK;
+    for (int core = 1; core < (int)KMX_CORES; core++) {
+        result = kmx_first_failure(result, wait_done(core, posted_count(core)));
+    }
+    return result;
+}
+
 int kmx_spawn(int core, kmx_function function, void *arg) {
-    int status = kmx_host_core0_only();
-    if (status != KMX_OK) {
-        return status;
-    }
-    if (core < 1 || core >= (int)KMX_CORES || function == NULL) {
-        return KMX_BAD;
-    }
-    status = kmx_host_stop_status();
-    if (status != KMX_OK) {
-        return status;
-    }
+    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(), !kmx_worker_core(core) || function == NULL,
+                        kmx_host_stop_status());
     pthread_mutex_lock(&kmx_host.lock);
     if (busy(core)) {
         pthread_mutex_unlock(&kmx_host.lock);
@@ -178,28 +179,12 @@ int kmx_spawn(int core, kmx_function function, void *arg) {
 }
 
 int kmx_join(int core) {
-    int status = kmx_host_core0_only();
-    if (status != KMX_OK) {
-        return status;
-    }
-    if (core < 1 || core >= (int)KMX_CORES) {
-        return KMX_BAD;
-    }
+    KMX_CALLER_OR_RETURN(kmx_host_core0_only(), !kmx_worker_core(core));
     return wait_done(core, posted_count(core));
 }
 
 int kmx_parallel(kmx_function function, void *arg) {
-    int status = kmx_host_core0_only();
-    if (status != KMX_OK) {
-        return status;
-    }
-    if (function == NULL) {
-        return KMX_BAD;
-    }
-    status = kmx_host_stop_status();
-    if (status != KMX_OK) {
-        return status;
-    }
+    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(), function == NULL, kmx_host_stop_status());
     pthread_mutex_lock(&kmx_host.lock);
     for (int core = 1; core < (int)KMX_CORES; core++) {
         if (busy(core)) {
@@ -217,14 +202,7 @@ int kmx_parallel(kmx_function function, void *arg) {
     function(0, arg);
     kmx_host.in_parallel = 0;
 
-    int result = KMX_OK;
-    for (int core = 1; core < (int)KMX_CORES; core++) {
-        status = wait_done(core, posted_count(core));
-        if (result == KMX_OK) {
-            result = status;
-        }
-    }
-    return result;
+    return join_workers();
 }
 
 int kmx_host_local_idle(void) {
@@ -250,19 +228,12 @@ int kmx_host_local_all(kmx_cluster_function all, uint64_t arg) {
     all(kmx_cluster(), 0, arg);
     kmx_host.in_parallel = 0;
 
-    int result = KMX_OK;
-    for (int core = 1; core < (int)KMX_CORES; core++) {
-        int status = wait_done(core, posted_count(core));
-        if (result == KMX_OK) {
-            result = status;
-        }
-    }
-    return result;
+    return join_workers();
 }
 
 /* After kmx_main returned: lets cores 1-3 return from what they run before
  * the regions are flushed.  Ends when each is idle; after a stop or the
- * deadline, at most KMX_HOST_SETTLE_TICKS later (a core stuck in its
+ * deadline, at most KMX_SETTLE_TICKS later (a core stuck in its
  * function past that keeps kmx_host_run from returning, not the state from
  * being written). */
 void kmx_host_workers_settle(void) {
@@ -272,9 +243,7 @@ void kmx_host_workers_settle(void) {
         while (busy(core)) {
             if (kmx_host_stop_status() != KMX_OK) {
                 uint64_t now = kmx_time();
-                if (limit == 0) {
-                    limit = now + KMX_HOST_SETTLE_TICKS;
-                } else if (now >= limit) {
+                if (KMX_SETTLE_OVER(limit, now)) {
                     break;
                 }
             }

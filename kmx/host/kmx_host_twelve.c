@@ -52,33 +52,18 @@ static uintptr_t object_base(void) {
     return 0;
 }
 
-/* The other clusters of this image, bit c for cluster c (kmx_twelve.c). */
+/* The other clusters of this image (kmx_rules.h). */
 static uint32_t other_clusters(void) {
-    const kmx_args *a = kmx_host.ctx->args;
-    uint32_t mask = a->clusters & ~(1u << a->cluster);
-    uint32_t others = 0;
-    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
-        if ((mask >> c) & 1u && a->peers[c - 1u].present) {
-            others |= 1u << c;
-        }
-    }
-    return others;
+    return kmx_other_clusters(kmx_host.ctx->args);
 }
 
 /* Until every cluster of `mask` serves (KMX_OK), or the stop or the
  * deadline (recorded). */
 static int wait_serving(uint32_t mask) {
     const kmx_host_ctx *ctx = kmx_host.ctx;
-    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
-        if (((mask >> c) & 1u) == 0) {
-            continue;
-        }
+    KMX_EACH_CLUSTER(c, mask) {
         while (!ctx->serving(ctx->ops, c)) {
-            int status = kmx_host_stop_status();
-            if (status != KMX_OK) {
-                kmx_host_ended(status);
-                return status;
-            }
+            KMX_RETURN_IF_STOPPING(kmx_host_stop_status(), kmx_host_ended);
         }
     }
     return KMX_OK;
@@ -93,11 +78,7 @@ static int wait_cluster(uint32_t c, uint32_t sequence) {
         if (ctx->done(ctx->ops, c, sequence, &status)) {
             return status;
         }
-        status = kmx_host_stop_status();
-        if (status != KMX_OK) {
-            kmx_host_ended(status);
-            return status;
-        }
+        KMX_RETURN_IF_STOPPING(kmx_host_stop_status(), kmx_host_ended);
     }
 }
 
@@ -105,31 +86,20 @@ static void post_all(uint32_t others, uint32_t op, uint32_t sequence, uint64_t f
                      uint64_t arg) {
     const kmx_host_ctx *ctx = kmx_host.ctx;
     kmx_host_call call = {function, arg, sequence, op};
-    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
-        if ((others >> c) & 1u) {
-            ctx->post(ctx->ops, c, &call);
-        }
+    KMX_EACH_CLUSTER(c, others) {
+        ctx->post(ctx->ops, c, &call);
     }
 }
 
 int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
-    int status = kmx_host_core0_only();
-    if (status != KMX_OK) {
-        return status;
-    }
-    if (kmx_cluster() != kmx_lead() || function == NULL) {
-        return KMX_BAD;
-    }
-    status = kmx_host_stop_status();
-    if (status != KMX_OK) {
-        return status;
-    }
+    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(), KMX_PARALLEL_ALL_REFUSED(function),
+                        kmx_host_stop_status());
     if (!kmx_host_local_idle()) {
         return KMX_FULL; /* nothing started */
     }
     if (!kmx_host.twelve_ready) {
         uint32_t all = other_clusters();
-        status = wait_serving(all);
+        int status = wait_serving(all);
         if (status != KMX_OK) {
             return status;
         }
@@ -141,20 +111,15 @@ int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
     uint64_t offset = (uint64_t)((uintptr_t)function - object_base());
     post_all(others, KMX_CLUSTER_CALL, sequence, offset, arg);
     int result = kmx_host_local_all(function, arg);
-    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
-        if ((others >> c) & 1u) {
-            status = wait_cluster(c, sequence);
-            if (result == KMX_OK) {
-                result = status;
-            }
-        }
+    KMX_EACH_CLUSTER(c, others) {
+        result = kmx_first_failure(result, wait_cluster(c, sequence));
     }
     return result;
 }
 
 /* A server: one call line's status. */
 static int serve_call(const kmx_host_call *call) {
-    if (call->op != KMX_CLUSTER_CALL || call->function == 0) {
+    if (KMX_CALL_REFUSED(call->op, call->function)) {
         return KMX_BAD;
     }
     if (!kmx_host_local_idle()) {
@@ -176,7 +141,7 @@ int kmx_serve(void) {
     const kmx_host_ctx *ctx = kmx_host.ctx;
     const kmx_args *a = ctx->args;
     uint32_t self = a->cluster, lead = a->lead;
-    if (self == lead || !a->peers[lead - 1u].present) {
+    if (KMX_SERVE_REFUSED(a, self, lead)) {
         return KMX_BAD;
     }
     if (kmx_host.twelve_ready) {
@@ -198,19 +163,12 @@ int kmx_serve(void) {
             ctx->serve_done(ctx->ops, call.sequence, serve_call(&call));
             continue;
         }
-        status = kmx_host_stop_status();
-        if (status != KMX_OK) {
-            kmx_host_ended(status);
-            return status;
-        }
+        KMX_RETURN_IF_STOPPING(kmx_host_stop_status(), kmx_host_ended);
     }
 }
 
 void kmx_host_twelve_end(void) {
-    if (kmx_cluster() != kmx_lead()) {
-        return;
-    }
-    uint32_t others = other_clusters();
+    uint32_t others = KMX_END_TARGETS(other_clusters());
     if (others == 0) {
         return;
     }
@@ -221,26 +179,12 @@ void kmx_host_twelve_end(void) {
 int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source, uint64_t bytes) {
     const kmx_host_ctx *ctx = kmx_host.ctx;
     const kmx_args *a = ctx->args;
-    if (cluster < 1 || cluster > (int)KMX_WORK_CLUSTERS ||
-        ((a->clusters >> cluster) & 1u) == 0 || !a->peers[cluster - 1].present ||
-        id >= a->nregions || id >= KMX_MAX_REGIONS) {
+    if (KMX_PUSH_TARGET_REFUSED(a, cluster, id) ||
+        KMX_PUSH_RANGE_REFUSED(a->regions[id].bytes, offset, source, bytes)) {
         return KMX_BAD;
     }
-    uint64_t size = a->regions[id].bytes; /* the same image: the same regions */
-    if (offset % KMX_LINE_BYTES != 0 || bytes % KMX_LINE_BYTES != 0 || offset > size ||
-        bytes > size - offset || (bytes != 0 && (source == NULL || (uintptr_t)source % 8u != 0))) {
-        return KMX_BAD;
-    }
-    if (a->cluster == a->lead) {
-        if ((uint32_t)cluster != a->cluster) {
-            int status = wait_serving(1u << cluster);
-            if (status != KMX_OK) {
-                return status;
-            }
-        }
-    } else if (__atomic_load_n(&kmx_host.twelve_in_call, __ATOMIC_SEQ_CST) == 0) {
-        return KMX_BAD;
-    }
+    KMX_PUSH_ALLOWED_OR_RETURN(a, cluster, wait_serving,
+                               __atomic_load_n(&kmx_host.twelve_in_call, __ATOMIC_SEQ_CST) != 0);
     if (bytes == 0) {
         return KMX_OK;
     }
