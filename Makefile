@@ -100,7 +100,7 @@ RV_ARCH := -march=rv64gc_zba_zbb -mabi=lp64d -mcmodel=medany
 # inside the runtime gets the same source line whatever the checkout's path,
 # and libkmx.a (part of every image's cache key) the same bytes.
 RV_CFLAGS := $(RV_ARCH) -std=c11 -O2 -g -ffreestanding -fno-common \
-  -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP -Ikmx/include \
+  -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP -Ikmx/include -Idevice/include \
   -ffile-prefix-map=$(CURDIR)=/kmrun
 
 SUPPORT_SRC := $(wildcard support/*.c)
@@ -130,7 +130,7 @@ KMX_DATA := $(SHARE)/kmx/lib/libkmx.a $(SHARE)/kmx/kmx.ld \
 # its test is built in the build's mode.
 KMX_HOST_DATA := $(SHARE)/kmx/host/libkmx_host.a $(SHARE)/kmx/host/kmx_host.h
 KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ikmx -Ikmx/host \
-  -Ikmx/include
+  -Ikmx/include -Idevice/include
 
 .PHONY: all test install clean print-%
 all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN)

@@ -63,7 +63,7 @@ static void print_json(const km_program *p, const km_build_result *r, const km_c
             cJSON_AddItemToArray(cl, cJSON_CreateNumber(t->clusters[k]));
         cJSON *img = built_json(b);
         cJSON_AddNumberToObject(img, "bytes", (double)b->bytes);
-        cJSON_AddNumberToObject(img, "limit", KMX_IMAGE_MAX_BYTES);
+        cJSON_AddNumberToObject(img, "limit", BH_IMAGE_MAX_BYTES);
         cJSON_AddNumberToObject(img, "text", (double)b->text);
         cJSON_AddNumberToObject(img, "rodata", (double)b->rodata);
         cJSON_AddNumberToObject(img, "data", (double)b->data);
@@ -96,7 +96,7 @@ static void print_summary(const km_program *p, const km_build_result *r)
         const km_built *b = &r->threads[i];
         char bytes[32], limit[32];
         ks_thousands(b->bytes, bytes, sizeof bytes);
-        ks_thousands(KMX_IMAGE_MAX_BYTES, limit, sizeof limit);
+        ks_thousands(BH_IMAGE_MAX_BYTES, limit, sizeof limit);
         fprintf(stderr, "  thread %zu (cluster%s", i, p->threads[i].nclusters > 1 ? "s" : "");
         for (size_t k = 0; k < p->threads[i].nclusters; k++)
             fprintf(stderr, "%s%d", k ? ", " : " ", p->threads[i].clusters[k]);

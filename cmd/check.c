@@ -212,10 +212,10 @@ int cmd_check(int argc, char **argv)
     if (rc == KM_OK)
         rc = cmd_open_cache(&cache, &err);
     if (rc == KM_OK)
-        rc = cmd_run_backend(p, KM_BACKEND_SIM, &cache, &bo, &ro, run_dir, cmd_wall_now(), &sim,
+        rc = cmd_run_backend(p, KM_BACKEND_SIM, &cache, &bo, &ro, run_dir, km_wall_now(), &sim,
                             &err);
     if (rc == KM_OK)
-        rc = cmd_run_backend(p, KM_BACKEND_HOST, &cache, &bo, &ro, run_dir, cmd_wall_now(), &host,
+        rc = cmd_run_backend(p, KM_BACKEND_HOST, &cache, &bo, &ro, run_dir, km_wall_now(), &host,
                             &err);
     if (rc == KM_OK) {
         check_out c = {cJSON_CreateObject(), NULL, 0};

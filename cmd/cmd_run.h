@@ -17,9 +17,6 @@ typedef struct cmd_run_outcome {
     char *json;                 /* schemas/run.schema.json */
 } cmd_run_outcome;
 
-/* Monotonic seconds. */
-double cmd_wall_now(void);
-
 /* A plain decimal number of seconds, more than 0, for `command`'s option. */
 int cmd_parse_seconds(const char *command, const char *option, const char *text, double *out);
 

@@ -48,7 +48,7 @@ int cmd_run(int argc, char **argv)
         {"thread", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
-    double started = cmd_wall_now();
+    double started = km_wall_now();
     km_backend backend = KM_BACKEND_SIM;
     km_run_opts ro = {0};
     km_build_opts bo = {0};

@@ -3,20 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd.h"
 #include "cmd_run.h"
 #include "km_fs.h"
 #include "km_run_json.h"
 #include "km_rundir.h"
-
-double cmd_wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int cmd_parse_seconds(const char *command, const char *option, const char *text, double *out)
 {
@@ -57,7 +49,7 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
     km_run_info info = {
         .run_id = out->id,
         .run_dir = dir,
-        .wall_seconds = cmd_wall_now() - started,
+        .wall_seconds = km_wall_now() - started,
         .backend = b,
         .build = km_session_build(out->s),
     };

@@ -1,6 +1,6 @@
 /* crt0.S: the image's first instructions and the trap entry.
  *
- * All four cores start at KMX_LIM_BASE, which is _start (kmx.ld places
+ * All four cores start at BH_LIM_BASE, which is _start (kmx.ld places
  * .text.kmx_start first).  Each core: interrupts off, gp, mtvec, FS and VS
  * on (Initial), fcsr cleared, its own stack from kmx__stack_tops (start.c,
  * built from kmx_layout.h so no address is restated here), then
@@ -12,7 +12,7 @@
  * mepc, mtval), which records the trap in the result block and halts the
  * core.  Traps are never returned from. */
 
-#define KMX_CORES_ASM 4                 /* = KMX_CORES (start.c asserts) */
+#define KMX_CORES_ASM 4                 /* = BH_CLUSTER_CORES (start.c asserts) */
 #define MSTATUS_MIE 0x8
 #define MSTATUS_FS_VS_INITIAL 0x2200    /* FS = 01 (bits 13-14), VS = 01 (bits 9-10) */
 

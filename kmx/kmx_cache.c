@@ -12,9 +12,9 @@
 #include "kmx_internal.h"
 
 void kmx__sweep_lines(uint64_t begin, uint64_t end) {
-    volatile uint64_t *flush64 = (volatile uint64_t *)(uintptr_t)KMX_FLUSH64;
+    volatile uint64_t *flush64 = (volatile uint64_t *)(uintptr_t)BH_FLUSH64;
     kmx__fence(); /* this core's stores reach the cache before their flush */
-    for (uint64_t line = begin; line < end; line += KMX_LINE_BYTES) {
+    for (uint64_t line = begin; line < end; line += BH_LINE_BYTES) {
         *flush64 = line;
     }
     kmx__fence(); /* no load after the sweep sees a line it dropped */
@@ -25,7 +25,7 @@ static int spreadable(uint64_t lines) {
         kmx__stop_status() != KMX_OK) {
         return 0;
     }
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
         if (!mb->alive || mb->halted || kmx__busy(core)) {
             return 0;
@@ -38,21 +38,21 @@ void kmx__sweep(uint64_t begin, uint64_t end) {
     if (end <= begin) {
         return;
     }
-    uint64_t lines = (end - begin) / KMX_LINE_BYTES;
+    uint64_t lines = (end - begin) / BH_LINE_BYTES;
     if (!spreadable(lines)) {
         kmx__sweep_lines(begin, end);
         return;
     }
     volatile kmx_private *p = KMX_PRIVATE;
-    uint64_t share = lines / KMX_CORES * KMX_LINE_BYTES;
-    uint32_t posted[KMX_CORES];
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    uint64_t share = lines / BH_CLUSTER_CORES * BH_LINE_BYTES;
+    uint32_t posted[BH_CLUSTER_CORES];
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         p->sweep_begin[core] = begin + (uint64_t)core * share;
-        p->sweep_end[core] = core == (int)KMX_CORES - 1 ? end : begin + (uint64_t)(core + 1) * share;
+        p->sweep_end[core] = core == (int)BH_CLUSTER_CORES - 1 ? end : begin + (uint64_t)(core + 1) * share;
         posted[core] = kmx__post(core, KMX_MAILBOX(core)->done, KMX_CALL_SWEEP, 0, 0);
     }
     kmx__sweep_lines(begin, begin + share);
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
         /* Bounded: an alive core finishes a posted sweep before it looks at
          * the stop again; one that left or trapped is swept for here. */

@@ -16,7 +16,7 @@ void *kmx_region(uint32_t id, uint64_t *bytes) {
     if (!kmx_region_size(a, id, bytes)) {
         return 0;
     }
-    return (void *)(uintptr_t)KMX_DRAM_CACHED(a->regions[id].bank_address);
+    return (void *)(uintptr_t)BH_DRAM_CACHED(a->regions[id].bank_address);
 }
 
 int kmx_region_address(uint32_t id, uint32_t *bank, uint64_t *bank_address) {
@@ -36,7 +36,7 @@ int kmx_lead(void) {
 }
 
 uint64_t kmx_time(void) {
-    return *(volatile uint64_t *)(uintptr_t)KMX_MTIME;
+    return *(volatile uint64_t *)(uintptr_t)BH_MTIME;
 }
 
 int kmx_stop_requested(void) {

@@ -27,10 +27,10 @@ typedef struct kmx_private {
     uint32_t error_claim; /* atomic: the first library error */
     uint32_t trap_claim;  /* atomic: the first trap */
     uint32_t regions_ok;  /* the region checks passed: sweeps are safe */
-    uint32_t in_trap[KMX_CORES];
+    uint32_t in_trap[BH_CLUSTER_CORES];
     uint32_t reserved0;
-    uint64_t sweep_begin[KMX_CORES]; /* KMX_CALL_SWEEP: each core's share */
-    uint64_t sweep_end[KMX_CORES];
+    uint64_t sweep_begin[BH_CLUSTER_CORES]; /* KMX_CALL_SWEEP: each core's share */
+    uint64_t sweep_end[BH_CLUSTER_CORES];
     /* The ring (kmx_ring.c), core 0's alone.  Addresses as core 0 reaches
      * them: through the window or the cached DRAM window. */
     uint64_t ring_commands;    /* command slot 0 */
@@ -113,7 +113,7 @@ static inline int kmx__stop_status(void) {
         return KMX_STOPPED;
     }
     uint64_t deadline = KMX_PRIVATE->deadline;
-    if (deadline != 0 && *(volatile uint64_t *)(uintptr_t)KMX_MTIME >= deadline) {
+    if (deadline != 0 && *(volatile uint64_t *)(uintptr_t)BH_MTIME >= deadline) {
         return KMX_LATE;
     }
     return KMX_OK;

@@ -19,7 +19,7 @@
  * read (the kernel writes them around the cache). */
 #include "kmx_internal.h"
 
-#define RING_LINE(address) ((address) & ~(uint64_t)(KMX_LINE_BYTES - 1u))
+#define RING_LINE(address) ((address) & ~(uint64_t)(BH_LINE_BYTES - 1u))
 
 static int pow2(uint32_t v) {
     return v != 0 && (v & (v - 1u)) == 0;
@@ -27,14 +27,14 @@ static int pow2(uint32_t v) {
 
 /* [at, at + bytes) inside the bank and whole lines. */
 static int bank_lines(uint64_t at, uint64_t bytes) {
-    return at % KMX_LINE_BYTES == 0 && at < KMX_BANK_BYTES && bytes <= KMX_BANK_BYTES - at;
+    return at % BH_LINE_BYTES == 0 && at < BH_BANK_BYTES && bytes <= BH_BANK_BYTES - at;
 }
 
 /* [at, at + bytes) clear of every region and of the check line. */
 static int clear_of_regions(uint64_t at, uint64_t bytes) {
     const volatile kmx_args *a = KMX_ARGS;
     uint64_t line = a->check.bank_address;
-    if (at < line + KMX_LINE_BYTES && line < at + bytes) {
+    if (at < line + BH_LINE_BYTES && line < at + bytes) {
         return 0;
     }
     for (uint32_t id = 0; id < a->nregions; id++) {
@@ -47,26 +47,26 @@ static int clear_of_regions(uint64_t at, uint64_t bytes) {
 }
 
 static int open_remote(const volatile kmx_ring_descriptor *d, volatile kmx_private *p) {
-    uint64_t base = d->commands & ~(uint64_t)(KMX_NOC_WINDOW_BYTES - 1u);
+    uint64_t base = d->commands & ~(uint64_t)(BH_NOC_WINDOW_BYTES - 1u);
     uint64_t commands_end = d->commands + (uint64_t)d->command_depth * sizeof(km_command_line);
     if (d->window != KMX_WINDOW_RING || d->counts != KMX_LIM_RING_COUNTS ||
         d->events != KMX_LIM_RING_EVENTS ||
         d->event_depth * (uint32_t)sizeof(km_event_t) > KMX_LIM_RING_EVENTS_BYTES ||
-        d->commands % KMX_LINE_BYTES != 0 || d->read_line % KMX_LINE_BYTES != 0 ||
-        commands_end > base + KMX_NOC_WINDOW_BYTES || d->read_line < base ||
-        d->read_line + KMX_LINE_BYTES > base + KMX_NOC_WINDOW_BYTES ||
-        (d->read_line < commands_end && d->commands < d->read_line + KMX_LINE_BYTES)) {
+        d->commands % BH_LINE_BYTES != 0 || d->read_line % BH_LINE_BYTES != 0 ||
+        commands_end > base + BH_NOC_WINDOW_BYTES || d->read_line < base ||
+        d->read_line + BH_LINE_BYTES > base + BH_NOC_WINDOW_BYTES ||
+        (d->read_line < commands_end && d->commands < d->read_line + BH_LINE_BYTES)) {
         return 0;
     }
     /* Target first, mode last: the mode's store makes the window take it. */
-    volatile kmx_noc_window_reg *w = KMX_P(kmx_noc_window_reg, KMX_NOC_WINDOW_REG(KMX_WINDOW_RING));
+    volatile bh_noc_window_reg *w = KMX_P(bh_noc_window_reg, BH_NOC_WINDOW_REG(KMX_WINDOW_RING));
     w->address = base;
     w->x = d->noc_x;
     w->y = d->noc_y;
     kmx__fence();
-    w->mode = KMX_NOC_POSTED;
+    w->mode = BH_NOC_POSTED;
     kmx__fence();
-    uint64_t window = KMX_NOC_WINDOW(KMX_WINDOW_RING);
+    uint64_t window = BH_NOC_WINDOW(KMX_WINDOW_RING);
     p->ring_commands = window + (d->commands - base);
     p->ring_read_line = window + (d->read_line - base);
     p->ring_counts = d->counts;
@@ -77,16 +77,16 @@ static int open_remote(const volatile kmx_ring_descriptor *d, volatile kmx_priva
 static int open_cached(const volatile kmx_ring_descriptor *d, volatile kmx_private *p) {
     uint64_t commands = (uint64_t)d->command_depth * sizeof(km_command_line);
     uint64_t events = (uint64_t)d->event_depth * sizeof(km_event_t);
-    if (!bank_lines(d->commands, commands) || !bank_lines(d->read_line, KMX_LINE_BYTES) ||
-        !bank_lines(d->counts, KMX_LINE_BYTES) || !bank_lines(d->events, events) ||
-        !clear_of_regions(d->commands, commands) || !clear_of_regions(d->read_line, KMX_LINE_BYTES) ||
-        !clear_of_regions(d->counts, KMX_LINE_BYTES) || !clear_of_regions(d->events, events)) {
+    if (!bank_lines(d->commands, commands) || !bank_lines(d->read_line, BH_LINE_BYTES) ||
+        !bank_lines(d->counts, BH_LINE_BYTES) || !bank_lines(d->events, events) ||
+        !clear_of_regions(d->commands, commands) || !clear_of_regions(d->read_line, BH_LINE_BYTES) ||
+        !clear_of_regions(d->counts, BH_LINE_BYTES) || !clear_of_regions(d->events, events)) {
         return 0;
     }
-    p->ring_commands = KMX_DRAM_CACHED(d->commands);
-    p->ring_read_line = KMX_DRAM_CACHED(d->read_line);
-    p->ring_counts = KMX_DRAM_CACHED(d->counts);
-    p->ring_events = KMX_DRAM_CACHED(d->events);
+    p->ring_commands = BH_DRAM_CACHED(d->commands);
+    p->ring_read_line = BH_DRAM_CACHED(d->read_line);
+    p->ring_counts = BH_DRAM_CACHED(d->counts);
+    p->ring_events = BH_DRAM_CACHED(d->events);
     return 1;
 }
 
@@ -134,14 +134,14 @@ static int cached(void) {
  * fetches it from the bank. */
 static void drop_line(uint64_t address) {
     if (cached()) {
-        kmx__sweep_lines(RING_LINE(address), RING_LINE(address) + KMX_LINE_BYTES);
+        kmx__sweep_lines(RING_LINE(address), RING_LINE(address) + BH_LINE_BYTES);
     }
 }
 
 /* Writes back a line we wrote, so the kernel reads it from the bank. */
 static void push_line(uint64_t address) {
     if (cached()) {
-        kmx__sweep_lines(RING_LINE(address), RING_LINE(address) + KMX_LINE_BYTES);
+        kmx__sweep_lines(RING_LINE(address), RING_LINE(address) + BH_LINE_BYTES);
     }
 }
 

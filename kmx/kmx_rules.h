@@ -35,7 +35,7 @@ static inline int kmx_args_sealed(const volatile kmx_args *a,
     return a->magic == KMX_ARGS_MAGIC && a->version == KMX_LAYOUT_VERSION &&
            a->seal.seal == KMX_ARGS_SEAL && a->seal.nonce == nonce &&
            r->nonce == nonce && a->cluster >= 1 &&
-           a->cluster <= KMX_WORK_CLUSTERS &&
+           a->cluster <= BH_WORK_CLUSTERS &&
            (a->clusters & ~0xEu) == 0 && (a->clusters & (1u << a->cluster)) != 0 &&
            a->lead >= 1 && a->lead <= a->cluster &&
            (a->clusters & (1u << a->lead)) != 0 &&
@@ -74,8 +74,8 @@ static inline int kmx_cluster_bank(uint32_t cluster) {
  * instructions.)  The card then checks the entry against its bank check
  * line, which the host fallback has none of. */
 #define KMX_REGION_OUTSIDE_BANK(at, bytes)                                  \
-    ((bytes) == 0 || (at) % KMX_LINE_BYTES != 0 || (at) >= KMX_BANK_BYTES || \
-     (bytes) > KMX_BANK_BYTES - (at))
+    ((bytes) == 0 || (at) % BH_LINE_BYTES != 0 || (at) >= BH_BANK_BYTES || \
+     (bytes) > BH_BANK_BYTES - (at))
 
 /* The ring kinds a thread can use (KMX_RING_NONE: no ring, no calls). */
 static inline int kmx_ring_kind_known(uint32_t kind) {
@@ -125,11 +125,11 @@ static inline int kmx_region_where(const volatile kmx_args *a, uint32_t id, uint
 /* A range widened outwards to whole 64-byte lines: its first line's
  * start and the end of its last. */
 static inline uint64_t kmx_line_floor(uint64_t at) {
-    return at & ~(uint64_t)(KMX_LINE_BYTES - 1u);
+    return at & ~(uint64_t)(BH_LINE_BYTES - 1u);
 }
 
 static inline uint64_t kmx_line_ceil(uint64_t end) {
-    return (end + KMX_LINE_BYTES - 1u) & ~(uint64_t)(KMX_LINE_BYTES - 1u);
+    return (end + BH_LINE_BYTES - 1u) & ~(uint64_t)(BH_LINE_BYTES - 1u);
 }
 
 /* ---- the result block ------------------------------------------------------ */
@@ -228,7 +228,7 @@ static inline int kmx_status_ends_run(int status) {
 
 /* Cores 1 to 3: the ones kmx_spawn and kmx_join take. */
 static inline int kmx_worker_core(int core) {
-    return core >= 1 && core < (int)KMX_CORES;
+    return core >= 1 && core < (int)BH_CLUSTER_CORES;
 }
 
 /* A join of several: the first status that is not KMX_OK, in the order
@@ -240,7 +240,7 @@ static inline int kmx_first_failure(int result, int status) {
 /* After kmx_main returned, core 0 lets cores 1-3 finish what they run
  * before it flushes the regions; after a stop or the deadline, at most
  * this long. */
-#define KMX_SETTLE_TICKS (KMX_TICKS_PER_SECOND / 10u)
+#define KMX_SETTLE_TICKS (BH_TICKS_PER_SECOND / 10u)
 
 /* One look of that wait once the run is stopping, at time `now`: 1 when
  * the settle time is over; `limit` (a variable, 0 before the first look)
@@ -256,7 +256,7 @@ static inline int kmx_first_failure(int result, int status) {
 static inline uint32_t kmx_other_clusters(const volatile kmx_args *a) {
     uint32_t mask = a->clusters & ~(1u << a->cluster);
     uint32_t others = 0;
-    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
+    for (uint32_t c = 1; c <= BH_WORK_CLUSTERS; c++) {
         if ((mask >> c) & 1u && a->peers[c - 1u].present) {
             others |= 1u << c;
         }
@@ -267,7 +267,7 @@ static inline uint32_t kmx_other_clusters(const volatile kmx_args *a) {
 /* for each cluster c of `mask` (bit c), in order: `KMX_EACH_CLUSTER(c,
  * mask) { ... }` (the if/else keeps a following else off it). */
 #define KMX_EACH_CLUSTER(c, mask)                            \
-    for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++)        \
+    for (uint32_t c = 1; c <= BH_WORK_CLUSTERS; c++)        \
         if ((((mask) >> c) & 1u) == 0) {                     \
         } else
 
@@ -290,11 +290,11 @@ static inline uint32_t kmx_other_clusters(const volatile kmx_args *a) {
  * (the same image: the same regions; then its `size`), whole lines
  * inside it, and an 8-byte aligned source for any bytes. */
 #define KMX_PUSH_TARGET_REFUSED(a, cluster, id)                                        \
-    ((cluster) < 1 || (cluster) > (int)KMX_WORK_CLUSTERS ||                            \
+    ((cluster) < 1 || (cluster) > (int)BH_WORK_CLUSTERS ||                            \
      (((a)->clusters >> (cluster)) & 1u) == 0 || !(a)->peers[(cluster) - 1].present || \
      (id) >= (a)->nregions || (id) >= KMX_MAX_REGIONS)
 #define KMX_PUSH_RANGE_REFUSED(size, offset, source, bytes)             \
-    ((offset) % KMX_LINE_BYTES != 0 || (bytes) % KMX_LINE_BYTES != 0 || \
+    ((offset) % BH_LINE_BYTES != 0 || (bytes) % BH_LINE_BYTES != 0 || \
      KMX_RANGE_OUTSIDE(size, offset, bytes) ||                          \
      ((bytes) != 0 && ((source) == 0 || (uintptr_t)(source) % 8u != 0)))
 

@@ -41,7 +41,7 @@ int kmx_join(int core) {
  * rather than kept (a store and a load). */
 static __attribute__((noinline)) int join_workers(void) {
     int result = KMX_OK;
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         result = kmx_first_failure(result, kmx__wait_done(core, KMX_MAILBOX(core)->posted));
     }
     return result;
@@ -53,7 +53,7 @@ int kmx_parallel(kmx_function function, void *arg) {
     if (!kmx__idle(1, &posted1) || !kmx__idle(2, &posted2) || !kmx__idle(3, &posted3)) {
         return KMX_FULL; /* nothing started */
     }
-    _Static_assert(KMX_CORES == 4u, "cores 1 to 3 are spelled out");
+    _Static_assert(BH_CLUSTER_CORES == 4u, "cores 1 to 3 are spelled out");
     uint64_t f = (uint64_t)(uintptr_t)function, a = (uint64_t)(uintptr_t)arg;
     kmx__post(1, posted1, KMX_CALL_SPAWN, f, a);
     kmx__post(2, posted2, KMX_CALL_SPAWN, f, a);

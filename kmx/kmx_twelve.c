@@ -56,28 +56,28 @@ static __attribute__((noinline)) uint32_t other_clusters(void) {
  * makes the window take the new target. */
 static uint64_t open_window(uint32_t window, uint32_t x, uint32_t y, uint64_t address,
                             uint32_t mode) {
-    uint64_t base = address & ~(uint64_t)(KMX_NOC_WINDOW_BYTES - 1u);
-    volatile kmx_noc_window_reg *w = KMX_P(kmx_noc_window_reg, KMX_NOC_WINDOW_REG(window));
+    uint64_t base = address & ~(uint64_t)(BH_NOC_WINDOW_BYTES - 1u);
+    volatile bh_noc_window_reg *w = KMX_P(bh_noc_window_reg, BH_NOC_WINDOW_REG(window));
     w->address = base;
     w->x = (uint16_t)x;
     w->y = (uint16_t)y;
     kmx__fence();
     w->mode = mode;
     kmx__fence();
-    return KMX_NOC_WINDOW(window) + (address - base);
+    return BH_NOC_WINDOW(window) + (address - base);
 }
 
 /* Cluster c's cluster lines in its LIM, as the core reaches them through
  * KMX_WINDOW_CLUSTER(c); open: point the window there first. */
 static volatile kmx_cluster_lines *cluster_lines(uint32_t c, int open) {
     const volatile kmx_peer *q = &KMX_ARGS->peers[c - 1u];
-    uint64_t at = q->lim + (KMX_LIM_CLUSTER_LINES - KMX_LIM_BASE);
-    uint64_t base = at & ~(uint64_t)(KMX_NOC_WINDOW_BYTES - 1u);
+    uint64_t at = q->lim + (KMX_LIM_CLUSTER_LINES - BH_LIM_BASE);
+    uint64_t base = at & ~(uint64_t)(BH_NOC_WINDOW_BYTES - 1u);
     if (open) {
         return KMX_P(kmx_cluster_lines,
-                     open_window(KMX_WINDOW_CLUSTER(c), q->noc_x, q->noc_y, at, KMX_NOC_NONPOSTED));
+                     open_window(KMX_WINDOW_CLUSTER(c), q->noc_x, q->noc_y, at, BH_NOC_NONPOSTED));
     }
-    return KMX_P(kmx_cluster_lines, KMX_NOC_WINDOW(KMX_WINDOW_CLUSTER(c)) + (at - base));
+    return KMX_P(kmx_cluster_lines, BH_NOC_WINDOW(KMX_WINDOW_CLUSTER(c)) + (at - base));
 }
 
 /* The lead: its windows onto every other cluster, once. */
@@ -98,7 +98,7 @@ static int wait_serving(uint32_t mask) {
     volatile kmx_cluster_lines *l = LINES;
     for (unsigned turn = 1;; turn++) {
         int all = 1;
-        for (uint32_t c = 1; c <= KMX_WORK_CLUSTERS; c++) {
+        for (uint32_t c = 1; c <= BH_WORK_CLUSTERS; c++) {
             if ((mask >> c) & 1u && l->done[c].serving != 1u) {
                 all = 0;
                 break;
@@ -118,7 +118,7 @@ static int wait_serving(uint32_t mask) {
  * three scalars, not an array on the stack, which is in LIM. */
 static inline __attribute__((always_inline)) int local_idle(uint32_t *p1, uint32_t *p2,
                                                             uint32_t *p3) {
-    _Static_assert(KMX_CORES == 4u, "cores 1 to 3 are spelled out");
+    _Static_assert(BH_CLUSTER_CORES == 4u, "cores 1 to 3 are spelled out");
     return kmx__idle(1, p1) && kmx__idle(2, p2) && kmx__idle(3, p3);
 }
 
@@ -126,7 +126,7 @@ static inline __attribute__((always_inline)) int local_idle(uint32_t *p1, uint32
  * the call of the function (as kmx_spawn.c's join_workers). */
 static __attribute__((noinline)) int join_here(void) {
     int result = KMX_OK;
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         result = kmx_first_failure(result, kmx__wait_done(core, KMX_MAILBOX(core)->posted));
     }
     return result;
@@ -312,12 +312,12 @@ int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source,
     kmx__fence(); /* what this core wrote before is in the source */
     for (uint64_t done = 0; done < bytes;) {
         uint64_t at = target + done;
-        uint64_t span = KMX_NOC_WINDOW_BYTES - (at & (KMX_NOC_WINDOW_BYTES - 1u));
+        uint64_t span = BH_NOC_WINDOW_BYTES - (at & (BH_NOC_WINDOW_BYTES - 1u));
         if (span > bytes - done) {
             span = bytes - done;
         }
         volatile uint64_t *to =
-            KMX_P(uint64_t, open_window(KMX_WINDOW_PUSH(core), x, y, at, KMX_NOC_POSTED));
+            KMX_P(uint64_t, open_window(KMX_WINDOW_PUSH(core), x, y, at, BH_NOC_POSTED));
         const uint64_t *words = from + done / 8u;
         for (uint64_t i = 0; i < span / 8u; i++) {
             to[i] = words[i];
@@ -331,7 +331,7 @@ int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source,
      * word gives the same guarantee for the same one round trip.) */
     uint64_t last = bytes - 8u;
     volatile uint64_t *ack = KMX_P(
-        uint64_t, open_window(KMX_WINDOW_PUSH_ACK(core), x, y, target + last, KMX_NOC_NONPOSTED));
+        uint64_t, open_window(KMX_WINDOW_PUSH_ACK(core), x, y, target + last, BH_NOC_NONPOSTED));
     *ack = from[last / 8u];
     kmx__fence();
     return KMX_OK;

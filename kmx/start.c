@@ -11,10 +11,10 @@
  * Every core ends parked in a wfi loop: the next run resets the cluster. */
 #include "kmx_internal.h"
 
-_Static_assert(KMX_CORES == 4u, "crt0.S assumes four cores");
+_Static_assert(BH_CLUSTER_CORES == 4u, "crt0.S assumes four cores");
 
 /* Each core's initial stack pointer; crt0.S indexes it by mhartid. */
-const uint64_t kmx__stack_tops[KMX_CORES] = {
+const uint64_t kmx__stack_tops[BH_CLUSTER_CORES] = {
     KMX_STACK_TOP(0), KMX_STACK_TOP(1), KMX_STACK_TOP(2), KMX_STACK_TOP(3),
 };
 
@@ -57,7 +57,7 @@ static void end_run(uint32_t state) {
  * deadline, at most KMX_SETTLE_TICKS later. */
 static void settle_workers(void) {
     uint64_t limit = 0;
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
         while (kmx__busy(core) && mb->alive && !mb->halted) {
             if (kmx__stop_status() != KMX_OK) {
@@ -100,7 +100,7 @@ static int check_regions(void) {
         kmx__error(KMX_ERROR_BANK, KMX_DETAIL_CHECK_LINE);
         return 0;
     }
-    if (line % KMX_LINE_BYTES != 0 || line > KMX_BANK_BYTES - KMX_LINE_BYTES) {
+    if (line % BH_LINE_BYTES != 0 || line > BH_BANK_BYTES - BH_LINE_BYTES) {
         kmx__error(KMX_ERROR_ARGS, 0);
         return 0;
     }
@@ -116,7 +116,7 @@ static int check_regions(void) {
             kmx__error(KMX_ERROR_BANK, id);
             return 0;
         }
-        if (line + KMX_LINE_BYTES > at && line < at + bytes) {
+        if (line + BH_LINE_BYTES > at && line < at + bytes) {
             kmx__error(KMX_ERROR_ARGS, 0);
             return 0;
         }
@@ -128,17 +128,17 @@ static int check_regions(void) {
  * read it through the cache, drop it again (no trace left). */
 static int check_bank_line(void) {
     const volatile kmx_args *a = KMX_ARGS;
-    uint64_t address = KMX_DRAM_CACHED(a->check.bank_address);
+    uint64_t address = BH_DRAM_CACHED(a->check.bank_address);
     uint64_t value = a->check.value;
     const volatile uint64_t *words = (const volatile uint64_t *)(uintptr_t)address;
     int ok = 1;
-    kmx__sweep_lines(address, address + KMX_LINE_BYTES);
-    for (unsigned i = 0; i < KMX_LINE_BYTES / 8u; i++) {
+    kmx__sweep_lines(address, address + BH_LINE_BYTES);
+    for (unsigned i = 0; i < BH_LINE_BYTES / 8u; i++) {
         if (words[i] != value) {
             ok = 0;
         }
     }
-    kmx__sweep_lines(address, address + KMX_LINE_BYTES);
+    kmx__sweep_lines(address, address + BH_LINE_BYTES);
     if (!ok) {
         kmx__error(KMX_ERROR_BANK, KMX_DETAIL_CHECK_LINE);
     }
@@ -150,7 +150,7 @@ static void zero_private(void) {
     for (unsigned i = 0; i < sizeof(kmx_private) / 8u; i++) {
         w[i] = 0;
     }
-    for (int core = 0; core < (int)KMX_CORES; core++) {
+    for (int core = 0; core < (int)BH_CLUSTER_CORES; core++) {
         volatile uint64_t *m = (volatile uint64_t *)(uintptr_t)KMX_MAILBOX(core);
         for (unsigned i = 0; i < sizeof(kmx_spawn_mailbox) / 8u; i++) {
             m[i] = 0;
@@ -163,7 +163,7 @@ static void zero_private(void) {
  * stopping): a kmx_spawn right at the start of kmx_main must find them
  * there, not still on their way from the boot wait. */
 static void wait_workers_alive(void) {
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
         while (!mb->alive && !mb->halted && kmx__stop_status() == KMX_OK) {
         }
@@ -277,7 +277,7 @@ static void worker(uint64_t core) {
 void kmx__start(uint64_t core) {
     if (core == 0) {
         core0();
-    } else if (core < KMX_CORES) {
+    } else if (core < BH_CLUSTER_CORES) {
         worker(core);
     }
     kmx__park();
@@ -292,7 +292,7 @@ void kmx__start(uint64_t core) {
 void kmx__trap(uint64_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval) {
     volatile kmx_private *p = KMX_PRIVATE;
     volatile kmx_result_block *r = KMX_RESULT;
-    if (core >= KMX_CORES) {
+    if (core >= BH_CLUSTER_CORES) {
         kmx__park();
     }
     if (p->in_trap[core]) {

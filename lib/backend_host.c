@@ -148,17 +148,10 @@ static int host_load(km_session *s, km_error *err)
 
 /* ---- the run driver's hooks ------------------------------------------------- */
 
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static uint64_t on_host_now_ps(void *ctx)
 {
     host_backend *b = ctx;
-    return (uint64_t)((wall_now() - b->start) * (double)BH_PS_PER_SECOND);
+    return (uint64_t)((km_wall_now() - b->start) * (double)BH_PS_PER_SECOND);
 }
 
 static void *thread_main(void *arg)
@@ -181,7 +174,7 @@ static void on_host_ask_stop(void *ctx, unsigned i)
 static int on_host_start(void *ctx, km_error *err)
 {
     host_backend *b = ctx;
-    b->start = wall_now();
+    b->start = km_wall_now();
     for (unsigned i = 0; i < b->nthreads; i++) {
         host_thread *t = &b->threads[i];
         int e = pthread_create(&t->tid, NULL, thread_main, t);

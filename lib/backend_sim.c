@@ -45,7 +45,7 @@ static void damage_args(km_fault fault, kmx_args *a)
         break;
     case KM_FAULT_REGION:
         if (a->nregions > 0)
-            a->regions[0].bytes = KMX_BANK_BYTES;
+            a->regions[0].bytes = BH_BANK_BYTES;
         break;
     case KM_FAULT_BANK:
         if (a->nregions > 0)
@@ -93,11 +93,11 @@ static int write_cluster(km_session *s, unsigned index, km_error *err)
         return failed(err, &e);
 
     /* d: the bank check line, straight into DRAM. */
-    uint64_t line[KMX_LINE_BYTES / 8];
+    uint64_t line[BH_LINE_BYTES / 8];
     uint64_t value = km_plan_check_value(s->nonce, cp->cluster);
     if (s->fault == KM_FAULT_CHECK)
         value = ~value;
-    for (unsigned i = 0; i < KMX_LINE_BYTES / 8; i++)
+    for (unsigned i = 0; i < BH_LINE_BYTES / 8; i++)
         line[i] = value;
     if (sim_card_write_dram(s->card, cp->bank, cp->check_address, line, sizeof line, &e) != KS_OK)
         return failed(err, &e);
@@ -207,7 +207,7 @@ static void on_card_locate(void *ctx, unsigned i, km_driver_where *w)
     km_session *s = ctx;
     sim_card_core core = {0};
     w->core = 0;
-    for (unsigned k = 0; k < KMX_CORES; k++) {
+    for (unsigned k = 0; k < BH_CLUSTER_CORES; k++) {
         sim_card_core_at(s->card, cluster_of(s, i), k, &core);
         if (core.running) {
             w->core = k;

@@ -1,4 +1,4 @@
-/* build_internal: what the parts of `kmrun build` share — build.c (the
+/* build_internal: what the parts of `kmrun build` share — km_build.c (the
  * flow), build_keys.c (cache keys, direct mode) and build_ninja.c (the
  * generated build.ninja).  One target is one thread image or the kernels'
  * shared object. */

@@ -84,7 +84,7 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
           "  description = CC $in ($name)\n"
           /* An image over the linker script's IMAGE region does not link;
            * linked again regardless, it can be measured and its largest
-           * symbols named (build.c reads $out.oversize). */
+           * symbols named (km_build.c reads $out.oversize). */
           "\nrule link_image\n"
           "  command = rm -f $out.oversize && $cc $flags -nostdlib -nostartfiles -T $script "
           "-o $out $in $libs || { $cc $flags -nostdlib -nostartfiles -T $script "

@@ -1,4 +1,4 @@
-/* cache_internal: what cache.c shares with cache_admin.c only. */
+/* cache_internal: what km_cache.c shares with cache_admin.c only. */
 #ifndef KM_CACHE_INTERNAL_H
 #define KM_CACHE_INTERNAL_H
 

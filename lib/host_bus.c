@@ -13,7 +13,7 @@
 
 static bool bus_cluster_ok(uint32_t cluster)
 {
-    return cluster >= 1 && cluster <= KMX_WORK_CLUSTERS;
+    return cluster >= 1 && cluster <= BH_WORK_CLUSTERS;
 }
 
 static void bus_wait(host_backend *b)

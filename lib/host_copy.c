@@ -45,7 +45,7 @@ static void line_range(const host_thread *t, uint32_t id, uint64_t offset, uint6
                        uint64_t *begin, uint64_t *end)
 {
     uint64_t size = t->cp->regions[id].region->size;
-    *begin = offset / KMX_LINE_BYTES * KMX_LINE_BYTES;
+    *begin = offset / BH_LINE_BYTES * BH_LINE_BYTES;
     *end = offset + bytes > size ? size : offset + bytes;
 }
 
@@ -53,13 +53,13 @@ static void line_range(const host_thread *t, uint32_t id, uint64_t offset, uint6
 static void write_back(host_thread *t, uint32_t id, uint64_t begin, uint64_t end)
 {
     const km_placed *pl = &t->cp->regions[id];
-    for (uint64_t at = begin; at < end; at += KMX_LINE_BYTES) {
-        uint64_t n = end - at < KMX_LINE_BYTES ? end - at : KMX_LINE_BYTES;
+    for (uint64_t at = begin; at < end; at += BH_LINE_BYTES) {
+        uint64_t n = end - at < BH_LINE_BYTES ? end - at : BH_LINE_BYTES;
         if (memcmp(t->copy[id] + at, t->base[id] + at, n) == 0)
             continue;
         /* The whole line, as a cache writes a dirty line back. */
-        uint64_t line_end = at + KMX_LINE_BYTES > pl->region->size ? pl->region->size
-                                                                   : at + KMX_LINE_BYTES;
+        uint64_t line_end = at + BH_LINE_BYTES > pl->region->size ? pl->region->size
+                                                                   : at + BH_LINE_BYTES;
         sim_card_write_dram(t->b->s->card, pl->bank, pl->bank_address + at, t->copy[id] + at,
                             line_end - at, NULL);
         memcpy(t->base[id] + at, t->copy[id] + at, line_end - at);
@@ -88,7 +88,7 @@ void host_cb_invalidate(void *ops, uint32_t id, uint64_t offset, uint64_t bytes)
     line_range(t, id, offset, bytes, &begin, &end);
     pthread_mutex_lock(&t->b->lock);
     write_back(t, id, begin, end);
-    uint64_t line_end = (end + KMX_LINE_BYTES - 1) / KMX_LINE_BYTES * KMX_LINE_BYTES;
+    uint64_t line_end = (end + BH_LINE_BYTES - 1) / BH_LINE_BYTES * BH_LINE_BYTES;
     if (line_end > pl->region->size)
         line_end = pl->region->size;
     if (begin < line_end) {

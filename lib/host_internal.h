@@ -54,13 +54,13 @@ typedef struct host_bus {
 typedef struct host_backend {
     km_session *s;
     pthread_mutex_t lock;
-    host_thread threads[KMX_WORK_CLUSTERS];
+    host_thread threads[BH_WORK_CLUSTERS];
     unsigned nthreads;
     double start;  /* wall seconds when the threads started */
     bool leak;     /* a host thread may still run: nothing may be freed */
     pthread_mutex_t bus_lock;
     pthread_cond_t bus_cond;             /* any line changed */
-    host_bus bus[KMX_WORK_CLUSTERS + 1]; /* [cluster], [0] unused */
+    host_bus bus[BH_WORK_CLUSTERS + 1]; /* [cluster], [0] unused */
 } host_backend;
 
 /* host_copy.c: each region's two copies, as DRAM holds it at the start;

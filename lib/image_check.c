@@ -15,7 +15,7 @@
  * so that several can be passed to one printf. */
 #define TH(v) ks_thousands((v), (char[32]){0}, 32)
 
-#define IMAGE_END ((uint64_t)KMX_LIM_BASE + KMX_IMAGE_MAX_BYTES)
+#define IMAGE_END ((uint64_t)BH_LIM_BASE + BH_IMAGE_MAX_BYTES)
 
 /* Names listed in one message before "and N more". */
 #define LIST_MAX 6
@@ -151,8 +151,8 @@ static int open_image(const char *path, const char *subject, ks_elf *e,
         any = true;
     }
     if (any) {
-        uint64_t from = info->load_start < KMX_LIM_BASE ? info->load_start
-                                                        : KMX_LIM_BASE;
+        uint64_t from = info->load_start < BH_LIM_BASE ? info->load_start
+                                                        : BH_LIM_BASE;
         info->loadable_bytes = info->load_end > from ? info->load_end - from : 0;
     }
     uint64_t named = info->text_bytes + info->rodata_bytes + info->data_bytes;
@@ -215,16 +215,16 @@ static const char *symbol_at(const ks_elf *e, uint64_t addr)
 static void check_entry(const ks_elf *e, const char *subject, ks_text *t)
 {
     uint64_t entry = e->eh.e_entry;
-    if (entry == KMX_LIM_BASE)
+    if (entry == BH_LIM_BASE)
         return;
     const char *at_entry = symbol_at(e, entry);
-    const char *at_base = symbol_at(e, KMX_LIM_BASE);
+    const char *at_base = symbol_at(e, BH_LIM_BASE);
     ks_text_add(t, "%s%s has its entry point at 0x%08llx", t->len ? "\n" : "", subject,
         (unsigned long long)entry);
     if (at_entry)
         ks_text_add(t, " ('%s')", at_entry);
     ks_text_add(t, ", but the loader starts an image at its first byte, 0x%08x",
-        KMX_LIM_BASE);
+        BH_LIM_BASE);
     if (at_base)
         ks_text_add(t, ", where '%s' is", at_base);
     ks_text_add(t, "\n  link with kmx's linker script (kmx.ld), which puts kmx's "
@@ -257,8 +257,8 @@ static bool check_window(const ks_elf *e, const char *subject, bool oversize, ks
             continue;
         /* A segment that starts inside but runs past the end is the image
          * being too large: check_size says that, with the sizes. */
-        uint64_t top = oversize ? (uint64_t)KMX_LIM_BASE + KMX_LIM_BYTES : IMAGE_END;
-        if (p->p_vaddr >= KMX_LIM_BASE && p->p_vaddr < top)
+        uint64_t top = oversize ? (uint64_t)BH_LIM_BASE + BH_LIM_BYTES : IMAGE_END;
+        if (p->p_vaddr >= BH_LIM_BASE && p->p_vaddr < top)
             continue;
         uint64_t end = p->p_vaddr + p->p_filesz < p->p_vaddr ? UINT64_MAX
                                                              : p->p_vaddr + p->p_filesz;
@@ -268,13 +268,13 @@ static bool check_window(const ks_elf *e, const char *subject, bool oversize, ks
         sections_in(e, p->p_vaddr, end, t);
         ks_text_add(t, "), outside the image area 0x%08x..0x%08llx, the %s bytes of "
                "the cluster's local memory that instructions are fetched from",
-            KMX_LIM_BASE, (unsigned long long)IMAGE_END, TH(KMX_IMAGE_MAX_BYTES));
+            BH_LIM_BASE, (unsigned long long)IMAGE_END, TH(BH_IMAGE_MAX_BYTES));
         if (p->p_offset == 0 && p->p_filesz >= sizeof(Elf64_Ehdr))
             ks_text_add(t, "\n  the segment holds the ELF file's own headers (as "
                    "-Ttext makes it): link with kmx's linker script (kmx.ld)");
         else
             ks_text_add(t, "\n  link with kmx's linker script (kmx.ld), which places "
-                   "everything from 0x%08x on", KMX_LIM_BASE);
+                   "everything from 0x%08x on", BH_LIM_BASE);
         found = true;
     }
     return found;
@@ -282,12 +282,12 @@ static bool check_window(const ks_elf *e, const char *subject, bool oversize, ks
 
 static void check_size(const km_image_info *info, const char *subject, ks_text *t)
 {
-    if (info->loadable_bytes <= KMX_IMAGE_MAX_BYTES)
+    if (info->loadable_bytes <= BH_IMAGE_MAX_BYTES)
         return;
     ks_text_add(t, "%s%s is %s bytes, over the %s bytes of the cluster's instruction "
            "memory by %s (text %s, rodata %s, data %s",
         t->len ? "\n" : "", subject, TH(info->loadable_bytes),
-        TH(KMX_IMAGE_MAX_BYTES), TH(info->loadable_bytes - KMX_IMAGE_MAX_BYTES),
+        TH(BH_IMAGE_MAX_BYTES), TH(info->loadable_bytes - BH_IMAGE_MAX_BYTES),
         TH(info->text_bytes), TH(info->rodata_bytes), TH(info->data_bytes));
     if (info->other_bytes)
         ks_text_add(t, ", other sections and padding %s", TH(info->other_bytes));
@@ -510,7 +510,7 @@ int km_image_check(const char *path, const char *display_name,
     /* An image that overflowed (linked with --noinhibit-exec to measure
      * it) spills into the rest of local memory: that is its size's fault,
      * said once by check_size with the sizes and the largest symbols. */
-    bool oversize = info->loadable_bytes > KMX_IMAGE_MAX_BYTES && info->load_start >= KMX_LIM_BASE;
+    bool oversize = info->loadable_bytes > BH_IMAGE_MAX_BYTES && info->load_start >= BH_LIM_BASE;
     if (!check_window(&e, subject, oversize, &t) || oversize)
         check_size(info, subject, &t);
     if (info->load_end == 0)

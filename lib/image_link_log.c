@@ -511,7 +511,7 @@ int km_link_log_explain(const char *log, const char *display_name, km_error *err
     if (overflow) {
         char by[32], limit[32];
         ks_thousands(overflow, by, sizeof by);
-        ks_thousands(KMX_IMAGE_MAX_BYTES, limit, sizeof limit);
+        ks_thousands(BH_IMAGE_MAX_BYTES, limit, sizeof limit);
         /* kmx.ld's IMAGE region is the image area; another region is only
          * named. */
         if (strcmp(region, "IMAGE") == 0)

@@ -25,7 +25,7 @@
 static const char *const image_flags[] = {
     "-march=rv64gc_zba_zbb", "-mabi=lp64d", "-mcmodel=medany", "-ffreestanding",
     "-fno-common", "-O2", "-g", "-Wall",
-    "-I${data}/kmx/include", "-I${gen}",
+    "-I${data}/kmx/include", "-I${data}/device/include", "-I${gen}",
     "-ffile-prefix-map=${root}=.", "-ffile-prefix-map=${data}=/kmrun",
     "-ffile-prefix-map=${gen}=/kmrun/gen",
 };
@@ -40,7 +40,7 @@ static const char *const kernel_flags[] = {
  * kmx.h; KMX_HOST_FALLBACK tells a source which it is built for. */
 static const char *const host_flags[] = {
     "-std=gnu11", "-O2", "-g", "-fPIC", "-pthread", "-Wall", "-DKMX_HOST_FALLBACK=1",
-    "-I${data}/kmx/include", "-I${data}/kmx/host", "-I${gen}",
+    "-I${data}/kmx/include", "-I${data}/device/include", "-I${data}/kmx/host", "-I${gen}",
     "-ffile-prefix-map=${root}=.", "-ffile-prefix-map=${data}=/kmrun",
     "-ffile-prefix-map=${gen}=/kmrun/gen",
 };

@@ -23,12 +23,12 @@ typedef struct drive {
     const km_driver_hooks *h;
     const km_run_opts *o;
     const int *clusters;
-    drive_thread t[KMX_WORK_CLUSTERS];
+    drive_thread t[BH_WORK_CLUSTERS];
     unsigned n;
     uint64_t now;
 } drive;
 
-static double wall_now(void)
+double km_wall_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -173,7 +173,7 @@ static uint64_t next_look(const drive *d, bool pending, uint64_t timeout_ps, uin
 
 static uint64_t ticks_to_ps(uint64_t ticks)
 {
-    return ticks * (BH_PS_PER_SECOND / KMX_TICKS_PER_SECOND);
+    return ticks * (BH_PS_PER_SECOND / BH_TICKS_PER_SECOND);
 }
 
 int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km_run_opts *o,
@@ -181,12 +181,12 @@ int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km
 {
     static const km_run_opts none = {0};
     drive d = {.h = h, .o = o ? o : &none, .clusters = clusters, .n = n};
-    if (n > KMX_WORK_CLUSTERS)
+    if (n > BH_WORK_CLUSTERS)
         return km_fail(err, KM_EXIT_INTERNAL, "%u threads in one run (at most %u)", n,
-                       KMX_WORK_CLUSTERS);
+                       BH_WORK_CLUSTERS);
     r->nthreads = n;
     r->host_times = !h->modeled;
-    double wall_start = wall_now();
+    double wall_start = km_wall_now();
     if (h->start) {
         int rc = h->start(h->ctx, err);
         if (rc != KM_OK)
@@ -220,7 +220,7 @@ int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km
             if (t->stop_asked && d.now >= t->stop_ps + grace_ps)
                 mark_stuck(&d, i, grace_ps, &r->threads[i]);
         }
-        if (o && o->wall_timeout_s > 0 && wall_now() - wall_start > o->wall_timeout_s) {
+        if (o && o->wall_timeout_s > 0 && km_wall_now() - wall_start > o->wall_timeout_s) {
             stop_all(&d);
             char reached[96] = "";
             if (h->modeled)

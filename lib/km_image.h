@@ -3,8 +3,8 @@
  *
  * - A thread image is a RISC-V ELF64 executable (EM_RISCV, ELFCLASS64,
  *   little endian, ET_EXEC).  The loader copies its PT_LOAD segments into the
- *   first KMX_IMAGE_MAX_BYTES (126,976) bytes of the cluster's local memory
- *   at KMX_LIM_BASE and jumps to KMX_LIM_BASE.  Nothing zeroes memory for the
+ *   first BH_IMAGE_MAX_BYTES (126,976) bytes of the cluster's local memory
+ *   at BH_LIM_BASE and jumps to BH_LIM_BASE.  Nothing zeroes memory for the
  *   image, so an image may have no .bss/.sbss/COMMON, and nothing runs
  *   constructors; there is no libc, so nothing may be left undefined.
  *   km_image_inspect() measures an image, km_image_check() rejects one that
@@ -54,8 +54,8 @@ typedef struct km_image_info {
     /* The addresses the PT_LOAD segments with file content cover,
      * [load_start, load_end); both 0 when there is none. */
     uint64_t load_start, load_end;
-    /* What must fit in the image area: load_end - KMX_LIM_BASE (from the
-     * lowest segment instead if one starts below KMX_LIM_BASE). */
+    /* What must fit in the image area: load_end - BH_LIM_BASE (from the
+     * lowest segment instead if one starts below BH_LIM_BASE). */
     uint64_t loadable_bytes;
     /* The largest defined symbols in allocated sections with file content
      * (what takes image bytes), largest first. */
@@ -70,8 +70,8 @@ int km_image_inspect(const char *path, km_image_info *info, km_error *err);
 
 /* Inspects the image at `path` (into *info when info is not NULL, filled
  * whenever the file could be read as an image, also when it is rejected),
- * then applies the image rules: the entry point is KMX_LIM_BASE; every
- * PT_LOAD lies in [KMX_LIM_BASE, KMX_LIM_BASE + KMX_IMAGE_MAX_BYTES); no
+ * then applies the image rules: the entry point is BH_LIM_BASE; every
+ * PT_LOAD lies in [BH_LIM_BASE, BH_LIM_BASE + BH_IMAGE_MAX_BYTES); no
  * allocated SHT_NOBITS section (.bss, .sbss) has bytes and no symbol is
  * COMMON; no constructor or destructor is listed (.init_array, .fini_array,
  * .ctors, .dtors: nothing would call them); no named, non-weak symbol is

@@ -17,7 +17,7 @@ int km_plan_make(const km_program *p, km_plan *plan, km_error *err)
     for (int b = 0; b < 8; b++)
         next[b] = KM_TENSOR_BASE;
     /* Clusters ascending, whatever the manifest's order. */
-    for (int c = 1; c <= (int)KMX_WORK_CLUSTERS; c++) {
+    for (int c = 1; c <= (int)BH_WORK_CLUSTERS; c++) {
         const km_thread *t = km_program_thread_on(p, c);
         if (!t)
             continue;
@@ -30,7 +30,7 @@ int km_plan_make(const km_program *p, km_plan *plan, km_error *err)
     for (unsigned i = 0; i < plan->nclusters; i++) {
         km_cluster_plan *cp = &plan->clusters[i];
         cp->check_address = next[cp->bank];
-        next[cp->bank] += KMX_LINE_BYTES;
+        next[cp->bank] += BH_LINE_BYTES;
     }
     for (unsigned i = 0; i < plan->nclusters; i++) {
         km_cluster_plan *cp = &plan->clusters[i];
@@ -88,7 +88,7 @@ int km_plan_make(const km_program *p, km_plan *plan, km_error *err)
     }
     for (int b = 0; b < 8; b++) {
         plan->tensor_bytes[b] = next[b] - KM_TENSOR_BASE;
-        if (next[b] > KMX_BANK_BYTES)
+        if (next[b] > BH_BANK_BYTES)
             return km_fail(err, KM_EXIT_USAGE,
                            "the regions of bank %d take %llu bytes, more than the bank holds", b,
                            (unsigned long long)plan->tensor_bytes[b]);
@@ -123,8 +123,8 @@ static void ring_line(const km_cluster_plan *cp, kmx_ring_descriptor *r)
     r->window = KMX_WINDOW_RING;
     if (cp->thread->ring == KM_RING_CACHED) {
         r->kind = KMX_RING_CACHED;
-        r->noc_x = (uint16_t)KMX_BANK_TILE_X(cp->bank);
-        r->noc_y = (uint16_t)KMX_BANK_TILE_Y(cp->bank);
+        r->noc_x = (uint16_t)BH_BANK_TILE_X(cp->bank);
+        r->noc_y = (uint16_t)BH_BANK_TILE_Y(cp->bank);
         r->read_line = cp->ring_commands_half;
         r->commands = cp->ring_commands_half + 64u;
         r->counts = cp->ring_events_half;
@@ -132,8 +132,8 @@ static void ring_line(const km_cluster_plan *cp, kmx_ring_descriptor *r)
         return;
     }
     r->kind = KMX_RING_REMOTE;
-    r->noc_x = (uint16_t)KMX_CLUSTER_TILE_X(0u);
-    r->noc_y = (uint16_t)KMX_CLUSTER_TILE_Y(0u);
+    r->noc_x = (uint16_t)BH_CLUSTER_TILE_X(0u);
+    r->noc_y = (uint16_t)BH_CLUSTER_TILE_Y(0u);
     r->read_line = KMX_DISPATCH_RING_AREA(cp->cluster);
     r->commands = KMX_DISPATCH_RING_AREA(cp->cluster) + 64u;
     r->counts = KMX_LIM_RING_COUNTS;
@@ -158,7 +158,7 @@ void km_plan_args(const km_program *p, const km_plan *plan, int cluster, uint64_
     }
     a->lead = lead;
     a->bank = cp->bank;
-    a->deadline = t->deadline_us * (KMX_TICKS_PER_SECOND / 1000000u);
+    a->deadline = t->deadline_us * (BH_TICKS_PER_SECOND / 1000000u);
     a->prefetch = t->prefetch == KM_PREFETCH_KEEP ? KMX_PREFETCH_KEEP : KMX_PREFETCH_SET;
     a->nregions = cp->nregions;
     a->nwords = (uint32_t)t->nwords;
@@ -192,11 +192,11 @@ void km_plan_args(const km_program *p, const km_plan *plan, int cluster, uint64_
         kmx_peer *peer = &a->peers[o->cluster - 1];
         peer->present = 1;
         peer->bank = o->bank;
-        peer->noc_x = (uint16_t)KMX_CLUSTER_TILE_X((uint32_t)o->cluster);
-        peer->noc_y = (uint16_t)KMX_CLUSTER_TILE_Y((uint32_t)o->cluster);
-        peer->bank_x = (uint16_t)KMX_BANK_TILE_X(o->bank);
-        peer->bank_y = (uint16_t)KMX_BANK_TILE_Y(o->bank);
-        peer->lim = KMX_NOC_LIM_BASE;
+        peer->noc_x = (uint16_t)BH_CLUSTER_TILE_X((uint32_t)o->cluster);
+        peer->noc_y = (uint16_t)BH_CLUSTER_TILE_Y((uint32_t)o->cluster);
+        peer->bank_x = (uint16_t)BH_BANK_TILE_X(o->bank);
+        peer->bank_y = (uint16_t)BH_BANK_TILE_Y(o->bank);
+        peer->lim = BH_NOC_LIM_BASE;
         peer->bank_base = 0; /* a bank tile's NoC address is the bank address */
         for (uint32_t r = 0; r < o->nregions; r++)
             peer->region_bank_address[r] = o->regions[r].bank_address;

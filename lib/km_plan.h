@@ -42,7 +42,7 @@ typedef struct km_cluster_plan {
 } km_cluster_plan;
 
 typedef struct km_plan {
-    km_cluster_plan clusters[KMX_WORK_CLUSTERS]; /* those with a thread, ascending */
+    km_cluster_plan clusters[BH_WORK_CLUSTERS]; /* those with a thread, ascending */
     unsigned nclusters;
     uint64_t tensor_bytes[8]; /* per bank: what the tensor takes */
 } km_plan;

@@ -72,6 +72,6 @@ const km_region *km_program_region(const km_program *p, const char *name)
 int km_cluster_bank(int cluster)
 {
     /* Work clusters only: cluster 0 runs the dispatcher, not a thread. */
-    return cluster >= 1 && cluster <= (int)KMX_WORK_CLUSTERS ? (int)KMX_CLUSTER_BANK((unsigned)cluster)
+    return cluster >= 1 && cluster <= (int)BH_WORK_CLUSTERS ? (int)BH_CLUSTER_BANK((unsigned)cluster)
                                                                : -1;
 }

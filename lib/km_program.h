@@ -88,7 +88,7 @@ typedef enum km_ports_kind {
 } km_ports_kind;
 
 typedef struct km_port_serve {
-    int core;      /* Tensix core, 0..KM_GRID_CORES-1 */
+    int core;      /* Tensix core, 0..BH_GRID_CORES-1 */
     int cluster;   /* one of the program's threads' clusters */
     int x280_core; /* 0..3 */
     km_pos pos;

@@ -22,7 +22,7 @@ static void decimal(uint64_t whole, uint64_t frac, unsigned digits, char *out, s
 void km_ticks_us(uint64_t ticks, char *out, size_t n)
 {
     /* 50 ticks a microsecond: 0.02 us each. */
-    _Static_assert(KMX_TICKS_PER_SECOND == 50000000u, "a tick is 20 ns");
+    _Static_assert(BH_TICKS_PER_SECOND == 50000000u, "a tick is 20 ns");
     decimal(ticks / 50u, ticks % 50u * 2u, 2, out, n);
 }
 

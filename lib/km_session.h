@@ -12,9 +12,10 @@
  *   km_session_close(s)
  *
  * Backends sit behind one table of functions (session_internal.h), so a
- * `card` (a real Blackhole) backend is a new file and a line in session.c,
+ * `card` (a real Blackhole) backend is a new file and a line in km_session.c,
  * not a change to any caller.  `sim` and `host` exist; `card` is refused at
- * open.
+ * open.  What a run means (the stop, stuck, stopping the others) is the
+ * run driver's (km_driver.h), the same for every backend.
  *
  * Time in results is modeled device time in mtime ticks (50 MHz); nothing
  * in a result depends on the host, the wall clock or the nonce, so the same
@@ -109,7 +110,7 @@ typedef struct km_thread_result {
 } km_thread_result;
 
 typedef struct km_run_result {
-    km_thread_result threads[KMX_WORK_CLUSTERS]; /* ascending clusters */
+    km_thread_result threads[BH_WORK_CLUSTERS]; /* ascending clusters */
     unsigned nthreads;
     const km_command_result *commands; /* one per manifest command (the session's, until
                                           km_session_close); NULL when none */
@@ -118,6 +119,10 @@ typedef struct km_run_result {
     bool host_times;       /* the times are the host's (the host fallback), not modeled */
     uint64_t instructions; /* retired by every X280 core */
 } km_run_result;
+
+/* Seconds of the host's monotonic clock: the one wall clock of a run
+ * (--wall-timeout, wall_seconds, the host fallback's times). */
+double km_wall_now(void);
 
 /* Every thread returned. */
 bool km_run_all_returned(const km_run_result *r);

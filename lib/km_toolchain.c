@@ -153,7 +153,7 @@ int km_data_find(km_data *d, km_error *err)
     d->device_include = km_path_join(d->dir, "device/include");
     d->kmx_host_dir = km_path_join(d->dir, "kmx/host");
     d->kmx_host_lib = km_path_join(d->dir, "kmx/host/libkmx_host.a");
-    /* Only a host fallback build needs it (build.c says so if missing). */
+    /* Only a host fallback build needs it (km_build.c says so if missing). */
     d->has_kmx_host = km_hash_file(d->kmx_host_lib, &d->kmx_host_id, NULL) == KM_OK;
     km_digest lib, ld;
     int rc = km_hash_file(d->kmx_lib, &lib, err);

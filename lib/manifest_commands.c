@@ -69,15 +69,15 @@ static void read_group(km_mctx *c, const km_yaml_node *n,
     long f, k;
     char first_range[32];
     snprintf(first_range, sizeof first_range, "a Tensix core 0 to %u",
-             KM_GRID_CORES - 1);
-    bool ok = km_mint(c, first, "first", 0, KM_GRID_CORES - 1, first_range, &f);
-    ok &= km_mint(c, count, "count", 1, KM_GRID_CORES, "1 to 120", &k);
+             BH_GRID_CORES - 1);
+    bool ok = km_mint(c, first, "first", 0, BH_GRID_CORES - 1, first_range, &f);
+    ok &= km_mint(c, count, "count", 1, BH_GRID_CORES, "1 to 120", &k);
     if (!ok)
         return;
-    if (f + k > (long)KM_GRID_CORES) {
+    if (f + k > (long)BH_GRID_CORES) {
         km_mdiag(c, n, "bad group: cores %ld to %ld (expected first + count at "
                        "most %u)",
-                 f, f + k - 1, KM_GRID_CORES);
+                 f, f + k - 1, BH_GRID_CORES);
         return;
     }
     cmd->first = (uint32_t)f;
@@ -106,7 +106,7 @@ static void read_command(km_mctx *c, const km_yaml_node *map,
     cmd->pos = (km_pos){map->line, map->col};
     cmd->handler_id = -1;
     cmd->first = 0;
-    cmd->count = KM_GRID_CORES;
+    cmd->count = BH_GRID_CORES;
     cmd->wait = true;
     km_mkeys(c, map, command_keys, sizeof command_keys / sizeof *command_keys,
              "in a command");

@@ -17,9 +17,9 @@ static void read_server(km_mctx *c, const km_yaml_node *key,
 {
     uint64_t core;
     if (km_parse_uint(key->text, UINT32_MAX, &core) != KM_UNITS_OK ||
-        core >= KM_GRID_CORES) {
+        core >= BH_GRID_CORES) {
         km_mdiag(c, key, "bad core '%s' (expected a Tensix core 0 to %u)",
-                 key->text, KM_GRID_CORES - 1);
+                 key->text, BH_GRID_CORES - 1);
         return;
     }
     s->core = (int)core;
@@ -39,7 +39,7 @@ static void read_server(km_mctx *c, const km_yaml_node *key,
                       &cluster);
     if (ok && threads)
         ok = km_check_thread_cluster(c, cluster, value->items[0]);
-    ok &= km_mint(c, value->items[1], "x280_core", 0, KMX_CORES - 1, "0 to 3",
+    ok &= km_mint(c, value->items[1], "x280_core", 0, BH_CLUSTER_CORES - 1, "0 to 3",
                   &x280_core);
     if (ok) {
         s->cluster = (int)cluster;

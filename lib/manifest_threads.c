@@ -62,7 +62,7 @@ static void read_clusters(km_mctx *c, const km_yaml_node *map, km_thread *t)
         return;
     }
     for (size_t i = 0; i < many->n; i++) {
-        if (i == KMX_WORK_CLUSTERS) {
+        if (i == BH_WORK_CLUSTERS) {
             km_mdiag(c, many->items[i], "too many clusters (expected at most "
                                         "3)");
             return;

@@ -1,7 +1,7 @@
 /* session_internal: what the session's files share — the backend table
  * and the session itself (not part of km_session.h's contract).
  *
- * session.c does what every backend needs the same way: the build, the
+ * km_session.c does what every backend needs the same way: the build, the
  * plan, the nonce, the timeouts, the region copies; the run itself is the
  * run driver's (km_driver.h).  A backend (backend_sim.c, backend_host.c;
  * one day a card's) does the rest through km_backend_ops: write a

@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 
     uint64_t n = 0, sum = sim_cluster_hart(c, 0)->x[10];
     int rc = 0;
-    for (unsigned i = 0; i < KMX_CORES; i++) {
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         const sim_hart *h = sim_cluster_hart(c, i);
         n += h->instret;
         if (h->state != SIM_HART_WFI || h->x[10] != sum) {

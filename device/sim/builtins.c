@@ -44,7 +44,7 @@ static void nop(km_core *core, const km_command_t *command)
 static void fill(km_core *core, const km_command_t *c)
 {
     uint64_t base = KM_ARG_ADDRESS(c->a1, c->a2), start, n;
-    share(core, c->a3, KMX_LINE_BYTES, &start, &n);
+    share(core, c->a3, BH_LINE_BYTES, &start, &n);
     uint8_t chunk[SIM_GRID_CHUNK_BYTES];
     /* Byte i of the range is pattern byte i % 4 whatever the share. */
     for (size_t i = 0; i < sizeof chunk; i++)
@@ -61,7 +61,7 @@ static void fill(km_core *core, const km_command_t *c)
 static void copy(km_core *core, const km_command_t *c)
 {
     uint64_t from = KM_ARG_ADDRESS(c->a1, c->a2), to = KM_ARG_ADDRESS(c->a4, c->a5), start, n;
-    share(core, c->a6, KMX_LINE_BYTES, &start, &n);
+    share(core, c->a6, BH_LINE_BYTES, &start, &n);
     uint8_t chunk[SIM_GRID_CHUNK_BYTES];
     uint64_t failed = 0;
     for (uint64_t done = 0; done < n && !failed;) {
@@ -76,7 +76,7 @@ static void copy(km_core *core, const km_command_t *c)
 static void sum(km_core *core, const km_command_t *c)
 {
     uint64_t base = KM_ARG_ADDRESS(c->a1, c->a2), start, n;
-    share(core, c->a3, KMX_LINE_BYTES / 4, &start, &n);
+    share(core, c->a3, BH_LINE_BYTES / 4, &start, &n);
     uint32_t chunk[SIM_GRID_CHUNK_BYTES / 4];
     uint32_t total = 0;
     for (uint64_t done = 0; done < n;) {

@@ -2,7 +2,7 @@
  * (sim_cache.h; the hit path is inline there). */
 #include "sim_cache.h"
 
-_Static_assert(KMX_DRAM_CACHED_BASE % KMX_L3_WAY_BYTES == 0,
+_Static_assert(BH_DRAM_CACHED_BASE % BH_L3_WAY_BYTES == 0,
                "a cached-window address and its bank address pick the same line");
 
 void sim_cache_init(sim_cache *c, sim_dram *dram, unsigned bank)
@@ -66,9 +66,9 @@ unsigned sim_cache_state(const sim_cache *c, uint64_t addr)
 bool sim_cache_peek(const sim_cache *c, uint64_t addr, void *dst, unsigned n)
 {
     unsigned i = sim_cache_index(addr);
-    if (!sim_cache_holds(c, i, addr) || addr % KMX_LINE_BYTES + n > KMX_LINE_BYTES) {
+    if (!sim_cache_holds(c, i, addr) || addr % BH_LINE_BYTES + n > BH_LINE_BYTES) {
         return false;
     }
-    memcpy(dst, &c->data[i][addr % KMX_LINE_BYTES], n);
+    memcpy(dst, &c->data[i][addr % BH_LINE_BYTES], n);
     return true;
 }

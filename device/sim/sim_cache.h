@@ -2,7 +2,7 @@
  *
  * What it models.  On the card a cluster's cores reach their bank through
  * L1D (32 KiB, per core), L2 (128 KiB, per core) and the shared L3, of
- * which the runtime leaves one 128 KiB way as cache (KMX_L3_WAY_BYTES; the
+ * which the runtime leaves one 128 KiB way as cache (BH_L3_WAY_BYTES; the
  * other fifteen are LIM).  The four cores are coherent with each other, so
  * what a core reads is the cluster's newest value whichever level holds
  * it; what the rest of the card sees is DRAM, which changes only when a
@@ -11,11 +11,11 @@
  * cluster holds: this one is that last level, inclusive of the per-core
  * levels (not modeled separately; their speed is in the hit latency).
  *
- * Geometry: 2048 lines of 64 bytes (KMX_L3_WAY_BYTES / KMX_LINE_BYTES),
+ * Geometry: 2048 lines of 64 bytes (BH_L3_WAY_BYTES / BH_LINE_BYTES),
  * direct-mapped on bank address bits 16..6.  One way of a 16-way L3 with
  * 2048 sets *is* a direct-mapped cache: two lines 128 KiB apart (the
  * spec's "arrays placed off each other's 128 KiB cache way") take the
- * same place and evict each other.  KMX_DRAM_CACHED_BASE is a multiple of
+ * same place and evict each other.  BH_DRAM_CACHED_BASE is a multiple of
  * the way, so the core's address and the bank address pick the same line.
  *
  * Policy: write-allocate, write-back.  A miss writes the line it replaces
@@ -27,7 +27,7 @@
  * and a dirty line written back later overwrites newer DRAM bytes — the
  * card's hazards, on purpose.
  *
- * Addresses are bank addresses (0 .. KMX_BANK_BYTES); accesses are 1, 2,
+ * Addresses are bank addresses (0 .. BH_BANK_BYTES); accesses are 1, 2,
  * 4 or 8 bytes, naturally aligned (never across a line). */
 #ifndef SIM_CACHE_H
 #define SIM_CACHE_H
@@ -43,7 +43,7 @@
 #error "sim_cache copies little-endian values as the host holds them"
 #endif
 
-#define SIM_CACHE_LINES (KMX_L3_WAY_BYTES / KMX_LINE_BYTES)
+#define SIM_CACHE_LINES (BH_L3_WAY_BYTES / BH_LINE_BYTES)
 _Static_assert(SIM_CACHE_LINES == 2048u, "the 128 KiB way holds 2048 lines");
 _Static_assert((SIM_CACHE_LINES & (SIM_CACHE_LINES - 1u)) == 0, "index by a mask");
 
@@ -51,7 +51,7 @@ _Static_assert((SIM_CACHE_LINES & (SIM_CACHE_LINES - 1u)) == 0, "index by a mask
  * multiples of 64, so those bits are free). */
 #define SIM_CACHE_VALID 1u
 #define SIM_CACHE_DIRTY 2u
-#define SIM_CACHE_STATE_BITS (KMX_LINE_BYTES - 1u)
+#define SIM_CACHE_STATE_BITS (BH_LINE_BYTES - 1u)
 
 /* What an access did (or'ed; 0: a hit). */
 #define SIM_CACHE_MISSED 1u     /* the line was filled from DRAM */
@@ -73,7 +73,7 @@ typedef struct sim_cache {
     /* tag[i]: bank address of the line in place i | SIM_CACHE_VALID |
      * SIM_CACHE_DIRTY; 0 when empty. */
     uint64_t tag[SIM_CACHE_LINES];
-    uint8_t data[SIM_CACHE_LINES][KMX_LINE_BYTES];
+    uint8_t data[SIM_CACHE_LINES][BH_LINE_BYTES];
     sim_cache_stats stats;
 } sim_cache;
 
@@ -86,12 +86,12 @@ void sim_cache_reset(sim_cache *c);
 
 static inline unsigned sim_cache_index(uint64_t addr)
 {
-    return (unsigned)(addr / KMX_LINE_BYTES) & (SIM_CACHE_LINES - 1u);
+    return (unsigned)(addr / BH_LINE_BYTES) & (SIM_CACHE_LINES - 1u);
 }
 
 static inline uint64_t sim_cache_line_of(uint64_t addr)
 {
-    return addr & ~(uint64_t)(KMX_LINE_BYTES - 1u);
+    return addr & ~(uint64_t)(BH_LINE_BYTES - 1u);
 }
 
 /* Whether place i holds the line of addr (valid, dirty or not): one
@@ -121,7 +121,7 @@ static inline unsigned sim_cache_load(sim_cache *c, uint64_t addr, unsigned size
         c->stats.hits++;
     }
     uint64_t v = 0;
-    memcpy(&v, &c->data[i][addr % KMX_LINE_BYTES], size);
+    memcpy(&v, &c->data[i][addr % BH_LINE_BYTES], size);
     *value = v;
     return did;
 }
@@ -139,7 +139,7 @@ static inline unsigned sim_cache_store(sim_cache *c, uint64_t addr, unsigned siz
     } else {
         c->stats.hits++;
     }
-    memcpy(&c->data[i][addr % KMX_LINE_BYTES], &value, size);
+    memcpy(&c->data[i][addr % BH_LINE_BYTES], &value, size);
     c->tag[i] |= SIM_CACHE_DIRTY;
     return did;
 }

@@ -22,16 +22,16 @@ struct sim_card {
     unsigned mhz;     /* the X280 clusters' clock */
     sim_cluster *dispatcher_lim; /* cluster 0: the remote halves of the rings */
     /* The work clusters, by number (index 0 unused); NULL when not added. */
-    sim_cluster *clusters[KMX_CLUSTERS];
-    bool parked[KMX_CLUSTERS];
+    sim_cluster *clusters[BH_CLUSTERS];
+    bool parked[BH_CLUSTERS];
     sim_kernel *kernel;
     bool kernel_stopped;
-    sim_ring_host *host_rings[KMX_CLUSTERS]; /* the host fallback's */
+    sim_ring_host *host_rings[BH_CLUSTERS]; /* the host fallback's */
 };
 
 static bool work_cluster(unsigned cluster)
 {
-    return cluster >= 1 && cluster <= KMX_WORK_CLUSTERS;
+    return cluster >= 1 && cluster <= BH_WORK_CLUSTERS;
 }
 
 /* A cluster the host may step and look at. */
@@ -49,7 +49,7 @@ static void step_clusters(sim_card *card, uint64_t until_ps)
 {
     unsigned nlive = 0;
     uint64_t from = UINT64_MAX;
-    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++) {
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++) {
         if (!live(card, c))
             continue;
         nlive++;
@@ -60,11 +60,11 @@ static void step_clusters(sim_card *card, uint64_t until_ps)
     if (nlive > 1) {
         uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
         for (uint64_t t = from + quantum_ps; t < until_ps; t += quantum_ps)
-            for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+            for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
                 if (live(card, c))
                     sim_cluster_step(card->clusters[c], t);
     }
-    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
         if (live(card, c))
             sim_cluster_step(card->clusters[c], until_ps);
 }
@@ -103,7 +103,7 @@ void sim_card_free(sim_card *card)
 {
     if (!card)
         return;
-    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
         sim_cluster_destroy(card->clusters[c]);
     sim_kernel_free(card->kernel);
     sim_cluster_destroy(card->dispatcher_lim);
@@ -122,7 +122,7 @@ int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err)
 {
     if (!work_cluster(cluster) || card->clusters[cluster])
         return ks_fail(err, KS_ERR_BUG, "work cluster %u cannot be added (the card has 1 to %u)",
-                       cluster, KMX_WORK_CLUSTERS);
+                       cluster, BH_WORK_CLUSTERS);
     int rc = sim_cluster_create(&card->clusters[cluster], &card->dram, cluster, card->mhz, err);
     if (rc == KS_OK)
         rc = sim_cluster_attach_noc(card->clusters[cluster], &card->noc, err);
@@ -145,8 +145,8 @@ int sim_card_load_image(sim_card *card, unsigned cluster, const char *path, cons
         const Elf64_Phdr *ph = &e.ph[i];
         if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
             continue;
-        if (ph->p_vaddr < KMX_LIM_IMAGE || ph->p_memsz > KMX_IMAGE_MAX_BYTES ||
-            ph->p_vaddr - KMX_LIM_IMAGE > KMX_IMAGE_MAX_BYTES - ph->p_memsz ||
+        if (ph->p_vaddr < KMX_LIM_IMAGE || ph->p_memsz > BH_IMAGE_MAX_BYTES ||
+            ph->p_vaddr - KMX_LIM_IMAGE > BH_IMAGE_MAX_BYTES - ph->p_memsz ||
             ph->p_filesz > ph->p_memsz) {
             rc = ks_fail(err, KS_ERR_IMAGE,
                          "%s '%s': a segment at 0x%llx of %llu bytes is outside the image area",
@@ -194,7 +194,7 @@ int sim_card_attach_ring(sim_card *card, unsigned cluster, const kmx_ring_descri
 int sim_card_start(sim_card *card, ks_error *err)
 {
     int rc = KS_OK;
-    for (unsigned c = 1; rc == KS_OK && c <= KMX_WORK_CLUSTERS; c++)
+    for (unsigned c = 1; rc == KS_OK && c <= BH_WORK_CLUSTERS; c++)
         if (card->clusters[c])
             rc = sim_cluster_reset_harts(card->clusters[c], KMX_LIM_IMAGE, err);
     return rc;
@@ -216,7 +216,7 @@ int sim_card_read_dram(sim_card *card, unsigned bank, uint64_t bank_address, voi
 
 static bool any_live(const sim_card *card)
 {
-    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
         if (live(card, c))
             return true;
     return false;
@@ -235,14 +235,14 @@ void sim_card_park(sim_card *card, unsigned cluster)
 {
     if (!work_cluster(cluster) || !card->clusters[cluster])
         return;
-    for (unsigned i = 0; i < KMX_CORES; i++)
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
         sim_hart_halt(sim_cluster_hart(card->clusters[cluster], i));
     card->parked[cluster] = true;
 }
 
 bool sim_card_busy(const sim_card *card)
 {
-    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
         if (live(card, c) && sim_cluster_busy(card->clusters[c]))
             return true;
     return false;
@@ -263,7 +263,7 @@ bool sim_card_failed(const sim_card *card, unsigned cluster, ks_error *err)
 void sim_card_core_at(const sim_card *card, unsigned cluster, unsigned core, sim_card_core *out)
 {
     memset(out, 0, sizeof *out);
-    if (!work_cluster(cluster) || !card->clusters[cluster] || core >= KMX_CORES)
+    if (!work_cluster(cluster) || !card->clusters[cluster] || core >= BH_CLUSTER_CORES)
         return;
     const sim_hart *h = sim_cluster_hart(card->clusters[cluster], core);
     out->pc = h->pc;
@@ -273,9 +273,9 @@ void sim_card_core_at(const sim_card *card, unsigned cluster, unsigned core, sim
 uint64_t sim_card_instructions(const sim_card *card)
 {
     uint64_t n = 0;
-    for (unsigned c = 1; c <= KMX_WORK_CLUSTERS; c++)
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
         if (card->clusters[c])
-            for (unsigned i = 0; i < KMX_CORES; i++)
+            for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
                 n += sim_cluster_hart(card->clusters[c], i)->instret;
     return n;
 }

@@ -35,7 +35,7 @@ void sim_cluster_destroy(sim_cluster *c)
     if (c == NULL) {
         return;
     }
-    for (unsigned i = 0; i < KMX_CORES; i++) {
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         if (c->started[i]) {
             sim_hart_free(&c->harts[i]);
         }
@@ -65,13 +65,13 @@ void sim_cluster_request_stop(sim_cluster *c)
 
 int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, ks_error *err)
 {
-    for (unsigned i = 0; i < KMX_CORES; i++) {
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         sim_hart *h = &c->harts[i];
         if (c->started[i]) {
             sim_hart_free(h);
             c->started[i] = false;
         }
-        if (sim_hart_init(h, &c->m.mem, i, pc, KMX_LIM_IMAGE, KMX_IMAGE_MAX_BYTES) != 0) {
+        if (sim_hart_init(h, &c->m.mem, i, pc, KMX_LIM_IMAGE, BH_IMAGE_MAX_BYTES) != 0) {
             return ks_fail(err, KS_ERR_SYSTEM, "cannot start core %u of X280 cluster %u", i,
                            c->m.cluster);
         }
@@ -94,7 +94,7 @@ static void wait_until(sim_cluster *c, unsigned i, uint64_t t)
 
 static void run_quantum(sim_cluster *c, uint64_t end)
 {
-    for (unsigned i = 0; i < KMX_CORES; i++) {
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         if (!c->started[i]) {
             continue;
         }
@@ -114,7 +114,7 @@ void sim_cluster_step(sim_cluster *c, uint64_t until_ps)
         if (!sim_cluster_busy(c)) {
             /* Nothing inside the cluster can wake a hart (no interrupts):
              * the quanta up to `until` would all be empty. */
-            for (unsigned i = 0; i < KMX_CORES; i++) {
+            for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
                 if (c->started[i]) {
                     wait_until(c, i, until);
                 }
@@ -140,12 +140,12 @@ uint64_t sim_cluster_mtime(const sim_cluster *c)
 
 sim_hart *sim_cluster_hart(sim_cluster *c, unsigned core)
 {
-    return core < KMX_CORES ? &c->harts[core] : NULL;
+    return core < BH_CLUSTER_CORES ? &c->harts[core] : NULL;
 }
 
 bool sim_cluster_busy(const sim_cluster *c)
 {
-    for (unsigned i = 0; i < KMX_CORES; i++) {
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         if (c->started[i] && c->harts[i].state == SIM_HART_RUNNING) {
             return true;
         }

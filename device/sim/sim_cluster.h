@@ -44,8 +44,8 @@
 
 typedef struct sim_cluster {
     sim_cluster_mem m;
-    sim_hart harts[KMX_CORES];
-    bool started[KMX_CORES]; /* sim_hart_init done */
+    sim_hart harts[BH_CLUSTER_CORES];
+    bool started[BH_CLUSTER_CORES]; /* sim_hart_init done */
 } sim_cluster;
 
 /* Cluster `cluster` (0..3) of the card whose banks are `dram` (which must
@@ -75,7 +75,7 @@ void sim_cluster_request_stop(sim_cluster *c);
 
 /* Resets all four harts at the cluster's current time: registers zero,
  * pc, mhartid 0..3, code fetched from the image area
- * (KMX_LIM_IMAGE, KMX_IMAGE_MAX_BYTES), every one running.  KS_OK or
+ * (KMX_LIM_IMAGE, BH_IMAGE_MAX_BYTES), every one running.  KS_OK or
  * KS_ERR_SYSTEM. */
 int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, ks_error *err);
 

@@ -8,17 +8,17 @@
 #include "sim_clock.h"
 #include "sim_noc.h"
 
-#define NOC_REGS_BYTES ((uint64_t)KMX_NOC_WINDOWS * sizeof(kmx_noc_window_reg))
+#define NOC_REGS_BYTES ((uint64_t)BH_NOC_WINDOWS * sizeof(bh_noc_window_reg))
 
 /* The bank address a core address reaches through either DRAM window. */
 static bool window_bank_address(uint64_t addr, uint64_t *bank_address)
 {
-    if (addr - KMX_DRAM_CACHED_BASE < KMX_BANK_BYTES) {
-        *bank_address = addr - KMX_DRAM_CACHED_BASE;
+    if (addr - BH_DRAM_CACHED_BASE < BH_BANK_BYTES) {
+        *bank_address = addr - BH_DRAM_CACHED_BASE;
         return true;
     }
-    if (addr - KMX_DRAM_UNCACHED_BASE < KMX_BANK_BYTES) {
-        *bank_address = addr - KMX_DRAM_UNCACHED_BASE;
+    if (addr - BH_DRAM_UNCACHED_BASE < BH_BANK_BYTES) {
+        *bank_address = addr - BH_DRAM_UNCACHED_BASE;
         return true;
     }
     return false;
@@ -39,7 +39,7 @@ static void bank_written(void *ctx, unsigned bank, uint64_t addr, uint64_t n,
             continue;
         }
         line = sim_cache_line_of(line);
-        if (line < addr + n && line + KMX_LINE_BYTES > addr) {
+        if (line < addr + n && line + BH_LINE_BYTES > addr) {
             sim_mem_note_store(&cm->mem, writer, h->reservation);
         }
     }
@@ -48,33 +48,33 @@ static void bank_written(void *ctx, unsigned bank, uint64_t addr, uint64_t n,
 int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, unsigned mhz,
                          ks_error *err)
 {
-    if (cluster >= KMX_CLUSTERS) {
+    if (cluster >= BH_CLUSTERS) {
         return ks_fail(err, KS_ERR_BUG, "no X280 cluster %u (the card has 0 to %u)",
-                       cluster, KMX_CLUSTERS - 1u);
+                       cluster, BH_CLUSTERS - 1u);
     }
     if (!sim_mhz_valid(mhz)) {
         return ks_fail(err, KS_ERR_BUG, "X280 clock %u MHz (expected %u or %u)", mhz,
                        SIM_MHZ_DEFAULT, SIM_MHZ_FAST);
     }
     memset(cm, 0, sizeof *cm);
-    cm->lim = calloc(1, KMX_LIM_BYTES);
+    cm->lim = calloc(1, BH_LIM_BYTES);
     if (cm->lim == NULL) {
         return ks_fail(err, KS_ERR_SYSTEM, "out of memory for cluster %u's local memory",
                        cluster);
     }
     cm->cluster = cluster;
-    cm->bank = KMX_CLUSTER_BANK(cluster);
+    cm->bank = BH_CLUSTER_BANK(cluster);
     cm->mhz = mhz;
     cm->dram = dram;
     sim_timing_cycles(mhz, cm->cost);
     sim_cache_init(&cm->cache, dram, cm->bank);
     sim_port_init(&cm->port, cm->cost[SIM_T_PORT_LINE]);
-    for (unsigned i = 0; i < KMX_CORES; i++) {
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         sim_streams_init(&cm->streams[i]);
     }
     cm->mem.ram[0] = (sim_ram){
-        .base = KMX_LIM_BASE,
-        .size = KMX_LIM_BYTES,
+        .base = BH_LIM_BASE,
+        .size = BH_LIM_BYTES,
         .host = cm->lim,
         .latency = cm->cost[SIM_T_LIM],
     };
@@ -123,11 +123,11 @@ void sim_cluster_mem_free(sim_cluster_mem *cm)
 
 static int check_lim(uint64_t addr, uint64_t n, const char *what, ks_error *err)
 {
-    if (addr < KMX_LIM_BASE || addr > KMX_LIM_END || n > KMX_LIM_END - addr) {
+    if (addr < BH_LIM_BASE || addr > BH_LIM_END || n > BH_LIM_END - addr) {
         return ks_fail(err, KS_ERR_BUG,
                        "LIM %s of %llu bytes at 0x%llx: outside local memory (0x%x to 0x%x)",
-                       what, (unsigned long long)n, (unsigned long long)addr, KMX_LIM_BASE,
-                       KMX_LIM_END);
+                       what, (unsigned long long)n, (unsigned long long)addr, BH_LIM_BASE,
+                       BH_LIM_END);
     }
     return KS_OK;
 }
@@ -142,7 +142,7 @@ static void lim_written(sim_cluster_mem *cm, const sim_hart *writer, uint64_t ad
             continue;
         }
         uint64_t line = sim_cache_line_of(h->reservation);
-        if (line < addr + n && line + KMX_LINE_BYTES > addr) {
+        if (line < addr + n && line + BH_LINE_BYTES > addr) {
             sim_mem_note_store(&cm->mem, writer, h->reservation);
         }
     }
@@ -155,7 +155,7 @@ int sim_cluster_mem_write_lim(sim_cluster_mem *cm, uint64_t addr, const void *sr
     if (status != KS_OK) {
         return status;
     }
-    memcpy(cm->lim + (addr - KMX_LIM_BASE), src, n);
+    memcpy(cm->lim + (addr - BH_LIM_BASE), src, n);
     lim_written(cm, NULL, addr, n);
     return KS_OK;
 }
@@ -167,7 +167,7 @@ int sim_cluster_mem_read_lim(const sim_cluster_mem *cm, uint64_t addr, void *dst
     if (status != KS_OK) {
         return status;
     }
-    memcpy(dst, cm->lim + (addr - KMX_LIM_BASE), n);
+    memcpy(dst, cm->lim + (addr - BH_LIM_BASE), n);
     return KS_OK;
 }
 
@@ -192,8 +192,8 @@ static void charge_cached(sim_cluster_mem *cm, sim_hart *h, uint64_t bank_addres
         return;
     }
     uint64_t cycles = sim_port_book(&cm->port, sim_cluster_mem_time(cm, h));
-    if (sim_streams_miss(&cm->streams[h->hartid & (KMX_CORES - 1u)],
-                         bank_address / KMX_LINE_BYTES)) {
+    if (sim_streams_miss(&cm->streams[h->hartid & (BH_CLUSTER_CORES - 1u)],
+                         bank_address / BH_LINE_BYTES)) {
         cycles += cm->cost[SIM_T_MISS_STREAM];
         cm->stats.stream_misses++;
     } else {
@@ -234,36 +234,36 @@ static int fault(sim_cluster_mem *cm, int cause)
 
 static bool in_noc_regs(uint64_t addr)
 {
-    return addr - KMX_NOC_WINDOW_REGS < NOC_REGS_BYTES;
+    return addr - BH_NOC_WINDOW_REGS < NOC_REGS_BYTES;
 }
 
 /* An access at addr inside the NoC windows: window i's open target, and
  * the NoC address; false when the window is closed or there is no
  * router. */
 static bool noc_window(const sim_cluster_mem *cm, uint64_t addr,
-                       const kmx_noc_window_reg **target, uint64_t *noc_address)
+                       const bh_noc_window_reg **target, uint64_t *noc_address)
 {
-    uint64_t at = addr - KMX_NOC_WINDOW_BASE;
-    const kmx_noc_window_reg *t = &cm->noc_target[at / KMX_NOC_WINDOW_BYTES];
-    if (cm->noc == NULL || (t->mode != KMX_NOC_POSTED && t->mode != KMX_NOC_NONPOSTED)) {
+    uint64_t at = addr - BH_NOC_WINDOW_BASE;
+    const bh_noc_window_reg *t = &cm->noc_target[at / BH_NOC_WINDOW_BYTES];
+    if (cm->noc == NULL || (t->mode != BH_NOC_POSTED && t->mode != BH_NOC_NONPOSTED)) {
         return false;
     }
     *target = t;
-    *noc_address = t->address + at % KMX_NOC_WINDOW_BYTES;
+    *noc_address = t->address + at % BH_NOC_WINDOW_BYTES;
     return true;
 }
 
 static bool in_noc_windows(uint64_t addr)
 {
-    return addr - KMX_NOC_WINDOW_BASE < (uint64_t)KMX_NOC_WINDOWS * KMX_NOC_WINDOW_BYTES;
+    return addr - BH_NOC_WINDOW_BASE < (uint64_t)BH_NOC_WINDOWS * BH_NOC_WINDOW_BYTES;
 }
 
 int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
                          uint64_t *value)
 {
     sim_cluster_mem *cm = m->ctx;
-    if (addr - KMX_DRAM_CACHED_BASE < KMX_BANK_BYTES) {
-        uint64_t a = addr - KMX_DRAM_CACHED_BASE;
+    if (addr - BH_DRAM_CACHED_BASE < BH_BANK_BYTES) {
+        uint64_t a = addr - BH_DRAM_CACHED_BASE;
         unsigned did = sim_cache_load(&cm->cache, a, size, value);
         if (did & SIM_CACHE_FAILED) {
             return failed(cm, addr, SIM_CAUSE_LOAD_ACCESS);
@@ -271,41 +271,41 @@ int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         charge_cached(cm, h, a, did);
         return 0;
     }
-    if (addr - KMX_DRAM_UNCACHED_BASE < KMX_BANK_BYTES) {
+    if (addr - BH_DRAM_UNCACHED_BASE < BH_BANK_BYTES) {
         uint64_t v = 0;
-        (void)sim_dram_read(cm->dram, cm->bank, addr - KMX_DRAM_UNCACHED_BASE, &v, size, NULL);
+        (void)sim_dram_read(cm->dram, cm->bank, addr - BH_DRAM_UNCACHED_BASE, &v, size, NULL);
         *value = v;
         cm->stats.uncached_loads++;
         charge(h, cm->cost[SIM_T_UNCACHED_LOAD]);
         return 0;
     }
-    if (addr - KMX_LIM_BASE < KMX_LIM_BYTES) { /* harts take LIM as RAM; for completeness */
+    if (addr - BH_LIM_BASE < BH_LIM_BYTES) { /* harts take LIM as RAM; for completeness */
         uint64_t v = 0;
-        memcpy(&v, cm->lim + (addr - KMX_LIM_BASE), size);
+        memcpy(&v, cm->lim + (addr - BH_LIM_BASE), size);
         *value = v;
         charge(h, cm->cost[SIM_T_LIM]);
         return 0;
     }
-    if ((addr == KMX_MTIME && (size == 8 || size == 4)) || (addr == KMX_MTIME + 4u && size == 4)) {
+    if ((addr == BH_MTIME && (size == 8 || size == 4)) || (addr == BH_MTIME + 4u && size == 4)) {
         uint64_t mtime = sim_cluster_mem_mtime(m, h);
-        *value = size == 8 ? mtime : addr == KMX_MTIME ? (uint32_t)mtime : mtime >> 32;
+        *value = size == 8 ? mtime : addr == BH_MTIME ? (uint32_t)mtime : mtime >> 32;
         charge(h, cm->cost[SIM_T_MMIO]);
         return 0;
     }
-    if (addr == KMX_FLUSH64) {
+    if (addr == BH_FLUSH64) {
         *value = 0;
         charge(h, cm->cost[SIM_T_MMIO]);
         return 0;
     }
     if (in_noc_regs(addr)) {
         uint64_t v = 0;
-        memcpy(&v, (const uint8_t *)cm->noc_reg + (addr - KMX_NOC_WINDOW_REGS), size);
+        memcpy(&v, (const uint8_t *)cm->noc_reg + (addr - BH_NOC_WINDOW_REGS), size);
         *value = v;
         charge(h, cm->cost[SIM_T_MMIO]);
         return 0;
     }
     if (in_noc_windows(addr)) {
-        const kmx_noc_window_reg *t;
+        const bh_noc_window_reg *t;
         uint64_t a, v = 0;
         if (!noc_window(cm, addr, &t, &a) || sim_noc_load(cm->noc, t->x, t->y, a, size, &v) != 0) {
             return fault(cm, SIM_CAUSE_LOAD_ACCESS);
@@ -324,9 +324,9 @@ static int flush64(sim_cluster_mem *cm, sim_hart *h, uint64_t value)
     uint64_t a;
     unsigned did = 0;
     cm->stats.flush64++;
-    if (value - KMX_DRAM_CACHED_BASE < KMX_BANK_BYTES) {
-        a = value - KMX_DRAM_CACHED_BASE;
-    } else if (value < KMX_BANK_BYTES) {
+    if (value - BH_DRAM_CACHED_BASE < BH_BANK_BYTES) {
+        a = value - BH_DRAM_CACHED_BASE;
+    } else if (value < BH_BANK_BYTES) {
         a = value;
     } else {
         charge(h, cm->cost[SIM_T_FLUSH64]); /* names no cached line */
@@ -334,7 +334,7 @@ static int flush64(sim_cluster_mem *cm, sim_hart *h, uint64_t value)
     }
     did = sim_cache_flush(&cm->cache, a);
     if (did & SIM_CACHE_FAILED) {
-        return failed(cm, KMX_DRAM_CACHED(a), SIM_CAUSE_STORE_ACCESS);
+        return failed(cm, BH_DRAM_CACHED(a), SIM_CAUSE_STORE_ACCESS);
     }
     charge(h, cm->cost[SIM_T_FLUSH64] +
                   ((did & SIM_CACHE_WROTE_BACK) ? cm->cost[SIM_T_FLUSH64_DIRTY] : 0u));
@@ -345,12 +345,12 @@ static int flush64(sim_cluster_mem *cm, sim_hart *h, uint64_t value)
  * makes the window take the register's target (kmx_layout.h). */
 static void noc_reg_store(sim_cluster_mem *cm, uint64_t addr, unsigned size, uint64_t value)
 {
-    uint64_t at = addr - KMX_NOC_WINDOW_REGS;
-    unsigned window = (unsigned)(at / sizeof(kmx_noc_window_reg));
-    unsigned first = (unsigned)(at % sizeof(kmx_noc_window_reg));
+    uint64_t at = addr - BH_NOC_WINDOW_REGS;
+    unsigned window = (unsigned)(at / sizeof(bh_noc_window_reg));
+    unsigned first = (unsigned)(at % sizeof(bh_noc_window_reg));
     memcpy((uint8_t *)cm->noc_reg + at, &value, size);
-    if (first < offsetof(kmx_noc_window_reg, mode) + sizeof(uint32_t) &&
-        first + size > offsetof(kmx_noc_window_reg, mode)) {
+    if (first < offsetof(bh_noc_window_reg, mode) + sizeof(uint32_t) &&
+        first + size > offsetof(bh_noc_window_reg, mode)) {
         cm->noc_target[window] = cm->noc_reg[window];
     }
     cm->stats.noc_reg_writes++;
@@ -360,8 +360,8 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
                           uint64_t value)
 {
     sim_cluster_mem *cm = m->ctx;
-    if (addr - KMX_DRAM_CACHED_BASE < KMX_BANK_BYTES) {
-        uint64_t a = addr - KMX_DRAM_CACHED_BASE;
+    if (addr - BH_DRAM_CACHED_BASE < BH_BANK_BYTES) {
+        uint64_t a = addr - BH_DRAM_CACHED_BASE;
         unsigned did = sim_cache_store(&cm->cache, a, size, value);
         if (did & SIM_CACHE_FAILED) {
             return failed(cm, addr, SIM_CAUSE_STORE_ACCESS);
@@ -370,9 +370,9 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         sim_mem_note_store(m, h, addr);
         return 0;
     }
-    if (addr - KMX_DRAM_UNCACHED_BASE < KMX_BANK_BYTES) {
+    if (addr - BH_DRAM_UNCACHED_BASE < BH_BANK_BYTES) {
         /* Reservations are cleared by our own watch of the bank. */
-        if (sim_dram_write_as(cm->dram, cm->bank, addr - KMX_DRAM_UNCACHED_BASE, &value, size, h,
+        if (sim_dram_write_as(cm->dram, cm->bank, addr - BH_DRAM_UNCACHED_BASE, &value, size, h,
                               NULL) != KS_OK) {
             return failed(cm, addr, SIM_CAUSE_STORE_ACCESS);
         }
@@ -380,13 +380,13 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         charge(h, cm->cost[SIM_T_UNCACHED_STORE]);
         return 0;
     }
-    if (addr - KMX_LIM_BASE < KMX_LIM_BYTES) { /* harts take LIM as RAM; for completeness */
-        memcpy(cm->lim + (addr - KMX_LIM_BASE), &value, size);
+    if (addr - BH_LIM_BASE < BH_LIM_BYTES) { /* harts take LIM as RAM; for completeness */
+        memcpy(cm->lim + (addr - BH_LIM_BASE), &value, size);
         lim_written(cm, h, addr, size);
         charge(h, cm->cost[SIM_T_LIM]);
         return 0;
     }
-    if (addr == KMX_FLUSH64 && size == 8) {
+    if (addr == BH_FLUSH64 && size == 8) {
         return flush64(cm, h, value);
     }
     if (in_noc_regs(addr)) {
@@ -395,12 +395,12 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         return 0;
     }
     if (in_noc_windows(addr)) {
-        const kmx_noc_window_reg *t;
+        const bh_noc_window_reg *t;
         uint64_t a;
         if (!noc_window(cm, addr, &t, &a) || sim_noc_store(cm->noc, t->x, t->y, a, size, value) != 0) {
             return fault(cm, SIM_CAUSE_STORE_ACCESS);
         }
-        if (t->mode == KMX_NOC_POSTED) {
+        if (t->mode == BH_NOC_POSTED) {
             cm->stats.noc_posted++;
             charge(h, cm->cost[SIM_T_NOC_POSTED]);
         } else {

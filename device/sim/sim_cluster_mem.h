@@ -3,32 +3,32 @@
  * devices, and what each access costs (sim_timing.h).
  *
  *   address                          what                        how
- *   KMX_LIM_BASE, KMX_LIM_BYTES      local memory (LIM)          RAM range, SIM_T_LIM
- *   KMX_DRAM_CACHED(a), a < 4 GiB    own bank, through cache     sim_cache; HIT or a fill
- *   KMX_DRAM_UNCACHED(a), a < 4 GiB  own bank, around it         DRAM; UNCACHED_LOAD/_STORE
- *   KMX_MTIME (8 bytes, or 4 and 4)  CLINT mtime, read-only      the hart's clock at 50 MHz
- *   KMX_FLUSH64 (8-byte stores)      L3 flush register           sim_cache_flush; reads 0
- *   KMX_NOC_WINDOW_REG(i), i < 224   NoC window registers        recorded; mode taken last
- *   KMX_NOC_WINDOW(i) + off          tile (x, y), reg.address+off sim_noc (sim_noc.h); NOC_*
+ *   BH_LIM_BASE, BH_LIM_BYTES      local memory (LIM)          RAM range, SIM_T_LIM
+ *   BH_DRAM_CACHED(a), a < 4 GiB    own bank, through cache     sim_cache; HIT or a fill
+ *   BH_DRAM_UNCACHED(a), a < 4 GiB  own bank, around it         DRAM; UNCACHED_LOAD/_STORE
+ *   BH_MTIME (8 bytes, or 4 and 4)  CLINT mtime, read-only      the hart's clock at 50 MHz
+ *   BH_FLUSH64 (8-byte stores)      L3 flush register           sim_cache_flush; reads 0
+ *   BH_NOC_WINDOW_REG(i), i < 224   NoC window registers        recorded; mode taken last
+ *   BH_NOC_WINDOW(i) + off          tile (x, y), reg.address+off sim_noc (sim_noc.h); NOC_*
  *   anything else                    nothing answers             access fault: load 5, store 7
  *
  * The bank.  Both DRAM windows reach only the cluster's own bank
- * (KMX_CLUSTER_BANK): the windows carry a bank address, not a bank
+ * (BH_CLUSTER_BANK): the windows carry a bank address, not a bank
  * number, so no core address names another bank.  Data the host put in
  * another bank is simply not there, which is how the runtime's start-up
  * bank check fails with `bank` on the card; other banks are reached only
  * by NoC writes.  Window offsets of 4 GiB and more fault.
  *
- * NoC windows.  An access at KMX_NOC_WINDOW(i) + off goes, uncached, to
+ * NoC windows.  An access at BH_NOC_WINDOW(i) + off goes, uncached, to
  * the target window i took at the last store covering its `mode`: tile
  * (x, y), NoC address address + off, through the router the cluster was
- * given (sim_cluster_mem_attach_noc).  A closed window (KMX_NOC_OFF or
+ * given (sim_cluster_mem_attach_noc).  A closed window (BH_NOC_OFF or
  * an unknown mode), no router, an unknown tile or an address no target
  * holds: access fault.  Costs: NOC_POSTED / NOC_NONPOSTED by the
  * window's mode, NOC_LOAD for a load.
  *
- * FLUSH64 takes the line's address in either form: KMX_DRAM_CACHED(a),
- * as kmx/ writes it, or the bare bank address a (below KMX_BANK_BYTES).
+ * FLUSH64 takes the line's address in either form: BH_DRAM_CACHED(a),
+ * as kmx/ writes it, or the bare bank address a (below BH_BANK_BYTES).
  * The uncached-window form is not a third one: its values overlap bank
  * addresses, so they are read as bank addresses.  Any other value names
  * no cached line and only costs the store.  Lines are 64 bytes: any
@@ -61,8 +61,8 @@
 #include "sim_port.h"
 #include "sim_timing.h"
 
-_Static_assert(SIM_MEM_MAX_HARTS >= KMX_CORES, "a cluster's harts fit in sim_mem");
-_Static_assert((KMX_CORES & (KMX_CORES - 1u)) == 0, "hart ids index by a mask");
+_Static_assert(SIM_MEM_MAX_HARTS >= BH_CLUSTER_CORES, "a cluster's harts fit in sim_mem");
+_Static_assert((BH_CLUSTER_CORES & (BH_CLUSTER_CORES - 1u)) == 0, "hart ids index by a mask");
 
 typedef struct sim_cluster_mem_stats {
     uint64_t uncached_loads, uncached_stores;
@@ -77,15 +77,15 @@ typedef struct sim_cluster_mem {
     sim_mem mem;  /* what the harts are given; mem.ctx is this */
     unsigned cluster, bank, mhz;
     sim_dram *dram;
-    uint8_t *lim; /* KMX_LIM_BYTES */
+    uint8_t *lim; /* BH_LIM_BYTES */
     uint32_t cost[SIM_T_COUNT]; /* sim_timing.h at mhz */
     sim_cache cache;
     sim_port port;
-    sim_streams streams[KMX_CORES];
-    uint64_t offset[KMX_CORES]; /* hart i's clock: h->cycle + offset[i] */
+    sim_streams streams[BH_CLUSTER_CORES];
+    uint64_t offset[BH_CLUSTER_CORES]; /* hart i's clock: h->cycle + offset[i] */
     uint64_t now;               /* the cluster's time, in its cycles */
-    kmx_noc_window_reg noc_reg[KMX_NOC_WINDOWS];    /* as last written */
-    kmx_noc_window_reg noc_target[KMX_NOC_WINDOWS]; /* taken at the last write of mode */
+    bh_noc_window_reg noc_reg[BH_NOC_WINDOWS];    /* as last written */
+    bh_noc_window_reg noc_target[BH_NOC_WINDOWS]; /* taken at the last write of mode */
     struct sim_noc *noc; /* NULL: the windows fault */
     sim_cluster_mem_stats stats;
     /* Host memory ran out in a write-back or an uncached store: the
@@ -119,7 +119,7 @@ int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, struct sim_noc *noc, ks_erro
 /* The cluster cycle hart h has reached (cm->now for NULL). */
 static inline uint64_t sim_cluster_mem_time(const sim_cluster_mem *cm, const sim_hart *h)
 {
-    return h != NULL ? h->cycle + cm->offset[h->hartid & (KMX_CORES - 1u)] : cm->now;
+    return h != NULL ? h->cycle + cm->offset[h->hartid & (BH_CLUSTER_CORES - 1u)] : cm->now;
 }
 
 /* The callbacks (also set in cm->mem; tests call them directly). */

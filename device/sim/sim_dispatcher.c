@@ -368,7 +368,7 @@ static uint16_t check(const sim_dispatcher *d, const km_command_t *c)
     if (handler == 0 || !d->p.jobs.handler_known(d->p.jobs.ctx, handler)) {
         return KM_REASON_HANDLER;
     }
-    if (count == 0 || first + count > KM_GRID_CORES) {
+    if (count == 0 || first + count > BH_GRID_CORES) {
         return KM_REASON_GROUP;
     }
     /* hdr bits 16..31 are reserved (0): set, they are flags we do not know. */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(SIM_DRAM_PAGE_BYTES % KMX_LINE_BYTES == 0, "a line never spans two pages");
-_Static_assert(KMX_BANK_BYTES % SIM_DRAM_PAGE_BYTES == 0, "a bank is whole pages");
+_Static_assert(SIM_DRAM_PAGE_BYTES % BH_LINE_BYTES == 0, "a line never spans two pages");
+_Static_assert(BH_BANK_BYTES % SIM_DRAM_PAGE_BYTES == 0, "a bank is whole pages");
 
 void sim_dram_init(sim_dram *d)
 {
@@ -14,7 +14,7 @@ void sim_dram_init(sim_dram *d)
 
 void sim_dram_free(sim_dram *d)
 {
-    for (unsigned b = 0; b < KMX_DRAM_BANKS; b++) {
+    for (unsigned b = 0; b < BH_DRAM_BANKS; b++) {
         if (d->pages[b] == NULL) {
             continue;
         }
@@ -57,12 +57,12 @@ static uint8_t *page_for_write(sim_dram *d, unsigned bank, uint64_t addr)
 static int check_range(unsigned bank, uint64_t addr, uint64_t n, const char *what,
                        ks_error *err)
 {
-    if (bank >= KMX_DRAM_BANKS || addr > KMX_BANK_BYTES || n > KMX_BANK_BYTES - addr) {
+    if (bank >= BH_DRAM_BANKS || addr > BH_BANK_BYTES || n > BH_BANK_BYTES - addr) {
         return ks_fail(err, KS_ERR_BUG,
                        "DRAM %s of %llu bytes at bank %u address 0x%llx: outside the "
                        "card's %u banks of 4 GiB",
                        what, (unsigned long long)n, bank, (unsigned long long)addr,
-                       KMX_DRAM_BANKS);
+                       BH_DRAM_BANKS);
     }
     return KS_OK;
 }
@@ -150,9 +150,9 @@ void sim_dram_read_line(const sim_dram *d, unsigned bank, uint64_t addr, void *d
 {
     const uint8_t *page = page_or_null(d, bank, addr);
     if (page != NULL) {
-        memcpy(dst, page + addr % SIM_DRAM_PAGE_BYTES, KMX_LINE_BYTES);
+        memcpy(dst, page + addr % SIM_DRAM_PAGE_BYTES, BH_LINE_BYTES);
     } else {
-        memset(dst, 0, KMX_LINE_BYTES);
+        memset(dst, 0, BH_LINE_BYTES);
     }
 }
 
@@ -162,7 +162,7 @@ int sim_dram_write_line(sim_dram *d, unsigned bank, uint64_t addr, const void *s
     if (page == NULL) {
         return -1;
     }
-    memcpy(page + addr % SIM_DRAM_PAGE_BYTES, src, KMX_LINE_BYTES);
+    memcpy(page + addr % SIM_DRAM_PAGE_BYTES, src, BH_LINE_BYTES);
     return 0;
 }
 

@@ -1,5 +1,5 @@
-/* sim_dram: the card's eight GDDR6 banks of 4 GiB (KMX_DRAM_BANKS,
- * KMX_BANK_BYTES), sparse.
+/* sim_dram: the card's eight GDDR6 banks of 4 GiB (BH_DRAM_BANKS,
+ * BH_BANK_BYTES), sparse.
  *
  * A bank is a table of 64 KiB pages allocated on the first write that
  * touches them; reading a page never written returns zeros and allocates
@@ -29,7 +29,7 @@
 #include "kmx_layout.h"
 
 #define SIM_DRAM_PAGE_BYTES (64u * 1024u)
-#define SIM_DRAM_PAGES_PER_BANK (KMX_BANK_BYTES / SIM_DRAM_PAGE_BYTES)
+#define SIM_DRAM_PAGES_PER_BANK (BH_BANK_BYTES / SIM_DRAM_PAGE_BYTES)
 #define SIM_DRAM_MAX_WATCHERS 8 /* a cluster each (four), with room */
 
 /* Called after bytes [addr, addr + n) of `bank` changed by a write that
@@ -47,7 +47,7 @@ typedef struct sim_dram_watcher {
 typedef struct sim_dram {
     /* pages[bank]: NULL until the bank's first write, then
      * SIM_DRAM_PAGES_PER_BANK page pointers, each NULL until written. */
-    uint8_t **pages[KMX_DRAM_BANKS];
+    uint8_t **pages[BH_DRAM_BANKS];
     uint64_t pages_allocated; /* over all banks */
     sim_dram_watcher watchers[SIM_DRAM_MAX_WATCHERS];
     unsigned nwatchers;
@@ -68,7 +68,7 @@ int sim_dram_write(sim_dram *d, unsigned bank, uint64_t addr, const void *src, u
 int sim_dram_write_as(sim_dram *d, unsigned bank, uint64_t addr, const void *src, uint64_t n,
                       const void *writer, ks_error *err);
 
-/* One 64-byte line (addr a multiple of KMX_LINE_BYTES inside the bank:
+/* One 64-byte line (addr a multiple of BH_LINE_BYTES inside the bank:
  * the caller guarantees it).  write_line returns 0, or -1 when the page
  * cannot be allocated. */
 void sim_dram_read_line(const sim_dram *d, unsigned bank, uint64_t addr, void *dst);

@@ -55,7 +55,7 @@ typedef struct grid_job {
     uint32_t result;      /* the leader's word */
     unsigned returned;    /* cores back from the handler */
     uint64_t end_ps;      /* the latest of their times */
-    uint64_t scratch[KM_GRID_CORES];
+    uint64_t scratch[BH_GRID_CORES];
 } grid_job;
 
 struct km_core {
@@ -77,9 +77,9 @@ struct sim_grid {
     sim_dram *dram;
     unsigned mhz;
     bool stop;
-    km_core cores[KM_GRID_CORES];
+    km_core cores[BH_GRID_CORES];
     /* Active groups never overlap, so a job is known by its first core. */
-    grid_job jobs[KM_GRID_CORES];
+    grid_job jobs[BH_GRID_CORES];
     unsigned njobs;
     km_handler_fn handlers[KM_HANDLER_MAX + 1];
     void *so; /* the kernels' object, or NULL */
@@ -253,7 +253,7 @@ sim_grid *sim_grid_create(sim_dram *dram, unsigned mhz)
         return NULL;
     g->dram = dram;
     g->mhz = mhz ? mhz : SIM_GRID_MHZ;
-    for (unsigned i = 0; i < KM_GRID_CORES; i++) {
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
         g->cores[i].grid = g;
         g->cores[i].id = i;
     }
@@ -266,7 +266,7 @@ void sim_grid_free(sim_grid *g)
 {
     if (!g)
         return;
-    for (unsigned i = 0; i < KM_GRID_CORES; i++)
+    for (unsigned i = 0; i < BH_GRID_CORES; i++)
         free(g->cores[i].stack);
     if (g->so)
         dlclose(g->so);
@@ -315,7 +315,7 @@ bool sim_grid_handler_known(const sim_grid *g, uint32_t handler)
 
 bool sim_grid_cancel(sim_grid *g, uint32_t job_id)
 {
-    for (unsigned i = 0; i < KM_GRID_CORES; i++)
+    for (unsigned i = 0; i < BH_GRID_CORES; i++)
         if (g->jobs[i].active && g->jobs[i].id == job_id) {
             release_job(g, &g->jobs[i]);
             return true;
@@ -325,7 +325,7 @@ bool sim_grid_cancel(sim_grid *g, uint32_t job_id)
 
 bool sim_grid_busy(const sim_grid *g, unsigned first, unsigned count)
 {
-    for (unsigned i = first; i < KM_GRID_CORES && i - first < count; i++)
+    for (unsigned i = first; i < BH_GRID_CORES && i - first < count; i++)
         if (g->cores[i].state != CORE_IDLE)
             return true;
     return false;
@@ -340,7 +340,7 @@ uint32_t sim_grid_submit(sim_grid *g, uint32_t job_id, const km_command_t *comma
         return KM_REASON_FLAGS;
     if (!g->handlers[handler])
         return KM_REASON_HANDLER;
-    if (count == 0 || first >= KM_GRID_CORES || count > KM_GRID_CORES - first)
+    if (count == 0 || first >= BH_GRID_CORES || count > BH_GRID_CORES - first)
         return KM_REASON_GROUP;
     if (sim_grid_busy(g, first, count))
         return KM_REASON_BUSY;
@@ -381,7 +381,7 @@ void sim_grid_step(sim_grid *g, uint64_t until_ps)
 {
     for (;;) {
         km_core *next = NULL;
-        for (unsigned i = 0; i < KM_GRID_CORES; i++) {
+        for (unsigned i = 0; i < BH_GRID_CORES; i++) {
             km_core *c = &g->cores[i];
             if (c->state == CORE_READY && c->time_ps < until_ps &&
                 c->time_ps < c->job->deadline_ps && (!next || c->time_ps < next->time_ps))
@@ -396,7 +396,7 @@ void sim_grid_step(sim_grid *g, uint64_t until_ps)
     }
     /* A job still running past its deadline has every core there (or
      * waiting for one that is): it timed out. */
-    for (unsigned i = 0; i < KM_GRID_CORES; i++) {
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
         grid_job *j = &g->jobs[i];
         if (j->active && j->deadline_ps <= until_ps)
             end_job(g, j, j->deadline_ps, true);
@@ -409,7 +409,7 @@ void sim_grid_step(sim_grid *g, uint64_t until_ps)
 uint64_t sim_grid_next_ps(const sim_grid *g)
 {
     uint64_t next = UINT64_MAX;
-    for (unsigned i = 0; i < KM_GRID_CORES; i++) {
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
         const km_core *c = &g->cores[i];
         if (c->state == CORE_READY && c->time_ps < next)
             next = c->time_ps;
@@ -504,7 +504,7 @@ void km_spend_ns(km_core *c, uint64_t ns)
 
 static bool in_bank(unsigned bank, uint64_t address, uint64_t n)
 {
-    return bank < KMX_DRAM_BANKS && address <= KMX_BANK_BYTES && n <= KMX_BANK_BYTES - address;
+    return bank < BH_DRAM_BANKS && address <= BH_BANK_BYTES && n <= BH_BANK_BYTES - address;
 }
 
 static uint64_t transfer_ps(const km_core *c, uint64_t n)

@@ -1,5 +1,5 @@
 /* sim_grid: the simulated card's Tensix grid, 120 worker cores in grid
- * order (KM_GRID_CORES), running commands' handlers as coroutines
+ * order (BH_GRID_CORES), running commands' handlers as coroutines
  * (km_device.h is the handlers' side).
  *
  * A job is one command run on every core of its group; its owner (the

@@ -59,7 +59,7 @@ struct sim_kernel {
      * pointers to them). */
     sim_ring_noc ring_ports[SIM_DISPATCH_RINGS][2];
     sim_ring_mem ring_mems[SIM_DISPATCH_RINGS][2];
-    km_region_place regions[KMX_WORK_CLUSTERS * KMX_MAX_REGIONS]; /* km_region_address's */
+    km_region_place regions[BH_WORK_CLUSTERS * KMX_MAX_REGIONS]; /* km_region_address's */
     /* The host fallback's rings (sim_kernel_attach_host_ring): in host memory. */
     struct host_ring {
         uint8_t cmd_bytes[64u * (KMX_RING_COMMAND_DEPTH + 1u)];
@@ -291,8 +291,8 @@ int sim_kernel_attach_thread(sim_kernel *f, sim_noc *noc, unsigned cluster,
     sim_ring_noc *ports = f->ring_ports[ring];
     ports[0] = (sim_ring_noc){noc, desc->noc_x, desc->noc_y};
     ports[1] = desc->kind == KMX_RING_REMOTE
-                   ? (sim_ring_noc){noc, KMX_CLUSTER_TILE_X(cluster),
-                                    KMX_CLUSTER_TILE_Y(cluster)}
+                   ? (sim_ring_noc){noc, BH_CLUSTER_TILE_X(cluster),
+                                    BH_CLUSTER_TILE_Y(cluster)}
                    : ports[0];
     f->ring_mems[ring][0] = sim_ring_noc_mem(&ports[0]);
     f->ring_mems[ring][1] = sim_ring_noc_mem(&ports[1]);

@@ -8,10 +8,10 @@ void sim_noc_init(sim_noc *n, sim_dram *dram)
     n->dram = dram;
     n->ntargets = 0;
     /* A bank's three ports each answer for the whole bank. */
-    for (unsigned b = 0; b < KMX_DRAM_BANKS; b++) {
-        for (unsigned p = 0; p < KMX_BANK_PORTS; p++) {
+    for (unsigned b = 0; b < BH_DRAM_BANKS; b++) {
+        for (unsigned p = 0; p < BH_BANK_PORTS; p++) {
             n->targets[n->ntargets++] =
-                (sim_noc_target){.x = KMX_BANK_PORT_X(b, p), .y = KMX_BANK_PORT_Y(b, p),
+                (sim_noc_target){.x = BH_BANK_PORT_X(b, p), .y = BH_BANK_PORT_Y(b, p),
                                  .kind = SIM_NOC_BANK, .bank = b};
         }
     }
@@ -29,7 +29,7 @@ const sim_noc_target *sim_noc_find(const sim_noc *n, unsigned x, unsigned y)
 
 int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, ks_error *err)
 {
-    unsigned x = KMX_CLUSTER_TILE_X(cm->cluster), y = KMX_CLUSTER_TILE_Y(cm->cluster);
+    unsigned x = BH_CLUSTER_TILE_X(cm->cluster), y = BH_CLUSTER_TILE_Y(cm->cluster);
     sim_noc_target *t = (sim_noc_target *)sim_noc_find(n, x, y);
     if (t == NULL) {
         if (n->ntargets == SIM_NOC_MAX_TARGETS) {
@@ -54,7 +54,7 @@ void sim_noc_remove_lim(sim_noc *n, const struct sim_cluster_mem *cm)
 
 static bool in_lim(uint64_t addr, unsigned size)
 {
-    return addr - KMX_NOC_LIM_BASE < KMX_LIM_BYTES && size <= KMX_LIM_BYTES - (addr - KMX_NOC_LIM_BASE);
+    return addr - BH_NOC_LIM_BASE < BH_LIM_BYTES && size <= BH_LIM_BYTES - (addr - BH_NOC_LIM_BASE);
 }
 
 int sim_noc_load(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned size,
@@ -67,11 +67,11 @@ int sim_noc_load(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned siz
     }
     if (t->kind == SIM_NOC_LIM) {
         if (!in_lim(addr, size) ||
-            sim_cluster_mem_read_lim(t->cm, addr - KMX_NOC_LIM_BASE + KMX_LIM_BASE, &v, size,
+            sim_cluster_mem_read_lim(t->cm, addr - BH_NOC_LIM_BASE + BH_LIM_BASE, &v, size,
                                      NULL) != KS_OK) {
             return -1;
         }
-    } else if (addr >= KMX_BANK_BYTES || size > KMX_BANK_BYTES - addr ||
+    } else if (addr >= BH_BANK_BYTES || size > BH_BANK_BYTES - addr ||
                sim_dram_read(n->dram, t->bank, addr, &v, size, NULL) != KS_OK) {
         return -1;
     }
@@ -89,12 +89,12 @@ int sim_noc_store(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned si
     if (t->kind == SIM_NOC_LIM) {
         /* write_lim clears the target's reservations on the lines. */
         return in_lim(addr, size) &&
-                       sim_cluster_mem_write_lim(t->cm, addr - KMX_NOC_LIM_BASE + KMX_LIM_BASE,
+                       sim_cluster_mem_write_lim(t->cm, addr - BH_NOC_LIM_BASE + BH_LIM_BASE,
                                                  &value, size, NULL) == KS_OK
                    ? 0
                    : -1;
     }
-    if (addr >= KMX_BANK_BYTES || size > KMX_BANK_BYTES - addr) {
+    if (addr >= BH_BANK_BYTES || size > BH_BANK_BYTES - addr) {
         return -1;
     }
     /* Around every cache; the bank's watchers clear reservations. */

@@ -1,7 +1,7 @@
 /* sim_noc: the card's NoC router, as the clusters' NoC windows use it — a
  * table of targets by tile (x, y): an X280 cluster's LIM at
- * KMX_NOC_LIM_BASE, and the DRAM banks at each of their ports'
- * KMX_BANK_PORT_X/Y(b, p) with NoC
+ * BH_NOC_LIM_BASE, and the DRAM banks at each of their ports'
+ * BH_BANK_PORT_X/Y(b, p) with NoC
  * address = bank address (kmx_layout.h; device/sim/README.md, "The NoC").
  *
  * A write to a bank goes around every cache (sim_dram_write, writer NULL:
@@ -20,7 +20,7 @@
 
 struct sim_cluster_mem;
 
-#define SIM_NOC_MAX_TARGETS (KMX_DRAM_BANKS * KMX_BANK_PORTS + KMX_CLUSTERS)
+#define SIM_NOC_MAX_TARGETS (BH_DRAM_BANKS * BH_BANK_PORTS + BH_CLUSTERS)
 
 typedef enum sim_noc_kind { SIM_NOC_BANK = 1, SIM_NOC_LIM = 2 } sim_noc_kind;
 

@@ -4,7 +4,7 @@
  * host.
  *
  * kmx_time is CLOCK_MONOTONIC since kmx_host_run began, in 50 MHz ticks
- * (KMX_TICKS_PER_SECOND): the thread's deadline is wall time here, while
+ * (BH_TICKS_PER_SECOND): the thread's deadline is wall time here, while
  * the card's kernel side moves on modeled time through ctx->step. */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -12,8 +12,8 @@
 
 #include "kmx_host_internal.h"
 
-_Static_assert(1000000000u % KMX_TICKS_PER_SECOND == 0, "a tick is a whole number of ns");
-#define NS_PER_TICK (1000000000u / KMX_TICKS_PER_SECOND)
+_Static_assert(1000000000u % BH_TICKS_PER_SECOND == 0, "a tick is a whole number of ns");
+#define NS_PER_TICK (1000000000u / BH_TICKS_PER_SECOND)
 
 uint64_t kmx_host_now_ns(void) {
     struct timespec t;

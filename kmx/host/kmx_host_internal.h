@@ -57,7 +57,7 @@ typedef struct kmx_host_state {
     pthread_cond_t posted_cond; /* core 0 -> workers: a call, or the end */
     pthread_cond_t done_cond;   /* workers -> core 0: a call returned */
     int finished;               /* the run ended: workers leave */
-    kmx_host_worker workers[KMX_CORES]; /* [0] unused */
+    kmx_host_worker workers[BH_CLUSTER_CORES]; /* [0] unused */
 
     /* the ring (core 0's alone, as on the card) */
     uint32_t ring_highest;   /* the highest handle submitted */

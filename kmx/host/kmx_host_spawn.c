@@ -79,7 +79,7 @@ void kmx_host_workers_end(void) {
     kmx_host.finished = 1;
     pthread_cond_broadcast(&kmx_host.posted_cond);
     pthread_mutex_unlock(&kmx_host.lock);
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         if (kmx_host.workers[core].started) {
             pthread_join(kmx_host.workers[core].thread, NULL);
             kmx_host.workers[core].started = 0;
@@ -88,7 +88,7 @@ void kmx_host_workers_end(void) {
 }
 
 int kmx_host_workers_start(void) {
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         kmx_host_worker *w = &kmx_host.workers[core];
         if (pthread_create(&w->thread, NULL, worker_main, (void *)(intptr_t)core) != 0) {
             kmx_host_workers_end();
@@ -158,7 +158,7 @@ static uint32_t posted_count(int core) {
  * card's join_workers). */
 static int join_workers(void) {
     int result = KMX_OK;
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         result = kmx_first_failure(result, wait_done(core, posted_count(core)));
     }
     return result;
@@ -186,13 +186,13 @@ int kmx_join(int core) {
 int kmx_parallel(kmx_function function, void *arg) {
     KMX_ENTRY_OR_RETURN(kmx_host_core0_only(), function == NULL, kmx_host_stop_status());
     pthread_mutex_lock(&kmx_host.lock);
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         if (busy(core)) {
             pthread_mutex_unlock(&kmx_host.lock);
             return KMX_FULL; /* nothing started */
         }
     }
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         post(core, function, arg);
     }
     pthread_cond_broadcast(&kmx_host.posted_cond);
@@ -208,7 +208,7 @@ int kmx_parallel(kmx_function function, void *arg) {
 int kmx_host_local_idle(void) {
     int idle = 1;
     pthread_mutex_lock(&kmx_host.lock);
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         idle = idle && !busy(core);
     }
     pthread_mutex_unlock(&kmx_host.lock);
@@ -218,7 +218,7 @@ int kmx_host_local_idle(void) {
 /* Core 0, its cores 1-3 idle (kmx_host_local_idle: only core 0 posts). */
 int kmx_host_local_all(kmx_cluster_function all, uint64_t arg) {
     pthread_mutex_lock(&kmx_host.lock);
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         post_all(core, all, arg);
     }
     pthread_cond_broadcast(&kmx_host.posted_cond);
@@ -239,7 +239,7 @@ int kmx_host_local_all(kmx_cluster_function all, uint64_t arg) {
 void kmx_host_workers_settle(void) {
     uint64_t limit = 0;
     pthread_mutex_lock(&kmx_host.lock);
-    for (int core = 1; core < (int)KMX_CORES; core++) {
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         while (busy(core)) {
             if (kmx_host_stop_status() != KMX_OK) {
                 uint64_t now = kmx_time();

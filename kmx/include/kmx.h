@@ -92,7 +92,7 @@ int kmx_cluster(void);
 uint32_t kmx_clusters(void);
 int kmx_lead(void);
 
-/* The 50 MHz timer (KMX_TICKS_PER_SECOND ticks a second). */
+/* The 50 MHz timer (BH_TICKS_PER_SECOND ticks a second). */
 uint64_t kmx_time(void);
 
 /* Non-zero once the host or the runtime asked for a stop, a library error
@@ -221,10 +221,10 @@ void kmx_progress(uint32_t where);
 int kmx_result(uint32_t first, const uint32_t *words, uint32_t count);
 
 /* ---- X280 ports (spec "X280 ports"); a call names a Tensix core
- *      (0..KM_GRID_CORES-1) the calling X280 core serves, else KMX_BAD.
+ *      (0..BH_GRID_CORES-1) the calling X280 core serves, else KMX_BAD.
  *      Not live yet: the neutral values below. ------------------------- */
 
-/* How many Tensix cores a port loop walks (KM_GRID_CORES with ports on).
+/* How many Tensix cores a port loop walks (BH_GRID_CORES with ports on).
  * Not live yet: 0. */
 int kmx_port_cores(void);
 

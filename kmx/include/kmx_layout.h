@@ -12,7 +12,8 @@
  * port message); KMX_/kmx_ for the thread side.
  *
  * Contents, in order:
- *   1. device facts (addresses of the cluster's memory and registers)
+ *   1. the contract's limits (the card's facts — addresses, tiles, banks,
+ *      NoC registers — are device/include/blackhole.h's, included here)
  *   2. the LIM map: where each area of a work cluster's local memory is
  *   3. the command line, the event and the ring (the host ring's protocol)
  *   4. the argument block (host -> thread, written before the start)
@@ -37,126 +38,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blackhole.h"
+
 #define KMX_LAYOUT_VERSION 1u
 
-/* Static checks: offset and size of every field, on both compilers (and
- * from C++, where the keyword is static_assert). */
-#ifdef __cplusplus
-#define KMX_STATIC_ASSERT(e, message) static_assert(e, message)
-#else
-#define KMX_STATIC_ASSERT(e, message) _Static_assert(e, message)
-#endif
-#define KMX_AT(type, field, offset)                                          \
-    KMX_STATIC_ASSERT(offsetof(type, field) == (offset),                     \
-                      #type "." #field " must be at " #offset)
-#define KMX_SIZE(type, bytes)                                                \
-    KMX_STATIC_ASSERT(sizeof(type) == (bytes), #type " must be " #bytes " bytes")
+/* Static checks: offset and size of every field, on both compilers. */
+#define KMX_STATIC_ASSERT(e, message) BH_STATIC_ASSERT(e, message)
+#define KMX_AT(type, field, offset) BH_AT(type, field, offset)
+#define KMX_SIZE(type, bytes) BH_SIZE(type, bytes)
 
 /* ------------------------------------------------------------------------
- * 1. The device's facts (DESIGN.md, "The device we model").
+ * 1. The contract's limits (the card's facts are blackhole.h's).
  * ------------------------------------------------------------------------ */
-#define KMX_LIM_BASE 0x08000000u       /* local memory of a cluster */
-#define KMX_LIM_BYTES (1920u * 1024u)  /* 1.875 MiB */
-#define KMX_IMAGE_MAX_BYTES 126976u    /* instructions are fetched from here */
-#define KMX_TICKS_PER_SECOND 50000000u /* CLINT mtime, 50 MHz */
 
-#define KM_GRID_CORES 120u  /* Tensix worker cores, grid order 0..119 */
-#define KMX_CORES 4u        /* harts per cluster */
-#define KMX_WORK_CLUSTERS 3u
 #define KMX_MAX_REGIONS 16u /* own and shared, per thread */
 #define KMX_MAX_WORDS 64u   /* the program's own words in the argument block */
 #define KMX_MAX_RESULT_WORDS 48u
-
-#define KMX_LIM_END (KMX_LIM_BASE + KMX_LIM_BYTES) /* 0x081E0000 */
-#define KMX_LINE_BYTES 64u                  /* cache line; FLUSH64 granule */
-
-/* The cluster's own DRAM bank, 4 GiB, through the cache and around it. */
-#define KMX_BANK_BYTES 0x100000000ull
-#define KMX_DRAM_CACHED_BASE 0x400030000000ull   /* + bank address */
-#define KMX_DRAM_UNCACHED_BASE 0x000030000000ull /* + bank address */
-#define KMX_DRAM_CACHED(bank_address) (KMX_DRAM_CACHED_BASE + (uint64_t)(bank_address))
-#define KMX_DRAM_UNCACHED(bank_address) (KMX_DRAM_UNCACHED_BASE + (uint64_t)(bank_address))
-
-/* The card's DRAM banks, and the one bank each cluster's two windows
- * reach (DESIGN.md): 0 (the dispatcher's) -> 5, 1 -> 6, 2 and 3 -> 7. */
-#define KMX_DRAM_BANKS 8u
-#define KMX_CLUSTERS (KMX_WORK_CLUSTERS + 1u) /* cluster 0 and the work clusters */
-#define KMX_CLUSTER_BANK(cluster) ((cluster) == 0u ? 5u : (cluster) == 1u ? 6u : 7u)
-KMX_STATIC_ASSERT(KMX_CLUSTERS == 4u, "clusters 0 to 3");
-KMX_STATIC_ASSERT(KMX_CLUSTER_BANK(0u) == 5u && KMX_CLUSTER_BANK(1u) == 6u &&
-                      KMX_CLUSTER_BANK(2u) == 7u && KMX_CLUSTER_BANK(3u) == 7u,
-                  "cluster 0 -> bank 5, 1 -> 6, 2 and 3 -> 7");
-KMX_STATIC_ASSERT(KMX_CLUSTER_BANK(0u) < KMX_DRAM_BANKS && KMX_CLUSTER_BANK(3u) < KMX_DRAM_BANKS,
-                  "the clusters' banks exist");
-
-/* L3 cache controller.  A 64-bit store of a line's address (as the core
- * addresses it: KMX_DRAM_CACHED(bank address)) to FLUSH64 writes the line
- * back if dirty and drops it.  kmx_flush and kmx_invalidate are sweeps. */
-#define KMX_L3_CONTROL 0x02010000u
-#define KMX_FLUSH64 0x02010200u
-
-/* The L3's one cache way (the other fifteen are LIM): 128 KiB, so lines
- * whose addresses differ by a multiple of it compete for one place (spec:
- * "arrays placed off each other's 128 KiB cache way"). */
-#define KMX_L3_WAY_BYTES (128u * 1024u)
-KMX_STATIC_ASSERT(KMX_L3_WAY_BYTES % KMX_LINE_BYTES == 0 &&
-                      KMX_DRAM_CACHED_BASE % KMX_L3_WAY_BYTES == 0,
-                  "the way holds whole lines; a bank address and its cached "
-                  "address fall in the same place");
-
-/* CLINT: mtime, 64 bits, counts at KMX_TICKS_PER_SECOND. */
-#define KMX_CLINT 0x02000000u
-#define KMX_MTIME 0x0200BFF8u
-
-/* NoC windows: window i maps 2 MiB of a tile's address space at
- * KMX_NOC_WINDOW(i), uncached; its 16-byte register kmx_noc_window_reg at
- * KMX_NOC_WINDOW_REG(i) says where.  Write address, x and y first and
- * `mode` last: the write of `mode` makes the window take the new target. */
-#define KMX_NOC_WINDOWS 224u
-#define KMX_NOC_WINDOW_BYTES 0x200000u
-#define KMX_NOC_WINDOW_BASE 0x000430000000ull
-#define KMX_NOC_WINDOW(i) (KMX_NOC_WINDOW_BASE + (uint64_t)(i) * KMX_NOC_WINDOW_BYTES)
-#define KMX_NOC_WINDOW_REGS 0x2FF00000u
-#define KMX_NOC_WINDOW_REG(i) (KMX_NOC_WINDOW_REGS + (uint32_t)(i) * 16u)
-
-#define KMX_NOC_OFF 0u        /* mode: window closed, accesses fault */
-#define KMX_NOC_POSTED 1u     /* mode: stores are posted */
-#define KMX_NOC_NONPOSTED 2u  /* mode: a store returns once acknowledged */
-
-typedef struct kmx_noc_window_reg {
-    uint64_t address; /* target address of the window's first byte */
-    uint16_t x, y;    /* target tile */
-    uint32_t mode;    /* KMX_NOC_*; written last */
-} kmx_noc_window_reg;
-KMX_SIZE(kmx_noc_window_reg, 16);
-KMX_AT(kmx_noc_window_reg, address, 0);
-KMX_AT(kmx_noc_window_reg, x, 8);
-KMX_AT(kmx_noc_window_reg, y, 10);
-KMX_AT(kmx_noc_window_reg, mode, 12);
-
-/* NoC tiles (NOC0 coordinates, as Tenstorrent's UMD lists them for
- * Blackhole: L2CPU tile index -> tile, and DRAM_CORES_NOC0) and the
- * NoC-side addresses behind them (device/sim/README.md, "The NoC").
- * Cluster c's tile is (8, 3), (8, 9), (8, 5), (8, 7) for c = 0..3
- * (DESIGN.md); its LIM is at KMX_NOC_LIM_BASE on that tile, the same
- * addresses its cores use (the simulator's choice: not public).  DRAM bank
- * b has KMX_BANK_PORTS tiles, each answering for the whole bank (NoC
- * address = bank address): banks 0..3 in column 0, 4..7 in column 9, rows
- * {0, 1, 11}, {2, 10, 3}, {9, 4, 8}, {5, 7, 6}; KMX_BANK_TILE_X/Y is the
- * first port, the one kmrun's own windows use. */
-#define KMX_CLUSTER_TILE_X(c) 8u /* every cluster sits in column 8 */
-#define KMX_CLUSTER_TILE_Y(c) ((c) == 0u ? 3u : (c) == 1u ? 9u : (c) == 2u ? 5u : 7u)
-#define KMX_NOC_LIM_BASE KMX_LIM_BASE
-#define KMX_BANK_PORTS 3u
-#define KMX_BANK_PORT_ROWS 0x6758493a2b10ull /* a nibble a port: rows of bank % 4, port */
-#define KMX_BANK_PORT_X(b, p) ((b) < 4u ? 0u : 9u)
-#define KMX_BANK_PORT_Y(b, p) \
-    ((uint32_t)(KMX_BANK_PORT_ROWS >> (4u * (3u * ((b) % 4u) + (p)))) & 0xFu)
-#define KMX_BANK_TILE_X(b) KMX_BANK_PORT_X(b, 0u)
-#define KMX_BANK_TILE_Y(b) KMX_BANK_PORT_Y(b, 0u)
-KMX_STATIC_ASSERT(KMX_BANK_PORT_Y(0u, 2u) == 11u && KMX_BANK_PORT_Y(1u, 1u) == 10u &&
-                      KMX_BANK_PORT_Y(6u, 0u) == 9u && KMX_BANK_PORT_Y(7u, 2u) == 6u,
-                  "the bank port rows as UMD lists them");
 
 /* Which window the runtime uses for what (so nothing else opens them). */
 #define KMX_WINDOW_RING 0u                 /* the ring's remote half */
@@ -165,7 +62,7 @@ KMX_STATIC_ASSERT(KMX_BANK_PORT_Y(0u, 2u) == 11u && KMX_BANK_PORT_Y(1u, 1u) == 1
 #define KMX_WINDOW_PUSH_ACK(core) (8u + (core)) /* 8..11: its non-posted last line */
 #define KMX_WINDOW_PORTS_FIRST 56u         /* one per served Tensix core ... */
 #define KMX_WINDOW_PORTS_COUNT 168u        /* ... up to 168 (56..223) */
-KMX_STATIC_ASSERT(KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT == KMX_NOC_WINDOWS,
+KMX_STATIC_ASSERT(KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT == BH_NOC_WINDOWS,
                "the ports windows end at the last window");
 
 /* ------------------------------------------------------------------------
@@ -198,27 +95,27 @@ KMX_STATIC_ASSERT(KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT == KMX_NOC_WIN
  *    deepest caller, is lowest, so its overflow runs into the reserve
  *    before it runs into anyone's data.  16-byte aligned (RISC-V psABI).
  * ------------------------------------------------------------------------ */
-#define KMX_LIM_IMAGE KMX_LIM_BASE
-#define KMX_LIM_ARGS (KMX_LIM_BASE + 0x01F000u)
+#define KMX_LIM_IMAGE BH_LIM_BASE
+#define KMX_LIM_ARGS (BH_LIM_BASE + 0x01F000u)
 #define KMX_LIM_ARGS_BYTES 2048u
 #define KMX_LIM_RING_LINE (KMX_LIM_ARGS + 0x80u) /* = &args->ring */
-#define KMX_LIM_RESULT (KMX_LIM_BASE + 0x01F800u)
+#define KMX_LIM_RESULT (BH_LIM_BASE + 0x01F800u)
 #define KMX_LIM_RESULT_BYTES 512u
-#define KMX_LIM_RING_COUNTS (KMX_LIM_BASE + 0x01FA00u)
-#define KMX_LIM_STOP (KMX_LIM_BASE + 0x01FA40u)
-#define KMX_LIM_SPAWN (KMX_LIM_BASE + 0x01FA80u)
-#define KMX_LIM_SPAWN_BYTES (KMX_CORES * 64u)
-#define KMX_LIM_CLUSTER_LINES (KMX_LIM_BASE + 0x01FB80u)
+#define KMX_LIM_RING_COUNTS (BH_LIM_BASE + 0x01FA00u)
+#define KMX_LIM_STOP (BH_LIM_BASE + 0x01FA40u)
+#define KMX_LIM_SPAWN (BH_LIM_BASE + 0x01FA80u)
+#define KMX_LIM_SPAWN_BYTES (BH_CLUSTER_CORES * 64u)
+#define KMX_LIM_CLUSTER_LINES (BH_LIM_BASE + 0x01FB80u)
 #define KMX_LIM_CLUSTER_LINES_BYTES 320u
-#define KMX_LIM_RING_EVENTS (KMX_LIM_BASE + 0x020000u)
+#define KMX_LIM_RING_EVENTS (BH_LIM_BASE + 0x020000u)
 #define KMX_LIM_RING_EVENTS_BYTES 4096u
-#define KMX_LIM_PORTS (KMX_LIM_BASE + 0x021000u)
+#define KMX_LIM_PORTS (BH_LIM_BASE + 0x021000u)
 #define KMX_LIM_PORTS_BYTES 8832u
-#define KMX_LIM_PULL (KMX_LIM_BASE + 0x023280u)
+#define KMX_LIM_PULL (BH_LIM_BASE + 0x023280u)
 #define KMX_LIM_PULL_BYTES 1024u
-#define KMX_LIM_PRIVATE (KMX_LIM_BASE + 0x024000u)
+#define KMX_LIM_PRIVATE (BH_LIM_BASE + 0x024000u)
 #define KMX_LIM_PRIVATE_BYTES 4096u
-#define KMX_LIM_STACKS (KMX_LIM_BASE + 0x060000u)
+#define KMX_LIM_STACKS (BH_LIM_BASE + 0x060000u)
 #define KMX_STACK_BYTES (384u * 1024u)
 #define KMX_STACK_BASE(core) (KMX_LIM_STACKS + (uint32_t)(core) * KMX_STACK_BYTES)
 #define KMX_STACK_TOP(core) (KMX_STACK_BASE(core) + KMX_STACK_BYTES)
@@ -227,7 +124,7 @@ KMX_STATIC_ASSERT(KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT == KMX_NOC_WIN
 #define KMX_LIM_HOST_ZERO KMX_LIM_RING_COUNTS
 #define KMX_LIM_HOST_ZERO_BYTES (KMX_LIM_PULL + KMX_LIM_PULL_BYTES - KMX_LIM_RING_COUNTS)
 
-KMX_STATIC_ASSERT(KMX_LIM_IMAGE + KMX_IMAGE_MAX_BYTES == KMX_LIM_ARGS, "args follow the image");
+KMX_STATIC_ASSERT(KMX_LIM_IMAGE + BH_IMAGE_MAX_BYTES == KMX_LIM_ARGS, "args follow the image");
 KMX_STATIC_ASSERT(KMX_LIM_ARGS + KMX_LIM_ARGS_BYTES == KMX_LIM_RESULT, "result follows args");
 KMX_STATIC_ASSERT(KMX_LIM_RESULT + KMX_LIM_RESULT_BYTES == KMX_LIM_RING_COUNTS, "counts follow result");
 KMX_STATIC_ASSERT(KMX_LIM_RING_COUNTS + 64u == KMX_LIM_STOP, "stop follows counts");
@@ -238,7 +135,7 @@ KMX_STATIC_ASSERT(KMX_LIM_RING_EVENTS + KMX_LIM_RING_EVENTS_BYTES == KMX_LIM_POR
 KMX_STATIC_ASSERT(KMX_LIM_PORTS + KMX_LIM_PORTS_BYTES == KMX_LIM_PULL, "pull follows ports");
 KMX_STATIC_ASSERT(KMX_LIM_PULL + KMX_LIM_PULL_BYTES <= KMX_LIM_PRIVATE, "private follows pull");
 KMX_STATIC_ASSERT(KMX_LIM_PRIVATE + KMX_LIM_PRIVATE_BYTES <= KMX_LIM_STACKS, "stacks follow private");
-KMX_STATIC_ASSERT(KMX_STACK_TOP(KMX_CORES - 1u) == KMX_LIM_END, "the stacks end LIM");
+KMX_STATIC_ASSERT(KMX_STACK_TOP(BH_CLUSTER_CORES - 1u) == BH_LIM_END, "the stacks end LIM");
 KMX_STATIC_ASSERT(KMX_STACK_BYTES % 16u == 0 && KMX_LIM_STACKS % 16u == 0, "stacks are 16-byte aligned");
 KMX_STATIC_ASSERT(KMX_LIM_ARGS % 64u == 0 && KMX_LIM_RESULT % 64u == 0 &&
                KMX_LIM_CLUSTER_LINES % 64u == 0 && KMX_LIM_PULL % 64u == 0,
@@ -308,7 +205,7 @@ KMX_AT(km_command_line, land, 52);
  * to define. */
 #define KM_REASON_NONE 0u
 #define KM_REASON_HANDLER 1u  /* no such handler */
-#define KM_REASON_GROUP 2u    /* count 0 or first + count > KM_GRID_CORES */
+#define KM_REASON_GROUP 2u    /* count 0 or first + count > BH_GRID_CORES */
 #define KM_REASON_FLAGS 3u    /* unknown flag bits */
 #define KM_REASON_LINE 4u     /* sequence or landing words do not match */
 #define KM_REASON_STOPPING 5u /* the kernel is stopping */
@@ -401,21 +298,21 @@ KMX_AT(kmx_ring_read_line, taken, 0);
  * depths are the session's: 16 command slots (the dispatcher's job
  * slots), 64 event slots (16 jobs' events, their rejections and a wake,
  * with room while the thread keeps 32). */
-#define KMX_DISPATCH_RING_AREA(c) (KMX_LIM_BASE + 0x100000u + ((uint32_t)(c) - 1u) * 0x2000u)
+#define KMX_DISPATCH_RING_AREA(c) (BH_LIM_BASE + 0x100000u + ((uint32_t)(c) - 1u) * 0x2000u)
 #define KMX_DISPATCH_RING_AREA_BYTES 0x2000u
 #define KMX_RING_COMMAND_DEPTH 16u
 #define KMX_RING_EVENT_DEPTH 64u
 #define KMX_RING_KEPT 32u /* events of other handles kmx_wait keeps for kmx_poll */
 KMX_STATIC_ASSERT(64u + KMX_RING_COMMANDS_MAX * 64u <= KMX_DISPATCH_RING_AREA_BYTES,
                   "a read line and the deepest command ring fit one area");
-KMX_STATIC_ASSERT(KMX_DISPATCH_RING_AREA(KMX_WORK_CLUSTERS) + KMX_DISPATCH_RING_AREA_BYTES <=
-                      KMX_LIM_END,
+KMX_STATIC_ASSERT(KMX_DISPATCH_RING_AREA(BH_WORK_CLUSTERS) + KMX_DISPATCH_RING_AREA_BYTES <=
+                      BH_LIM_END,
                   "the areas are inside the dispatcher's LIM");
 KMX_STATIC_ASSERT(KMX_RING_COMMAND_DEPTH <= KMX_RING_COMMANDS_MAX &&
                       KMX_RING_EVENT_DEPTH <= KMX_RING_EVENTS_MAX,
                   "the session's depths are within the ring's limits");
-KMX_STATIC_ASSERT((KMX_LIM_BASE & (KMX_NOC_WINDOW_BYTES - 1u)) == 0 &&
-                      KMX_LIM_BYTES <= KMX_NOC_WINDOW_BYTES,
+KMX_STATIC_ASSERT((BH_LIM_BASE & (BH_NOC_WINDOW_BYTES - 1u)) == 0 &&
+                      BH_LIM_BYTES <= BH_NOC_WINDOW_BYTES,
                   "one window reaches a whole LIM");
 
 /* ------------------------------------------------------------------------
@@ -430,8 +327,8 @@ KMX_STATIC_ASSERT((KMX_LIM_BASE & (KMX_NOC_WINDOW_BYTES - 1u)) == 0 &&
 #define KMX_REGION_SHARED 0x1u /* a program region named in `shared` */
 
 /* One region: pages of the cluster's bank.  The thread reaches it at
- * KMX_DRAM_CACHED(bank_address).  Start-up checks: bank_address a multiple
- * of 64, 0 < bytes, bank_address + bytes <= KMX_BANK_BYTES (error
+ * BH_DRAM_CACHED(bank_address).  Start-up checks: bank_address a multiple
+ * of 64, 0 < bytes, bank_address + bytes <= BH_BANK_BYTES (error
  * `region`), bank == the argument block's bank (error `bank`). */
 typedef struct kmx_region_entry {
     uint64_t bank_address;
@@ -487,10 +384,10 @@ KMX_AT(kmx_ports_settings, reserved, 24);
 /* The pull log (a region): a count per Tensix core, then per_core range
  * numbers per Tensix core; each cluster its own copy. */
 #define KMX_PULL_LOG_BYTES(per_core)                                          \
-    ((uint64_t)KM_GRID_CORES * 4u * (1u + (uint64_t)(per_core)))
+    ((uint64_t)BH_GRID_CORES * 4u * (1u + (uint64_t)(per_core)))
 #define KMX_PULL_LOG_COUNT_OFFSET(core) ((uint64_t)(core) * 4u)
 #define KMX_PULL_LOG_RANGE_OFFSET(per_core, core, i)                          \
-    ((uint64_t)KM_GRID_CORES * 4u +                                           \
+    ((uint64_t)BH_GRID_CORES * 4u +                                           \
      ((uint64_t)(core) * (uint64_t)(per_core) + (uint64_t)(i)) * 4u)
 
 /* The manifest's pull settings (what kmx_pull_run uses when given NULL). */
@@ -566,7 +463,7 @@ typedef struct kmx_args {
     kmx_pull_settings pull;
     kmx_region_entry regions[KMX_MAX_REGIONS];
     uint32_t words[KMX_MAX_WORDS];
-    kmx_peer peers[KMX_WORK_CLUSTERS];
+    kmx_peer peers[BH_WORK_CLUSTERS];
     uint64_t reserved1[40];
     kmx_args_seal seal;
 } kmx_args;
@@ -756,7 +653,7 @@ KMX_AT(kmx_cluster_done, status, 8);
 
 typedef struct kmx_cluster_lines {
     kmx_cluster_call call;                 /* written by the lead */
-    kmx_cluster_done done[KMX_WORK_CLUSTERS + 1u]; /* [c]: by cluster c */
+    kmx_cluster_done done[BH_WORK_CLUSTERS + 1u]; /* [c]: by cluster c */
 } kmx_cluster_lines;
 KMX_SIZE(kmx_cluster_lines, KMX_LIM_CLUSTER_LINES_BYTES);
 KMX_AT(kmx_cluster_lines, call, 0);
@@ -833,8 +730,8 @@ KMX_SIZE(kmx_port_core_line, 64);
 
 typedef struct kmx_ports_area {
     kmx_ports_line line;
-    kmx_port_entry table[KM_GRID_CORES];
-    kmx_port_mailbox mailbox[KM_GRID_CORES];
+    kmx_port_entry table[BH_GRID_CORES];
+    kmx_port_mailbox mailbox[BH_GRID_CORES];
     kmx_port_core_line cores[2]; /* [0] used; [1] reserved */
 } kmx_ports_area;
 KMX_SIZE(kmx_ports_area, KMX_LIM_PORTS_BYTES);
@@ -850,7 +747,7 @@ typedef struct kmx_pull_counters {
     uint32_t next;     /* atomic: ranges this cluster handed out */
     uint32_t sequence; /* which kmx_pull_run */
     uint32_t reserved0[14];
-    uint32_t got[KM_GRID_CORES]; /* per Tensix core: ranges so far */
+    uint32_t got[BH_GRID_CORES]; /* per Tensix core: ranges so far */
     uint32_t reserved1[120];
 } kmx_pull_counters;
 KMX_SIZE(kmx_pull_counters, KMX_LIM_PULL_BYTES);

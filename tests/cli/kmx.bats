@@ -11,6 +11,8 @@ RVFLAGS=(-march=rv64gc_zba_zbb -mabi=lp64d -mcmodel=medany)
 
 setup() {
     kmx=$KMRUN_BUILD/share/kmrun/kmx
+    # kmx_layout.h builds on the card's facts (blackhole.h).
+    facts=$KMRUN_BUILD/share/kmrun/device/include
     fixtures=$KMRUN_TOP/tests/fixtures/kmx
     tmp=$BATS_TEST_TMPDIR
 }
@@ -18,7 +20,7 @@ setup() {
 # compile NAME: fixtures/kmx/NAME.c -> $tmp/NAME.o, warnings are errors.
 compile() {
     "$RV-gcc" "${RVFLAGS[@]}" -std=c11 -O2 -g -ffreestanding -fno-common -Wall -Werror \
-        -I"$kmx/include" -c "$fixtures/$1.c" -o "$tmp/$1.o"
+        -I"$kmx/include" -I"$facts" -c "$fixtures/$1.c" -o "$tmp/$1.o"
 }
 
 # link OUT OBJS...: the link line of kmx.3.
@@ -122,14 +124,14 @@ thread() {
 
 @test "kmx: the headers mean the same on the host" {
     run cc -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only -I"$kmx/include" \
-        -x c - <<<'#include "kmx.h"'
+        -I"$facts" -x c - <<<'#include "kmx.h"'
     [ "$status" -eq 0 ] || { echo "$output"; false; }
     run "$RV-gcc" "${RVFLAGS[@]}" -std=c11 -Wall -Wextra -Werror -pedantic -ffreestanding \
-        -fsyntax-only -I"$kmx/include" -x c - <<<'#include "kmx.h"'
+        -fsyntax-only -I"$kmx/include" -I"$facts" -x c - <<<'#include "kmx.h"'
     [ "$status" -eq 0 ] || { echo "$output"; false; }
     if command -v c++ >/dev/null; then # Tensix handlers may be C++
         run c++ -std=c++11 -Wall -Wextra -Werror -pedantic -fsyntax-only -I"$kmx/include" \
-            -x c++ - <<<'#include "kmx.h"'
+            -I"$facts" -x c++ - <<<'#include "kmx.h"'
         [ "$status" -eq 0 ] || { echo "$output"; false; }
     fi
 }

@@ -153,14 +153,14 @@ static void good_image_has_exact_sizes(void **state)
     km_image_info info;
     km_error err = {0};
     assert_int_equal(km_image_check(in_dir("good_s.elf"), "good", &info, &err), KM_OK);
-    assert_int_equal(info.entry, KMX_LIM_BASE);
+    assert_int_equal(info.entry, BH_LIM_BASE);
     assert_int_equal(info.text_bytes, 256);
     assert_int_equal(info.rodata_bytes, 64 + 8); /* .rodata and .srodata */
     assert_int_equal(info.data_bytes, 32 + 8);   /* .data and .sdata */
     assert_int_equal(info.other_bytes, 0);
     assert_int_equal(info.bss_bytes, 0);
-    assert_int_equal(info.load_start, KMX_LIM_BASE);
-    assert_int_equal(info.load_end, KMX_LIM_BASE + 368);
+    assert_int_equal(info.load_start, BH_LIM_BASE);
+    assert_int_equal(info.load_end, BH_LIM_BASE + 368);
     assert_int_equal(info.loadable_bytes, 368);
     assert_int_equal(info.nlargest, 5);
     assert_string_equal(info.largest[0].name, "_start");
@@ -216,12 +216,12 @@ static void too_large_names_sizes_and_symbol(void **state)
     assert_int_equal(err.status, KM_EXIT_BUILD);
     assert_int_equal(info.rodata_bytes, 130000);
     assert_int_equal(info.data_bytes, 4096);
-    assert_true(info.loadable_bytes > KMX_IMAGE_MAX_BYTES);
+    assert_true(info.loadable_bytes > BH_IMAGE_MAX_BYTES);
     assert_string_equal(info.largest[0].name, "big_table");
     assert_string_equal(info.largest[1].name, "scratch");
 
     char want[256];
-    uint64_t n = info.loadable_bytes, over = n - KMX_IMAGE_MAX_BYTES;
+    uint64_t n = info.loadable_bytes, over = n - BH_IMAGE_MAX_BYTES;
     snprintf(want, sizeof want, "image 'big' is %llu,%03llu bytes, over the "
              "126,976 bytes of the cluster's instruction memory by %llu,%03llu "
              "(text %llu, rodata 130,000, data 4,096",
@@ -277,7 +277,7 @@ static void wrong_entry_point(void **state)
     km_error err = {0};
     assert_int_equal(km_image_check(in_dir("entry.elf"), "entry", &info, &err),
                      KM_EXIT_BUILD);
-    assert_int_equal(info.entry, KMX_LIM_BASE + 4);
+    assert_int_equal(info.entry, BH_LIM_BASE + 4);
     assert_string_equal(err.message,
                         "image 'entry' has its entry point at 0x08000004 "
                         "('_start'), but the loader starts an image at its first "
@@ -501,7 +501,7 @@ static void corrupt_headers_are_errors(void **state)
         {symtab_sh + offsetof(Elf64_Shdr, sh_entsize), 8, 7, NULL},
         {load_ph + offsetof(Elf64_Phdr, p_filesz), 8, UINT64_MAX, "runs past the end"},
         {load_ph + offsetof(Elf64_Phdr, p_vaddr), 8, UINT64_MAX - 16, "outside"},
-        {load_ph + offsetof(Elf64_Phdr, p_vaddr), 8, KMX_LIM_BASE + 126900, "over the"},
+        {load_ph + offsetof(Elf64_Phdr, p_vaddr), 8, BH_LIM_BASE + 126900, "over the"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         memcpy(d, good, size);

@@ -15,7 +15,7 @@
 #include "km_driver.h"
 
 #define US BH_PS_PER_US
-#define PS_PER_TICK (BH_PS_PER_SECOND / KMX_TICKS_PER_SECOND)
+#define PS_PER_TICK (BH_PS_PER_SECOND / BH_TICKS_PER_SECOND)
 #define NEVER UINT64_MAX
 
 typedef struct fake_thread {

@@ -401,7 +401,7 @@ static void sleep_ms(long ms) {
 /* Once a library error stopped the run, a join may end before the core
  * returned: wait (bounded) for the function's last store. */
 static void wait_set(volatile int *flag) {
-    uint64_t until = kmx_time() + KMX_TICKS_PER_SECOND * 5ull;
+    uint64_t until = kmx_time() + BH_TICKS_PER_SECOND * 5ull;
     while (*flag == -1 && kmx_time() < until) {
         sched_yield();
     }
@@ -556,7 +556,7 @@ static void note_core(int core, void *arg) {
  * thread could keep core 0 from seeing its deadline for seconds. */
 static void hold(int core, void *arg) {
     (void)arg;
-    uint64_t until = kmx_time() + KMX_TICKS_PER_SECOND * 60ull;
+    uint64_t until = kmx_time() + BH_TICKS_PER_SECOND * 60ull;
     while (!__atomic_load_n(&release_flag, __ATOMIC_SEQ_CST) && kmx_time() < until) {
         sched_yield();
     }
@@ -667,7 +667,7 @@ static void core0_call_inside_parallel_is_parallel_error(void **state) {
 
 static void until_stop(int core, void *arg) {
     (void)arg;
-    uint64_t until = kmx_time() + KMX_TICKS_PER_SECOND * 5ull;
+    uint64_t until = kmx_time() + BH_TICKS_PER_SECOND * 5ull;
     while (!kmx_stop_requested() && kmx_time() < until) {
         sched_yield();
     }
@@ -704,10 +704,10 @@ static int body_join_late(int core) {
 static void join_ends_at_deadline(void **state) {
     (void)state;
     release_flag = 0;
-    args.deadline = KMX_TICKS_PER_SECOND / 20u; /* 50 ms */
+    args.deadline = BH_TICKS_PER_SECOND / 20u; /* 50 ms */
     run(body_join_late);
     assert_int_equal(result.state, KMX_STATE_LATE);
-    assert_true(result.end_ticks >= KMX_TICKS_PER_SECOND / 20u);
+    assert_true(result.end_ticks >= BH_TICKS_PER_SECOND / 20u);
 }
 
 /* ---- flush and invalidate ------------------------------------------------- */
@@ -866,9 +866,9 @@ static int body_ring_late(int core) {
     uint32_t h = submit(1, NEVER, 0);
     kmx_event e;
     uint64_t start = kmx_time();
-    wait_status = kmx_wait(h, start + KMX_TICKS_PER_SECOND / 50u, &e); /* 20 ms */
+    wait_status = kmx_wait(h, start + BH_TICKS_PER_SECOND / 50u, &e); /* 20 ms */
     EXPECT(wait_status == KMX_LATE);
-    EXPECT(kmx_time() - start >= KMX_TICKS_PER_SECOND / 50u);
+    EXPECT(kmx_time() - start >= BH_TICKS_PER_SECOND / 50u);
     EXPECT(!kmx_stop_requested()); /* the call's deadline, not the thread's */
     return 0;
 }
@@ -890,7 +890,7 @@ static int body_ring_thread_deadline(int core) {
 
 static void ring_wait_thread_deadline(void **state) {
     (void)state;
-    args.deadline = KMX_TICKS_PER_SECOND / 50u;
+    args.deadline = BH_TICKS_PER_SECOND / 50u;
     run(body_ring_thread_deadline);
     assert_int_equal(result.state, KMX_STATE_LATE);
 }
@@ -1057,7 +1057,7 @@ static void every_unsupported_call(void **state) {
 
 /* ---- twelve cores, against the fake bus ----------------------------------- */
 
-static uint32_t marks[KMX_CORES];
+static uint32_t marks[BH_CLUSTER_CORES];
 static volatile int ran_all;
 
 /* A function's offset from the object's base, as it crosses the bus. */
@@ -1083,7 +1083,7 @@ static void three_clusters(uint32_t self) {
     for (uint32_t i = 0; i < REGIONS; i++) {
         args.regions[i].bank = args.bank;
     }
-    for (uint32_t c = 0; c < KMX_WORK_CLUSTERS; c++) {
+    for (uint32_t c = 0; c < BH_WORK_CLUSTERS; c++) {
         args.peers[c].present = 1;
     }
     memset(marks, 0, sizeof marks);
@@ -1094,7 +1094,7 @@ static int body_lead(int core) {
     EXPECT(kmx_serve() == KMX_BAD);
     EXPECT(kmx_parallel_all(NULL, 0) == KMX_BAD);
     EXPECT(kmx_parallel_all(mark_all, 4) == KMX_OK);
-    for (uint32_t c = 0; c < KMX_CORES; c++) {
+    for (uint32_t c = 0; c < BH_CLUSTER_CORES; c++) {
         EXPECT(marks[c] == 410u + c);
     }
     pthread_mutex_lock(&f.lock);
@@ -1139,7 +1139,7 @@ static void parallel_all_waits_for_serving_until_deadline(void **state) {
     (void)state;
     three_clusters(1);
     f.serving = 1u << 2;
-    args.deadline = KMX_TICKS_PER_SECOND / 100u; /* 10 ms */
+    args.deadline = BH_TICKS_PER_SECOND / 100u; /* 10 ms */
     run(body_lead_late);
     assert_int_equal(result.state, KMX_STATE_LATE);
     assert_int_equal(f.npushes, 0);
@@ -1190,7 +1190,7 @@ static int body_server(int core) {
     EXPECT(kmx_parallel_all(mark_all, 0) == KMX_BAD);
     EXPECT(kmx_serve() == KMX_OK);
     EXPECT(kmx_serve() == KMX_OK); /* after the END: at once */
-    for (uint32_t c = 0; c < KMX_CORES; c++) {
+    for (uint32_t c = 0; c < BH_CLUSTER_CORES; c++) {
         EXPECT(marks[c] == 920u + c);
     }
     EXPECT(nested_status == KMX_OK);
@@ -1237,7 +1237,7 @@ static int body_serve_late(int core) {
 static void serve_ends_at_deadline(void **state) {
     (void)state;
     three_clusters(3);
-    args.deadline = KMX_TICKS_PER_SECOND / 100u; /* 10 ms, and no call comes */
+    args.deadline = BH_TICKS_PER_SECOND / 100u; /* 10 ms, and no call comes */
     run(body_serve_late);
     assert_int_equal(result.state, KMX_STATE_LATE);
     assert_int_equal(f.serve_begins, 1);

@@ -15,30 +15,30 @@
 static void device_facts(void **state)
 {
     (void)state;
-    assert_int_equal(KMX_LIM_BASE, 0x08000000u);
-    assert_int_equal(KMX_LIM_BYTES, 1966080u);
-    assert_int_equal(KMX_LIM_END, 0x081E0000u);
-    assert_int_equal(KMX_IMAGE_MAX_BYTES, 126976u);
-    assert_int_equal(KMX_TICKS_PER_SECOND, 50000000u);
-    assert_true(KMX_DRAM_CACHED(0x1000) == 0x400030001000ull);
-    assert_true(KMX_DRAM_UNCACHED(0x1000) == 0x000030001000ull);
-    assert_true(KMX_BANK_BYTES == 4ull << 30);
-    assert_int_equal(KMX_FLUSH64, 0x02010200u);
-    assert_int_equal(KMX_MTIME, 0x0200BFF8u);
-    assert_true(KMX_NOC_WINDOW(0) == 0x000430000000ull);
-    assert_true(KMX_NOC_WINDOW(223) == 0x000430000000ull + 223ull * 2 * 1024 * 1024);
-    assert_int_equal(KMX_NOC_WINDOW_REG(0), 0x2FF00000u);
-    assert_int_equal(KMX_NOC_WINDOW_REG(223), 0x2FF00000u + 223u * 16u);
-    assert_int_equal(sizeof(kmx_noc_window_reg), 16);
-    assert_int_equal(offsetof(kmx_noc_window_reg, mode), 12);
+    assert_int_equal(BH_LIM_BASE, 0x08000000u);
+    assert_int_equal(BH_LIM_BYTES, 1966080u);
+    assert_int_equal(BH_LIM_END, 0x081E0000u);
+    assert_int_equal(BH_IMAGE_MAX_BYTES, 126976u);
+    assert_int_equal(BH_TICKS_PER_SECOND, 50000000u);
+    assert_true(BH_DRAM_CACHED(0x1000) == 0x400030001000ull);
+    assert_true(BH_DRAM_UNCACHED(0x1000) == 0x000030001000ull);
+    assert_true(BH_BANK_BYTES == 4ull << 30);
+    assert_int_equal(BH_FLUSH64, 0x02010200u);
+    assert_int_equal(BH_MTIME, 0x0200BFF8u);
+    assert_true(BH_NOC_WINDOW(0) == 0x000430000000ull);
+    assert_true(BH_NOC_WINDOW(223) == 0x000430000000ull + 223ull * 2 * 1024 * 1024);
+    assert_int_equal(BH_NOC_WINDOW_REG(0), 0x2FF00000u);
+    assert_int_equal(BH_NOC_WINDOW_REG(223), 0x2FF00000u + 223u * 16u);
+    assert_int_equal(sizeof(bh_noc_window_reg), 16);
+    assert_int_equal(offsetof(bh_noc_window_reg, mode), 12);
 }
 
 static void constants_other_engineers_use(void **state)
 {
     (void)state;
-    assert_int_equal(KM_GRID_CORES, 120);
-    assert_int_equal(KMX_CORES, 4);
-    assert_int_equal(KMX_WORK_CLUSTERS, 3);
+    assert_int_equal(BH_GRID_CORES, 120);
+    assert_int_equal(BH_CLUSTER_CORES, 4);
+    assert_int_equal(BH_WORK_CLUSTERS, 3);
     assert_int_equal(KMX_MAX_REGIONS, 16);
     assert_int_equal(KMX_MAX_WORDS, 64);
     assert_int_equal(KMX_MAX_RESULT_WORDS, 48);
@@ -59,7 +59,7 @@ static void lim_map(void **state)
         const char *name;
         uint32_t at, bytes;
     } areas[] = {
-        {"image", KMX_LIM_IMAGE, KMX_IMAGE_MAX_BYTES},
+        {"image", KMX_LIM_IMAGE, BH_IMAGE_MAX_BYTES},
         {"args", KMX_LIM_ARGS, KMX_LIM_ARGS_BYTES},
         {"result", KMX_LIM_RESULT, KMX_LIM_RESULT_BYTES},
         {"ring counts", KMX_LIM_RING_COUNTS, 64},
@@ -76,15 +76,15 @@ static void lim_map(void **state)
         {"stack 3", KMX_STACK_BASE(3), KMX_STACK_BYTES},
     };
     size_t n = sizeof areas / sizeof areas[0];
-    assert_int_equal(areas[0].at, KMX_LIM_BASE);
+    assert_int_equal(areas[0].at, BH_LIM_BASE);
     for (size_t i = 0; i < n; i++) {
-        assert_true(areas[i].at >= KMX_LIM_BASE);
-        assert_true(areas[i].at + areas[i].bytes <= KMX_LIM_END);
+        assert_true(areas[i].at >= BH_LIM_BASE);
+        assert_true(areas[i].at + areas[i].bytes <= BH_LIM_END);
         assert_int_equal(areas[i].at % 64u, 0);
         if (i + 1 < n && areas[i].at + areas[i].bytes > areas[i + 1].at)
             fail_msg("%s overlaps %s", areas[i].name, areas[i + 1].name);
     }
-    assert_int_equal(KMX_STACK_TOP(KMX_CORES - 1), KMX_LIM_END);
+    assert_int_equal(KMX_STACK_TOP(BH_CLUSTER_CORES - 1), BH_LIM_END);
     assert_int_equal(KMX_STACK_BYTES, 384u * 1024u);
     assert_int_equal(KMX_LIM_RING_LINE, KMX_LIM_ARGS + offsetof(kmx_args, ring));
     assert_int_equal(KMX_LIM_PORTS_BYTES, 8832); /* spec: 8.6 KiB */
@@ -118,7 +118,7 @@ static void windows(void **state)
     assert_int_equal(KMX_WINDOW_PUSH_ACK(3), 11);
     assert_true(KMX_WINDOW_PUSH_ACK(3) < KMX_WINDOW_PORTS_FIRST);
     assert_int_equal(KMX_WINDOW_PORTS_COUNT, 168); /* spec: a cluster holds up to 168 */
-    assert_int_equal(KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT, KMX_NOC_WINDOWS);
+    assert_int_equal(KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT, BH_NOC_WINDOWS);
 }
 
 static void command_and_event(void **state)
@@ -229,7 +229,7 @@ static void lines(void **state)
     (void)state;
     assert_int_equal(sizeof(kmx_stop_line), 64);
     assert_int_equal(sizeof(kmx_spawn_mailbox), 64);
-    assert_int_equal(KMX_LIM_SPAWN_BYTES, KMX_CORES * sizeof(kmx_spawn_mailbox));
+    assert_int_equal(KMX_LIM_SPAWN_BYTES, BH_CLUSTER_CORES * sizeof(kmx_spawn_mailbox));
     assert_int_equal(offsetof(kmx_spawn_mailbox, posted), 20);
     assert_int_equal(offsetof(kmx_spawn_mailbox, done), 24);
     assert_int_equal(sizeof(kmx_cluster_call), 64);

@@ -256,7 +256,7 @@ static void full_program(void **state)
     c = &p->commands[2];
     assert_int_equal(c->handler_id, KM_HANDLER_FIRST_PROGRAM);
     assert_int_equal(c->first, 0); /* the whole grid by default */
-    assert_int_equal(c->count, KM_GRID_CORES);
+    assert_int_equal(c->count, BH_GRID_CORES);
     km_program_free(p);
 }
 

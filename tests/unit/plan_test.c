@@ -119,12 +119,12 @@ static void args_carry_the_thread(void **state)
     assert_int_equal(a.peers[2].noc_y, 7);
     assert_int_equal(a.peers[1].bank, 7);
     assert_int_equal(a.peers[2].bank, 7);
-    assert_int_equal(a.peers[1].bank_x, KMX_BANK_TILE_X(7u));
-    assert_int_equal(a.peers[1].bank_y, KMX_BANK_TILE_Y(7u));
+    assert_int_equal(a.peers[1].bank_x, BH_BANK_TILE_X(7u));
+    assert_int_equal(a.peers[1].bank_y, BH_BANK_TILE_Y(7u));
     assert_int_equal(a.peers[2].bank_x, 9);
     assert_int_equal(a.peers[2].bank_y, 5);
-    assert_int_equal(a.peers[1].lim, KMX_NOC_LIM_BASE);
-    assert_int_equal(a.peers[2].lim, KMX_NOC_LIM_BASE);
+    assert_int_equal(a.peers[1].lim, BH_NOC_LIM_BASE);
+    assert_int_equal(a.peers[2].lim, BH_NOC_LIM_BASE);
     assert_int_equal(a.peers[1].bank_base, 0);
     assert_int_equal(a.peers[1].region_bank_address[0], KM_TENSOR_BASE + 256);
     assert_int_equal(a.peers[2].region_bank_address[0], KM_TENSOR_BASE + 256 + 4096);

@@ -102,7 +102,7 @@ static void the_128_kib_conflict_evicts_and_writes_back(void **state)
 {
     (void)state;
     unsigned did;
-    uint64_t a = 0x10040, b = a + KMX_L3_WAY_BYTES, c = a + 4 * KMX_L3_WAY_BYTES;
+    uint64_t a = 0x10040, b = a + BH_L3_WAY_BYTES, c = a + 4 * BH_L3_WAY_BYTES;
     assert_int_equal(sim_cache_index(a), sim_cache_index(b));
     assert_int_equal(sim_cache_store(&cache, a, 8, 0xA), SIM_CACHE_MISSED);
     host_write64(b, 0xB);
@@ -123,10 +123,10 @@ static void the_128_kib_conflict_evicts_and_writes_back(void **state)
     assert_int_equal(sim_cache_state(&cache, c), SIM_CACHE_VALID);
     assert_int_equal(sim_cache_state(&cache, a + 64), SIM_CACHE_VALID);
     /* The whole way holds 128 KiB of consecutive lines, no more. */
-    for (uint64_t x = 0; x < KMX_L3_WAY_BYTES; x += KMX_LINE_BYTES) {
+    for (uint64_t x = 0; x < BH_L3_WAY_BYTES; x += BH_LINE_BYTES) {
         load64(0x800000 + x, &did);
     }
-    for (uint64_t x = 0; x < KMX_L3_WAY_BYTES; x += KMX_LINE_BYTES) {
+    for (uint64_t x = 0; x < BH_L3_WAY_BYTES; x += BH_LINE_BYTES) {
         assert_int_equal(sim_cache_state(&cache, 0x800000 + x), SIM_CACHE_VALID);
     }
     assert_int_equal(sim_cache_state(&cache, c), 0);
@@ -159,7 +159,7 @@ static void a_dirty_line_written_back_overwrites_newer_dram(void **state)
     (void)state;
     unsigned did;
     assert_int_equal(sim_cache_store(&cache, 0x8008, 8, 1), SIM_CACHE_MISSED);
-    uint8_t pushed[KMX_LINE_BYTES];
+    uint8_t pushed[BH_LINE_BYTES];
     memset(pushed, 0x77, sizeof pushed);
     assert_int_equal(sim_dram_write(&dram, BANK, 0x8000, pushed, sizeof pushed, NULL), KS_OK);
     /* The flush (kmx_invalidate: the same sweep) writes the whole stale
@@ -171,7 +171,7 @@ static void a_dirty_line_written_back_overwrites_newer_dram(void **state)
     /* So does an eviction, later. */
     assert_int_equal(sim_cache_store(&cache, 0x9000, 8, 5), SIM_CACHE_MISSED);
     assert_int_equal(sim_dram_write(&dram, BANK, 0x9000, pushed, sizeof pushed, NULL), KS_OK);
-    load64(0x9000 + KMX_L3_WAY_BYTES, &did);
+    load64(0x9000 + BH_L3_WAY_BYTES, &did);
     assert_int_equal(did, SIM_CACHE_MISSED | SIM_CACHE_WROTE_BACK);
     assert_true(dram64(0x9000) == 5);
     assert_true(dram64(0x9008) == 0);
@@ -192,7 +192,7 @@ static void the_last_line_of_the_bank(void **state)
 {
     (void)state;
     unsigned did;
-    uint64_t last = KMX_BANK_BYTES - 8;
+    uint64_t last = BH_BANK_BYTES - 8;
     assert_int_equal(sim_cache_store(&cache, last, 8, 0xE), SIM_CACHE_MISSED);
     assert_int_equal(sim_cache_flush(&cache, last), SIM_CACHE_DROPPED | SIM_CACHE_WROTE_BACK);
     assert_true(dram64(last) == 0xE);

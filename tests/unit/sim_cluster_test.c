@@ -26,7 +26,7 @@ typedef struct fixture {
     sim_dram own;   /* the card's banks, unless shared */
     sim_dram *dram; /* the banks the cluster uses */
     sim_cluster_mem *cm;
-    sim_hart fake[KMX_CORES];
+    sim_hart fake[BH_CLUSTER_CORES];
 } fixture;
 
 /* A cluster's memory with four fake harts, on `card` (NULL: its own). */
@@ -40,13 +40,13 @@ static fixture *make_on(sim_dram *card, unsigned cluster, unsigned mhz)
     assert_non_null(f->cm);
     ks_error err = {0};
     assert_int_equal(sim_cluster_mem_init(f->cm, f->dram, cluster, mhz, &err), KS_OK);
-    for (unsigned i = 0; i < KMX_CORES; i++) {
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         f->fake[i].hartid = i;
         f->fake[i].mem = &f->cm->mem;
         f->fake[i].state = SIM_HART_RUNNING;
         f->cm->mem.harts[i] = &f->fake[i];
     }
-    f->cm->mem.nharts = KMX_CORES;
+    f->cm->mem.nharts = BH_CLUSTER_CORES;
     return f;
 }
 
@@ -113,9 +113,9 @@ static void create_checks_cluster_and_clock(void **state)
     assert_non_null(strstr(err.message, "cluster 4"));
     assert_int_equal(sim_cluster_create(&c, &dram, 1, 1500, &err), KS_ERR_BUG);
     assert_non_null(strstr(err.message, "1500 MHz"));
-    for (unsigned k = 0; k < KMX_CLUSTERS; k++) {
+    for (unsigned k = 0; k < BH_CLUSTERS; k++) {
         assert_int_equal(sim_cluster_create(&c, &dram, k, SIM_MHZ_FAST, &err), KS_OK);
-        assert_int_equal(c->m.bank, KMX_CLUSTER_BANK(k));
+        assert_int_equal(c->m.bank, BH_CLUSTER_BANK(k));
         assert_true(sim_cluster_now_ps(c) == 0);
         assert_false(sim_cluster_busy(c));
         sim_cluster_destroy(c);
@@ -129,24 +129,24 @@ static void lim_is_ram_at_30_cycles(void **state)
     fixture *f = *state;
     const sim_ram *r = &f->cm->mem.ram[0];
     assert_int_equal(f->cm->mem.nram, 1);
-    assert_true(r->base == KMX_LIM_BASE && r->size == KMX_LIM_BYTES);
+    assert_true(r->base == BH_LIM_BASE && r->size == BH_LIM_BYTES);
     assert_int_equal(r->latency, 30);
 
     uint64_t word = 0x0102030405060708ull, back = 0;
     ks_error err = {0};
     assert_int_equal(sim_cluster_mem_write_lim(f->cm, KMX_LIM_ARGS, &word, 8, &err), KS_OK);
-    assert_true(memcmp(r->host + (KMX_LIM_ARGS - KMX_LIM_BASE), &word, 8) == 0);
-    assert_int_equal(sim_cluster_mem_read_lim(f->cm, KMX_LIM_END - 8, &back, 8, &err), KS_OK);
+    assert_true(memcmp(r->host + (KMX_LIM_ARGS - BH_LIM_BASE), &word, 8) == 0);
+    assert_int_equal(sim_cluster_mem_read_lim(f->cm, BH_LIM_END - 8, &back, 8, &err), KS_OK);
     /* The callbacks answer LIM too (a hart normally takes the RAM range). */
     assert_true(ld(f, 0, KMX_LIM_ARGS + 4, 4) == 0x01020304);
     assert_true(f->fake[0].cycle == 30);
-    st(f, 0, KMX_LIM_END - 1, 1, 0xAB);
-    assert_int_equal(sim_cluster_mem_read_lim(f->cm, KMX_LIM_END - 1, &back, 1, &err), KS_OK);
+    st(f, 0, BH_LIM_END - 1, 1, 0xAB);
+    assert_int_equal(sim_cluster_mem_read_lim(f->cm, BH_LIM_END - 1, &back, 1, &err), KS_OK);
     assert_true((back & 0xFF) == 0xAB);
-    assert_int_equal(sim_cluster_mem_write_lim(f->cm, KMX_LIM_END - 4, &word, 8, &err),
+    assert_int_equal(sim_cluster_mem_write_lim(f->cm, BH_LIM_END - 4, &word, 8, &err),
                      KS_ERR_BUG);
     assert_non_null(strstr(err.message, "outside local memory"));
-    assert_int_equal(sim_cluster_mem_read_lim(f->cm, KMX_LIM_BASE - 1, &back, 1, &err),
+    assert_int_equal(sim_cluster_mem_read_lim(f->cm, BH_LIM_BASE - 1, &back, 1, &err),
                      KS_ERR_BUG);
 }
 
@@ -154,17 +154,17 @@ static void cached_window_goes_through_the_cache(void **state)
 {
     fixture *f = *state;
     host64(f, 6, 0x1000, 0xA);
-    assert_true(ld(f, 0, KMX_DRAM_CACHED(0x1000), 8) == 0xA);
+    assert_true(ld(f, 0, BH_DRAM_CACHED(0x1000), 8) == 0xA);
     host64(f, 6, 0x1000, 0xB); /* behind the cache */
-    assert_true(ld(f, 1, KMX_DRAM_CACHED(0x1000), 8) == 0xA); /* every core sees the line */
-    assert_true(ld(f, 0, KMX_DRAM_UNCACHED(0x1000), 8) == 0xB); /* around it: DRAM */
+    assert_true(ld(f, 1, BH_DRAM_CACHED(0x1000), 8) == 0xA); /* every core sees the line */
+    assert_true(ld(f, 0, BH_DRAM_UNCACHED(0x1000), 8) == 0xB); /* around it: DRAM */
 
-    st(f, 2, KMX_DRAM_CACHED(0x1008), 4, 0xC);
-    assert_true(ld(f, 3, KMX_DRAM_CACHED(0x1008), 4) == 0xC);
-    assert_true(ld(f, 0, KMX_DRAM_UNCACHED(0x1008), 8) == 0); /* not in DRAM yet */
+    st(f, 2, BH_DRAM_CACHED(0x1008), 4, 0xC);
+    assert_true(ld(f, 3, BH_DRAM_CACHED(0x1008), 4) == 0xC);
+    assert_true(ld(f, 0, BH_DRAM_UNCACHED(0x1008), 8) == 0); /* not in DRAM yet */
     assert_int_equal(sim_cache_state(&f->cm->cache, 0x1000), SIM_CACHE_VALID | SIM_CACHE_DIRTY);
 
-    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x1000)); /* as kmx_flush writes it */
+    st(f, 0, BH_FLUSH64, 8, BH_DRAM_CACHED(0x1000)); /* as kmx_flush writes it */
     assert_true(dram64(f, 6, 0x1008) == 0xC);
     assert_true(dram64(f, 6, 0x1000) == 0xA); /* the whole line went back: stale 0xA over 0xB */
     assert_int_equal(sim_cache_state(&f->cm->cache, 0x1000), 0);
@@ -173,43 +173,43 @@ static void cached_window_goes_through_the_cache(void **state)
 static void uncached_window_is_dram(void **state)
 {
     fixture *f = *state;
-    st(f, 0, KMX_DRAM_UNCACHED(0x2000), 8, 0x55);
+    st(f, 0, BH_DRAM_UNCACHED(0x2000), 8, 0x55);
     assert_true(dram64(f, 6, 0x2000) == 0x55);
     assert_int_equal(sim_cache_state(&f->cm->cache, 0x2000), 0); /* nothing was cached */
-    assert_true(ld(f, 0, KMX_DRAM_UNCACHED(0x2000), 2) == 0x55);
-    assert_true(ld(f, 0, KMX_DRAM_CACHED(0x2000), 8) == 0x55);
+    assert_true(ld(f, 0, BH_DRAM_UNCACHED(0x2000), 2) == 0x55);
+    assert_true(ld(f, 0, BH_DRAM_CACHED(0x2000), 8) == 0x55);
     /* Once cached, the two windows disagree until the line is dropped. */
-    st(f, 0, KMX_DRAM_UNCACHED(0x2000), 8, 0x66);
-    assert_true(ld(f, 0, KMX_DRAM_CACHED(0x2000), 8) == 0x55);
-    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x2000));
-    assert_true(ld(f, 0, KMX_DRAM_CACHED(0x2000), 8) == 0x66);
+    st(f, 0, BH_DRAM_UNCACHED(0x2000), 8, 0x66);
+    assert_true(ld(f, 0, BH_DRAM_CACHED(0x2000), 8) == 0x55);
+    st(f, 0, BH_FLUSH64, 8, BH_DRAM_CACHED(0x2000));
+    assert_true(ld(f, 0, BH_DRAM_CACHED(0x2000), 8) == 0x66);
     assert_true(f->cm->stats.uncached_loads == 1 && f->cm->stats.uncached_stores == 2);
     /* The last bytes of the windows are the last bytes of the bank. */
-    st(f, 0, KMX_DRAM_UNCACHED(KMX_BANK_BYTES - 8), 8, 0x77);
-    assert_true(ld(f, 0, KMX_DRAM_CACHED(KMX_BANK_BYTES - 8), 8) == 0x77);
+    st(f, 0, BH_DRAM_UNCACHED(BH_BANK_BYTES - 8), 8, 0x77);
+    assert_true(ld(f, 0, BH_DRAM_CACHED(BH_BANK_BYTES - 8), 8) == 0x77);
 }
 
 static void flush64_takes_both_address_forms(void **state)
 {
     fixture *f = *state;
-    st(f, 0, KMX_DRAM_CACHED(0x3000), 8, 1);
-    st(f, 0, KMX_FLUSH64, 8, 0x3000 + 24); /* a bank address, inside the line */
+    st(f, 0, BH_DRAM_CACHED(0x3000), 8, 1);
+    st(f, 0, BH_FLUSH64, 8, 0x3000 + 24); /* a bank address, inside the line */
     assert_true(dram64(f, 6, 0x3000) == 1);
     assert_int_equal(sim_cache_state(&f->cm->cache, 0x3000), 0);
 
-    st(f, 0, KMX_DRAM_CACHED(0x3040), 8, 2);
+    st(f, 0, BH_DRAM_CACHED(0x3040), 8, 2);
     /* Values that name no cached line cost the store and do nothing. */
-    st(f, 0, KMX_FLUSH64, 8, KMX_LIM_BASE + KMX_BANK_BYTES);
-    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(KMX_BANK_BYTES));
+    st(f, 0, BH_FLUSH64, 8, BH_LIM_BASE + BH_BANK_BYTES);
+    st(f, 0, BH_FLUSH64, 8, BH_DRAM_CACHED(BH_BANK_BYTES));
     assert_int_equal(sim_cache_state(&f->cm->cache, 0x3040), SIM_CACHE_VALID | SIM_CACHE_DIRTY);
-    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x3040));
+    st(f, 0, BH_FLUSH64, 8, BH_DRAM_CACHED(0x3040));
     assert_true(dram64(f, 6, 0x3040) == 2);
     assert_true(f->cm->stats.flush64 == 4);
 
     /* It is a 64-bit register: narrower stores fault; loads give 0. */
-    assert_int_equal(sim_cluster_mem_store(&f->cm->mem, &f->fake[0], KMX_FLUSH64, 4, 0x3040),
+    assert_int_equal(sim_cluster_mem_store(&f->cm->mem, &f->fake[0], BH_FLUSH64, 4, 0x3040),
                      SIM_CAUSE_STORE_ACCESS);
-    assert_true(ld(f, 0, KMX_FLUSH64, 8) == 0);
+    assert_true(ld(f, 0, BH_FLUSH64, 8) == 0);
 }
 
 static void mtime_counts_modeled_time_at_50_mhz(void **state)
@@ -222,23 +222,23 @@ static void mtime_counts_modeled_time_at_50_mhz(void **state)
     h->cycle = 20;
     assert_true(sim_cluster_mem_mtime(&f->cm->mem, h) == 1);
     h->cycle = 1000000; /* 1 ms */
-    assert_true(sim_cluster_mem_mtime(&f->cm->mem, h) == KMX_TICKS_PER_SECOND / 1000);
+    assert_true(sim_cluster_mem_mtime(&f->cm->mem, h) == BH_TICKS_PER_SECOND / 1000);
     /* A hart's clock is its cycles plus the time it spent waiting. */
     f->cm->offset[2] = 1000000;
-    assert_true(ld(f, 2, KMX_MTIME, 8) == 2 * KMX_TICKS_PER_SECOND / 1000);
+    assert_true(ld(f, 2, BH_MTIME, 8) == 2 * BH_TICKS_PER_SECOND / 1000);
     assert_true(h->cycle == 1000000 + 20); /* the read cost SIM_T_MMIO */
     /* 32-bit halves, as an RV32 would read it. */
     h->cycle = 0;
     f->cm->offset[2] = 100ull * SIM_MHZ_DEFAULT * 1000000; /* 100 s: mtime above 2^32 */
-    uint64_t mtime = 100ull * KMX_TICKS_PER_SECOND;
+    uint64_t mtime = 100ull * BH_TICKS_PER_SECOND;
     assert_true(mtime > UINT32_MAX);
-    assert_true(ld(f, 2, KMX_MTIME, 4) == (uint32_t)mtime);
-    assert_true(ld(f, 2, KMX_MTIME + 4, 4) == mtime >> 32);
+    assert_true(ld(f, 2, BH_MTIME, 4) == (uint32_t)mtime);
+    assert_true(ld(f, 2, BH_MTIME + 4, 4) == mtime >> 32);
     /* Read-only; no other widths. */
     uint64_t v;
-    assert_int_equal(sim_cluster_mem_store(&f->cm->mem, h, KMX_MTIME, 8, 0),
+    assert_int_equal(sim_cluster_mem_store(&f->cm->mem, h, BH_MTIME, 8, 0),
                      SIM_CAUSE_STORE_ACCESS);
-    assert_int_equal(sim_cluster_mem_load(&f->cm->mem, h, KMX_MTIME, 2, &v),
+    assert_int_equal(sim_cluster_mem_load(&f->cm->mem, h, BH_MTIME, 2, &v),
                      SIM_CAUSE_LOAD_ACCESS);
     /* Without a hart: the cluster's own time. */
     f->cm->now = 40;
@@ -250,11 +250,11 @@ static void mtime_at_1750_mhz(void **state)
     (void)state;
     fixture *f = make(2, SIM_MHZ_FAST);
     f->fake[0].cycle = 1750000; /* 1 ms */
-    assert_true(ld(f, 0, KMX_MTIME, 8) == KMX_TICKS_PER_SECOND / 1000);
+    assert_true(ld(f, 0, BH_MTIME, 8) == BH_TICKS_PER_SECOND / 1000);
     f->fake[0].cycle = 34; /* 19.43 ns */
-    assert_true(ld(f, 0, KMX_MTIME, 8) == 0);
+    assert_true(ld(f, 0, BH_MTIME, 8) == 0);
     f->fake[0].cycle = 35; /* 20 ns */
-    assert_true(ld(f, 0, KMX_MTIME, 8) == 1);
+    assert_true(ld(f, 0, BH_MTIME, 8) == 1);
     unmake(f);
 }
 
@@ -263,18 +263,18 @@ static void nothing_else_answers(void **state)
     fixture *f = *state;
     const uint64_t nowhere[] = {
         0,
-        KMX_LIM_BASE - 8,
-        KMX_LIM_END,
-        KMX_CLINT,                 /* msip: interrupts are not modeled */
-        KMX_MTIME - 8,             /* mtimecmp's neighbourhood */
-        KMX_L3_CONTROL,            /* the other L3 registers: the way stays as set */
-        KMX_FLUSH64 + 8,
-        KMX_NOC_WINDOW_REGS - 8,
-        KMX_NOC_WINDOW_REG(KMX_NOC_WINDOWS),
-        KMX_NOC_WINDOW(0),         /* the windows themselves: the NoC comes later */
-        KMX_DRAM_UNCACHED(KMX_BANK_BYTES),
-        KMX_DRAM_CACHED(KMX_BANK_BYTES), /* past the bank */
-        KMX_DRAM_CACHED_BASE - 8,
+        BH_LIM_BASE - 8,
+        BH_LIM_END,
+        BH_CLINT,                 /* msip: interrupts are not modeled */
+        BH_MTIME - 8,             /* mtimecmp's neighbourhood */
+        BH_L3_CONTROL,            /* the other L3 registers: the way stays as set */
+        BH_FLUSH64 + 8,
+        BH_NOC_WINDOW_REGS - 8,
+        BH_NOC_WINDOW_REG(BH_NOC_WINDOWS),
+        BH_NOC_WINDOW(0),         /* the windows themselves: the NoC comes later */
+        BH_DRAM_UNCACHED(BH_BANK_BYTES),
+        BH_DRAM_CACHED(BH_BANK_BYTES), /* past the bank */
+        BH_DRAM_CACHED_BASE - 8,
         0x8000000000000000ull,
     };
     for (size_t i = 0; i < sizeof nowhere / sizeof nowhere[0]; i++) {
@@ -301,20 +301,20 @@ static void each_cluster_reaches_its_own_bank(void **state)
 
     uint64_t check = 0x40;
     host64(one, 7, check, 0xC4EC); /* cluster 1's check line, written to bank 7 */
-    assert_true(ld(one, 0, KMX_DRAM_CACHED(check), 8) == 0);
-    assert_true(ld(one, 0, KMX_DRAM_UNCACHED(check), 8) == 0);
-    assert_true(ld(two, 0, KMX_DRAM_CACHED(check), 8) == 0xC4EC);
-    assert_true(ld(zero, 0, KMX_DRAM_CACHED(check), 8) == 0);
+    assert_true(ld(one, 0, BH_DRAM_CACHED(check), 8) == 0);
+    assert_true(ld(one, 0, BH_DRAM_UNCACHED(check), 8) == 0);
+    assert_true(ld(two, 0, BH_DRAM_CACHED(check), 8) == 0xC4EC);
+    assert_true(ld(zero, 0, BH_DRAM_CACHED(check), 8) == 0);
     host64(one, 5, check, 5);
-    assert_true(ld(zero, 0, KMX_DRAM_UNCACHED(check), 8) == 5);
+    assert_true(ld(zero, 0, BH_DRAM_UNCACHED(check), 8) == 5);
 
     /* Clusters 2 and 3 share bank 7, each through its own cache. */
-    st(two, 0, KMX_DRAM_CACHED(0x80), 8, 23);
-    assert_true(ld(three, 0, KMX_DRAM_CACHED(0x80), 8) == 0); /* still dirty in 2's cache */
-    st(two, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x80));
-    assert_true(ld(three, 0, KMX_DRAM_CACHED(0x80), 8) == 0); /* 3 cached the old line */
-    st(three, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x80));
-    assert_true(ld(three, 0, KMX_DRAM_CACHED(0x80), 8) == 23);
+    st(two, 0, BH_DRAM_CACHED(0x80), 8, 23);
+    assert_true(ld(three, 0, BH_DRAM_CACHED(0x80), 8) == 0); /* still dirty in 2's cache */
+    st(two, 0, BH_FLUSH64, 8, BH_DRAM_CACHED(0x80));
+    assert_true(ld(three, 0, BH_DRAM_CACHED(0x80), 8) == 0); /* 3 cached the old line */
+    st(three, 0, BH_FLUSH64, 8, BH_DRAM_CACHED(0x80));
+    assert_true(ld(three, 0, BH_DRAM_CACHED(0x80), 8) == 23);
 
     unmake(three);
     unmake(two);
@@ -327,20 +327,20 @@ static void each_cluster_reaches_its_own_bank(void **state)
 static void noc_window_registers_are_recorded(void **state)
 {
     fixture *f = *state;
-    uint64_t reg = KMX_NOC_WINDOW_REG(KMX_WINDOW_PUSH(2));
-    st(f, 0, reg + offsetof(kmx_noc_window_reg, address), 8, 0x400030001000ull);
-    st(f, 0, reg + offsetof(kmx_noc_window_reg, x), 2, 8);
-    st(f, 0, reg + offsetof(kmx_noc_window_reg, y), 2, 9);
-    const kmx_noc_window_reg *target = &f->cm->noc_target[KMX_WINDOW_PUSH(2)];
-    assert_true(target->address == 0 && target->mode == KMX_NOC_OFF); /* not taken yet */
+    uint64_t reg = BH_NOC_WINDOW_REG(KMX_WINDOW_PUSH(2));
+    st(f, 0, reg + offsetof(bh_noc_window_reg, address), 8, 0x400030001000ull);
+    st(f, 0, reg + offsetof(bh_noc_window_reg, x), 2, 8);
+    st(f, 0, reg + offsetof(bh_noc_window_reg, y), 2, 9);
+    const bh_noc_window_reg *target = &f->cm->noc_target[KMX_WINDOW_PUSH(2)];
+    assert_true(target->address == 0 && target->mode == BH_NOC_OFF); /* not taken yet */
     assert_true(ld(f, 0, reg, 8) == 0x400030001000ull);
-    st(f, 0, reg + offsetof(kmx_noc_window_reg, mode), 4, KMX_NOC_POSTED);
+    st(f, 0, reg + offsetof(bh_noc_window_reg, mode), 4, BH_NOC_POSTED);
     assert_true(target->address == 0x400030001000ull);
-    assert_true(target->x == 8 && target->y == 9 && target->mode == KMX_NOC_POSTED);
-    assert_true(ld(f, 0, reg + 8, 8) == (8ull | 9ull << 16 | (uint64_t)KMX_NOC_POSTED << 32));
+    assert_true(target->x == 8 && target->y == 9 && target->mode == BH_NOC_POSTED);
+    assert_true(ld(f, 0, reg + 8, 8) == (8ull | 9ull << 16 | (uint64_t)BH_NOC_POSTED << 32));
     /* The last register. */
-    st(f, 0, KMX_NOC_WINDOW_REG(KMX_NOC_WINDOWS - 1) + 8, 8, (uint64_t)KMX_NOC_NONPOSTED << 32);
-    assert_true(f->cm->noc_target[KMX_NOC_WINDOWS - 1].mode == KMX_NOC_NONPOSTED);
+    st(f, 0, BH_NOC_WINDOW_REG(BH_NOC_WINDOWS - 1) + 8, 8, (uint64_t)BH_NOC_NONPOSTED << 32);
+    assert_true(f->cm->noc_target[BH_NOC_WINDOWS - 1].mode == BH_NOC_NONPOSTED);
     assert_true(f->cm->stats.noc_reg_writes == 5);
 }
 
@@ -350,7 +350,7 @@ static void writes_end_reservations(void **state)
 {
     fixture *f = *state;
     sim_hart *h1 = &f->fake[1], *h2 = &f->fake[2];
-    uint64_t line = KMX_DRAM_CACHED(0x5000);
+    uint64_t line = BH_DRAM_CACHED(0x5000);
 
     h1->reserved = true;
     h1->reservation = line;
@@ -365,8 +365,8 @@ static void writes_end_reservations(void **state)
 
     h1->reserved = true;
     h2->reserved = true;
-    h2->reservation = KMX_DRAM_UNCACHED(0x5000);
-    st(f, 1, KMX_DRAM_UNCACHED(0x5000 + 32), 4, 3); /* hart 1 writes around the cache */
+    h2->reservation = BH_DRAM_UNCACHED(0x5000);
+    st(f, 1, BH_DRAM_UNCACHED(0x5000 + 32), 4, 3); /* hart 1 writes around the cache */
     assert_true(h1->reserved);                      /* its own */
     assert_false(h2->reserved);
 
@@ -395,39 +395,39 @@ static void costs_at_1000_mhz(void **state)
     assert_int_equal(cost[SIM_T_PORT_LINE], 53);
     assert_int_equal(cost[SIM_T_UNCACHED_LOAD], 250);
 
-    ld(f, 0, KMX_DRAM_CACHED(0x10000), 8); /* a first miss: a round trip */
+    ld(f, 0, BH_DRAM_CACHED(0x10000), 8); /* a first miss: a round trip */
     assert_true(h->cycle == 250);
-    ld(f, 0, KMX_DRAM_CACHED(0x10008), 8);
+    ld(f, 0, BH_DRAM_CACHED(0x10008), 8);
     assert_true(h->cycle == 252);
-    ld(f, 0, KMX_DRAM_CACHED(0x10040), 8); /* the next line: the prefetcher's */
+    ld(f, 0, BH_DRAM_CACHED(0x10040), 8); /* the next line: the prefetcher's */
     assert_true(h->cycle == 292);
-    ld(f, 0, KMX_DRAM_CACHED(0x10100), 8); /* three lines on: still the stream */
+    ld(f, 0, BH_DRAM_CACHED(0x10100), 8); /* three lines on: still the stream */
     assert_true(h->cycle == 332);
-    ld(f, 0, KMX_DRAM_CACHED(0x90000), 8); /* elsewhere: a round trip again */
+    ld(f, 0, BH_DRAM_CACHED(0x90000), 8); /* elsewhere: a round trip again */
     assert_true(h->cycle == 582);
-    ld(f, 0, KMX_DRAM_CACHED(0x10140), 8); /* the first stream is remembered */
+    ld(f, 0, BH_DRAM_CACHED(0x10140), 8); /* the first stream is remembered */
     assert_true(h->cycle == 622);
     assert_true(f->cm->stats.stream_misses == 3 && f->cm->stats.other_misses == 2);
 
     /* Stores: a dirty victim adds its hand-over to the write buffer. */
-    st(f, 0, KMX_DRAM_CACHED(0x10180), 8, 1); /* stream */
+    st(f, 0, BH_DRAM_CACHED(0x10180), 8, 1); /* stream */
     assert_true(h->cycle == 662);
-    st(f, 0, KMX_DRAM_CACHED(0x10180 + KMX_L3_WAY_BYTES), 8, 1); /* evicts it */
+    st(f, 0, BH_DRAM_CACHED(0x10180 + BH_L3_WAY_BYTES), 8, 1); /* evicts it */
     assert_true(h->cycle == 662 + 250 + 4);
 
     /* FLUSH64: clean, dirty, nothing there. */
     h->cycle = 0;
-    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x10000));
+    st(f, 0, BH_FLUSH64, 8, BH_DRAM_CACHED(0x10000));
     assert_true(h->cycle == 55);
-    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x10180 + KMX_L3_WAY_BYTES));
+    st(f, 0, BH_FLUSH64, 8, BH_DRAM_CACHED(0x10180 + BH_L3_WAY_BYTES));
     assert_true(h->cycle == 55 + 55 + 35);
-    st(f, 0, KMX_FLUSH64, 8, KMX_DRAM_CACHED(0x10180 + KMX_L3_WAY_BYTES));
+    st(f, 0, BH_FLUSH64, 8, BH_DRAM_CACHED(0x10180 + BH_L3_WAY_BYTES));
     assert_true(h->cycle == 55 + 55 + 35 + 55);
 
     /* Uncached: a round trip to load, posted to store. */
     h->cycle = 0;
-    ld(f, 0, KMX_DRAM_UNCACHED(0), 8);
-    st(f, 0, KMX_DRAM_UNCACHED(0), 8, 0);
+    ld(f, 0, BH_DRAM_UNCACHED(0), 8);
+    st(f, 0, BH_DRAM_UNCACHED(0), 8, 0);
     assert_true(h->cycle == 250 + 20);
 }
 
@@ -442,7 +442,7 @@ static void costs_at_1750_mhz(void **state)
     assert_int_equal(cost[SIM_T_MISS_STREAM], 40);
     assert_int_equal(cost[SIM_T_PORT_LINE], 86); /* 9 cycles + 44 ns */
     assert_int_equal(f->cm->mem.ram[0].latency, 30);
-    ld(f, 1, KMX_DRAM_CACHED(0), 8);
+    ld(f, 1, BH_DRAM_CACHED(0), 8);
     assert_true(f->fake[1].cycle == 438);
     unmake(f);
 }
@@ -453,23 +453,23 @@ static void fills_share_the_port(void **state)
 {
     fixture *f = *state;
     /* Four cores miss at cycle 0: slots 0, 1, 2, 3. */
-    for (unsigned i = 0; i < KMX_CORES; i++) {
-        ld(f, i, KMX_DRAM_CACHED(0x100000 + i * 0x1000), 8);
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        ld(f, i, BH_DRAM_CACHED(0x100000 + i * 0x1000), 8);
         assert_true(f->fake[i].cycle == 250 + 53 * i);
     }
     /* A core that comes later finds the slot of its own time free, even
      * though others booked later slots already. */
     f->fake[0].cycle = 5 * 53 + 10;
-    ld(f, 0, KMX_DRAM_CACHED(0x200000), 8);
+    ld(f, 0, BH_DRAM_CACHED(0x200000), 8);
     assert_true(f->fake[0].cycle == 5 * 53 + 10 + 250);
     f->fake[1].cycle = 3 * 53 + 1; /* slot 3 is taken, 4 is free */
-    ld(f, 1, KMX_DRAM_CACHED(0x300000), 8);
+    ld(f, 1, BH_DRAM_CACHED(0x300000), 8);
     assert_true(f->fake[1].cycle == 3 * 53 + 1 + (53 - 1) + 250);
     assert_true(f->cm->port.booked == 6);
     /* Waiting hart clocks count: offset moves the request in time. */
     f->fake[2].cycle = 0;
     f->cm->offset[2] = 10 * 53;
-    ld(f, 2, KMX_DRAM_CACHED(0x400000), 8);
+    ld(f, 2, BH_DRAM_CACHED(0x400000), 8);
     assert_true(f->fake[2].cycle == 250);
 }
 
@@ -478,10 +478,10 @@ static void fills_share_the_port(void **state)
  * own: the bandwidth the table is calibrated for, without a hart. */
 static double stream_gbps(fixture *f, unsigned cores, uint64_t bytes_each)
 {
-    uint64_t pos[KMX_CORES], end[KMX_CORES];
+    uint64_t pos[BH_CLUSTER_CORES], end[BH_CLUSTER_CORES];
     for (unsigned i = 0; i < cores; i++) {
         /* 160 KiB apart: off each other's place in the 128 KiB way */
-        pos[i] = KMX_DRAM_CACHED(0x1000000 + i * 160u * 1024u);
+        pos[i] = BH_DRAM_CACHED(0x1000000 + i * 160u * 1024u);
         end[i] = pos[i] + bytes_each;
         f->fake[i].cycle = 0;
     }
@@ -524,7 +524,7 @@ static void one_core_streams_about_0_74_gbps(void **state)
  * a, misses on every access; 32 KiB further off, once a line per array. */
 static uint64_t two_arrays(fixture *f, uint64_t apart, uint64_t *cycles)
 {
-    uint64_t a = KMX_DRAM_CACHED(0x2000000), misses = f->cm->cache.stats.misses;
+    uint64_t a = BH_DRAM_CACHED(0x2000000), misses = f->cm->cache.stats.misses;
     uint64_t start = f->fake[0].cycle;
     for (uint64_t i = 0; i < 16 * KIB; i += 8) {
         f->fake[0].cycle += 6; /* ld, add, add, ld, add, addi, bltu: 7 less the loads' */
@@ -539,20 +539,20 @@ static void two_arrays_on_one_place_thrash(void **state)
 {
     fixture *f = *state;
     uint64_t slow, fast;
-    uint64_t bad = two_arrays(f, 4 * KMX_L3_WAY_BYTES, &slow);
-    uint64_t good = two_arrays(f, 4 * KMX_L3_WAY_BYTES + 32 * KIB, &fast);
+    uint64_t bad = two_arrays(f, 4 * BH_L3_WAY_BYTES, &slow);
+    uint64_t good = two_arrays(f, 4 * BH_L3_WAY_BYTES + 32 * KIB, &fast);
     print_message("# two arrays: %llu misses, %llu cycles on one place; %llu, %llu off it\n",
                   (unsigned long long)bad, (unsigned long long)slow, (unsigned long long)good,
                   (unsigned long long)fast);
     assert_true(bad == 2 * 16 * KIB / 8);
-    assert_true(good == 2 * 16 * KIB / KMX_LINE_BYTES);
+    assert_true(good == 2 * 16 * KIB / BH_LINE_BYTES);
     assert_true(slow > 4 * fast);
 }
 
 static void the_same_accesses_cost_the_same(void **state)
 {
     (void)state;
-    uint64_t cycles[2][KMX_CORES];
+    uint64_t cycles[2][BH_CLUSTER_CORES];
     sim_cache_stats stats[2];
     for (int run = 0; run < 2; run++) {
         fixture *f = make(2, SIM_MHZ_DEFAULT);
@@ -561,16 +561,16 @@ static void the_same_accesses_cost_the_same(void **state)
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            unsigned hart = (unsigned)(x % KMX_CORES);
+            unsigned hart = (unsigned)(x % BH_CLUSTER_CORES);
             uint64_t addr = (x >> 8) % (1u << 20) & ~7ull;
             switch ((x >> 40) % 4) {
-            case 0: ld(f, hart, KMX_DRAM_CACHED(addr), 8); break;
-            case 1: st(f, hart, KMX_DRAM_CACHED(addr), 8, x); break;
-            case 2: st(f, hart, KMX_FLUSH64, 8, KMX_DRAM_CACHED(addr)); break;
+            case 0: ld(f, hart, BH_DRAM_CACHED(addr), 8); break;
+            case 1: st(f, hart, BH_DRAM_CACHED(addr), 8, x); break;
+            case 2: st(f, hart, BH_FLUSH64, 8, BH_DRAM_CACHED(addr)); break;
             default: f->fake[hart].cycle += x % 100; break;
             }
         }
-        for (unsigned i = 0; i < KMX_CORES; i++) {
+        for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
             cycles[run][i] = f->fake[i].cycle;
         }
         stats[run] = f->cm->cache.stats;
@@ -603,14 +603,14 @@ typedef struct params {
 } params;
 
 typedef struct outcome {
-    uint64_t cycles[KMX_CORES], instret[KMX_CORES], sum[KMX_CORES], mtime[KMX_CORES];
+    uint64_t cycles[BH_CLUSTER_CORES], instret[BH_CLUSTER_CORES], sum[BH_CLUSTER_CORES], mtime[BH_CLUSTER_CORES];
     uint64_t now_ps, hits, misses;
 } outcome;
 
 /* A card with one cluster running the stream program: hart i reads
  * `bytes[i]` at bank address first[i], whose words hold their index. */
-static outcome run_streams(unsigned mhz, const uint64_t first[KMX_CORES],
-                           const uint64_t bytes[KMX_CORES])
+static outcome run_streams(unsigned mhz, const uint64_t first[BH_CLUSTER_CORES],
+                           const uint64_t bytes[BH_CLUSTER_CORES])
 {
     sim_dram dram;
     sim_dram_init(&dram);
@@ -619,8 +619,8 @@ static outcome run_streams(unsigned mhz, const uint64_t first[KMX_CORES],
     assert_int_equal(sim_cluster_create(&c, &dram, 1, mhz, &err), KS_OK);
     assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_IMAGE, stream_program,
                                            sizeof stream_program, &err), KS_OK);
-    for (unsigned i = 0; i < KMX_CORES; i++) {
-        params p = {KMX_DRAM_CACHED(first[i]), KMX_DRAM_CACHED(first[i] + bytes[i]), 0, 0};
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        params p = {BH_DRAM_CACHED(first[i]), BH_DRAM_CACHED(first[i] + bytes[i]), 0, 0};
         assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_ARGS + i * sizeof p, &p, sizeof p, &err),
                          KS_OK);
         for (uint64_t w = 0; w < bytes[i] / 8; w++) {
@@ -635,7 +635,7 @@ static outcome run_streams(unsigned mhz, const uint64_t first[KMX_CORES],
     assert_false(sim_cluster_busy(c));
 
     outcome o = {0};
-    for (unsigned i = 0; i < KMX_CORES; i++) {
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         const sim_hart *h = sim_cluster_hart(c, i);
         assert_int_equal(h->state, SIM_HART_WFI);
         assert_false(h->trapped);
@@ -658,10 +658,10 @@ static outcome run_streams(unsigned mhz, const uint64_t first[KMX_CORES],
     return o;
 }
 
-static double gbps(const outcome *o, unsigned mhz, const uint64_t bytes[KMX_CORES])
+static double gbps(const outcome *o, unsigned mhz, const uint64_t bytes[BH_CLUSTER_CORES])
 {
     uint64_t total = 0, longest = 0;
-    for (unsigned i = 0; i < KMX_CORES; i++) {
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         total += bytes[i];
         longest = o->cycles[i] > longest ? o->cycles[i] : longest;
     }
@@ -673,16 +673,16 @@ static void harts_stream_at_the_calibrated_rates(void **state)
     (void)state;
     /* Partitions 160 KiB apart, so that they sit off each other's place
      * in the 128 KiB way (the spec's advice). */
-    const uint64_t first[KMX_CORES] = {0, 160 * KIB, 320 * KIB, 480 * KIB};
-    const uint64_t four[KMX_CORES] = {128 * KIB, 128 * KIB, 128 * KIB, 128 * KIB};
-    const uint64_t one[KMX_CORES] = {512 * KIB, 0, 0, 0};
+    const uint64_t first[BH_CLUSTER_CORES] = {0, 160 * KIB, 320 * KIB, 480 * KIB};
+    const uint64_t four[BH_CLUSTER_CORES] = {128 * KIB, 128 * KIB, 128 * KIB, 128 * KIB};
+    const uint64_t one[BH_CLUSTER_CORES] = {512 * KIB, 0, 0, 0};
 
     outcome o = run_streams(SIM_MHZ_DEFAULT, first, four);
     double rate = gbps(&o, SIM_MHZ_DEFAULT, four);
     print_message("# four cores, 1000 MHz: %.3f GB/s (%llu misses)\n", rate,
                   (unsigned long long)o.misses);
     assert_true(rate > 1.1 && rate < 1.3);
-    assert_true(o.misses == 4 * 128 * KIB / KMX_LINE_BYTES);
+    assert_true(o.misses == 4 * 128 * KIB / BH_LINE_BYTES);
 
     o = run_streams(SIM_MHZ_FAST, first, four);
     rate = gbps(&o, SIM_MHZ_FAST, four);
@@ -703,8 +703,8 @@ static void harts_stream_at_the_calibrated_rates(void **state)
 static void runs_are_deterministic(void **state)
 {
     (void)state;
-    const uint64_t first[KMX_CORES] = {0, 100 * KIB, 128 * KIB, 300 * KIB};
-    const uint64_t bytes[KMX_CORES] = {40 * KIB, 72 * KIB, 8 * KIB, 64 * KIB};
+    const uint64_t first[BH_CLUSTER_CORES] = {0, 100 * KIB, 128 * KIB, 300 * KIB};
+    const uint64_t bytes[BH_CLUSTER_CORES] = {40 * KIB, 72 * KIB, 8 * KIB, 64 * KIB};
     outcome a = run_streams(SIM_MHZ_DEFAULT, first, bytes);
     outcome b = run_streams(SIM_MHZ_DEFAULT, first, bytes);
     assert_memory_equal(&a, &b, sizeof a);
@@ -726,7 +726,7 @@ static void wfi_and_quanta(void **state)
     for (sim_cluster *c = a; c != NULL; c = c == a ? b : NULL) {
         assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_IMAGE, stream_program,
                                                sizeof stream_program, NULL), KS_OK);
-        params p = {KMX_DRAM_CACHED(0), KMX_DRAM_CACHED(4096), 0, 0};
+        params p = {BH_DRAM_CACHED(0), BH_DRAM_CACHED(4096), 0, 0};
         assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_ARGS, &p, sizeof p, NULL), KS_OK);
         assert_int_equal(sim_cluster_reset_harts(c, KMX_LIM_IMAGE, NULL), KS_OK);
     }
@@ -741,7 +741,7 @@ static void wfi_and_quanta(void **state)
     sim_cluster_step(a, 200 * BH_PS_PER_US);
     sim_cluster_step(b, 200 * BH_PS_PER_US);
     assert_true(sim_cluster_now_ps(a) == sim_cluster_now_ps(b));
-    for (unsigned i = 0; i < KMX_CORES; i++) {
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         const sim_hart *ha = sim_cluster_hart(a, i), *hb = sim_cluster_hart(b, i);
         assert_int_equal(ha->state, SIM_HART_WFI);
         assert_true(ha->cycle == hb->cycle && ha->instret == hb->instret);

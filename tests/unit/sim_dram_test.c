@@ -29,12 +29,12 @@ static void untouched_reads_zero_and_allocate_nothing(void **state)
     (void)state;
     uint8_t buf[256];
     memset(buf, 0xAA, sizeof buf);
-    assert_int_equal(sim_dram_read(&dram, 6, KMX_BANK_BYTES - sizeof buf, buf, sizeof buf, NULL),
+    assert_int_equal(sim_dram_read(&dram, 6, BH_BANK_BYTES - sizeof buf, buf, sizeof buf, NULL),
                      KS_OK);
     for (size_t i = 0; i < sizeof buf; i++) {
         assert_int_equal(buf[i], 0);
     }
-    uint8_t line[KMX_LINE_BYTES];
+    uint8_t line[BH_LINE_BYTES];
     memset(line, 0xAA, sizeof line);
     sim_dram_read_line(&dram, 7, 0x12340, line);
     assert_int_equal(line[0], 0);
@@ -70,8 +70,8 @@ static void a_write_allocates_only_the_pages_it_touches(void **state)
 static void lines_round_trip(void **state)
 {
     (void)state;
-    uint8_t in[KMX_LINE_BYTES], out[KMX_LINE_BYTES];
-    for (unsigned i = 0; i < KMX_LINE_BYTES; i++) {
+    uint8_t in[BH_LINE_BYTES], out[BH_LINE_BYTES];
+    for (unsigned i = 0; i < BH_LINE_BYTES; i++) {
         in[i] = (uint8_t)(0xF0 ^ i);
     }
     assert_int_equal(sim_dram_write_line(&dram, 5, 0x1000, in), 0);
@@ -89,14 +89,14 @@ static void out_of_range_is_an_error(void **state)
     ks_error err = {0};
     assert_int_equal(sim_dram_read(&dram, 8, 0, buf, 1, &err), KS_ERR_BUG);
     assert_non_null(strstr(err.message, "bank 8"));
-    assert_int_equal(sim_dram_write(&dram, 6, KMX_BANK_BYTES - 4, buf, 8, &err),
+    assert_int_equal(sim_dram_write(&dram, 6, BH_BANK_BYTES - 4, buf, 8, &err),
                      KS_ERR_BUG);
     assert_non_null(strstr(err.message, "0xfffffffc"));
     assert_int_equal(sim_dram_read(&dram, 6, UINT64_MAX, buf, 2, NULL), KS_ERR_BUG);
     assert_true(dram.pages_allocated == 0);
     /* The last byte of a bank is in range; zero bytes at its end too. */
-    assert_int_equal(sim_dram_write(&dram, 6, KMX_BANK_BYTES - 1, buf, 1, NULL), KS_OK);
-    assert_int_equal(sim_dram_read(&dram, 6, KMX_BANK_BYTES, buf, 0, NULL), KS_OK);
+    assert_int_equal(sim_dram_write(&dram, 6, BH_BANK_BYTES - 1, buf, 1, NULL), KS_OK);
+    assert_int_equal(sim_dram_read(&dram, 6, BH_BANK_BYTES, buf, 0, NULL), KS_OK);
 }
 
 struct seen {

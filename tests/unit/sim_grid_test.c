@@ -58,7 +58,7 @@ static sim_grid_done run(const km_command_t *c, uint32_t id, uint64_t limit, uin
     return d;
 }
 
-static const unsigned groups[][2] = {{0, 1}, {3, 1}, {10, 7}, {0, KM_GRID_CORES}};
+static const unsigned groups[][2] = {{0, 1}, {3, 1}, {10, 7}, {0, BH_GRID_CORES}};
 #define NGROUPS (sizeof groups / sizeof groups[0])
 
 static void nop_ends_after_the_launch(void **state)
@@ -178,7 +178,7 @@ static void spend_blocks_only_its_core(void **state)
     assert_true(sim_grid_poll_done(grid, &d));
     assert_int_equal(d.job_id, 1);
     assert_true(d.end_ps >= 1 * MS && d.end_ps < 1 * MS + 1 * US);
-    assert_false(sim_grid_busy(grid, 0, KM_GRID_CORES));
+    assert_false(sim_grid_busy(grid, 0, BH_GRID_CORES));
 }
 
 static void a_job_past_its_limit_times_out(void **state)
@@ -196,7 +196,7 @@ static void a_job_past_its_limit_times_out(void **state)
     assert_int_equal(d.job_id, 5);
     assert_true(d.timed_out);
     assert_int_equal(d.end_ps, 103 * US);
-    assert_false(sim_grid_busy(grid, 0, KM_GRID_CORES));
+    assert_false(sim_grid_busy(grid, 0, BH_GRID_CORES));
     /* The cut-off cores run the next job from the start. */
     km_command_t c = command(KM_HANDLER_SUM, KM_FLAG_RESULT, 20, 30);
     c.a3 = 1000;
@@ -214,7 +214,7 @@ static void a_cancelled_job_frees_its_cores_silently(void **state)
     sim_grid_step(grid, 10 * US);
     assert_false(sim_grid_cancel(grid, 9));
     assert_true(sim_grid_cancel(grid, 8));
-    assert_false(sim_grid_busy(grid, 0, KM_GRID_CORES));
+    assert_false(sim_grid_busy(grid, 0, BH_GRID_CORES));
     assert_int_equal(sim_grid_next_ps(grid), UINT64_MAX);
     sim_grid_step(grid, 2 * MS);
     sim_grid_done d;

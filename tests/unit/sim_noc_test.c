@@ -22,7 +22,7 @@ typedef struct fixture {
     sim_dram dram;
     sim_noc noc;
     sim_cluster_mem cm[2]; /* clusters 1 and 2 */
-    sim_hart fake[2][KMX_CORES];
+    sim_hart fake[2][BH_CLUSTER_CORES];
 } fixture;
 
 static int setup(void **state)
@@ -36,13 +36,13 @@ static int setup(void **state)
         assert_int_equal(sim_cluster_mem_init(&f->cm[k], &f->dram, k + 1u, SIM_MHZ_DEFAULT, &err),
                          KS_OK);
         assert_int_equal(sim_cluster_mem_attach_noc(&f->cm[k], &f->noc, &err), KS_OK);
-        for (unsigned i = 0; i < KMX_CORES; i++) {
+        for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
             f->fake[k][i].hartid = i;
             f->fake[k][i].mem = &f->cm[k].mem;
             f->fake[k][i].state = SIM_HART_RUNNING;
             f->cm[k].mem.harts[i] = &f->fake[k][i];
         }
-        f->cm[k].mem.nharts = KMX_CORES;
+        f->cm[k].mem.nharts = BH_CLUSTER_CORES;
     }
     *state = f;
     return 0;
@@ -73,11 +73,11 @@ static int ld(sim_cluster_mem *cm, sim_hart *h, uint64_t addr, unsigned size, ui
 static void open_window(sim_cluster_mem *cm, unsigned w, unsigned x, unsigned y,
                         uint64_t address, uint32_t mode)
 {
-    uint64_t r = KMX_NOC_WINDOW_REG(w);
-    assert_int_equal(st(cm, NULL, r + offsetof(kmx_noc_window_reg, address), 8, address), 0);
-    assert_int_equal(st(cm, NULL, r + offsetof(kmx_noc_window_reg, x), 2, x), 0);
-    assert_int_equal(st(cm, NULL, r + offsetof(kmx_noc_window_reg, y), 2, y), 0);
-    assert_int_equal(st(cm, NULL, r + offsetof(kmx_noc_window_reg, mode), 4, mode), 0);
+    uint64_t r = BH_NOC_WINDOW_REG(w);
+    assert_int_equal(st(cm, NULL, r + offsetof(bh_noc_window_reg, address), 8, address), 0);
+    assert_int_equal(st(cm, NULL, r + offsetof(bh_noc_window_reg, x), 2, x), 0);
+    assert_int_equal(st(cm, NULL, r + offsetof(bh_noc_window_reg, y), 2, y), 0);
+    assert_int_equal(st(cm, NULL, r + offsetof(bh_noc_window_reg, mode), 4, mode), 0);
 }
 
 /* A store from cluster 1 through a window lands in cluster 2's LIM; a load
@@ -87,12 +87,12 @@ static void store_lands_in_other_lim(void **state)
     fixture *f = *state;
     sim_hart *h = &f->fake[0][0];
     sim_hart *other = &f->fake[1][2];
-    uint64_t flag = KMX_LIM_BASE + 0x1000u;
-    open_window(&f->cm[0], 1, KMX_CLUSTER_TILE_X(2u), KMX_CLUSTER_TILE_Y(2u),
-                KMX_NOC_LIM_BASE + 0x1000u, KMX_NOC_NONPOSTED);
+    uint64_t flag = BH_LIM_BASE + 0x1000u;
+    open_window(&f->cm[0], 1, BH_CLUSTER_TILE_X(2u), BH_CLUSTER_TILE_Y(2u),
+                BH_NOC_LIM_BASE + 0x1000u, BH_NOC_NONPOSTED);
     other->reserved = true;
     other->reservation = flag;
-    assert_int_equal(st(&f->cm[0], h, KMX_NOC_WINDOW(1) + 8u, 8, 0x1122334455667788ull), 0);
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(1) + 8u, 8, 0x1122334455667788ull), 0);
     uint64_t got = 0;
     ks_error err = {0};
     assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], flag + 8u, &got, 8, &err), KS_OK);
@@ -103,7 +103,7 @@ static void store_lands_in_other_lim(void **state)
     assert_int_equal(got, 0);
     /* A load through the window. */
     uint64_t v = 0;
-    assert_int_equal(ld(&f->cm[0], h, KMX_NOC_WINDOW(1) + 12u, 4, &v), 0);
+    assert_int_equal(ld(&f->cm[0], h, BH_NOC_WINDOW(1) + 12u, 4, &v), 0);
     assert_int_equal(v, 0x11223344u);
     assert_int_equal(f->cm[0].stats.noc_nonposted, 1);
     assert_int_equal(f->cm[0].stats.noc_loads, 1);
@@ -116,24 +116,24 @@ static void store_to_bank_bypasses_caches(void **state)
     fixture *f = *state;
     sim_hart *h = &f->fake[0][0];
     sim_cluster_mem *c2 = &f->cm[1];
-    unsigned bank = KMX_CLUSTER_BANK(2u);
+    unsigned bank = BH_CLUSTER_BANK(2u);
     uint64_t a = 0x40000u;
     uint64_t v = 0;
     /* Cluster 2 caches the line (reads 0). */
-    assert_int_equal(ld(c2, &f->fake[1][0], KMX_DRAM_CACHED(a), 8, &v), 0);
+    assert_int_equal(ld(c2, &f->fake[1][0], BH_DRAM_CACHED(a), 8, &v), 0);
     assert_int_equal(v, 0);
     f->fake[1][1].reserved = true;
-    f->fake[1][1].reservation = KMX_DRAM_CACHED(a);
-    open_window(&f->cm[0], 5, KMX_BANK_TILE_X(bank), KMX_BANK_TILE_Y(bank), a, KMX_NOC_POSTED);
-    assert_int_equal(st(&f->cm[0], h, KMX_NOC_WINDOW(5), 8, 0xabcdull), 0);
+    f->fake[1][1].reservation = BH_DRAM_CACHED(a);
+    open_window(&f->cm[0], 5, BH_BANK_TILE_X(bank), BH_BANK_TILE_Y(bank), a, BH_NOC_POSTED);
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(5), 8, 0xabcdull), 0);
     uint64_t got = 0;
     assert_int_equal(sim_dram_read(&f->dram, bank, a, &got, 8, NULL), KS_OK);
     assert_int_equal(got, 0xabcd);
-    assert_int_equal(ld(c2, &f->fake[1][0], KMX_DRAM_CACHED(a), 8, &v), 0);
+    assert_int_equal(ld(c2, &f->fake[1][0], BH_DRAM_CACHED(a), 8, &v), 0);
     assert_int_equal(v, 0); /* the stale cached copy */
     assert_false(f->fake[1][1].reserved);
     /* Cluster 1's own cache holds nothing of it either (its bank is 6). */
-    assert_int_equal(ld(&f->cm[0], h, KMX_NOC_WINDOW(5), 8, &v), 0);
+    assert_int_equal(ld(&f->cm[0], h, BH_NOC_WINDOW(5), 8, &v), 0);
     assert_int_equal(v, 0xabcd);
     assert_int_equal(f->cm[0].stats.noc_posted, 1);
 }
@@ -145,35 +145,35 @@ static void faults(void **state)
     sim_cluster_mem *c1 = &f->cm[0];
     uint64_t v = 0;
     uint64_t faults0 = c1->stats.faults;
-    assert_int_equal(ld(c1, NULL, KMX_NOC_WINDOW(3), 8, &v), SIM_CAUSE_LOAD_ACCESS);
-    assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(3), 8, 1), SIM_CAUSE_STORE_ACCESS);
-    open_window(c1, 3, 4, 4, 0, KMX_NOC_POSTED); /* no target at (4, 4) */
-    assert_int_equal(ld(c1, NULL, KMX_NOC_WINDOW(3), 8, &v), SIM_CAUSE_LOAD_ACCESS);
-    assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(3), 8, 1), SIM_CAUSE_STORE_ACCESS);
+    assert_int_equal(ld(c1, NULL, BH_NOC_WINDOW(3), 8, &v), SIM_CAUSE_LOAD_ACCESS);
+    assert_int_equal(st(c1, NULL, BH_NOC_WINDOW(3), 8, 1), SIM_CAUSE_STORE_ACCESS);
+    open_window(c1, 3, 4, 4, 0, BH_NOC_POSTED); /* no target at (4, 4) */
+    assert_int_equal(ld(c1, NULL, BH_NOC_WINDOW(3), 8, &v), SIM_CAUSE_LOAD_ACCESS);
+    assert_int_equal(st(c1, NULL, BH_NOC_WINDOW(3), 8, 1), SIM_CAUSE_STORE_ACCESS);
     /* A LIM tile, outside its LIM. */
-    open_window(c1, 3, KMX_CLUSTER_TILE_X(2u), KMX_CLUSTER_TILE_Y(2u), 0, KMX_NOC_POSTED);
-    assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(3), 8, 1), SIM_CAUSE_STORE_ACCESS);
+    open_window(c1, 3, BH_CLUSTER_TILE_X(2u), BH_CLUSTER_TILE_Y(2u), 0, BH_NOC_POSTED);
+    assert_int_equal(st(c1, NULL, BH_NOC_WINDOW(3), 8, 1), SIM_CAUSE_STORE_ACCESS);
     /* A bank, past its end. */
-    open_window(c1, 3, KMX_BANK_TILE_X(0u), KMX_BANK_TILE_Y(0u), KMX_BANK_BYTES - 4u,
-                KMX_NOC_POSTED);
-    assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(3), 8, 1), SIM_CAUSE_STORE_ACCESS);
-    assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(3), 4, 1), 0);
+    open_window(c1, 3, BH_BANK_TILE_X(0u), BH_BANK_TILE_Y(0u), BH_BANK_BYTES - 4u,
+                BH_NOC_POSTED);
+    assert_int_equal(st(c1, NULL, BH_NOC_WINDOW(3), 8, 1), SIM_CAUSE_STORE_ACCESS);
+    assert_int_equal(st(c1, NULL, BH_NOC_WINDOW(3), 4, 1), 0);
     /* Closed again. */
-    assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW_REG(3) + offsetof(kmx_noc_window_reg, mode), 4,
-                        KMX_NOC_OFF),
+    assert_int_equal(st(c1, NULL, BH_NOC_WINDOW_REG(3) + offsetof(bh_noc_window_reg, mode), 4,
+                        BH_NOC_OFF),
                      0);
-    assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(3), 4, 1), SIM_CAUSE_STORE_ACCESS);
+    assert_int_equal(st(c1, NULL, BH_NOC_WINDOW(3), 4, 1), SIM_CAUSE_STORE_ACCESS);
     assert_int_equal(c1->stats.faults - faults0, 7);
     /* Without a router, even an open window faults. */
     ks_error err = {0};
-    open_window(c1, 3, KMX_BANK_TILE_X(0u), KMX_BANK_TILE_Y(0u), 0, KMX_NOC_POSTED);
+    open_window(c1, 3, BH_BANK_TILE_X(0u), BH_BANK_TILE_Y(0u), 0, BH_NOC_POSTED);
     assert_int_equal(sim_cluster_mem_attach_noc(c1, NULL, &err), KS_OK);
-    assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(3), 4, 1), SIM_CAUSE_STORE_ACCESS);
+    assert_int_equal(st(c1, NULL, BH_NOC_WINDOW(3), 4, 1), SIM_CAUSE_STORE_ACCESS);
     assert_int_equal(sim_cluster_mem_attach_noc(c1, &f->noc, &err), KS_OK);
-    assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(3), 4, 1), 0);
+    assert_int_equal(st(c1, NULL, BH_NOC_WINDOW(3), 4, 1), 0);
     /* Cluster 1 detached from the router was no target meanwhile; back now. */
-    assert_non_null(sim_noc_find(&f->noc, KMX_CLUSTER_TILE_X(1u), KMX_CLUSTER_TILE_Y(1u)));
-    assert_null(sim_noc_find(&f->noc, KMX_CLUSTER_TILE_X(3u), KMX_CLUSTER_TILE_Y(3u)));
+    assert_non_null(sim_noc_find(&f->noc, BH_CLUSTER_TILE_X(1u), BH_CLUSTER_TILE_Y(1u)));
+    assert_null(sim_noc_find(&f->noc, BH_CLUSTER_TILE_X(3u), BH_CLUSTER_TILE_Y(3u)));
 }
 
 /* Each of a bank's three ports reaches the same bank; no two banks share
@@ -181,16 +181,16 @@ static void faults(void **state)
 static void every_bank_port_reaches_its_bank(void **state)
 {
     fixture *f = *state;
-    for (unsigned b = 0; b < KMX_DRAM_BANKS; b++) {
-        for (unsigned p = 0; p < KMX_BANK_PORTS; p++) {
+    for (unsigned b = 0; b < BH_DRAM_BANKS; b++) {
+        for (unsigned p = 0; p < BH_BANK_PORTS; p++) {
             uint64_t at = 0x1000u * (b + 1u) + 8u * p, got = 0;
-            assert_int_equal(sim_noc_store(&f->noc, KMX_BANK_PORT_X(b, p), KMX_BANK_PORT_Y(b, p),
+            assert_int_equal(sim_noc_store(&f->noc, BH_BANK_PORT_X(b, p), BH_BANK_PORT_Y(b, p),
                                            at, 8, 0xB0 + 16u * b + p),
                              0);
             assert_int_equal(sim_dram_read(&f->dram, b, at, &got, 8, NULL), KS_OK);
             assert_int_equal(got, 0xB0 + 16u * b + p);
             const sim_noc_target *tg =
-                sim_noc_find(&f->noc, KMX_BANK_PORT_X(b, p), KMX_BANK_PORT_Y(b, p));
+                sim_noc_find(&f->noc, BH_BANK_PORT_X(b, p), BH_BANK_PORT_Y(b, p));
             assert_non_null(tg);
             assert_int_equal(tg->kind, SIM_NOC_BANK);
             assert_int_equal(tg->bank, b);
@@ -203,16 +203,16 @@ static void mode_written_last(void **state)
 {
     fixture *f = *state;
     sim_cluster_mem *c1 = &f->cm[0];
-    unsigned b = KMX_CLUSTER_BANK(1u);
-    open_window(c1, 7, KMX_BANK_TILE_X(b), KMX_BANK_TILE_Y(b), 0x100u, KMX_NOC_POSTED);
-    uint64_t r = KMX_NOC_WINDOW_REG(7);
-    assert_int_equal(st(c1, NULL, r + offsetof(kmx_noc_window_reg, address), 8, 0x200u), 0);
-    assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(7), 8, 7), 0);
+    unsigned b = BH_CLUSTER_BANK(1u);
+    open_window(c1, 7, BH_BANK_TILE_X(b), BH_BANK_TILE_Y(b), 0x100u, BH_NOC_POSTED);
+    uint64_t r = BH_NOC_WINDOW_REG(7);
+    assert_int_equal(st(c1, NULL, r + offsetof(bh_noc_window_reg, address), 8, 0x200u), 0);
+    assert_int_equal(st(c1, NULL, BH_NOC_WINDOW(7), 8, 7), 0);
     uint64_t got = 0;
     assert_int_equal(sim_dram_read(&f->dram, b, 0x100u, &got, 8, NULL), KS_OK);
     assert_int_equal(got, 7);
-    assert_int_equal(st(c1, NULL, r + offsetof(kmx_noc_window_reg, mode), 4, KMX_NOC_POSTED), 0);
-    assert_int_equal(st(c1, NULL, KMX_NOC_WINDOW(7), 8, 9), 0);
+    assert_int_equal(st(c1, NULL, r + offsetof(bh_noc_window_reg, mode), 4, BH_NOC_POSTED), 0);
+    assert_int_equal(st(c1, NULL, BH_NOC_WINDOW(7), 8, 9), 0);
     assert_int_equal(sim_dram_read(&f->dram, b, 0x200u, &got, 8, NULL), KS_OK);
     assert_int_equal(got, 9);
     assert_int_equal(sim_dram_read(&f->dram, b, 0x100u, &got, 8, NULL), KS_OK);
@@ -228,19 +228,19 @@ static void costs(void **state)
     sim_hart *h = &f->fake[0][1];
     uint32_t cost[SIM_T_COUNT];
     sim_timing_cycles(SIM_MHZ_DEFAULT, cost);
-    open_window(c1, 1, KMX_CLUSTER_TILE_X(2u), KMX_CLUSTER_TILE_Y(2u), KMX_NOC_LIM_BASE,
-                KMX_NOC_POSTED);
-    open_window(c1, 2, KMX_CLUSTER_TILE_X(2u), KMX_CLUSTER_TILE_Y(2u), KMX_NOC_LIM_BASE,
-                KMX_NOC_NONPOSTED);
+    open_window(c1, 1, BH_CLUSTER_TILE_X(2u), BH_CLUSTER_TILE_Y(2u), BH_NOC_LIM_BASE,
+                BH_NOC_POSTED);
+    open_window(c1, 2, BH_CLUSTER_TILE_X(2u), BH_CLUSTER_TILE_Y(2u), BH_NOC_LIM_BASE,
+                BH_NOC_NONPOSTED);
     uint64_t v;
     h->cycle = 0;
-    assert_int_equal(st(c1, h, KMX_NOC_WINDOW(1), 8, 1), 0);
+    assert_int_equal(st(c1, h, BH_NOC_WINDOW(1), 8, 1), 0);
     assert_int_equal(h->cycle, cost[SIM_T_NOC_POSTED]);
     h->cycle = 0;
-    assert_int_equal(st(c1, h, KMX_NOC_WINDOW(2), 8, 1), 0);
+    assert_int_equal(st(c1, h, BH_NOC_WINDOW(2), 8, 1), 0);
     assert_int_equal(h->cycle, cost[SIM_T_NOC_NONPOSTED]);
     h->cycle = 0;
-    assert_int_equal(ld(c1, h, KMX_NOC_WINDOW(2), 8, &v), 0);
+    assert_int_equal(ld(c1, h, BH_NOC_WINDOW(2), 8, &v), 0);
     assert_int_equal(h->cycle, cost[SIM_T_NOC_LOAD]);
     assert_true(cost[SIM_T_NOC_POSTED] < cost[SIM_T_NOC_NONPOSTED]);
     assert_int_equal(2u * cost[SIM_T_NOC_NONPOSTED], 660u); /* ns at 1000 MHz */
@@ -256,18 +256,18 @@ static void cluster_api(void **state)
     ks_error err = {0};
     assert_int_equal(sim_cluster_create(&c, &f->dram, 3, SIM_MHZ_DEFAULT, &err), KS_OK);
     uint64_t v = 0;
-    assert_int_equal(sim_cluster_mem_load(&c->m.mem, NULL, KMX_NOC_WINDOW(0), 8, &v),
+    assert_int_equal(sim_cluster_mem_load(&c->m.mem, NULL, BH_NOC_WINDOW(0), 8, &v),
                      SIM_CAUSE_LOAD_ACCESS);
     assert_int_equal(sim_cluster_attach_noc(c, &f->noc, &err), KS_OK);
-    open_window(&f->cm[0], 0, KMX_CLUSTER_TILE_X(3u), KMX_CLUSTER_TILE_Y(3u),
-                KMX_NOC_LIM_BASE + 64u, KMX_NOC_NONPOSTED);
-    assert_int_equal(st(&f->cm[0], NULL, KMX_NOC_WINDOW(0), 4, 0x5a5a), 0);
+    open_window(&f->cm[0], 0, BH_CLUSTER_TILE_X(3u), BH_CLUSTER_TILE_Y(3u),
+                BH_NOC_LIM_BASE + 64u, BH_NOC_NONPOSTED);
+    assert_int_equal(st(&f->cm[0], NULL, BH_NOC_WINDOW(0), 4, 0x5a5a), 0);
     uint32_t got = 0;
-    assert_int_equal(sim_cluster_read_lim(c, KMX_LIM_BASE + 64u, &got, 4, &err), KS_OK);
+    assert_int_equal(sim_cluster_read_lim(c, BH_LIM_BASE + 64u, &got, 4, &err), KS_OK);
     assert_int_equal(got, 0x5a5a);
     sim_cluster_destroy(c); /* leaves the router */
-    assert_null(sim_noc_find(&f->noc, KMX_CLUSTER_TILE_X(3u), KMX_CLUSTER_TILE_Y(3u)));
-    assert_int_equal(st(&f->cm[0], NULL, KMX_NOC_WINDOW(0), 4, 1), SIM_CAUSE_STORE_ACCESS);
+    assert_null(sim_noc_find(&f->noc, BH_CLUSTER_TILE_X(3u), BH_CLUSTER_TILE_Y(3u)));
+    assert_int_equal(st(&f->cm[0], NULL, BH_NOC_WINDOW(0), 4, 1), SIM_CAUSE_STORE_ACCESS);
 }
 
 int main(void)

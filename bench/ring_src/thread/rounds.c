@@ -42,7 +42,7 @@ int kmx_main(int core)
             }
             words[6]++;
             kmx_event e;
-            s = kmx_wait(h, kmx_time() + KMX_TICKS_PER_SECOND, &e);
+            s = kmx_wait(h, kmx_time() + BH_TICKS_PER_SECOND, &e);
             if (s != KMX_OK) {
                 return 20 + s;
             }

@@ -82,7 +82,7 @@ int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err);
 
 /* The image's loadable segments into the cluster's image area, where they
  * ask (memsz past filesz zeroed).  KS_ERR_IMAGE for a segment outside
- * the KMX_IMAGE_MAX_BYTES the cluster fetches from; `subject` names the
+ * the BH_IMAGE_MAX_BYTES the cluster fetches from; `subject` names the
  * image in messages. */
 int sim_card_load_image(sim_card *card, unsigned cluster, const char *path, const char *subject,
                         ks_error *err);

@@ -4,7 +4,7 @@
  * about 213 days).  The X280 cores count cycles of one PLL that clocks
  * all four clusters, at SIM_MHZ_DEFAULT or SIM_MHZ_FAST (the manifest's
  * x280_mhz); cycle k of a cluster begins at sim_cycles_to_ps(k).  The
- * CLINT's mtime counts KMX_TICKS_PER_SECOND from the same start.
+ * CLINT's mtime counts BH_TICKS_PER_SECOND from the same start.
  *
  * The conversions are exact floors (1750 MHz is not a whole number of
  * picoseconds a cycle) and split so that nothing overflows: a run is the
@@ -22,8 +22,8 @@
 #define SIM_MHZ_FAST 1750u    /* the opt-in */
 
 /* One mtime tick, in picoseconds (20,000 at 50 MHz). */
-#define SIM_PS_PER_TICK (BH_PS_PER_SECOND / KMX_TICKS_PER_SECOND)
-_Static_assert(BH_PS_PER_SECOND % KMX_TICKS_PER_SECOND == 0,
+#define SIM_PS_PER_TICK (BH_PS_PER_SECOND / BH_TICKS_PER_SECOND)
+_Static_assert(BH_PS_PER_SECOND % BH_TICKS_PER_SECOND == 0,
                "an mtime tick is a whole number of picoseconds");
 
 static inline bool sim_mhz_valid(unsigned mhz)

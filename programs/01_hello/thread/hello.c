@@ -14,7 +14,7 @@ static void fill(int core, void *arg)
     /* Copied into locals (registers): `j` lives on core 0's stack, in
      * local memory, at about 30 cycles a word. */
     const job *j = arg;
-    uint32_t *out = j->out, a = j->a, quarter = j->words / KMX_CORES;
+    uint32_t *out = j->out, a = j->a, quarter = j->words / BH_CLUSTER_CORES;
     /* Bounded by the count: every loop in a thread terminates. */
     for (uint32_t i = (uint32_t)core * quarter; i < (uint32_t)(core + 1) * quarter; i++)
         out[i] = a * i;

@@ -23,8 +23,8 @@
 typedef struct job {
     const uint32_t *data;
     uint32_t words; /* in the region: a multiple of 4 KiB of them */
-    uint64_t sum[KMX_CORES];
-    uint32_t weighted[KMX_CORES];
+    uint64_t sum[BH_CLUSTER_CORES];
+    uint32_t weighted[BH_CLUSTER_CORES];
 } job;
 
 /* Core `core` takes 4 KiB chunks core, core + 4, core + 8, ...: at any
@@ -39,7 +39,7 @@ static void sum_chunks(int core, void *arg)
     uint64_t sum = 0;
     uint32_t weighted = 0;
     /* Bounded by counts: every loop in a thread terminates. */
-    for (uint32_t chunk = (uint32_t)core; chunk < chunks; chunk += KMX_CORES) {
+    for (uint32_t chunk = (uint32_t)core; chunk < chunks; chunk += BH_CLUSTER_CORES) {
         uint32_t first = chunk * CHUNK_WORDS, end = first + CHUNK_WORDS;
         for (uint32_t i = first; i < end; i++) {
             sum += data[i];
@@ -65,7 +65,7 @@ int kmx_main(int core)
     kmx_progress(3);
     uint64_t sum = 0;
     uint32_t weighted = 0;
-    for (unsigned c = 0; c < KMX_CORES; c++) {
+    for (unsigned c = 0; c < BH_CLUSTER_CORES; c++) {
         sum += j.sum[c];
         weighted += j.weighted[c];
     }

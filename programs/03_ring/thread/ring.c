@@ -39,7 +39,7 @@
 #define SLOT_WORDS 16u         /* one 64-byte slot a core */
 #define MAX_ROUNDS 42u         /* rounds recorded in the result words */
 #define HEAD_WORDS 6u          /* result words before the counts */
-#define WAIT_TICKS (KMX_TICKS_PER_SECOND / 10u) /* 100 ms a command */
+#define WAIT_TICKS (BH_TICKS_PER_SECOND / 10u) /* 100 ms a command */
 
 enum { SLOT_ROUND, SLOT_SURVIVORS, SLOT_STEPS, SLOT_STATUS };
 

@@ -28,14 +28,14 @@
 #define ITEM_WORDS 64u /* 256 bytes: four whole cache lines */
 #define MAX_COST 64u
 
-_Static_assert(SPLIT_PARTS == KMX_CORES, "one partition a core");
+_Static_assert(SPLIT_PARTS == BH_CLUSTER_CORES, "one partition a core");
 
 typedef struct job {
     const uint32_t *cost;
     const uint32_t *data;
     uint32_t *out;
     uint32_t bound[SPLIT_PARTS + 1u];
-    uint32_t checksum[KMX_CORES];
+    uint32_t checksum[BH_CLUSTER_CORES];
 } job;
 
 /* One round of the transform: a 32-bit integer mix (xor-shift-multiply). */

@@ -135,7 +135,7 @@ static uint32_t out_offset(uint32_t op, uint32_t chunk, uint32_t *bytes)
 typedef struct job {
     uint32_t op;
     uint32_t area; /* the checksum's area, or the clusters (push_in) */
-    uint32_t part[KMX_CORES];
+    uint32_t part[BH_CLUSTER_CORES];
 } job;
 
 static void work(int core, void *arg)
@@ -152,7 +152,7 @@ static void checksum_part(int core, void *arg)
     job *j = arg;
     const uint32_t *y = (const uint32_t *)((uint8_t *)kmx_region(0, 0) + j->area);
     uint32_t sum = 0;
-    for (uint32_t chunk = (uint32_t)core; chunk < CHUNKS; chunk += KMX_CORES) {
+    for (uint32_t chunk = (uint32_t)core; chunk < CHUNKS; chunk += BH_CLUSTER_CORES) {
         uint32_t first = chunk * CHUNK;
         for (uint32_t i = first; i < first + CHUNK; i++)
             sum += y[i] * (i + 1u);
@@ -164,7 +164,7 @@ static void init_part(int core, void *arg)
 {
     (void)arg;
     uint32_t *x = (uint32_t *)((uint8_t *)kmx_region(0, 0) + OFF_IN);
-    for (uint32_t chunk = (uint32_t)core; chunk < CHUNKS; chunk += KMX_CORES) {
+    for (uint32_t chunk = (uint32_t)core; chunk < CHUNKS; chunk += BH_CLUSTER_CORES) {
         uint32_t first = chunk * CHUNK;
         for (uint32_t i = first; i < first + CHUNK; i++)
             x[i] = i * 0x9E3779B1u + 0x12345u;
@@ -238,7 +238,7 @@ static void part(int cluster, int core, uint64_t arg)
     int lead = cluster == kmx_lead();
     if (!lead && op == OP_PASS2)
         kmx_invalidate_at(0, OFF_OFFS, CHUNKS * 4u); /* pushed by the lead */
-    for (uint32_t chunk = LO(k, n) + (uint32_t)core; chunk < LO(k + 1u, n); chunk += KMX_CORES) {
+    for (uint32_t chunk = LO(k, n) + (uint32_t)core; chunk < LO(k + 1u, n); chunk += BH_CLUSTER_CORES) {
         if (!lead)
             kmx_invalidate_at(0, OFF_IN + chunk * CHUNK_BYTES, CHUNK_BYTES);
         do_chunk(mem, op, chunk);
@@ -259,7 +259,7 @@ static void push_in(int core, void *arg)
     for (uint32_t k = 1; k < n; k++) {
         int c = nth_cluster(k);
         for (uint32_t chunk = LO(k, n); chunk < LO(k + 1u, n); chunk++, i++) {
-            if (i % KMX_CORES != (uint32_t)core)
+            if (i % BH_CLUSTER_CORES != (uint32_t)core)
                 continue;
             uint32_t at = OFF_IN + chunk * CHUNK_BYTES;
             if (kmx_push(c, 0, at, mem + at, CHUNK_BYTES) != KMX_OK)
@@ -328,7 +328,7 @@ int kmx_main(int core)
     static const uint32_t areas[3] = {OFF_MAP, OFF_MIX, OFF_PRE};
     for (uint32_t op = 0; op < 3; op++) {
         for (uint32_t v = 0; v < 2; v++) {
-            uint32_t workers = v == 0 ? 1u : KMX_CORES;
+            uint32_t workers = v == 0 ? 1u : BH_CLUSTER_CORES;
             uint64_t t0 = kmx_time();
             if (op < 2) {
                 if (run_local(op == 0 ? OP_MAP : OP_MIX, workers) != KMX_OK)
