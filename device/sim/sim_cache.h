@@ -36,7 +36,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kmx_layout.h"
+#include "blackhole.h"
 #include "sim_dram.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "ks_error.h"
-#include "kmx_layout.h"
+#include "blackhole.h"
 
 #define SIM_DRAM_PAGE_BYTES (64u * 1024u)
 #define SIM_DRAM_PAGES_PER_BANK (BH_BANK_BYTES / SIM_DRAM_PAGE_BYTES)

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "ks_error.h"
-#include "kmx_layout.h"
+#include "blackhole.h"
 #include "sim_dram.h"
 
 struct sim_cluster_mem;

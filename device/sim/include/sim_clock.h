@@ -16,7 +16,6 @@
 #include <stdint.h>
 
 #include "blackhole.h"
-#include "kmx_layout.h"
 
 #define SIM_MHZ_DEFAULT 1000u /* the session's X280 clock */
 #define SIM_MHZ_FAST 1750u    /* the opt-in */
