@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,58 @@ int km_rundir_find(const char *runs, const char *run, char **dir, km_error *err)
     return KM_OK;
 }
 
+/* A region's file as the run recorded it: a regular file of exactly
+ * `size` bytes.  O_NOFOLLOW and O_NONBLOCK so that a link, a FIFO or a
+ * device put in its place is refused by fstat, never read (a FIFO would
+ * block, /dev/zero never end); the read stops one byte past the size so
+ * that a file growing under us is caught too. */
+static int read_region_file(const char *path, uint64_t size, char **data, size_t *n,
+                            km_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return errno == ELOOP
+                   ? km_fail(err, KM_EXIT_SYSTEM, "the region file '%s' is not a regular file "
+                                                  "(a symbolic link)", path)
+                   : km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read the region file '%s'", path);
+    struct stat st;
+    int rc = KM_OK;
+    if (fstat(fd, &st) != 0)
+        rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read the region file '%s'", path);
+    else if (!S_ISREG(st.st_mode))
+        rc = km_fail(err, KM_EXIT_SYSTEM, "the region file '%s' is not a regular file", path);
+    else if ((uint64_t)st.st_size != size || size > SIZE_MAX - 1)
+        rc = km_fail(err, KM_EXIT_SYSTEM,
+                     "the region file '%s' has %llu bytes, not the %llu regions.json records",
+                     path, (unsigned long long)st.st_size, (unsigned long long)size);
+    char *buf = rc == KM_OK ? malloc((size_t)size + 1) : NULL;
+    size_t len = 0;
+    while (rc == KM_OK && len <= size) {
+        ssize_t r = read(fd, buf + len, (size_t)size + 1 - len);
+        if (r == 0)
+            break;
+        if (r < 0 && errno != EINTR)
+            rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read the region file '%s'", path);
+        else if (r > 0)
+            len += (size_t)r;
+    }
+    if (rc == KM_OK && len != size)
+        rc = km_fail(err, KM_EXIT_SYSTEM,
+                     "the region file '%s' changed while read: %s than the %llu bytes "
+                     "regions.json records", path, len < size ? "shorter" : "longer",
+                     (unsigned long long)size);
+    close(fd);
+    if (rc != KM_OK) {
+        free(buf);
+        return rc;
+    }
+    buf[len] = 0;
+    *data = buf;
+    if (n)
+        *n = len;
+    return KM_OK;
+}
+
 int km_rundir_region(const char *dir, const char *name, int cluster, char **data,
                      size_t *n, int *cluster_out, km_error *err)
 {
@@ -238,8 +291,13 @@ int km_rundir_region(const char *dir, const char *name, int cluster, char **data
         return km_fail(err, KM_EXIT_SYSTEM, "the run '%s' is damaged: region '%s' has a bad file",
                        dir, name);
     }
+    const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(found, "bytes");
     char *path = km_path_join(dir, rel);
-    rc = km_read_file(path, data, n, err);
+    rc = cJSON_IsNumber(bytes) && bytes->valuedouble >= 0
+             ? read_region_file(path, (uint64_t)bytes->valuedouble, data, n, err)
+             : km_fail(err, KM_EXIT_SYSTEM,
+                       "the run '%s' is damaged: region '%s' has no size in regions.json", dir,
+                       name);
     free(path);
     free(rel);
     if (cluster_out)

@@ -96,3 +96,33 @@ OUT
     [ "$status" -eq 4 ]
     [[ "$stderr" == *"is damaged"* ]]
 }
+
+@test "read-region: a region file that is not what regions.json records is refused, exit 4" {
+    f=$run_dir/regions/cluster1/counts.bin
+    cp "$f" "$BATS_TEST_TMPDIR/counts.bin"
+    truncate -s 12 "$f"
+    run --separate-stderr kmrun read-region --run-dir "$runs" --format u32 counts
+    [ "$status" -eq 4 ]
+    [ -z "$output" ]
+    [[ "$stderr" == *"counts.bin' has 12 bytes, not the 16 regions.json records"* ]]
+    truncate -s 20 "$f"
+    run --separate-stderr kmrun read-region --run-dir "$runs" --format u32 counts
+    [ "$status" -eq 4 ]
+    [[ "$stderr" == *"has 20 bytes, not the 16"* ]]
+    rm "$f" && mkfifo "$f"
+    run --separate-stderr timeout 10 kmrun read-region --run-dir "$runs" counts
+    [ "$status" -eq 4 ]
+    [[ "$stderr" == *"counts.bin' is not a regular file"* ]]
+    rm "$f" && ln -s /dev/zero "$f"
+    run --separate-stderr timeout 10 kmrun read-region --run-dir "$runs" counts
+    [ "$status" -eq 4 ]
+    [[ "$stderr" == *"counts.bin' is not a regular file (a symbolic link)"* ]]
+    rm "$f" && mkdir "$f"
+    run --separate-stderr timeout 10 kmrun read-region --run-dir "$runs" counts
+    [ "$status" -eq 4 ]
+    [[ "$stderr" == *"is not a regular file"* ]]
+    rmdir "$f" && cp "$BATS_TEST_TMPDIR/counts.bin" "$f"
+    run --separate-stderr kmrun read-region --run-dir "$runs" --format u32 --length 4 counts
+    [ "$status" -eq 0 ]
+    [ "$output" = 1 ]
+}
