@@ -64,8 +64,53 @@ static int write_all(int fd, const void *data, size_t n)
     return 0;
 }
 
-int km_write_file_atomic(const char *path, const void *data, size_t n,
-                         km_error *err)
+/* Blocks of zeros are skipped with lseek and the size set with ftruncate,
+ * so the file system allocates nothing for them; reads give zeros back. */
+#define HOLE_BLOCK 4096
+
+static bool all_zero(const unsigned char *p, size_t n)
+{
+    return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
+}
+
+static int write_sparse(int fd, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t at = 0; at < n;) {
+        size_t len = n - at < HOLE_BLOCK ? n - at : HOLE_BLOCK;
+        if (all_zero(p + at, len)) {
+            at += len;
+            continue;
+        }
+        size_t end = at + len; /* a run of data blocks: one write */
+        while (end < n) {
+            size_t next = n - end < HOLE_BLOCK ? n - end : HOLE_BLOCK;
+            if (all_zero(p + end, next))
+                break;
+            end += next;
+        }
+        if (lseek(fd, (off_t)at, SEEK_SET) < 0 || write_all(fd, p + at, end - at) != 0)
+            return -1;
+        at = end;
+    }
+    return ftruncate(fd, (off_t)n);
+}
+
+static int write_atomic(const char *path, const void *data, size_t n, bool sparse,
+                        km_error *err);
+
+int km_write_file_atomic(const char *path, const void *data, size_t n, km_error *err)
+{
+    return write_atomic(path, data, n, false, err);
+}
+
+int km_write_file_sparse(const char *path, const void *data, size_t n, km_error *err)
+{
+    return write_atomic(path, data, n, true, err);
+}
+
+static int write_atomic(const char *path, const void *data, size_t n, bool sparse,
+                        km_error *err)
 {
     char *tmp = NULL;
     if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
@@ -77,7 +122,7 @@ int km_write_file_atomic(const char *path, const void *data, size_t n,
         return rc;
     }
     fchmod(fd, 0644);
-    if (write_all(fd, data, n) != 0 || fsync(fd) != 0) {
+    if ((sparse ? write_sparse(fd, data, n) : write_all(fd, data, n)) != 0 || fsync(fd) != 0) {
         int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write '%s'", path);
         close(fd);
         unlink(tmp);

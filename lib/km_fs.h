@@ -18,6 +18,10 @@ int km_read_file(const char *path, char **data, size_t *n, km_error *err);
 int km_write_file_atomic(const char *path, const void *data, size_t n,
                          km_error *err);
 
+/* The same, with blocks of zeros left as holes: a region of zeros takes
+ * (almost) no room on disk and reads back the same. */
+int km_write_file_sparse(const char *path, const void *data, size_t n, km_error *err);
+
 /* Writes only when the content differs, so that a build tool watching the
  * file's time does not rebuild for nothing.  *changed says which. */
 int km_write_file_if_changed(const char *path, const void *data, size_t n,

@@ -90,7 +90,7 @@ int km_rundir_write(const char *runs, const char *id, const char *result_json,
         char *folder = km_dirname(file);
         rc = km_mkdir_p(folder, err);
         if (rc == KM_OK)
-            rc = km_write_file_atomic(file, r->bytes, r->size, err);
+            rc = km_write_file_sparse(file, r->bytes, r->size, err);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", r->name);
         cJSON_AddNumberToObject(o, "cluster", r->cluster);

@@ -4,7 +4,7 @@
  *   RUNS/<run id>/result.json          the run's JSON, as `kmrun run` printed it
  *   RUNS/<run id>/regions.json         every region copy: name, cluster,
  *                                      bank, bank address, bytes, file
- *   RUNS/<run id>/regions/cluster<N>/<name>.bin
+ *   RUNS/<run id>/regions/cluster<N>/<name>.bin   sparse: zeros are holes
  *   RUNS/latest -> <run id>            the newest run
  *
  * RUNS is --run-dir, else $KMRUN_RUNS, else .kmrun/runs in the current

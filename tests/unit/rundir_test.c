@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "km_fs.h"
@@ -118,6 +119,34 @@ static void bad_names_are_refused_when_writing(void **state)
     free(runx);
 }
 
+/* A region of zeros is a sparse file: little room on disk, the same
+ * bytes back, its size exact; data between holes is kept. */
+static void zero_regions_are_sparse_files(void **state)
+{
+    (void)state;
+    size_t size = 8u << 20;
+    unsigned char *zeros = calloc(1, size);
+    zeros[5u << 20] = 0x5a;
+    zeros[size - 1] = 0xa5;
+    km_region_copy big = {"big", 1, 6, 0, zeros, size};
+    char *path = NULL, *data = NULL;
+    size_t n = 0;
+    km_error err = {0};
+    assert_int_equal(km_rundir_write(root, "run-s", "{}", &big, 1, &path, &err), KM_OK);
+    char *file = km_path_join(path, "regions/cluster1/big.bin");
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_int_equal((size_t)st.st_size, size);
+    assert_true((uint64_t)st.st_blocks * 512 <= 64u << 10);
+    assert_int_equal(km_rundir_region(path, "big", 1, &data, &n, NULL, &err), KM_OK);
+    assert_int_equal(n, size);
+    assert_memory_equal(data, zeros, size);
+    free(data);
+    free(file);
+    free(path);
+    free(zeros);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -125,6 +154,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(latest_follows_the_newest, setup, teardown),
         cmocka_unit_test_setup_teardown(errors_say_what_and_where, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_names_are_refused_when_writing, setup, teardown),
+        cmocka_unit_test_setup_teardown(zero_regions_are_sparse_files, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
