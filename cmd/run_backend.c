@@ -37,14 +37,23 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
     int rc = km_session_open(&out->s, p, b, err);
     if (rc == KM_OK)
         rc = km_session_load(out->s, cache, &opts, err);
+    if (rc != KM_OK)
+        return rc;
+    /* The folder is begun before the run so that a run killed at any point
+     * leaves its mark. */
+    km_run_id(out->id);
+    char *runs = km_runs_root(run_dir);
+    km_rundir_writer *w = NULL;
+    rc = km_rundir_begin(runs, out->id, &w, err);
     if (rc == KM_OK)
         rc = km_session_run(out->s, ro, &out->result, err);
     if (rc == KM_OK)
         rc = km_session_regions(out->s, &out->copies, &out->ncopies, err);
-    if (rc != KM_OK)
+    if (rc != KM_OK) {
+        km_rundir_abort(w);
+        free(runs);
         return rc;
-    km_run_id(out->id);
-    char *runs = km_runs_root(run_dir);
+    }
     char *dir = km_path_join(runs, out->id);
     km_run_info info = {
         .run_id = out->id,
@@ -54,7 +63,7 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
         .build = km_session_build(out->s),
     };
     out->json = km_run_json(p, km_session_plan(out->s), &out->result, &info);
-    rc = km_rundir_write(runs, out->id, out->json, out->copies, out->ncopies, NULL, err);
+    rc = km_rundir_commit(w, out->json, out->copies, out->ncopies, NULL, err);
     free(dir);
     free(runs);
     return rc;

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "km_fs.h"
+#include "km_rundir_names.h"
 #include "km_suggest.h"
 
-#define LATEST "latest"
 
 char *km_runs_root(const char *run_dir_option)
 {
@@ -26,7 +26,7 @@ char *km_runs_root(const char *run_dir_option)
     return strdup(env && *env ? env : ".kmrun/runs");
 }
 
-void km_run_id(char out[32])
+void km_run_id(char out[KM_RUN_ID_BYTES])
 {
     time_t now = time(NULL);
     struct tm tm;
@@ -38,21 +38,33 @@ void km_run_id(char out[32])
     }
     char stamp[20];
     strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-    snprintf(out, 32, "%s-%02x%02x%02x", stamp, r[0], r[1], r[2]);
+    snprintf(out, KM_RUN_ID_BYTES, "%s-%02x%02x%02x", stamp, r[0], r[1], r[2]);
 }
 
-/* A run id or region name is a plain name: it can never climb out. */
-static int plain_name(const char *s)
+bool km_rundir_plain_name(const char *s)
 {
     if (!*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-        return 0;
+        return false;
     for (; *s; s++)
         if (*s == '/' || *s == '\\' || (unsigned char)*s < 0x20)
-            return 0;
-    return 1;
+            return false;
+    return true;
 }
 
-static char *region_file(int cluster, const char *name)
+bool km_rundir_writing_id(const char *entry, char *id)
+{
+    static const char prefix[] = ".writing.";
+    if (strncmp(entry, prefix, sizeof prefix - 1) != 0)
+        return false;
+    const char *start = entry + sizeof prefix - 1, *dot = strrchr(start, '.');
+    if (!dot || dot == start || dot - start >= KM_RUN_ID_BYTES)
+        return false;
+    memcpy(id, start, (size_t)(dot - start));
+    id[dot - start] = 0;
+    return true;
+}
+
+char *km_rundir_region_file(int cluster, const char *name)
 {
     char *p = NULL;
     if (asprintf(&p, "regions/cluster%d/%s.bin", cluster, name) < 0)
@@ -60,101 +72,43 @@ static char *region_file(int cluster, const char *name)
     return p;
 }
 
-int km_rundir_write(const char *runs, const char *id, const char *result_json,
-                    const km_region_copy *regions, size_t nregions, char **path,
-                    km_error *err)
-{
-    if (!plain_name(id))
-        return km_fail(err, KM_EXIT_INTERNAL, "bad run id '%s'", id);
-    int rc = km_mkdir_p(runs, err);
-    if (rc != KM_OK)
-        return rc;
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s/.writing.%s.XXXXXX", runs, id) < 0)
-        abort();
-    if (!mkdtemp(tmp)) {
-        rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write the run folder in '%s'", runs);
-        free(tmp);
-        return rc;
-    }
-    chmod(tmp, 0755);
-    cJSON *list = cJSON_CreateArray();
-    for (size_t i = 0; rc == KM_OK && i < nregions; i++) {
-        const km_region_copy *r = &regions[i];
-        if (!plain_name(r->name)) {
-            rc = km_fail(err, KM_EXIT_INTERNAL, "bad region name '%s'", r->name);
-            break;
-        }
-        char *rel = region_file(r->cluster, r->name);
-        char *file = km_path_join(tmp, rel);
-        char *folder = km_dirname(file);
-        rc = km_mkdir_p(folder, err);
-        if (rc == KM_OK)
-            rc = km_write_file_sparse(file, r->bytes, r->size, err);
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", r->name);
-        cJSON_AddNumberToObject(o, "cluster", r->cluster);
-        cJSON_AddNumberToObject(o, "bank", r->bank);
-        cJSON_AddNumberToObject(o, "bank_address", (double)r->bank_address);
-        cJSON_AddNumberToObject(o, "bytes", (double)r->size);
-        cJSON_AddStringToObject(o, "file", rel);
-        cJSON_AddItemToArray(list, o);
-        free(folder);
-        free(file);
-        free(rel);
-    }
-    if (rc == KM_OK) {
-        char *text = cJSON_Print(list);
-        char *file = km_path_join(tmp, "regions.json");
-        rc = km_write_file_atomic(file, text, strlen(text), err);
-        free(file);
-        free(text);
-    }
-    cJSON_Delete(list);
-    if (rc == KM_OK) {
-        char *file = km_path_join(tmp, "result.json");
-        rc = km_write_file_atomic(file, result_json, strlen(result_json), err);
-        free(file);
-    }
-    char *final = km_path_join(runs, id);
-    if (rc == KM_OK && rename(tmp, final) != 0)
-        rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write the run folder '%s'", final);
-    if (rc != KM_OK) {
-        km_rm_rf(tmp);
-        free(tmp);
-        free(final);
-        return rc;
-    }
-    free(tmp);
-    /* latest: a new link beside it, renamed over the old one. */
-    char *link_tmp = NULL, *latest = km_path_join(runs, LATEST);
-    if (asprintf(&link_tmp, "%s/.latest.%s", runs, id) < 0)
-        abort();
-    unlink(link_tmp);
-    if (symlink(id, link_tmp) != 0 || rename(link_tmp, latest) != 0) {
-        rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot point '%s' at the run", latest);
-        unlink(link_tmp);
-    }
-    free(link_tmp);
-    free(latest);
-    if (rc == KM_OK && path)
-        *path = final;
-    else
-        free(final);
-    return rc;
-}
-
 int km_rundir_find(const char *runs, const char *run, char **dir, km_error *err)
 {
     char *cand = NULL;
     if (!run) {
-        cand = km_path_join(runs, LATEST);
+        cand = km_path_join(runs, KM_RUNDIR_LATEST);
     } else if (strchr(run, '/')) {
         cand = strdup(run);
-    } else if (plain_name(run)) {
+    } else if (km_rundir_plain_name(run)) {
         cand = km_path_join(runs, run);
     } else {
         return km_fail(err, KM_EXIT_USAGE, "bad run '%s' (expected a run id or a folder)", run);
+    }
+    char newer[KM_RUN_ID_BYTES];
+    struct timespec when;
+    if (!run && km_rundir_interrupted(runs, newer, &when)) {
+        /* Newer: its folder changed at or after `latest` was written (file
+         * times are coarse: a tie counts as newer, telling rather than
+         * hiding). */
+        char latest[KM_RUN_ID_BYTES] = "";
+        struct stat link;
+        ssize_t len = readlink(cand, latest, sizeof latest - 1);
+        latest[len > 0 ? len : 0] = 0;
+        if (!latest[0] || lstat(cand, &link) != 0 || when.tv_sec > link.st_mtim.tv_sec ||
+            (when.tv_sec == link.st_mtim.tv_sec && when.tv_nsec >= link.st_mtim.tv_nsec)) {
+            int rc = latest[0]
+                         ? km_fail(err, KM_EXIT_SYSTEM,
+                                   "the newest run '%s' in '%s' was interrupted before its "
+                                   "folder was written; 'latest' is still the run before it "
+                                   "(read that one with --run %s)",
+                                   newer, runs, latest)
+                         : km_fail(err, KM_EXIT_SYSTEM,
+                                   "the run '%s' in '%s' was interrupted before its folder was "
+                                   "written; there is no finished run",
+                                   newer, runs);
+            free(cand);
+            return rc;
+        }
     }
     char *result = km_path_join(cand, "result.json");
     struct stat st;
@@ -283,9 +237,9 @@ int km_rundir_region(const char *dir, const char *name, int cluster, char **data
     }
     const cJSON *file = cJSON_GetObjectItemCaseSensitive(found, "file");
     const cJSON *cl = cJSON_GetObjectItemCaseSensitive(found, "cluster");
-    char *rel = region_file(cl->valueint, name);
+    char *rel = km_rundir_region_file(cl->valueint, name);
     /* The listing must name the file the layout gives, nothing else. */
-    if (!cJSON_IsString(file) || strcmp(file->valuestring, rel) != 0 || !plain_name(name)) {
+    if (!cJSON_IsString(file) || strcmp(file->valuestring, rel) != 0 || !km_rundir_plain_name(name)) {
         free(rel);
         cJSON_Delete(list);
         return km_fail(err, KM_EXIT_SYSTEM, "the run '%s' is damaged: region '%s' has a bad file",

@@ -7,6 +7,12 @@
  *   RUNS/<run id>/regions/cluster<N>/<name>.bin   sparse: zeros are holes
  *   RUNS/latest -> <run id>            the newest run
  *
+ *   RUNS/.writing.<run id>.<suffix>    a run being written: its writer
+ *                                      holds an flock on it from the run's
+ *                                      start; one nobody holds was
+ *                                      interrupted (killed), and the next
+ *                                      run's km_rundir_begin removes it
+ *
  * RUNS is --run-dir, else $KMRUN_RUNS, else .kmrun/runs in the current
  * folder.  A run is written under a temporary name and renamed into place
  * whole, then `latest` is replaced by a rename too: a reader sees an old
@@ -17,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "km_error.h"
 
@@ -29,20 +36,46 @@ typedef struct km_region_copy {
     uint64_t size;
 } km_region_copy;
 
+#define KM_RUN_ID_BYTES 32
+
 /* RUNS as the user chose it (allocated). */
 char *km_runs_root(const char *run_dir_option);
 
-/* A new run id: UTC time and a random suffix, e.g. 20261201T201530Z-3f9a2c. */
-void km_run_id(char out[32]);
+/* A new run id: UTC time and a random suffix, e.g. 20261201T201530Z-3f9a2c;
+ * ids sort by time. */
+void km_run_id(char out[KM_RUN_ID_BYTES]);
 
-/* Writes the run <runs>/<id>: result.json, regions.json, every region's
- * bytes; then points `latest` at it.  *path (allocated) is its folder. */
+typedef struct km_rundir_writer km_rundir_writer;
+
+/* Starts the run <runs>/<id> before the run itself, so that a run killed
+ * at any point leaves a folder that says so: removes interrupted runs'
+ * folders (never one whose writer lives), makes and locks ours. */
+int km_rundir_begin(const char *runs, const char *id, km_rundir_writer **w, km_error *err);
+
+/* Writes result.json, regions.json and every region's bytes (sparse
+ * files) into w's folder, renames it to <id> and points `latest` at it.
+ * *path (allocated; path may be NULL) is its folder.  Frees w, whatever
+ * the outcome; on failure nothing of the run is left. */
+int km_rundir_commit(km_rundir_writer *w, const char *result_json,
+                     const km_region_copy *regions, size_t nregions, char **path, km_error *err);
+
+/* Drops a run that will not be written (w may be NULL). */
+void km_rundir_abort(km_rundir_writer *w);
+
+/* km_rundir_begin then km_rundir_commit. */
 int km_rundir_write(const char *runs, const char *id, const char *result_json,
                     const km_region_copy *regions, size_t nregions, char **path,
                     km_error *err);
 
+/* Whether an interrupted run's folder is under runs; id and *when (the
+ * folder's last change) the newest's. */
+int km_rundir_interrupted(const char *runs, char id[KM_RUN_ID_BYTES], struct timespec *when);
+
 /* The folder of a run: `run` is NULL (the latest), a run id under runs,
- * or a path to a run folder. */
+ * or a path to a run folder.  With run NULL, a run interrupted after the
+ * latest one was written (its folder changed since, and is still there) is a KM_EXIT_SYSTEM error:
+ * `latest` is not the newest run, and reading it unasked would show an
+ * older run's bytes as if they were the last. */
 int km_rundir_find(const char *runs, const char *run, char **dir, km_error *err);
 
 /* The bytes of region `name` of `cluster` (0: the only cluster that has

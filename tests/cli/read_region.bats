@@ -126,3 +126,25 @@ OUT
     [ "$status" -eq 0 ]
     [ "$output" = 1 ]
 }
+
+@test "read-region: latest is not shown when a newer run was interrupted, exit 4" {
+    # A run killed while it ran leaves its .writing folder, which no live
+    # kmrun holds locked; latest still names the run before it.
+    mkdir -p "$runs/.writing.20261202T000000Z-123456.Ab12Cd/regions"
+    run --separate-stderr kmrun read-region --run-dir "$runs" --format u32 counts
+    [ "$status" -eq 4 ]
+    [ -z "$output" ]
+    [[ "$stderr" == *"the newest run '20261202T000000Z-123456' in '$runs' was interrupted"* ]]
+    [[ "$stderr" == *"(read that one with --run 20261201T000000Z-abcdef)"* ]]
+    run --separate-stderr kmrun read-region --run-dir "$runs" --run 20261201T000000Z-abcdef \
+        --format u32 --length 4 counts
+    [ "$status" -eq 0 ]
+    [ "$output" = 1 ]
+    # One being written now (its lock held) is no reason to refuse latest.
+    exec 5<"$runs/.writing.20261202T000000Z-123456.Ab12Cd"
+    flock 5
+    run --separate-stderr kmrun read-region --run-dir "$runs" --format u32 --length 4 counts
+    exec 5<&-
+    [ "$status" -eq 0 ]
+    [ "$output" = 1 ]
+}

@@ -218,3 +218,28 @@ returned" ]
     [ "$(field '.images[0].clusters | @csv')" = 1 ]
     [ "$(jq -r '.images[0].sha256' "$runs/latest/result.json")" = "$built" ]
 }
+
+@test "run: a killed run's folder is removed by the next run; until then read-region says so" {
+    run_json "$programs/01_hello/program.yaml"
+    [ "$status" -eq 0 ]
+    first=$(field .run)
+    kmrun run --run-dir "$runs" --timeout 100 "$KMRUN_TOP/tests/fixtures/hazards/stuck.yaml" \
+        >/dev/null 2>&1 3>&- &
+    pid=$!
+    for _ in $(seq 300); do
+        compgen -G "$runs/.writing.*" >/dev/null && break
+        sleep 0.1
+    done
+    kill -9 "$pid"
+    wait "$pid" || true
+    compgen -G "$runs/.writing.*"
+    [ "$(readlink "$runs/latest")" = "$first" ]
+    run --separate-stderr kmrun read-region --run-dir "$runs" --format u32 --length 4 out
+    [ "$status" -eq 4 ]
+    [[ $stderr == *"was interrupted before its folder was written"*"--run $first)" ]]
+    run_json "$programs/01_hello/program.yaml"
+    [ "$status" -eq 0 ]
+    ! compgen -G "$runs/.writing.*"
+    run --separate-stderr kmrun read-region --run-dir "$runs" --format u32 --length 8 out
+    [ "$status" -eq 0 ]
+}

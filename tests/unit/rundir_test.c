@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -147,6 +149,72 @@ static void zero_regions_are_sparse_files(void **state)
     free(zeros);
 }
 
+/* A .writing folder as a writer leaves it (with a file in it); its fd
+ * holding the lock when `live`, as a running kmrun would. */
+static int writing_folder(const char *name, int live)
+{
+    char *dir = km_path_join(root, name), *file = km_path_join(dir, "result.json");
+    km_error err = {0};
+    assert_int_equal(km_mkdir_p(dir, &err), KM_OK);
+    assert_int_equal(km_write_file_atomic(file, "{}", 2, &err), KM_OK);
+    int fd = -1;
+    if (live) {
+        fd = open(dir, O_RDONLY | O_DIRECTORY);
+        assert_true(fd >= 0);
+        assert_int_equal(flock(fd, LOCK_EX), 0);
+    }
+    free(file);
+    free(dir);
+    return fd;
+}
+
+static int exists(const char *name)
+{
+    char *p = km_path_join(root, name);
+    int ok = access(p, F_OK) == 0;
+    free(p);
+    return ok;
+}
+
+static void interrupted_folders_are_removed_never_a_live_one(void **state)
+{
+    (void)state;
+    writing_folder(".writing.run-0.abc123", 0);
+    int live = writing_folder(".writing.run-1.def456", 1);
+    free(write_run("run-a"));
+    assert_false(exists(".writing.run-0.abc123"));
+    assert_true(exists(".writing.run-1.def456"));
+    assert_true(exists("run-a"));
+    close(live); /* its writer is gone: the next run removes it */
+    free(write_run("run-b"));
+    assert_false(exists(".writing.run-1.def456"));
+}
+
+static void latest_is_refused_when_a_newer_run_was_interrupted(void **state)
+{
+    (void)state;
+    char *dir = NULL;
+    km_error err = {0};
+    free(write_run("run-a"));
+    writing_folder(".writing.run-0.abc123", 0);
+    char *old = km_path_join(root, ".writing.run-0.abc123");
+    struct timespec past[2] = {{1000000000, 0}, {1000000000, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, old, past, 0), 0); /* it died before run-a */
+    free(old);
+    assert_int_equal(km_rundir_find(root, NULL, &dir, &err), KM_OK);
+    free(dir);
+    int live = writing_folder(".writing.run-c.aaaaaa", 1); /* still being written */
+    assert_int_equal(km_rundir_find(root, NULL, &dir, &err), KM_OK);
+    free(dir);
+    writing_folder(".writing.run-b.abcdef", 0);
+    assert_int_equal(km_rundir_find(root, NULL, &dir, &err), KM_EXIT_SYSTEM);
+    assert_non_null(strstr(err.message, "the newest run 'run-b' in"));
+    assert_non_null(strstr(err.message, "(read that one with --run run-a)"));
+    assert_int_equal(km_rundir_find(root, "run-a", &dir, &err), KM_OK);
+    free(dir);
+    close(live);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +223,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(errors_say_what_and_where, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_names_are_refused_when_writing, setup, teardown),
         cmocka_unit_test_setup_teardown(zero_regions_are_sparse_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(interrupted_folders_are_removed_never_a_live_one, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(latest_is_refused_when_a_newer_run_was_interrupted, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
