@@ -256,6 +256,9 @@ int cmd_check(int argc, char **argv)
             }
         }
         rc = c.ndiff == 0 ? KM_OK : KM_EXIT_FAILED;
+        fflush(stdout);
+        cmd_run_outcome_folder(&sim, &rc, &err);
+        cmd_run_outcome_folder(&host, &rc, &err);
         cJSON_Delete(c.doc);
     }
     if (rc != KM_OK && rc != KM_EXIT_FAILED)

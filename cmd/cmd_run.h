@@ -15,6 +15,8 @@ typedef struct cmd_run_outcome {
     size_t ncopies;
     char id[32];                /* the run folder's name */
     char *json;                 /* schemas/run.schema.json */
+    int folder_rc;              /* KM_OK, or why the run folder was not written */
+    km_error folder_err;
 } cmd_run_outcome;
 
 /* A plain decimal number of seconds, more than 0, for `command`'s option. */
@@ -22,10 +24,17 @@ int cmd_parse_seconds(const char *command, const char *option, const char *text,
 
 /* Builds (compiler messages to stderr), loads and runs p on backend b,
  * then writes the run folder under run_dir (NULL: the default).  KM_OK
- * with *out filled whatever the threads did; else the error's status. */
+ * with *out filled whatever the threads did; else the error's status.
+ * A run folder that cannot be written does not lose the run: KM_OK, the
+ * JSON in out->json, and the folder's error in out->folder_rc/_err for
+ * the caller to report after the results. */
 int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
                    const km_run_opts *ro, const char *run_dir, double started,
                    cmd_run_outcome *out, km_error *err);
+
+/* After the results are printed: the run folder's error, if any, into
+ * *rc and *err (a system error outranks a thread's failure). */
+void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err);
 
 /* Every thread returned and every host-fed command ended done. */
 bool cmd_run_outcome_ok(const cmd_run_outcome *o);

@@ -111,7 +111,9 @@ int cmd_run(int argc, char **argv)
     }
     if (rc == KM_OK) {
         printf("%s\n", out.json);
+        fflush(stdout); /* the results first, then what went wrong with the folder */
         rc = cmd_run_outcome_ok(&out) ? KM_OK : KM_EXIT_FAILED;
+        cmd_run_outcome_folder(&out, &rc, &err);
     }
     if (rc != KM_OK && rc != KM_EXIT_FAILED)
         fprintf(stderr, "kmrun: %s\n", err.message);

@@ -40,13 +40,12 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
     if (rc != KM_OK)
         return rc;
     /* The folder is begun before the run so that a run killed at any point
-     * leaves its mark. */
+     * leaves its mark; failing to begin it does not stop the run. */
     km_run_id(out->id);
     char *runs = km_runs_root(run_dir);
     km_rundir_writer *w = NULL;
-    rc = km_rundir_begin(runs, out->id, &w, err);
-    if (rc == KM_OK)
-        rc = km_session_run(out->s, ro, &out->result, err);
+    out->folder_rc = km_rundir_begin(runs, out->id, &w, &out->folder_err);
+    rc = km_session_run(out->s, ro, &out->result, err);
     if (rc == KM_OK)
         rc = km_session_regions(out->s, &out->copies, &out->ncopies, err);
     if (rc != KM_OK) {
@@ -63,10 +62,22 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
         .build = km_session_build(out->s),
     };
     out->json = km_run_json(p, km_session_plan(out->s), &out->result, &info);
-    rc = km_rundir_commit(w, out->json, out->copies, out->ncopies, NULL, err);
+    if (w)
+        out->folder_rc = km_rundir_commit(w, out->json, out->copies, out->ncopies, NULL,
+                                          &out->folder_err);
     free(dir);
     free(runs);
-    return rc;
+    return KM_OK;
+}
+
+void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err)
+{
+    if (o->folder_rc == KM_OK)
+        return;
+    *rc = o->folder_rc;
+    km_fail(err, o->folder_rc, "the run folder was not written (the results are on stdout "
+                               "only): %s",
+            o->folder_err.message);
 }
 
 bool cmd_run_outcome_ok(const cmd_run_outcome *o)

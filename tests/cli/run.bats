@@ -243,3 +243,18 @@ returned" ]
     run --separate-stderr kmrun read-region --run-dir "$runs" --format u32 --length 8 out
     [ "$status" -eq 0 ]
 }
+
+@test "run: a run folder that cannot be written loses no result: the JSON, then exit 4" {
+    # A --run-dir under a regular file fails for root too.
+    touch "$BATS_TEST_TMPDIR/file"
+    run --separate-stderr kmrun run --run-dir "$BATS_TEST_TMPDIR/file/runs" \
+        "$programs/01_hello/program.yaml"
+    [ "$status" -eq 4 ]
+    [ "$(field '.threads[0].words | @csv')" = 42 ]
+    [ "$stderr" = "kmrun: the run folder was not written (the results are on stdout only): cannot create '$BATS_TEST_TMPDIR/file/runs': Not a directory" ]
+    run --separate-stderr kmrun check --run-dir "$BATS_TEST_TMPDIR/file/runs" \
+        "$programs/01_hello/program.yaml"
+    [ "$status" -eq 4 ]
+    [[ $output == "kmrun: check: 'hello' agrees on the simulated card and the host"* ]]
+    [[ $stderr == "kmrun: the run folder was not written"* ]]
+}
