@@ -1,5 +1,5 @@
-/* km_rundir: writing a run's results and regions, finding them again
- * (km_rundir.h). */
+/* km_rundir: finding a run again and reading its regions back, checked
+ * against its own record (km_rundir.h); km_rundir_write.c writes runs. */
 #include "km_rundir.h"
 
 #include <cjson/cJSON.h>
@@ -239,7 +239,8 @@ int km_rundir_region(const char *dir, const char *name, int cluster, char **data
     const cJSON *cl = cJSON_GetObjectItemCaseSensitive(found, "cluster");
     char *rel = km_rundir_region_file(cl->valueint, name);
     /* The listing must name the file the layout gives, nothing else. */
-    if (!cJSON_IsString(file) || strcmp(file->valuestring, rel) != 0 || !km_rundir_plain_name(name)) {
+    if (!cJSON_IsString(file) || strcmp(file->valuestring, rel) != 0 ||
+        !km_rundir_plain_name(name)) {
         free(rel);
         cJSON_Delete(list);
         return km_fail(err, KM_EXIT_SYSTEM, "the run '%s' is damaged: region '%s' has a bad file",
