@@ -171,22 +171,36 @@ static void on_host_ask_stop(void *ctx, unsigned i)
     __atomic_store_n(&b->threads[i].stop, 1u, __ATOMIC_RELEASE);
 }
 
+/* Core 0's stack is the size kmx_host.h promises, under its guard: an
+ * overflow faults there, and the trap handler runs on the thread's
+ * alternate signal stack (host_trap.c). */
 static int on_host_start(void *ctx, km_error *err)
 {
     host_backend *b = ctx;
     b->start = km_wall_now();
+    pthread_attr_t attr;
+    int e = pthread_attr_init(&attr);
+    if (e == 0 && ((e = pthread_attr_setstacksize(&attr, KMX_HOST_STACK_BYTES)) != 0 ||
+                   (e = pthread_attr_setguardsize(&attr, KMX_HOST_GUARD_BYTES)) != 0))
+        pthread_attr_destroy(&attr);
+    if (e != 0) {
+        errno = e;
+        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot set up the host threads' stacks");
+    }
     for (unsigned i = 0; i < b->nthreads; i++) {
         host_thread *t = &b->threads[i];
-        int e = pthread_create(&t->tid, NULL, thread_main, t);
+        e = pthread_create(&t->tid, &attr, thread_main, t);
         if (e != 0) {
             errno = e;
             for (unsigned k = 0; k < i; k++)
                 on_host_ask_stop(b, k);
             b->leak = true; /* the ones started may still run */
+            pthread_attr_destroy(&attr);
             return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot start a host thread");
         }
         t->started = true;
     }
+    pthread_attr_destroy(&attr);
     return KM_OK;
 }
 

@@ -3,13 +3,24 @@
  * thread of a fallback arms it (kmx_host.h, trap_arm) while it runs thread
  * code; the handler records the first trap in that thread's result block,
  * as the card runtime's trap handler does, and jumps back into the runtime.
- * A fault anywhere else is kmrun's own: the default action, a crash. */
+ * A fault anywhere else is kmrun's own: the default action, a crash.
+ *
+ * A stack overflow faults on the thread's guard with no stack left to run
+ * a handler on, which the kernel answers by killing the process: each
+ * thread that arms gets an alternate signal stack of its own (the handler
+ * is SA_ONSTACK), kept until the thread exits. */
 #include "host_internal.h"
 
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
+
+/* The alternate signal stack: the handler, siglongjmp and little else run
+ * on it; a guard page below it. */
+#define ALT_STACK_BYTES (64u * 1024u)
 
 typedef struct armed_trap {
     sigjmp_buf *jmp;
@@ -58,16 +69,66 @@ static void install_trap_handler(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_trap;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof trap_signals / sizeof trap_signals[0]; i++)
         sigaction(trap_signals[i], &sa, NULL);
 }
 
+static pthread_key_t alt_key; /* the thread's alternate stack's mapping */
+
+static size_t alt_mapping_bytes(void)
+{
+    return ALT_STACK_BYTES + (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* At a thread's exit: its alternate stack goes with it. */
+static void free_alt_stack(void *mapping)
+{
+    stack_t off;
+    memset(&off, 0, sizeof off);
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, NULL);
+    munmap(mapping, alt_mapping_bytes());
+}
+
+static void install_once(void)
+{
+    pthread_key_create(&alt_key, free_alt_stack);
+    install_trap_handler();
+}
+
+/* Gives the calling thread its alternate signal stack, once.  Without one
+ * (no memory) a trap still traps; only an overflow stays a crash. */
+static void ensure_alt_stack(void)
+{
+    static __thread bool has_alt_stack;
+    if (has_alt_stack)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *m = mmap(NULL, alt_mapping_bytes(), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED)
+        return;
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_sp = m + page;
+    ss.ss_size = ALT_STACK_BYTES;
+    if (mprotect(m, page, PROT_NONE) != 0 || sigaltstack(&ss, NULL) != 0) {
+        munmap(m, alt_mapping_bytes());
+        return;
+    }
+    /* Without the key the stack stays until kmrun exits: still in use. */
+    pthread_setspecific(alt_key, m);
+    has_alt_stack = true;
+}
+
 void host_cb_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, install_trap_handler);
+    pthread_once(&once, install_once);
+    if (jmp)
+        ensure_alt_stack();
     armed.t = jmp ? ops : NULL;
     armed.core = core;
     armed.jmp = jmp;

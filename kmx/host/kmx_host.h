@@ -32,6 +32,15 @@
 
 #define KMX_HOST_ABI 3u
 
+/* The stack of every thread that runs thread code (core 0's, which kmrun
+ * starts, and cores 1-3's, which the runtime starts): big and known, under
+ * a guard of PROT_NONE pages wide enough that a large frame does not step
+ * over it, so that an overflow faults on the guard (a trap: kmrun's
+ * handler runs on an alternate signal stack) instead of writing into
+ * another thread's memory. */
+#define KMX_HOST_STACK_BYTES (8u << 20)
+#define KMX_HOST_GUARD_BYTES (1u << 20)
+
 /* A trap on the host: a signal where the card would have trapped.  The
  * result block's trap_mcause is KMX_HOST_TRAP_CAUSE(signal number), its
  * trap_mepc the host pc, its trap_mtval the faulting address. */
@@ -87,7 +96,9 @@ typedef struct kmx_host_ctx {
      * 1: the runtime then does what the card's trap handler does (error
      * `trap`, the run stops, core 0 settles, flushes and ends `trapped`;
      * another core halts).  A fault on an unarmed thread is kmrun's own
-     * crash. */
+     * crash.  Arming also gives the calling thread an alternate signal
+     * stack (sigaltstack), kept until it exits, so a stack overflow traps
+     * too. */
     void (*trap_arm)(void *ops, uint32_t core, sigjmp_buf *jmp);
     /* Twelve cores (kmx_parallel_all, kmx_serve, kmx_push): the cluster
      * bus between the clusters that run one image, kmrun's, as the

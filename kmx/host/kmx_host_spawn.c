@@ -87,16 +87,27 @@ void kmx_host_workers_end(void) {
     }
 }
 
+/* Each worker's stack is the size kmx_host.h promises, under its guard. */
 int kmx_host_workers_start(void) {
-    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
-        kmx_host_worker *w = &kmx_host.workers[core];
-        if (pthread_create(&w->thread, NULL, worker_main, (void *)(intptr_t)core) != 0) {
-            kmx_host_workers_end();
-            return -1;
-        }
-        w->started = 1;
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) {
+        return -1;
     }
-    return 0;
+    int rc = pthread_attr_setstacksize(&attr, KMX_HOST_STACK_BYTES) == 0 &&
+                     pthread_attr_setguardsize(&attr, KMX_HOST_GUARD_BYTES) == 0
+                 ? 0
+                 : -1;
+    for (int core = 1; rc == 0 && core < (int)BH_CLUSTER_CORES; core++) {
+        kmx_host_worker *w = &kmx_host.workers[core];
+        if (pthread_create(&w->thread, &attr, worker_main, (void *)(intptr_t)core) != 0) {
+            kmx_host_workers_end();
+            rc = -1;
+        } else {
+            w->started = 1;
+        }
+    }
+    pthread_attr_destroy(&attr);
+    return rc;
 }
 
 /* Under the lock: core `core` is running a call. */

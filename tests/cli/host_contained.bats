@@ -1,0 +1,44 @@
+#!/usr/bin/env bats
+# kmrun run --thread host: a host fallback that overflows its stack, stores
+# outside a region, or calls abort() or exit() ends its own thread, never
+# kmrun: the thread's result reads like a card's, kmrun exits 1 (a thread
+# failed), prints the JSON and keeps the run folder.  The threads are in
+# tests/fixtures/contained/ (its README says what each does).
+
+# shellcheck disable=SC2154 # output, stderr, status, lines: set by run
+load helpers
+
+setup() {
+    runs=$BATS_TEST_TMPDIR/runs
+    fixtures=$KMRUN_TOP/tests/fixtures/contained
+}
+
+# The line of thread/FILE that holds MARK.
+line_of() {
+    grep -n "$2" "$fixtures/thread/$1" | head -1 | cut -d: -f1
+}
+
+# The run ended as a failed thread's does: exit 1, the JSON, the run folder
+# with its result.
+reported() {
+    [ "$status" -eq 1 ] || { echo "status $status: $output $stderr"; false; }
+    [ "$(field '.backend')" = host ]
+    local dir
+    dir=$(field '.run_dir')
+    [ -f "$dir/result.json" ] || { echo "no run folder '$dir'"; ls "$runs"; false; }
+}
+
+@test "host contained: a stack overflow traps the thread (an alternate signal stack), kmrun lives" {
+    run_json --thread host "$fixtures/overflow.yaml"
+    reported
+    [ "$(field '.threads[0].state')" = trapped ]
+    [ "$(field '.threads[0].error')" = trap ]
+    [ "$(field '.threads[0].trap.name')" = "Segmentation fault (host fallback, SEGV)" ]
+    [ "$(field '.threads[0].trap.source.file')" = thread/overflow.c ]
+}
+
+@test "host contained: kmrun check on a stack overflow compares, it does not crash" {
+    run --separate-stderr kmrun check --run-dir "$runs" "$fixtures/overflow.yaml"
+    [ "$status" -le 1 ] || { echo "status $status: $output $stderr"; false; }
+    [[ ${lines[0]} == "kmrun: check: 'overflow' "* ]]
+}
