@@ -4,14 +4,51 @@
  * where the two differ, whole, to DRAM (a dirty line's write-back, stale
  * bytes and all); kmx_invalidate does that and then reloads every line of
  * the range.  kmx_push writes DRAM around the target's copy, which it
- * invalidates before reading, as on the card. */
+ * invalidates before reading, as on the card.
+ *
+ * The copy is thread code's memory inside kmrun: from the heap, a store
+ * past or before it would corrupt kmrun's own heap.  Each copy is mapped
+ * on its own between PROT_NONE guards, its end against the upper guard
+ * (to the line: the copy starts 64-byte aligned, as the region does on the
+ * card), so a store past the end, or before a region whose size is a whole
+ * number of pages, faults: a trap, as the card's access fault would be. */
 #include "host_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "kmx.h"
 #include "sim_card.h"
+
+/* Wide enough that a store a few KiB out still lands on it. */
+#define GUARD_BYTES (64u * 1024u)
+
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+/* `size` bytes between guards, the end against the upper one; NULL when
+ * there is no memory.  *mapping and *mapping_bytes are what to unmap. */
+static uint8_t *guarded_copy(size_t size, void **mapping, size_t *mapping_bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t guard = round_up(GUARD_BYTES, page);
+    size_t usable = round_up(size ? size : 1, page);
+    size_t total = guard + usable + guard;
+    uint8_t *m = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    if (mprotect(m + guard, usable, PROT_READ | PROT_WRITE) != 0) {
+        munmap(m, total);
+        return NULL;
+    }
+    *mapping = m;
+    *mapping_bytes = total;
+    return m + guard + (usable - size) / BH_LINE_BYTES * BH_LINE_BYTES;
+}
 
 int host_copy_init(host_thread *t, km_error *err)
 {
@@ -19,7 +56,7 @@ int host_copy_init(host_thread *t, km_error *err)
     for (uint32_t k = 0; k < cp->nregions; k++) {
         const km_placed *pl = &cp->regions[k];
         uint64_t size = pl->region->size;
-        t->copy[k] = malloc(size);
+        t->copy[k] = guarded_copy(size, &t->copy_mapping[k], &t->copy_mapping_bytes[k]);
         t->base[k] = malloc(size);
         if (!t->copy[k] || !t->base[k])
             return km_fail(err, KM_EXIT_SYSTEM,
@@ -36,7 +73,8 @@ int host_copy_init(host_thread *t, km_error *err)
 void host_copy_free(host_thread *t)
 {
     for (uint32_t k = 0; k < KMX_MAX_REGIONS; k++) {
-        free(t->copy[k]);
+        if (t->copy_mapping[k])
+            munmap(t->copy_mapping[k], t->copy_mapping_bytes[k]);
         free(t->base[k]);
     }
 }

@@ -16,6 +16,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kmx_host.h"
@@ -35,6 +36,8 @@ typedef struct host_thread {
     volatile uint32_t stop;
     kmx_host_ctx ctx;
     uint8_t *copy[KMX_MAX_REGIONS]; /* what the thread sees */
+    void *copy_mapping[KMX_MAX_REGIONS]; /* the copy with its guards (host_copy.c) */
+    size_t copy_mapping_bytes[KMX_MAX_REGIONS];
     uint8_t *base[KMX_MAX_REGIONS]; /* DRAM as the copy last saw it */
     pthread_t tid;
     bool started, joined;

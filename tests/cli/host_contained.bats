@@ -42,3 +42,19 @@ reported() {
     [ "$status" -le 1 ] || { echo "status $status: $output $stderr"; false; }
     [[ ${lines[0]} == "kmrun: check: 'overflow' "* ]]
 }
+
+@test "host contained: a store 16 bytes past a region faults on its guard page, with its line" {
+    run_json --thread host "$fixtures/past.yaml"
+    reported
+    [ "$(field '.threads[0].state')" = trapped ]
+    [ "$(field '.threads[0].trap.name')" = "Segmentation fault (host fallback, SEGV)" ]
+    [ "$(field '.threads[0].trap.source | "\(.file):\(.line)"')" = "thread/past.c:$(line_of past.c 'the store past')" ]
+}
+
+@test "host contained: a store 4 bytes before a region faults on its guard page, with its line" {
+    run_json --thread host "$fixtures/before.yaml"
+    reported
+    [ "$(field '.threads[0].state')" = trapped ]
+    [ "$(field '.threads[0].trap.name')" = "Segmentation fault (host fallback, SEGV)" ]
+    [ "$(field '.threads[0].trap.source | "\(.file):\(.line)"')" = "thread/before.c:$(line_of before.c 'the store before')" ]
+}
