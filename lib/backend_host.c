@@ -106,6 +106,7 @@ static void fill_ctx(host_thread *t, uint64_t nonce)
     c->step = cb_step;
     c->unsupported = cb_unsupported;
     c->trap_arm = host_cb_trap_arm;
+    c->quit = host_cb_quit;
     host_bus_fill(c);
 }
 
@@ -288,6 +289,11 @@ static void on_host_describe(void *ctx, unsigned i, km_thread_result *r)
                  "%s is not available in the host fallback: a thread that uses X280 ports "
                  "or the pull runs on the card only (kmrun run without --thread host)",
                  t->unsupported);
+    else if (t->called[0])
+        snprintf(r->message, sizeof r->message,
+                 "the thread called %s, which on the host would end kmrun: the host fallback "
+                 "ended the thread instead (%s; a thread ends by returning from kmx_main)",
+                 t->called, r->trapped ? "trapped, SIGABRT" : "failed");
     pthread_mutex_unlock(&b->lock);
 }
 

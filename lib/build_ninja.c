@@ -93,9 +93,13 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
           "\nrule link_kernels\n"
           "  command = $cc -shared -o $out $in\n"
           "  description = LINK $name\n"
-          /* -z defs: a call the fallback lacks fails here, not at load. */
+          /* -z defs: a call the fallback lacks fails here, not at load.
+           * --wrap: thread code's exits and abort end its thread, not
+           * kmrun (kmx/host/kmx_host_exit.c). */
           "\nrule link_host\n"
-          "  command = $cc -shared -pthread -Wl,-z,defs -Wl,-u,kmx_host_run -o $out $in $libs\n"
+          "  command = $cc -shared -pthread -Wl,-z,defs -Wl,-u,kmx_host_run "
+          "-Wl,--wrap=exit,--wrap=_exit,--wrap=_Exit,--wrap=quick_exit,--wrap=abort "
+          "-o $out $in $libs\n"
           "  description = LINK $name\n",
           f);
     for (size_t i = 0; i < b->ntargets; i++) {

@@ -5,7 +5,9 @@
  * host_copy.c      the region copies: what the cluster's cache would hold
  *                  (kmx_flush, kmx_invalidate, kmx_push)
  * host_bus.c       the cluster bus of twelve cores
- * host_trap.c      the trap handler and the pc of a stuck thread
+ * host_trap.c      the trap handler (faults, SIGABRT, on an alternate
+ *                  signal stack), thread code's exits and aborts, and the
+ *                  pc of a stuck thread
  * host_object.c    a fallback's shared object: loaded, and its source lines
  *
  * Locks: `lock` guards the card (DRAM, the kernel side, the rings);
@@ -42,6 +44,7 @@ typedef struct host_thread {
     pthread_t tid;
     bool started, joined;
     char unsupported[64]; /* the first call the fallback could not honour */
+    char called[64];      /* the first exit or abort of thread code, e.g. "exit(3)" */
     uint32_t trap_claim;  /* atomic: the first trap is recorded */
 } host_thread;
 
@@ -82,9 +85,10 @@ void host_bus_destroy(host_backend *b);
 void host_bus_fill(kmx_host_ctx *c);
 bool host_bus_told_to_end(host_thread *t);
 
-/* host_trap.c: the trap callback; the pc core 0 of t runs at (0 when it
- * cannot be had). */
+/* host_trap.c: the trap and quit callbacks; the pc core 0 of t runs at
+ * (0 when it cannot be had). */
 void host_cb_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp);
+void host_cb_quit(void *ops, const char *call, int code, uint64_t pc);
 uint64_t host_sample_pc(host_thread *t);
 
 /* host_object.c: loads the fallback of t's thread (a copy of its own:

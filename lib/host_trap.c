@@ -12,6 +12,7 @@
 #include "host_internal.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -26,11 +27,15 @@ typedef struct armed_trap {
     sigjmp_buf *jmp;
     host_thread *t;
     uint32_t core;
+    uint64_t quit_pc; /* abort's call (host_cb_quit): its SIGABRT's pc */
 } armed_trap;
 
 static __thread armed_trap armed;
 
-static const int trap_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+/* SIGABRT too: thread code's abort (kmx_host_exit.c) and libc's own
+ * (assert, the fortify and stack-protector checks) end the thread, not
+ * kmrun. */
+static const int trap_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 
 static uint64_t fault_pc(const void *uctx)
 {
@@ -56,8 +61,9 @@ static void on_trap(int sig, siginfo_t *info, void *uctx)
     armed.jmp = NULL; /* a fault while the runtime recovers is a crash */
     if (__atomic_exchange_n(&t->trap_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
         t->result.trap_mcause = KMX_HOST_TRAP_CAUSE(sig);
-        t->result.trap_mepc = fault_pc(uctx);
-        t->result.trap_mtval = (uint64_t)(uintptr_t)info->si_addr;
+        t->result.trap_mepc = sig == SIGABRT && armed.quit_pc ? armed.quit_pc : fault_pc(uctx);
+        /* SIGABRT has no faulting address (si_addr is the sender's pid). */
+        t->result.trap_mtval = sig == SIGABRT ? 0 : (uint64_t)(uintptr_t)info->si_addr;
         t->result.trap_core = armed.core;
     }
     __atomic_fetch_add(&t->result.traps, 1u, __ATOMIC_SEQ_CST);
@@ -131,7 +137,25 @@ void host_cb_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp)
         ensure_alt_stack();
     armed.t = jmp ? ops : NULL;
     armed.core = core;
+    armed.quit_pc = 0;
     armed.jmp = jmp;
+}
+
+/* Thread code called an exit or abort (kmx_host.h, quit), on this armed
+ * thread: the first such call names the thread's end in its message. */
+void host_cb_quit(void *ops, const char *call, int code, uint64_t pc)
+{
+    host_thread *t = ops;
+    bool aborts = strcmp(call, "abort") == 0;
+    armed.quit_pc = aborts ? pc : 0;
+    pthread_mutex_lock(&t->b->lock);
+    if (!t->called[0]) {
+        if (aborts)
+            snprintf(t->called, sizeof t->called, "%s()", call);
+        else
+            snprintf(t->called, sizeof t->called, "%s(%d)", call, code);
+    }
+    pthread_mutex_unlock(&t->b->lock);
 }
 
 /* Where core 0 of a stuck fallback is: a signal of its own stops its

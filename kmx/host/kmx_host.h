@@ -30,7 +30,7 @@
 
 #include "kmx_layout.h"
 
-#define KMX_HOST_ABI 3u
+#define KMX_HOST_ABI 4u
 
 /* The stack of every thread that runs thread code (core 0's, which kmrun
  * starts, and cores 1-3's, which the runtime starts): big and known, under
@@ -129,6 +129,15 @@ typedef struct kmx_host_ctx {
     int (*done)(void *ops, uint32_t cluster, uint32_t sequence, int *status);
     int (*push)(void *ops, uint32_t cluster, uint32_t id, uint64_t offset, const void *source,
                 uint64_t bytes);
+    /* Thread code called exit, _exit, _Exit, quick_exit (`code` its
+     * status) or abort (`code` 0), which on the host would end kmrun's
+     * process: the fallback's link wraps them (kmx_host_exit.c), and the
+     * runtime tells kmrun the call, its status and `pc`, an address inside
+     * the call instruction, on the calling thread, while it is armed.
+     * Then abort raises SIGABRT, a trap like the others (`pc` is its
+     * trap_mepc); an exit records the error `host` and the thread's core
+     * leaves its code as a trap's would, the thread ending `failed`. */
+    void (*quit)(void *ops, const char *call, int code, uint64_t pc);
 } kmx_host_ctx;
 
 /* Runs the thread to its end and fills ctx->result (its state last).

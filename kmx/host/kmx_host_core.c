@@ -15,6 +15,11 @@
 _Static_assert(1000000000u % BH_TICKS_PER_SECOND == 0, "a tick is a whole number of ns");
 #define NS_PER_TICK (1000000000u / BH_TICKS_PER_SECOND)
 
+void kmx_host_arm(uint32_t core, sigjmp_buf *jmp) {
+    kmx_host_armed = jmp;
+    kmx_host.ctx->trap_arm(kmx_host.ctx->ops, core, jmp);
+}
+
 uint64_t kmx_host_now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

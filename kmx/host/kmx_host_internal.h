@@ -77,6 +77,18 @@ extern kmx_host_state kmx_host KMX_HOST_HIDDEN;
  * workers; -1 on any other thread. */
 extern _Thread_local int kmx_host_core KMX_HOST_HIDDEN;
 
+/* What a core's sigsetjmp returns when its code left it: 1 kmrun's trap
+ * handler (a fault, or abort's SIGABRT), KMX_HOST_QUIT an exit
+ * (kmx_host_exit.c). */
+#define KMX_HOST_QUIT 2
+
+/* The calling thread's armed buffer while it runs thread code, else NULL:
+ * where an exit leaves to. */
+extern _Thread_local sigjmp_buf *kmx_host_armed KMX_HOST_HIDDEN;
+
+/* ctx->trap_arm for this thread, remembering the buffer. */
+void kmx_host_arm(uint32_t core, sigjmp_buf *jmp) KMX_HOST_HIDDEN;
+
 /* Nanoseconds of CLOCK_MONOTONIC. */
 uint64_t kmx_host_now_ns(void) KMX_HOST_HIDDEN;
 

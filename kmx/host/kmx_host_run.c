@@ -26,6 +26,7 @@
 
 kmx_host_state kmx_host;
 _Thread_local int kmx_host_core = -1;
+_Thread_local sigjmp_buf *kmx_host_armed;
 
 /* One run at a time per copy of the runtime. */
 static atomic_int running;
@@ -94,7 +95,7 @@ static int ctx_usable(const kmx_host_ctx *ctx) {
         ctx->submit == NULL || ctx->poll == NULL || ctx->step == NULL ||
         ctx->unsupported == NULL || ctx->trap_arm == NULL || ctx->serve_begin == NULL ||
         ctx->serve_next == NULL || ctx->serve_done == NULL || ctx->serving == NULL ||
-        ctx->post == NULL || ctx->done == NULL || ctx->push == NULL) {
+        ctx->post == NULL || ctx->done == NULL || ctx->push == NULL || ctx->quit == NULL) {
         return 0;
     }
     uint32_t n = ctx->args->nregions;
@@ -144,22 +145,28 @@ static uint32_t core0(kmx_host_ctx *ctx) {
 
 /* Core 0 with its trap armed: what the card's trap handler does when
  * core 0's code faults — error `trap`, the others settle, every region is
- * flushed (if the checks had passed), the state is `trapped`. */
+ * flushed (if the checks had passed), the state is `trapped`.  An exit in
+ * core 0's code ends the same way, but `failed` with the error `host` it
+ * recorded. */
 static uint32_t core0_armed(kmx_host_ctx *ctx) {
     static sigjmp_buf jmp;
-    if (sigsetjmp(jmp, 1) == 0) {
-        ctx->trap_arm(ctx->ops, 0, &jmp);
+    int left = sigsetjmp(jmp, 1);
+    if (left == 0) {
+        kmx_host_arm(0, &jmp);
         uint32_t state = core0(ctx);
-        ctx->trap_arm(ctx->ops, 0, NULL);
+        kmx_host_arm(0, NULL);
         return state;
     }
-    kmx_host_error(KMX_ERROR_TRAP, (uint32_t)ctx->result->trap_mcause);
+    kmx_host_armed = NULL;
+    if (left != KMX_HOST_QUIT) {
+        kmx_host_error(KMX_ERROR_TRAP, (uint32_t)ctx->result->trap_mcause);
+    }
     kmx_host.in_parallel = 0;
     kmx_host_workers_settle();
     if (kmx_host.regions_ok) {
         kmx_host_flush_all_regions();
     }
-    return KMX_STATE_TRAPPED;
+    return left == KMX_HOST_QUIT ? final_state(KMX_STOPPED) : KMX_STATE_TRAPPED;
 }
 
 int kmx_host_run(kmx_host_ctx *ctx) {

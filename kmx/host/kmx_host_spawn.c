@@ -24,22 +24,27 @@
 #include "kmx_host_internal.h"
 
 /* Runs one call with this core's trap armed: 1 if it returned, 0 if it
- * trapped (kmrun recorded the trap; the error `trap` stops the run). */
+ * trapped (kmrun recorded the trap; the error `trap` stops the run) or
+ * exited (kmx_host_exit.c recorded the error `host`, which stops it). */
 static int run_call(int core, kmx_function function, void *arg, kmx_cluster_function all,
                     uint64_t all_arg) {
     sigjmp_buf jmp;
     kmx_host_ctx *ctx = kmx_host.ctx;
-    if (sigsetjmp(jmp, 1) == 0) {
-        ctx->trap_arm(ctx->ops, (uint32_t)core, &jmp);
+    int left = sigsetjmp(jmp, 1);
+    if (left == 0) {
+        kmx_host_arm((uint32_t)core, &jmp);
         if (all != NULL) {
             all(kmx_cluster(), core, all_arg);
         } else {
             function(core, arg);
         }
-        ctx->trap_arm(ctx->ops, (uint32_t)core, NULL);
+        kmx_host_arm((uint32_t)core, NULL);
         return 1;
     }
-    kmx_host_error(KMX_ERROR_TRAP, (uint32_t)ctx->result->trap_mcause);
+    kmx_host_armed = NULL;
+    if (left != KMX_HOST_QUIT) {
+        kmx_host_error(KMX_ERROR_TRAP, (uint32_t)ctx->result->trap_mcause);
+    }
     return 0;
 }
 

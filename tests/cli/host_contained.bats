@@ -26,6 +26,9 @@ reported() {
     local dir
     dir=$(field '.run_dir')
     [ -f "$dir/result.json" ] || { echo "no run folder '$dir'"; ls "$runs"; false; }
+    printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/run.json"
+    /usr/bin/python3 "$KMRUN_TOP/tests/cli/schema_check.py" "$KMRUN_TOP/schemas/run.schema.json" \
+        "$BATS_TEST_TMPDIR/run.json"
 }
 
 @test "host contained: a stack overflow traps the thread (an alternate signal stack), kmrun lives" {
@@ -57,4 +60,31 @@ reported() {
     [ "$(field '.threads[0].state')" = trapped ]
     [ "$(field '.threads[0].trap.name')" = "Segmentation fault (host fallback, SEGV)" ]
     [ "$(field '.threads[0].trap.source | "\(.file):\(.line)"')" = "thread/before.c:$(line_of before.c 'the store before')" ]
+}
+
+@test "host contained: abort() traps its thread (SIGABRT, the line of the call); the other is reported" {
+    run_json --thread host "$fixtures/abort.yaml"
+    reported
+    [ "$(field '.threads[0].state')" = trapped ]
+    [ "$(field '.threads[0].error')" = trap ]
+    [ "$(field '.threads[0].trap.name')" = "Aborted (host fallback, ABRT)" ]
+    [ "$(field '.threads[0].trap.mtval')" = 0 ]
+    [ "$(field '.threads[0].trap.source | "\(.file):\(.line)"')" = "thread/abort.c:$(line_of abort.c 'the abort')" ]
+    [[ $(field '.threads[0].message') == "the thread called abort()"* ]]
+    [ "$(field '.threads[1].cluster')" = 2 ]
+    # the failure asks it to stop: it returned first, or stopped
+    [[ $(field '.threads[1].state') =~ ^(returned|stopped)$ ]]
+    [ "$(field '.threads[1].words | @csv')" = 2 ]
+}
+
+@test "host contained: exit() fails its thread with a message naming it; the other is reported" {
+    run_json --thread host "$fixtures/exit.yaml"
+    reported
+    [ "$(field '.threads[0].state')" = failed ]
+    [ "$(field '.threads[0].error')" = host ]
+    [[ $(field '.threads[0].message') == "the thread called exit(3)"* ]]
+    [ "$(field '.threads[1].cluster')" = 2 ]
+    # the failure asks it to stop: it returned first, or stopped
+    [[ $(field '.threads[1].state') =~ ^(returned|stopped)$ ]]
+    [ "$(field '.threads[1].words | @csv')" = 2 ]
 }

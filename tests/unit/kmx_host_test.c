@@ -291,6 +291,13 @@ static int fake_push(void *ops, uint32_t cluster, uint32_t id, uint64_t offset,
 static __thread sigjmp_buf *fake_armed;
 static int trap_arms;
 
+static void fake_quit(void *ops, const char *what, int code, uint64_t pc) {
+    (void)ops;
+    (void)what;
+    (void)code;
+    (void)pc;
+}
+
 static void fake_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp) {
     (void)ops;
     (void)core;
@@ -376,6 +383,7 @@ static int setup(void **state) {
     ctx.post = fake_post;
     ctx.done = fake_done;
     ctx.push = fake_push;
+    ctx.quit = fake_quit;
     trap_arms = 0;
     return 0;
 }
