@@ -183,9 +183,12 @@ $(B)/tests/kmx_host_test: tests/unit/kmx_host_test.c $(SHARE)/kmx/host/libkmx_ho
 $(B)/rv/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,RVCC,$<)$(RV_CC) $(RV_CFLAGS) -c $< -o $@
+# The assembler writes its own debug information (DW_AT_comp_dir, the line
+# table's folders), which -ffile-prefix-map does not reach: it takes the map
+# itself, or crt0.o names the checkout's path and libkmx.a differs per checkout.
 $(B)/rv/%.o: %.S
 	@mkdir -p $(@D)
-	$(call say,RVAS,$<)$(RV_CC) $(RV_CFLAGS) -c $< -o $@
+	$(call say,RVAS,$<)$(RV_CC) $(RV_CFLAGS) -Wa,--debug-prefix-map=$(CURDIR)=/kmrun -c $< -o $@
 
 $(SHARE)/kmx/lib/libkmx.a: $(KMX_OBJ)
 	@mkdir -p $(@D)
