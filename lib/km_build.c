@@ -368,6 +368,27 @@ static int explain_failure(km_build_ctx *b, const char *log, km_error *err)
     return rc;
 }
 
+/* A target that missed is built from nothing.  Ninja judges by mtimes: a
+ * source or header copied in with an older time (cp -p, tar x, rsync -t),
+ * or an output left truncated by a full disk, looks up to date to it, and
+ * the old object would be stored under the new key.  The cache has already
+ * judged by content that this target must be made again, so nothing Ninja
+ * kept of it may be reused. */
+static void forget_outputs(const km_target *t)
+{
+    const char *const suffixes[] = {"", ".d", ".oversize"};
+    for (size_t i = 0; i <= t->nsources; i++) {
+        const char *base = i < t->nsources ? t->objs[i] : t->out;
+        for (size_t k = 0; k < sizeof suffixes / sizeof *suffixes; k++) {
+            char *path = NULL;
+            if (asprintf(&path, "%s%s", base, suffixes[k]) < 0)
+                abort();
+            unlink(path);
+            free(path);
+        }
+    }
+}
+
 static int run_ninja(km_build_ctx *b, const km_build_opts *opts, km_target **todo,
                      size_t ntodo, km_error *err)
 {
@@ -437,6 +458,8 @@ int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
         free(hpath);
         if (rc == KM_OK)
             rc = km_ninja_write(&b, err);
+        for (size_t i = 0; rc == KM_OK && i < ntodo; i++)
+            forget_outputs(todo[i]);
         if (rc == KM_OK)
             rc = run_ninja(&b, opts, todo, ntodo, err);
         /* Every good target is stored even when another failed. */

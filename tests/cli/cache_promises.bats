@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# The build cache's promise (issue 10): an image served for a key is the one
+# a cold build of that content makes — whatever the files' times, symlinks,
+# shadowing headers, environment, corrupt or unremovable entries, truncated
+# outputs, or a `kmrun cache clear` racing the build.
+
+load helpers
+
+setup() {
+    export KMRUN_CACHE=$BATS_TEST_TMPDIR/cache
+    prog=$BATS_TEST_TMPDIR/prog
+    cp -R "$KMRUN_TOP/tests/fixtures/build" "$prog"
+}
+
+json() {
+    /usr/bin/python3 -c 'import json, sys; d = json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$1" <<<"$output"
+}
+
+build() {
+    run --separate-stderr kmrun build "$@" "$prog/program.yaml"
+}
+
+image_sha() {
+    json 'd["threads"][0]["image"]["sha256"]'
+}
+
+# cold: the thread image's SHA-256 that a build with an empty cache makes
+# of the program as it is now (the truth a cached image must equal).
+cold() {
+    KMRUN_CACHE=$BATS_TEST_TMPDIR/cold.$RANDOM$RANDOM kmrun build "$prog/program.yaml" |
+        /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["threads"][0]["image"]["sha256"])'
+}
+
+@test "a header edited with an older mtime than the last build is rebuilt, not served stale" {
+    build
+    [ "$status" -eq 0 ]
+    cp -p "$prog/thread/common.h" "$BATS_TEST_TMPDIR/common.h.orig"
+    echo '#define SCALE 4' >"$prog/thread/common.h"
+    touch -d '2001-01-01' "$prog/thread/common.h"
+    build
+    [ "$status" -eq 0 ]
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = miss ]
+    [ "$(image_sha)" = "$(cold)" ]
+    # And every later build of that content gets the right image.
+    build
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = hit ]
+    [ "$(image_sha)" = "$(cold)" ]
+}
+
+@test "a source edited with an older mtime than the last build is rebuilt, not served stale" {
+    build
+    [ "$status" -eq 0 ]
+    sed -i 's/return SCALE + HANDLER_SCALE;/return SCALE + HANDLER_SCALE + 1;/' "$prog/thread/main.c"
+    touch -d '2001-01-01' "$prog/thread/main.c"
+    build
+    [ "$status" -eq 0 ]
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = miss ]
+    [ "$(image_sha)" = "$(cold)" ]
+}
+
+@test "libkmx.a and the images it links name no checkout path" {
+    lib=$KMRUN_BUILD/share/kmrun/kmx/lib/libkmx.a
+    [ -f "$lib" ]
+    ! grep -qF "$KMRUN_TOP" "$lib"
+    build
+    [ "$status" -eq 0 ]
+    ! grep -qF "$KMRUN_TOP" "$(json 'd["threads"][0]["image"]["path"]')"
+}
+
+@test "a truncated output that Ninja thinks up to date is rebuilt, not a failure forever" {
+    build
+    [ "$status" -eq 0 ]
+    # A full disk: the link's output cut short, and no entry stored.
+    kmrun cache gc --max-size 0
+    so=$(echo "$KMRUN_CACHE"/work/*/kernels/kernels.so)
+    [ -f "$so" ]
+    truncate -s 100 "$so"
+    touch "$so"
+    build
+    [ "$status" -eq 0 ]
+    [ "$(json 'd["kernels"]["cache"]')" = miss ]
+}
