@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "build_internal.h"
 #include "km_depfile.h"
@@ -56,26 +57,24 @@ void km_target_direct_key(km_build_ctx *b, km_target *t)
 
 /* A recorded header's name: "./x" under the manifest's folder, "@data/x"
  * under kmrun's data folder, else the absolute path (the toolchain's own
- * headers).  These names are what makes a moved program still hit. */
+ * headers).  These names are what makes a moved program still hit.  The
+ * path is the one the compiler found, symlinks unresolved: a lookup opens
+ * it again the same way, so a retargeted symlinked folder is a miss. */
 static char *header_name(km_build_ctx *b, const char *dep)
 {
-    char *joined = dep[0] == '/' ? strdup(dep) : km_path_join(b->root, dep);
-    char *real = realpath(joined, NULL);
-    free(joined);
-    if (!real)
-        return NULL;
+    char *path = dep[0] == '/' ? strdup(dep) : km_path_join(b->root, dep);
     const char *rel;
     char *name = NULL;
-    if ((rel = km_path_under(real, b->gen)))
+    if (access(path, R_OK) != 0 || km_path_under(path, b->gen))
         name = NULL; /* the generated header is in the direct key already */
-    else if ((rel = km_path_under(real, b->root)) && asprintf(&name, "./%s", rel) < 0)
+    else if ((rel = km_path_under(path, b->root)) && asprintf(&name, "./%s", rel) < 0)
         abort();
-    else if (!rel && (rel = km_path_under(real, b->data.dir)) &&
+    else if (!rel && (rel = km_path_under(path, b->data.dir)) &&
              asprintf(&name, "@data/%s", rel) < 0)
         abort();
     else if (!rel)
-        name = strdup(real);
-    free(real);
+        name = strdup(path);
+    free(path);
     return name;
 }
 

@@ -58,6 +58,24 @@ cold() {
     [ "$(image_sha)" = "$(cold)" ]
 }
 
+@test "a retargeted symlinked include folder misses" {
+    mkdir "$prog/inc1" "$prog/inc2"
+    echo '#define SCALE 1' >"$prog/inc1/common.h"
+    echo '#define SCALE 2' >"$prog/inc2/common.h"
+    rm "$prog/thread/common.h"
+    ln -s inc1 "$prog/inc"
+    sed -i 's/    words: \[3\]/    words: [3]\n    cflags: [-Iinc]/' "$prog/program.yaml"
+    build
+    [ "$status" -eq 0 ]
+    first=$(image_sha)
+    ln -sfn inc2 "$prog/inc"
+    build
+    [ "$status" -eq 0 ]
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = miss ]
+    [ "$(image_sha)" != "$first" ]
+    [ "$(image_sha)" = "$(cold)" ]
+}
+
 @test "libkmx.a and the images it links name no checkout path" {
     lib=$KMRUN_BUILD/share/kmrun/kmx/lib/libkmx.a
     [ -f "$lib" ]
