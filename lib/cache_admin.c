@@ -1,5 +1,6 @@
 /* cache_admin: stats, gc and clear for `kmrun cache` (km_cache.h). */
 #include <dirent.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,9 +145,49 @@ static void drop_orphan(const char *path, const char *hex, void *ctx)
         remove(path);
 }
 
+/* "name.tmp.XXXXXX": km_write_file_atomic's temporary, left by a kill. */
+static int is_temporary(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    return n > 11 && strncmp(base + n - 11, ".tmp.", 5) == 0;
+}
+
+static int drop_temporary(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    if (type == FTW_F && is_temporary(path))
+        remove(path);
+    return 0;
+}
+
+/* What killed writers left; only called with the cache held exclusive,
+ * when no writer is alive. */
+static void drop_leftovers(km_cache *c)
+{
+    char *tmp = km_path_join(c->root, "tmp");
+    DIR *d = opendir(tmp);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *path = km_path_join(tmp, e->d_name);
+        km_rm_rf(path);
+        free(path);
+    }
+    if (d)
+        closedir(d);
+    free(tmp);
+    nftw(c->root, drop_temporary, 16, FTW_PHYS);
+}
+
 int km_cache_gc(km_cache *c, uint64_t max_bytes, uint64_t *removed, km_error *err)
 {
-    (void)err;
+    int hold = km_cache_hold(c, true, err);
+    if (hold < 0)
+        return KM_EXIT_SYSTEM;
+    drop_leftovers(c);
     entries es = {0};
     walk(c->root, "objects", collect, &es);
     qsort(es.items, es.n, sizeof *es.items, oldest_first);
@@ -162,11 +203,15 @@ int km_cache_gc(km_cache *c, uint64_t max_bytes, uint64_t *removed, km_error *er
     free_entries(&es);
     orphans o = {c};
     walk(c->root, "direct", drop_orphan, &o);
+    close(hold);
     return KM_OK;
 }
 
 int km_cache_clear(km_cache *c, km_error *err)
 {
+    int hold = km_cache_hold(c, true, err);
+    if (hold < 0)
+        return KM_EXIT_SYSTEM;
     static const char *const dirs[] = {"objects", "direct", "toolchains", "work", "tmp"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         char *d = km_path_join(c->root, dirs[i]);
@@ -187,8 +232,11 @@ int km_cache_clear(km_cache *c, km_error *err)
         char *d = km_path_join(c->root, keep[i]);
         int rc = km_mkdir_p(d, err);
         free(d);
-        if (rc != KM_OK)
+        if (rc != KM_OK) {
+            close(hold);
             return rc;
+        }
     }
+    close(hold);
     return KM_OK;
 }

@@ -428,6 +428,10 @@ int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
 {
     memset(out, 0, sizeof *out);
     km_build_ctx b = {0};
+    /* Held until the end, so that gc and clear wait for this build. */
+    int hold = km_cache_hold(c, false, err);
+    if (hold < 0)
+        return KM_EXIT_SYSTEM;
     int rc = setup(&b, p, c, opts, out, err);
     km_target **todo = calloc(b.ntargets + 1, sizeof *todo);
     size_t ntodo = 0;
@@ -482,6 +486,7 @@ int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
     }
     if (lock >= 0)
         close(lock);
+    close(hold);
     if (rc == KM_OK) {
         out->misses = (unsigned)ntodo;
         out->hits = (unsigned)(b.ntargets - ntodo);

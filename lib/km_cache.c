@@ -309,6 +309,23 @@ int km_cache_record_put(km_cache *c, const km_digest *key, const char *text,
     return rc;
 }
 
+int km_cache_hold(km_cache *c, bool exclusive, km_error *err)
+{
+    char *path = km_path_join(c->root, "lock");
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        fd = open(path, O_RDONLY | O_CLOEXEC); /* another user's shared cache */
+    int rc = fd < 0 ? -1 : flock(fd, exclusive ? LOCK_EX : LOCK_SH);
+    if (rc != 0) {
+        km_fail_errno(err, KM_EXIT_SYSTEM, "cannot lock the cache '%s'", path);
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+    }
+    free(path);
+    return fd;
+}
+
 char *km_cache_subdir(km_cache *c, const char *name, km_error *err)
 {
     char *p = km_path_join(c->root, name);

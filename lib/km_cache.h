@@ -12,6 +12,7 @@
  *   work/...             Ninja build folders, one per manifest
  *   tmp/                 entries being written; renamed into place whole
  *   stats                hit and miss counters (updated under a lock)
+ *   lock                 held shared by builds, exclusive by gc and clear
  *
  * An entry is written under tmp/ and renamed into objects/ in one step, so
  * a reader sees a whole entry or none; when two writers race, the second
@@ -70,6 +71,13 @@ int km_cache_record_get(km_cache *c, const km_digest *key, char **text);
 int km_cache_record_put(km_cache *c, const km_digest *key, const char *text,
                         km_error *err);
 
+/* Holds the cache for a while: shared by a build for as long as it uses
+ * its work folder and writes entries, exclusive by gc and clear, which so
+ * never remove a live build's folder or half-written entry (and may treat
+ * every temporary file they find as a killed writer's).  Returns a
+ * descriptor to close when done, or -1 with err. */
+int km_cache_hold(km_cache *c, bool exclusive, km_error *err);
+
 /* A path under the root for the caller's own use (work/, toolchains/),
  * created; allocated. */
 char *km_cache_subdir(km_cache *c, const char *name, km_error *err);
@@ -85,10 +93,13 @@ typedef struct km_cache_stats {
 int km_cache_stats_get(km_cache *c, km_cache_stats *s, km_error *err);
 
 /* Removes the least recently used entries until the entries take at most
- * max_bytes; *removed counts them.  Records whose entry is gone go too. */
+ * max_bytes; *removed counts them.  Records whose entry is gone go too, and
+ * what killed writers left: tmp/'s contents and "*.tmp.XXXXXX" files.
+ * Waits for live builds (km_cache_hold). */
 int km_cache_gc(km_cache *c, uint64_t max_bytes, uint64_t *removed, km_error *err);
 
-/* Removes every entry, record, memo and build folder. */
+/* Removes every entry, record, memo and build folder; waits for live
+ * builds (km_cache_hold). */
 int km_cache_clear(km_cache *c, km_error *err);
 
 #endif

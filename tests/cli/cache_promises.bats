@@ -98,3 +98,50 @@ cold() {
     [ "$status" -eq 0 ]
     [ "$(json 'd["kernels"]["cache"]')" = miss ]
 }
+
+@test "gc removes what a killed build left: tmp/ and *.tmp.* files" {
+    build
+    [ "$status" -eq 0 ]
+    mkdir -p "$KMRUN_CACHE/tmp/entry.AbCdEf" "$KMRUN_CACHE/direct/00"
+    echo x >"$KMRUN_CACHE/tmp/entry.AbCdEf/image.elf"
+    echo x >"$KMRUN_CACHE/direct/00/$(printf '%062d' 0).tmp.AbCdEf"
+    work=$(echo "$KMRUN_CACHE"/work/*)
+    echo x >"$work/build.ninja.tmp.AbCdEf"
+    run kmrun cache gc --max-size 1GiB
+    [ "$status" -eq 0 ]
+    [ -z "$(ls -A "$KMRUN_CACHE/tmp")" ]
+    [ -z "$(find "$KMRUN_CACHE" -name '*.tmp.*')" ]
+    [ -f "$work/build.ninja" ]
+    build
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = hit ]
+}
+
+# slow_cc: a thread compiler that says when it compiles, then takes its time.
+slow_cc() {
+    cat >"$BATS_TEST_TMPDIR/slowcc" <<SH
+#!/bin/sh
+case " \$* " in *" -c "*) touch "$BATS_TEST_TMPDIR/compiling"; sleep 2 ;; esac
+exec riscv64-unknown-elf-gcc "\$@"
+SH
+    chmod +x "$BATS_TEST_TMPDIR/slowcc"
+}
+
+@test "cache clear and gc racing a build never break it" {
+    slow_cc
+    for action in "clear" "gc --max-size 0"; do
+        rm -f "$BATS_TEST_TMPDIR/compiling"
+        KMRUN_CC=$BATS_TEST_TMPDIR/slowcc kmrun build "$prog/program.yaml" \
+            >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+        pid=$!
+        for _ in $(seq 100); do
+            [ -e "$BATS_TEST_TMPDIR/compiling" ] && break
+            sleep 0.1
+        done
+        [ -e "$BATS_TEST_TMPDIR/compiling" ]
+        # shellcheck disable=SC2086 # the action's words
+        kmrun cache $action
+        wait "$pid" || { cat "$BATS_TEST_TMPDIR/err"; false; }
+        grep -q '"sha256"' "$BATS_TEST_TMPDIR/out"
+        kmrun cache clear
+    done
+}
