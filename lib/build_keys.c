@@ -126,6 +126,38 @@ static void fill_built(km_target *t, const char *dir, const cJSON *meta,
 #undef NUM
 }
 
+/* Whether an intact entry's metadata tells the truth about its file: what
+ * a build reports (the SHA-256, the image's sizes) is measured again, not
+ * taken from entry.json on trust.  NULL, or why not. */
+static const char *meta_mismatch(const km_target *t, const char *dir, const cJSON *meta)
+{
+    char *path = km_path_join(dir, km_target_file(t->kind));
+    km_digest d;
+    char hex[KM_HEX_LEN] = "";
+    const char *why = NULL;
+    const cJSON *sha = cJSON_GetObjectItemCaseSensitive(meta, "sha256");
+    if (km_hash_file(path, &d, NULL) == KM_OK)
+        km_digest_hex(&d, hex);
+    if (!cJSON_IsString(sha) || strcmp(sha->valuestring, hex) != 0)
+        why = "its recorded sha256 is not its file's";
+    km_image_info info;
+    if (!why && t->kind == KM_TARGET_IMAGE) {
+        if (km_image_check(path, t->display, &info, NULL) != KM_OK)
+            why = "its image does not pass the image checks";
+        const struct { const char *name; uint64_t value; } sizes[] = {
+            {"bytes", info.loadable_bytes}, {"text", info.text_bytes},
+            {"rodata", info.rodata_bytes}, {"data", info.data_bytes},
+        };
+        for (size_t i = 0; !why && i < sizeof sizes / sizeof *sizes; i++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, sizes[i].name);
+            if (!cJSON_IsNumber(v) || (uint64_t)v->valuedouble != sizes[i].value)
+                why = "its recorded sizes are not its image's";
+        }
+    }
+    free(path);
+    return why;
+}
+
 /* One alternative of a record: its entry key, then "sha256 name" per
  * header, sorted.  KM_OK with the entry filled in when every header still
  * has its recorded content and the entry is intact. */
@@ -159,10 +191,15 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block)
         entry_key(&t->dkey, lines, n, &check);
         char *dir = NULL;
         cJSON *meta = NULL;
+        const char *why = NULL;
         if (memcmp(&check, &ekey, sizeof check) == 0 &&
             km_cache_get(b->c, &ekey, &dir, &meta) == KM_OK) {
-            fill_built(t, dir, meta, &ekey, true);
-            rc = KM_OK;
+            if ((why = meta_mismatch(t, dir, meta))) {
+                km_cache_reject(b->c, &ekey, why);
+            } else {
+                fill_built(t, dir, meta, &ekey, true);
+                rc = KM_OK;
+            }
         }
         free(dir);
         cJSON_Delete(meta);

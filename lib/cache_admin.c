@@ -196,7 +196,8 @@ int km_cache_gc(km_cache *c, uint64_t max_bytes, uint64_t *removed, km_error *er
         total += es.items[i].bytes;
     *removed = 0;
     for (size_t i = 0; i < es.n && total > max_bytes; i++) {
-        km_cache_discard(c, es.items[i].dir);
+        if (km_cache_discard(c, es.items[i].dir) != 0)
+            continue; /* another user's: it stays, and so does its size */
         total -= es.items[i].bytes;
         ++*removed;
     }

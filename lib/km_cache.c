@@ -95,20 +95,27 @@ static char *keyed_path(const km_cache *c, const char *kind, const km_digest *ke
 
 /* Moves a broken entry out of the way in one step, then deletes it, so no
  * reader ever sees it half removed. */
-void km_cache_discard(km_cache *c, const char *dir)
+int km_cache_discard(km_cache *c, const char *dir)
 {
     char *tmp = NULL;
+    int rc = -1, saved = 0;
     if (asprintf(&tmp, "%s/tmp/discard.XXXXXX", c->root) < 0)
         abort();
     if (mkdtemp(tmp)) {
         char *dest = km_path_join(tmp, "entry");
-        if (rename(dir, dest) == 0)
+        rc = rename(dir, dest);
+        saved = errno;
+        if (rc == 0)
             km_rm_rf(tmp);
         else
             rmdir(tmp);
         free(dest);
+    } else {
+        saved = errno;
     }
     free(tmp);
+    errno = saved;
+    return rc;
 }
 
 /* Checks an entry folder against its entry.json; NULL and a reason in why
@@ -163,6 +170,18 @@ static cJSON *verify(const char *dir, const km_digest *key, char *why, size_t n)
     return doc;
 }
 
+void km_cache_reject(km_cache *c, const km_digest *key, const char *why)
+{
+    char *dir = keyed_path(c, "objects", key);
+    if (km_cache_discard(c, dir) == 0)
+        warn(c, "cache entry '%s' is corrupt (%s); removing it and building again", dir, why);
+    else
+        warn(c, "cache entry '%s' is corrupt (%s) and cannot be removed (%s); building again "
+                "without it",
+             dir, why, strerror(errno));
+    free(dir);
+}
+
 int km_cache_get(km_cache *c, const km_digest *key, char **entry_dir, cJSON **meta)
 {
     char *dir = keyed_path(c, "objects", key);
@@ -174,9 +193,7 @@ int km_cache_get(km_cache *c, const km_digest *key, char **entry_dir, cJSON **me
     char why[512];
     cJSON *doc = verify(dir, key, why, sizeof why);
     if (!doc) {
-        warn(c, "cache entry '%s' is corrupt (%s); removing it and building again",
-             dir, why);
-        km_cache_discard(c, dir);
+        km_cache_reject(c, key, why);
         free(dir);
         return KM_CACHE_MISS;
     }
@@ -260,12 +277,18 @@ int km_cache_put(km_cache *c, const km_digest *key, const km_cache_file *files,
             fsync_dir(tmp);
         /* One rename publishes the whole entry.  When it is taken, another
          * build stored the same key first: keep a good one, replace a bad. */
-        for (int attempt = 0; rc == KM_OK && attempt < 3; attempt++) {
+        bool placed = false, stuck = false;
+        for (int attempt = 0; rc == KM_OK && !placed && !stuck && attempt < 3; attempt++) {
             if (rename(tmp, dir) == 0) {
                 fsync_dir(parent);
+                placed = true;
                 break;
             }
-            if (errno != ENOTEMPTY && errno != EEXIST) {
+            struct stat st;
+            int saved = errno;
+            /* Taken, or in a folder we may not change (a shared cache). */
+            if (saved != ENOTEMPTY && saved != EEXIST && stat(dir, &st) != 0) {
+                errno = saved;
                 rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot store '%s' in the cache", dir);
                 break;
             }
@@ -273,13 +296,24 @@ int km_cache_put(km_cache *c, const km_digest *key, const km_cache_file *files,
             cJSON *other = verify(dir, key, why, sizeof why);
             if (other) {
                 cJSON_Delete(other);
+                placed = true; /* a racing writer's, as good as ours */
                 break;
             }
-            km_cache_discard(c, dir);
+            stuck = km_cache_discard(c, dir) != 0;
+        }
+        if (rc == KM_OK && !placed) {
+            /* A corrupt entry that cannot be removed is never served: this
+             * build's entry stays where it was written (gc removes it). */
+            warn(c, "cannot replace the corrupt cache entry '%s'; this build's copy is '%s'",
+                 dir, tmp);
+            free(dir);
+            dir = tmp;
+            tmp = NULL;
         }
         free(parent);
     }
-    km_rm_rf(tmp);
+    if (tmp)
+        km_rm_rf(tmp);
     free(tmp);
     if (rc == KM_OK && entry_dir)
         *entry_dir = dir;

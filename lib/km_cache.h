@@ -54,13 +54,20 @@ void km_cache_close(km_cache *c);
 int km_cache_get(km_cache *c, const km_digest *key, char **entry_dir,
                  struct cJSON **meta);
 
+/* For a caller that finds an intact entry's metadata wrong: reported
+ * through the warning hook and removed like a corrupt entry (when it can
+ * be); the caller reads it as a miss. */
+void km_cache_reject(km_cache *c, const km_digest *key, const char *why);
+
 typedef struct km_cache_file {
     const char *name; /* the file's name in the entry */
     const char *path; /* where it is now */
 } km_cache_file;
 
 /* Stores copies of files as the entry for key, with metadata (copied).
- * *entry_dir (allocated) is the entry in place, ours or a racing writer's. */
+ * *entry_dir (allocated) is the entry in place, ours or a racing writer's;
+ * when a corrupt entry holds the key and cannot be removed, ours outside
+ * objects/ (warned about), so that a corrupt entry is never used. */
 int km_cache_put(km_cache *c, const km_digest *key, const km_cache_file *files,
                  size_t nfiles, const struct cJSON *meta, char **entry_dir,
                  km_error *err);

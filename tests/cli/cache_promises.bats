@@ -145,3 +145,68 @@ SH
         kmrun cache clear
     done
 }
+
+@test "entry.json's sha256 and sizes are checked before they are reported" {
+    build
+    [ "$status" -eq 0 ]
+    hash=$(image_sha)
+    entry=$(dirname "$(json 'd["threads"][0]["image"]["path"]')")
+    /usr/bin/python3 - "$entry/entry.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["meta"]["sha256"] = "0" * 64
+json.dump(d, open(sys.argv[1], "w"))
+PY
+    build
+    [ "$status" -eq 0 ]
+    [[ "$stderr" == *"is corrupt (its recorded sha256 is not its file's)"* ]]
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = miss ]
+    [ "$(image_sha)" = "$hash" ]
+    /usr/bin/python3 - "$entry/entry.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["meta"]["bytes"] = 1
+json.dump(d, open(sys.argv[1], "w"))
+PY
+    build
+    [ "$status" -eq 0 ]
+    [[ "$stderr" == *"is corrupt (its recorded sizes are not its image's)"* ]]
+    [ "$(json 'd["threads"][0]["image"]["bytes"]')" -gt 1 ]
+}
+
+# as_other CMD...: runs CMD as a user who cannot change what root wrote
+# (root: nobody, through setpriv; anyone else: themselves, read-only
+# folders stopping them).
+as_other() {
+    if [ "$(id -u)" -eq 0 ]; then
+        setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
+    else
+        "$@"
+    fi
+}
+
+@test "a corrupt entry that cannot be removed is never used" {
+    build
+    [ "$status" -eq 0 ]
+    path=$(json 'd["threads"][0]["image"]["path"]')
+    printf '\x00\x01' | dd of="$path" bs=1 seek=200 conv=notrunc status=none
+    if [ "$(id -u)" -eq 0 ]; then
+        command -v setpriv >/dev/null || skip "setpriv is needed to act as another user"
+        # nobody may use the cache and the program, not the entry's folder.
+        d=$BATS_TEST_TMPDIR
+        while [ "$d" != / ]; do chmod o+x "$d"; d=$(dirname "$d"); done
+        chown -R nobody "$KMRUN_CACHE" "$prog"
+        chown root "$(dirname "$(dirname "$path")")"
+    fi
+    chmod a-w "$(dirname "$(dirname "$path")")"
+    run --separate-stderr as_other kmrun build "$prog/program.yaml"
+    chmod u+w "$(dirname "$(dirname "$path")")"
+    echo "$stderr"
+    [ "$status" -eq 0 ]
+    [[ "$stderr" == *"is corrupt ('image.elf' does not match its checksum) and cannot be removed"* ]]
+    [[ "$stderr" != *"removing it"* ]]
+    got=$(json 'd["threads"][0]["image"]["path"]')
+    [ "$got" != "$path" ]
+    [ "$(sha256sum "$got" | cut -d' ' -f1)" = "$(image_sha)" ]
+    [ "$(image_sha)" = "$(cold)" ]
+}
