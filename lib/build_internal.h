@@ -1,7 +1,7 @@
 /* build_internal: what the parts of `kmrun build` share — km_build.c (the
- * flow), build_keys.c (cache keys, direct mode) and build_ninja.c (the
- * generated build.ninja).  One target is one thread image or the kernels'
- * shared object. */
+ * flow), build_keys.c (cache keys, direct mode), build_search.c (the
+ * include search order) and build_ninja.c (the generated build.ninja).
+ * One target is one thread image or the kernels' shared object. */
 #ifndef KM_BUILD_INTERNAL_H
 #define KM_BUILD_INTERNAL_H
 
@@ -53,5 +53,22 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err);
 
 /* build_ninja.c */
 int km_ninja_write(km_build_ctx *b, km_error *err);
+/* A flag template with ${root}, ${data} and ${gen} filled in; allocated. */
+char *km_flag_expand(const km_build_ctx *b, const char *flag);
+
+/* build_search.c: the folders a target's compiles search for headers, in
+ * the compiler's order (as the flags name them: relative to the manifest's
+ * folder or absolute). */
+typedef struct km_search {
+    char **dirs;
+    size_t n;
+} km_search;
+void km_search_order(km_build_ctx *b, const km_target *t, km_search *s);
+void km_search_free(km_search *s);
+/* Appends to *out (allocated paths) where a file would shadow the header
+ * the compiler found at `dep`: the same name in each folder searched before
+ * the one it was found in, and in each including file's folder. */
+void km_search_candidates(const km_search *s, char *const *filedirs, size_t nfiledirs,
+                          const char *dep, char ***out, size_t *n);
 
 #endif

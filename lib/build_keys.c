@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build_internal.h"
@@ -34,6 +35,16 @@ void km_target_direct_key(km_build_ctx *b, km_target *t)
     if (t->kind == KM_TARGET_HOST)
         km_hasher_digest(&h, &b->data.kmx_host_id);
     km_hasher_str(&h, b->header);
+    /* The environment that steers the compiler's search and output. */
+    static const char *const env[] = {
+        "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH",
+        "GCC_EXEC_PREFIX", "COMPILER_PATH", "LIBRARY_PATH", "SOURCE_DATE_EPOCH",
+    };
+    for (size_t i = 0; i < sizeof env / sizeof *env; i++) {
+        const char *v = getenv(env[i]);
+        km_hasher_str(&h, env[i]);
+        km_hasher_str(&h, v ? v : "\001unset");
+    }
     km_hasher_u64(&h, t->nflags);
     for (size_t i = 0; i < t->nflags; i++)
         km_hasher_str(&h, t->flags[i]);
@@ -60,12 +71,12 @@ void km_target_direct_key(km_build_ctx *b, km_target *t)
  * headers).  These names are what makes a moved program still hit.  The
  * path is the one the compiler found, symlinks unresolved: a lookup opens
  * it again the same way, so a retargeted symlinked folder is a miss. */
-static char *header_name(km_build_ctx *b, const char *dep)
+static char *path_name(km_build_ctx *b, const char *dep)
 {
     char *path = dep[0] == '/' ? strdup(dep) : km_path_join(b->root, dep);
     const char *rel;
     char *name = NULL;
-    if (access(path, R_OK) != 0 || km_path_under(path, b->gen))
+    if (km_path_under(path, b->gen))
         name = NULL; /* the generated header is in the direct key already */
     else if ((rel = km_path_under(path, b->root)) && asprintf(&name, "./%s", rel) < 0)
         abort();
@@ -76,6 +87,24 @@ static char *header_name(km_build_ctx *b, const char *dep)
         name = strdup(path);
     free(path);
     return name;
+}
+
+static char *header_name(km_build_ctx *b, const char *dep)
+{
+    char *path = dep[0] == '/' ? strdup(dep) : km_path_join(b->root, dep);
+    int readable = access(path, R_OK) == 0;
+    free(path);
+    return readable ? path_name(b, dep) : NULL;
+}
+
+/* A header that must still not be there: a record line with this in place
+ * of a SHA-256. */
+#define ABSENT "----------------------------------------------------------------"
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
 }
 
 static char *header_path(km_build_ctx *b, const char *name)
@@ -178,8 +207,11 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block)
         }
         line[64] = 0;
         char *path = header_path(b, line + 65);
-        ok = km_digest_parse(line, &want) == 0 && km_hash_file(path, &got, NULL) == KM_OK &&
-             memcmp(&want, &got, sizeof want) == 0;
+        if (strcmp(line, ABSENT) == 0)
+            ok = !exists(path);
+        else
+            ok = km_digest_parse(line, &want) == 0 && km_hash_file(path, &got, NULL) == KM_OK &&
+                 memcmp(&want, &got, sizeof want) == 0;
         free(path);
         line[64] = ' ';
         lines = realloc(lines, (n + 1) * sizeof *lines);
@@ -261,12 +293,31 @@ static char *record_text(km_build_ctx *b, km_target *t, const char *block)
     return out;
 }
 
-/* The header lines of a finished compile, from its dependency files. */
-static int recorded_headers(km_build_ctx *b, km_target *t, char ***lines, size_t *n,
-                            km_error *err)
+static void add_line(char ***lines, size_t *n, const char *hex, const char *name)
 {
-    *lines = NULL;
-    *n = 0;
+    char *line = NULL;
+    if (asprintf(&line, "%s %s", hex, name) < 0)
+        abort();
+    *lines = realloc(*lines, (*n + 1) * sizeof **lines);
+    (*lines)[(*n)++] = line;
+}
+
+static void add_dir(char ***dirs, size_t *n, const char *path)
+{
+    char *d = km_dirname(path);
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*dirs)[i], d) == 0) {
+            free(d);
+            return;
+        }
+    *dirs = realloc(*dirs, (*n + 1) * sizeof **dirs);
+    (*dirs)[(*n)++] = d;
+}
+
+/* Every prerequisite but the sources (in the key already) of a finished
+ * target's compiles, as its dependency files name them. */
+static int compile_deps(km_target *t, char ***deps, size_t *ndeps, km_error *err)
+{
     for (size_t i = 0; i < t->nsources; i++) {
         char *dfile = NULL, *text = NULL;
         if (asprintf(&dfile, "%s.d", t->objs[i]) < 0)
@@ -275,38 +326,77 @@ static int recorded_headers(km_build_ctx *b, km_target *t, char ***lines, size_t
         free(dfile);
         if (rc != KM_OK)
             return rc;
-        char **deps;
+        char **d;
         size_t nd;
-        if (km_depfile_parse(text, &deps, &nd) != 0) {
+        if (km_depfile_parse(text, &d, &nd) != 0) {
             free(text);
             return km_fail(err, KM_EXIT_INTERNAL, "cannot parse the dependency file of '%s'",
                            t->objs[i]);
         }
         free(text);
-        /* The first prerequisite is the source itself: in the key already. */
+        /* The first prerequisite is the source itself. */
         for (size_t k = 1; k < nd; k++) {
-            char *name = header_name(b, deps[k]);
-            if (!name)
-                continue;
-            char *path = header_path(b, name);
-            km_digest d;
-            rc = km_hash_file(path, &d, err);
-            free(path);
-            if (rc != KM_OK) {
-                free(name);
-                km_depfile_free(deps, nd);
-                return rc;
-            }
-            char hex[KM_HEX_LEN], *line = NULL;
-            km_digest_hex(&d, hex);
-            if (asprintf(&line, "%s %s", hex, name) < 0)
-                abort();
-            free(name);
-            *lines = realloc(*lines, (*n + 1) * sizeof **lines);
-            (*lines)[(*n)++] = line;
+            *deps = realloc(*deps, (*ndeps + 1) * sizeof **deps);
+            (*deps)[(*ndeps)++] = strdup(d[k]);
         }
-        km_depfile_free(deps, nd);
+        km_depfile_free(d, nd);
     }
+    return KM_OK;
+}
+
+/* The header lines of a finished compile: each header the compiler read
+ * with its content's SHA-256, and each place where a new file would now
+ * shadow one of them (build_search.c), which must stay empty. */
+static int recorded_headers(km_build_ctx *b, km_target *t, char ***lines, size_t *n,
+                            km_error *err)
+{
+    *lines = NULL;
+    *n = 0;
+    char **deps = NULL, **dirs = NULL, **cands = NULL;
+    size_t ndeps = 0, ndirs = 0, ncands = 0;
+    int rc = compile_deps(t, &deps, &ndeps, err);
+    for (size_t i = 0; i < t->nsources; i++)
+        add_dir(&dirs, &ndirs, t->sources[i]);
+    for (size_t i = 0; i < ndeps; i++)
+        add_dir(&dirs, &ndirs, deps[i]);
+    km_search search = {0};
+    if (rc == KM_OK)
+        km_search_order(b, t, &search);
+    for (size_t k = 0; rc == KM_OK && k < ndeps; k++) {
+        char *name = header_name(b, deps[k]);
+        if (!name)
+            continue;
+        char *path = header_path(b, name);
+        km_digest d;
+        rc = km_hash_file(path, &d, err);
+        free(path);
+        if (rc == KM_OK) {
+            char hex[KM_HEX_LEN];
+            km_digest_hex(&d, hex);
+            add_line(lines, n, hex, name);
+        }
+        free(name);
+        km_search_candidates(&search, dirs, ndirs, deps[k], &cands, &ncands);
+    }
+    for (size_t k = 0; k < ncands; k++) {
+        char *name = rc == KM_OK ? path_name(b, cands[k]) : NULL;
+        char *path = name ? header_path(b, name) : NULL;
+        /* One there now was passed over (an <> include skips the includer's
+         * folder): it cannot be what shadows. */
+        if (path && !exists(path))
+            add_line(lines, n, ABSENT, name);
+        free(path);
+        free(name);
+        free(cands[k]);
+    }
+    for (size_t k = 0; k < ndeps; k++)
+        free(deps[k]);
+    for (size_t k = 0; k < ndirs; k++)
+        free(dirs[k]);
+    free(deps);
+    free(dirs);
+    free(cands);
+    km_search_free(&search);
     qsort(*lines, *n, sizeof **lines, by_name);
     size_t w = 0; /* a header two sources include is recorded once */
     for (size_t i = 0; i < *n; i++) {
@@ -316,7 +406,14 @@ static int recorded_headers(km_build_ctx *b, km_target *t, char ***lines, size_t
             (*lines)[w++] = (*lines)[i];
     }
     *n = w;
-    return KM_OK;
+    if (rc != KM_OK) {
+        for (size_t i = 0; i < *n; i++)
+            free((*lines)[i]);
+        free(*lines);
+        *lines = NULL;
+        *n = 0;
+    }
+    return rc;
 }
 
 int km_target_store(km_build_ctx *b, km_target *t, km_error *err)

@@ -43,8 +43,7 @@ static void put_arg(FILE *f, const char *s)
         fputc('\'', f);
 }
 
-/* A flag template with ${root}, ${data} and ${gen} filled in. */
-static char *expand(const km_build_ctx *b, const char *flag)
+char *km_flag_expand(const km_build_ctx *b, const char *flag)
 {
     const struct { const char *var, *value; } vars[] = {
         {"${root}", b->root}, {"${data}", b->data.dir}, {"${gen}", b->gen},
@@ -115,7 +114,7 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
             fprintf(f, "\n  name = %s", t->display);
             fputs("\n  flags =", f);
             for (size_t k = 0; k < t->nflags; k++) {
-                char *flag = expand(b, t->flags[k]);
+                char *flag = km_flag_expand(b, t->flags[k]);
                 fputc(' ', f);
                 put_arg(f, flag);
                 free(flag);

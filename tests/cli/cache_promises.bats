@@ -210,3 +210,64 @@ as_other() {
     [ "$(sha256sum "$got" | cut -d' ' -f1)" = "$(image_sha)" ]
     [ "$(image_sha)" = "$(cold)" ]
 }
+
+# moves thread/common.h into the include folders named, first one holding it.
+use_include_dirs() {
+    flags=
+    for d in "$@"; do mkdir -p "$prog/$d"; flags="$flags${flags:+, }-I$d"; done
+    mv "$prog/thread/common.h" "$prog/$1/common.h"
+    sed -i "s/    words: \[3\]/    words: [3]\n    cflags: [$flags]/" "$prog/program.yaml"
+}
+
+@test "a new header in an earlier include folder that shadows the recorded one misses" {
+    use_include_dirs second first
+    mv "$prog/second/common.h" "$prog/first/common.h"
+    sed -i 's/-Isecond, -Ifirst/-Iearly, -Isecond, -Ifirst/' "$prog/program.yaml"
+    rmdir "$prog/second"
+    build
+    [ "$status" -eq 0 ]
+    first=$(image_sha)
+    # One folder that exists, one that did not when the header was recorded.
+    for d in second early; do
+        mkdir -p "$prog/$d"
+        echo "#define SCALE 7" >"$prog/$d/common.h"
+        build
+        [ "$status" -eq 0 ]
+        [ "$(json 'd["threads"][0]["image"]["cache"]')" = miss ]
+        [ "$(image_sha)" != "$first" ]
+        [ "$(image_sha)" = "$(cold)" ]
+        rm "$prog/$d/common.h"
+    done
+    build
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = hit ]
+    [ "$(image_sha)" = "$first" ]
+}
+
+@test "a new header beside the source that shadows the recorded one misses" {
+    use_include_dirs inc
+    build
+    [ "$status" -eq 0 ]
+    first=$(image_sha)
+    echo "#define SCALE 7" >"$prog/thread/common.h"
+    build
+    [ "$status" -eq 0 ]
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = miss ]
+    [ "$(image_sha)" = "$(cold)" ]
+    [ "$(image_sha)" != "$first" ]
+}
+
+@test "a changed CPATH misses" {
+    mkdir "$BATS_TEST_TMPDIR/cp1" "$BATS_TEST_TMPDIR/cp2"
+    mv "$prog/thread/common.h" "$BATS_TEST_TMPDIR/cp1/common.h"
+    echo "#define SCALE 7" >"$BATS_TEST_TMPDIR/cp2/common.h"
+    CPATH=$BATS_TEST_TMPDIR/cp1 build
+    [ "$status" -eq 0 ]
+    first=$(image_sha)
+    CPATH=$BATS_TEST_TMPDIR/cp2 build
+    [ "$status" -eq 0 ]
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = miss ]
+    [ "$(image_sha)" != "$first" ]
+    CPATH=$BATS_TEST_TMPDIR/cp1 build
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = hit ]
+    [ "$(image_sha)" = "$first" ]
+}

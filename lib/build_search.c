@@ -1,0 +1,141 @@
+/* build_search: where the compiler looked for a target's headers, so that a
+ * direct-mode hit can prove that no header now shadows a recorded one, as
+ * ccache's direct mode must.  A header is recorded by the path the compiler
+ * found it at (the dependency file's); the order it searched is the
+ * -iquote, -I, -isystem folders of the flags, CPATH and C_INCLUDE_PATH, the
+ * compiler's own folders and -idirafter's, and for "..." includes the
+ * including file's folder first.  A file that appears in any folder searched
+ * before the one a header was found in would be included instead. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build_internal.h"
+#include "km_fs.h"
+#include "km_proc.h"
+
+static void add(km_search *s, const char *dir, size_t len)
+{
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    if (!len)
+        dir = ".", len = 1;
+    for (size_t i = 0; i < s->n; i++)
+        if (strlen(s->dirs[i]) == len && strncmp(s->dirs[i], dir, len) == 0)
+            return; /* the compiler ignores a repeated folder too */
+    s->dirs = realloc(s->dirs, (s->n + 1) * sizeof *s->dirs);
+    s->dirs[s->n++] = strndup(dir, len);
+}
+
+/* The folders of one option (-Idir, -I dir, ...) in the expanded flags. */
+static void add_option(km_search *s, char **flags, size_t n, const char *opt)
+{
+    size_t olen = strlen(opt);
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(flags[i], opt, olen) != 0)
+            continue;
+        const char *dir = flags[i][olen] ? flags[i] + olen : i + 1 < n ? flags[++i] : NULL;
+        if (dir && strcmp(dir, "-") != 0)
+            add(s, dir, strlen(dir));
+    }
+}
+
+static void add_env(km_search *s, const char *var)
+{
+    const char *v = getenv(var);
+    while (v && *v) {
+        const char *colon = strchr(v, ':');
+        size_t len = colon ? (size_t)(colon - v) : strlen(v);
+        add(s, v, len); /* an empty element is the current folder */
+        v = colon ? colon + 1 : NULL;
+    }
+}
+
+/* The compiler's own folders, from `cc -E -v`: the lines between "search
+ * starts here:" and "End of search list.", each one space in. */
+static void add_system(km_search *s, const km_tool *tool, char **flags, size_t n,
+                       const char *root)
+{
+    char **argv = calloc(n + 8, sizeof *argv);
+    size_t a = 0;
+    argv[a++] = tool->path;
+    for (size_t i = 0; i < n; i++)
+        argv[a++] = flags[i];
+    argv[a++] = "-E";
+    argv[a++] = "-v";
+    argv[a++] = "-x";
+    argv[a++] = "c";
+    argv[a++] = "/dev/null";
+    argv[a++] = "-o";
+    argv[a++] = "/dev/null";
+    char *log = NULL;
+    int status = 0;
+    if (km_proc_run(argv, root, &log, &status, NULL, NULL, NULL) == KM_OK && status == 0) {
+        bool in_list = false;
+        char *save = NULL;
+        for (char *l = strtok_r(log, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+            if (strstr(l, "search starts here:"))
+                in_list = true;
+            else if (strncmp(l, "End of search list.", 19) == 0)
+                in_list = false;
+            else if (in_list && l[0] == ' ')
+                add(s, l + 1, strlen(l + 1));
+        }
+    }
+    free(log);
+    free(argv);
+}
+
+void km_search_order(km_build_ctx *b, const km_target *t, km_search *s)
+{
+    memset(s, 0, sizeof *s);
+    char **flags = malloc((t->nflags ? t->nflags : 1) * sizeof *flags);
+    for (size_t i = 0; i < t->nflags; i++)
+        flags[i] = km_flag_expand(b, t->flags[i]);
+    add_option(s, flags, t->nflags, "-iquote");
+    add_option(s, flags, t->nflags, "-I");
+    add_option(s, flags, t->nflags, "-isystem");
+    add_env(s, "CPATH");
+    add_env(s, "C_INCLUDE_PATH");
+    add_system(s, t->kind == KM_TARGET_IMAGE ? &b->rv : &b->host, flags, t->nflags, b->root);
+    add_option(s, flags, t->nflags, "-idirafter");
+    for (size_t i = 0; i < t->nflags; i++)
+        free(flags[i]);
+    free(flags);
+}
+
+void km_search_free(km_search *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->dirs[i]);
+    free(s->dirs);
+    memset(s, 0, sizeof *s);
+}
+
+static void push(char ***out, size_t *n, const char *dir, const char *name)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/%s", dir, name) < 0)
+        abort();
+    *out = realloc(*out, (*n + 1) * sizeof **out);
+    (*out)[(*n)++] = p;
+}
+
+void km_search_candidates(const km_search *s, char *const *filedirs, size_t nfiledirs,
+                          const char *dep, char ***out, size_t *n)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const char *name = km_path_under(dep, s->dirs[i]);
+        if (!name && strcmp(s->dirs[i], ".") == 0 && dep[0] != '/')
+            name = dep;
+        if (!name)
+            continue;
+        /* Found in folder i as `name`: any earlier folder, and any
+         * including file's folder, could now hold it first. */
+        for (size_t k = 0; k < i; k++)
+            push(out, n, s->dirs[k], name);
+        for (size_t k = 0; k < nfiledirs; k++)
+            push(out, n, filedirs[k], name);
+    }
+}
