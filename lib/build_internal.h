@@ -1,6 +1,7 @@
 /* build_internal: what the parts of `kmrun build` share — km_build.c (the
  * flow), build_keys.c (cache keys, direct mode), build_search.c (the
- * include search order) and build_ninja.c (the generated build.ninja).
+ * include search order), build_cpp.c (preprocessor mode) and build_ninja.c
+ * (the generated build.ninja).
  * One target is one thread image or the kernels' shared object. */
 #ifndef KM_BUILD_INTERNAL_H
 #define KM_BUILD_INTERNAL_H
@@ -29,6 +30,8 @@ typedef struct km_target {
     char **flags;            /* compile flags, the same in key and command */
     size_t nflags;
     km_digest dkey;          /* direct key: known before compiling */
+    int cpp_rc;              /* 0: not yet; else km_cpp_key's, once a lookup */
+    km_digest cpp_key;       /* (every alternative in preprocessor mode is one) */
     bool failed;             /* Ninja could not build it */
     km_built *built;         /* where the result goes */
 } km_target;
@@ -55,6 +58,12 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err);
 int km_ninja_write(km_build_ctx *b, km_error *err);
 /* A flag template with ${root}, ${data} and ${gen} filled in; allocated. */
 char *km_flag_expand(const km_build_ctx *b, const char *flag);
+
+/* build_cpp.c: whether direct mode cannot vouch for a compile that read
+ * these files (one asks __has_include), and the preprocessor-mode key
+ * (KM_OK, or KM_CACHE_MISS when the preprocessor fails). */
+bool km_cpp_needed(char *const *paths, size_t n);
+int km_cpp_key(km_build_ctx *b, const km_target *t, km_digest *key);
 
 /* build_search.c: the folders a target's compiles search for headers, in
  * the compiler's order (as the flags name them: relative to the manifest's

@@ -101,6 +101,10 @@ static char *header_name(km_build_ctx *b, const char *dep)
  * of a SHA-256. */
 #define ABSENT "----------------------------------------------------------------"
 
+/* A record alternative whose only line after the key is this is in
+ * preprocessor mode (build_cpp.c). */
+#define CPP_MODE "cpp"
+
 static int exists(const char *path)
 {
     struct stat st;
@@ -201,6 +205,11 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block)
         ok = 0;
     while (ok && (line = strtok_r(NULL, "\n", &save))) {
         km_digest want, got;
+        if (strcmp(line, CPP_MODE) == 0) {
+            lines = realloc(lines, (n + 1) * sizeof *lines);
+            lines[n++] = line;
+            continue;
+        }
         if (strlen(line) < 66 || line[64] != ' ') {
             ok = 0;
             break;
@@ -220,11 +229,21 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block)
     int rc = KM_CACHE_MISS;
     if (ok) {
         km_digest check;
-        entry_key(&t->dkey, lines, n, &check);
+        /* Preprocessor mode: the entry is the one for today's output. */
+        if (n == 1 && strcmp(lines[0], CPP_MODE) == 0) {
+            if (!t->cpp_rc)
+                t->cpp_rc = km_cpp_key(b, t, &t->cpp_key) == KM_OK ? 1 : -1;
+            ekey = t->cpp_key;
+            ok = t->cpp_rc == 1;
+        }
+        if (n == 1 && strcmp(lines[0], CPP_MODE) == 0)
+            check = ekey;
+        else
+            entry_key(&t->dkey, lines, n, &check);
         char *dir = NULL;
         cJSON *meta = NULL;
         const char *why = NULL;
-        if (memcmp(&check, &ekey, sizeof check) == 0 &&
+        if (ok && memcmp(&check, &ekey, sizeof check) == 0 &&
             km_cache_get(b->c, &ekey, &dir, &meta) == KM_OK) {
             if ((why = meta_mismatch(t, dir, meta))) {
                 km_cache_reject(b->c, &ekey, why);
@@ -424,9 +443,34 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err)
     if (rc != KM_OK)
         return rc;
     km_digest ekey, file_hash;
-    entry_key(&t->dkey, lines, n, &ekey);
+    /* Every file the compile read, for __has_include. */
+    char **read = malloc((t->nsources + n + 1) * sizeof *read);
+    size_t nread = 0;
+    for (size_t i = 0; i < t->nsources; i++)
+        read[nread++] = t->sources[i][0] == '/' ? strdup(t->sources[i])
+                                                : km_path_join(b->root, t->sources[i]);
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(lines[i], ABSENT, 64) != 0)
+            read[nread++] = header_path(b, lines[i] + 65);
+    bool cpp = km_cpp_needed(read, nread);
+    for (size_t i = 0; i < nread; i++)
+        free(read[i]);
+    free(read);
+    if (cpp) {
+        for (size_t i = 0; i < n; i++)
+            free(lines[i]);
+        lines = realloc(lines, sizeof *lines);
+        lines[0] = strdup(CPP_MODE);
+        n = 1;
+        if (km_cpp_key(b, t, &ekey) != KM_OK)
+            rc = km_fail(err, KM_EXIT_BUILD, "cannot preprocess the sources of the %s",
+                         t->display);
+    } else {
+        entry_key(&t->dkey, lines, n, &ekey);
+    }
     cJSON *meta = cJSON_CreateObject();
-    rc = km_hash_file(t->out, &file_hash, err);
+    if (rc == KM_OK)
+        rc = km_hash_file(t->out, &file_hash, err);
     if (rc == KM_OK) {
         char hex[KM_HEX_LEN];
         km_digest_hex(&file_hash, hex);

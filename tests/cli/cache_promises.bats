@@ -271,3 +271,34 @@ use_include_dirs() {
     [ "$(json 'd["threads"][0]["image"]["cache"]')" = hit ]
     [ "$(image_sha)" = "$first" ]
 }
+
+@test "a header created later for __has_include misses (preprocessor mode)" {
+    cat >"$prog/thread/main.c" <<'C'
+#include "kmx.h"
+#include "kmrun_handlers.h"
+#include "common.h"
+#if __has_include("extra.h")
+#include "extra.h"
+#else
+#define EXTRA 0
+#endif
+int kmx_main(int core) { (void)core; return SCALE + HANDLER_SCALE + EXTRA; }
+C
+    build
+    [ "$status" -eq 0 ]
+    first=$(image_sha)
+    build
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = hit ]
+    echo '#define EXTRA 1' >"$prog/thread/extra.h"
+    build
+    [ "$status" -eq 0 ]
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = miss ]
+    [ "$(image_sha)" != "$first" ]
+    [ "$(image_sha)" = "$(cold)" ]
+    build
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = hit ]
+    rm "$prog/thread/extra.h"
+    build
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = hit ]
+    [ "$(image_sha)" = "$first" ]
+}
