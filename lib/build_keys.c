@@ -9,7 +9,10 @@
  * only after it: they are recorded (from the compiler's dependency files)
  * in a record under the direct key, each with its content's SHA-256, and
  * the entry's key is the direct key plus that list.  A lookup re-hashes
- * every recorded header; one changed byte is a miss. */
+ * every recorded header; one changed byte is a miss.  The list also names
+ * the places where a new file would shadow a recorded header
+ * (build_search.c), which a lookup checks are still empty; a target whose
+ * files ask __has_include is recorded in preprocessor mode (build_cpp.c). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>

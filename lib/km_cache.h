@@ -18,7 +18,8 @@
  * a reader sees a whole entry or none; when two writers race, the second
  * finds the first's entry in place and drops its own.  Every read checks
  * each file against entry.json: a corrupt entry is reported through the
- * warning hook, removed, and read as a miss. */
+ * warning hook, removed (or, when it cannot be, left and never used), and
+ * read as a miss. */
 #ifndef KM_CACHE_H
 #define KM_CACHE_H
 
