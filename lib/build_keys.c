@@ -287,6 +287,14 @@ int km_target_lookup(km_build_ctx *b, km_target *t)
     return rc;
 }
 
+static bool is_cpp_block(const char *block)
+{
+    size_t n = strlen(block);
+    while (n && block[n - 1] == '\n')
+        n--;
+    return n > 4 && strncmp(block + n - 4, "\n" CPP_MODE, 4) == 0;
+}
+
 /* The record with `block` first and the older alternatives after it,
  * without the one that leads to the same entry. */
 static char *record_text(km_build_ctx *b, km_target *t, const char *block)
@@ -303,7 +311,10 @@ static char *record_text(km_build_ctx *b, km_target *t, const char *block)
                 *next = 0;
                 next += strlen(BLOCK_SEP);
             }
-            if (strncmp(p, block, 64) != 0) {
+            /* Preprocessor-mode alternatives all lead to today's output's
+             * entry: one is enough. */
+            bool cpp_twice = is_cpp_block(block) && is_cpp_block(p);
+            if (strncmp(p, block, 64) != 0 && !cpp_twice) {
                 fprintf(f, "\n%s\n", p);
                 kept++;
             }
