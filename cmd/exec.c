@@ -86,8 +86,18 @@ static void print_text(const sim_exec_result *r, uint64_t limit)
                r->exit_code, a, b);
         break;
     case SIM_EXEC_LIMIT:
-        printf("limit: stopped after %s (--max-instructions %s), %s\n", a,
-               ks_thousands(limit, c, sizeof c), b);
+        if (r->traps == 0) {
+            printf("limit: stopped after %s (--max-instructions %s), %s\n", a,
+                   ks_thousands(limit, c, sizeof c), b);
+            break;
+        }
+        /* The bound counts traps too: a trap loop retires nothing. */
+        char t[40];
+        ks_thousands(r->traps, t, 28);
+        strcat(t, " trap");
+        strcat(t, plural(r->traps));
+        printf("limit: stopped after %s and %s (--max-instructions %s counts "
+               "both), %s\n", a, t, ks_thousands(limit, c, sizeof c), b);
         break;
     case SIM_EXEC_TRAP:
         printf("trap: %s (mcause %" PRIu64 ") at mepc 0x%" PRIx64

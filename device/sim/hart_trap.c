@@ -15,6 +15,7 @@ void sim_hart_trap(sim_hart *h, uint64_t cause, uint64_t tval)
     h->mcause = cause;
     h->mtval = tval;
     h->trapped = true;
+    h->traps++; /* an owner's bound counts these, or a trap loop never ends */
     h->trap_cause = cause;
     h->trap_epc = h->pc;
     h->trap_tval = tval;

@@ -466,14 +466,18 @@ void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
             r->end = SIM_EXEC_WFI;
             break;
         }
-        if (h->instret >= max_instructions) {
+        /* A trap retires nothing, so the bound counts traps too: a
+         * handler that itself traps, or an mtvec that faults, would
+         * otherwise loop for ever with instret standing still. */
+        uint64_t steps = h->instret + h->traps;
+        if (steps >= max_instructions) {
             r->end = SIM_EXEC_LIMIT;
             break;
         }
-        /* Every instruction takes at least a cycle, so this budget cannot
-         * retire more than the instructions left; slices of at most
+        /* Every instruction and every trap takes at least a cycle, so
+         * this budget cannot go past the steps left; slices of at most
          * SLICE cycles notice a fetch-fault loop at 0 soon. */
-        uint64_t left = max_instructions - h->instret;
+        uint64_t left = max_instructions - steps;
         if (left > SLICE)
             left = SLICE;
         uint64_t until = h->cycle > UINT64_MAX - left ? UINT64_MAX : h->cycle + left;
@@ -481,6 +485,7 @@ void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
         sim_hart_run(h, until);
     }
     r->instructions = h->instret;
+    r->traps = h->traps;
     r->cycles = h->cycle;
 }
 

@@ -49,6 +49,7 @@ typedef struct sim_hart {
     uint64_t mstatus, mtvec, mepc, mcause, mtval, mscratch, mie, mip;
     uint64_t cycle;   /* modeled cycles since reset */
     uint64_t instret; /* instructions retired */
+    uint64_t traps;   /* traps taken: they retire nothing, yet take time */
     /* mcycle/minstret read cycle/instret plus these: a CSR write moves
      * the view, never the modeled time the owner schedules by. */
     uint64_t mcycle_offset, minstret_offset;

@@ -415,3 +415,36 @@ END
     [ "${lines[0]}" = "$EXEC_USAGE" ]
     [[ $output == *"Exit status: 0 the program exited with code 0, 1"* ]]
 }
+
+@test "exec --max-instructions: a trap loop counts its traps and ends at the limit" {
+    # The handler itself traps: every trap re-enters it, none retires.
+    prog traploop <<'END'
+#include "test.h"
+TEST_BEGIN
+    la t0, handler
+    csrw mtvec, t0
+handler:
+    .4byte 0x1234500b       # custom-0: illegal
+TEST_END
+END
+    run -1 --separate-stderr timeout 20 kmrun exec --json --max-instructions 1000 "$tmp/traploop.elf"
+    expect stderr </dev/null
+    json_check
+    [ "$(field end)" = limit ]
+    run -1 timeout 20 kmrun exec --max-instructions 1000 "$tmp/traploop.elf"
+    [[ $output == "limit: stopped after "*" instructions and "*" traps (--max-instructions 1,000 counts both), "* ]]
+}
+
+@test "exec --max-instructions: an mtvec that faults ends at the limit" {
+    prog badvec <<'END'
+#include "test.h"
+TEST_BEGIN
+    li t0, 0x40000000       # nothing answers there: every fetch faults
+    csrw mtvec, t0
+    .4byte 0x1234500b
+TEST_END
+END
+    run -1 --separate-stderr timeout 20 kmrun exec --json --max-instructions 1e5 "$tmp/badvec.elf"
+    expect stderr </dev/null
+    [ "$(field end)" = limit ]
+}

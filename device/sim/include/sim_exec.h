@@ -39,7 +39,7 @@
 
 typedef enum sim_exec_end {
     SIM_EXEC_EXIT,  /* the program wrote tohost */
-    SIM_EXEC_LIMIT, /* max_instructions retired */
+    SIM_EXEC_LIMIT, /* max_instructions retired or trapped */
     SIM_EXEC_TRAP,  /* a trap with no handler (mtvec 0) */
     SIM_EXEC_WFI,   /* wfi, which nothing can wake */
 } sim_exec_end;
@@ -48,6 +48,7 @@ typedef struct sim_exec_result {
     sim_exec_end end;
     uint64_t exit_code; /* SIM_EXEC_EXIT only */
     uint64_t instructions, cycles;
+    uint64_t traps; /* taken; with instructions, what the bound counts */
     uint64_t mcause, mepc, mtval; /* SIM_EXEC_TRAP only */
 } sim_exec_result;
 
@@ -60,7 +61,8 @@ typedef struct sim_exec sim_exec;
  * On failure there is nothing to free. */
 int sim_exec_open(sim_exec **out, const char *path, bool *no_tohost, ks_error *err);
 
-/* Runs until an end (above) or until `max_instructions` have retired. */
+/* Runs until an end (above) or until instructions retired plus traps
+ * taken reach `max_instructions` (a trap loop retires nothing). */
 void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r);
 
 void sim_exec_free(sim_exec *x); /* NULL is fine */
