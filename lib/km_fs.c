@@ -1,5 +1,6 @@
 /* km_fs: whole-file I/O, atomic writes, trees (km_fs.h). */
 #include "km_fs.h"
+#include "ks_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,14 +13,14 @@
 
 int km_read_file(const char *path, char **data, size_t *n, km_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    const char *kind;
+    int fd = ks_open_regular(path, &st, &kind);
+    if (fd < 0 && kind)
+        return km_fail(err, KM_EXIT_SYSTEM, "cannot read '%s': it is %s "
+                       "(expected a regular file)", path, kind);
     if (fd < 0)
         return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", path);
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        close(fd);
-        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", path);
-    }
     size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
     char *buf = malloc(cap);
     for (;;) {

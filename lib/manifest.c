@@ -10,8 +10,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "km_handlers.h"
+#include "ks_file.h"
 #include "manifest_internal.h"
 #include "yaml_tree.h"
 
@@ -31,14 +33,16 @@ static const char *const top_keys[] = {
 static int read_text(const char *path, char **text, size_t *len,
                      km_diags *diags, km_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read manifest '%s'",
-                             path);
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        errno = EISDIR;
+    const char *kind;
+    int fd = ks_open_regular(path, &st, &kind);
+    if (fd < 0 && kind)
+        return km_fail(err, KM_EXIT_SYSTEM, "cannot read manifest '%s': it is "
+                       "%s (expected a regular file)", path, kind);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read manifest '%s'",
                              path);
     }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "km_suggest.h"
+#include "ks_file.h"
 #include "manifest_internal.h"
 #include "units.h"
 
@@ -362,20 +363,17 @@ char *km_mfile(km_mctx *c, const km_yaml_node *n, const char *what,
     if (!path)
         return NULL;
     struct stat st;
-    int fd = -1, error = 0;
-    if (stat(path, &st) != 0)
-        error = errno;
-    else if (S_ISDIR(st.st_mode))
-        error = EISDIR;
-    else if (!S_ISREG(st.st_mode))
-        error = -1;
-    else if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)
-        error = errno;
+    const char *kind;
+    int fd = ks_open_regular(path, &st, &kind), error = fd < 0 ? errno : 0;
     if (fd >= 0)
         close(fd);
-    if (error) {
-        km_mdiag(c, n, "cannot read %s '%s': %s", what, n->text,
-                 error < 0 ? "not a regular file" : strerror(error));
+    if (fd < 0) {
+        if (kind)
+            km_mdiag(c, n, "cannot read %s '%s': it is %s (expected a "
+                     "regular file)", what, n->text, kind);
+        else
+            km_mdiag(c, n, "cannot read %s '%s': %s", what, n->text,
+                     strerror(error));
         free(path);
         return NULL;
     }

@@ -1,11 +1,13 @@
 /* elf_read: bounds-checked ELF64 reading (elf_read.h). */
 #include "ks_elf.h"
+#include "ks_file.h"
 #include "ks_text.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Headers are copied out of the file as they are; both the X280 images and
  * the kernels are little endian, so the host must be too. */
@@ -28,9 +30,18 @@ static bool in_file(uint64_t off, uint64_t len, size_t size)
 static int read_whole(const char *path, unsigned char **data, size_t *size,
                       ks_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    struct stat st;
+    const char *kind;
+    int fd = ks_open_regular(path, &st, &kind);
+    if (fd < 0 && kind)
+        return ks_fail(err, KS_ERR_SYSTEM, "cannot open '%s': it is %s "
+                       "(expected a regular file)", path, kind);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return ks_fail_errno(err, KS_ERR_SYSTEM, "cannot open '%s'", path);
+    }
     size_t cap = 0, len = 0;
     unsigned char *buf = NULL;
     for (;;) {

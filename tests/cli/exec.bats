@@ -375,6 +375,15 @@ kmrun: cannot open '$tmp/nothing.elf': No such file or directory
 END
 }
 
+@test "exec: a FIFO is refused at once, not waited on, status 4" {
+    mkfifo "$tmp/fifo.elf"
+    run -4 --separate-stderr timeout 20 kmrun exec "$tmp/fifo.elf"
+    expect stdout </dev/null
+    expect stderr <<END
+kmrun: cannot open '$tmp/fifo.elf': it is a FIFO (expected a regular file)
+END
+}
+
 @test "exec: usage errors exit 2 with the usage line" {
     run -2 --separate-stderr kmrun exec
     expect stderr <<END

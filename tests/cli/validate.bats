@@ -146,6 +146,26 @@ END
     [[ $stderr == kmrun:*"'folder.yaml'"* ]] || { echo "stderr: $stderr"; false; }
 }
 
+@test "a FIFO given as the manifest is refused at once, not waited on, exit 4" {
+    mkfifo fifo.yaml
+    run -4 --separate-stderr timeout 20 kmrun validate fifo.yaml
+    expect stdout </dev/null
+    expect stderr <<'END'
+kmrun: cannot read manifest 'fifo.yaml': it is a FIFO (expected a regular file)
+END
+}
+
+@test "a FIFO as a source or a region's file is a positioned error" {
+    mkfifo pipe.c pipe.bin
+    cat >fifo.yaml <<'END'
+name: x
+threads: [{cluster: 1, sources: [pipe.c], regions: {r: {file: pipe.bin}}}]
+END
+    run -2 --separate-stderr timeout 20 kmrun validate fifo.yaml
+    [[ $stderr == *"fifo.yaml:2:"*": cannot read source file 'pipe.c': it is a FIFO (expected a regular file)"* ]] ||
+        { echo "stderr: $stderr"; false; }
+}
+
 @test "a system error outranks a manifest error in the exit status" {
     printf 'name: x\nthreads: [{cluster: 9, sources: [t.c]}]\n' >bad.yaml
     run -4 --separate-stderr kmrun validate bad.yaml missing.yaml
