@@ -10,6 +10,11 @@ typedef struct frame {
     km_yaml_node *node;
     km_yaml_node *key;  /* a mapping's key waiting for its value */
     bool drop_value;    /* the key was refused: drop the value too */
+    /* A mapping's keys hashed (open addressing, pair index + 1; 0 empty),
+     * so that finding a duplicate is not a walk over every earlier key:
+     * a mapping of n keys would cost n^2/2 comparisons. */
+    size_t *slots;
+    size_t cap; /* a power of two, or 0 */
 } frame;
 
 typedef struct reader {
@@ -19,7 +24,8 @@ typedef struct reader {
     km_yaml_node *root;
     frame stack[KM_YAML_MAX_DEPTH];
     int depth;
-    int skipping; /* levels of a too-deep subtree still open */
+    int skipping;   /* levels of a refused (tagged) subtree still open */
+    bool too_deep;  /* reading stopped there (km_yaml_load says why) */
 } reader;
 
 void km_yaml_free(km_yaml_node *node)
@@ -80,6 +86,50 @@ static bool push_pair(reader *r, km_yaml_node *map, km_yaml_node *key,
     return true;
 }
 
+static size_t hash_text(const char *s)
+{
+    size_t h = 14695981039346656037u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* The pair in f's mapping whose key is `text`, or NULL. */
+static const km_yaml_pair *hashed_pair(const frame *f, const char *text)
+{
+    if (!f->cap)
+        return NULL;
+    for (size_t i = hash_text(text) & (f->cap - 1);; i = (i + 1) & (f->cap - 1)) {
+        if (!f->slots[i])
+            return NULL;
+        const km_yaml_pair *p = &f->node->pairs[f->slots[i] - 1];
+        if (strcmp(p->key->text, text) == 0)
+            return p;
+    }
+}
+
+/* Enters pair `index` of f's mapping, growing the table to keep it at
+ * most half full; false when memory runs out. */
+static bool hash_pair(frame *f, size_t index)
+{
+    if (2 * (index + 1) > f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 16;
+        size_t *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            return false;
+        free(f->slots);
+        f->slots = slots;
+        f->cap = cap;
+        for (size_t k = 0; k < index; k++)
+            hash_pair(f, k);
+    }
+    size_t i = hash_text(f->node->pairs[index].key->text) & (f->cap - 1);
+    while (f->slots[i])
+        i = (i + 1) & (f->cap - 1);
+    f->slots[i] = index + 1;
+    return true;
+}
+
 /* Hangs `node` (NULL: a value refused where it stands) under the open
  * container.  Takes ownership of node whatever happens. */
 static void attach(reader *r, km_yaml_node *node)
@@ -131,21 +181,22 @@ static void attach(reader *r, km_yaml_node *node)
         node->col = key->col;
         node->reported = true;
     }
-    for (size_t i = 0; i < f->node->n; i++) {
-        const km_yaml_node *k = f->node->pairs[i].key;
-        if (strcmp(k->text, key->text) == 0) {
-            km_diags_add(r->diags, r->file, key->line, key->col,
-                         "duplicate key '%s' (first at line %d)", key->text,
-                         k->line);
-            km_yaml_free(key);
-            km_yaml_free(node);
-            return;
-        }
+    const km_yaml_pair *first = hashed_pair(f, key->text);
+    if (first) {
+        km_diags_add(r->diags, r->file, key->line, key->col,
+                     "duplicate key '%s' (first at line %d)", key->text,
+                     first->key->line);
+        km_yaml_free(key);
+        km_yaml_free(node);
+        return;
     }
     if (!push_pair(r, f->node, key, node)) {
         km_yaml_free(key);
         km_yaml_free(node);
+        return;
     }
+    if (!hash_pair(f, f->node->n - 1))
+        r->oom = true;
 }
 
 /* Explicit tags would let a value change its type under the schema's
@@ -202,11 +253,14 @@ static void on_start(reader *r, const yaml_event_t *ev, km_yaml_kind kind)
     const yaml_char_t *tag = kind == KM_YAML_MAP ? ev->data.mapping_start.tag
                                                  : ev->data.sequence_start.tag;
     if (r->depth == KM_YAML_MAX_DEPTH) {
+        /* Reading stops here: libyaml keeps a possible key per open flow
+         * level and looks at each of them for every token, so going on
+         * through 100,000 levels would cost their square. */
         km_diags_add(r->diags, r->file, (int)ev->start_mark.line + 1,
                      (int)ev->start_mark.column + 1,
                      "nesting deeper than %d levels (expected a manifest)",
                      KM_YAML_MAX_DEPTH);
-        r->skipping = 1;
+        r->too_deep = true;
         return;
     }
     if (refuse_tag(r, tag, ev->start_mark)) {
@@ -230,6 +284,7 @@ static void on_end(reader *r)
         return;
     frame f = r->stack[--r->depth];
     km_yaml_free(f.key); /* only after an error in the document */
+    free(f.slots);
     attach(r, f.node);
 }
 
@@ -284,7 +339,7 @@ int km_yaml_load(const char *file, const char *text, size_t len,
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     int documents = 0;
     bool done = false, broken = false;
-    while (!done && !r.oom) {
+    while (!done && !r.oom && !r.too_deep) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev)) {
             if (parser.error == YAML_MEMORY_ERROR)
@@ -340,12 +395,13 @@ int km_yaml_load(const char *file, const char *text, size_t len,
         frame *f = &r.stack[--r.depth];
         km_yaml_free(f->key);
         km_yaml_free(f->node);
+        free(f->slots);
     }
     if (r.oom) {
         km_yaml_free(r.root);
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading '%s'", file);
     }
-    if (broken) {
+    if (broken || r.too_deep) {
         km_yaml_free(r.root);
         return KM_EXIT_USAGE;
     }

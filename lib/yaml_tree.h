@@ -3,7 +3,8 @@
  *
  * It is the manifest's reader, so it takes only what a manifest needs and
  * says so at the spot: one document, keys that are scalars and unique,
- * no aliases, no tags, nesting at most KM_YAML_MAX_DEPTH.  libyaml's own
+ * no aliases, no tags, nesting at most KM_YAML_MAX_DEPTH (deeper ends the
+ * reading there, as a syntax error does).  libyaml's own
  * syntax errors become diagnostics at libyaml's problem mark.  Every error
  * of the text that libyaml lets it reach is reported, not just the first;
  * a syntax error ends the reading.  Scalars keep their text and whether
@@ -59,7 +60,7 @@ struct km_yaml_node {
  * with the errors in diags, and *root the document without the refused
  * parts when it is still whole (duplicate keys, aliases, tags, a second
  * document), so that the caller can report its own errors too, or NULL
- * after a syntax error; KM_EXIT_SYSTEM in err when memory runs out.  The
+ * after a syntax error or too deep a nesting; KM_EXIT_SYSTEM in err when memory runs out.  The
  * caller frees *root in every case. */
 int km_yaml_load(const char *file, const char *text, size_t len,
                  km_yaml_node **root, km_diags *diags, km_error *err);

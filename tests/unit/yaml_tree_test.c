@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 #include <string.h>
 
@@ -221,11 +222,65 @@ static void nesting_limit(void **state)
     assert_int_equal(d.count, 1);
     assert_string_equal(d.items[0].message,
                         "nesting deeper than 64 levels (expected a manifest)");
+    assert_int_equal(d.items[0].line, 1);
     assert_int_equal(d.items[0].col, 4 + KM_YAML_MAX_DEPTH - 1);
+    assert_null(root);
+    km_diags_free(&d);
+}
+
+/* Too deep a nesting ends the reading where it goes past the limit:
+ * libyaml would take the square of the depth to go on (100,000 levels,
+ * 37 s), so what follows, here a duplicate key, is not looked at. */
+static void nesting_limit_ends_the_reading(void **state)
+{
+    (void)state;
+    enum { DEEP = 100000 };
+    char *text = malloc(2 * DEEP + 64);
+    assert_non_null(text);
+    size_t n = 0;
+    n += (size_t)sprintf(text, "a: ");
+    memset(text + n, '[', DEEP);
+    n += DEEP;
+    memset(text + n, ']', DEEP);
+    n += DEEP;
+    strcpy(text + n, "\na: 1\n");
+    km_yaml_node *root;
+    km_diags d = {0};
+    assert_int_equal(parse(text, &root, &d), KM_EXIT_USAGE);
+    assert_int_equal(d.count, 1);
+    assert_string_equal(d.items[0].message,
+                        "nesting deeper than 64 levels (expected a manifest)");
+    assert_null(root);
+    km_diags_free(&d);
+    free(text);
+}
+
+/* Duplicates are found by a hash of the mapping's keys; the first one's
+ * line is still the one named, however many keys came between. */
+static void duplicate_among_many_keys(void **state)
+{
+    (void)state;
+    enum { KEYS = 5000 };
+    char *text = malloc(KEYS * 16 + 64);
+    assert_non_null(text);
+    size_t n = 0;
+    for (int i = 0; i < KEYS; i++)
+        n += (size_t)sprintf(text + n, "k%d: %d\n", i, i);
+    sprintf(text + n, "k1234: again\nk%d: new\n", KEYS);
+    km_yaml_node *root;
+    km_diags d = {0};
+    assert_int_equal(parse(text, &root, &d), KM_EXIT_USAGE);
+    assert_int_equal(d.count, 1);
+    assert_string_equal(d.items[0].message,
+                        "duplicate key 'k1234' (first at line 1235)");
+    assert_int_equal(d.items[0].line, KEYS + 1);
     assert_non_null(root);
-    assert_string_equal(km_yaml_get(root, "b")->text, "1");
+    assert_int_equal(root->n, KEYS + 1);
+    assert_string_equal(km_yaml_get(root, "k1234")->text, "1234");
+    assert_string_equal(km_yaml_get(root, "k4999")->text, "4999");
     km_yaml_free(root);
     km_diags_free(&d);
+    free(text);
 }
 
 int main(void)
@@ -238,6 +293,8 @@ int main(void)
         cmocka_unit_test(duplicate_keeps_first),
         cmocka_unit_test(empty_and_null_documents),
         cmocka_unit_test(nesting_limit),
+        cmocka_unit_test(nesting_limit_ends_the_reading),
+        cmocka_unit_test(duplicate_among_many_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
