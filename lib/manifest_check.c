@@ -4,6 +4,7 @@
  * a bank, ports and pulls that have threads to serve them.  Each check
  * runs when the walk reaches the second party of a rule and reports there
  * (manifest_internal.h). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,19 +148,42 @@ bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
     return true;
 }
 
+static size_t hash_folded(const char *s)
+{
+    size_t h = 14695981039346656037u; /* FNV-1a over the lower case */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)tolower((unsigned char)*s)) * 1099511628211u;
+    return h;
+}
+
+/* Each name against the first earlier one equal but for case, through a
+ * hash of the names seen (index + 1; 0 empty): comparing every pair took
+ * the square of the count (100,000 regions, 54 s).  Without the memory
+ * for it, no clash is reported: the names are still unique as keys. */
 void km_check_region_names(km_mctx *c, const km_region *r, size_t n)
 {
-    for (size_t i = 1; i < n; i++) {
-        for (size_t j = 0; j < i; j++) {
-            if (r[i].name && r[j].name && strcasecmp(r[i].name, r[j].name) == 0) {
-                km_diags_add(c->diags, c->file, r[i].pos.line, r[i].pos.col,
-                             "region name '%s' clashes with '%s' (expected "
-                             "names that differ in more than case)",
-                             r[i].name, r[j].name);
-                break;
-            }
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    size_t *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (!r[i].name)
+            continue;
+        size_t k = hash_folded(r[i].name) & (cap - 1);
+        while (slots[k] && strcasecmp(r[slots[k] - 1].name, r[i].name) != 0)
+            k = (k + 1) & (cap - 1);
+        if (!slots[k]) {
+            slots[k] = i + 1;
+            continue;
         }
+        km_diags_add(c->diags, c->file, r[i].pos.line, r[i].pos.col,
+                     "region name '%s' clashes with '%s' (expected "
+                     "names that differ in more than case)",
+                     r[i].name, r[slots[k] - 1].name);
     }
+    free(slots);
 }
 
 void km_check_bank_add(km_mctx *c, int bank, uint64_t bytes, const char *name,

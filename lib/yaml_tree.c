@@ -13,8 +13,12 @@ typedef struct frame {
     /* A mapping's keys hashed (open addressing, pair index + 1; 0 empty),
      * so that finding a duplicate is not a walk over every earlier key:
      * a mapping of n keys would cost n^2/2 comparisons. */
-    size_t *slots;
+    struct slot {
+        size_t hash, index;
+    } *slots;
     size_t cap; /* a power of two, or 0 */
+    size_t room; /* items or pairs allocated: grown by half, not by one,
+                  * since a realloc that has to move copies them all */
 } frame;
 
 typedef struct reader {
@@ -59,29 +63,39 @@ static km_yaml_node *new_node(reader *r, km_yaml_kind kind, yaml_mark_t mark)
     return n;
 }
 
-static bool push_item(reader *r, km_yaml_node *list, km_yaml_node *item)
+/* Room for one more item or pair in f's node; false when memory runs out. */
+static bool make_room(reader *r, frame *f, void **array, size_t size)
 {
-    km_yaml_node **items = realloc(list->items, (list->n + 1) * sizeof *items);
-    if (!items) {
+    if (f->node->n < f->room)
+        return true;
+    size_t room = f->room ? f->room + f->room / 2 : 4;
+    void *grown = realloc(*array, room * size);
+    if (!grown) {
         r->oom = true;
         return false;
     }
-    list->items = items;
-    items[list->n++] = item;
+    *array = grown;
+    f->room = room;
     return true;
 }
 
-static bool push_pair(reader *r, km_yaml_node *map, km_yaml_node *key,
+static bool push_item(reader *r, frame *f, km_yaml_node *item)
+{
+    km_yaml_node *list = f->node;
+    if (!make_room(r, f, (void **)&list->items, sizeof *list->items))
+        return false;
+    list->items[list->n++] = item;
+    return true;
+}
+
+static bool push_pair(reader *r, frame *f, km_yaml_node *key,
                       km_yaml_node *value)
 {
-    km_yaml_pair *pairs = realloc(map->pairs, (map->n + 1) * sizeof *pairs);
-    if (!pairs) {
-        r->oom = true;
+    km_yaml_node *map = f->node;
+    if (!make_room(r, f, (void **)&map->pairs, sizeof *map->pairs))
         return false;
-    }
-    map->pairs = pairs;
-    pairs[map->n].key = key;
-    pairs[map->n].value = value;
+    map->pairs[map->n].key = key;
+    map->pairs[map->n].value = value;
     map->n++;
     return true;
 }
@@ -91,21 +105,31 @@ static size_t hash_text(const char *s)
     size_t h = 14695981039346656037u; /* FNV-1a */
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
+    return h ^ h >> 29; /* FNV's low bits, the slot's, are its weakest */
 }
 
-/* The pair in f's mapping whose key is `text`, or NULL. */
+/* The pair in f's mapping whose key is `text`, or NULL.  A slot keeps
+ * the hash, so that a probe rarely has to reach the key. */
 static const km_yaml_pair *hashed_pair(const frame *f, const char *text)
 {
     if (!f->cap)
         return NULL;
-    for (size_t i = hash_text(text) & (f->cap - 1);; i = (i + 1) & (f->cap - 1)) {
-        if (!f->slots[i])
+    size_t h = hash_text(text);
+    for (size_t i = h & (f->cap - 1);; i = (i + 1) & (f->cap - 1)) {
+        if (!f->slots[i].index)
             return NULL;
-        const km_yaml_pair *p = &f->node->pairs[f->slots[i] - 1];
-        if (strcmp(p->key->text, text) == 0)
+        const km_yaml_pair *p = &f->node->pairs[f->slots[i].index - 1];
+        if (f->slots[i].hash == h && strcmp(p->key->text, text) == 0)
             return p;
     }
+}
+
+static void put_slot(frame *f, size_t hash, size_t index)
+{
+    size_t i = hash & (f->cap - 1);
+    while (f->slots[i].index)
+        i = (i + 1) & (f->cap - 1);
+    f->slots[i] = (struct slot){hash, index + 1};
 }
 
 /* Enters pair `index` of f's mapping, growing the table to keep it at
@@ -113,20 +137,18 @@ static const km_yaml_pair *hashed_pair(const frame *f, const char *text)
 static bool hash_pair(frame *f, size_t index)
 {
     if (2 * (index + 1) > f->cap) {
-        size_t cap = f->cap ? 2 * f->cap : 16;
-        size_t *slots = calloc(cap, sizeof *slots);
+        size_t cap = f->cap ? 2 * f->cap : 16, old_cap = f->cap;
+        struct slot *old = f->slots, *slots = calloc(cap, sizeof *slots);
         if (!slots)
             return false;
-        free(f->slots);
         f->slots = slots;
         f->cap = cap;
-        for (size_t k = 0; k < index; k++)
-            hash_pair(f, k);
+        for (size_t k = 0; k < old_cap; k++)
+            if (old[k].index)
+                put_slot(f, old[k].hash, old[k].index - 1);
+        free(old);
     }
-    size_t i = hash_text(f->node->pairs[index].key->text) & (f->cap - 1);
-    while (f->slots[i])
-        i = (i + 1) & (f->cap - 1);
-    f->slots[i] = index + 1;
+    put_slot(f, hash_text(f->node->pairs[index].key->text), index);
     return true;
 }
 
@@ -142,7 +164,7 @@ static void attach(reader *r, km_yaml_node *node)
     }
     frame *f = &r->stack[r->depth - 1];
     if (f->node->kind == KM_YAML_LIST) {
-        if (!node || !push_item(r, f->node, node))
+        if (!node || !push_item(r, f, node))
             km_yaml_free(node);
         return;
     }
@@ -190,7 +212,7 @@ static void attach(reader *r, km_yaml_node *node)
         km_yaml_free(node);
         return;
     }
-    if (!push_pair(r, f->node, key, node)) {
+    if (!push_pair(r, f, key, node)) {
         km_yaml_free(key);
         km_yaml_free(node);
         return;

@@ -38,8 +38,8 @@ int ks_open_regular(const char *path, struct stat *st, const char **kind)
         errno = S_ISDIR(st->st_mode) ? EISDIR : 0;
         return -1;
     }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    /* Blocking again (no other status flag was asked for): one call, as
+     * a manifest's every source is opened so. */
+    fcntl(fd, F_SETFL, 0);
     return fd;
 }

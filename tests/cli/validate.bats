@@ -199,3 +199,19 @@ END
 -odd.yaml: ok (program 'x': 1 thread on cluster 1, 0 regions, 0 commands)
 END
 }
+
+@test "region names that differ only in case are found among thousands" {
+    {
+        echo 'name: x'
+        echo 'regions:'
+        for i in $(seq 0 2999); do echo "  r$i: 64"; done
+        echo '  R1234: 64'
+        echo 'threads: [{cluster: 1, sources: [t.c]}]'
+    } >many.yaml
+    run -2 --separate-stderr kmrun validate many.yaml
+    expect stderr <<'END'
+many.yaml:3003:3: region name 'R1234' clashes with 'r1234' (expected names that differ in more than case)
+    R1234: 64
+    ^
+END
+}
