@@ -10,6 +10,20 @@ static uint32_t bank_of(int cluster)
     return (uint32_t)km_cluster_bank(cluster);
 }
 
+/* Places `size` bytes of `r` at the bank's next address; the first region
+ * that ends past the bank is kept, for the manifest's positioned error. */
+static uint64_t place(km_plan *plan, uint64_t *next, uint32_t b, uint64_t size,
+                      const km_region *r)
+{
+    uint64_t at = next[b];
+    next[b] = ALIGN64(next[b] + size);
+    if (next[b] > BH_BANK_BYTES && !plan->over) {
+        plan->over = r;
+        plan->over_bank = b;
+    }
+    return at;
+}
+
 int km_plan_make(const km_program *p, km_plan *plan, km_error *err)
 {
     memset(plan, 0, sizeof *plan);
@@ -51,8 +65,8 @@ int km_plan_make(const km_program *p, km_plan *plan, km_error *err)
                 if (strcmp(t->shared[s], p->regions[r].name) != 0)
                     continue;
                 if (!placed[cp->bank]) {
-                    placed_at[cp->bank] = next[cp->bank];
-                    next[cp->bank] = ALIGN64(next[cp->bank] + p->regions[r].size);
+                    placed_at[cp->bank] = place(plan, next, cp->bank,
+                                                p->regions[r].size, &p->regions[r]);
                     placed[cp->bank] = true;
                 }
                 (void)s;
@@ -81,8 +95,8 @@ int km_plan_make(const km_program *p, km_plan *plan, km_error *err)
             pl->region = &t->regions[r];
             pl->id = (uint32_t)r;
             pl->bank = cp->bank;
-            pl->bank_address = next[cp->bank];
-            next[cp->bank] = ALIGN64(next[cp->bank] + t->regions[r].size);
+            pl->bank_address = place(plan, next, cp->bank, t->regions[r].size,
+                                     &t->regions[r]);
         }
         cp->nregions = (uint32_t)(t->nregions + t->nshared);
     }

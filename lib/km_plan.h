@@ -45,8 +45,15 @@ typedef struct km_plan {
     km_cluster_plan clusters[BH_WORK_CLUSTERS]; /* those with a thread, ascending */
     unsigned nclusters;
     uint64_t tensor_bytes[8]; /* per bank: what the tensor takes */
+    /* The first region, in placement order, that ends past its bank
+     * (BH_BANK_BYTES), and that bank; NULL when everything fits. */
+    const km_region *over;
+    uint32_t over_bank;
 } km_plan;
 
+/* KM_OK, or KM_EXIT_USAGE when a bank's tensor ends past the bank (with
+ * plan->over).  This is the one rule for a bank's room: `validate` asks it
+ * too (lib/manifest.c), so that what validates also places. */
 int km_plan_make(const km_program *p, km_plan *plan, km_error *err);
 
 /* The plan of `cluster`, or NULL. */

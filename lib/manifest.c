@@ -309,6 +309,9 @@ int km_manifest_load(const char *path, km_program **out, km_diags *diags,
                          TOP_EXPECTED);
         else if (km_mis_map(&c, root, "manifest", TOP_EXPECTED))
             read_program(&c, root);
+        /* Placing needs the whole program, so only one without errors. */
+        if (!c.oom && diags->count + diags->dropped == before)
+            km_check_banks(&c);
         km_check_fini(&c);
         if (c.oom)
             status = km_fail(err, KM_EXIT_SYSTEM, "out of memory reading "

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "km_plan.h"
 #include "km_suggest.h"
 #include "manifest_internal.h"
 
@@ -24,8 +25,6 @@ bool km_check_init(km_mctx *c)
     size_t n = c->p->nregions;
     c->shared_bank = km_mcalloc(c, n, sizeof *c->shared_bank);
     c->shared_line = km_mcalloc(c, n, sizeof *c->shared_line);
-    c->shared_counted[0] = km_mcalloc(c, n, sizeof *c->shared_counted[0]);
-    c->shared_counted[1] = km_mcalloc(c, n, sizeof *c->shared_counted[1]);
     return !c->oom;
 }
 
@@ -33,8 +32,6 @@ void km_check_fini(km_mctx *c)
 {
     free(c->shared_bank);
     free(c->shared_line);
-    free(c->shared_counted[0]);
-    free(c->shared_counted[1]);
 }
 
 bool km_check_cluster_free(km_mctx *c, const km_thread *t, long cluster,
@@ -144,7 +141,6 @@ bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
         c->shared_bank[index] = bank;
         c->shared_line[index] = at->line;
     }
-    km_check_bank_shared(c, bank, index, at);
     return true;
 }
 
@@ -186,30 +182,18 @@ void km_check_region_names(km_mctx *c, const km_region *r, size_t n)
     free(slots);
 }
 
-void km_check_bank_add(km_mctx *c, int bank, uint64_t bytes, const char *name,
-                       const km_yaml_node *at)
+void km_check_banks(km_mctx *c)
 {
-    int s = bank_slot(bank);
-    if (s < 0 || c->bank_reported[s])
+    km_plan plan;
+    if (km_plan_make(c->p, &plan, NULL) == KM_OK || !plan.over)
         return;
-    c->bank_bytes[s] += bytes;
-    if (c->bank_bytes[s] > KM_BANK_BYTES) {
-        c->bank_reported[s] = true;
-        km_mdiag(c, at, "bank %d is over 4 GiB of regions with region '%s' "
-                        "(expected at most 4 GiB a bank)",
-                 bank, name ? name : "");
-    }
-}
-
-void km_check_bank_shared(km_mctx *c, int bank, size_t index,
-                          const km_yaml_node *at)
-{
-    int s = bank_slot(bank);
-    if (s < 0 || c->shared_counted[s][index])
-        return;
-    c->shared_counted[s][index] = true;
-    km_check_bank_add(c, bank, c->p->regions[index].size,
-                      c->p->regions[index].name, at);
+    const km_region *r = plan.over;
+    km_diags_add(c->diags, c->file, r->pos.line, r->pos.col,
+                 "bank %u is over 4 GiB with region '%s' (expected at most 4 "
+                 "GiB a bank, its first %llu MiB and each thread's check line "
+                 "and ring included)",
+                 plan.over_bank, r->name ? r->name : "",
+                 (unsigned long long)(KM_TENSOR_BASE >> 20));
 }
 
 /* "1, 3" for the clusters that run a thread, in order. */

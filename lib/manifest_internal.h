@@ -20,7 +20,6 @@
 
 #define KM_NAME_MAX 64           /* program, region and handler names */
 #define KM_REGION_MAX_BYTES (4ull << 30)
-#define KM_BANK_BYTES (4ull << 30)
 #define KM_DEADLINE_MAX_US (86400ull * 1000000ull) /* a day */
 #define KM_COMMAND_ARGS 10
 
@@ -35,9 +34,6 @@ typedef struct km_mctx {
      * line of that naming (shared regions follow one bank). */
     int *shared_bank;
     int *shared_line;
-    bool *shared_counted[2];  /* already counted in bank 6, 7 */
-    uint64_t bank_bytes[2];   /* regions placed in bank 6, 7 */
-    bool bank_reported[2];
 } km_mctx;
 
 /* --- manifest_values.c: typed values with their errors ------------- */
@@ -127,12 +123,9 @@ bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
                      const km_yaml_node *at);
 /* Region names unique in one set, whatever their case. */
 void km_check_region_names(km_mctx *c, const km_region *r, size_t n);
-/* Adds `bytes` of region `name` to a bank; reports the first overflow. */
-void km_check_bank_add(km_mctx *c, int bank, uint64_t bytes,
-                       const char *name, const km_yaml_node *at);
-/* Counts program region `index` in `bank` once. */
-void km_check_bank_shared(km_mctx *c, int bank, size_t index,
-                          const km_yaml_node *at);
+/* A whole program's regions fit their banks, by the placement's rule
+ * (km_plan_make); else the first region past its bank is reported. */
+void km_check_banks(km_mctx *c);
 /* A cluster that runs a thread; else reports the ones that do. */
 bool km_check_thread_cluster(km_mctx *c, long cluster, const km_yaml_node *at);
 /* The pull log: a region of every thread, own or shared. */

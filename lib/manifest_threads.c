@@ -89,12 +89,6 @@ static void read_own_regions(km_mctx *c, const km_yaml_node *n, km_thread *t)
     for (size_t i = 0; i < n->n; i++)
         if (!region_slot(c, i, n->pairs[i].key))
             break;
-    /* Each cluster of the entry holds its own copy in its own bank. */
-    for (size_t k = 0; k < t->nclusters; k++)
-        for (size_t i = 0; i < t->nregions; i++)
-            km_check_bank_add(c, km_cluster_bank(t->clusters[k]),
-                              t->regions[i].size, t->regions[i].name,
-                              n->pairs[i].key);
 }
 
 static void read_shared(km_mctx *c, const km_yaml_node *n, km_thread *t)

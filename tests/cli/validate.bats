@@ -215,3 +215,16 @@ many.yaml:3003:3: region name 'R1234' clashes with 'r1234' (expected names that 
     ^
 END
 }
+
+@test "exactly 4 GiB of regions in a bank is refused, as run's placement refuses it" {
+    cat >full.yaml <<'END'
+name: x
+threads:
+  - cluster: 1
+    sources: [t.c]
+    regions: {a: 2GiB, b: 2GiB}
+END
+    run -2 --separate-stderr kmrun validate full.yaml
+    [[ $stderr == "full.yaml:5:24: bank 6 is over 4 GiB with region 'b' (expected at most 4 GiB a bank, its first 16 MiB and each thread's check line and ring included)"* ]] ||
+        { echo "stderr: $stderr"; false; }
+}
