@@ -1,10 +1,14 @@
 /* km_error: failure messages and positioned diagnostics (km_error.h). */
 #include "km_error.h"
+#include "ks_file.h"
+#include "ks_text.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int fail(km_error *err, int status, int errnum, const char *fmt, va_list ap)
 {
@@ -92,30 +96,62 @@ void km_diags_free(km_diags *d)
     d->dropped = 0;
 }
 
-/* Reads line `want` (1-based) of `path` into buf; false if it cannot. */
-static int read_line(const char *path, int want, char *buf, size_t n)
+/* A file's text, kept while the diagnostics name the same file. */
+typedef struct shown {
+    const char *file;
+    char *text;
+    size_t len;
+} shown;
+
+/* Far beyond a manifest's 16 MiB: only shows a line, never reads a
+ * wrong path whole. */
+#define SHOWN_MAX (32u << 20)
+
+static void load(shown *s, const char *file)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    int line = 1, ok = 0;
-    while (fgets(buf, (int)n, f)) {
-        size_t len = strlen(buf);
-        int whole = len > 0 && buf[len - 1] == '\n';
-        if (line == want) {
-            buf[strcspn(buf, "\r\n")] = 0;
-            ok = 1;
-            break;
-        }
-        if (whole)
-            line++;
+    if (s->file && strcmp(s->file, file) == 0)
+        return;
+    free(s->text);
+    *s = (shown){.file = file};
+    struct stat st;
+    const char *kind;
+    int fd = ks_open_regular(file, &st, &kind);
+    if (fd < 0)
+        return;
+    size_t size = st.st_size > SHOWN_MAX ? SHOWN_MAX : (size_t)st.st_size;
+    char *buf = malloc(size + 1);
+    ssize_t n = buf ? read(fd, buf, size) : -1;
+    close(fd);
+    s->text = buf;
+    s->len = n > 0 ? (size_t)n : 0;
+}
+
+/* Line `want` (1-based) of the text, split as its positions were counted
+ * (ks_line_break: libyaml's breaks, not only LF); false if there is none. */
+static bool find_line(const shown *s, int want, const char **line, size_t *len)
+{
+    if (!s->text)
+        return false;
+    size_t i = 0;
+    for (int at = 1; at < want; at++) {
+        size_t b = 0;
+        while (i < s->len && !(b = ks_line_break(s->text + i, s->len - i)))
+            i++;
+        if (i == s->len)
+            return false;
+        i += b;
     }
-    fclose(f);
-    return ok;
+    size_t end = i;
+    while (end < s->len && !ks_line_break(s->text + end, s->len - end))
+        end++;
+    *line = s->text + i;
+    *len = end - i;
+    return true;
 }
 
 void km_diags_print(const km_diags *d, FILE *out)
 {
+    shown s = {0};
     for (size_t i = 0; i < d->count; i++) {
         const km_diag *g = &d->items[i];
         const char *file = g->file ? g->file : "<input>";
@@ -125,15 +161,28 @@ void km_diags_print(const km_diags *d, FILE *out)
         else
             fprintf(out, "%s: %s\n", file,
                     g->message ? g->message : "out of memory");
-        char text[1024];
-        if (g->line > 0 && g->file && read_line(g->file, g->line, text, sizeof text)) {
-            fprintf(out, "  %s\n  ", text);
-            /* Tabs stay tabs so the caret lines up under them. */
-            for (int c = 1; c < g->col && text[c - 1]; c++)
-                fputc(text[c - 1] == '\t' ? '\t' : ' ', out);
-            fputs("^\n", out);
+        const char *text;
+        size_t len;
+        if (g->line <= 0 || !g->file)
+            continue;
+        load(&s, g->file);
+        if (!find_line(&s, g->line, &text, &len))
+            continue;
+        if (len > 1023)
+            len = 1023;
+        fprintf(out, "  %.*s\n  ", (int)len, text);
+        /* The column counts characters, as libyaml's do; tabs stay tabs
+         * so the caret lines up under them. */
+        int col = 1;
+        for (size_t k = 0; k < len && col < g->col; k++) {
+            if (!ks_char_start(text[k]))
+                continue;
+            fputc(text[k] == '\t' ? '\t' : ' ', out);
+            col++;
         }
+        fputs("^\n", out);
     }
+    free(s.text);
     if (d->dropped)
         fprintf(out, "... and %zu more error%s\n", d->dropped,
                 d->dropped == 1 ? "" : "s");

@@ -1,6 +1,7 @@
 /* yaml_tree: a YAML document read with libyaml's event parser into a tree
  * with positions (yaml_tree.h). */
 #include "yaml_tree.h"
+#include "ks_text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -316,13 +317,17 @@ static void offset_position(const char *text, size_t len, size_t offset,
 {
     *line = 1;
     *col = 1;
-    for (size_t i = 0; i < offset && i < len; i++) {
-        if (text[i] == '\n') {
+    for (size_t i = 0; i < offset && i < len;) {
+        size_t b = ks_line_break(text + i, len - i);
+        if (b) { /* libyaml's breaks, as the caret's line is found */
             ++*line;
             *col = 1;
-        } else {
-            ++*col;
+            i += b;
+            continue;
         }
+        if (ks_char_start(text[i]))
+            ++*col;
+        i++;
     }
 }
 

@@ -38,3 +38,19 @@ char *ks_thousands(uint64_t v, char *buf, size_t n)
     snprintf(buf, n, "%s", out);
     return buf;
 }
+
+size_t ks_line_break(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (n == 0)
+        return 0;
+    if (u[0] == '\r')
+        return n >= 2 && u[1] == '\n' ? 2 : 1;
+    if (u[0] == '\n')
+        return 1;
+    if (n >= 2 && u[0] == 0xc2 && u[1] == 0x85)
+        return 2;
+    if (n >= 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9))
+        return 3;
+    return 0;
+}

@@ -19,4 +19,17 @@ void ks_text_add(ks_text *t, const char *fmt, ...) __attribute__((format(printf,
 /* Writes v with thousands separators into buf; returns buf. */
 char *ks_thousands(uint64_t v, char *buf, size_t n);
 
+/* The length of the line break at s[0..n) (0: none), as YAML, and so
+ * libyaml's positions, count them: CR LF as one, a lone CR, LF, and in
+ * UTF-8 NEL (U+0085), LS (U+2028) and PS (U+2029).  What shows a
+ * manifest's line must split lines by the same rule as its positions. */
+size_t ks_line_break(const char *s, size_t n);
+
+/* True for a byte that starts a character (not a UTF-8 continuation):
+ * libyaml's columns count characters. */
+static inline int ks_char_start(char c)
+{
+    return ((unsigned char)c & 0xc0) != 0x80;
+}
+
 #endif

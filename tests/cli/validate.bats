@@ -228,3 +228,29 @@ END
     [[ $stderr == "full.yaml:5:24: bank 6 is over 4 GiB with region 'b' (expected at most 4 GiB a bank, its first 16 MiB and each thread's check line and ring included)"* ]] ||
         { echo "stderr: $stderr"; false; }
 }
+
+@test "positions and the caret's line agree after a lone CR, NEL, LS and non-ASCII text" {
+    # libyaml counts a lone CR, NEL (U+0085) and LS (U+2028) as line breaks
+    # and its columns in characters: the line shown must be split the same way.
+    printf 'name: x\rthreads: [{cluster: 9, sources: [t.c]}]\n' >cr.yaml
+    run -2 --separate-stderr kmrun validate cr.yaml
+    expect stderr <<'END'
+cr.yaml:2:21: bad cluster '9' (expected 1, 2 or 3)
+  threads: [{cluster: 9, sources: [t.c]}]
+                      ^
+END
+    printf 'name: x\xe2\x80\xa8threads:\xc2\x85  - {cluster: 9, sources: [t.c]}\n' >ls.yaml
+    run -2 --separate-stderr kmrun validate ls.yaml
+    expect stderr <<'END'
+ls.yaml:3:15: bad cluster '9' (expected 1, 2 or 3)
+    - {cluster: 9, sources: [t.c]}
+                ^
+END
+    cp t.c "$(printf '\xc3\xa9\xc3\xa9.c')"
+    printf 'name: x\nthreads: [{sources: [\xc3\xa9\xc3\xa9.c], cluster: 9}]\n' >mb.yaml
+    run -2 --separate-stderr kmrun validate mb.yaml
+    [[ $stderr == "mb.yaml:2:38: bad cluster '9'"* ]]
+    printf '%s\n' "$stderr" | sed -n 3p >caret
+    printf '  %37s^\n' '' >want
+    diff want caret
+}
