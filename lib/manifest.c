@@ -14,6 +14,7 @@
 
 #include "km_handlers.h"
 #include "ks_file.h"
+#include "ks_text.h"
 #include "manifest_internal.h"
 #include "yaml_tree.h"
 
@@ -79,9 +80,13 @@ static int read_text(const char *path, char **text, size_t *len,
                              path);
     }
     if (n > MANIFEST_MAX_BYTES) {
+        /* Positioned where it goes past the limit, as every error is. */
+        int line, col;
+        ks_text_position(buf, n, MANIFEST_MAX_BYTES, &line, &col);
         free(buf);
-        km_diags_add(diags, path, 0, 0, "manifest larger than 16 MiB "
-                                        "(expected a program.yaml)");
+        km_diags_add(diags, path, line, col, "manifest larger than 16 MiB "
+                                             "from here on (expected a "
+                                             "program.yaml)");
         return KM_EXIT_USAGE;
     }
     *text = buf;

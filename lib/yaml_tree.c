@@ -311,32 +311,13 @@ static void on_end(reader *r)
     attach(r, f.node);
 }
 
-/* libyaml's reader errors carry a byte offset, not a mark. */
-static void offset_position(const char *text, size_t len, size_t offset,
-                            int *line, int *col)
-{
-    *line = 1;
-    *col = 1;
-    for (size_t i = 0; i < offset && i < len;) {
-        size_t b = ks_line_break(text + i, len - i);
-        if (b) { /* libyaml's breaks, as the caret's line is found */
-            ++*line;
-            *col = 1;
-            i += b;
-            continue;
-        }
-        if (ks_char_start(text[i]))
-            ++*col;
-        i++;
-    }
-}
-
 static void syntax_error(reader *r, const yaml_parser_t *p, const char *text,
                          size_t len)
 {
     int line, col;
     if (p->error == YAML_READER_ERROR) {
-        offset_position(text, len, p->problem_offset, &line, &col);
+        /* libyaml's reader errors carry a byte offset, not a mark. */
+        ks_text_position(text, len, p->problem_offset, &line, &col);
         km_diags_add(r->diags, r->file, line, col,
                      "yaml syntax error: %s (expected UTF-8 text)",
                      p->problem ? p->problem : "unreadable text");

@@ -54,3 +54,22 @@ size_t ks_line_break(const char *s, size_t n)
         return 3;
     return 0;
 }
+
+void ks_text_position(const char *text, size_t len, size_t offset, int *line,
+                      int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < offset && i < len;) {
+        size_t b = ks_line_break(text + i, len - i);
+        if (b) {
+            ++*line;
+            *col = 1;
+            i += b;
+            continue;
+        }
+        if (ks_char_start(text[i]))
+            ++*col;
+        i++;
+    }
+}

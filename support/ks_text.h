@@ -32,4 +32,9 @@ static inline int ks_char_start(char c)
     return ((unsigned char)c & 0xc0) != 0x80;
 }
 
+/* The 1-based line and column (in characters) of byte `offset` of a
+ * text, by ks_line_break's rule. */
+void ks_text_position(const char *text, size_t len, size_t offset, int *line,
+                      int *col);
+
 #endif

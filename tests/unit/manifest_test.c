@@ -911,7 +911,11 @@ static void huge_manifest(void **state)
     size_t n = (17u << 20) + 1;
     char *text = malloc(n);
     assert_non_null(text);
+    /* Lines of 1 MiB less one byte, and their LF: the 16 MiB limit falls
+     * at the start of line 17. */
     memset(text, '#', n - 1);
+    for (size_t i = (1u << 20) - 1; i < n - 1; i += 1u << 20)
+        text[i] = '\n';
     text[n - 1] = 0;
     km_program *p = (km_program *)1;
     km_diags d = {0};
@@ -920,9 +924,11 @@ static void huge_manifest(void **state)
     free(text);
     assert_null(p);
     assert_int_equal(d.count, 1);
-    assert_int_equal(d.items[0].line, 0);
+    assert_int_equal(d.items[0].line, 17);
+    assert_int_equal(d.items[0].col, 1);
     assert_string_equal(d.items[0].message,
-                        "manifest larger than 16 MiB (expected a program.yaml)");
+                        "manifest larger than 16 MiB from here on (expected a "
+                        "program.yaml)");
     km_diags_free(&d);
 }
 
