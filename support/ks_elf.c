@@ -158,10 +158,15 @@ int ks_elf_open(ks_elf *e, const char *path, const char *subject,
     const Elf64_Ehdr *h = &e->eh;
     const char *size_text = ks_thousands(size, b, sizeof b);
 
+    /* Two fields hold the version: name the one that is wrong, with its
+     * own value ("is 1, not 1" said nothing). */
     if (h->e_version != EV_CURRENT || d[EI_VERSION] != EV_CURRENT) {
+        bool ident = d[EI_VERSION] != EV_CURRENT;
         rc = ks_fail(err, KS_ERR_IMAGE,
-                     "%s is corrupt: its ELF version is %u, not %d", subject,
-                     (unsigned)h->e_version, EV_CURRENT);
+                     "%s is corrupt: its ELF version (%s) is %u, not %d",
+                     subject, ident ? "e_ident[EI_VERSION]" : "e_version",
+                     ident ? (unsigned)d[EI_VERSION] : (unsigned)h->e_version,
+                     EV_CURRENT);
         goto fail;
     }
 

@@ -485,6 +485,9 @@ static void corrupt_headers_are_errors(void **state)
         {offsetof(Elf64_Ehdr, e_phoff), 8, UINT64_MAX - 8, "program headers"},
         {offsetof(Elf64_Ehdr, e_shoff), 8, UINT64_MAX - 8, "section headers"},
         {offsetof(Elf64_Ehdr, e_shoff), 8, 1, "corrupt"},
+        /* Each version field named with its own value, never "is 1, not 1". */
+        {EI_VERSION, 1, 2, "its ELF version (e_ident[EI_VERSION]) is 2, not 1"},
+        {offsetof(Elf64_Ehdr, e_version), 4, 3, "its ELF version (e_version) is 3, not 1"},
         {offsetof(Elf64_Ehdr, e_shnum), 2, 0xfff0, "section headers"},
         /* Extended numbering with section 0 saying "no sections". */
         {offsetof(Elf64_Ehdr, e_shnum), 2, 0, NULL},
