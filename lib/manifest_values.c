@@ -359,6 +359,16 @@ char *km_mfile(km_mctx *c, const km_yaml_node *n, const char *what,
         km_mdiag(c, n, "bad %s '' (expected a file path)", what);
         return NULL;
     }
+    /* A newline would split a line of build.ninja, of a depfile, of every
+     * message naming the file; no real source path holds one. */
+    for (const char *t = n->text; *t; t++) {
+        if ((unsigned char)*t < 0x20 || *t == 0x7f) {
+            km_mdiag(c, n, "bad %s: it holds a control character, 0x%02x "
+                           "(expected a file path without one, such as a "
+                           "newline)", what, (unsigned)(unsigned char)*t);
+            return NULL;
+        }
+    }
     char *path = resolve(c, n->text);
     if (!path)
         return NULL;

@@ -254,3 +254,17 @@ END
     printf '  %37s^\n' '' >want
     diff want caret
 }
+
+@test "a source path with a newline is refused, positioned" {
+    printf 'int x;\n' >"$(printf 'a\nb.c')"
+    cat >nl.yaml <<'END'
+name: x
+threads: [{cluster: 1, sources: ["a\nb.c"]}]
+END
+    run -2 --separate-stderr kmrun validate nl.yaml
+    expect stderr <<'END'
+nl.yaml:2:34: bad source file: it holds a control character, 0x0a (expected a file path without one, such as a newline)
+  threads: [{cluster: 1, sources: ["a\nb.c"]}]
+                                   ^
+END
+}
