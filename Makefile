@@ -203,8 +203,15 @@ $(SHARE)/device/include/%.h: device/include/%.h
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
 
+# The fuzzers' bounded run (tests/fuzz/) counts among the tests when
+# clang can build them; their own tree, build-fuzz, is made first.
 test: all
+	@if tests/fuzz/have-libfuzzer '$(FUZZ_CC)'; then \
+	  $(MAKE) --no-print-directory fuzz-build || exit 1; export KMRUN_FUZZ=$(FB); \
+	else echo "fuzz: skipped (no clang with libFuzzer: ./setup installs it)"; fi; \
 	tests/run $(B)
+
+include tests/fuzz/fuzz.mk
 
 PREFIX ?= /usr/local
 install: all
