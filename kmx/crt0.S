@@ -9,8 +9,9 @@
  *
  * The trap entry records nothing itself: it takes a fresh stack (the
  * trapping one may be what failed) and calls kmx__trap(core, mcause,
- * mepc, mtval), which records the trap in the result block and halts the
- * core.  Traps are never returned from. */
+ * mepc, mtval, sp) — sp the trapping one, so that an overflowed stack is
+ * named — which records the trap in the result block and halts the core.
+ * Traps are never returned from. */
 
 #define KMX_CORES_ASM 4                 /* = BH_CLUSTER_CORES (start.c asserts) */
 #define MSTATUS_MIE 0x8
@@ -56,6 +57,7 @@ kmx__trap_entry:
     csrr a0, mhartid
     li t0, KMX_CORES_ASM
     bgeu a0, t0, kmx__park_asm
+    mv a4, sp
     la t0, kmx__stack_tops
     slli t1, a0, 3
     add t0, t0, t1

@@ -169,12 +169,12 @@ static inline void kmx_progress_put(volatile kmx_result_block *r, uint32_t where
  * and detail first, the error last, so a reader that sees the error sees
  * them.  (A macro, `fence` a function: the card's error path keeps its
  * shape.) */
-#define KMX_ERROR_PUT(r, core, error, detail, fence) \
-    do {                                             \
-        (r)->error_core = (core);                    \
-        (r)->error_detail = (detail);                \
-        fence();                                     \
-        (r)->error = (error);                        \
+#define KMX_ERROR_PUT(r, core_, error_, detail_, fence) \
+    do {                                                \
+        (r)->error_core = (core_);                      \
+        (r)->error_detail = (detail_);                  \
+        fence();                                        \
+        (r)->error = (error_);                          \
     } while (0)
 
 /* Which statuses end a library wait the run's final state records. */

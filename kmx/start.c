@@ -25,7 +25,7 @@ const uint64_t kmx__stack_tops[BH_CLUSTER_CORES] = {
 uint32_t kmx_image_layout __attribute__((section(".data"), used)) = KMX_LAYOUT_VERSION;
 
 void kmx__start(uint64_t core) __attribute__((noreturn));
-void kmx__trap(uint64_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval)
+void kmx__trap(uint64_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval, uint64_t sp)
     __attribute__((noreturn));
 
 void kmx__park(void) {
@@ -283,17 +283,46 @@ void kmx__start(uint64_t core) {
     kmx__park();
 }
 
+/* A trap whose stack pointer is below its core's stack: the stack
+ * overflowed, and on its way down it may have written the runtime's own
+ * lines, the result block and the argument block (core 0's runs through
+ * the reserve into them; core 1's into core 0's stack, and so on).  Nothing
+ * there is trusted: this trap is recorded over whatever the overflow left,
+ * the error is `stack` (detail: the core), the words and the marker it may
+ * have written are dropped, and the regions are not flushed (their table
+ * may be gone).  The card has no guard to stop the overflow earlier. */
+static void record_overflow(uint64_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval) {
+    volatile kmx_private *p = KMX_PRIVATE;
+    volatile kmx_result_block *r = KMX_RESULT;
+    r->trap_mcause = mcause;
+    r->trap_mepc = mepc;
+    r->trap_mtval = mtval;
+    r->trap_core = (uint32_t)core;
+    r->traps = 0; /* the handler counts this one */
+    r->nwords = 0;
+    r->where = 0;
+    r->where_ticks = 0;
+    p->trap_claim = 1;
+    p->error_claim = 1;
+    p->regions_ok = 0;
+    p->in_trap[core] = 0;
+    KMX_ERROR_PUT(r, (uint32_t)core, KMX_ERROR_STACK, (uint32_t)core, kmx__fence);
+}
+
 /* The trap handler (from crt0.S, on a fresh stack): records the first
  * trap's mcause, mepc, mtval and core, counts the cores that trapped,
  * records the error `trap`, stops the run and halts the core.  A trap on
  * core 0 also ends the run: it lets the other cores settle, flushes every
  * region (if the region checks had passed) and writes the state.  A trap
  * inside the handler halts at once (core 0 still writes the state). */
-void kmx__trap(uint64_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval) {
+void kmx__trap(uint64_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval, uint64_t sp) {
     volatile kmx_private *p = KMX_PRIVATE;
     volatile kmx_result_block *r = KMX_RESULT;
     if (core >= BH_CLUSTER_CORES) {
         kmx__park();
+    }
+    if (sp < KMX_STACK_BASE(core)) {
+        record_overflow(core, mcause, mepc, mtval);
     }
     if (p->in_trap[core]) {
         if (core == 0) {

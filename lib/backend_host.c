@@ -259,6 +259,7 @@ static int on_host_read_block(void *ctx, unsigned i, kmx_result_block *out, km_e
         return KM_OK;
     }
     out->state = state;
+    out->nonce = t->result.nonce; /* the host's, never written by the thread */
     out->where = __atomic_load_n(&t->result.where, __ATOMIC_ACQUIRE);
     out->where_ticks = __atomic_load_n(&t->result.where_ticks, __ATOMIC_ACQUIRE);
     out->start_ticks = __atomic_load_n(&t->result.start_ticks, __ATOMIC_ACQUIRE);

@@ -10,6 +10,7 @@
 
 typedef struct drive_thread {
     bool final;
+    bool overwritten; /* its block is not this run's: nothing in it is believed */
     bool stuck;
     bool stop_asked;
     uint64_t stop_ps; /* when the stop word was written */
@@ -87,6 +88,24 @@ static void progress(drive *d, unsigned i)
                        d->o->ctx);
 }
 
+/* A block that is not this run's any more (km_driver_hooks.nonce). */
+static void overwritten(drive *d, unsigned i, km_thread_result *r)
+{
+    drive_thread *t = &d->t[i];
+    memset(r, 0, sizeof *r);
+    r->cluster = d->clusters[i];
+    r->state = KM_STATE_FAILED;
+    snprintf(r->message, sizeof r->message,
+             "the thread's result block was overwritten (its nonce is 0x%016llx, not this "
+             "run's), so nothing in it is believed: a store into local memory reached it, from "
+             "a stack overflow or a wild pointer",
+             (unsigned long long)t->block.nonce);
+    t->final = true;
+    t->overwritten = true;
+    d->h->retire(d->h->ctx, i, false);
+    stop_others(d);
+}
+
 /* Reads thread i's block: progress, and a final state becomes its result. */
 static int look(drive *d, unsigned i, km_run_result *r, km_error *err)
 {
@@ -94,6 +113,10 @@ static int look(drive *d, unsigned i, km_run_result *r, km_error *err)
     int rc = d->h->read_block(d->h->ctx, i, &t->block, err);
     if (rc != KM_OK)
         return rc;
+    if (t->block.nonce != d->h->nonce) {
+        overwritten(d, i, &r->threads[i]);
+        return KM_OK;
+    }
     progress(d, i);
     if (!KMX_STATE_FINAL(t->block.state))
         return KM_OK;
@@ -238,7 +261,7 @@ int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km
     r->device_ps = d.now;
     for (unsigned i = 0; i < n; i++) {
         const kmx_result_block *b = &d.t[i].block;
-        if (d.t[i].final && ticks_to_ps(b->end_ticks) > r->device_ps)
+        if (d.t[i].final && !d.t[i].overwritten && ticks_to_ps(b->end_ticks) > r->device_ps)
             r->device_ps = ticks_to_ps(b->end_ticks);
     }
     if (h->finish)

@@ -39,6 +39,11 @@ typedef struct km_driver_where {
 
 typedef struct km_driver_hooks {
     void *ctx;
+    /* This run's nonce: the host wrote it into every result block, and
+     * nothing of the runtime's writes it again, so a block that holds
+     * another was overwritten (a stack overflow, a wild pointer) and
+     * nothing in it is believed: the thread has failed. */
+    uint64_t nonce;
     /* Time: modeled (the driver's own count, moved by `advance`; the
      * results are the same every run) or the host's (`now` reads it). */
     bool modeled;

@@ -145,6 +145,7 @@ int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_err
                                                 : km_default_timeout_us(s->p) * BH_PS_PER_US;
     km_driver_hooks hooks;
     s->ops->hooks(s, &hooks);
+    hooks.nonce = s->nonce;
     int clusters[BH_WORK_CLUSTERS];
     for (unsigned i = 0; i < s->plan.nclusters && i < BH_WORK_CLUSTERS; i++)
         clusters[i] = s->plan.clusters[i].cluster;

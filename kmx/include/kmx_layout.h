@@ -524,10 +524,12 @@ KMX_STATIC_ASSERT(KMX_LIM_RING_LINE == KMX_LIM_ARGS + offsetof(kmx_args, ring),
 #define KMX_ERROR_SERVE 9u    /* twelve cores: a cluster never served */
 #define KMX_ERROR_HOST 10u    /* the host fallback: a call it cannot honour
                                  (kmrun's message names it) */
-#define KMX_ERROR_COUNT 11u
+#define KMX_ERROR_STACK 11u   /* a core's stack overflowed (detail: the core);
+                                 written over whatever the overflow left */
+#define KMX_ERROR_COUNT 12u
 #define KMX_ERROR_NAMES                                                        \
     { "none", "args", "region", "bank", "trap", "parallel", "ring", "ports",   \
-      "pull", "serve", "host" }
+      "pull", "serve", "host", "stack" }
 #define KMX_DETAIL_CHECK_LINE 0xFFFFFFFFu
 
 /* `prefetch`: what start-up decided.  The registers' values are not public,

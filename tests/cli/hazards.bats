@@ -54,6 +54,24 @@ line_of() {
         "\"thread/misaligned.c\",$(line_of "$hazards/thread/misaligned.c" MISALIGNED),\"kmx_main\"" ]
 }
 
+@test "hazard: a stack overflow traps with the error stack and its line, not what it wrote over" {
+    run_json "$hazards/overflow.yaml"
+    [ "$status" -eq 1 ]
+    [ "$(field '.threads[0] | [.state, .error, .code, .where] | @csv')" = '"trapped","stack",,0' ]
+    [ "$(field '.threads[0].words | length')" = 0 ]
+    # The store that left local memory, below its first byte.
+    [ "$(field '.threads[0].trap | [.core, .mcause, .mtval < 134217728] | @csv')" = '0,7,true' ]
+    [ "$(field '.threads[0].trap.source | [.file, .line, .function] | @csv')" = \
+        "\"thread/overflow.c\",$(line_of "$hazards/thread/overflow.c" OVERFLOW),\"deep\"" ]
+}
+
+@test "hazard: a store over the result block fails the thread, said so, its block not believed" {
+    run_json "$hazards/overwrite.yaml"
+    [ "$status" -eq 1 ]
+    [ "$(field '.threads[0] | [.state, .error, .code, .trap] | @csv')" = '"failed","none",,' ]
+    [[ "$(field .threads[0].message)" == "the thread's result block was overwritten"* ]]
+}
+
 @test "hazard: a loop that never polls the stop ends stuck, with its line; its cached write never lands" {
     run_json --timeout 0.001 "$hazards/stuck.yaml"
     [ "$status" -eq 1 ]

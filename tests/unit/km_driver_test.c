@@ -378,6 +378,27 @@ static void the_wall_timeout_gives_up_with_the_modeled_time(void **state)
     assert_true(f.t[0].stop_asked);
 }
 
+static void a_block_that_is_not_this_runs_fails_its_thread_at_once(void **state)
+{
+    (void)state;
+    fake f = {.n = 2};
+    f.t[0] = ends(5 * US, KMX_STATE_DONE); /* running: the driver looks each slice */
+    f.t[1] = ends(NEVER, KMX_STATE_DONE);
+    km_driver_hooks h = hooks(&f);
+    h.nonce = 0x1234; /* thread 0's block holds 0: overwritten */
+    f.t[1].block.nonce = 0x1234;
+    km_run_result r;
+    km_error err = {0};
+    memset(&r, 0, sizeof r);
+    assert_int_equal(km_drive(&h, clusters, 2, NULL, 1000 * US, 1000 * US, &r, &err), KM_OK);
+    assert_int_equal(r.threads[0].state, KM_STATE_FAILED);
+    assert_non_null(strstr(r.threads[0].message, "result block was overwritten"));
+    assert_false(r.threads[0].has_code);
+    /* A failure: the other is asked to stop at that look. */
+    assert_int_equal(f.t[1].stop_asked_ps, US);
+    assert_int_equal(r.threads[1].state, KM_STATE_STOPPED);
+}
+
 static void more_threads_than_work_clusters_is_a_bug(void **state)
 {
     (void)state;
@@ -404,6 +425,7 @@ int main(void)
         cmocka_unit_test(progress_markers_are_reported_once_each),
         cmocka_unit_test(pending_commands_keep_the_run_going_until_the_timeout),
         cmocka_unit_test(the_wall_timeout_gives_up_with_the_modeled_time),
+        cmocka_unit_test(a_block_that_is_not_this_runs_fails_its_thread_at_once),
         cmocka_unit_test(more_threads_than_work_clusters_is_a_bug),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
