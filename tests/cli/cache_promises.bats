@@ -4,21 +4,7 @@
 # shadowing headers, environment, corrupt or unremovable entries, truncated
 # outputs, or a `kmrun cache clear` racing the build.
 
-load helpers
-
-setup() {
-    export KMRUN_CACHE=$BATS_TEST_TMPDIR/cache
-    prog=$BATS_TEST_TMPDIR/prog
-    cp -R "$KMRUN_TOP/tests/fixtures/build" "$prog"
-}
-
-json() {
-    /usr/bin/python3 -c 'import json, sys; d = json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$1" <<<"$output"
-}
-
-build() {
-    run --separate-stderr kmrun build "$@" "$prog/program.yaml"
-}
+load build_helpers
 
 image_sha() {
     json 'd["threads"][0]["image"]["sha256"]'
