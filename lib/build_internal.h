@@ -72,7 +72,9 @@ typedef struct km_search {
     char **dirs;
     size_t n;
 } km_search;
-void km_search_order(km_build_ctx *b, const km_target *t, km_search *s);
+/* KM_OK, or KM_EXIT_BUILD / KM_EXIT_SYSTEM when the compiler cannot say
+ * where it looks (no proof, so no key). */
+int km_search_order(km_build_ctx *b, const km_target *t, km_search *s, km_error *err);
 void km_search_free(km_search *s);
 /* Appends to *out (allocated paths) where a file would shadow the header
  * the compiler found at `dep`: the same name in each folder searched before

@@ -394,7 +394,7 @@ static int recorded_headers(km_build_ctx *b, km_target *t, char ***lines, size_t
         add_dir(&dirs, &ndirs, deps[i]);
     km_search search = {0};
     if (rc == KM_OK)
-        km_search_order(b, t, &search);
+        rc = km_search_order(b, t, &search, err);
     for (size_t k = 0; rc == KM_OK && k < ndeps; k++) {
         char *name = header_name(b, deps[k]);
         if (!name)

@@ -54,10 +54,11 @@ static void add_env(km_search *s, const char *var)
 
 /* The compiler's own folders, from `cc -E -v`: the lines between "search
  * starts here:" and "End of search list.", each one space in. */
-static void add_system(km_search *s, const km_tool *tool, char **flags, size_t n,
-                       const char *root)
+static int add_system(km_search *s, const km_tool *tool, char **flags, size_t n,
+                      const char *root, km_error *err)
 {
-    char **argv = calloc(n + 8, sizeof *argv);
+    /* The tool, the flags, eight arguments of our own and the NULL. */
+    char **argv = calloc(n + 9, sizeof *argv);
     size_t a = 0;
     argv[a++] = tool->path;
     for (size_t i = 0; i < n; i++)
@@ -71,7 +72,13 @@ static void add_system(km_search *s, const km_tool *tool, char **flags, size_t n
     argv[a++] = "/dev/null";
     char *log = NULL;
     int status = 0;
-    if (km_proc_run(argv, root, &log, &status, NULL, NULL, NULL) == KM_OK && status == 0) {
+    int rc = km_proc_run(argv, root, &log, &status, NULL, NULL, err);
+    if (rc == KM_OK && status != 0)
+        rc = km_fail(err, KM_EXIT_BUILD,
+                     "cannot ask '%s' for its include folders (it exited with %d): the cache "
+                     "could not prove which header a compile would find",
+                     tool->path, status);
+    if (rc == KM_OK) {
         bool in_list = false;
         char *save = NULL;
         for (char *l = strtok_r(log, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -85,9 +92,10 @@ static void add_system(km_search *s, const km_tool *tool, char **flags, size_t n
     }
     free(log);
     free(argv);
+    return rc;
 }
 
-void km_search_order(km_build_ctx *b, const km_target *t, km_search *s)
+int km_search_order(km_build_ctx *b, const km_target *t, km_search *s, km_error *err)
 {
     memset(s, 0, sizeof *s);
     char **flags = malloc((t->nflags ? t->nflags : 1) * sizeof *flags);
@@ -98,11 +106,13 @@ void km_search_order(km_build_ctx *b, const km_target *t, km_search *s)
     add_option(s, flags, t->nflags, "-isystem");
     add_env(s, "CPATH");
     add_env(s, "C_INCLUDE_PATH");
-    add_system(s, t->kind == KM_TARGET_IMAGE ? &b->rv : &b->host, flags, t->nflags, b->root);
+    int rc = add_system(s, t->kind == KM_TARGET_IMAGE ? &b->rv : &b->host, flags, t->nflags,
+                        b->root, err);
     add_option(s, flags, t->nflags, "-idirafter");
     for (size_t i = 0; i < t->nflags; i++)
         free(flags[i]);
     free(flags);
+    return rc;
 }
 
 void km_search_free(km_search *s)
