@@ -133,4 +133,21 @@ BH_STATIC_ASSERT(BH_BANK_PORT_Y(0u, 2u) == 11u && BH_BANK_PORT_Y(1u, 1u) == 10u 
                       BH_BANK_PORT_Y(6u, 0u) == 9u && BH_BANK_PORT_Y(7u, 2u) == 6u,
                   "the bank port rows as UMD lists them");
 
+/* The Tensix worker tiles.  Blackhole's Tensix columns are x = 1..7 and
+ * 10..16, rows y = 2..11; a p150a gives 120 worker cores, 12 columns of
+ * 10.  Which columns are the workers is the simulator's choice (a card's
+ * harvesting decides it; not public): the first twelve, 1..7 and
+ * 10..14.  Grid order is row by row: core i is column i % 12 of row
+ * i / 12.  A core's L1 is at NoC address 0 of its tile. */
+#define BH_TENSIX_COLUMNS 12u
+#define BH_TENSIX_ROWS 10u
+#define BH_TENSIX_TILE_X(i) ((i) % BH_TENSIX_COLUMNS < 7u ? 1u + (i) % BH_TENSIX_COLUMNS \
+                                                         : 3u + (i) % BH_TENSIX_COLUMNS)
+#define BH_TENSIX_TILE_Y(i) (2u + (i) / BH_TENSIX_COLUMNS)
+#define BH_TENSIX_L1_BYTES 0x180000u /* 1.5 MiB */
+BH_STATIC_ASSERT(BH_TENSIX_COLUMNS * BH_TENSIX_ROWS == BH_GRID_CORES, "the grid is 12 x 10");
+BH_STATIC_ASSERT(BH_TENSIX_TILE_X(6u) == 7u && BH_TENSIX_TILE_X(7u) == 10u &&
+                     BH_TENSIX_TILE_X(11u) == 14u && BH_TENSIX_TILE_Y(119u) == 11u,
+                 "Tensix columns skip the DRAM column 9 and the L2CPU column 8");
+
 #endif

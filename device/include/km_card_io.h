@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "blackhole.h"
+
 /* A region copy of a thread. */
 typedef struct km_region_place {
     int cluster; /* 1..3 */
@@ -30,5 +32,26 @@ typedef struct km_command_result {
     uint32_t result;
     uint64_t ps;     /* modeled time from its submission to its event */
 } km_command_result;
+
+/* The X280 ports' dealing (spec "X280 ports"): which X280 core serves
+ * each Tensix core, by grid index.  cluster 0: the core has none. */
+typedef struct km_port_dealing {
+    uint8_t cluster[BH_GRID_CORES];   /* 1..3, or 0 */
+    uint8_t x280_core[BH_GRID_CORES]; /* 0..3 */
+} km_port_dealing;
+
+/* A Tensix core's X280 port wait that gave up, or a send refused: what
+ * the run reports of it (the first KM_PORT_WAITS_KEPT of a run). */
+#define KM_PORT_GAVE_UP_LIMIT 1u   /* the wait limit passed */
+#define KM_PORT_GAVE_UP_STOP 2u    /* the kernel stopped */
+#define KM_PORT_GAVE_UP_REFUSED 3u /* no X280 core, or not the sending kernel */
+#define KM_PORT_WAITS_KEPT 64u
+typedef struct km_port_gave_up {
+    unsigned core;    /* the Tensix core, 0..119 */
+    uint32_t handler; /* the command's handler id */
+    uint16_t where;   /* KM_WHERE_* (kmx_layout.h) */
+    uint16_t why;     /* KM_PORT_GAVE_UP_* */
+    uint64_t ps;      /* modeled time it gave up */
+} km_port_gave_up;
 
 #endif

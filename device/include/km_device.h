@@ -14,7 +14,8 @@
  * core gives way to the others, so a long wait blocks only that core.  A
  * handler is cut off at one of those calls when its command outlives its
  * time limit: it must not hold host resources (malloc, files) across them.
- * The X280 port (call/tell/look/next) is not here yet. */
+ * A core with an X280 core (the manifest's `ports:`) talks to it through
+ * its port: km_port_call, km_port_tell, km_port_look, km_port_wait. */
 #ifndef KM_DEVICE_H
 #define KM_DEVICE_H
 
@@ -74,6 +75,50 @@ int km_region_address(const km_core *core, int cluster, const char *name, unsign
 
 /* True once the kernel is stopping: a long handler should return soon. */
 bool km_stop_requested(const km_core *core);
+
+/* ---- The X280 port (spec "X280 ports"): the C form of km::X280Port ----
+ *
+ * A message is a sequence number and three words (km_x280_msg_t), landed
+ * as one 16-byte NoC write in either direction.  The core stores its asks
+ * and tells into its mailbox line in the serving X280 core's local
+ * memory; the X280 core stores its answers and tells into the core's
+ * control block (KM_CONTROL_X280).
+ *
+ * One kernel of a core sends on the port during a command: the reader
+ * (KM_KERNEL_READER, the default) or the writer (KM_KERNEL_WRITER), as
+ * the first km_port_of of the command names it.  A port of the other
+ * kernel may look and wait for tells, never send: its sends are refused
+ * (false, where KM_WHERE_X280_OWNER).  Every wait gives up at the wait
+ * limit (KM_PORT_WAIT_LIMIT_NS of modeled time) or when the kernel stops,
+ * and records where it was (KM_WHERE_*): the command's event carries the
+ * group's first such `where` in its reason, and the run's JSON lists
+ * them.  On a core the program gave no X280 core every call is false with
+ * where KM_WHERE_X280_NONE. */
+typedef struct km_port km_port;
+#define KM_KERNEL_READER 0u
+#define KM_KERNEL_WRITER 1u
+
+/* The core's port as `kernel` uses it (never NULL while the command runs). */
+km_port *km_port_of(km_core *core, unsigned kernel);
+
+/* Ask: sends (w0, w1, w2) with the next ask sequence number and waits for
+ * the answer that carries that number (*answer).  False when the wait
+ * gave up or the send was refused. */
+bool km_port_call(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2, km_x280_msg_t *answer);
+
+/* Tell: sends (w0, w1, w2); the newest tell wins and nothing waits for
+ * it.  False when refused (or waiting for the NoC to take it gave up). */
+bool km_port_tell(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2);
+
+/* The X280 core's newest tell if it is newer than the last one this core
+ * saw (true, *message), else false; never waits.  km_port_wait waits for
+ * one up to the wait limit. */
+bool km_port_look(km_port *port, km_x280_msg_t *message);
+bool km_port_wait(km_port *port, km_x280_msg_t *message);
+
+/* Where the core's last port wait of this command gave up (KM_WHERE_*;
+ * KM_WHERE_NONE when none did). */
+unsigned km_port_where(const km_core *core);
 
 /* The built-in handlers' arguments (ids KM_HANDLER_* in kmx_layout.h).
  * An address is 64 bits in two words, low first.  A group splits the work

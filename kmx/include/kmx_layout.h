@@ -218,7 +218,9 @@ KMX_AT(km_command_line, land, 52);
 typedef struct km_event {
     uint32_t index;  /* the event's number, from 1 */
     uint16_t kind;   /* KM_EVENT_*, KMX_EVENT_WAKE */
-    uint16_t reason; /* KM_REASON_* for KM_EVENT_REJECTED, else 0 */
+    uint16_t reason; /* KM_REASON_* for KM_EVENT_REJECTED; for DONE and
+                        TIMEOUT, KM_WHERE_* of the group's first X280 port
+                        wait that gave up (or send refused), else 0 */
     uint32_t handle; /* the command's number (0 for a wake) */
     uint32_t ticks;  /* the result word, or the command's run time in ticks */
 } km_event_t;
@@ -363,15 +365,15 @@ typedef struct kmx_ports_settings {
     uint32_t enabled;      /* 1: the program declared ports */
     uint32_t served;       /* Tensix cores this cluster serves, <= 168 */
     uint32_t window_first; /* KMX_WINDOW_PORTS_FIRST */
-    uint32_t reserved0;
-    uint64_t control;      /* address of KM_CONTROL_X280 in a Tensix core's L1 */
+    uint32_t cores;        /* kmx_port_cores(): 1 + the highest core this cluster serves */
+    uint64_t control;      /* KM_CONTROL_X280_L1: the area's NoC address on a Tensix tile */
     uint64_t reserved[5];
 } kmx_ports_settings;
 KMX_SIZE(kmx_ports_settings, 64);
 KMX_AT(kmx_ports_settings, enabled, 0);
 KMX_AT(kmx_ports_settings, served, 4);
 KMX_AT(kmx_ports_settings, window_first, 8);
-KMX_AT(kmx_ports_settings, reserved0, 12);
+KMX_AT(kmx_ports_settings, cores, 12);
 KMX_AT(kmx_ports_settings, control, 16);
 KMX_AT(kmx_ports_settings, reserved, 24);
 
@@ -675,11 +677,32 @@ KMX_SIZE(km_x280_msg_t, 16);
 KMX_AT(km_x280_msg_t, sequence, 0);
 KMX_AT(km_x280_msg_t, w, 4);
 
-/* Inside a Tensix core's KM_CONTROL_X280 area (64 bytes): where its X280
- * core stores. */
+/* A Tensix core's control block in its L1 (the persistent kernel's), and
+ * in it the KM_CONTROL_X280 area (64 bytes) where its X280 core stores: a
+ * message slot is written as one 16-byte NoC write (the two 8-byte halves
+ * of a 16-byte-aligned slot, low first: the window holds the low half and
+ * sends both with the high one; device/sim/README.md, "X280 ports").
+ * Where the control block lies is the simulator's choice (not public). */
+#define KM_CONTROL_L1 0x00000100u
+#define KM_CONTROL_X280 0x40u
+#define KM_CONTROL_X280_L1 (KM_CONTROL_L1 + KM_CONTROL_X280)
 #define KM_CONTROL_X280_BYTES 64u
 #define KM_X280_TELL_OFFSET 0u    /* km_x280_msg_t: the newest tell */
 #define KM_X280_ANSWER_OFFSET 16u /* km_x280_msg_t: the answer, by ask sequence */
+KMX_STATIC_ASSERT(KM_CONTROL_X280_L1 % 64u == 0, "the area is a line");
+
+/* Where a Tensix core's X280 port wait was when it gave up (the spec's
+ * kWhereX280*): the command's event `reason` and the run JSON say it.  A
+ * wait gives up at the wait limit (KM_PORT_WAIT_LIMIT_NS of modeled time,
+ * far inside a command's own limit, so the handler goes on) or when the
+ * kernel stops. */
+#define KM_WHERE_NONE 0u
+#define KM_WHERE_X280_ANSWER 1u /* waiting for the answer to an ask */
+#define KM_WHERE_X280_TELL 2u   /* waiting for a tell */
+#define KM_WHERE_X280_SEND 3u   /* waiting to send (the last message's NoC write) */
+#define KM_WHERE_X280_NONE 4u   /* the program gave the core no X280 core */
+#define KM_WHERE_X280_OWNER 5u  /* a second kernel of the core tried to send: refused */
+#define KM_PORT_WAIT_LIMIT_NS 10000000u /* 10 ms */
 
 /* The ports area, at KMX_LIM_PORTS: the ports line; the table the host
  * fills (which X280 core of this cluster serves each Tensix core, and
@@ -716,13 +739,15 @@ typedef struct kmx_port_mailbox {
     km_x280_msg_t ask;   /* its newest ask */
     uint32_t seen_tell;  /* runtime: last tell sequence looked at */
     uint32_t answered;   /* runtime: last ask sequence answered */
-    uint32_t reserved[6];
+    uint32_t told;       /* runtime: the sequence of its last tell to the core */
+    uint32_t reserved[5];
 } kmx_port_mailbox;
 KMX_SIZE(kmx_port_mailbox, 64);
 KMX_AT(kmx_port_mailbox, tell, 0);
 KMX_AT(kmx_port_mailbox, ask, 16);
 KMX_AT(kmx_port_mailbox, seen_tell, 32);
 KMX_AT(kmx_port_mailbox, answered, 36);
+KMX_AT(kmx_port_mailbox, told, 40);
 
 typedef struct kmx_port_core_line {
     uint32_t looks;   /* kmx_port_open calls (core 0 of the lead polls the ring every 4th) */

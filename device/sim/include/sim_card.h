@@ -66,6 +66,11 @@ typedef struct sim_card_params {
      * the card). */
     const km_region_place *regions;
     unsigned nregions;
+    /* The X280 ports' dealing (copied), or NULL when the program has no
+     * ports: the grid's cores store into their X280 cores' mailboxes, and
+     * the clusters' NoC windows reach the Tensix tiles' control blocks.
+     * The host writes each serving cluster's table itself (kmx_ports_area). */
+    const km_port_dealing *ports;
 } sim_card_params;
 
 /* A fresh card.  KS_OK; KS_ERR_IMAGE when the kernels cannot be loaded,
@@ -152,6 +157,11 @@ uint64_t sim_card_instructions(const sim_card *card);
 bool sim_card_commands_done(const sim_card *card);
 /* One per command of the params, in order (the card's, until it is freed). */
 const km_command_result *sim_card_command_results(const sim_card *card);
+
+/* The Tensix cores' X280 port waits that gave up and sends refused, in
+ * the order they happened (the first KM_PORT_WAITS_KEPT); *n how many.
+ * The card's, until it is freed. */
+const km_port_gave_up *sim_card_port_waits(const sim_card *card, unsigned *n);
 
 /* The kernel stops: commands not yet taken are rejected, handlers see the
  * stop flag. */
