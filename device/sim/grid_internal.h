@@ -1,9 +1,126 @@
-/* grid_internal.h: what the grid (sim_grid.c) shares with its built-in
- * handlers (builtins.c) and nothing else. */
+/* grid_internal.h: what the grid's own files share — the grid and its
+ * cores (sim_grid.c), the X280 ports of its cores (grid_port.c) and the
+ * built-in handlers (builtins.c) — and nothing else. */
 #ifndef GRID_INTERNAL_H
 #define GRID_INTERNAL_H
 
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "km_card_io.h"
 #include "km_device.h"
+#include "sim_grid.h"
+
+/* AddressSanitizer must be told about each switch of stacks (sim_grid.c). */
+#if defined(__SANITIZE_ADDRESS__)
+#define GRID_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GRID_ASAN 1
+#endif
+#endif
+
+enum core_state {
+    CORE_IDLE,     /* no job */
+    CORE_READY,    /* in its handler, runs when furthest behind */
+    CORE_BLOCKED,  /* the leader, waiting for its group */
+    CORE_WAITING,  /* in a port wait: runs again at wake_ps (or earlier, woken) */
+    CORE_RETURNED, /* returned from its handler; the job goes on */
+};
+
+typedef struct grid_job {
+    bool active;
+    uint32_t id;
+    km_command_t command;
+    km_handler_fn fn;
+    unsigned first, count;
+    uint64_t deadline_ps; /* UINT64_MAX: no limit */
+    uint32_t result;      /* the leader's word */
+    unsigned returned;    /* cores back from the handler */
+    uint64_t end_ps;      /* the latest of their times */
+    uint16_t where;       /* KM_WHERE_* of the first port wait that gave up */
+    uint64_t scratch[BH_GRID_CORES];
+} grid_job;
+
+/* A message slot of a core's KM_CONTROL_X280 area, as the X280 core's
+ * 16-byte NoC writes land in it: the newest landing and the one before
+ * (a reader earlier than the newest's landing sees the one before). */
+typedef struct grid_slot {
+    km_x280_msg_t now, before;
+    uint64_t now_ps, before_ps; /* when they land */
+    uint64_t low;  /* the low half the window holds until the high one */
+    bool low_held;
+} grid_slot;
+
+struct km_port {
+    km_core *core;
+    unsigned kernel; /* KM_KERNEL_READER or KM_KERNEL_WRITER */
+};
+
+/* A core's X280 port (grid_port.c). */
+typedef struct grid_port {
+    uint8_t cluster, x280_core; /* who serves it; cluster 0: nobody */
+    grid_slot tell, answer;     /* KM_X280_TELL_OFFSET, KM_X280_ANSWER_OFFSET */
+    uint32_t asked, told;       /* the sequence of its last ask, last tell */
+    uint32_t seen_tell;         /* the last X280 tell it looked at */
+    uint64_t sent_land_ps;      /* its last message lands then */
+    int sender;                 /* the job's sending kernel; -1 until km_port_of */
+    uint16_t where;             /* this job's last give-up */
+    const grid_slot *watching;  /* the slot a waiting core waits on */
+    km_port ports[2];           /* by kernel */
+} grid_port;
+
+struct km_core {
+    sim_grid *grid;
+    unsigned id;
+    enum core_state state;
+    uint64_t time_ps;
+    uint64_t wake_ps; /* CORE_WAITING */
+    grid_job *job;
+    ucontext_t context; /* the first entry onto its stack */
+    jmp_buf jmp;        /* where it gave way */
+    bool entered;       /* on its stack since the job began: resume by jmp */
+    void *stack; /* SIM_GRID_STACK_BYTES, allocated on the core's first job */
+#ifdef GRID_ASAN
+    void *fake_stack;
+#endif
+    grid_port port;
+};
+
+/* A message on its way from a core to its X280 core's mailbox line. */
+typedef struct grid_landing {
+    bool pending;
+    sim_grid_landing landing;
+} grid_landing;
+
+struct sim_grid {
+    sim_dram *dram;
+    unsigned mhz;
+    bool stop;
+    uint64_t stepped_ps; /* the until_ps of the last step */
+    km_core cores[BH_GRID_CORES];
+    /* Active groups never overlap, so a job is known by its first core. */
+    grid_job jobs[BH_GRID_CORES];
+    unsigned njobs;
+    km_handler_fn handlers[KM_HANDLER_MAX + 1];
+    void *so; /* the kernels' object, or NULL */
+    const km_region_place *regions; /* km_region_address's table (the owner's) */
+    unsigned nregions;
+    jmp_buf main_jmp; /* the grid's side of a switch */
+#ifdef GRID_ASAN
+    const void *main_bottom;
+    size_t main_size;
+#endif
+    sim_grid_done *done; /* done[head..ndone): not yet polled */
+    size_t head, ndone, cap;
+    /* X280 ports (grid_port.c). */
+    bool ports;
+    grid_landing landings[BH_GRID_CORES]; /* one in flight a core */
+    km_port_gave_up gave_up[KM_PORT_WAITS_KEPT];
+    unsigned ngave_up;
+};
 
 /* The built-in handlers, indexed by id (NULL where none). */
 extern const km_handler_fn sim_grid_builtins[KM_HANDLER_FIRST_PROGRAM];
@@ -16,5 +133,17 @@ uint64_t *sim_grid_scratch(km_core *core);
  * its handler; its time becomes the latest of theirs if that is later.
  * Does nothing on another core (they would wait for the leader forever). */
 void sim_grid_wait_members(km_core *core);
+
+/* The core's time moves on by ps and the grid picks whoever is now
+ * furthest behind (every modeled cost ends here). */
+void grid_spend_ps(km_core *core, uint64_t ps);
+
+/* The core waits (CORE_WAITING) until wake_ps or until a landing on the
+ * slot it watches wakes it earlier; on return its time is the later of
+ * its own and the wake. */
+void grid_wait(km_core *core, uint64_t wake_ps);
+
+/* A job starts on the core: its port's per-job state is reset. */
+void grid_port_start_job(km_core *core);
 
 #endif

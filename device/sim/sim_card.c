@@ -27,6 +27,10 @@ struct sim_card {
     sim_kernel *kernel;
     bool kernel_stopped;
     sim_ring_host *host_rings[BH_CLUSTERS]; /* the host fallback's */
+    /* X280 ports: the grid and the clusters go forward together a quantum
+     * at a time from lock_ps (see sim_card_step). */
+    bool ports;
+    uint64_t lock_ps;
 };
 
 static bool work_cluster(unsigned cluster)
@@ -40,11 +44,23 @@ static bool live(const sim_card *card, unsigned cluster)
     return card->clusters[cluster] && !card->parked[cluster];
 }
 
+/* The Tensix cores' port messages that have landed by up_to_ps, into
+ * their X280 cores' mailbox lines (a parked cluster's are dropped). */
+static void land_messages(sim_card *card, uint64_t up_to_ps)
+{
+    sim_grid_landing l;
+    while (card->ports && sim_grid_next_landing(sim_kernel_grid(card->kernel), up_to_ps, &l))
+        if (work_cluster(l.cluster) && live(card, l.cluster))
+            (void)sim_cluster_write_lim(card->clusters[l.cluster], l.lim_address, &l.message,
+                                        sizeof l.message, NULL);
+}
+
 /* Every live cluster up to until_ps.  With more than one, they go forward
  * together one quantum at a time, so a store made in quantum q is seen
  * from quantum q + 1 on, whichever cluster made it.  Alone, a cluster
  * takes the whole span in one step (the same quanta, so the same
- * results). */
+ * results).  Port messages that landed by a step's start are in the
+ * mailboxes before it (at most a quantum late, never early). */
 static void step_clusters(sim_card *card, uint64_t until_ps)
 {
     unsigned nlive = 0;
@@ -59,11 +75,15 @@ static void step_clusters(sim_card *card, uint64_t until_ps)
     }
     if (nlive > 1) {
         uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
-        for (uint64_t t = from + quantum_ps; t < until_ps; t += quantum_ps)
+        for (uint64_t t = from + quantum_ps; t < until_ps; t += quantum_ps) {
+            land_messages(card, t - quantum_ps);
             for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
                 if (live(card, c))
                     sim_cluster_step(card->clusters[c], t);
+            from = t;
+        }
     }
+    land_messages(card, from);
     for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
         if (live(card, c))
             sim_cluster_step(card->clusters[c], until_ps);
@@ -94,6 +114,12 @@ int sim_card_create(sim_card **out, const sim_card_params *params, ks_error *err
     if (rc != KS_OK) {
         sim_card_free(card);
         return rc;
+    }
+    if (params->ports) {
+        card->ports = true;
+        sim_noc_add_tensix(&card->noc, &(sim_noc_tile_ops){sim_kernel_grid(card->kernel),
+                                                            sim_grid_tile_load,
+                                                            sim_grid_tile_store});
     }
     *out = card;
     return KS_OK;
@@ -222,10 +248,36 @@ static bool any_live(const sim_card *card)
     return false;
 }
 
+/* With X280 ports the Tensix cores and the X280 cores talk without the
+ * dispatcher: every quantum, the kernel side's passes that start by its
+ * end, the grid up to its end, then the clusters.  A message lands
+ * SIM_NOC_LAND_PS after its store, more than a quantum, so neither side
+ * can miss what the other stored before it looks. */
+static void step_ports(sim_card *card, uint64_t until_ps)
+{
+    uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
+    _Static_assert(SIM_NOC_LAND_PS > (uint64_t)SIM_CLUSTER_QUANTUM * BH_PS_PER_US / SIM_MHZ_DEFAULT,
+                   "a landing outlasts a quantum");
+    for (uint64_t t = card->lock_ps; t < until_ps;) {
+        t = (t / quantum_ps + 1u) * quantum_ps;
+        if (t > until_ps)
+            t = until_ps;
+        sim_kernel_step(card->kernel, t);
+        sim_kernel_step_grid(card->kernel, t);
+        step_clusters(card, t);
+    }
+    if (until_ps > card->lock_ps)
+        card->lock_ps = until_ps;
+}
+
 void sim_card_step(sim_card *card, uint64_t until_ps)
 {
     /* Threads still running may use their rings: the kernel runs. */
     bool feeding = !card->kernel_stopped && !sim_kernel_done(card->kernel);
+    if (card->ports && any_live(card)) {
+        step_ports(card, until_ps);
+        return;
+    }
     if (feeding || any_live(card))
         sim_kernel_step(card->kernel, until_ps);
     step_clusters(card, until_ps);
@@ -326,7 +378,5 @@ void sim_card_pass(sim_card *card)
 
 const km_port_gave_up *sim_card_port_waits(const sim_card *card, unsigned *n)
 {
-    (void)card;
-    *n = 0;
-    return NULL;
+    return sim_grid_port_waits(sim_kernel_grid(card->kernel), n);
 }

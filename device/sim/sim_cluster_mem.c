@@ -232,6 +232,13 @@ static int fault(sim_cluster_mem *cm, int cause)
     return cause;
 }
 
+/* Where hart h (NULL: the cluster) is in the card's time, for what it
+ * sends over the NoC. */
+static uint64_t hart_ps(const sim_cluster_mem *cm, const sim_hart *h)
+{
+    return sim_cycles_to_ps(sim_cluster_mem_time(cm, h), cm->mhz);
+}
+
 static bool in_noc_regs(uint64_t addr)
 {
     return addr - BH_NOC_WINDOW_REGS < NOC_REGS_BYTES;
@@ -307,7 +314,7 @@ int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
     if (in_noc_windows(addr)) {
         const bh_noc_window_reg *t;
         uint64_t a, v = 0;
-        if (!noc_window(cm, addr, &t, &a) || sim_noc_load(cm->noc, t->x, t->y, a, size, &v) != 0) {
+        if (!noc_window(cm, addr, &t, &a) || sim_noc_load(cm->noc, t->x, t->y, a, size, &v, hart_ps(cm, h)) != 0) {
             return fault(cm, SIM_CAUSE_LOAD_ACCESS);
         }
         *value = v;
@@ -397,7 +404,7 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
     if (in_noc_windows(addr)) {
         const bh_noc_window_reg *t;
         uint64_t a;
-        if (!noc_window(cm, addr, &t, &a) || sim_noc_store(cm->noc, t->x, t->y, a, size, value) != 0) {
+        if (!noc_window(cm, addr, &t, &a) || sim_noc_store(cm->noc, t->x, t->y, a, size, value, hart_ps(cm, h)) != 0) {
             return fault(cm, SIM_CAUSE_STORE_ACCESS);
         }
         if (t->mode == BH_NOC_POSTED) {

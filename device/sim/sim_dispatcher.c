@@ -288,7 +288,8 @@ static uint32_t run_ticks(uint64_t start, uint64_t end)
     return t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
 }
 
-static void job_ended(sim_dispatcher *d, uint32_t j, uint32_t result, bool timed_out, uint64_t end)
+static void job_ended(sim_dispatcher *d, uint32_t j, uint32_t result, bool timed_out, uint64_t end,
+                      uint16_t where)
 {
     job *jb = &d->jobs[j];
     ring *r = &d->rings[jb->ring];
@@ -300,7 +301,7 @@ static void job_ended(sim_dispatcher *d, uint32_t j, uint32_t result, bool timed
     }
     jb->state = JOB_ENDED;
     r->outstanding--;
-    hold(d, jb->ring, kind, KM_REASON_NONE, jb->handle, ticks, (int)j);
+    hold(d, jb->ring, kind, where, jb->handle, ticks, (int)j);
 }
 
 static void collect_done(sim_dispatcher *d)
@@ -308,10 +309,11 @@ static void collect_done(sim_dispatcher *d)
     uint32_t j, result;
     bool timed_out;
     uint64_t end;
-    while (d->p.jobs.poll_done(d->p.jobs.ctx, d->now, &j, &result, &timed_out, &end)) {
+    uint16_t where = KM_WHERE_NONE;
+    while (d->p.jobs.poll_done(d->p.jobs.ctx, d->now, &j, &result, &timed_out, &end, &where)) {
         spend(d, SIM_DISPATCH_GRID_DONE);
         if (j < d->p.job_slots && d->jobs[j].state == JOB_RUNNING) {
-            job_ended(d, j, result, timed_out, end);
+            job_ended(d, j, result, timed_out, end, where);
         }
     }
     /* The limit is the kernel's, not only the grid's: a job the grid
@@ -322,7 +324,7 @@ static void collect_done(sim_dispatcher *d)
             if (d->p.jobs.cancel) {
                 d->p.jobs.cancel(d->p.jobs.ctx, j, d->now);
             }
-            job_ended(d, j, 0, true, d->now);
+            job_ended(d, j, 0, true, d->now, KM_WHERE_NONE);
         }
     }
 }

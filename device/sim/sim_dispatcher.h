@@ -78,10 +78,11 @@ typedef struct sim_job_ops {
     /* Start `command` as job `job`. */
     void (*submit)(void *ctx, uint32_t job, const km_command_t *command, uint64_t now_ps);
     /* One job that has ended by `now_ps`, if any: its leader's result word,
-     * whether it timed out on the grid's side, and when it ended.  Returns
-     * false when no job has ended. */
+     * whether it timed out on the grid's side, when it ended, and where its
+     * first X280 port wait gave up (KM_WHERE_*: the event's reason).
+     * Returns false when no job has ended. */
     bool (*poll_done)(void *ctx, uint64_t now_ps, uint32_t *job, uint32_t *result,
-                      bool *timed_out, uint64_t *end_ps);
+                      bool *timed_out, uint64_t *end_ps, uint16_t *where);
     /* Optional: the dispatcher gave up on `job` (its time limit passed):
      * raise its stop flag.  The grid reports nothing more about it, and
      * the id may be given to a new job once its event is written. */

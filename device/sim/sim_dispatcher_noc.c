@@ -25,7 +25,7 @@ static void noc_read(void *ctx, uint64_t address, void *out, size_t bytes)
     for (size_t done = 0; done < bytes;) {
         unsigned size = piece(address + done, bytes - done);
         uint64_t value = 0;
-        if (sim_noc_load(port->noc, port->x, port->y, address + done, size, &value) != 0) {
+        if (sim_noc_load(port->noc, port->x, port->y, address + done, size, &value, 0) != 0) {
             value = 0;
         }
         memcpy(dst + done, &value, size); /* little-endian, as the card */
@@ -41,7 +41,7 @@ static void noc_write(void *ctx, uint64_t address, const void *in, size_t bytes)
         unsigned size = piece(address + done, bytes - done);
         uint64_t value = 0;
         memcpy(&value, src + done, size);
-        (void)sim_noc_store(port->noc, port->x, port->y, address + done, size, value);
+        (void)sim_noc_store(port->noc, port->x, port->y, address + done, size, value, 0);
         done += size;
     }
 }

@@ -25,74 +25,12 @@
 
 /* AddressSanitizer must be told about each switch of stacks, or it takes
  * the coroutine's frames for the main stack's and reports false errors
- * (and a reused stack keeps the poison of frames cut off by a timeout). */
-#if defined(__SANITIZE_ADDRESS__)
-#define GRID_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GRID_ASAN 1
-#endif
-#endif
+ * (and a reused stack keeps the poison of frames cut off by a timeout);
+ * grid_internal.h says whether it is on. */
 #ifdef GRID_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
-
-enum core_state {
-    CORE_IDLE,     /* no job */
-    CORE_READY,    /* in its handler, runs when furthest behind */
-    CORE_BLOCKED,  /* the leader, waiting for its group */
-    CORE_RETURNED, /* returned from its handler; the job goes on */
-};
-
-typedef struct grid_job {
-    bool active;
-    uint32_t id;
-    km_command_t command;
-    km_handler_fn fn;
-    unsigned first, count;
-    uint64_t deadline_ps; /* UINT64_MAX: no limit */
-    uint32_t result;      /* the leader's word */
-    unsigned returned;    /* cores back from the handler */
-    uint64_t end_ps;      /* the latest of their times */
-    uint64_t scratch[BH_GRID_CORES];
-} grid_job;
-
-struct km_core {
-    sim_grid *grid;
-    unsigned id;
-    enum core_state state;
-    uint64_t time_ps;
-    grid_job *job;
-    ucontext_t context; /* the first entry onto its stack */
-    jmp_buf jmp;        /* where it gave way */
-    bool entered;       /* on its stack since the job began: resume by jmp */
-    void *stack; /* SIM_GRID_STACK_BYTES, allocated on the core's first job */
-#ifdef GRID_ASAN
-    void *fake_stack;
-#endif
-};
-
-struct sim_grid {
-    sim_dram *dram;
-    unsigned mhz;
-    bool stop;
-    km_core cores[BH_GRID_CORES];
-    /* Active groups never overlap, so a job is known by its first core. */
-    grid_job jobs[BH_GRID_CORES];
-    unsigned njobs;
-    km_handler_fn handlers[KM_HANDLER_MAX + 1];
-    void *so; /* the kernels' object, or NULL */
-    const km_region_place *regions; /* km_region_address's table (the owner's) */
-    unsigned nregions;
-    jmp_buf main_jmp; /* the grid's side of a switch */
-#ifdef GRID_ASAN
-    const void *main_bottom;
-    size_t main_size;
-#endif
-    sim_grid_done *done; /* done[head..ndone): not yet polled */
-    size_t head, ndone, cap;
-};
 
 /* ---- coroutines ---- */
 
@@ -171,7 +109,8 @@ static bool start_core(km_core *c)
 
 /* ---- jobs ---- */
 
-static void push_done(sim_grid *g, uint32_t id, uint32_t result, uint64_t end_ps, bool timed_out)
+static void push_done(sim_grid *g, uint32_t id, uint32_t result, uint64_t end_ps, bool timed_out,
+                      uint16_t where)
 {
     if (g->head == g->ndone)
         g->head = g->ndone = 0;
@@ -189,7 +128,7 @@ static void push_done(sim_grid *g, uint32_t id, uint32_t result, uint64_t end_ps
             g->cap = cap;
         }
     }
-    g->done[g->ndone++] = (sim_grid_done){id, result, end_ps, timed_out};
+    g->done[g->ndone++] = (sim_grid_done){id, result, end_ps, timed_out, where};
 }
 
 static void release_job(sim_grid *g, grid_job *j)
@@ -205,7 +144,7 @@ static void release_job(sim_grid *g, grid_job *j)
 
 static void end_job(sim_grid *g, grid_job *j, uint64_t end_ps, bool timed_out)
 {
-    push_done(g, j->id, timed_out ? 0 : j->result, end_ps, timed_out);
+    push_done(g, j->id, timed_out ? 0 : j->result, end_ps, timed_out, j->where);
     release_job(g, j);
 }
 
@@ -364,6 +303,7 @@ uint32_t sim_grid_submit(sim_grid *g, uint32_t job_id, const km_command_t *comma
         c->job = j;
         c->time_ps = now_ps;
         c->state = CORE_READY;
+        grid_port_start_job(c);
     }
     g->njobs++;
     return KM_REASON_NONE;
@@ -377,18 +317,42 @@ static int done_order(const void *a, const void *b)
     return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
 }
 
+/* When a core can run next: its time when ready, its wake when waiting. */
+static bool runnable_at(const km_core *c, uint64_t *at)
+{
+    if (c->state == CORE_READY) {
+        *at = c->time_ps;
+        return true;
+    }
+    if (c->state == CORE_WAITING) {
+        *at = c->wake_ps > c->time_ps ? c->wake_ps : c->time_ps;
+        return true;
+    }
+    return false;
+}
+
 void sim_grid_step(sim_grid *g, uint64_t until_ps)
 {
+    if (until_ps > g->stepped_ps)
+        g->stepped_ps = until_ps;
     for (;;) {
         km_core *next = NULL;
+        uint64_t next_at = 0;
         for (unsigned i = 0; i < BH_GRID_CORES; i++) {
             km_core *c = &g->cores[i];
-            if (c->state == CORE_READY && c->time_ps < until_ps &&
-                c->time_ps < c->job->deadline_ps && (!next || c->time_ps < next->time_ps))
+            uint64_t at;
+            if (runnable_at(c, &at) && at < until_ps && at < c->job->deadline_ps &&
+                (!next || at < next_at)) {
                 next = c;
+                next_at = at;
+            }
         }
         if (!next)
             break;
+        if (next->state == CORE_WAITING) {
+            next->time_ps = next_at;
+            next->state = CORE_READY;
+        }
         resume(g, next);
         grid_job *j = next->job;
         if (next->state == CORE_RETURNED && j->returned == j->count)
@@ -411,8 +375,9 @@ uint64_t sim_grid_next_ps(const sim_grid *g)
     uint64_t next = UINT64_MAX;
     for (unsigned i = 0; i < BH_GRID_CORES; i++) {
         const km_core *c = &g->cores[i];
-        if (c->state == CORE_READY && c->time_ps < next)
-            next = c->time_ps;
+        uint64_t at;
+        if (runnable_at(c, &at) && at < next)
+            next = at;
         if (g->jobs[i].active && g->jobs[i].deadline_ps < next)
             next = g->jobs[i].deadline_ps;
     }
@@ -435,6 +400,14 @@ unsigned sim_grid_jobs(const sim_grid *g)
 void sim_grid_set_stop(sim_grid *g, bool stop)
 {
     g->stop = stop;
+    if (!stop)
+        return;
+    /* A port wait watches the stop flag: it gives up now. */
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
+        km_core *c = &g->cores[i];
+        if (c->state == CORE_WAITING && c->wake_ps > g->stepped_ps)
+            c->wake_ps = g->stepped_ps;
+    }
 }
 
 /* ---- km_device.h ---- */
@@ -480,12 +453,17 @@ void km_set_result(km_core *c, uint32_t word)
         c->job->result = word;
 }
 
-/* Every modeled cost ends here: the core's time moves on and the grid
- * picks whoever is now furthest behind. */
-static void spend_ps(km_core *c, uint64_t ps)
+void grid_spend_ps(km_core *c, uint64_t ps)
 {
     c->time_ps = ps > UINT64_MAX - c->time_ps ? UINT64_MAX : c->time_ps + ps;
     give_way(c, false);
+}
+
+void grid_wait(km_core *c, uint64_t wake_ps)
+{
+    c->wake_ps = wake_ps;
+    c->state = CORE_WAITING;
+    give_way(c, false); /* sim_grid_step makes it READY at its wake */
 }
 
 void km_compute(km_core *c, uint64_t cycles)
@@ -494,12 +472,12 @@ void km_compute(km_core *c, uint64_t cycles)
     uint64_t ps = sim_cycles_to_ps(cycles, c->grid->mhz);
     if (sim_ps_to_cycles(ps, c->grid->mhz) < cycles)
         ps++;
-    spend_ps(c, ps);
+    grid_spend_ps(c, ps);
 }
 
 void km_spend_ns(km_core *c, uint64_t ns)
 {
-    spend_ps(c, ns > UINT64_MAX / 1000u ? UINT64_MAX : ns * 1000u);
+    grid_spend_ps(c, ns > UINT64_MAX / 1000u ? UINT64_MAX : ns * 1000u);
 }
 
 static bool in_bank(unsigned bank, uint64_t address, uint64_t n)
@@ -517,7 +495,7 @@ int km_noc_read(km_core *c, unsigned bank, uint64_t bank_address, void *dst, uin
 {
     if (!in_bank(bank, bank_address, n))
         return -1;
-    spend_ps(c, SIM_GRID_NOC_READ_PS + transfer_ps(c, n));
+    grid_spend_ps(c, SIM_GRID_NOC_READ_PS + transfer_ps(c, n));
     /* The bytes as they are when the read completes. */
     return sim_dram_read(c->grid->dram, bank, bank_address, dst, n, NULL) == KS_OK ? 0 : -1;
 }
@@ -526,6 +504,6 @@ int km_noc_write(km_core *c, unsigned bank, uint64_t bank_address, const void *s
 {
     if (!in_bank(bank, bank_address, n))
         return -1;
-    spend_ps(c, SIM_GRID_NOC_WRITE_PS + transfer_ps(c, n));
+    grid_spend_ps(c, SIM_GRID_NOC_WRITE_PS + transfer_ps(c, n));
     return sim_dram_write(c->grid->dram, bank, bank_address, src, n, NULL) == KS_OK ? 0 : -1;
 }

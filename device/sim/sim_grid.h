@@ -51,6 +51,8 @@
 #define SIM_GRID_COMBINE_CYCLES 20u      /* built-in sum: the leader takes one share */
 #define SIM_GRID_CHUNK_BYTES 4096u       /* fill/copy/sum move this much a NoC call */
 #define SIM_GRID_STACK_BYTES (256u * 1024u) /* each core's coroutine stack */
+#define SIM_GRID_PORT_SEND_CYCLES 24u    /* a port message: a 16-byte NoC write issued */
+#define SIM_GRID_PORT_LOOK_CYCLES 8u     /* a look at a slot of its control block */
 
 typedef struct sim_grid sim_grid;
 
@@ -60,7 +62,18 @@ typedef struct sim_grid_done {
     uint32_t result;  /* the leader's result word (0 when timed out) */
     uint64_t end_ps;  /* modeled time it ended (the deadline when timed out) */
     bool timed_out;   /* it outlived its time limit */
+    uint16_t where;   /* KM_WHERE_* of its first X280 port wait that gave up */
 } sim_grid_done;
+
+/* A port message from a Tensix core, landing in its X280 core's mailbox
+ * line: 16 bytes at `lim_address` of work cluster `cluster`'s LIM at
+ * land_ps (sim_grid_next_landing). */
+typedef struct sim_grid_landing {
+    unsigned cluster;
+    uint64_t lim_address;
+    km_x280_msg_t message;
+    uint64_t land_ps;
+} sim_grid_landing;
 
 /* A grid on `dram` (not owned) with its Tensix clock at `mhz` (normally
  * SIM_GRID_MHZ).  NULL when memory runs out.  Only the built-in handlers
@@ -117,7 +130,31 @@ bool sim_grid_poll_done(sim_grid *grid, sim_grid_done *done);
 /* Jobs running (submitted, not yet finished). */
 unsigned sim_grid_jobs(const sim_grid *grid);
 
-/* The stop flag every handler sees through km_stop_requested. */
+/* The stop flag every handler sees through km_stop_requested; a port
+ * wait gives up at once (at the last step's time). */
 void sim_grid_set_stop(sim_grid *grid, bool stop);
+
+/* ---- X280 ports (grid_port.c; km_device.h's port calls) ----
+ *
+ * The dealing (copied; NULL: no ports, every core's port refuses).  A
+ * Tensix core's messages go to its X280 core's mailbox line as landings
+ * the owner takes in time order and writes into the cluster's LIM; the
+ * X280 cores' NoC windows reach the cores' control blocks through
+ * sim_grid_tile_load/store (a NoC target at each Tensix tile): a message
+ * slot takes its two 8-byte halves, low first, and lands both at
+ * at_ps + SIM_NOC_LAND_PS.  Only KM_CONTROL_X280's two slots answer. */
+void sim_grid_set_ports(sim_grid *grid, const km_port_dealing *dealing);
+int sim_grid_tile_load(void *grid, unsigned core, uint64_t addr, unsigned size,
+                       uint64_t *value, uint64_t at_ps);
+int sim_grid_tile_store(void *grid, unsigned core, uint64_t addr, unsigned size,
+                        uint64_t value, uint64_t at_ps);
+
+/* The earliest message in flight that lands at or before up_to_ps (the
+ * lowest core on a tie): true and *out, taken; else false. */
+bool sim_grid_next_landing(sim_grid *grid, uint64_t up_to_ps, sim_grid_landing *out);
+
+/* Port waits that gave up and sends refused, in order (the first
+ * KM_PORT_WAITS_KEPT); *n how many. */
+const km_port_gave_up *sim_grid_port_waits(const sim_grid *grid, unsigned *n);
 
 #endif

@@ -93,7 +93,7 @@ static void job_submit(void *ctx, uint32_t job, const km_command_t *command, uin
 }
 
 static bool job_poll_done(void *ctx, uint64_t now_ps, uint32_t *job, uint32_t *result,
-                          bool *timed_out, uint64_t *end_ps)
+                          bool *timed_out, uint64_t *end_ps, uint16_t *where)
 {
     sim_kernel *f = ctx;
     if (f->nrefused > 0) {
@@ -101,6 +101,7 @@ static bool job_poll_done(void *ctx, uint64_t now_ps, uint32_t *job, uint32_t *r
         *result = 0;
         *timed_out = false;
         *end_ps = f->refused[0].at_ps;
+        *where = KM_WHERE_NONE;
         memmove(f->refused, f->refused + 1, --f->nrefused * sizeof f->refused[0]);
         return true;
     }
@@ -112,6 +113,7 @@ static bool job_poll_done(void *ctx, uint64_t now_ps, uint32_t *job, uint32_t *r
     *result = done.result;
     *timed_out = done.timed_out;
     *end_ps = done.end_ps;
+    *where = done.where;
     return true;
 }
 
@@ -232,6 +234,7 @@ int sim_kernel_create(sim_kernel **out, const sim_card_params *p, sim_dram *dram
         return ks_fail(err, KS_ERR_SYSTEM, "out of memory for the Tensix grid");
     }
     set_regions(f, p->regions, p->nregions);
+    sim_grid_set_ports(f->grid, p->ports);
     if (p->kernels_so) {
         int rc = sim_grid_load_kernels(f->grid, p->kernels_so, p->handlers, p->nhandlers, err);
         if (rc != KS_OK) {
@@ -355,6 +358,17 @@ void sim_kernel_step(sim_kernel *f, uint64_t until_ps)
         f->next_pass_ps = sim_dispatcher_step(f->d, t);
         feed(f, f->next_pass_ps);
     }
+}
+
+void sim_kernel_step_grid(sim_kernel *f, uint64_t until_ps)
+{
+    if (until_ps <= f->next_pass_ps)
+        sim_grid_step(f->grid, until_ps);
+}
+
+sim_grid *sim_kernel_grid(sim_kernel *f)
+{
+    return f->grid;
 }
 
 void sim_kernel_stop(sim_kernel *f)

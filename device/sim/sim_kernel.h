@@ -18,6 +18,7 @@
 #include "sim_card.h"
 #include "sim_dispatcher.h"
 #include "sim_dram.h"
+#include "sim_grid.h"
 #include "sim_noc.h"
 
 typedef struct sim_kernel sim_kernel;
@@ -37,6 +38,12 @@ int sim_kernel_attach_thread(sim_kernel *f, sim_noc *noc, unsigned cluster,
 sim_ring_host *sim_kernel_attach_host_ring(sim_kernel *f, unsigned cluster, ks_error *err);
 
 void sim_kernel_step(sim_kernel *f, uint64_t until_ps);
+/* The grid alone up to until_ps, no later than the next pass's start (the
+ * card's lockstep with X280 ports: grid, then clusters, a quantum at a
+ * time). */
+void sim_kernel_step_grid(sim_kernel *f, uint64_t until_ps);
+/* The grid, for the ports' NoC side and landings. */
+sim_grid *sim_kernel_grid(sim_kernel *f);
 /* One pass: the next one's start is sim_kernel_now_ps. */
 void sim_kernel_pass(sim_kernel *f);
 uint64_t sim_kernel_now_ps(const sim_kernel *f);

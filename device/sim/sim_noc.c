@@ -3,8 +3,25 @@
 
 #include "sim_cluster_mem.h"
 
+#include <string.h>
+
+_Static_assert(SIM_NOC_MAX_TARGETS < INT16_MAX, "target indices fit the tile table");
+
+/* The tile table again, after the targets changed. */
+static void index_tiles(sim_noc *n)
+{
+    memset(n->at, 0xFF, sizeof n->at);
+    for (unsigned i = 0; i < n->ntargets; i++) {
+        const sim_noc_target *t = &n->targets[i];
+        if (t->x < SIM_NOC_COLUMNS && t->y < SIM_NOC_ROWS) {
+            n->at[t->x][t->y] = (int16_t)i;
+        }
+    }
+}
+
 void sim_noc_init(sim_noc *n, sim_dram *dram)
 {
+    memset(n, 0, sizeof *n);
     n->dram = dram;
     n->ntargets = 0;
     /* A bank's three ports each answer for the whole bank. */
@@ -15,16 +32,28 @@ void sim_noc_init(sim_noc *n, sim_dram *dram)
                                  .kind = SIM_NOC_BANK, .bank = b};
         }
     }
+    index_tiles(n);
+}
+
+void sim_noc_add_tensix(sim_noc *n, const sim_noc_tile_ops *ops)
+{
+    n->tensix = *ops;
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
+        unsigned x = BH_TENSIX_TILE_X(i), y = BH_TENSIX_TILE_Y(i);
+        if (sim_noc_find(n, x, y) == NULL && n->ntargets < SIM_NOC_MAX_TARGETS) {
+            n->targets[n->ntargets++] =
+                (sim_noc_target){.x = x, .y = y, .kind = SIM_NOC_TENSIX, .core = i};
+        }
+    }
+    index_tiles(n);
 }
 
 const sim_noc_target *sim_noc_find(const sim_noc *n, unsigned x, unsigned y)
 {
-    for (unsigned i = 0; i < n->ntargets; i++) {
-        if (n->targets[i].x == x && n->targets[i].y == y) {
-            return &n->targets[i];
-        }
+    if (x >= SIM_NOC_COLUMNS || y >= SIM_NOC_ROWS || n->at[x][y] < 0) {
+        return NULL;
     }
-    return NULL;
+    return &n->targets[n->at[x][y]];
 }
 
 int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, ks_error *err)
@@ -38,6 +67,7 @@ int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, ks_error *err)
         t = &n->targets[n->ntargets++];
     }
     *t = (sim_noc_target){.x = x, .y = y, .kind = SIM_NOC_LIM, .cm = cm};
+    index_tiles(n);
     return KS_OK;
 }
 
@@ -50,6 +80,7 @@ void sim_noc_remove_lim(sim_noc *n, const struct sim_cluster_mem *cm)
         }
     }
     n->ntargets = j;
+    index_tiles(n);
 }
 
 static bool in_lim(uint64_t addr, unsigned size)
@@ -58,14 +89,18 @@ static bool in_lim(uint64_t addr, unsigned size)
 }
 
 int sim_noc_load(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned size,
-                 uint64_t *value)
+                 uint64_t *value, uint64_t at_ps)
 {
     const sim_noc_target *t = sim_noc_find(n, x, y);
     uint64_t v = 0;
     if (t == NULL) {
         return -1;
     }
-    if (t->kind == SIM_NOC_LIM) {
+    if (t->kind == SIM_NOC_TENSIX) {
+        if (n->tensix.ctx == NULL || n->tensix.load(n->tensix.ctx, t->core, addr, size, &v, at_ps) != 0) {
+            return -1;
+        }
+    } else if (t->kind == SIM_NOC_LIM) {
         if (!in_lim(addr, size) ||
             sim_cluster_mem_read_lim(t->cm, addr - BH_NOC_LIM_BASE + BH_LIM_BASE, &v, size,
                                      NULL) != KS_OK) {
@@ -80,11 +115,16 @@ int sim_noc_load(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned siz
 }
 
 int sim_noc_store(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned size,
-                  uint64_t value)
+                  uint64_t value, uint64_t at_ps)
 {
     const sim_noc_target *t = sim_noc_find(n, x, y);
     if (t == NULL) {
         return -1;
+    }
+    if (t->kind == SIM_NOC_TENSIX) {
+        return n->tensix.ctx != NULL
+                   ? n->tensix.store(n->tensix.ctx, t->core, addr, size, value, at_ps)
+                   : -1;
     }
     if (t->kind == SIM_NOC_LIM) {
         /* write_lim clears the target's reservations on the lines. */

@@ -1,8 +1,9 @@
 /* sim_noc: the card's NoC router, as the clusters' NoC windows use it — a
  * table of targets by tile (x, y): an X280 cluster's LIM at
- * BH_NOC_LIM_BASE, and the DRAM banks at each of their ports'
- * BH_BANK_PORT_X/Y(b, p) with NoC
- * address = bank address (kmx_layout.h; device/sim/README.md, "The NoC").
+ * BH_NOC_LIM_BASE, the DRAM banks at each of their ports'
+ * BH_BANK_PORT_X/Y(b, p) with NoC address = bank address, and the Tensix
+ * cores' tiles (BH_TENSIX_TILE_X/Y), whose control blocks the grid
+ * answers for (kmx_layout.h; device/sim/README.md, "The NoC").
  *
  * A write to a bank goes around every cache (sim_dram_write, writer NULL:
  * the bank's watchers clear LR/SC reservations); a write to a LIM clears
@@ -20,21 +21,43 @@
 
 struct sim_cluster_mem;
 
-#define SIM_NOC_MAX_TARGETS (BH_DRAM_BANKS * BH_BANK_PORTS + BH_CLUSTERS)
+#define SIM_NOC_MAX_TARGETS (BH_DRAM_BANKS * BH_BANK_PORTS + BH_CLUSTERS + BH_GRID_CORES)
+#define SIM_NOC_COLUMNS 17u /* x 0..16 */
+#define SIM_NOC_ROWS 12u    /* y 0..11 */
 
-typedef enum sim_noc_kind { SIM_NOC_BANK = 1, SIM_NOC_LIM = 2 } sim_noc_kind;
+/* A posted write's flight, from its store to its landing at a Tensix
+ * core's control block or, from a Tensix core, in an X280 core's mailbox
+ * line (the ports' messages; calibrated with bench/ports, device/sim/
+ * README.md "X280 ports").  Longer than a cluster quantum, which the
+ * card's lockstep relies on. */
+#define SIM_NOC_LAND_PS 150000u
+
+typedef enum sim_noc_kind { SIM_NOC_BANK = 1, SIM_NOC_LIM = 2, SIM_NOC_TENSIX = 3 } sim_noc_kind;
+
+/* A Tensix tile's memory, as the grid answers for it (sim_grid_tile_*):
+ * core is the grid index, at_ps the accessing core's time. */
+typedef struct sim_noc_tile_ops {
+    void *ctx;
+    int (*load)(void *ctx, unsigned core, uint64_t addr, unsigned size, uint64_t *value,
+                uint64_t at_ps);
+    int (*store)(void *ctx, unsigned core, uint64_t addr, unsigned size, uint64_t value,
+                 uint64_t at_ps);
+} sim_noc_tile_ops;
 
 typedef struct sim_noc_target {
     unsigned x, y;
     sim_noc_kind kind;
     unsigned bank;              /* SIM_NOC_BANK */
     struct sim_cluster_mem *cm; /* SIM_NOC_LIM */
+    unsigned core;              /* SIM_NOC_TENSIX */
 } sim_noc_target;
 
 typedef struct sim_noc {
     sim_dram *dram;
     sim_noc_target targets[SIM_NOC_MAX_TARGETS];
     unsigned ntargets;
+    int16_t at[SIM_NOC_COLUMNS][SIM_NOC_ROWS]; /* target index by tile, -1: none */
+    sim_noc_tile_ops tensix;                   /* ctx NULL: no grid */
 } sim_noc;
 
 /* A router for the card whose banks are `dram` (which must outlive it):
@@ -47,15 +70,20 @@ int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, ks_error *err);
 /* Removes every target that is cm (a cluster going away). */
 void sim_noc_remove_lim(sim_noc *n, const struct sim_cluster_mem *cm);
 
+/* The Tensix tiles answer through ops (copied) from now on. */
+void sim_noc_add_tensix(sim_noc *n, const sim_noc_tile_ops *ops);
+
 /* The target at (x, y), or NULL. */
 const sim_noc_target *sim_noc_find(const sim_noc *n, unsigned x, unsigned y);
 
-/* size bytes (1, 2, 4, 8) at NoC address addr of tile (x, y).  0, or -1
+/* size bytes (1, 2, 4, 8) at NoC address addr of tile (x, y), by an
+ * accessor whose time is at_ps (only a Tensix tile needs it).  0, or -1
  * when no target answers there (unknown tile, address outside the LIM or
- * the bank, host memory exhausted on a bank write). */
+ * the bank or the control block's X280 area, host memory exhausted on a
+ * bank write). */
 int sim_noc_load(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned size,
-                 uint64_t *value);
+                 uint64_t *value, uint64_t at_ps);
 int sim_noc_store(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned size,
-                  uint64_t value);
+                  uint64_t value, uint64_t at_ps);
 
 #endif

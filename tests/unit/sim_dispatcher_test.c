@@ -66,8 +66,9 @@ static void fake_submit(void *ctx, uint32_t job, const km_command_t *c, uint64_t
 }
 
 static bool fake_poll(void *ctx, uint64_t now, uint32_t *job, uint32_t *result, bool *timed_out,
-                      uint64_t *end)
+                      uint64_t *end, uint16_t *where)
 {
+    *where = KM_WHERE_NONE;
     fake_grid *g = ctx;
     int best = -1;
     for (unsigned j = 0; j < FAKE_JOBS; j++) {

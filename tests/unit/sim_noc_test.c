@@ -185,7 +185,7 @@ static void every_bank_port_reaches_its_bank(void **state)
         for (unsigned p = 0; p < BH_BANK_PORTS; p++) {
             uint64_t at = 0x1000u * (b + 1u) + 8u * p, got = 0;
             assert_int_equal(sim_noc_store(&f->noc, BH_BANK_PORT_X(b, p), BH_BANK_PORT_Y(b, p),
-                                           at, 8, 0xB0 + 16u * b + p),
+                                           at, 8, 0xB0 + 16u * b + p, 0),
                              0);
             assert_int_equal(sim_dram_read(&f->dram, b, at, &got, 8, NULL), KS_OK);
             assert_int_equal(got, 0xB0 + 16u * b + p);

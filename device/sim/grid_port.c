@@ -1,0 +1,343 @@
+/* grid_port: the Tensix cores' X280 ports (km_device.h's port calls,
+ * sim_grid.h's ports part) — spec "X280 ports".
+ *
+ * Tensix core -> X280 core: a send costs the core SIM_GRID_PORT_SEND_CYCLES
+ * and its 16 bytes land in the mailbox line at SIM_NOC_LAND_PS later, as
+ * one landing the card writes into the cluster's LIM (sim_grid_next_landing).
+ * One message of a core is in flight at a time: a send while the last one
+ * has not landed waits for it (KM_WHERE_X280_SEND).
+ *
+ * X280 core -> Tensix core: the X280 core's window stores into the
+ * control block's KM_CONTROL_X280 area.  A slot takes a message as the
+ * two 8-byte halves of one 16-byte write: the low half is held, the high
+ * half lands both at at_ps + SIM_NOC_LAND_PS, so a core never sees a new
+ * sequence with old words.  The slot keeps the landing before the newest,
+ * which a core looking earlier than the newest's landing still sees.
+ *
+ * A wait looks at its slot, and when there is nothing for it sleeps until
+ * the wait limit, or until a landing on that slot wakes it at
+ * land + SIM_GRID_PORT_LOOK_CYCLES, or until the stop (sim_grid_set_stop).
+ * The grid is always stepped up to a time before the clusters are (the
+ * card's lockstep), and a landing is at least SIM_NOC_LAND_PS after its
+ * store, more than the card's quantum: a core never misses a store made
+ * at or before the time it looks. */
+#include <string.h>
+
+#include "grid_internal.h"
+#include "sim_clock.h"
+#include "sim_noc.h"
+
+_Static_assert(sizeof(km_x280_msg_t) == 16u, "a message is one 16-byte write");
+
+static uint64_t cycles_ps(const km_core *c, uint64_t cycles)
+{
+    return sim_cycles_to_ps(cycles, c->grid->mhz);
+}
+
+void sim_grid_set_ports(sim_grid *g, const km_port_dealing *d)
+{
+    g->ports = d != NULL;
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
+        grid_port *p = &g->cores[i].port;
+        bool served = d && d->cluster[i] >= 1 && d->cluster[i] <= BH_WORK_CLUSTERS &&
+                      d->x280_core[i] < BH_CLUSTER_CORES;
+        p->cluster = served ? d->cluster[i] : 0;
+        p->x280_core = served ? d->x280_core[i] : 0;
+    }
+}
+
+void grid_port_start_job(km_core *c)
+{
+    grid_port *p = &c->port;
+    p->sender = -1;
+    p->where = KM_WHERE_NONE;
+    p->watching = NULL;
+    for (unsigned k = 0; k < 2; k++)
+        p->ports[k] = (km_port){c, k};
+}
+
+/* ---- what a core sees ---- */
+
+/* The message a core looking at `at` sees in the slot (sequence 0: none). */
+static km_x280_msg_t visible(const grid_slot *s, uint64_t at)
+{
+    if (s->now_ps <= at)
+        return s->now;
+    if (s->before_ps <= at)
+        return s->before;
+    return (km_x280_msg_t){0};
+}
+
+/* The next landing on the slot after `at` (UINT64_MAX: none known). */
+static uint64_t next_landing(const grid_slot *s, uint64_t at)
+{
+    if (s->before_ps > at)
+        return s->before_ps;
+    return s->now_ps > at ? s->now_ps : UINT64_MAX;
+}
+
+/* Records a give-up (the run's list, the job's first, the core's last). */
+static void gave_up(km_core *c, uint16_t where, uint16_t why)
+{
+    sim_grid *g = c->grid;
+    c->port.where = where;
+    if (c->job->where == KM_WHERE_NONE)
+        c->job->where = where;
+    if (g->ngave_up < KM_PORT_WAITS_KEPT)
+        g->gave_up[g->ngave_up++] = (km_port_gave_up){
+            .core = c->id,
+            .handler = KM_HDR_HANDLER(c->job->command.hdr),
+            .where = where,
+            .why = why,
+            .ps = c->time_ps,
+        };
+}
+
+/* Waits on slot s (or only for the time when s is NULL) until ready(),
+ * the wait limit or the stop.  True when ready. */
+typedef bool (*ready_fn)(km_core *c, const void *arg);
+static bool wait_until(km_core *c, const grid_slot *s, ready_fn ready, const void *arg,
+                       uint16_t where)
+{
+    uint64_t limit = c->time_ps + (uint64_t)KM_PORT_WAIT_LIMIT_NS * 1000u;
+    for (;;) {
+        if (ready(c, arg))
+            return true;
+        if (c->grid->stop) {
+            gave_up(c, where, KM_PORT_GAVE_UP_STOP);
+            return false;
+        }
+        if (c->time_ps >= limit) {
+            gave_up(c, where, KM_PORT_GAVE_UP_LIMIT);
+            return false;
+        }
+        uint64_t wake = limit;
+        uint64_t land = s ? next_landing(s, c->time_ps) : c->port.sent_land_ps;
+        if (land != UINT64_MAX && land > c->time_ps) {
+            uint64_t seen = land + cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES);
+            if (seen < wake)
+                wake = seen;
+        }
+        c->port.watching = s;
+        grid_wait(c, wake);
+        c->port.watching = NULL;
+    }
+}
+
+/* ---- sending ---- */
+
+static bool sent_landed(km_core *c, const void *arg)
+{
+    (void)arg;
+    return c->port.sent_land_ps <= c->time_ps;
+}
+
+/* Whether `port` may send now: its core has an X280 core, the port's
+ * kernel is the sender, the last message has landed (it waits). */
+static bool may_send(km_port *port)
+{
+    km_core *c = port->core;
+    grid_port *p = &c->port;
+    if (p->cluster == 0) {
+        gave_up(c, KM_WHERE_X280_NONE, KM_PORT_GAVE_UP_REFUSED);
+        return false;
+    }
+    if (p->sender != (int)port->kernel) {
+        gave_up(c, KM_WHERE_X280_OWNER, KM_PORT_GAVE_UP_REFUSED);
+        return false;
+    }
+    return wait_until(c, NULL, sent_landed, NULL, KM_WHERE_X280_SEND);
+}
+
+/* Issues the message into the mailbox line's `offset` (ask or tell). */
+static void send(km_core *c, uint32_t offset, km_x280_msg_t m)
+{
+    grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_SEND_CYCLES));
+    grid_port *p = &c->port;
+    uint64_t land = c->time_ps + SIM_NOC_LAND_PS;
+    p->sent_land_ps = land;
+    c->grid->landings[c->id] = (grid_landing){
+        .pending = true,
+        .landing = {.cluster = p->cluster,
+                    .lim_address = KMX_LIM_PORTS + offsetof(kmx_ports_area, mailbox) +
+                                   (uint64_t)c->id * sizeof(kmx_port_mailbox) + offset,
+                    .message = m,
+                    .land_ps = land},
+    };
+}
+
+bool sim_grid_next_landing(sim_grid *g, uint64_t up_to_ps, sim_grid_landing *out)
+{
+    grid_landing *best = NULL;
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
+        grid_landing *l = &g->landings[i];
+        if (l->pending && l->landing.land_ps <= up_to_ps &&
+            (!best || l->landing.land_ps < best->landing.land_ps))
+            best = l;
+    }
+    if (!best)
+        return false;
+    *out = best->landing;
+    best->pending = false;
+    return true;
+}
+
+/* ---- km_device.h ---- */
+
+km_port *km_port_of(km_core *c, unsigned kernel)
+{
+    if (kernel > KM_KERNEL_WRITER)
+        return NULL;
+    if (c->port.sender < 0)
+        c->port.sender = (int)kernel;
+    return &c->port.ports[kernel];
+}
+
+static bool answered(km_core *c, const void *arg)
+{
+    (void)arg;
+    return visible(&c->port.answer, c->time_ps).sequence == c->port.asked;
+}
+
+bool km_port_call(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2, km_x280_msg_t *answer)
+{
+    km_core *c = port->core;
+    if (!may_send(port))
+        return false;
+    grid_port *p = &c->port;
+    p->asked++;
+    if (p->asked == 0)
+        p->asked = 1; /* 0 is "no ask" in the mailbox */
+    send(c, offsetof(kmx_port_mailbox, ask), (km_x280_msg_t){p->asked, {w0, w1, w2}});
+    if (!wait_until(c, &p->answer, answered, NULL, KM_WHERE_X280_ANSWER))
+        return false;
+    grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES));
+    if (answer)
+        *answer = visible(&p->answer, c->time_ps);
+    return true;
+}
+
+bool km_port_tell(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2)
+{
+    km_core *c = port->core;
+    if (!may_send(port))
+        return false;
+    grid_port *p = &c->port;
+    p->told++;
+    if (p->told == 0)
+        p->told = 1;
+    send(c, offsetof(kmx_port_mailbox, tell), (km_x280_msg_t){p->told, {w0, w1, w2}});
+    return true;
+}
+
+/* A tell newer than the last one the core saw (sequences wrap). */
+static bool newer_tell(km_core *c, const void *arg)
+{
+    (void)arg;
+    km_x280_msg_t m = visible(&c->port.tell, c->time_ps);
+    return m.sequence != 0 && (int32_t)(m.sequence - c->port.seen_tell) > 0;
+}
+
+static bool take_tell(km_core *c, km_x280_msg_t *message)
+{
+    km_x280_msg_t m = visible(&c->port.tell, c->time_ps);
+    c->port.seen_tell = m.sequence;
+    if (message)
+        *message = m;
+    return true;
+}
+
+bool km_port_look(km_port *port, km_x280_msg_t *message)
+{
+    km_core *c = port->core;
+    if (c->port.cluster == 0) {
+        gave_up(c, KM_WHERE_X280_NONE, KM_PORT_GAVE_UP_REFUSED);
+        return false;
+    }
+    grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES));
+    return newer_tell(c, NULL) && take_tell(c, message);
+}
+
+bool km_port_wait(km_port *port, km_x280_msg_t *message)
+{
+    km_core *c = port->core;
+    if (c->port.cluster == 0) {
+        gave_up(c, KM_WHERE_X280_NONE, KM_PORT_GAVE_UP_REFUSED);
+        return false;
+    }
+    if (!wait_until(c, &c->port.tell, newer_tell, NULL, KM_WHERE_X280_TELL))
+        return false;
+    grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES));
+    return take_tell(c, message);
+}
+
+unsigned km_port_where(const km_core *c)
+{
+    return c->port.where;
+}
+
+/* ---- the control blocks on the NoC ---- */
+
+/* The slot of the KM_CONTROL_X280 area at NoC address addr, or NULL. */
+static grid_slot *slot_at(km_core *c, uint64_t addr, uint64_t *within)
+{
+    if (addr < KM_CONTROL_X280_L1 || addr - KM_CONTROL_X280_L1 >= 32u)
+        return NULL;
+    uint64_t at = addr - KM_CONTROL_X280_L1;
+    *within = at % 16u;
+    return at < 16u ? &c->port.tell : &c->port.answer;
+}
+
+int sim_grid_tile_load(void *ctx, unsigned core, uint64_t addr, unsigned size, uint64_t *value,
+                       uint64_t at_ps)
+{
+    sim_grid *g = ctx;
+    uint64_t within;
+    grid_slot *s = core < BH_GRID_CORES ? slot_at(&g->cores[core], addr, &within) : NULL;
+    if (!s || within % size != 0)
+        return -1;
+    km_x280_msg_t m = visible(s, at_ps);
+    uint64_t v = 0;
+    memcpy(&v, (const uint8_t *)&m + within, size);
+    *value = v;
+    return 0;
+}
+
+int sim_grid_tile_store(void *ctx, unsigned core, uint64_t addr, unsigned size, uint64_t value,
+                        uint64_t at_ps)
+{
+    sim_grid *g = ctx;
+    uint64_t within;
+    km_core *c = core < BH_GRID_CORES ? &g->cores[core] : NULL;
+    grid_slot *s = c ? slot_at(c, addr, &within) : NULL;
+    if (!s || size != 8u)
+        return -1; /* a slot takes its message as two 8-byte halves */
+    if (within == 0) {
+        s->low = value;
+        s->low_held = true;
+        return 0;
+    }
+    if (!s->low_held)
+        return -1; /* a high half with no low half before it: no message */
+    km_x280_msg_t m;
+    memcpy(&m, &s->low, 8);
+    memcpy((uint8_t *)&m + 8, &value, 8);
+    s->low_held = false;
+    s->before = s->now;
+    s->before_ps = s->now_ps;
+    s->now = m;
+    s->now_ps = at_ps + SIM_NOC_LAND_PS;
+    /* A core waiting on this slot looks again once it has landed. */
+    if (c->state == CORE_WAITING && c->port.watching == s) {
+        uint64_t seen = s->now_ps + cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES);
+        if (seen < c->wake_ps)
+            c->wake_ps = seen;
+    }
+    return 0;
+}
+
+const km_port_gave_up *sim_grid_port_waits(const sim_grid *g, unsigned *n)
+{
+    *n = g->ngave_up;
+    return g->gave_up;
+}
