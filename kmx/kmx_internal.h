@@ -61,6 +61,14 @@ typedef struct kmx_private {
     uint32_t twelve_status;    /* another cluster: the status its done line holds */
     uint32_t twelve_others;    /* the lead, once ready: the other clusters, bit c */
     uint32_t reserved1;
+    /* X280 ports (kmx_ports.c).  The lead's core 0 during kmx_port_run:
+     * the command's handle (0: no serve), how the serve ended (KMX_OK: by
+     * the event, in port_event; KMX_STOPPED, KMX_LATE), its looks.  Every
+     * core: its kmx_port_open calls, for the stop check every fourth. */
+    uint32_t port_handle;
+    uint32_t port_status;
+    uint32_t port_looks[BH_CLUSTER_CORES];
+    kmx_event port_event;
 } kmx_private;
 _Static_assert(sizeof(kmx_private) <= KMX_LIM_PRIVATE_BYTES, "private state fits");
 _Static_assert(sizeof(kmx_private) % 8u == 0, "private state is whole words");
@@ -144,6 +152,26 @@ static inline int kmx__core0_only(void) {
     }
     return KMX_OK;
 }
+
+/* The lead, core 0: the windows onto every other cluster of the image are
+ * open and every one serves (kmx_parallel_all's first call does it);
+ * KMX_OK, or the stop or the deadline (recorded). */
+int kmx__twelve_ready(void);
+/* Cluster c's LIM address lim_address through KMX_WINDOW_CLUSTER(c)
+ * (open: kmx__twelve_ready). */
+volatile void *kmx__peer_lim(uint32_t c, uint64_t lim_address);
+
+/* X280 ports (kmx_ports.c): start-up opens a window onto each Tensix core
+ * this cluster serves (0: a bad table, error recorded); the end clears
+ * them. */
+int kmx__ports_open(void);
+void kmx__ports_close(void);
+
+/* The lead's core 0 (any time, also inside a parallel function): the
+ * event of command `handle` if it is in the ring now (KMX_OK, taken), else
+ * KMX_EMPTY; other events are kept for kmx_wait and kmx_poll as they
+ * keep them (kmx_shared.h). */
+int kmx__ring_look(uint32_t handle, kmx_event *event);
 
 /* Whether the argument block is this run's (read-only; any core). */
 int kmx__args_valid(void);

@@ -1,11 +1,12 @@
 /* kmx_ports_absent.h: X280 ports and the pull where a runtime has none
- * (not installed) — the card runtime's until they are live, the host
- * fallback's always.  Written once: which calls there are, what the loop
+ * (not installed) — the host fallback's always, and the card runtime's
+ * pull until it is live.  Written once: which calls there are, what the loop
  * calls return so that a serve loop ends at once (kmx_port_cores 0,
  * kmx_port_owner -1, kmx_port_open 0), and that the core-0-only ones
  * (kmx_port_run, kmx_pull_run) check their caller first.
  *
- * KMX_PORTS_ABSENT(refuse, core0_only) defines the nine calls: each calls
+ * KMX_PORTS_ABSENT(refuse, core0_only) defines the eight port calls and
+ * KMX_PULL_ABSENT(refuse, core0_only) kmx_pull_run: each calls
  * refuse("its name") (int refuse(const char *call): the status a call
  * that returns one returns), after core0_only() (KMX_OK, or the status to
  * return) for the core-0-only ones. */
@@ -52,7 +53,9 @@
         }                                                                                      \
         (void)command, (void)function, (void)arg, (void)event;                                 \
         return refuse("kmx_port_run");                                                         \
-    }                                                                                          \
+    }
+
+#define KMX_PULL_ABSENT(refuse, core0_only)                                                    \
     int kmx_pull_run(const km_command_t *command, const kmx_pull *settings, kmx_event *event) { \
         int status = core0_only();                                                             \
         if (status != KMX_OK) {                                                                \

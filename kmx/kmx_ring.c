@@ -236,6 +236,21 @@ static kmx_events *taken_events(void) {
     return (kmx_events *)(uintptr_t)&KMX_PRIVATE->ring_events_taken;
 }
 
+/* One look: nothing there ends the "wait" at once. */
+static int idle_once(uint64_t deadline, unsigned turn) {
+    (void)deadline, (void)turn;
+    return KMX_EMPTY;
+}
+
+static const kmx_ring_access look_once = {peek, take, idle_once};
+
+int kmx__ring_look(uint32_t handle, kmx_event *event) {
+    if (KMX_PRIVATE->ring_kind == KMX_RING_NONE) {
+        return KMX_EMPTY;
+    }
+    return kmx_events_wait(taken_events(), &look_once, handle, 0, event);
+}
+
 int kmx_wait(uint32_t handle, uint64_t deadline, kmx_event *event) {
     int status = ring_caller();
     if (status != KMX_OK) {

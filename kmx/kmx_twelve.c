@@ -179,13 +179,7 @@ static void send_call(uint32_t c, uint32_t op, uint32_t sequence, uint64_t funct
     w[2] = (uint64_t)sequence | (uint64_t)op << 32;
 }
 
-int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
-    KMX_ENTRY_OR_RETURN(kmx__core0_only(), KMX_PARALLEL_ALL_REFUSED(function),
-                        kmx__stop_status());
-    uint32_t p1, p2, p3;
-    if (!local_idle(&p1, &p2, &p3)) {
-        return KMX_FULL; /* nothing started */
-    }
+int kmx__twelve_ready(void) {
     volatile kmx_private *p = KMX_PRIVATE;
     if (!p->twelve_ready) {
         uint32_t all = other_clusters();
@@ -196,6 +190,29 @@ int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
         }
         p->twelve_others = all;
         p->twelve_ready = 1;
+    }
+    return KMX_OK;
+}
+
+volatile void *kmx__peer_lim(uint32_t c, uint64_t lim_address) {
+    const volatile kmx_peer *q = &KMX_ARGS->peers[c - 1u];
+    uint64_t at = q->lim + (lim_address - BH_LIM_BASE);
+    uint64_t base = (q->lim + (KMX_LIM_CLUSTER_LINES - BH_LIM_BASE)) &
+                    ~(uint64_t)(BH_NOC_WINDOW_BYTES - 1u);
+    return KMX_P(uint8_t, BH_NOC_WINDOW(KMX_WINDOW_CLUSTER(c)) + (at - base));
+}
+
+int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
+    KMX_ENTRY_OR_RETURN(kmx__core0_only(), KMX_PARALLEL_ALL_REFUSED(function),
+                        kmx__stop_status());
+    uint32_t p1, p2, p3;
+    if (!local_idle(&p1, &p2, &p3)) {
+        return KMX_FULL; /* nothing started */
+    }
+    volatile kmx_private *p = KMX_PRIVATE;
+    int status = kmx__twelve_ready();
+    if (status != KMX_OK) {
+        return status;
     }
     uint32_t others = p->twelve_others;
     uint64_t f = (uint64_t)(uintptr_t)function;

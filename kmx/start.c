@@ -194,7 +194,7 @@ static void core0(void) {
         return;
     }
     p->regions_ok = 1;
-    if (!kmx__ring_open()) {
+    if (!kmx__ring_open() || !kmx__ports_open()) {
         end_run(KMX_STATE_FAILED);
         return;
     }
@@ -211,6 +211,7 @@ static void core0(void) {
     int status = kmx__stop_status();
     r->code = code;
     kmx__twelve_end(); /* the lead: the others' kmx_serve returns */
+    kmx__ports_close();
 
     settle_workers();
     kmx__flush_all_regions();

@@ -26,3 +26,4 @@ static int unsupported(const char *call) {
 }
 
 KMX_PORTS_ABSENT(unsupported, kmx_host_core0_only)
+KMX_PULL_ABSENT(unsupported, kmx_host_core0_only)

@@ -13,8 +13,8 @@
  * Status codes: every int-returning call returns KMX_OK or one of the
  * others below.  A call marked "not live yet" is declared with its final
  * signature and meaning but returns KMX_BAD (or the stated neutral value)
- * until a later issue brings its device behaviour: X280 ports
- * (kmx_port_*) and the pull (kmx_pull_run).  Everything else is real. */
+ * until a later issue brings its device behaviour: the pull
+ * (kmx_pull_run).  Everything else is real. */
 #ifndef KMX_H
 #define KMX_H
 
@@ -222,41 +222,50 @@ int kmx_result(uint32_t first, const uint32_t *words, uint32_t count);
 
 /* ---- X280 ports (spec "X280 ports"); a call names a Tensix core
  *      (0..BH_GRID_CORES-1) the calling X280 core serves, else KMX_BAD.
- *      Not live yet: the neutral values below. ------------------------- */
+ *      The program's `ports:` deals the cores; the dealing never changes
+ *      during a run, so kmx_port_cores and kmx_port_owner are
+ *      KMX_RUN_CONSTANT: a loop may call them once.  On the host fallback
+ *      every port call ends the run with the error `host`. ------------- */
+#define KMX_RUN_CONSTANT __attribute__((const))
 
-/* How many Tensix cores a port loop walks (BH_GRID_CORES with ports on).
- * Not live yet: 0. */
-int kmx_port_cores(void);
+/* How many Tensix cores a port loop walks: 1 + the highest core this
+ * cluster serves (BH_GRID_CORES with `ports: default`); 0 without ports. */
+KMX_RUN_CONSTANT int kmx_port_cores(void);
 
-/* Which X280 core of this cluster serves Tensix core `core`, or -1.
- * Not live yet: -1. */
-int kmx_port_owner(int core);
+/* Which X280 core of this cluster serves Tensix core `core`, or -1. */
+KMX_RUN_CONSTANT int kmx_port_owner(int core);
 
-/* Non-zero while the kmx_port_run command has not ended (core 0 of the
- * lead looks at its ring every fourth call).  Not live yet: 0. */
+/* Non-zero while the kmx_port_run command has not ended: the lead's core
+ * 0 looks at its ring for the command's event every fourth call, and
+ * every core at the stop and the deadline.  0 outside kmx_port_run. */
 int kmx_port_open(void);
 
 /* Tells Tensix core `core` three words (the newest wins; never waits).
- * Not live yet: KMX_BAD. */
+ * KMX_BAD outside kmx_port_run's serve: nothing is stored into a Tensix
+ * core once its command ended. */
 int kmx_port_tell(int core, uint32_t w0, uint32_t w1, uint32_t w2);
 
-/* The core's ask not yet answered: KMX_OK with *message, or KMX_EMPTY.
- * Not live yet: KMX_BAD. */
+/* The core's ask not yet answered: KMX_OK with *message, or KMX_EMPTY. */
 int kmx_port_asked(int core, kmx_message *message);
 
-/* Answers the ask numbered `sequence` with three words.
- * Not live yet: KMX_BAD. */
+/* Answers the ask numbered `sequence` with three words (the Tensix core
+ * takes only the answer that carries its ask's number).  KMX_BAD outside
+ * kmx_port_run's serve. */
 int kmx_port_answer(int core, uint32_t sequence, uint32_t w0, uint32_t w1,
                     uint32_t w2);
 
 /* The core's newest tell since the last look: KMX_OK with *message, or
- * KMX_EMPTY once mtime reaches `deadline` (0: look without waiting).
- * Not live yet: KMX_BAD. */
+ * KMX_EMPTY once mtime reaches `deadline` (0: look without waiting);
+ * KMX_STOPPED / KMX_LATE when the run ends while it waits. */
 int kmx_port_told(int core, kmx_message *message, uint64_t deadline);
 
 /* On core 0 of the lead: submits `command` and runs function on every X280
  * core of the group, as kmx_parallel_all does, until the command's event
- * (*event): KMX_OK, or KMX_STOPPED / KMX_LATE.  Not live yet: KMX_BAD. */
+ * (*event, also KM_EVENT_TIMEOUT or KM_EVENT_REJECTED): KMX_OK; KMX_STOPPED
+ * / KMX_LATE when the stop or the deadline ended the serve; KMX_FULL when
+ * the ring had no free slot (nothing started); KMX_BAD without ports or
+ * a ring.  Each function must call kmx_port_open until it returns 0: the
+ * lead's core 0 is the one that sees the event. */
 int kmx_port_run(const km_command_t *command, kmx_cluster_function function,
                  uint64_t arg, kmx_event *event);
 
