@@ -67,6 +67,8 @@ typedef struct kmx_private {
      * core: its kmx_port_open calls, for the stop check every fourth. */
     uint32_t port_handle;
     uint32_t port_status;
+    uint64_t port_watch;       /* the ring's next event slot (low word) and its
+                                  index (high word), or 0: look the long way */
     uint32_t port_looks[BH_CLUSTER_CORES];
     kmx_event port_event;
 } kmx_private;

@@ -209,28 +209,46 @@ int kmx_port_answer(int core, uint32_t sequence, uint32_t w0, uint32_t w1, uint3
     return KMX_OK;
 }
 
-int kmx_port_told(int core, kmx_message *message, uint64_t deadline) {
-    if (window_of(core) == 0 || message == 0) {
-        return KMX_BAD;
-    }
+/* One look for a tell newer than the last one looked at (sequences
+ * wrap): KMX_OK and *message, or KMX_EMPTY. */
+static inline int look_tell(int core, kmx_message *message) {
     volatile kmx_port_mailbox *m = &PORTS->mailbox[core];
-    uint32_t seen = m->seen_tell;
+    uint64_t low = *KMX_P(uint64_t, MAILBOX_AT(core, tell));
+    uint32_t sequence = (uint32_t)low;
+    if (sequence == 0 || (int32_t)(sequence - m->seen_tell) <= 0 ||
+        read_rest(MAILBOX_AT(core, tell), low, message) != KMX_OK) {
+        return KMX_EMPTY;
+    }
+    m->seen_tell = sequence;
+    return KMX_OK;
+}
+
+/* Looks until a tell, the deadline, the stop or the thread's deadline
+ * (not inlined: the one look keeps no frame on the stack, which is LIM). */
+static __attribute__((noinline)) int wait_tell(int core, kmx_message *message,
+                                               uint64_t deadline) {
     for (unsigned turn = 1;; turn++) {
-        /* Only a tell newer than the last one looked at (sequences wrap). */
-        uint64_t low = *KMX_P(uint64_t, MAILBOX_AT(core, tell));
-        uint32_t sequence = (uint32_t)low;
-        if (sequence != 0 && (int32_t)(sequence - seen) > 0 &&
-            read_rest(MAILBOX_AT(core, tell), low, message) == KMX_OK) {
-            m->seen_tell = sequence;
+        if (look_tell(core, message) == KMX_OK) {
             return KMX_OK;
         }
-        if (deadline == 0 || kmx_time() >= deadline) {
+        if (kmx_time() >= deadline) {
             return KMX_EMPTY;
         }
         if (turn % KMX_WAIT_CHECK_EVERY == 0) {
             KMX_RETURN_IF_STOPPING(kmx__stop_status(), kmx__ended);
         }
     }
+}
+
+int kmx_port_told(int core, kmx_message *message, uint64_t deadline) {
+    if (window_of(core) == 0 || message == 0) {
+        return KMX_BAD;
+    }
+    int status = look_tell(core, message);
+    if (status == KMX_OK || deadline == 0) {
+        return status;
+    }
+    return wait_tell(core, message, deadline);
 }
 
 /* ---- the serve ------------------------------------------------------------- */
@@ -245,14 +263,31 @@ static void set_lines(uint32_t state, uint32_t sequence) {
     }
 }
 
-/* The lead's core 0, every fourth kmx_port_open: the stop, the deadline,
- * the command's event.  0 once the serve ended (ENDED everywhere). */
-static int lead_look(void) {
+/* Where the ring's next event will land, for the quick look: the slot's
+ * address and the index it will carry (a ring in our LIM; a cached one is
+ * always looked at the long way). */
+static void watch_ring(void) {
+    volatile kmx_private *p = KMX_PRIVATE;
+    uint32_t want = p->ring_taken + 1u;
+    p->port_watch = p->ring_kind != KMX_RING_REMOTE
+                        ? 0
+                        : (p->ring_events + (uint64_t)(want % p->ring_event_depth) *
+                                                sizeof(km_event_t)) |
+                              (uint64_t)want << 32;
+}
+
+/* The lead's core 0, every fourth kmx_port_open, when the ring's next
+ * slot has an event or the quick look cannot tell: the stop, the
+ * deadline, the command's event.  0 once the serve ended (ENDED
+ * everywhere). */
+static __attribute__((noinline)) int lead_look(void) {
     volatile kmx_private *p = KMX_PRIVATE;
     int status = kmx__stop_status();
     if (status == KMX_OK) {
         kmx_event event;
-        if (kmx__ring_look(p->port_handle, &event) != KMX_OK) {
+        int found = kmx__ring_look(p->port_handle, &event);
+        watch_ring(); /* whatever was taken (a wake, another command's event) */
+        if (found != KMX_OK) {
             return 1;
         }
         p->port_event = event;
@@ -276,10 +311,16 @@ int kmx_port_open(void) {
     if (looks % LOOK_EVERY != 0) {
         return 1;
     }
+    int status = kmx__stop_status();
     if (core == 0 && p->port_handle != 0) {
+        /* The quick look: one read of the slot the next event lands in. */
+        uint64_t watch = p->port_watch;
+        if (status == KMX_OK && watch != 0 &&
+            KMX_P(km_event_t, (uint32_t)watch)->index != (uint32_t)(watch >> 32)) {
+            return 1;
+        }
         return lead_look();
     }
-    int status = kmx__stop_status();
     kmx__ended(status);
     return status == KMX_OK;
 }
@@ -303,6 +344,7 @@ int kmx_port_run(const km_command_t *command, kmx_cluster_function function, uin
     volatile kmx_private *p = KMX_PRIVATE;
     p->port_status = KMX_OK;
     p->port_handle = handle;
+    watch_ring();
     set_lines(KMX_PORTS_OPEN, PORTS->line.sequence + 1u);
     status = kmx_parallel_all(function, arg);
     if (p->port_handle != 0) {

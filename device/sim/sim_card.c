@@ -89,9 +89,34 @@ static void step_clusters(sim_card *card, uint64_t until_ps)
             sim_cluster_step(card->clusters[c], until_ps);
 }
 
+/* With X280 ports: the grid, then the clusters, a quantum at a time up to
+ * until_ps.  A message lands SIM_NOC_LAND_PS after its store, more than a
+ * quantum, so neither side can miss what the other stored before it
+ * looks. */
+static void lockstep(sim_card *card, uint64_t until_ps)
+{
+    uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
+    _Static_assert(SIM_NOC_LAND_PS > (uint64_t)SIM_CLUSTER_QUANTUM * BH_PS_PER_US / SIM_MHZ_DEFAULT,
+                   "a landing outlasts a quantum");
+    for (uint64_t t = card->lock_ps; t < until_ps;) {
+        t = (t / quantum_ps + 1u) * quantum_ps;
+        if (t > until_ps)
+            t = until_ps;
+        sim_kernel_step_grid(card->kernel, t);
+        step_clusters(card, t);
+        card->lock_ps = t;
+    }
+}
+
+/* The dispatcher's pass looks at the rings at now_ps: the clusters (and,
+ * with ports, the grid beside them) come up to it first. */
 static void sync_clusters(void *ctx, uint64_t now_ps)
 {
-    step_clusters(ctx, now_ps);
+    sim_card *card = ctx;
+    if (card->ports)
+        lockstep(card, now_ps);
+    else
+        step_clusters(card, now_ps);
 }
 
 int sim_card_create(sim_card **out, const sim_card_params *params, ks_error *err)
@@ -250,24 +275,18 @@ static bool any_live(const sim_card *card)
 
 /* With X280 ports the Tensix cores and the X280 cores talk without the
  * dispatcher: every quantum, the kernel side's passes that start by its
- * end, the grid up to its end, then the clusters.  A message lands
- * SIM_NOC_LAND_PS after its store, more than a quantum, so neither side
- * can miss what the other stored before it looks. */
+ * end (their syncs keep grid and clusters in lockstep), then grid and
+ * clusters up to its end. */
 static void step_ports(sim_card *card, uint64_t until_ps)
 {
     uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
-    _Static_assert(SIM_NOC_LAND_PS > (uint64_t)SIM_CLUSTER_QUANTUM * BH_PS_PER_US / SIM_MHZ_DEFAULT,
-                   "a landing outlasts a quantum");
     for (uint64_t t = card->lock_ps; t < until_ps;) {
         t = (t / quantum_ps + 1u) * quantum_ps;
         if (t > until_ps)
             t = until_ps;
         sim_kernel_step(card->kernel, t);
-        sim_kernel_step_grid(card->kernel, t);
-        step_clusters(card, t);
+        lockstep(card, t);
     }
-    if (until_ps > card->lock_ps)
-        card->lock_ps = until_ps;
 }
 
 void sim_card_step(sim_card *card, uint64_t until_ps)

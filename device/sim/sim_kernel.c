@@ -362,8 +362,7 @@ void sim_kernel_step(sim_kernel *f, uint64_t until_ps)
 
 void sim_kernel_step_grid(sim_kernel *f, uint64_t until_ps)
 {
-    if (until_ps <= f->next_pass_ps)
-        sim_grid_step(f->grid, until_ps);
+    sim_grid_step(f->grid, until_ps);
 }
 
 sim_grid *sim_kernel_grid(sim_kernel *f)

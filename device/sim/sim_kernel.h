@@ -38,9 +38,11 @@ int sim_kernel_attach_thread(sim_kernel *f, sim_noc *noc, unsigned cluster,
 sim_ring_host *sim_kernel_attach_host_ring(sim_kernel *f, unsigned cluster, ks_error *err);
 
 void sim_kernel_step(sim_kernel *f, uint64_t until_ps);
-/* The grid alone up to until_ps, no later than the next pass's start (the
- * card's lockstep with X280 ports: grid, then clusters, a quantum at a
- * time). */
+/* The grid alone up to until_ps (the card's lockstep with X280 ports:
+ * grid, then clusters, a quantum at a time).  until_ps is never past the
+ * dispatcher's own time — the next pass's start, or during a pass its
+ * sync's time — so a job it reports has ended before the pass that
+ * collects it, and a job it starts starts after the grid's time. */
 void sim_kernel_step_grid(sim_kernel *f, uint64_t until_ps);
 /* The grid, for the ports' NoC side and landings. */
 sim_grid *sim_kernel_grid(sim_kernel *f);
