@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "km_driver.h"
+#include "km_ports.h"
 #include "sim_card.h"
 #include "sim_exec.h" /* sim_cause_name */
 
@@ -76,7 +77,8 @@ static int write_cluster(km_session *s, unsigned index, km_error *err)
         return failed(err, &e);
 
     /* b: ring counts and events, stop line, spawn mailboxes, cluster
-     * lines, ports area, pull counters; no ports yet, so no table. */
+     * lines, ports area, pull counters; then, for a program with ports,
+     * the ports area with its table (km_ports.h). */
     void *zeros = calloc(1, KMX_LIM_HOST_ZERO_BYTES);
     if (!zeros)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory loading cluster %u", cluster);
@@ -85,6 +87,16 @@ static int write_cluster(km_session *s, unsigned index, km_error *err)
     free(zeros);
     if (rc != KS_OK)
         return failed(err, &e);
+    if (s->plan.has_ports) {
+        kmx_ports_area *area = malloc(sizeof *area);
+        if (!area)
+            return km_fail(err, KM_EXIT_SYSTEM, "out of memory loading cluster %u", cluster);
+        km_ports_area_of(&s->plan.ports, cp->cluster, area);
+        rc = sim_card_write_lim(s->card, cluster, KMX_LIM_PORTS, area, sizeof *area, &e);
+        free(area);
+        if (rc != KS_OK)
+            return failed(err, &e);
+    }
 
     /* c: the result block, zero but this run's nonce. */
     kmx_result_block result;
@@ -234,6 +246,7 @@ static void on_card_finish(void *ctx, km_run_result *r)
 {
     km_session *s = ctx;
     km_card_commands(s, r);
+    km_card_port_waits(s, r);
     r->instructions = sim_card_instructions(s->card);
 }
 

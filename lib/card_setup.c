@@ -147,6 +147,9 @@ int km_card_create(km_session *s, km_error *err)
             .ncommands = p->ncommands,
             .regions = regions,
             .nregions = n,
+            /* The threads that serve ports run on the card's clusters; the
+             * host fallback's run on the host, where a port call fails. */
+            .ports = s->plan.has_ports && s->ops->kind == KM_BACKEND_SIM ? &s->plan.ports : NULL,
         };
         ks_error e;
         if (sim_card_create(&s->card, &params, &e) != KS_OK)
@@ -163,6 +166,21 @@ void km_card_commands(km_session *s, km_run_result *r)
         return;
     r->commands = sim_card_command_results(s->card);
     r->ncommands = s->p->ncommands;
+}
+
+void km_card_port_waits(km_session *s, km_run_result *r)
+{
+    r->nport_waits = 0;
+    if (!s->card)
+        return;
+    unsigned n = 0;
+    const km_port_gave_up *waits = sim_card_port_waits(s->card, &n);
+    if (!waits)
+        return;
+    if (n > KM_PORT_WAITS_KEPT)
+        n = KM_PORT_WAITS_KEPT;
+    memcpy(r->port_waits, waits, n * sizeof *waits);
+    r->nport_waits = n;
 }
 
 int km_card_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,

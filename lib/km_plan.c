@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "km_ports.h"
+
 #define ALIGN64(v) (((v) + 63u) & ~(uint64_t)63u)
 
 static uint32_t bank_of(int cluster)
@@ -107,6 +109,15 @@ int km_plan_make(const km_program *p, km_plan *plan, km_error *err)
                            "the regions of bank %d take %llu bytes, more than the bank holds", b,
                            (unsigned long long)plan->tensor_bytes[b]);
     }
+    /* Every work cluster of a program with ports gets the settings, a
+     * cluster that serves no core too (served 0, cores 0). */
+    plan->has_ports = km_ports_deal(p, &plan->ports);
+    for (unsigned i = 0; plan->has_ports && i < plan->nclusters; i++) {
+        km_cluster_plan *cp = &plan->clusters[i];
+        int rc = km_ports_settings_of(&plan->ports, cp->cluster, &cp->ports, err);
+        if (rc != KM_OK)
+            return rc;
+    }
     return KM_OK;
 }
 
@@ -188,6 +199,7 @@ void km_plan_args(const km_program *p, const km_plan *plan, int cluster, uint64_
     }
     for (size_t i = 0; i < t->nwords; i++)
         a->words[i] = t->words[i];
+    a->ports = cp->ports;
     if (p->pull.present) {
         a->pull.present = 1;
         a->pull.units = p->pull.units;

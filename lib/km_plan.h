@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "km_card_io.h"
 #include "km_program.h"
 #include "kmx_layout.h"
 
@@ -39,6 +40,9 @@ typedef struct km_cluster_plan {
     uint64_t ring_commands_half, ring_events_half;
     km_placed regions[KMX_MAX_REGIONS];
     uint32_t nregions;
+    /* Its argument block's ports settings (km_ports.h); zero without
+     * ports. */
+    kmx_ports_settings ports;
 } km_cluster_plan;
 
 typedef struct km_plan {
@@ -49,10 +53,15 @@ typedef struct km_plan {
      * (BH_BANK_BYTES), and that bank; NULL when everything fits. */
     const km_region *over;
     uint32_t over_bank;
+    /* The X280 ports' dealing (km_ports.h), when the program has ports
+     * (`ports:`, or `pull:`); all cluster 0 when not. */
+    bool has_ports;
+    km_port_dealing ports;
 } km_plan;
 
 /* KM_OK, or KM_EXIT_USAGE when a bank's tensor ends past the bank (with
- * plan->over).  This is the one rule for a bank's room: `validate` asks it
+ * plan->over) or a cluster would serve more Tensix cores than it has port
+ * windows (km_ports_settings_of; no dealing of today's grid does).  This is the one rule for a bank's room: `validate` asks it
  * too (lib/manifest.c), so that what validates also places. */
 int km_plan_make(const km_program *p, km_plan *plan, km_error *err);
 
@@ -69,7 +78,8 @@ uint64_t km_plan_check_value(uint64_t nonce, int cluster);
 #define KM_RING_EVENTS_HALF (64u + KMX_RING_EVENT_DEPTH * (uint32_t)sizeof(km_event_t))
 
 /* Fills the argument block of `cluster` (zeroed first; the seal set), its
- * ring line included (kmx_layout.h, KMX_DISPATCH_RING_AREA). */
+ * ring line included (kmx_layout.h, KMX_DISPATCH_RING_AREA), and its ports
+ * settings (the plan's). */
 void km_plan_args(const km_program *p, const km_plan *plan, int cluster, uint64_t nonce,
                   kmx_args *args);
 

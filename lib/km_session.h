@@ -115,6 +115,11 @@ typedef struct km_run_result {
     const km_command_result *commands; /* one per manifest command (the session's, until
                                           km_session_close); NULL when none */
     size_t ncommands;
+    /* The Tensix cores' X280 port waits that gave up and the sends refused,
+     * in the order they happened (a copy of the card's first
+     * KM_PORT_WAITS_KEPT); none on the host fallback. */
+    km_port_gave_up port_waits[KM_PORT_WAITS_KEPT];
+    unsigned nport_waits;
     uint64_t device_ps;    /* modeled time from the start to the stop (host: wall time) */
     bool host_times;       /* the times are the host's (the host fallback), not modeled */
     uint64_t instructions; /* retired by every X280 core */

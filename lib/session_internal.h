@@ -70,7 +70,8 @@ struct km_session {
  * results come back the same way. */
 
 /* s->card: a fresh card with the program's clock, kernels, regions and
- * host-fed commands. */
+ * host-fed commands, and on the sim backend the X280 ports' dealing (the
+ * host fallback's card has no X280 clusters to serve ports: none). */
 int km_card_create(km_session *s, km_error *err);
 /* The initial contents of plan cluster `index`'s regions (a shared
  * region's one copy only once); zeros are never written: the card
@@ -79,6 +80,10 @@ int km_card_write_regions(km_session *s, unsigned index, km_error *err);
 /* The host-fed commands' results into r (the card's, until the session
  * closes). */
 void km_card_commands(km_session *s, km_run_result *r);
+/* The card's X280 port waits that gave up into r (copied: r outlives
+ * nothing of the card).  Only a backend whose threads run on the card's
+ * clusters asks: the host fallback's card has no ports. */
+void km_card_port_waits(km_session *s, km_run_result *r);
 /* km_backend_ops.read_dram of a backend on the card. */
 int km_card_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,
                       km_error *err);
