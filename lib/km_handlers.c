@@ -29,6 +29,17 @@ int km_handler_id(const km_program *p, const char *name)
     return -1;
 }
 
+const char *km_handler_name(const km_program *p, int id)
+{
+    for (size_t i = 0; i < KM_HANDLER_BUILTINS; i++)
+        if (builtins[i].id == id)
+            return builtins[i].name;
+    if (p && id >= (int)KM_HANDLER_FIRST_PROGRAM &&
+        (size_t)(id - (int)KM_HANDLER_FIRST_PROGRAM) < p->kernels.nhandlers)
+        return p->kernels.handlers[id - (int)KM_HANDLER_FIRST_PROGRAM];
+    return NULL;
+}
+
 size_t km_handler_count(const km_program *p)
 {
     return KM_HANDLER_BUILTINS + (p ? p->kernels.nhandlers : 0);

@@ -26,6 +26,10 @@ typedef struct km_handler {
  * or -1.  Names are compared exactly. */
 int km_handler_id(const km_program *p, const char *name);
 
+/* The name of handler `id` (a built-in's, or one of `p`'s, which may be
+ * NULL) as the manifest names it, or NULL for an id that names none. */
+const char *km_handler_name(const km_program *p, int id);
+
 /* How many handlers there are: the built-ins, then the program's. */
 size_t km_handler_count(const km_program *p);
 

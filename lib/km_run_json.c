@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "km_handlers.h"
+#include "km_ports.h"
+
 /* "int.frac" with trailing zeros (and a bare point) dropped. */
 static void decimal(uint64_t whole, uint64_t frac, unsigned digits, char *out, size_t n)
 {
@@ -109,6 +112,67 @@ static cJSON *thread_json(const km_thread_result *t)
     return o;
 }
 
+cJSON *km_ports_json(const km_program *p, const km_port_dealing *d)
+{
+    if (!d)
+        return cJSON_CreateNull();
+    cJSON *a = cJSON_CreateArray();
+    int clusters[BH_WORK_CLUSTERS];
+    unsigned nclusters = km_ports_clusters(p, clusters);
+    for (unsigned i = 0; a && i < nclusters; i++) {
+        for (unsigned x = 0; x < BH_CLUSTER_CORES; x++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddItemToArray(a, o);
+            cJSON_AddNumberToObject(o, "cluster", clusters[i]);
+            cJSON_AddNumberToObject(o, "x280_core", x);
+            cJSON *cores = cJSON_AddArrayToObject(o, "cores");
+            for (unsigned core = 0; core < BH_GRID_CORES; core++)
+                if (d->cluster[core] == clusters[i] && d->x280_core[core] == x)
+                    cJSON_AddItemToArray(cores, cJSON_CreateNumber(core));
+        }
+    }
+    return a;
+}
+
+/* KM_WHERE_* and KM_PORT_GAVE_UP_* as the run JSON names them; a code this
+ * kmrun does not know (a newer card's) is "unknown". */
+static const char *where_name(unsigned where)
+{
+    static const char *const names[] = {
+        [KM_WHERE_X280_ANSWER] = "x280_answer", [KM_WHERE_X280_TELL] = "x280_tell",
+        [KM_WHERE_X280_SEND] = "x280_send",     [KM_WHERE_X280_NONE] = "x280_none",
+        [KM_WHERE_X280_OWNER] = "x280_owner",
+    };
+    return where < sizeof names / sizeof names[0] && names[where] ? names[where] : "unknown";
+}
+
+static const char *why_name(unsigned why)
+{
+    static const char *const names[] = {
+        [KM_PORT_GAVE_UP_LIMIT] = "limit",
+        [KM_PORT_GAVE_UP_STOP] = "stop",
+        [KM_PORT_GAVE_UP_REFUSED] = "refused",
+    };
+    return why < sizeof names / sizeof names[0] && names[why] ? names[why] : "unknown";
+}
+
+static cJSON *port_wait_json(const km_program *p, const km_port_gave_up *w)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "core", w->core);
+    const char *handler = km_handler_name(p, (int)w->handler);
+    if (handler)
+        cJSON_AddStringToObject(o, "handler", handler);
+    else
+        cJSON_AddNullToObject(o, "handler");
+    cJSON_AddStringToObject(o, "where", where_name(w->where));
+    cJSON_AddStringToObject(o, "why", why_name(w->why));
+    char us[40];
+    km_ps_us(w->ps, us, sizeof us);
+    cJSON_AddRawToObject(o, "microseconds", us);
+    return o;
+}
+
 char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result *r,
                   const km_run_info *info)
 {
@@ -169,6 +233,11 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
         }
         cJSON_AddItemToArray(commands, o);
     }
+    /* The X280 ports: who serves whom, and the waits that gave up. */
+    cJSON_AddItemToObject(doc, "ports", km_ports_json(p, plan->has_ports ? &plan->ports : NULL));
+    cJSON *waits = cJSON_AddArrayToObject(doc, "port_waits");
+    for (unsigned i = 0; i < r->nport_waits; i++)
+        cJSON_AddItemToArray(waits, port_wait_json(p, &r->port_waits[i]));
     cJSON *regions = cJSON_AddArrayToObject(doc, "regions");
     for (unsigned i = 0; i < plan->nclusters; i++) {
         const km_cluster_plan *cp = &plan->clusters[i];

@@ -21,9 +21,17 @@ typedef struct km_run_info {
     const km_build_result *build; /* the images run, for their hashes */
 } km_run_info;
 
-/* The document, pretty-printed, allocated (free()). */
+/* The document, pretty-printed, allocated (free()).  Its `ports` is
+ * km_ports_json of the plan's dealing, and `port_waits` r's. */
 char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result *r,
                   const km_run_info *info);
+
+struct cJSON;
+/* The X280 ports' dealing as the run JSON's `ports` lists it: one object
+ * per X280 core of the program's threads, by cluster then x280_core, with
+ * the Tensix cores it serves, ascending; a JSON null when `d` is NULL (no
+ * ports).  `validate --json` prints the same (cJSON_Delete it). */
+struct cJSON *km_ports_json(const km_program *p, const km_port_dealing *d);
 
 /* "12.34": mtime ticks as microseconds, exact (trailing zeros dropped). */
 void km_ticks_us(uint64_t ticks, char *out, size_t n);
