@@ -206,9 +206,25 @@ int cmd_check(int argc, char **argv)
     km_cache cache = {0};
     km_build_opts bo = {0};
     cmd_run_outcome sim = {0}, host = {0};
+    /* A program check cannot take is refused before anything runs, with
+     * the usage-or-manifest status (2), as a program with no thread is:
+     * nothing failed, and nothing differs — the comparison does not apply.
+     * X280 ports (and the pull, which runs over them) need the card: the
+     * host fallback ends such a thread `failed` (error host), so both runs
+     * would only report that difference. */
     if (p->nthreads == 0)
         rc = km_fail(&err, KM_EXIT_USAGE,
                      "program '%s' has no thread: there is no host fallback to check", p->name);
+    else if (p->pull.present)
+        rc = km_fail(&err, KM_EXIT_USAGE,
+                     "cannot check '%s': it uses the pull (pull:) over X280 ports, which need "
+                     "the card; the host fallback cannot run them",
+                     p->name);
+    else if (p->ports.kind != KM_PORTS_NONE)
+        rc = km_fail(&err, KM_EXIT_USAGE,
+                     "cannot check '%s': it uses X280 ports (ports:), which need the card; the "
+                     "host fallback cannot run them",
+                     p->name);
     if (rc == KM_OK)
         rc = cmd_open_cache(&cache, &err);
     if (rc == KM_OK)

@@ -11,7 +11,9 @@
 
 #include "cmd.h"
 #include "km_error.h"
+#include "km_ports.h"
 #include "km_program.h"
+#include "km_run_json.h"
 
 enum { OPT_JSON = 256 };
 
@@ -136,10 +138,14 @@ static cJSON *thread_json(const km_thread *t)
     return o;
 }
 
-/* null without `ports:`; {kind: "default"} or {kind: "serve", serve: [...]} */
-static cJSON *ports_json(const km_ports *p)
+/* null without `ports:`; {kind: "default"} or {kind: "serve", serve: [...]},
+ * with the dealing that follows: which X280 core serves which Tensix cores,
+ * as the run JSON's `ports` lists it (the same function). */
+static cJSON *ports_json(const km_program *program)
 {
-    if (p->kind == KM_PORTS_NONE)
+    const km_ports *p = &program->ports;
+    km_port_dealing dealing;
+    if (!km_ports_deal(program, &dealing))
         return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject();
     if (!o)
@@ -158,6 +164,7 @@ static cJSON *ports_json(const km_ports *p)
             cJSON_AddNumberToObject(s, "x280_core", p->serve[i].x280_core);
         }
     }
+    cJSON_AddItemToObject(o, "dealing", km_ports_json(program, &dealing));
     return o;
 }
 
@@ -222,7 +229,7 @@ static cJSON *program_json(const char *path, const km_program *p)
     cJSON *threads = cJSON_AddArrayToObject(o, "threads");
     for (size_t i = 0; threads && i < p->nthreads; i++)
         cJSON_AddItemToArray(threads, thread_json(&p->threads[i]));
-    cJSON_AddItemToObject(o, "ports", ports_json(&p->ports));
+    cJSON_AddItemToObject(o, "ports", ports_json(p));
     cJSON_AddItemToObject(o, "pull", pull_json(&p->pull));
     cJSON_AddItemToObject(o, "commands", commands_json(p->commands, p->ncommands));
     return o;
