@@ -80,7 +80,7 @@ int km_card_write_regions(km_session *s, unsigned index, km_error *err);
 /* The host-fed commands' results into r (the card's, until the session
  * closes). */
 void km_card_commands(km_session *s, km_run_result *r);
-/* The card's X280 port waits that gave up into r (copied: r outlives
+/* The card's X280 port waits that gave up, copied into r (r keeps
  * nothing of the card).  Only a backend whose threads run on the card's
  * clusters asks: the host fallback's card has no ports. */
 void km_card_port_waits(km_session *s, km_run_result *r);
