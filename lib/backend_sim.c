@@ -77,8 +77,9 @@ static int write_cluster(km_session *s, unsigned index, km_error *err)
         return failed(err, &e);
 
     /* b: ring counts and events, stop line, spawn mailboxes, cluster
-     * lines, ports area, pull counters; then, for a program with ports,
-     * the ports area with its table (km_ports.h). */
+     * lines, ports area, pull counters; then the ports area with its table
+     * (km_ports.h), every entry KMX_PORT_NONE without ports: the runtime's
+     * kmx_port_owner reads the table alone. */
     void *zeros = calloc(1, KMX_LIM_HOST_ZERO_BYTES);
     if (!zeros)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory loading cluster %u", cluster);
@@ -87,11 +88,12 @@ static int write_cluster(km_session *s, unsigned index, km_error *err)
     free(zeros);
     if (rc != KS_OK)
         return failed(err, &e);
-    if (s->plan.has_ports) {
+    {
+        static const km_port_dealing nobody; /* cluster 0 everywhere */
         kmx_ports_area *area = malloc(sizeof *area);
         if (!area)
             return km_fail(err, KM_EXIT_SYSTEM, "out of memory loading cluster %u", cluster);
-        km_ports_area_of(&s->plan.ports, cp->cluster, area);
+        km_ports_area_of(s->plan.has_ports ? &s->plan.ports : &nobody, cp->cluster, area);
         rc = sim_card_write_lim(s->card, cluster, KMX_LIM_PORTS, area, sizeof *area, &e);
         free(area);
         if (rc != KS_OK)

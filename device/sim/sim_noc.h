@@ -30,7 +30,7 @@ struct sim_cluster_mem;
  * line (the ports' messages; calibrated with bench/ports, device/sim/
  * README.md "X280 ports").  Longer than a cluster quantum, which the
  * card's lockstep relies on. */
-#define SIM_NOC_LAND_PS 150000u
+#define SIM_NOC_LAND_PS 140000u
 
 typedef enum sim_noc_kind { SIM_NOC_BANK = 1, SIM_NOC_LIM = 2, SIM_NOC_TENSIX = 3 } sim_noc_kind;
 

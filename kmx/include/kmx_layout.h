@@ -710,7 +710,9 @@ KMX_STATIC_ASSERT(KM_CONTROL_X280_L1 % 64u == 0, "the area is a line");
  * core writes through the NoC; one line per X280 core for the runtime. */
 #define KMX_PORTS_OPEN 1u
 #define KMX_PORTS_ENDED 2u
-#define KMX_PORT_NONE 0xFFu /* table x280_core: not served by this cluster */
+#define KMX_PORT_NONE 0xFFu /* table x280_core: not served by this cluster (the host
+                               writes the table for every program: all NONE
+                               without ports) */
 
 typedef struct kmx_ports_line {
     uint32_t state;    /* 0, KMX_PORTS_OPEN, KMX_PORTS_ENDED */
