@@ -270,6 +270,65 @@ static void cluster_api(void **state)
     assert_int_equal(st(&f->cm[0], NULL, BH_NOC_WINDOW(0), 4, 1), SIM_CAUSE_STORE_ACCESS);
 }
 
+/* A Tensix tile answers through the ops the grid gave, with its core's
+ * grid index and the accessing hart's time; before they are given (no
+ * ports) it faults. */
+static struct {
+    unsigned core, size;
+    uint64_t addr, value, at_ps;
+    int calls;
+} tile;
+static int tile_store(void *ctx, unsigned core, uint64_t addr, unsigned size, uint64_t value,
+                      uint64_t at_ps)
+{
+    assert_ptr_equal(ctx, &tile);
+    tile.core = core, tile.addr = addr, tile.size = size, tile.value = value, tile.at_ps = at_ps;
+    tile.calls++;
+    return 0;
+}
+static int tile_load(void *ctx, unsigned core, uint64_t addr, unsigned size, uint64_t *value,
+                     uint64_t at_ps)
+{
+    (void)ctx, (void)addr, (void)size, (void)at_ps;
+    *value = 0x40u + core;
+    tile.calls++;
+    return 0;
+}
+
+static void tensix_tiles(void **state)
+{
+    fixture *f = *state;
+    sim_hart *h = &f->fake[0][1];
+    unsigned core = 19; /* column 7 (x 10), row 1 (y 3) */
+    assert_int_equal(BH_TENSIX_TILE_X(core), 10);
+    assert_int_equal(BH_TENSIX_TILE_Y(core), 3);
+    open_window(&f->cm[0], 60, 10, 3, 0, BH_NOC_POSTED);
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(60) + KM_CONTROL_X280_L1, 8, 5),
+                     SIM_CAUSE_STORE_ACCESS); /* no tile there yet */
+    sim_noc_add_tensix(&f->noc, &(sim_noc_tile_ops){&tile, tile_load, tile_store});
+    h->cycle = 1000;
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(60) + KM_CONTROL_X280_L1 + 8, 8, 77), 0);
+    assert_int_equal(tile.core, core);
+    assert_int_equal(tile.addr, KM_CONTROL_X280_L1 + 8);
+    assert_int_equal(tile.value, 77);
+    assert_int_equal(tile.at_ps, sim_cycles_to_ps(1000u + f->cm[0].offset[1], SIM_MHZ_DEFAULT));
+    uint64_t v = 0;
+    assert_int_equal(ld(&f->cm[0], h, BH_NOC_WINDOW(60), 8, &v), 0);
+    assert_int_equal(v, 0x40u + core);
+    assert_int_equal(tile.calls, 2);
+    /* Every one of the 120 has its tile; the banks and clusters keep theirs. */
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
+        const sim_noc_target *t = sim_noc_find(&f->noc, BH_TENSIX_TILE_X(i), BH_TENSIX_TILE_Y(i));
+        assert_non_null(t);
+        assert_int_equal(t->kind, SIM_NOC_TENSIX);
+        assert_int_equal(t->core, i);
+    }
+    assert_int_equal(sim_noc_find(&f->noc, BH_CLUSTER_TILE_X(1u), BH_CLUSTER_TILE_Y(1u))->kind,
+                     SIM_NOC_LIM);
+    assert_int_equal(sim_noc_find(&f->noc, BH_BANK_TILE_X(7u), BH_BANK_TILE_Y(7u))->kind,
+                     SIM_NOC_BANK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +339,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(mode_written_last, setup, teardown),
         cmocka_unit_test_setup_teardown(costs, setup, teardown),
         cmocka_unit_test_setup_teardown(cluster_api, setup, teardown),
+        cmocka_unit_test_setup_teardown(tensix_tiles, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
