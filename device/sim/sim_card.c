@@ -89,11 +89,13 @@ static void step_clusters(sim_card *card, uint64_t until_ps)
             sim_cluster_step(card->clusters[c], until_ps);
 }
 
-/* With X280 ports: the grid, then the clusters, a quantum at a time up to
- * until_ps.  A message lands SIM_NOC_LAND_PS after its store, more than a
- * quantum, so neither side can miss what the other stored before it
- * looks. */
-static void lockstep(sim_card *card, uint64_t until_ps)
+/* With X280 ports the Tensix cores and the X280 cores talk without the
+ * dispatcher: a quantum at a time up to until_ps, the kernel side's passes
+ * that start by the quantum's end (`passes`: not from inside a pass's
+ * own sync), then the grid up to it, then the clusters.  A message lands
+ * SIM_NOC_LAND_PS after its store, more than a quantum, so neither side
+ * can miss what the other stored before it looks. */
+static void lockstep(sim_card *card, uint64_t until_ps, bool passes)
 {
     uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
     _Static_assert(SIM_NOC_LAND_PS > (uint64_t)SIM_CLUSTER_QUANTUM * BH_PS_PER_US / SIM_MHZ_DEFAULT,
@@ -102,9 +104,13 @@ static void lockstep(sim_card *card, uint64_t until_ps)
         t = (t / quantum_ps + 1u) * quantum_ps;
         if (t > until_ps)
             t = until_ps;
-        sim_kernel_step_grid(card->kernel, t);
-        step_clusters(card, t);
-        card->lock_ps = t;
+        if (passes)
+            sim_kernel_step(card->kernel, t); /* its syncs come here, passes false */
+        if (t > card->lock_ps) {
+            sim_kernel_step_grid(card->kernel, t);
+            step_clusters(card, t);
+            card->lock_ps = t;
+        }
     }
 }
 
@@ -114,7 +120,7 @@ static void sync_clusters(void *ctx, uint64_t now_ps)
 {
     sim_card *card = ctx;
     if (card->ports)
-        lockstep(card, now_ps);
+        lockstep(card, now_ps, false);
     else
         step_clusters(card, now_ps);
 }
@@ -273,28 +279,12 @@ static bool any_live(const sim_card *card)
     return false;
 }
 
-/* With X280 ports the Tensix cores and the X280 cores talk without the
- * dispatcher: every quantum, the kernel side's passes that start by its
- * end (their syncs keep grid and clusters in lockstep), then grid and
- * clusters up to its end. */
-static void step_ports(sim_card *card, uint64_t until_ps)
-{
-    uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
-    for (uint64_t t = card->lock_ps; t < until_ps;) {
-        t = (t / quantum_ps + 1u) * quantum_ps;
-        if (t > until_ps)
-            t = until_ps;
-        sim_kernel_step(card->kernel, t);
-        lockstep(card, t);
-    }
-}
-
 void sim_card_step(sim_card *card, uint64_t until_ps)
 {
     /* Threads still running may use their rings: the kernel runs. */
     bool feeding = !card->kernel_stopped && !sim_kernel_done(card->kernel);
     if (card->ports && any_live(card)) {
-        step_ports(card, until_ps);
+        lockstep(card, until_ps, true);
         return;
     }
     if (feeding || any_live(card))

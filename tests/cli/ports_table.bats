@@ -176,16 +176,17 @@ $TILES
 END
 }
 
-@test "ports: without ports, ports is null, port_waits empty, the settings and the table zero" {
+@test "ports: without ports, ports is null, port_waits empty, the settings zero, every core none" {
     run_json "$fixtures/none.yaml"
     [ "$status" -eq 0 ] || { echo "$stderr"; false; }
     valid
     [ "$(field '[.ports, .port_waits] | @json')" = '[null,[]]' ]
     json=$output
     output=$(table 2)
-    expect stdout <<'END'
+    expect stdout <<END
 0 0 0 0 0x0
-table zero
+0-119 none
+$TILES
 END
 }
 
