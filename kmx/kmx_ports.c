@@ -1,5 +1,5 @@
-/* kmx_ports.c: X280 ports (spec "X280 ports"); the pull is not live yet
- * (kmx_ports_absent.h's KMX_BAD).
+/* kmx_ports.c: X280 ports (spec "X280 ports"); the pull over them is
+ * kmx_pull.c.
  *
  * The host wrote this cluster's ports table into the ports area
  * (kmx_layout.h section 7: which X280 core of this cluster serves each
@@ -27,7 +27,6 @@
  * and the deadline.  A core's kmx_port_open returns 0 once its line is not
  * OPEN, and nothing is stored into a Tensix core when it is not. */
 #include "kmx_internal.h"
-#include "kmx_ports_absent.h"
 
 #define PORTS KMX_P(kmx_ports_area, KMX_LIM_PORTS)
 #define LOOK_EVERY 4u
@@ -35,14 +34,6 @@
 #define MAILBOX_AT(core, field)                                                               \
     (KMX_LIM_PORTS + offsetof(kmx_ports_area, mailbox) +                                       \
      (uint64_t)(core) * sizeof(kmx_port_mailbox) + offsetof(kmx_port_mailbox, field))
-
-/* Not live: nothing recorded, KMX_BAD. */
-static int not_live(const char *call) {
-    (void)call;
-    return KMX_BAD;
-}
-
-KMX_PULL_ABSENT(not_live, kmx__core0_only)
 
 /* ---- start-up and end ------------------------------------------------------ */
 

@@ -15,7 +15,8 @@
  * handler is cut off at one of those calls when its command outlives its
  * time limit: it must not hold host resources (malloc, files) across them.
  * A core with an X280 core (the manifest's `ports:`) talks to it through
- * its port: km_port_call, km_port_tell, km_port_look, km_port_wait. */
+ * its port: km_port_call, km_port_tell, km_port_look, km_port_wait, and
+ * takes its share of a pull with km_port_next. */
 #ifndef KM_DEVICE_H
 #define KM_DEVICE_H
 
@@ -115,6 +116,15 @@ bool km_port_tell(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2);
  * one up to the wait limit. */
 bool km_port_look(km_port *port, km_x280_msg_t *message);
 bool km_port_wait(km_port *port, km_x280_msg_t *message);
+
+/* The pull (spec "The pull", port.next(first)): the next range of the
+ * command's units for this core — its count, from *first — or 0 when
+ * none is left (or the wait gave up, or the send was refused).  It asks
+ * for the following range as soon as it returns one, so one ask is in
+ * flight while the range runs and a core waits only when its range takes
+ * less than a round trip.  Call it until it returns 0: an ask left in
+ * flight takes a range nobody runs.  The X280 side is kmx_pull_run. */
+uint32_t km_port_next(km_port *port, uint32_t *first);
 
 /* Where the core's last port wait of this command gave up (KM_WHERE_*;
  * KM_WHERE_NONE when none did). */

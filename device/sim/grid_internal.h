@@ -67,8 +67,10 @@ typedef struct grid_port {
     uint32_t seen_tell;         /* the last X280 tell it looked at */
     uint64_t sent_land_ps;      /* its last message lands then */
     int sender;                 /* the job's sending kernel; -1 until km_port_of */
+    bool pulling;               /* km_port_next's ask for a range is in flight */
     uint16_t where;             /* this job's last give-up */
     const grid_slot *watching;  /* the slot a waiting core waits on */
+    uint16_t waiting;           /* KM_WHERE_* of the wait it is in, or NONE */
     km_port ports[2];           /* by kernel */
 } grid_port;
 
@@ -89,11 +91,15 @@ struct km_core {
     grid_port port;
 };
 
-/* A message on its way from a core to its X280 core's mailbox line. */
-typedef struct grid_landing {
-    bool pending;
-    sim_grid_landing landing;
-} grid_landing;
+/* Messages on their way from the cores to their X280 cores' mailbox
+ * lines, in the order they were sent, which is the order they land (the
+ * grid runs the core furthest behind; every message flies as long): a
+ * ring.  A core has one in flight but may send the next as soon as the
+ * grid has reached the last one's landing, before the card took it: with
+ * live clusters the card takes them every quantum, so a core has at most
+ * two here.  With none (every thread ended) nobody takes them; the ring
+ * then keeps the newest. */
+#define GRID_LANDINGS 1024u
 
 struct sim_grid {
     sim_dram *dram;
@@ -117,7 +123,8 @@ struct sim_grid {
     size_t head, ndone, cap;
     /* X280 ports (grid_port.c). */
     bool ports;
-    grid_landing landings[BH_GRID_CORES]; /* one in flight a core */
+    sim_grid_landing landings[GRID_LANDINGS];
+    unsigned landing_head, nlandings;
     km_port_gave_up gave_up[KM_PORT_WAITS_KEPT];
     unsigned ngave_up;
 };
@@ -145,5 +152,9 @@ void grid_wait(km_core *core, uint64_t wake_ps);
 
 /* A job starts on the core: its port's per-job state is reset. */
 void grid_port_start_job(km_core *core);
+
+/* The core's job is cut off: a port wait it was in gave up at the
+ * command's limit (recorded as any give-up). */
+void grid_port_cut(km_core *core);
 
 #endif

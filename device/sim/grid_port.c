@@ -50,6 +50,8 @@ void grid_port_start_job(km_core *c)
 {
     grid_port *p = &c->port;
     p->sender = -1;
+    p->pulling = false;
+    p->waiting = KM_WHERE_NONE;
     p->where = KM_WHERE_NONE;
     p->watching = NULL;
     for (unsigned k = 0; k < 2; k++)
@@ -93,6 +95,12 @@ static void gave_up(km_core *c, uint16_t where, uint16_t why)
         };
 }
 
+void grid_port_cut(km_core *c)
+{
+    if (c->state == CORE_WAITING && c->port.waiting != KM_WHERE_NONE)
+        gave_up(c, c->port.waiting, KM_PORT_GAVE_UP_LIMIT);
+}
+
 /* Waits on slot s (or only for the time when s is NULL) until ready(),
  * the wait limit or the stop.  True when ready. */
 typedef bool (*ready_fn)(km_core *c, const void *arg);
@@ -119,8 +127,10 @@ static bool wait_until(km_core *c, const grid_slot *s, ready_fn ready, const voi
                 wake = seen;
         }
         c->port.watching = s;
+        c->port.waiting = where;
         grid_wait(c, wake);
         c->port.watching = NULL;
+        c->port.waiting = KM_WHERE_NONE;
     }
 }
 
@@ -156,30 +166,38 @@ static void send(km_core *c, uint32_t offset, km_x280_msg_t m)
     grid_port *p = &c->port;
     uint64_t land = c->time_ps + SIM_NOC_LAND_PS;
     p->sent_land_ps = land;
-    c->grid->landings[c->id] = (grid_landing){
-        .pending = true,
-        .landing = {.cluster = p->cluster,
-                    .lim_address = KMX_LIM_PORTS + offsetof(kmx_ports_area, mailbox) +
-                                   (uint64_t)c->id * sizeof(kmx_port_mailbox) + offset,
-                    .message = m,
-                    .land_ps = land},
+    sim_grid *g = c->grid;
+    if (g->nlandings == GRID_LANDINGS) { /* nobody takes them (grid_internal.h) */
+        g->landing_head = (g->landing_head + 1u) % GRID_LANDINGS;
+        g->nlandings--;
+    }
+    g->landings[(g->landing_head + g->nlandings++) % GRID_LANDINGS] = (sim_grid_landing){
+        .cluster = p->cluster,
+        .lim_address = KMX_LIM_PORTS + offsetof(kmx_ports_area, mailbox) +
+                       (uint64_t)c->id * sizeof(kmx_port_mailbox) + offset,
+        .message = m,
+        .land_ps = land,
     };
 }
 
 bool sim_grid_next_landing(sim_grid *g, uint64_t up_to_ps, sim_grid_landing *out)
 {
-    grid_landing *best = NULL;
-    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
-        grid_landing *l = &g->landings[i];
-        if (l->pending && l->landing.land_ps <= up_to_ps &&
-            (!best || l->landing.land_ps < best->landing.land_ps))
-            best = l;
-    }
-    if (!best)
+    if (g->nlandings == 0 || g->landings[g->landing_head].land_ps > up_to_ps)
         return false;
-    *out = best->landing;
-    best->pending = false;
+    *out = g->landings[g->landing_head];
+    g->landing_head = (g->landing_head + 1u) % GRID_LANDINGS;
+    g->nlandings--;
     return true;
+}
+
+/* An ask: the next sequence number, its message on its way. */
+static void ask(km_core *c, uint32_t w0, uint32_t w1, uint32_t w2)
+{
+    grid_port *p = &c->port;
+    p->asked++;
+    if (p->asked == 0)
+        p->asked = 1; /* 0 is "no ask" in the mailbox */
+    send(c, offsetof(kmx_port_mailbox, ask), (km_x280_msg_t){p->asked, {w0, w1, w2}});
 }
 
 /* ---- km_device.h ---- */
@@ -205,10 +223,7 @@ bool km_port_call(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2, km_x280_
     if (!may_send(port))
         return false;
     grid_port *p = &c->port;
-    p->asked++;
-    if (p->asked == 0)
-        p->asked = 1; /* 0 is "no ask" in the mailbox */
-    send(c, offsetof(kmx_port_mailbox, ask), (km_x280_msg_t){p->asked, {w0, w1, w2}});
+    ask(c, w0, w1, w2);
     if (!wait_until(c, &p->answer, answered, NULL, KM_WHERE_X280_ANSWER))
         return false;
     grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES));
@@ -228,6 +243,34 @@ bool km_port_tell(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2)
         p->told = 1;
     send(c, offsetof(kmx_port_mailbox, tell), (km_x280_msg_t){p->told, {w0, w1, w2}});
     return true;
+}
+
+uint32_t km_port_next(km_port *port, uint32_t *first)
+{
+    km_core *c = port->core;
+    grid_port *p = &c->port;
+    if (!p->pulling) {
+        if (!may_send(port))
+            return 0;
+        ask(c, KM_PULL_ASK, 0, 0);
+        p->pulling = true;
+    }
+    p->pulling = false;
+    if (!wait_until(c, &p->answer, answered, NULL, KM_WHERE_X280_ANSWER))
+        return 0;
+    grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES));
+    km_x280_msg_t range = visible(&p->answer, c->time_ps);
+    if (range.w[1] == 0)
+        return 0; /* none left */
+    /* The following range's ask goes now: its answer comes while this
+     * range runs. */
+    if (may_send(port)) {
+        ask(c, KM_PULL_ASK, 0, 0);
+        p->pulling = true;
+    }
+    if (first)
+        *first = range.w[0];
+    return range.w[1];
 }
 
 /* A tell newer than the last one the core saw (sequences wrap). */

@@ -321,10 +321,11 @@ static void collect_done(sim_dispatcher *d)
     for (j = 0; j < d->p.job_slots; j++) {
         job *jb = &d->jobs[j];
         if (jb->state == JOB_RUNNING && d->now - jb->start_ps > d->p.time_limit_ps) {
+            uint16_t cut = KM_WHERE_NONE;
             if (d->p.jobs.cancel) {
-                d->p.jobs.cancel(d->p.jobs.ctx, j, d->now);
+                cut = d->p.jobs.cancel(d->p.jobs.ctx, j, d->now);
             }
-            job_ended(d, j, 0, true, d->now, KM_WHERE_NONE);
+            job_ended(d, j, 0, true, d->now, cut);
         }
     }
 }

@@ -85,8 +85,10 @@ typedef struct sim_job_ops {
                       bool *timed_out, uint64_t *end_ps, uint16_t *where);
     /* Optional: the dispatcher gave up on `job` (its time limit passed):
      * raise its stop flag.  The grid reports nothing more about it, and
-     * the id may be given to a new job once its event is written. */
-    void (*cancel)(void *ctx, uint32_t job, uint64_t now_ps);
+     * the id may be given to a new job once its event is written.  Returns
+     * where the job's first X280 port wait gave up, or where a core of it
+     * still waited (KM_WHERE_*: the TIMEOUT event's reason). */
+    uint16_t (*cancel)(void *ctx, uint32_t job, uint64_t now_ps);
 } sim_job_ops;
 
 /* ---- the time table ---------------------------------------------------------

@@ -144,6 +144,8 @@ static void release_job(sim_grid *g, grid_job *j)
 
 static void end_job(sim_grid *g, grid_job *j, uint64_t end_ps, bool timed_out)
 {
+    for (unsigned k = 0; timed_out && k < j->count; k++)
+        grid_port_cut(&g->cores[j->first + k]);
     push_done(g, j->id, timed_out ? 0 : j->result, end_ps, timed_out, j->where);
     release_job(g, j);
 }
@@ -252,11 +254,16 @@ bool sim_grid_handler_known(const sim_grid *g, uint32_t handler)
     return handler <= KM_HANDLER_MAX && g->handlers[handler] != NULL;
 }
 
-bool sim_grid_cancel(sim_grid *g, uint32_t job_id)
+bool sim_grid_cancel(sim_grid *g, uint32_t job_id, uint16_t *where)
 {
     for (unsigned i = 0; i < BH_GRID_CORES; i++)
         if (g->jobs[i].active && g->jobs[i].id == job_id) {
-            release_job(g, &g->jobs[i]);
+            grid_job *j = &g->jobs[i];
+            for (unsigned k = 0; k < j->count; k++)
+                grid_port_cut(&g->cores[j->first + k]);
+            if (where)
+                *where = j->where;
+            release_job(g, j);
             return true;
         }
     return false;

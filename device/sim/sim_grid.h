@@ -121,8 +121,11 @@ uint64_t sim_grid_next_ps(const sim_grid *grid);
 
 /* Ends running job `job_id` at once (its owner gave up on it, e.g. its
  * own time limit passed): its cores are cut off where they are and free,
- * and nothing is reported for it.  False when no such job runs. */
-bool sim_grid_cancel(sim_grid *grid, uint32_t job_id);
+ * and nothing is reported for it but *where (may be NULL): where its
+ * first X280 port wait gave up or, when none did, where the first of its
+ * cores still waiting waits — a wait the command's limit cut short, also
+ * listed as given up at the limit.  False when no such job runs. */
+bool sim_grid_cancel(sim_grid *grid, uint32_t job_id, uint16_t *where);
 
 /* Takes the next finished job: true and *done filled, or false. */
 bool sim_grid_poll_done(sim_grid *grid, sim_grid_done *done);
@@ -149,8 +152,9 @@ int sim_grid_tile_load(void *grid, unsigned core, uint64_t addr, unsigned size,
 int sim_grid_tile_store(void *grid, unsigned core, uint64_t addr, unsigned size,
                         uint64_t value, uint64_t at_ps);
 
-/* The earliest message in flight that lands at or before up_to_ps (the
- * lowest core on a tie): true and *out, taken; else false. */
+/* The earliest message in flight, when it lands at or before up_to_ps:
+ * true and *out, taken; else false.  They come in the order they were
+ * sent, which is the order they land. */
 bool sim_grid_next_landing(sim_grid *grid, uint64_t up_to_ps, sim_grid_landing *out);
 
 /* Port waits that gave up and sends refused, in order (the first

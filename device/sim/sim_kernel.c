@@ -117,11 +117,13 @@ static bool job_poll_done(void *ctx, uint64_t now_ps, uint32_t *job, uint32_t *r
     return true;
 }
 
-static void job_cancel(void *ctx, uint32_t job, uint64_t now_ps)
+static uint16_t job_cancel(void *ctx, uint32_t job, uint64_t now_ps)
 {
     sim_kernel *f = ctx;
     (void)now_ps;
-    sim_grid_cancel(f->grid, job);
+    uint16_t where = KM_WHERE_NONE;
+    sim_grid_cancel(f->grid, job, &where);
+    return where;
 }
 
 /* ---- the feeder -------------------------------------------------------------- */

@@ -382,6 +382,9 @@ KMX_AT(kmx_ports_settings, reserved, 24);
 #define KMX_PULL_LOG 1u
 #define KMX_PULL_REPLAY 2u
 #define KMX_PULL_NONE 0xFFFFFFFFu /* pick(): no range for this core */
+/* A pull's ask (w[0]; km_port_next) and its answer: w[0] the first unit,
+ * w[1] how many (0: none left). */
+#define KM_PULL_ASK 0x50554C4Cu /* "PULL" */
 
 /* The pull log (a region): a count per Tensix core, then per_core range
  * numbers per Tensix core; each cluster its own copy. */
@@ -771,17 +774,32 @@ KMX_AT(kmx_ports_area, cores, 8704);
 
 /* The pull counters, at KMX_LIM_PULL: the cluster's range counter (an
  * atomic add; cluster `index` of `clusters` hands out ranges index,
- * index + clusters, ...) and how many ranges each Tensix core got. */
+ * index + clusters, ...), the kmx_pull_run's settings the lead wrote into
+ * every cluster of the group before it started, and how many ranges each
+ * Tensix core got. */
 typedef struct kmx_pull_counters {
-    uint32_t next;     /* atomic: ranges this cluster handed out */
-    uint32_t sequence; /* which kmx_pull_run */
-    uint32_t reserved0[14];
+    uint32_t next;      /* atomic: ranges this cluster handed out */
+    uint32_t sequence;  /* which kmx_pull_run */
+    uint32_t units, per, mode;
+    uint32_t log;       /* region id of the log (LOG, REPLAY) */
+    uint32_t per_core;  /* ranges the log holds per Tensix core */
+    uint32_t index;     /* this cluster's place in the group, 0.. */
+    uint32_t clusters;  /* the group's clusters */
+    uint32_t overflow;  /* LOG: a core got more ranges than the log holds */
+    uint64_t pick;      /* kmx_pick_function, or 0: the counter */
+    uint64_t arg;       /* pick's */
+    uint32_t reserved0[2];
     uint32_t got[BH_GRID_CORES]; /* per Tensix core: ranges so far */
     uint32_t reserved1[120];
 } kmx_pull_counters;
 KMX_SIZE(kmx_pull_counters, KMX_LIM_PULL_BYTES);
 KMX_AT(kmx_pull_counters, next, 0);
 KMX_AT(kmx_pull_counters, sequence, 4);
+KMX_AT(kmx_pull_counters, units, 8);
+KMX_AT(kmx_pull_counters, per_core, 24);
+KMX_AT(kmx_pull_counters, overflow, 36);
+KMX_AT(kmx_pull_counters, pick, 40);
+KMX_AT(kmx_pull_counters, arg, 48);
 KMX_AT(kmx_pull_counters, got, 64);
 KMX_AT(kmx_pull_counters, reserved1, 544);
 

@@ -88,12 +88,13 @@ static bool fake_poll(void *ctx, uint64_t now, uint32_t *job, uint32_t *result, 
     return true;
 }
 
-static void fake_cancel(void *ctx, uint32_t job, uint64_t now)
+static uint16_t fake_cancel(void *ctx, uint32_t job, uint64_t now)
 {
     fake_grid *g = ctx;
     (void)now;
     g->job[job].running = false;
     g->cancels++;
+    return KM_WHERE_NONE;
 }
 
 /* ---- rings in flat buffers: commands side and events side apart ---- */

@@ -212,8 +212,10 @@ static void a_cancelled_job_frees_its_cores_silently(void **state)
     s.a0 = 1000000;
     assert_int_equal(sim_grid_submit(grid, 8, &s, 0, 0), KM_REASON_NONE);
     sim_grid_step(grid, 10 * US);
-    assert_false(sim_grid_cancel(grid, 9));
-    assert_true(sim_grid_cancel(grid, 8));
+    uint16_t where = 99;
+    assert_false(sim_grid_cancel(grid, 9, &where));
+    assert_true(sim_grid_cancel(grid, 8, &where));
+    assert_int_equal(where, KM_WHERE_NONE);
     assert_false(sim_grid_busy(grid, 0, BH_GRID_CORES));
     assert_int_equal(sim_grid_next_ps(grid), UINT64_MAX);
     sim_grid_step(grid, 2 * MS);
