@@ -5,8 +5,9 @@
 # kmx_port_told's deadline, the four ends of a serve, the Tensix waits'
 # give-ups and their `where`, the second sender refused, messages never
 # torn, the host fallback.  The programs are in tests/fixtures/ports_rules
-# (its README lists them and what each thread result word is).  Each test
-# compares words or JSON fields that break the rule would change.
+# (its README lists them; the thread's comments say what each result word
+# is).  Each test compares words or JSON fields that breaking the rule
+# would change.
 #
 # A command's outcome is one word: kmx_port_run's status * 100 + the
 # event's kind * 10 + its reason (KM_WHERE_*).
