@@ -27,17 +27,6 @@ static void on_progress(int cluster, uint32_t where, uint64_t ticks, void *ctx)
     fflush(stderr);
 }
 
-/* What the simulated card does not run yet (the pull comes later; the
- * grid, the dispatcher, the rings and the X280 ports run): said once, so
- * that a program that relies on it is not mistaken for one that ran
- * whole. */
-static void warn_not_live(const km_program *p)
-{
-    if (p->pull.present)
-        fprintf(stderr, "kmrun: warning: the pull is not live on the simulated card yet: "
-                        "kmx_pull_run returns KMX_BAD\n");
-}
-
 int cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -106,8 +95,6 @@ int cmd_run(int argc, char **argv)
     cmd_run_outcome out = {0};
     rc = cmd_open_cache(&cache, &err);
     if (rc == KM_OK) {
-        if (backend == KM_BACKEND_SIM)
-            warn_not_live(p);
         rc = cmd_run_backend(p, backend, &cache, &bo, &ro, run_dir, started, &out, &err);
     }
     if (rc == KM_OK) {

@@ -169,6 +169,28 @@ volatile void *kmx__peer_lim(uint32_t c, uint64_t lim_address);
 int kmx__ports_open(void);
 void kmx__ports_close(void);
 
+/* A look at Tensix core `core`'s ask in our mailbox line (kmx_port_asked
+ * and the pull): the ask waiting for its answer — pending until answered
+ * with its own number — as its two 8-byte halves (sequence and w[0] in
+ * the low one), or 0 when there is none.  It reads the sequence, the
+ * other half, then the sequence again: a newer ask that landed between
+ * the loads is not taken torn (the next look takes it). */
+static inline uint64_t kmx__ask_look(uint32_t core, uint64_t *high) {
+    uint64_t at = KMX_LIM_PORTS + offsetof(kmx_ports_area, mailbox) +
+                  (uint64_t)core * sizeof(kmx_port_mailbox);
+    volatile uint64_t *ask = KMX_P(uint64_t, at + offsetof(kmx_port_mailbox, ask));
+    uint32_t answered = *KMX_P(uint32_t, at + offsetof(kmx_port_mailbox, answered));
+    uint64_t low = ask[0];
+    uint32_t sequence = (uint32_t)low;
+    if (sequence == 0 || sequence == answered) {
+        return 0;
+    }
+    kmx__acquire();
+    *high = ask[1];
+    kmx__acquire();
+    return (uint32_t)ask[0] == sequence ? low : 0;
+}
+
 /* The lead's core 0 (any time, also inside a parallel function): the
  * event of command `handle` if it is in the ring now (KMX_OK, taken), else
  * KMX_EMPTY; other events are kept for kmx_wait and kmx_poll as they

@@ -139,18 +139,9 @@ static void store_message(uint32_t window, uint32_t offset, uint32_t sequence, u
     slot[1] = (uint64_t)w1 | (uint64_t)w2 << 32;
 }
 
-/* The rest of a message in our mailbox line (ask or tell) whose first
- * half read `low`: KMX_OK and *message as it was at one instant, or
- * KMX_EMPTY when a newer one landed as we read (the next look takes it). */
-static int read_rest(uint64_t from, uint64_t low, kmx_message *message) {
-    volatile uint64_t *half = KMX_P(uint64_t, from);
+/* A message as its two 8-byte halves into the caller's *message. */
+static void write_message(kmx_message *message, uint64_t low, uint64_t high) {
     uint32_t sequence = (uint32_t)low;
-    kmx__acquire();
-    uint64_t high = half[1];
-    kmx__acquire();
-    if ((uint32_t)half[0] != sequence) {
-        return KMX_EMPTY;
-    }
     if (((uintptr_t)message & 7u) == 0) {
         /* Two stores, not four: the caller's message is on its stack, in
          * LIM, at 30 cycles a store. */
@@ -163,6 +154,20 @@ static int read_rest(uint64_t from, uint64_t low, kmx_message *message) {
         message->w[1] = (uint32_t)high;
         message->w[2] = (uint32_t)(high >> 32);
     }
+}
+
+/* The rest of a message in our mailbox line (a tell) whose first half read
+ * `low`: KMX_OK and *message as it was at one instant, or KMX_EMPTY when a
+ * newer one landed as we read (the next look takes it). */
+static int read_rest(uint64_t from, uint64_t low, kmx_message *message) {
+    volatile uint64_t *half = KMX_P(uint64_t, from);
+    kmx__acquire();
+    uint64_t high = half[1];
+    kmx__acquire();
+    if ((uint32_t)half[0] != (uint32_t)low) {
+        return KMX_EMPTY;
+    }
+    write_message(message, low, high);
     return KMX_OK;
 }
 
@@ -187,15 +192,12 @@ int kmx_port_asked(int core, kmx_message *message) {
     if (window_of(core) == 0 || message == 0) {
         return KMX_BAD;
     }
-    volatile kmx_port_mailbox *m = &PORTS->mailbox[core];
-    uint32_t answered = m->answered;
-    /* Pending until answered with its number: any sequence but that one. */
-    uint64_t low = *KMX_P(uint64_t, MAILBOX_AT(core, ask));
-    uint32_t sequence = (uint32_t)low;
-    if (sequence == 0 || sequence == answered) {
+    uint64_t high, low = kmx__ask_look((uint32_t)core, &high);
+    if (low == 0) {
         return KMX_EMPTY;
     }
-    return read_rest(MAILBOX_AT(core, ask), low, message);
+    write_message(message, low, high);
+    return KMX_OK;
 }
 
 int kmx_port_answer(int core, uint32_t sequence, uint32_t w0, uint32_t w1, uint32_t w2) {

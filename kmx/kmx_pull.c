@@ -119,11 +119,28 @@ static uint32_t next_range(volatile kmx_pull_counters *k, const pull_log *l, uin
     return range;
 }
 
-/* Every X280 core of the group, for the kmx_port_run of kmx_pull_run. */
+/* The answer to an ask: the range's first unit and count (0: none). */
+static inline __attribute__((always_inline)) void answer_range(uint32_t core, uint32_t sequence,
+                                                               uint32_t range, uint32_t units,
+                                                               uint32_t per) {
+    uint32_t first = 0, count = 0;
+    if (range != KMX_PULL_NONE) {
+        first = range * per;
+        count = units - first < per ? units - first : per;
+    }
+    kmx_port_answer((int)core, sequence, first, count, 0);
+}
+
+/* Every X280 core of the group, for the kmx_port_run of kmx_pull_run.
+ * The settings are read once, into registers: the loop's code, data and
+ * stack are in LIM at 30 cycles a word, and a pull plain COUNT hands out
+ * costs a look, an atomic add and an answer. */
 static void serve_pulls(int cluster, int x280_core, uint64_t arg) {
     (void)cluster, (void)arg;
     volatile kmx_pull_counters *k = COUNTERS;
     uint32_t units = k->units, per = k->per, mode = k->mode;
+    uint32_t index = k->index, clusters = k->clusters;
+    int counter = mode != KMX_PULL_REPLAY && k->pick == 0;
     pull_log l = {0, k->per_core};
     if (mode != KMX_PULL_COUNT) {
         l.base = (volatile uint32_t *)kmx_region(k->log, 0);
@@ -138,17 +155,24 @@ static void serve_pulls(int cluster, int x280_core, uint64_t arg) {
     while (kmx_port_open()) {
         for (uint32_t i = 0; i < n; i++) {
             uint32_t core = mine[i];
-            kmx_message ask;
-            if (kmx_port_asked((int)core, &ask) != KMX_OK) {
+            uint64_t high, ask = kmx__ask_look(core, &high);
+            if (ask == 0) {
                 continue;
             }
-            uint32_t range = next_range(k, &l, core, mode, units, per);
-            uint32_t first = 0, count = 0;
-            if (range != KMX_PULL_NONE) {
-                first = range * per;
-                count = units - first < per ? units - first : per;
+            uint32_t sequence = (uint32_t)ask;
+            uint32_t range;
+            if ((uint32_t)(ask >> 32) != KM_PULL_ASK) {
+                range = KMX_PULL_NONE; /* not km_port_next's: nothing for it */
+            } else if (counter && mode == KMX_PULL_COUNT) {
+                uint32_t taken = __atomic_fetch_add(&k->next, 1u, __ATOMIC_RELAXED);
+                range = index + taken * clusters;
+                if ((uint64_t)range * per >= units) {
+                    range = KMX_PULL_NONE;
+                }
+            } else {
+                range = next_range(k, &l, core, mode, units, per);
             }
-            kmx_port_answer((int)core, ask.sequence, first, count, 0);
+            answer_range(core, sequence, range, units, per);
         }
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -158,7 +182,9 @@ static void serve_pulls(int cluster, int x280_core, uint64_t arg) {
             kmx_flush_at(k->log, KMX_PULL_LOG_COUNT_OFFSET(core), 4u);
             kmx_flush_at(k->log, KMX_PULL_LOG_RANGE_OFFSET(l.per_core, core, 0), 4u * (uint64_t)kept);
         }
-        k->got[core] = 0;
+        if (got != 0) {
+            k->got[core] = 0;
+        }
     }
 }
 

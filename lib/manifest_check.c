@@ -249,11 +249,31 @@ void km_check_pull_log(km_mctx *c, const char *log, const km_yaml_node *at)
                 used += (size_t)n;
         }
     }
-    if (count)
+    if (count) {
         km_mdiag(c, at, "pull log '%s' is not a region of the thread%s on "
                         "cluster%s %s (expected a region every thread has, "
                         "own or shared)",
                  log, count > 1 ? "s" : "", count > 1 ? "s" : "", lacking);
+        return;
+    }
+    /* As kmx_pull_run has it: a log holds at least one range a core. */
+    for (size_t i = 0; i < c->p->nthreads; i++) {
+        const km_thread *t = &c->p->threads[i];
+        const km_region *r = NULL;
+        for (size_t k = 0; k < t->nregions && !r; k++)
+            if (t->regions[k].name && strcmp(t->regions[k].name, log) == 0)
+                r = &t->regions[k];
+        if (!r)
+            r = km_program_region(c->p, log);
+        if (r && r->size < KMX_PULL_LOG_BYTES(1)) {
+            km_mdiag(c, at, "pull log '%s' is too small: %llu bytes (expected at least %llu, "
+                            "KMX_PULL_LOG_BYTES(1): a count and one range for each of the %u "
+                            "Tensix cores)",
+                     log, (unsigned long long)r->size,
+                     (unsigned long long)KMX_PULL_LOG_BYTES(1), BH_GRID_CORES);
+            return;
+        }
+    }
 }
 
 bool km_check_needs_thread(km_mctx *c, const char *what,

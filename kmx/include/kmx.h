@@ -11,10 +11,7 @@
  * the image is at most 126,976 bytes.
  *
  * Status codes: every int-returning call returns KMX_OK or one of the
- * others below.  A call marked "not live yet" is declared with its final
- * signature and meaning but returns KMX_BAD (or the stated neutral value)
- * until a later issue brings its device behaviour: the pull
- * (kmx_pull_run).  Everything else is real. */
+ * others below. */
 #ifndef KMX_H
 #define KMX_H
 
@@ -28,7 +25,7 @@ extern "C" {
 
 /* Status codes. */
 #define KMX_OK 0      /* done */
-#define KMX_BAD 1     /* a bad argument (id, core, range), or a call not live yet */
+#define KMX_BAD 1     /* a bad argument (id, core, range, settings) */
 #define KMX_FULL 2    /* no free slot or core yet: try again later */
 #define KMX_STOPPED 3 /* a stop was asked (host, runtime, a library error) */
 #define KMX_LATE 4    /* a deadline passed (the thread's, or the call's) */
@@ -92,7 +89,9 @@ int kmx_cluster(void);
 uint32_t kmx_clusters(void);
 int kmx_lead(void);
 
-/* The 50 MHz timer (BH_TICKS_PER_SECOND ticks a second). */
+/* The 50 MHz timer: KMX_TICKS_PER_SECOND ticks a second (the spec's name
+ * for the card's BH_TICKS_PER_SECOND). */
+#define KMX_TICKS_PER_SECOND BH_TICKS_PER_SECOND
 uint64_t kmx_time(void);
 
 /* Non-zero once the host or the runtime asked for a stop, a library error
@@ -272,9 +271,18 @@ int kmx_port_run(const km_command_t *command, kmx_cluster_function function,
 /* ---- The pull (spec "The pull") ------------------------------------------ */
 
 /* On core 0 of the lead: submits `command` and serves its Tensix cores'
- * pulls by `settings` (NULL: the manifest's) until its event (*event).
- * KMX_BAD when a logged core got more ranges than the log holds.  Not
- * live yet: KMX_BAD. */
+ * pulls (km_port_next) by `settings` (NULL: the manifest's `pull:`) on
+ * every X280 core of the group, as kmx_port_run, until its event
+ * (*event).  Units 0 .. units - 1 go out in ranges of `per`, each range
+ * once, to the first core that asks; cluster `index` of the group's
+ * `clusters` hands out ranges index, index + clusters, ... from its own
+ * counter in its LIM (COUNT), or pick(core, i, arg) gives core's i-th
+ * range (KMX_PULL_NONE: none); LOG also writes each core's ranges to the
+ * log region (each cluster its own copy), REPLAY hands out what the log
+ * holds, in order.  KMX_BAD before anything is submitted for settings no
+ * pull can run (per 0, units 0, an unknown mode, a log region missing or
+ * smaller than KMX_PULL_LOG_BYTES(1)), and after the run when a logged
+ * core got more ranges than the log holds; otherwise as kmx_port_run. */
 int kmx_pull_run(const km_command_t *command, const kmx_pull *settings,
                  kmx_event *event);
 
