@@ -59,7 +59,7 @@ static int teardown(void **state)
 }
 
 /* The handler under test: command a0 says what it does. */
-enum { ASK, WAIT_TELL, LOOK, BOTH_KERNELS };
+enum { ASK, WAIT_TELL, LOOK, BOTH_KERNELS, PULL };
 static void handler(km_core *core, const km_command_t *c)
 {
     unsigned id = km_core_id(core);
@@ -70,6 +70,14 @@ static void handler(km_core *core, const km_command_t *c)
         seen.ok[id] = km_port_wait(reader, &seen.got[id]);
     } else if (c->a0 == LOOK) {
         seen.ok[id] = km_port_look(reader, &seen.got[id]);
+    } else if (c->a0 == PULL) {
+        /* Two ranges then none; each next() returns with the following
+         * ask already on its way. */
+        uint32_t first = 0;
+        seen.got[id].w[0] = km_port_next(reader, &first);
+        seen.got[id].w[1] = first;
+        seen.got[id].w[2] = km_port_next(reader, &first);
+        seen.ok[id] = km_port_next(reader, &first) == 0;
     } else {
         km_port *writer = km_port_of(core, KM_KERNEL_WRITER);
         seen.ok[id] = !km_port_tell(writer, 1, 2, 3) && km_port_tell(reader, 4, 5, 6);
@@ -255,6 +263,32 @@ static void one_kernel_sends_and_a_core_without_an_x280_core_refuses(void **stat
     assert_int_equal(g[1].where, KM_WHERE_X280_NONE);
 }
 
+static void next_keeps_one_ask_in_flight(void **state)
+{
+    (void)state;
+    start(PULL, 1, 1, 0);
+    sim_grid_landing l;
+    /* Each ask is answered when it lands: range (10, 4), (20, 3), none. */
+    uint32_t answers[3][2] = {{10, 4}, {20, 3}, {0, 0}};
+    uint64_t t = 0;
+    for (unsigned i = 0; i < 3; i++) {
+        t += 10 * US;
+        sim_grid_step(grid, t);
+        assert_true(sim_grid_next_landing(grid, t, &l));
+        assert_int_equal(l.message.sequence, i + 1);
+        assert_int_equal(l.message.w[0], KM_PULL_ASK);
+        assert_false(sim_grid_next_landing(grid, t, &l)); /* one in flight */
+        x280_store(1, KM_X280_ANSWER_OFFSET,
+                   (km_x280_msg_t){i + 1, {answers[i][0], answers[i][1], 0}}, t);
+    }
+    finish(t + 100 * US);
+    assert_int_equal(seen.got[1].w[0], 4);
+    assert_int_equal(seen.got[1].w[1], 10);
+    assert_int_equal(seen.got[1].w[2], 3);
+    assert_true(seen.ok[1]);
+    assert_false(sim_grid_next_landing(grid, UINT64_MAX, &l)); /* no ask after none */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +302,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_tell_is_seen_once_and_only_the_newest, setup, teardown),
         cmocka_unit_test_setup_teardown(one_kernel_sends_and_a_core_without_an_x280_core_refuses,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(next_keeps_one_ask_in_flight, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
