@@ -13,15 +13,6 @@ setup() {
     example=$KMRUN_TOP/programs/11_pull
 }
 
-returns() { # MANIFEST WORDS
-    run_json "$example/$1"
-    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
-    [ "$(field '.threads[0] | [.state, .error, .code] | @csv')" = '"returned","none",0' ] ||
-        { field '.threads[0]'; false; }
-    [ "$(field '.threads[0].words | @csv')" = "$2" ] || { field '.threads[0].words'; false; }
-    [ "$(field '.port_waits | length')" = 0 ]
-}
-
 # region NAME: the run's region NAME as one u32 a line.
 region() {
     kmrun read-region --run-dir "$runs" --run "$(field .run)" --cluster 1 --format u32 "$1" |

@@ -47,6 +47,19 @@ run_json() {
     run --separate-stderr kmrun run --run-dir "$runs" "$@"
 }
 
+# returns MANIFEST WORDS: runs $example/MANIFEST (a test's setup sets
+# $example and $runs): its thread returned with code 0 and the result words
+# WORDS (as jq's @csv), and no Tensix core's port wait gave up.  The
+# examples' programs check their own work, so this is their pass.
+returns() {
+    run_json "$example/$1"
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    [ "$(field '.threads[0] | [.state, .error, .code] | @csv')" = '"returned","none",0' ] ||
+        { field '.threads[0]'; false; }
+    [ "$(field '.threads[0].words | @csv')" = "$2" ] || { field '.threads[0].words'; false; }
+    [ "$(field '.port_waits | length')" = 0 ]
+}
+
 # field FILTER: jq -r FILTER on the last run's JSON.
 field() {
     jq -r "$1" <<<"$output"
