@@ -87,3 +87,11 @@ region() {
     [ "$status" -eq 2 ]
     [[ "$output" == *"need the card"* ]]
 }
+
+@test "11_pull: settings no pull can run are KMX_BAD before anything is submitted" {
+    run_json "$BATS_TEST_DIRNAME/../fixtures/pull/settings.yaml"
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    # six bad settings, NULL without pull:, the next command's handle 1,
+    # then a log of KMX_PULL_LOG_BYTES(1) runs: KMX_OK, event done
+    [ "$(field '.threads[0].words | @csv')" = '1,1,1,1,1,1,1,1,0,1' ]
+}
