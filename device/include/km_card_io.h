@@ -42,7 +42,7 @@ typedef struct km_port_dealing {
 
 /* A Tensix core's X280 port wait that gave up, or a send refused: what
  * the run reports of it (the first KM_PORT_WAITS_KEPT of a run). */
-#define KM_PORT_GAVE_UP_LIMIT 1u   /* the wait limit passed */
+#define KM_PORT_GAVE_UP_LIMIT 1u   /* the wait limit, or the command's own, passed */
 #define KM_PORT_GAVE_UP_STOP 2u    /* the kernel stopped */
 #define KM_PORT_GAVE_UP_REFUSED 3u /* no X280 core, or not the sending kernel */
 #define KM_PORT_WAITS_KEPT 64u
