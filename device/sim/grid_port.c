@@ -1,8 +1,9 @@
 /* grid_port: the Tensix cores' X280 ports (km_device.h's port calls,
  * sim_grid.h's ports part) — spec "X280 ports".
  *
- * Tensix core -> X280 core: a send costs the core SIM_GRID_PORT_SEND_CYCLES
- * and its 16 bytes land in the mailbox line at SIM_NOC_LAND_PS later, as
+ * Tensix core -> X280 core: a send is a NoC write, which the core waits to
+ * see acknowledged as any (SIM_GRID_NOC_WRITE_PS); its 16 bytes land in
+ * the mailbox line SIM_NOC_LAND_PS after it is issued, as
  * one landing the card writes into the cluster's LIM (sim_grid_next_landing).
  * One message of a core is in flight at a time: a send while the last one
  * has not landed waits for it (KM_WHERE_X280_SEND).
@@ -162,7 +163,6 @@ static bool may_send(km_port *port)
 /* Issues the message into the mailbox line's `offset` (ask or tell). */
 static void send(km_core *c, uint32_t offset, km_x280_msg_t m)
 {
-    grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_SEND_CYCLES));
     grid_port *p = &c->port;
     uint64_t land = c->time_ps + SIM_NOC_LAND_PS;
     p->sent_land_ps = land;
@@ -178,6 +178,10 @@ static void send(km_core *c, uint32_t offset, km_x280_msg_t m)
         .message = m,
         .land_ps = land,
     };
+    /* The core goes on once the write is acknowledged, as after any NoC
+     * write of the grid (km_noc_write's cost): the message is on its way
+     * meanwhile. */
+    grid_spend_ps(c, SIM_GRID_NOC_WRITE_PS + cycles_ps(c, 1));
 }
 
 bool sim_grid_next_landing(sim_grid *g, uint64_t up_to_ps, sim_grid_landing *out)

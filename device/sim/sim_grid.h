@@ -51,7 +51,6 @@
 #define SIM_GRID_COMBINE_CYCLES 20u      /* built-in sum: the leader takes one share */
 #define SIM_GRID_CHUNK_BYTES 4096u       /* fill/copy/sum move this much a NoC call */
 #define SIM_GRID_STACK_BYTES (256u * 1024u) /* each core's coroutine stack */
-#define SIM_GRID_PORT_SEND_CYCLES 24u    /* a port message: a 16-byte NoC write issued */
 #define SIM_GRID_PORT_LOOK_CYCLES 8u     /* a look at a slot of its control block */
 
 typedef struct sim_grid sim_grid;
