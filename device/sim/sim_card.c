@@ -389,3 +389,10 @@ const km_port_gave_up *sim_card_port_waits(const sim_card *card, unsigned *n)
 {
     return sim_grid_port_waits(sim_kernel_grid(card->kernel), n);
 }
+
+const sim_handover *sim_card_handovers(const sim_card *card, unsigned *n)
+{
+    (void)card;
+    *n = 0;
+    return NULL;
+}

@@ -71,6 +71,11 @@ typedef struct sim_card_params {
      * the clusters' NoC windows reach the Tensix tiles' control blocks.
      * The host writes each serving cluster's table itself (kmx_ports_area). */
     const km_port_dealing *ports;
+    /* The hand-over checker (sim_card_handovers): the card keeps who wrote
+     * each DRAM line last and what each cached line was filled from, and
+     * reports the reads and write-backs that a missing kmx_invalidate or
+     * kmx_flush makes wrong.  Off: nothing is kept, nothing costs. */
+    bool check_handover;
 } sim_card_params;
 
 /* A fresh card.  KS_OK; KS_ERR_IMAGE when the kernels cannot be loaded,
@@ -157,6 +162,51 @@ uint64_t sim_card_instructions(const sim_card *card);
 bool sim_card_commands_done(const sim_card *card);
 /* One per command of the params, in order (the card's, until it is freed). */
 const km_command_result *sim_card_command_results(const sim_card *card);
+
+/* ---- the hand-over checker (params.check_handover) -------------------------
+ *
+ * Who touched a DRAM line: an X280 core (cluster, core, the pc of its load
+ * or of the store that dirtied the line), a Tensix handler (its core, its
+ * handler id, and the return address of its km_noc_read/km_noc_write
+ * call as an offset in the kernels' object), or the host (the initial
+ * contents). */
+#define SIM_SITE_NONE 0u
+#define SIM_SITE_X280 1u
+#define SIM_SITE_HANDLER 2u
+#define SIM_SITE_HOST 3u
+typedef struct sim_site {
+    uint8_t kind;    /* SIM_SITE_* */
+    uint8_t cluster; /* X280: 1..3 */
+    uint16_t core;   /* X280: 0..3; handler: the Tensix core 0..119 */
+    uint32_t handler; /* handler: its id */
+    uint64_t pc;     /* X280: the instruction's address in the image;
+                        handler: the call's return address, from the
+                        kernels' object's start */
+    uint64_t ps;     /* modeled time */
+} sim_site;
+
+/* What the checker reports (each once per kind, line and site pc). */
+#define SIM_HANDOVER_STALE_READ 1u     /* a cached line read after someone else
+                                          wrote its DRAM copy: kmx_invalidate missing */
+#define SIM_HANDOVER_LOST_WRITE 2u     /* a dirty line written back over bytes someone
+                                          else wrote after the fill: kmx_flush missing
+                                          before the hand-over */
+#define SIM_HANDOVER_UNFLUSHED_READ 3u /* DRAM bytes read while a cluster holds them
+                                          dirty: kmx_flush missing before the read */
+typedef struct sim_handover {
+    uint16_t kind;        /* SIM_HANDOVER_* */
+    uint16_t bytes;       /* the access's bytes within the line */
+    unsigned bank;
+    uint64_t bank_address; /* the first byte the access wrongly read or overwrote */
+    sim_site at;     /* the read (stale, unflushed) or the write-back (lost) */
+    sim_site writer; /* stale, lost: who wrote DRAM after the fill;
+                        unflushed: the store that dirtied the line */
+    sim_site fill;   /* stale, lost: the load that filled the cached line */
+} sim_handover;
+
+/* What the checker found, in the order it happened; *n how many (0 with
+ * the checker off).  The card's, until it is freed. */
+const sim_handover *sim_card_handovers(const sim_card *card, unsigned *n);
 
 /* The Tensix cores' X280 port waits that gave up and sends refused, in
  * the order they happened (the first KM_PORT_WAITS_KEPT); *n how many.
