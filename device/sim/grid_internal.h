@@ -121,6 +121,10 @@ struct sim_grid {
 #endif
     sim_grid_done *done; /* done[head..ndone): not yet polled */
     size_t head, ndone, cap;
+    /* The hand-over checker (sim_grid_set_checker), or NULL; the kernels'
+     * object's load address, for a handler's call sites. */
+    struct sim_checker *checker;
+    uintptr_t so_base;
     /* X280 ports (grid_port.c). */
     bool ports;
     sim_grid_landing landings[GRID_LANDINGS];

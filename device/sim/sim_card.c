@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ks_elf.h"
+#include "sim_checker.h"
 #include "sim_cluster.h"
 #include "sim_kernel.h"
 #include "sim_noc.h"
@@ -31,6 +32,7 @@ struct sim_card {
      * at a time from lock_ps (see sim_card_step). */
     bool ports;
     uint64_t lock_ps;
+    sim_checker *checker; /* params.check_handover, else NULL */
 };
 
 static bool work_cluster(unsigned cluster)
@@ -146,6 +148,14 @@ int sim_card_create(sim_card **out, const sim_card_params *params, ks_error *err
         sim_card_free(card);
         return rc;
     }
+    if (params->check_handover) {
+        card->checker = sim_checker_create(&card->dram);
+        if (!card->checker) {
+            sim_card_free(card);
+            return ks_fail(err, KS_ERR_SYSTEM, "out of memory for the hand-over checker");
+        }
+        sim_grid_set_checker(sim_kernel_grid(card->kernel), card->checker);
+    }
     if (params->ports) {
         card->ports = true;
         sim_noc_add_tensix(&card->noc, &(sim_noc_tile_ops){sim_kernel_grid(card->kernel),
@@ -164,6 +174,7 @@ void sim_card_free(sim_card *card)
         sim_cluster_destroy(card->clusters[c]);
     sim_kernel_free(card->kernel);
     sim_cluster_destroy(card->dispatcher_lim);
+    sim_checker_free(card->checker);
     sim_dram_free(&card->dram);
     free(card);
 }
@@ -183,6 +194,11 @@ int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err)
     int rc = sim_cluster_create(&card->clusters[cluster], &card->dram, cluster, card->mhz, err);
     if (rc == KS_OK)
         rc = sim_cluster_attach_noc(card->clusters[cluster], &card->noc, err);
+    if (rc == KS_OK && card->checker) {
+        sim_cluster_mem *m = &card->clusters[cluster]->m;
+        m->checker = card->checker;
+        sim_checker_add_cache(card->checker, cluster, &m->cache);
+    }
     return rc;
 }
 
@@ -260,7 +276,12 @@ int sim_card_start(sim_card *card, ks_error *err)
 int sim_card_write_dram(sim_card *card, unsigned bank, uint64_t bank_address, const void *src,
                         uint64_t n, ks_error *err)
 {
-    return sim_dram_write(&card->dram, bank, bank_address, src, n, err);
+    if (card->checker)
+        sim_checker_at(card->checker, &(sim_site){.kind = SIM_SITE_HOST});
+    int rc = sim_dram_write(&card->dram, bank, bank_address, src, n, err);
+    if (card->checker)
+        sim_checker_at(card->checker, NULL);
+    return rc;
 }
 
 int sim_card_read_dram(sim_card *card, unsigned bank, uint64_t bank_address, void *dst,
@@ -392,7 +413,9 @@ const km_port_gave_up *sim_card_port_waits(const sim_card *card, unsigned *n)
 
 const sim_handover *sim_card_handovers(const sim_card *card, unsigned *n)
 {
-    (void)card;
-    *n = 0;
-    return NULL;
+    if (!card->checker) {
+        *n = 0;
+        return NULL;
+    }
+    return sim_checker_found(card->checker, n);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim_clock.h"
+#include "sim_checker.h"
 #include "sim_noc.h"
 
 #define NOC_REGS_BYTES ((uint64_t)BH_NOC_WINDOWS * sizeof(bh_noc_window_reg))
@@ -239,6 +240,64 @@ static uint64_t hart_ps(const sim_cluster_mem *cm, const sim_hart *h)
     return sim_cycles_to_ps(sim_cluster_mem_time(cm, h), cm->mhz);
 }
 
+/* ---- the hand-over checker (cm->checker; sim_checker.h) ---- */
+
+/* The checker's site for hart h's access (its pc is the instruction's). */
+static void check_at(sim_cluster_mem *cm, const sim_hart *h)
+{
+    sim_site site = {.kind = SIM_SITE_X280,
+                     .cluster = (uint8_t)cm->cluster,
+                     .core = h ? (uint16_t)(h->hartid & (BH_CLUSTER_CORES - 1u)) : 0,
+                     .pc = h ? h->pc : 0,
+                     .ps = hart_ps(cm, h)};
+    sim_checker_at(cm->checker, &site);
+}
+
+/* A cached-window access under the checker: what the cache is about to
+ * do (a dirty line evicted) and did (a fill, a store, a hit). */
+static unsigned checked_cached(sim_cluster_mem *cm, sim_hart *h, uint64_t a, unsigned size,
+                               uint64_t *value, bool store)
+{
+    sim_checker *ck = cm->checker;
+    unsigned i = sim_cache_index(a);
+    bool hit = sim_cache_holds(&cm->cache, i, a);
+    check_at(cm, h);
+    if (!hit && (cm->cache.tag[i] & (SIM_CACHE_VALID | SIM_CACHE_DIRTY)) ==
+                    (SIM_CACHE_VALID | SIM_CACHE_DIRTY)) {
+        sim_checker_write_back(ck, cm->cluster, i);
+    }
+    unsigned did = store ? sim_cache_store(&cm->cache, a, size, *value)
+                         : sim_cache_load(&cm->cache, a, size, value);
+    if (!(did & SIM_CACHE_FAILED)) {
+        if (did & SIM_CACHE_MISSED) {
+            sim_checker_filled(ck, cm->cluster, i, sim_cache_line_of(a));
+        }
+        if (store) {
+            sim_checker_stored(ck, cm->cluster, i, a, size);
+        } else if (hit) {
+            sim_checker_hit(ck, cm->cluster, i, a, size);
+        }
+    }
+    sim_checker_at(ck, NULL);
+    return did;
+}
+
+/* A read of bank `bank` around the caches by hart h (uncached, NoC). */
+static void checked_read(sim_cluster_mem *cm, const sim_hart *h, unsigned bank, uint64_t a,
+                         unsigned size)
+{
+    check_at(cm, h);
+    sim_checker_read(cm->checker, bank, a, size, 0);
+    sim_checker_at(cm->checker, NULL);
+}
+
+/* The bank behind a NoC window's target tile, or BH_DRAM_BANKS. */
+static unsigned window_bank(const sim_cluster_mem *cm, const bh_noc_window_reg *t)
+{
+    const sim_noc_target *target = sim_noc_find(cm->noc, t->x, t->y);
+    return target && target->kind == SIM_NOC_BANK ? target->bank : BH_DRAM_BANKS;
+}
+
 static bool in_noc_regs(uint64_t addr)
 {
     return addr - BH_NOC_WINDOW_REGS < NOC_REGS_BYTES;
@@ -271,7 +330,8 @@ int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
     sim_cluster_mem *cm = m->ctx;
     if (addr - BH_DRAM_CACHED_BASE < BH_BANK_BYTES) {
         uint64_t a = addr - BH_DRAM_CACHED_BASE;
-        unsigned did = sim_cache_load(&cm->cache, a, size, value);
+        unsigned did = cm->checker ? checked_cached(cm, h, a, size, value, false)
+                                   : sim_cache_load(&cm->cache, a, size, value);
         if (did & SIM_CACHE_FAILED) {
             return failed(cm, addr, SIM_CAUSE_LOAD_ACCESS);
         }
@@ -280,6 +340,9 @@ int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
     }
     if (addr - BH_DRAM_UNCACHED_BASE < BH_BANK_BYTES) {
         uint64_t v = 0;
+        if (cm->checker) {
+            checked_read(cm, h, cm->bank, addr - BH_DRAM_UNCACHED_BASE, size);
+        }
         (void)sim_dram_read(cm->dram, cm->bank, addr - BH_DRAM_UNCACHED_BASE, &v, size, NULL);
         *value = v;
         cm->stats.uncached_loads++;
@@ -317,6 +380,9 @@ int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         if (!noc_window(cm, addr, &t, &a) || sim_noc_load(cm->noc, t->x, t->y, a, size, &v, hart_ps(cm, h)) != 0) {
             return fault(cm, SIM_CAUSE_LOAD_ACCESS);
         }
+        if (cm->checker && window_bank(cm, t) < BH_DRAM_BANKS) {
+            checked_read(cm, h, window_bank(cm, t), a, size);
+        }
         *value = v;
         cm->stats.noc_loads++;
         charge(h, cm->cost[SIM_T_NOC_LOAD]);
@@ -338,6 +404,11 @@ static int flush64(sim_cluster_mem *cm, sim_hart *h, uint64_t value)
     } else {
         charge(h, cm->cost[SIM_T_FLUSH64]); /* names no cached line */
         return 0;
+    }
+    if (cm->checker && sim_cache_state(&cm->cache, a) == (SIM_CACHE_VALID | SIM_CACHE_DIRTY)) {
+        check_at(cm, h);
+        sim_checker_write_back(cm->checker, cm->cluster, sim_cache_index(a));
+        sim_checker_at(cm->checker, NULL);
     }
     did = sim_cache_flush(&cm->cache, a);
     if (did & SIM_CACHE_FAILED) {
@@ -369,7 +440,8 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
     sim_cluster_mem *cm = m->ctx;
     if (addr - BH_DRAM_CACHED_BASE < BH_BANK_BYTES) {
         uint64_t a = addr - BH_DRAM_CACHED_BASE;
-        unsigned did = sim_cache_store(&cm->cache, a, size, value);
+        unsigned did = cm->checker ? checked_cached(cm, h, a, size, &value, true)
+                                   : sim_cache_store(&cm->cache, a, size, value);
         if (did & SIM_CACHE_FAILED) {
             return failed(cm, addr, SIM_CAUSE_STORE_ACCESS);
         }
@@ -378,9 +450,17 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         return 0;
     }
     if (addr - BH_DRAM_UNCACHED_BASE < BH_BANK_BYTES) {
-        /* Reservations are cleared by our own watch of the bank. */
-        if (sim_dram_write_as(cm->dram, cm->bank, addr - BH_DRAM_UNCACHED_BASE, &value, size, h,
-                              NULL) != KS_OK) {
+        /* Reservations are cleared by our own watch of the bank (and the
+         * checker's watch records the write at the site). */
+        if (cm->checker) {
+            check_at(cm, h);
+        }
+        int wrote = sim_dram_write_as(cm->dram, cm->bank, addr - BH_DRAM_UNCACHED_BASE, &value,
+                                      size, h, NULL);
+        if (cm->checker) {
+            sim_checker_at(cm->checker, NULL);
+        }
+        if (wrote != KS_OK) {
             return failed(cm, addr, SIM_CAUSE_STORE_ACCESS);
         }
         cm->stats.uncached_stores++;
@@ -404,7 +484,16 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
     if (in_noc_windows(addr)) {
         const bh_noc_window_reg *t;
         uint64_t a;
-        if (!noc_window(cm, addr, &t, &a) || sim_noc_store(cm->noc, t->x, t->y, a, size, value, hart_ps(cm, h)) != 0) {
+        if (cm->checker) {
+            check_at(cm, h); /* a push: the checker's watch records it */
+        }
+        int stored = noc_window(cm, addr, &t, &a)
+                         ? sim_noc_store(cm->noc, t->x, t->y, a, size, value, hart_ps(cm, h))
+                         : -1;
+        if (cm->checker) {
+            sim_checker_at(cm->checker, NULL);
+        }
+        if (stored != 0) {
             return fault(cm, SIM_CAUSE_STORE_ACCESS);
         }
         if (t->mode == BH_NOC_POSTED) {

@@ -87,6 +87,7 @@ typedef struct sim_cluster_mem {
     bh_noc_window_reg noc_reg[BH_NOC_WINDOWS];    /* as last written */
     bh_noc_window_reg noc_target[BH_NOC_WINDOWS]; /* taken at the last write of mode */
     struct sim_noc *noc; /* NULL: the windows fault */
+    struct sim_checker *checker; /* the hand-over checker, or NULL (sim_checker.h) */
     sim_cluster_mem_stats stats;
     /* Host memory ran out in a write-back or an uncached store: the
      * access faulted, and the run cannot be trusted. */

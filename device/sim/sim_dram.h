@@ -30,7 +30,7 @@
 
 #define SIM_DRAM_PAGE_BYTES (64u * 1024u)
 #define SIM_DRAM_PAGES_PER_BANK (BH_BANK_BYTES / SIM_DRAM_PAGE_BYTES)
-#define SIM_DRAM_MAX_WATCHERS 8 /* a cluster each (four), with room */
+#define SIM_DRAM_MAX_WATCHERS 16 /* a cluster each (four), the checker's eight */
 
 /* Called after bytes [addr, addr + n) of `bank` changed by a write that
  * bypassed the caches; `writer` is the core that stored (a struct

@@ -21,6 +21,7 @@
 
 #include "grid_internal.h"
 #include "grid_switch.h"
+#include "sim_checker.h"
 #include "sim_clock.h"
 
 /* AddressSanitizer must be told about each switch of stacks, or it takes
@@ -239,6 +240,9 @@ int sim_grid_load_kernels(sim_grid *g, const char *so_path, const char *const na
         }
         /* POSIX guarantees a dlsym'd function converts back. */
         memcpy(&fns[i], &f, sizeof f);
+        Dl_info info;
+        if (i == 0 && dladdr(f, &info) != 0)
+            g->so_base = (uintptr_t)info.dli_fbase;
     }
     if (g->so)
         dlclose(g->so);
@@ -500,11 +504,38 @@ static uint64_t transfer_ps(const km_core *c, uint64_t n)
     return sim_cycles_to_ps(cycles, c->grid->mhz);
 }
 
+void sim_grid_set_checker(sim_grid *g, struct sim_checker *checker)
+{
+    g->checker = checker;
+}
+
+/* The checker's site for a handler's call from `from` (its return
+ * address): an offset in the kernels' object, 0 outside it (a built-in). */
+static void check_at(km_core *c, void *from)
+{
+    Dl_info info;
+    uintptr_t pc = (uintptr_t)from;
+    bool in_so = c->grid->so_base && dladdr(from, &info) != 0 &&
+                 (uintptr_t)info.dli_fbase == c->grid->so_base;
+    sim_site site = {.kind = SIM_SITE_HANDLER,
+                     .core = (uint16_t)c->id,
+                     .handler = KM_HDR_HANDLER(c->job->command.hdr),
+                     .pc = in_so ? pc - c->grid->so_base : 0,
+                     .ps = c->time_ps};
+    sim_checker_at(c->grid->checker, &site);
+}
+
 int km_noc_read(km_core *c, unsigned bank, uint64_t bank_address, void *dst, uint64_t n)
 {
     if (!in_bank(bank, bank_address, n))
         return -1;
+    void *from = __builtin_return_address(0);
     grid_spend_ps(c, SIM_GRID_NOC_READ_PS + transfer_ps(c, n));
+    if (c->grid->checker) {
+        check_at(c, from);
+        sim_checker_read(c->grid->checker, bank, bank_address, n, 0);
+        sim_checker_at(c->grid->checker, NULL);
+    }
     /* The bytes as they are when the read completes. */
     return sim_dram_read(c->grid->dram, bank, bank_address, dst, n, NULL) == KS_OK ? 0 : -1;
 }
@@ -513,6 +544,12 @@ int km_noc_write(km_core *c, unsigned bank, uint64_t bank_address, const void *s
 {
     if (!in_bank(bank, bank_address, n))
         return -1;
+    void *from = __builtin_return_address(0);
     grid_spend_ps(c, SIM_GRID_NOC_WRITE_PS + transfer_ps(c, n));
-    return sim_dram_write(c->grid->dram, bank, bank_address, src, n, NULL) == KS_OK ? 0 : -1;
+    if (c->grid->checker)
+        check_at(c, from); /* the checker's watch records the write */
+    int rc = sim_dram_write(c->grid->dram, bank, bank_address, src, n, NULL) == KS_OK ? 0 : -1;
+    if (c->grid->checker)
+        sim_checker_at(c->grid->checker, NULL);
+    return rc;
 }

@@ -136,6 +136,11 @@ unsigned sim_grid_jobs(const sim_grid *grid);
  * wait gives up at once (at the last step's time). */
 void sim_grid_set_stop(sim_grid *grid, bool stop);
 
+/* The hand-over checker (sim_checker.h) the handlers' NoC reads and
+ * writes report to (NULL: none). */
+struct sim_checker;
+void sim_grid_set_checker(sim_grid *grid, struct sim_checker *checker);
+
 /* ---- X280 ports (grid_port.c; km_device.h's port calls) ----
  *
  * The dealing (copied; NULL: no ports, every core's port refuses).  A

@@ -1,0 +1,74 @@
+/* sim_checker: the hand-over checker (sim_card_params.check_handover) —
+ * who wrote each DRAM line last and what each cached line was filled
+ * from, and the reads and write-backs a missing kmx_invalidate or
+ * kmx_flush makes wrong (sim_card.h: sim_site, sim_handover).
+ *
+ * Who tells it what:
+ *   - the site of the access in progress (sim_checker_at): a cluster for
+ *     its core's access (cluster, core, pc, time), the grid for a
+ *     handler's NoC read or write, the card for the host's writes; none
+ *     between accesses (the dispatcher's ring writes);
+ *   - every DRAM write that bypasses the caches, through its watch of the
+ *     banks: the line's version goes up, its writer is the current site;
+ *   - a cluster's cache (its owner, sim_cluster_mem): a fill, a store, a
+ *     hit's load, and a dirty line about to be written back;
+ *   - a read of DRAM around the caches (a handler's, an uncached or NoC
+ *     load, another cluster's fill): sim_checker_read.
+ *
+ * What it reports, each once per kind, line and site pc:
+ *   - stale read: a load hits a line whose DRAM copy someone else wrote
+ *     after the fill, and the bytes it reads differ from DRAM's;
+ *   - lost write: a dirty line is written back over bytes (not its own
+ *     dirty ones) that someone else wrote after the fill;
+ *   - unflushed read: DRAM bytes are read while a cluster holds them dirty
+ *     with other values.
+ * A byte-level compare decides, so a line shared only by its bytes (one
+ * side's words next to the other's) is not a hazard.  Nothing here
+ * changes memory or time. */
+#ifndef SIM_CHECKER_H
+#define SIM_CHECKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim_cache.h"
+#include "sim_card.h"
+#include "sim_dram.h"
+
+#define SIM_CHECKER_MAX 256u /* findings kept */
+
+typedef struct sim_checker sim_checker;
+
+/* A checker watching every bank of `dram` (NULL when memory runs out). */
+sim_checker *sim_checker_create(sim_dram *dram);
+void sim_checker_free(sim_checker *ck);
+
+/* Cluster `cluster`'s cache, for its fills and the dirty lines others'
+ * reads look for. */
+void sim_checker_add_cache(sim_checker *ck, unsigned cluster, const sim_cache *cache);
+
+/* The access in progress (NULL: none). */
+void sim_checker_at(sim_checker *ck, const sim_site *site);
+
+/* The cache of `cluster`, at place i (sim_cache_index): */
+/* ... filled with the line of bank address `line` (after the fill); */
+void sim_checker_filled(sim_checker *ck, unsigned cluster, unsigned i, uint64_t line);
+/* ... a store of `size` bytes at bank address `addr` (after it); */
+void sim_checker_stored(sim_checker *ck, unsigned cluster, unsigned i, uint64_t addr,
+                        unsigned size);
+/* ... a load that hit, of `size` bytes at `addr` (the cached bytes are
+ * the cache's); */
+void sim_checker_hit(sim_checker *ck, unsigned cluster, unsigned i, uint64_t addr, unsigned size);
+/* ... its dirty line at place i about to be written back (evicted or
+ * flushed). */
+void sim_checker_write_back(sim_checker *ck, unsigned cluster, unsigned i);
+
+/* n bytes at `addr` of `bank` read around the caches by the current site
+ * (`except`: the reading cluster's own cache, or 0). */
+void sim_checker_read(sim_checker *ck, unsigned bank, uint64_t addr, uint64_t n,
+                      unsigned except);
+
+/* The findings, in order; *n how many. */
+const sim_handover *sim_checker_found(const sim_checker *ck, unsigned *n);
+
+#endif
