@@ -4,18 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A DRAM line's last writer: open addressing on (bank, line). */
-typedef struct line_rec {
-    uint64_t key;     /* bank << 58 | line / 64, + 1 (0: empty) */
-    uint64_t version; /* the write's number */
-    sim_site writer;
-} line_rec;
-
-/* A cached line of a cluster. */
+/* A cached line of a cluster.  `foreign`: someone else wrote the line's
+ * DRAM copy since the fill (marked at the write, for every cache holding
+ * the line, so a hit costs one test). */
 typedef struct cache_rec {
-    uint64_t fill_version; /* the DRAM line's version when it was filled */
-    uint64_t dirty;        /* bit b: byte b stored since the fill */
-    sim_site fill, store;  /* the load that filled it, the last store */
+    bool foreign;
+    uint64_t dirty;          /* bit b: byte b stored since the fill */
+    sim_site fill, store;    /* the load that filled it, the last store */
+    sim_site writer;         /* foreign: the last one who wrote DRAM */
 } cache_rec;
 
 /* A finding already made: (kind, line, pc) once. */
@@ -27,9 +23,6 @@ typedef struct seen_key {
 
 struct sim_checker {
     sim_dram *dram;
-    line_rec *lines;
-    size_t cap, used;
-    uint64_t version;
     sim_site at; /* the access in progress */
     const sim_cache *caches[BH_CLUSTERS];
     cache_rec *recs[BH_CLUSTERS]; /* SIM_CACHE_LINES each */
@@ -38,81 +31,19 @@ struct sim_checker {
     unsigned nfound;
 };
 
-static uint64_t key_of(unsigned bank, uint64_t line)
+/* DRAM line `line` of `bank` written by `by` (not cluster `except`'s own
+ * write-back): every other cache that holds it now holds a copy someone
+ * else changed. */
+static void written(sim_checker *ck, unsigned bank, uint64_t line, const sim_site *by,
+                    unsigned except)
 {
-    return ((uint64_t)bank << 58 | line / BH_LINE_BYTES) + 1u;
-}
-
-static size_t slot_of(const sim_checker *ck, uint64_t key)
-{
-    uint64_t h = key * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> 20) & (ck->cap - 1u);
-}
-
-static line_rec *find(const sim_checker *ck, unsigned bank, uint64_t line)
-{
-    uint64_t key = key_of(bank, line);
-    for (size_t s = slot_of(ck, key);; s = (s + 1u) & (ck->cap - 1u)) {
-        line_rec *r = &ck->lines[s];
-        if (r->key == key)
-            return r;
-        if (r->key == 0)
-            return NULL;
-    }
-}
-
-static bool grow(sim_checker *ck)
-{
-    size_t cap = ck->cap ? ck->cap * 2u : 4096u;
-    line_rec *old = ck->lines, *lines = calloc(cap, sizeof *lines);
-    if (!lines)
-        return false;
-    size_t oldcap = ck->cap;
-    ck->lines = lines;
-    ck->cap = cap;
-    for (size_t i = 0; i < oldcap; i++) {
-        if (old[i].key == 0)
+    unsigned i = sim_cache_index(line);
+    for (unsigned cl = 1; cl < BH_CLUSTERS; cl++) {
+        const sim_cache *c = ck->caches[cl];
+        if (cl == except || !c || c->bank != bank || !sim_cache_holds(c, i, line))
             continue;
-        size_t s = slot_of(ck, old[i].key);
-        while (lines[s].key != 0)
-            s = (s + 1u) & (cap - 1u);
-        lines[s] = old[i];
-    }
-    free(old);
-    return true;
-}
-
-/* The record of a line, made if new (NULL when memory runs out: the line
- * is then not checked). */
-static line_rec *record(sim_checker *ck, unsigned bank, uint64_t line)
-{
-    line_rec *r = find(ck, bank, line);
-    if (r)
-        return r;
-    if ((ck->used + 1u) * 2u > ck->cap && !grow(ck))
-        return NULL;
-    uint64_t key = key_of(bank, line);
-    size_t s = slot_of(ck, key);
-    while (ck->lines[s].key != 0)
-        s = (s + 1u) & (ck->cap - 1u);
-    ck->used++;
-    ck->lines[s] = (line_rec){.key = key};
-    return &ck->lines[s];
-}
-
-static uint64_t version_of(const sim_checker *ck, unsigned bank, uint64_t line)
-{
-    const line_rec *r = find(ck, bank, line);
-    return r ? r->version : 0;
-}
-
-/* A write of DRAM line `line` by `by`. */
-static void written(sim_checker *ck, unsigned bank, uint64_t line, const sim_site *by)
-{
-    line_rec *r = record(ck, bank, line);
-    if (r) {
-        r->version = ++ck->version;
-        r->writer = *by;
+        ck->recs[cl][i].foreign = true;
+        ck->recs[cl][i].writer = *by;
     }
 }
 
@@ -121,16 +52,14 @@ static void watch(void *ctx, unsigned bank, uint64_t addr, uint64_t n, const voi
     (void)writer;
     sim_checker *ck = ctx;
     for (uint64_t line = sim_cache_line_of(addr); line < addr + n; line += BH_LINE_BYTES)
-        written(ck, bank, line, &ck->at);
+        written(ck, bank, line, &ck->at, 0);
 }
 
 sim_checker *sim_checker_create(sim_dram *dram)
 {
     sim_checker *ck = calloc(1, sizeof *ck);
-    if (!ck || !grow(ck)) {
-        free(ck);
+    if (!ck)
         return NULL;
-    }
     ck->dram = dram;
     for (unsigned b = 0; b < BH_DRAM_BANKS; b++) {
         if (sim_dram_watch(dram, b, watch, ck) != 0) {
@@ -148,7 +77,6 @@ void sim_checker_free(sim_checker *ck)
     sim_dram_unwatch(ck->dram, watch, ck);
     for (unsigned c = 0; c < BH_CLUSTERS; c++)
         free(ck->recs[c]);
-    free(ck->lines);
     free(ck);
 }
 
@@ -227,7 +155,7 @@ void sim_checker_filled(sim_checker *ck, unsigned cluster, unsigned i, uint64_t 
     const sim_cache *c = ck->caches[cluster];
     /* The fill read DRAM around every other cluster's cache. */
     sim_checker_read(ck, c->bank, line, BH_LINE_BYTES, cluster);
-    r->fill_version = version_of(ck, c->bank, line);
+    r->foreign = false;
     r->dirty = 0;
     r->fill = ck->at;
     memset(&r->store, 0, sizeof r->store);
@@ -249,17 +177,16 @@ void sim_checker_hit(sim_checker *ck, unsigned cluster, unsigned i, uint64_t add
     cache_rec *r = rec_of(ck, cluster, i);
     if (!r)
         return;
+    if (!r->foreign)
+        return; /* nobody wrote DRAM since the fill */
     const sim_cache *c = ck->caches[cluster];
     uint64_t line = sim_cache_line_of(addr);
-    const line_rec *w = find(ck, c->bank, line);
-    if (!w || w->version <= r->fill_version)
-        return; /* nobody wrote DRAM since the fill */
     unsigned off = (unsigned)(addr % BH_LINE_BYTES);
     uint8_t whole[BH_LINE_BYTES];
     sim_dram_read_line(ck->dram, c->bank, line, whole);
     unsigned d = first_difference(&c->data[i][off], whole + off, size, r->dirty >> off);
     if (d < size)
-        report(ck, SIM_HANDOVER_STALE_READ, c->bank, addr + d, size - d, &ck->at, &w->writer,
+        report(ck, SIM_HANDOVER_STALE_READ, c->bank, addr + d, size - d, &ck->at, &r->writer,
                &r->fill);
 }
 
@@ -270,8 +197,7 @@ void sim_checker_write_back(sim_checker *ck, unsigned cluster, unsigned i)
         return;
     const sim_cache *c = ck->caches[cluster];
     uint64_t line = c->tag[i] & ~(uint64_t)SIM_CACHE_STATE_BITS;
-    const line_rec *w = find(ck, c->bank, line);
-    if (w && w->version > r->fill_version) {
+    if (r->foreign) {
         uint8_t whole[BH_LINE_BYTES];
         sim_dram_read_line(ck->dram, c->bank, line, whole);
         unsigned d = first_difference(c->data[i], whole, BH_LINE_BYTES, r->dirty);
@@ -279,10 +205,10 @@ void sim_checker_write_back(sim_checker *ck, unsigned cluster, unsigned i)
             sim_site at = r->store;
             at.ps = ck->at.ps; /* when it is written back */
             report(ck, SIM_HANDOVER_LOST_WRITE, c->bank, line + d, BH_LINE_BYTES - d, &at,
-                   &w->writer, &r->fill);
+                   &r->writer, &r->fill);
         }
     }
-    written(ck, c->bank, line, &r->store);
+    written(ck, c->bank, line, &r->store, cluster);
     r->dirty = 0;
 }
 

@@ -1,7 +1,10 @@
 /* sim_checker: the hand-over checker (sim_card_params.check_handover) —
- * who wrote each DRAM line last and what each cached line was filled
- * from, and the reads and write-backs a missing kmx_invalidate or
- * kmx_flush makes wrong (sim_card.h: sim_site, sim_handover).
+ * for every line a cluster's cache holds, the load that filled it, its
+ * dirty bytes and the store that dirtied them, and whether (and by whom)
+ * its DRAM copy was written since; and the reads and write-backs a
+ * missing kmx_invalidate or kmx_flush makes wrong (sim_card.h: sim_site,
+ * sim_handover).  A write marks the copies at once (a direct-mapped
+ * place in each cache that may hold the line), so a hit costs a test.
  *
  * Who tells it what:
  *   - the site of the access in progress (sim_checker_at): a cluster for
@@ -9,7 +12,8 @@
  *     handler's NoC read or write, the card for the host's writes; none
  *     between accesses (the dispatcher's ring writes);
  *   - every DRAM write that bypasses the caches, through its watch of the
- *     banks: the line's version goes up, its writer is the current site;
+ *     banks: the copies other caches hold are marked written, by the
+ *     current site;
  *   - a cluster's cache (its owner, sim_cluster_mem): a fill, a store, a
  *     hit's load, and a dirty line about to be written back;
  *   - a read of DRAM around the caches (a handler's, an uncached or NoC

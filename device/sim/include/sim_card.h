@@ -71,10 +71,11 @@ typedef struct sim_card_params {
      * the clusters' NoC windows reach the Tensix tiles' control blocks.
      * The host writes each serving cluster's table itself (kmx_ports_area). */
     const km_port_dealing *ports;
-    /* The hand-over checker (sim_card_handovers): the card keeps who wrote
-     * each DRAM line last and what each cached line was filled from, and
-     * reports the reads and write-backs that a missing kmx_invalidate or
-     * kmx_flush makes wrong.  Off: nothing is kept, nothing costs. */
+    /* The hand-over checker (sim_card_handovers): the card keeps, for
+     * each line a cluster caches, what filled and dirtied it and who wrote
+     * its DRAM copy since, and reports the reads and write-backs that a
+     * missing kmx_invalidate or kmx_flush makes wrong.  Off: nothing is
+     * kept, nothing costs. */
     bool check_handover;
 } sim_card_params;
 
