@@ -27,10 +27,12 @@ int cmd_parse_seconds(const char *command, const char *option, const char *text,
  * with *out filled whatever the threads did; else the error's status.
  * A run folder that cannot be written does not lose the run: KM_OK, the
  * JSON in out->json, and the folder's error in out->folder_rc/_err for
- * the caller to report after the results. */
+ * the caller to report after the results.  check_handover: the
+ * hand-over checker on (km_session_check_handover; the program's
+ * check_handover turns it on too). */
 int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
-                   const km_run_opts *ro, const char *run_dir, double started,
-                   cmd_run_outcome *out, km_error *err);
+                   const km_run_opts *ro, bool check_handover, const char *run_dir,
+                   double started, cmd_run_outcome *out, km_error *err);
 
 /* After the results are printed: the run folder's error, if any, into
  * *rc and *err (a system error outranks a thread's failure). */
@@ -38,6 +40,16 @@ void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err);
 
 /* Every thread returned and every host-fed command ended done. */
 bool cmd_run_outcome_ok(const cmd_run_outcome *o);
+
+/* The hand-over checker's findings, one diagnostic line each on stderr
+ * (the first CMD_HANDOVER_LINES, then how many more the JSON lists);
+ * returns how many there are. */
+#define CMD_HANDOVER_LINES 100u
+unsigned cmd_run_outcome_handovers(const cmd_run_outcome *o);
+
+/* The note `kmrun run --thread host` prints once when the checker was
+ * asked for (by the flag or the manifest). */
+void cmd_note_host_handover(void);
 
 void cmd_run_outcome_free(cmd_run_outcome *o);
 

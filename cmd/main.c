@@ -40,7 +40,7 @@ const cmd_command_entry cmd_commands[] = {
     },
     {
         "run", cmd_run,
-        "kmrun run [--thread sim|host] [--timeout S] [--wall-timeout S] [--progress] [--run-dir DIR] [-j N] program.yaml",
+        "kmrun run [--thread sim|host] [--check-handover] [--timeout S] [--wall-timeout S] [--progress] [--run-dir DIR] [-j N] program.yaml",
         "Build a program and run its threads on the simulated card",
         "Builds the program through the cache (quietly: only the compilers'\n"
         "messages), loads it onto the simulated Blackhole (regions, images,\n"
@@ -72,14 +72,23 @@ const cmd_command_entry cmd_commands[] = {
         "                         simulated grid and dispatcher, instead of the\n"
         "                         simulated X280 clusters; times are the host's\n"
         "                         (\"times\": \"host\"), timeouts real seconds\n"
+        "      --check-handover   the hand-over checker (as the manifest's\n"
+        "                         check_handover: true): each read of stale bytes\n"
+        "                         and write-back over newer ones that a missing\n"
+        "                         kmx_invalidate or kmx_flush causes, on stderr\n"
+        "                         as file:line: diagnostics and in the JSON's\n"
+        "                         handover list; any makes the exit status 1.\n"
+        "                         The host fallback does not check (a note says\n"
+        "                         so)\n"
         "\n"
-        "Exit status: 0 every thread returned, 1 a thread did not, 2 usage or\n"
+        "Exit status: 0 every thread returned, 1 a thread did not or the\n"
+        "hand-over checker found something, 2 usage or\n"
         "manifest error, 3 a compile error or a rejected image, 4 a system error\n"
         "(including the wall timeout).\n",
     },
     {
         "check", cmd_check,
-        "kmrun check [--json] [--timeout S] [--run-dir DIR] program.yaml",
+        "kmrun check [--json] [--check-handover] [--timeout S] [--run-dir DIR] program.yaml",
         "Run a program on the simulated card and on the host, and compare",
         "Runs the program as 'kmrun run' does, then again with each thread's\n"
         "host fallback ('kmrun run --thread host'), keeping both run folders,\n"
@@ -90,9 +99,12 @@ const cmd_command_entry cmd_commands[] = {
         "prints each one: a result field with both values, a region with its\n"
         "first differing offset, how many bytes differ and the 16 bytes there\n"
         "on each side.  --json prints one JSON document instead\n"
-        "(schemas/check.schema.json).\n"
+        "(schemas/check.schema.json).  --check-handover runs the simulated\n"
+        "card's run with the hand-over checker (kmrun run --check-handover):\n"
+        "its findings go to stderr, and any makes the exit status 1.\n"
         "\n"
-        "Exit status: 0 they agree, 1 they differ, 2 usage or manifest error\n"
+        "Exit status: 0 they agree, 1 they differ or the checker found\n"
+        "something, 2 usage or manifest error\n"
         "(or a program with no thread), 3 a compile error, 4 a system error.\n",
     },
     {

@@ -3,8 +3,8 @@
  * simulated grid), print the run's JSON (schemas/run.schema.json) and keep
  * it, with every region's bytes as DRAM holds them after the stop, in a
  * run folder (lib/km_rundir.h).  Progress markers, when asked, go to
- * stderr as JSON lines; nothing else but errors and the compilers'
- * messages does. */
+ * stderr as JSON lines; nothing else but errors, the compilers' messages
+ * and the hand-over checker's diagnostics (--check-handover) does. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +36,7 @@ int cmd_run(int argc, char **argv)
         {"run-dir", required_argument, NULL, 'R'},
         {"jobs", required_argument, NULL, 'j'},
         {"thread", required_argument, NULL, 'T'},
+        {"check-handover", no_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     double started = km_wall_now();
@@ -43,6 +44,7 @@ int cmd_run(int argc, char **argv)
     km_run_opts ro = {0};
     km_build_opts bo = {0};
     const char *run_dir = NULL;
+    bool check_handover = false;
     int c;
     optind = 0;
     opterr = 0;
@@ -58,6 +60,9 @@ int cmd_run(int argc, char **argv)
             break;
         case 'p':
             ro.progress = on_progress;
+            break;
+        case 'H':
+            check_handover = true;
             break;
         case 'R':
             if (!*optarg)
@@ -93,14 +98,19 @@ int cmd_run(int argc, char **argv)
     km_error err = {0};
     km_cache cache = {0};
     cmd_run_outcome out = {0};
+    /* The checker is the simulated card's: said once, before the run. */
+    if (backend == KM_BACKEND_HOST && (check_handover || p->check_handover))
+        cmd_note_host_handover();
     rc = cmd_open_cache(&cache, &err);
     if (rc == KM_OK) {
-        rc = cmd_run_backend(p, backend, &cache, &bo, &ro, run_dir, started, &out, &err);
+        rc = cmd_run_backend(p, backend, &cache, &bo, &ro, check_handover, run_dir, started,
+                             &out, &err);
     }
     if (rc == KM_OK) {
         printf("%s\n", out.json);
         fflush(stdout); /* the results first, then what went wrong with the folder */
-        rc = cmd_run_outcome_ok(&out) ? KM_OK : KM_EXIT_FAILED;
+        unsigned found = cmd_run_outcome_handovers(&out);
+        rc = cmd_run_outcome_ok(&out) && found == 0 ? KM_OK : KM_EXIT_FAILED;
         cmd_run_outcome_folder(&out, &rc, &err);
     }
     if (rc != KM_OK && rc != KM_EXIT_FAILED)

@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "cmd_run.h"
 #include "km_fs.h"
+#include "km_handover.h"
 #include "km_run_json.h"
 #include "km_rundir.h"
 
@@ -28,13 +29,15 @@ static void on_compiler_output(const char *line, void *ctx)
 }
 
 int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
-                   const km_run_opts *ro, const char *run_dir, double started,
-                   cmd_run_outcome *out, km_error *err)
+                   const km_run_opts *ro, bool check_handover, const char *run_dir,
+                   double started, cmd_run_outcome *out, km_error *err)
 {
     memset(out, 0, sizeof *out);
     km_build_opts opts = *bo;
     opts.output = on_compiler_output;
     int rc = km_session_open(&out->s, p, b, err);
+    if (rc == KM_OK)
+        km_session_check_handover(out->s, check_handover);
     if (rc == KM_OK)
         rc = km_session_load(out->s, cache, &opts, err);
     if (rc != KM_OK)
@@ -86,6 +89,28 @@ bool cmd_run_outcome_ok(const cmd_run_outcome *o)
         if (!o->result.commands[i].ended || o->result.commands[i].event != KM_EVENT_DONE)
             return false;
     return km_run_all_returned(&o->result);
+}
+
+unsigned cmd_run_outcome_handovers(const cmd_run_outcome *o)
+{
+    const km_run_result *r = &o->result;
+    char line[2048];
+    for (unsigned i = 0; i < r->nhandovers && i < CMD_HANDOVER_LINES; i++) {
+        km_handover_line(&r->handovers[i], line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
+    if (r->nhandovers > CMD_HANDOVER_LINES)
+        fprintf(stderr, "kmrun: %u more hand-over findings in the run's JSON (handover)\n",
+                r->nhandovers - CMD_HANDOVER_LINES);
+    fflush(stderr);
+    return r->nhandovers;
+}
+
+void cmd_note_host_handover(void)
+{
+    fprintf(stderr, "kmrun: note: the host fallback does not check hand-overs (its cache "
+                    "copies are emulated but not tracked line by line); run on the simulated "
+                    "card (--thread sim) to check them\n");
 }
 
 void cmd_run_outcome_free(cmd_run_outcome *o)

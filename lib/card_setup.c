@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "km_fs.h"
+#include "km_handover.h"
 #include "sim_card.h"
 
 static int card_write(sim_card *card, unsigned bank, uint64_t bank_address, const void *src,
@@ -150,6 +151,7 @@ int km_card_create(km_session *s, km_error *err)
             /* The threads that serve ports run on the card's clusters; the
              * host fallback's run on the host, where a port call fails. */
             .ports = s->plan.has_ports && s->ops->kind == KM_BACKEND_SIM ? &s->plan.ports : NULL,
+            .check_handover = km_card_checks_handovers(s),
         };
         ks_error e;
         if (sim_card_create(&s->card, &params, &e) != KS_OK)
@@ -181,6 +183,72 @@ void km_card_port_waits(km_session *s, km_run_result *r)
         n = KM_PORT_WAITS_KEPT;
     memcpy(r->port_waits, waits, n * sizeof *waits);
     r->nport_waits = n;
+}
+
+bool km_card_checks_handovers(const km_session *s)
+{
+    return s->ops->kind == KM_BACKEND_SIM && (s->check_handover || s->p->check_handover);
+}
+
+/* An earlier finding's site with the same place (the same object and pc):
+ * its source, so that addr2line runs once per place. */
+static bool same_place(const km_site *a, const km_site *b)
+{
+    return a->kind == b->kind && a->pc == b->pc &&
+           (a->kind != KM_SITE_X280 || a->cluster == b->cluster);
+}
+
+static const km_source *known_source(const km_handover *h, unsigned n, const km_site *s)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const km_site *sites[] = {&h[i].at, &h[i].writer, &h[i].fill};
+        for (unsigned k = 0; k < 3; k++)
+            if (same_place(sites[k], s))
+                return &sites[k]->source;
+    }
+    return NULL;
+}
+
+int km_card_handovers(km_session *s, km_run_result *r, km_error *err)
+{
+    r->handover_checked = false;
+    r->handovers = NULL;
+    r->nhandovers = 0;
+    if (!s->card || !km_card_checks_handovers(s))
+        return KM_OK;
+    r->handover_checked = true;
+    unsigned n = 0;
+    const sim_handover *records = sim_card_handovers(s->card, &n);
+    if (!records || n == 0)
+        return KM_OK;
+    free(s->handovers);
+    s->nhandovers = 0;
+    s->handovers = calloc(n, sizeof *s->handovers);
+    if (!s->handovers)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for %u hand-over findings", n);
+    const char *image_of[BH_WORK_CLUSTERS + 1] = {NULL};
+    for (unsigned i = 0; i < s->plan.nclusters; i++) {
+        const km_cluster_plan *cp = &s->plan.clusters[i];
+        if (cp->cluster >= 1 && cp->cluster <= (int)BH_WORK_CLUSTERS)
+            image_of[cp->cluster] = km_session_image(s, cp);
+    }
+    const char *kernels = s->build.has_kernels ? s->build.kernels.path : NULL;
+    for (unsigned i = 0; i < n; i++) {
+        km_handover *h = &s->handovers[i];
+        km_handover_name(s->p, &s->plan, &records[i], h);
+        km_site *sites[] = {&h->at, &h->writer, &h->fill};
+        for (unsigned k = 0; k < 3; k++) {
+            const km_source *known = known_source(s->handovers, i, sites[k]);
+            if (known)
+                sites[k]->source = *known;
+            else
+                km_site_source(sites[k], image_of, kernels);
+        }
+    }
+    s->nhandovers = n;
+    r->handovers = s->handovers;
+    r->nhandovers = n;
+    return KM_OK;
 }
 
 int km_card_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,

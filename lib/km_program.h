@@ -144,6 +144,10 @@ typedef struct km_program {
     km_host_command *commands;
     size_t ncommands;
     uint32_t x280_mhz; /* 1000 (default) or 1750 */
+    /* `check_handover: true`: runs on the simulated card keep and report
+     * the hand-overs a missing kmx_invalidate or kmx_flush makes wrong
+     * (as `--check-handover` does; either turns it on). */
+    bool check_handover;
 } km_program;
 
 /* Parses and checks a manifest.  Returns KM_OK, KM_EXIT_USAGE with every

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "km_handlers.h"
+#include "km_handover.h"
 #include "km_ports.h"
 
 /* "int.frac" with trailing zeros (and a bare point) dropped. */
@@ -173,6 +174,65 @@ static cJSON *port_wait_json(const km_program *p, const km_port_gave_up *w)
     return o;
 }
 
+static cJSON *site_json(const km_site *s)
+{
+    if (s->kind == KM_SITE_NONE)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    static const char *const kinds[] = {[KM_SITE_X280] = "x280", [KM_SITE_HANDLER] = "handler",
+                                        [KM_SITE_HOST] = "host"};
+    cJSON_AddStringToObject(o, "kind", kinds[s->kind]);
+    if (s->kind == KM_SITE_X280)
+        cJSON_AddNumberToObject(o, "cluster", s->cluster);
+    else
+        cJSON_AddNullToObject(o, "cluster");
+    if (s->kind == KM_SITE_HOST)
+        cJSON_AddNullToObject(o, "core");
+    else
+        cJSON_AddNumberToObject(o, "core", s->core);
+    if (s->kind == KM_SITE_HANDLER && s->handler)
+        cJSON_AddStringToObject(o, "handler", s->handler);
+    else
+        cJSON_AddNullToObject(o, "handler");
+    if (s->kind == KM_SITE_HOST)
+        cJSON_AddNullToObject(o, "pc");
+    else
+        add_u64(o, "pc", s->pc);
+    cJSON_AddItemToObject(o, "source", source_json(&s->source));
+    char us[40];
+    km_ps_us(s->ps, us, sizeof us);
+    cJSON_AddRawToObject(o, "microseconds", us);
+    return o;
+}
+
+cJSON *km_handover_json(const km_handover *h)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", km_handover_kind_name(h->kind));
+    if (h->has_region) {
+        cJSON_AddStringToObject(o, "region", h->region);
+        cJSON_AddNumberToObject(o, "id", h->id);
+        cJSON_AddNumberToObject(o, "cluster", h->cluster);
+        add_u64(o, "offset", h->offset);
+    } else {
+        cJSON_AddNullToObject(o, "region");
+        cJSON_AddNullToObject(o, "id");
+        cJSON_AddNullToObject(o, "cluster");
+        cJSON_AddNullToObject(o, "offset");
+    }
+    cJSON_AddNumberToObject(o, "bytes", h->bytes);
+    cJSON_AddNumberToObject(o, "bank", h->bank);
+    add_u64(o, "bank_address", h->bank_address);
+    cJSON_AddItemToObject(o, "at", site_json(&h->at));
+    cJSON_AddItemToObject(o, "writer", site_json(&h->writer));
+    cJSON_AddItemToObject(o, "fill", site_json(&h->fill));
+    if (h->missing[0])
+        cJSON_AddStringToObject(o, "missing", h->missing);
+    else
+        cJSON_AddNullToObject(o, "missing");
+    return o;
+}
+
 char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result *r,
                   const km_run_info *info)
 {
@@ -238,6 +298,14 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
     cJSON *waits = cJSON_AddArrayToObject(doc, "port_waits");
     for (unsigned i = 0; i < r->nport_waits; i++)
         cJSON_AddItemToArray(waits, port_wait_json(p, &r->port_waits[i]));
+    /* The hand-over checker's findings: null when it did not look. */
+    if (r->handover_checked) {
+        cJSON *handover = cJSON_AddArrayToObject(doc, "handover");
+        for (unsigned i = 0; i < r->nhandovers; i++)
+            cJSON_AddItemToArray(handover, km_handover_json(&r->handovers[i]));
+    } else {
+        cJSON_AddNullToObject(doc, "handover");
+    }
     cJSON *regions = cJSON_AddArrayToObject(doc, "regions");
     for (unsigned i = 0; i < plan->nclusters; i++) {
         const km_cluster_plan *cp = &plan->clusters[i];

@@ -33,6 +33,11 @@ struct cJSON;
  * ports).  `validate --json` prints the same (cJSON_Delete it). */
 struct cJSON *km_ports_json(const km_program *p, const km_port_dealing *d);
 
+struct km_handover;
+/* One hand-over finding as the run JSON's `handover` lists it
+ * (schemas/run.schema.json, $defs handover; cJSON_Delete it). */
+struct cJSON *km_handover_json(const struct km_handover *h);
+
 /* "12.34": mtime ticks as microseconds, exact (trailing zeros dropped). */
 void km_ticks_us(uint64_t ticks, char *out, size_t n);
 

@@ -92,6 +92,11 @@ int km_session_open(km_session **out, const km_program *p, km_backend b, km_erro
     return KM_OK;
 }
 
+void km_session_check_handover(km_session *s, bool on)
+{
+    s->check_handover = on;
+}
+
 /* This run's nonce: random, never 0 (a zeroed result block would match). */
 static uint64_t make_nonce(void)
 {
@@ -152,6 +157,10 @@ int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_err
     int rc = km_drive(&hooks, clusters, s->plan.nclusters, o, timeout_ps,
                       KM_STOP_GRACE_US * BH_PS_PER_US, r, err);
     s->ran = true;
+    /* The checker's findings, named while the card and the build are
+     * there (the card keeps its records until it is freed at close). */
+    if (rc == KM_OK && s->card)
+        rc = km_card_handovers(s, r, err);
     return rc;
 }
 
@@ -220,6 +229,7 @@ void km_session_close(km_session *s)
     if (s->ops && s->ops->free)
         s->ops->free(s);
     sim_card_free(s->card);
+    free(s->handovers);
     for (size_t i = 0; i < s->ncopies; i++)
         free(s->copy_bytes[i]);
     free(s->copy_bytes);

@@ -120,6 +120,13 @@ typedef struct km_run_result {
      * KM_PORT_WAITS_KEPT); none on the host fallback. */
     km_port_gave_up port_waits[KM_PORT_WAITS_KEPT];
     unsigned nport_waits;
+    /* The hand-over checker's findings (km_handover.h), in the order they
+     * happened, named and with their source lines (the session's, until
+     * km_session_close); handover_checked false when the checker was off
+     * (or the backend cannot check: the host fallback). */
+    bool handover_checked;
+    const struct km_handover *handovers;
+    unsigned nhandovers;
     uint64_t device_ps;    /* modeled time from the start to the stop (host: wall time) */
     bool host_times;       /* the times are the host's (the host fallback), not modeled */
     uint64_t instructions; /* retired by every X280 core */
@@ -151,6 +158,13 @@ typedef struct km_run_opts {
 uint64_t km_default_timeout_us(const km_program *p);
 
 typedef struct km_session km_session;
+
+/* The hand-over checker on (true) for this session's runs, as the
+ * program's `check_handover: true` also turns it on; before
+ * km_session_load, which makes the card with it.  Only the sim backend
+ * checks: on the host fallback it stays off (km_run_result.handover_checked
+ * false). */
+void km_session_check_handover(km_session *s, bool on);
 
 /* A session of program p (which must outlive it) on backend b.  KM_OK, or
  * KM_EXIT_USAGE for a backend that is not available. */

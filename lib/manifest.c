@@ -26,7 +26,7 @@
 
 static const char *const top_keys[] = {
     "name", "x280_mhz", "kernels", "regions",
-    "threads", "ports", "pull", "commands",
+    "threads", "ports", "pull", "commands", "check_handover",
 };
 
 /* KM_OK with the text; KM_EXIT_SYSTEM in err when it cannot be read;
@@ -238,6 +238,8 @@ static void read_program(km_mctx *c, const km_yaml_node *root)
     read_name(c, root);
     read_mhz(c, root);
     const km_yaml_node *n;
+    if ((n = km_yaml_get(root, "check_handover")))
+        km_mbool(c, n, "check_handover", &p->check_handover);
     if ((n = km_yaml_get(root, "kernels")))
         read_kernels(c, n);
     if ((n = km_yaml_get(root, "regions")))

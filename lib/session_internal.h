@@ -61,6 +61,9 @@ struct km_session {
     size_t ncopies;
     void **copy_bytes;
     struct sim_card *card; /* the simulated card, for both backends on it */
+    bool check_handover;   /* km_session_check_handover */
+    struct km_handover *handovers; /* named findings (km_card_handovers) */
+    unsigned nhandovers;
 };
 
 /* ---- the simulated card under both backends (card_setup.c) -------------
@@ -84,6 +87,13 @@ void km_card_commands(km_session *s, km_run_result *r);
  * nothing of the card).  Only a backend whose threads run on the card's
  * clusters asks: the host fallback's card has no ports. */
 void km_card_port_waits(km_session *s, km_run_result *r);
+/* Whether the card is (to be) made with the hand-over checker on: the sim
+ * backend, with km_session_check_handover or the program's key. */
+bool km_card_checks_handovers(const km_session *s);
+/* The card's hand-over findings, named after the plan and with their
+ * source lines, into s->handovers and r (r->handover_checked set).  Only
+ * the sim backend asks.  KM_EXIT_SYSTEM when memory runs out. */
+int km_card_handovers(km_session *s, km_run_result *r, km_error *err);
 /* km_backend_ops.read_dram of a backend on the card. */
 int km_card_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,
                       km_error *err);
