@@ -191,18 +191,18 @@ static void where(const km_site *s, char *out, size_t n)
         snprintf(out, n, "pc 0x%" PRIx64, s->pc);
 }
 
-/* "handler 'fill' wrote it at kernels/fill.c:17, 1,204.5 µs" */
+/* "handler 'fill' wrote it at kernels/fill.c:17, 1,204.5 µs" (verb "wrote it") */
 static void wrote(ks_text *t, const km_site *s, const char *verb)
 {
     char w[160], at[600], us[40];
     km_handover_us(s->ps, us, sizeof us);
     if (s->kind == KM_SITE_HOST) {
-        ks_text_add(t, "the host wrote it (the host's initial contents), %s \xc2\xb5s", us);
+        ks_text_add(t, "the host %s (the host's initial contents), %s \xc2\xb5s", verb, us);
         return;
     }
     who(s, w, sizeof w);
     where(s, at, sizeof at);
-    ks_text_add(t, "%s %s it at %s, %s \xc2\xb5s", w, verb, at, us);
+    ks_text_add(t, "%s %s at %s, %s \xc2\xb5s", w, verb, at, us);
 }
 
 static void filled(ks_text *t, const km_site *s)
@@ -257,14 +257,14 @@ int km_handover_line(const km_handover *h, char *out, size_t n)
     case KM_HANDOVER_STALE_READ:
     case KM_HANDOVER_STALE_SHARED_READ:
         ks_text_add(&t, ": ");
-        wrote(&t, &h->writer, "wrote");
+        wrote(&t, &h->writer, "wrote it");
         filled(&t, &h->fill);
         ks_text_add(&t, "; %s is missing between them", h->missing);
         break;
     case KM_HANDOVER_LOST_WRITE:
         km_handover_us(h->at.ps, us, sizeof us);
         ks_text_add(&t, ": its dirty line, written back at %s \xc2\xb5s, overwrote what ", us);
-        wrote(&t, &h->writer, h->push ? "pushed to" : "wrote");
+        wrote(&t, &h->writer, h->push ? "pushed" : "wrote");
         filled(&t, &h->fill);
         if (h->push)
             ks_text_add(&t, "; the receiver's %s is missing before the push", h->missing);
@@ -274,7 +274,7 @@ int km_handover_line(const km_handover *h, char *out, size_t n)
     case KM_HANDOVER_UNFLUSHED_READ:
         km_handover_us(h->at.ps, us, sizeof us);
         ks_text_add(&t, " at %s \xc2\xb5s: ", us);
-        wrote(&t, &h->writer, "wrote");
+        wrote(&t, &h->writer, "wrote it");
         ks_text_add(&t, " and held it dirty; %s is missing ", h->missing);
         if (h->at.kind == KM_SITE_HANDLER)
             ks_text_add(&t, "before the kmx_submit");
