@@ -9,6 +9,7 @@
  * the line, so a hit costs one test). */
 typedef struct cache_rec {
     bool foreign;
+    uint64_t written;        /* foreign: bit b, byte b of DRAM written since the fill */
     uint64_t dirty;          /* bit b: byte b stored since the fill */
     sim_site fill, store;    /* the load that filled it, the last store */
     sim_site writer;         /* foreign: the last one who wrote DRAM */
@@ -34,8 +35,8 @@ struct sim_checker {
 /* DRAM line `line` of `bank` written by `by` (not cluster `except`'s own
  * write-back): every other cache that holds it now holds a copy someone
  * else changed. */
-static void written(sim_checker *ck, unsigned bank, uint64_t line, const sim_site *by,
-                    unsigned except)
+static void written(sim_checker *ck, unsigned bank, uint64_t line, uint64_t bytes,
+                    const sim_site *by, unsigned except)
 {
     unsigned i = sim_cache_index(line);
     for (unsigned cl = 1; cl < BH_CLUSTERS; cl++) {
@@ -43,6 +44,7 @@ static void written(sim_checker *ck, unsigned bank, uint64_t line, const sim_sit
         if (cl == except || !c || c->bank != bank || !sim_cache_holds(c, i, line))
             continue;
         ck->recs[cl][i].foreign = true;
+        ck->recs[cl][i].written |= bytes;
         ck->recs[cl][i].writer = *by;
     }
 }
@@ -51,8 +53,12 @@ static void watch(void *ctx, unsigned bank, uint64_t addr, uint64_t n, const voi
 {
     (void)writer;
     sim_checker *ck = ctx;
-    for (uint64_t line = sim_cache_line_of(addr); line < addr + n; line += BH_LINE_BYTES)
-        written(ck, bank, line, &ck->at, 0);
+    for (uint64_t line = sim_cache_line_of(addr); line < addr + n; line += BH_LINE_BYTES) {
+        uint64_t from = addr > line ? addr - line : 0;
+        uint64_t to = addr + n < line + BH_LINE_BYTES ? addr + n - line : BH_LINE_BYTES;
+        uint64_t bytes = (to - from >= 64u ? ~0ull : ((1ull << (to - from)) - 1u)) << from;
+        written(ck, bank, line, bytes, &ck->at, 0);
+    }
 }
 
 sim_checker *sim_checker_create(sim_dram *dram)
@@ -156,6 +162,7 @@ void sim_checker_filled(sim_checker *ck, unsigned cluster, unsigned i, uint64_t 
     /* The fill read DRAM around every other cluster's cache. */
     sim_checker_read(ck, c->bank, line, BH_LINE_BYTES, cluster);
     r->foreign = false;
+    r->written = 0;
     r->dirty = 0;
     r->fill = ck->at;
     memset(&r->store, 0, sizeof r->store);
@@ -200,7 +207,10 @@ void sim_checker_write_back(sim_checker *ck, unsigned cluster, unsigned i)
     if (r->foreign) {
         uint8_t whole[BH_LINE_BYTES];
         sim_dram_read_line(ck->dram, c->bank, line, whole);
-        unsigned d = first_difference(c->data[i], whole, BH_LINE_BYTES, r->dirty);
+        /* The bytes the other side wrote; its own dirty ones among them
+         * win, unless that write came after its last store. */
+        uint64_t own = r->writer.ps > r->store.ps ? 0 : r->dirty;
+        unsigned d = first_difference(c->data[i], whole, BH_LINE_BYTES, ~r->written | own);
         if (d < BH_LINE_BYTES) {
             sim_site at = r->store;
             at.ps = ck->at.ps; /* when it is written back */
@@ -208,7 +218,7 @@ void sim_checker_write_back(sim_checker *ck, unsigned cluster, unsigned i)
                    &r->writer, &r->fill);
         }
     }
-    written(ck, c->bank, line, &r->store, cluster);
+    written(ck, c->bank, line, ~0ull, &r->store, cluster);
     r->dirty = 0;
 }
 

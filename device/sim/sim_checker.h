@@ -22,8 +22,9 @@
  * What it reports, each once per kind, line and site pc:
  *   - stale read: a load hits a line whose DRAM copy someone else wrote
  *     after the fill, and the bytes it reads differ from DRAM's;
- *   - lost write: a dirty line is written back over bytes (not its own
- *     dirty ones) that someone else wrote after the fill;
+ *   - lost write: a dirty line is written back over bytes someone else
+ *     wrote after the fill (its own dirty bytes only when that write came
+ *     after its last store);
  *   - unflushed read: DRAM bytes are read while a cluster holds them dirty
  *     with other values.
  * A byte-level compare decides, so a line shared only by its bytes (one
