@@ -249,7 +249,8 @@ static void check_at(sim_cluster_mem *cm, const sim_hart *h)
                      .cluster = (uint8_t)cm->cluster,
                      .core = h ? (uint16_t)(h->hartid & (BH_CLUSTER_CORES - 1u)) : 0,
                      .pc = h ? h->pc : 0,
-                     .ps = hart_ps(cm, h)};
+                     .ps = hart_ps(cm, h),
+                     .caller = h ? h->x[1] : 0};
     sim_checker_at(cm->checker, &site);
 }
 

@@ -184,6 +184,9 @@ typedef struct sim_site {
                         handler: the call's return address, from the
                         kernels' object's start */
     uint64_t ps;     /* modeled time */
+    uint64_t caller; /* X280: its return address register at the access — for
+                        an access inside the runtime (kmx_push's stores), the
+                        thread's call */
 } sim_site;
 
 /* What the checker reports (each once per kind, line and site pc). */
