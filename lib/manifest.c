@@ -25,8 +25,8 @@
 #define TOP_EXPECTED "a mapping with name, and threads or commands"
 
 static const char *const top_keys[] = {
-    "name", "x280_mhz", "kernels", "regions",
-    "threads", "ports", "pull", "commands", "check_handover",
+    "name", "x280_mhz", "check_handover", "kernels", "regions",
+    "threads", "ports", "pull", "commands",
 };
 
 /* KM_OK with the text; KM_EXIT_SYSTEM in err when it cannot be read;

@@ -266,6 +266,7 @@ static void minimal_defaults(void **state)
     km_program *p = load_ok(OK_DIR "minimal/program.yaml");
     assert_string_equal(p->name, "minimal");
     assert_int_equal(p->x280_mhz, 1000);
+    assert_false(p->check_handover);
     assert_int_equal(p->kernels.nsources, 0);
     assert_int_equal(p->kernels.nhandlers, 0);
     assert_int_equal(p->nregions, 0);
@@ -443,9 +444,12 @@ static const bad_case bad[] = {
     {"name: t\nthreds: []\ncommands: [{handler: nop}]\n", 2, 1,
      "unknown key 'threds' at the top level (did you mean 'threads'?)"},
     {"name: t\nzzz: 1\ncommands: [{handler: nop}]\n", 2, 1,
-     "unknown key 'zzz' at the top level (expected name, x280_mhz, kernels, "
-     "regions, threads, ports, pull or commands)"},
+     "unknown key 'zzz' at the top level (expected name, x280_mhz, "
+     "check_handover, kernels, regions, threads, ports, pull or commands)"},
     {T1 "x280_mhz: 1200\n", 5, 11, "bad x280_mhz '1200' (expected 1000 or 1750)"},
+    {T1 "check_handover: 1\n", 5, 17, "bad check_handover '1' (expected true or false)"},
+    {T1 "check_handover: [true]\n", 5, 17,
+     "bad check_handover: got a list (expected true or false)"},
     {"name: t\n", 1, 1,
      "nothing to run (expected at least one thread or one command)"},
     {"# nothing but a comment\n", 1, 1,
