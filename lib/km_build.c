@@ -26,14 +26,14 @@ static const char *const image_flags[] = {
     "-march=rv64gc_zba_zbb", "-mabi=lp64d", "-mcmodel=medany", "-ffreestanding",
     "-fno-common", "-O2", "-g", "-Wall",
     "-I${data}/kmx/include", "-I${data}/device/include", "-I${gen}",
-    "-ffile-prefix-map=${root}=.", "-ffile-prefix-map=${data}=/kmrun",
-    "-ffile-prefix-map=${gen}=/kmrun/gen",
+    "-ffile-prefix-map=${root}=.", "-ffile-prefix-map=${data}=" KM_RUNTIME_SOURCE,
+    "-ffile-prefix-map=${gen}=" KM_RUNTIME_SOURCE "/gen",
 };
 static const char *const kernel_flags[] = {
     "-std=gnu11", "-O2", "-g", "-fPIC", "-Wall",
     "-I${data}/device/include", "-I${data}/kmx/include", "-I${gen}",
-    "-ffile-prefix-map=${root}=.", "-ffile-prefix-map=${data}=/kmrun",
-    "-ffile-prefix-map=${gen}=/kmrun/gen",
+    "-ffile-prefix-map=${root}=.", "-ffile-prefix-map=${data}=" KM_RUNTIME_SOURCE,
+    "-ffile-prefix-map=${gen}=" KM_RUNTIME_SOURCE "/gen",
 };
 
 /* The host fallback: the thread's sources for the host, against the same
@@ -41,8 +41,8 @@ static const char *const kernel_flags[] = {
 static const char *const host_flags[] = {
     "-std=gnu11", "-O2", "-g", "-fPIC", "-pthread", "-Wall", "-DKMX_HOST_FALLBACK=1",
     "-I${data}/kmx/include", "-I${data}/device/include", "-I${data}/kmx/host", "-I${gen}",
-    "-ffile-prefix-map=${root}=.", "-ffile-prefix-map=${data}=/kmrun",
-    "-ffile-prefix-map=${gen}=/kmrun/gen",
+    "-ffile-prefix-map=${root}=.", "-ffile-prefix-map=${data}=" KM_RUNTIME_SOURCE,
+    "-ffile-prefix-map=${gen}=" KM_RUNTIME_SOURCE "/gen",
 };
 
 const char *km_target_file(km_target_kind kind)

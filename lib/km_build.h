@@ -56,6 +56,11 @@ void km_build_result_free(km_build_result *r);
 /* The generated header with the HANDLER_<NAME> ids, which thread and
  * kernel sources include as "kmrun_handlers.h", and its text. */
 #define KM_HANDLERS_HEADER "kmrun_handlers.h"
+
+/* What kmrun's own sources (the kmx runtime, the generated headers) are
+ * called in an image's and a kernels' object's debug information
+ * (-ffile-prefix-map): a source line under it is the runtime's. */
+#define KM_RUNTIME_SOURCE "/kmrun"
 char *km_handlers_header(const km_program *p);
 
 #endif

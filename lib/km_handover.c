@@ -1,6 +1,8 @@
 /* km_handover: the hand-over checker's findings named (km_handover.h). */
 #include "km_handover.h"
 
+#include "km_build.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +45,7 @@ static void site_of(const km_program *p, const sim_site *s, km_site *out)
         return;
     }
     out->pc = s->pc;
+    out->caller = s->caller;
     out->ps = s->ps;
 }
 
@@ -144,8 +147,19 @@ void km_site_source(km_site *s, const char *const image_of[BH_WORK_CLUSTERS + 1]
                     const char *kernels_so)
 {
     memset(&s->source, 0, sizeof s->source);
-    if (s->kind == KM_SITE_X280 && s->cluster >= 1 && s->cluster <= (int)BH_WORK_CLUSTERS)
+    if (s->kind == KM_SITE_X280 && s->cluster >= 1 && s->cluster <= (int)BH_WORK_CLUSTERS) {
         km_source_lookup(image_of[s->cluster], s->pc, &s->source);
+        /* Inside the runtime (its sources are built as /kmrun/...: a
+         * push's stores): the thread's call, the instruction before the
+         * return address. */
+        if (s->source.known && strncmp(s->source.file, KM_RUNTIME_SOURCE "/", strlen(KM_RUNTIME_SOURCE "/")) == 0 &&
+            s->caller > 0) {
+            km_source call;
+            km_source_lookup(image_of[s->cluster], s->caller - 1, &call);
+            if (call.known)
+                s->source = call;
+        }
+    }
     else if (s->kind == KM_SITE_HANDLER && s->pc > 0)
         km_host_source_lookup(kernels_so, s->pc - 1, &s->source);
 }

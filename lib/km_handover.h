@@ -54,8 +54,11 @@ typedef struct km_site {
     uint32_t handler_id;  /* handler */
     const char *handler;  /* its name (the program's or a built-in's); NULL unknown */
     uint64_t pc;
+    uint64_t caller;      /* X280: its return address at the access */
     uint64_t ps;          /* modeled time */
-    km_source source;     /* of pc; unknown until km_handover_sources */
+    km_source source;     /* of pc — of the thread's call when pc is inside the
+                             runtime (a push's stores); unknown until
+                             km_handover_sources */
 } km_site;
 
 typedef struct km_handover {
