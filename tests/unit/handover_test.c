@@ -15,10 +15,10 @@
 
 #include "km_fs.h"
 #include "km_handover.h"
+#include "manifest_fixture.h"
 #include "km_plan.h"
 #include "km_run_json.h"
 
-static char dir[64];
 static km_program *prog;
 static km_plan plan;
 
@@ -41,24 +41,9 @@ static const char manifest[] =
 static int setup(void **state)
 {
     (void)state;
-    strcpy(dir, "/tmp/kmrun-handover-test.XXXXXX");
-    assert_non_null(mkdtemp(dir));
-    const char *files[] = {"t.c", "k.c"};
-    for (unsigned i = 0; i < 2; i++) {
-        char *f = km_path_join(dir, files[i]);
-        assert_int_equal(km_write_file_atomic(f, "", 0, NULL), KM_OK);
-        free(f);
-    }
-    char *man = km_path_join(dir, "program.yaml");
-    assert_int_equal(km_write_file_atomic(man, manifest, strlen(manifest), NULL), KM_OK);
-    km_diags d = {0};
+    static const char *const sources[] = {"t.c", "k.c", NULL};
+    prog = fixture_program(manifest, sources);
     km_error err = {0};
-    int rc = km_manifest_load(man, &prog, &d, &err);
-    if (rc != KM_OK)
-        km_diags_print(&d, stderr);
-    assert_int_equal(rc, KM_OK);
-    km_diags_free(&d);
-    free(man);
     assert_int_equal(km_plan_make(prog, &plan, &err), KM_OK);
     return 0;
 }
@@ -67,7 +52,6 @@ static int teardown(void **state)
 {
     (void)state;
     km_program_free(prog);
-    km_rm_rf(dir);
     return 0;
 }
 

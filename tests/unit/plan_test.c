@@ -11,34 +11,12 @@
 
 #include "km_fs.h"
 #include "km_plan.h"
-
-static char dir[64];
+#include "manifest_fixture.h"
 
 static km_program *load(const char *yaml)
 {
-    strcpy(dir, "/tmp/kmrun-plan-test.XXXXXX");
-    assert_non_null(mkdtemp(dir));
-    char *src = km_path_join(dir, "t.c"), *man = km_path_join(dir, "program.yaml");
-    assert_int_equal(km_write_file_atomic(src, "", 0, NULL), KM_OK);
-    assert_int_equal(km_write_file_atomic(man, yaml, strlen(yaml), NULL), KM_OK);
-    km_program *p = NULL;
-    km_diags d = {0};
-    km_error err = {0};
-    int rc = km_manifest_load(man, &p, &d, &err);
-    if (rc != KM_OK)
-        km_diags_print(&d, stderr);
-    assert_int_equal(rc, KM_OK);
-    km_diags_free(&d);
-    free(src);
-    free(man);
-    return p;
-}
-
-static int cleanup(void **state)
-{
-    (void)state;
-    km_rm_rf(dir);
-    return 0;
+    static const char *const sources[] = {"t.c", NULL};
+    return fixture_program(yaml, sources);
 }
 
 static const char three[] =
@@ -154,8 +132,8 @@ static void check_values_differ(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(placement_follows_the_banks, cleanup),
-        cmocka_unit_test_teardown(args_carry_the_thread, cleanup),
+        cmocka_unit_test(placement_follows_the_banks),
+        cmocka_unit_test(args_carry_the_thread),
         cmocka_unit_test(check_values_differ),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

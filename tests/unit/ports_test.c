@@ -20,28 +20,12 @@
 #include "km_ports.h"
 #include "km_run_json.h"
 #include "km_session.h"
-
-static char dir[64];
+#include "manifest_fixture.h"
 
 static km_program *load(const char *yaml)
 {
-    strcpy(dir, "/tmp/kmrun-ports-test.XXXXXX");
-    assert_non_null(mkdtemp(dir));
-    char *src = km_path_join(dir, "t.c"), *man = km_path_join(dir, "program.yaml");
-    assert_int_equal(km_write_file_atomic(src, "", 0, NULL), KM_OK);
-    assert_int_equal(km_write_file_atomic(man, yaml, strlen(yaml), NULL), KM_OK);
-    km_program *p = NULL;
-    km_diags d = {0};
-    km_error err = {0};
-    int rc = km_manifest_load(man, &p, &d, &err);
-    if (rc != KM_OK)
-        km_diags_print(&d, stderr);
-    assert_int_equal(rc, KM_OK);
-    km_diags_free(&d);
-    free(src);
-    free(man);
-    km_rm_rf(dir);
-    return p;
+    static const char *const sources[] = {"t.c", NULL};
+    return fixture_program(yaml, sources);
 }
 
 /* Core `core` goes to (cluster, x280_core). */
