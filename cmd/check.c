@@ -21,6 +21,9 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "cmd_run.h"
+#include "cmd_summary.h"
+#include "km_fs.h"
+#include "km_rundir.h"
 #include "ks_text.h"
 
 #define AROUND 16u /* bytes shown around a region's first difference */
@@ -233,9 +236,10 @@ int cmd_check(int argc, char **argv)
                      p->name);
     if (rc == KM_OK)
         rc = cmd_open_cache(&cache, &err);
+    double started = km_wall_now();
     if (rc == KM_OK)
         rc = cmd_run_backend(p, KM_BACKEND_SIM, &cache, &bo, &ro, check_handover, run_dir,
-                             km_wall_now(), &sim, &err);
+                             started, &sim, &err);
     /* The checker is the card's: the host run does not check (and says
      * nothing of it: the sim run did). */
     if (rc == KM_OK)
@@ -282,6 +286,20 @@ int cmd_check(int argc, char **argv)
         unsigned found = cmd_run_outcome_handovers(&sim);
         rc = c.ndiff == 0 && found == 0 ? KM_OK : KM_EXIT_FAILED;
         fflush(stdout);
+        bool color;
+        if (cmd_summary_wanted(&color)) {
+            char *runs = km_runs_root(run_dir);
+            const cmd_run_outcome *both[2] = {&sim, &host};
+            for (unsigned k = 0; runs && k < 2; k++) {
+                char *folder = km_path_join(runs, both[k]->id);
+                fprintf(stderr, "%s:\n", k == 0 ? "the simulated card" : "the host fallback");
+                cmd_summary_write(stderr, color, p, &both[k]->result, both[k]->id,
+                                  both[k]->folder_rc == KM_OK ? folder : NULL,
+                                  km_wall_now() - started);
+                free(folder);
+            }
+            free(runs);
+        }
         cmd_run_outcome_folder(&sim, &rc, &err);
         cmd_run_outcome_folder(&host, &rc, &err);
         cJSON_Delete(c.doc);

@@ -1,0 +1,99 @@
+/* cmd_summary.c: the run's summary for a person (cmd_summary.h). */
+#include "cmd_summary.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "km_handlers.h"
+#include "ks_text.h"
+
+#define GREEN "\033[32m"
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define BOLD "\033[1m"
+#define PLAIN "\033[0m"
+#define WORDS_SHOWN 8u
+
+bool cmd_summary_wanted(bool *color)
+{
+    if (!isatty(STDERR_FILENO))
+        return false;
+    const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+    *color = !(no && *no) && !(term && strcmp(term, "dumb") == 0);
+    return true;
+}
+
+/* "1,234.5 µs" of picoseconds. */
+static void microseconds(uint64_t ps, char *out, size_t n)
+{
+    char whole[32];
+    ks_thousands(ps / 1000000u, whole, sizeof whole);
+    snprintf(out, n, "%s.%u µs", whole, (unsigned)(ps / 100000u % 10u));
+}
+
+static const char *paint(bool color, const char *what)
+{
+    return color ? what : "";
+}
+
+static void thread_line(FILE *f, bool color, const km_run_result *r, const km_thread_result *t)
+{
+    bool ok = t->state == KM_STATE_RETURNED;
+    fprintf(f, "  cluster %d: %s%s%s", t->cluster, paint(color, ok ? GREEN : RED),
+            km_state_name(t->state), paint(color, PLAIN));
+    if (t->error != KMX_ERROR_NONE)
+        fprintf(f, " (error %s)", km_kmx_error_name(t->error));
+    if (t->has_code)
+        fprintf(f, ", code %" PRId32, t->code);
+    if (t->nwords > 0) {
+        fputs(", words", f);
+        for (uint32_t i = 0; i < t->nwords && i < WORDS_SHOWN; i++)
+            fprintf(f, " %" PRIu32, t->words[i]);
+        if (t->nwords > WORDS_SHOWN)
+            fprintf(f, " ... (%" PRIu32 ")", t->nwords);
+    }
+    if (t->has_ticks) {
+        char us[48];
+        microseconds(t->ticks * (BH_PS_PER_SECOND / BH_TICKS_PER_SECOND), us, sizeof us);
+        fprintf(f, ", %s%s", us, r->host_times ? " (host)" : "");
+    }
+    if (t->where != 0)
+        fprintf(f, ", last marker %" PRIu32, t->where);
+    fputc('\n', f);
+}
+
+void cmd_summary_write(FILE *f, bool color, const km_program *p, const km_run_result *r,
+                       const char *id, const char *folder, double wall_seconds)
+{
+    char device[48], count[32];
+    microseconds(r->device_ps, device, sizeof device);
+    ks_thousands(r->instructions, count, sizeof count);
+    fprintf(f, "%s%s%s: %s %s, %s instructions, %.2f s of this machine\n", paint(color, BOLD),
+            p->name, paint(color, PLAIN), device, r->host_times ? "(host)" : "modeled", count,
+            wall_seconds);
+    for (unsigned i = 0; i < r->nthreads; i++)
+        thread_line(f, color, r, &r->threads[i]);
+    for (size_t i = 0; r->commands && i < r->ncommands; i++) {
+        const km_command_result *c = &r->commands[i];
+        const char *kind = !c->ended                          ? "no event"
+                           : c->event == KM_EVENT_DONE        ? "done"
+                           : c->event == KM_EVENT_TIMEOUT     ? "timeout"
+                                                              : "rejected";
+        char us[48];
+        microseconds(c->ps, us, sizeof us);
+        fprintf(f, "  command %zu %s: %s%s%s, %s\n", i, p->commands[i].handler,
+                paint(color, c->ended && c->event == KM_EVENT_DONE ? GREEN : YELLOW), kind,
+                paint(color, PLAIN), us);
+    }
+    if (r->nport_waits > 0)
+        fprintf(f, "  %s%u X280 port wait%s gave up%s (port_waits)\n", paint(color, YELLOW),
+                r->nport_waits, r->nport_waits == 1 ? "" : "s", paint(color, PLAIN));
+    if (r->handover_checked)
+        fprintf(f, "  hand-over checker: %s%u finding%s%s\n",
+                paint(color, r->nhandovers ? RED : GREEN), r->nhandovers,
+                r->nhandovers == 1 ? "" : "s", paint(color, PLAIN));
+    if (folder)
+        fprintf(f, "  run %s: %s\n", id, folder);
+}
