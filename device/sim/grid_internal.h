@@ -79,6 +79,8 @@ struct km_core {
     unsigned id;
     enum core_state state;
     uint64_t time_ps;
+    uint64_t busy_ps;  /* of its time, what grid_spend_ps spent (sim_grid_stats) */
+    uint64_t handlers; /* handlers it started */
     uint64_t wake_ps; /* CORE_WAITING */
     grid_job *job;
     ucontext_t context; /* the first entry onto its stack */
@@ -131,6 +133,8 @@ struct sim_grid {
     unsigned landing_head, nlandings;
     km_port_gave_up gave_up[KM_PORT_WAITS_KEPT];
     unsigned ngave_up;
+    /* Bytes over the NoC (sim_grid_stats). */
+    uint64_t bank_bytes, mailbox_bytes;
 };
 
 /* The built-in handlers, indexed by id (NULL where none). */

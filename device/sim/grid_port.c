@@ -181,6 +181,7 @@ static void send(km_core *c, uint32_t offset, km_x280_msg_t m)
     /* The core goes on once the write is acknowledged, as after any NoC
      * write of the grid (km_noc_write's cost): the message is on its way
      * meanwhile. */
+    g->mailbox_bytes += sizeof m;
     grid_spend_ps(c, SIM_GRID_NOC_WRITE_PS + cycles_ps(c, 1));
 }
 

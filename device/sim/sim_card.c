@@ -362,6 +362,32 @@ uint64_t sim_card_instructions(const sim_card *card)
     return n;
 }
 
+void sim_card_stats_get(const sim_card *card, sim_card_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++) {
+        sim_cluster *cl = card->clusters[c];
+        if (!cl)
+            continue;
+        uint64_t noc[SIM_NOC_TENSIX + 1];
+        sim_cluster_get_stats(cl, &out->clusters[c], noc);
+        out->noc_bytes[SIM_CARD_ROUTE_X280_TO_BANK] += noc[SIM_NOC_BANK];
+        out->noc_bytes[SIM_CARD_ROUTE_X280_TO_LIM] += noc[SIM_NOC_LIM];
+        out->noc_bytes[SIM_CARD_ROUTE_X280_TO_TENSIX] += noc[SIM_NOC_TENSIX];
+    }
+    sim_grid_stats g;
+    sim_grid_get_stats(sim_kernel_grid(card->kernel), &g);
+    memcpy(out->tensix_busy_ps, g.busy_ps, sizeof g.busy_ps);
+    memcpy(out->tensix_handlers, g.handlers, sizeof g.handlers);
+    out->noc_bytes[SIM_CARD_ROUTE_TENSIX_TO_BANK] = g.bank_bytes;
+    out->noc_bytes[SIM_CARD_ROUTE_TENSIX_TO_X280] = g.mailbox_bytes;
+    sim_dispatcher_stats d;
+    sim_kernel_dispatcher_stats(card->kernel, &d);
+    out->dispatcher_passes = d.passes;
+    for (unsigned r = 0; r < SIM_DISPATCH_RINGS; r++)
+        out->dispatcher_commands += d.taken[r];
+}
+
 /* ---- the kernel side ------------------------------------------------------- */
 
 bool sim_card_commands_done(const sim_card *card)

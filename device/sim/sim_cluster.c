@@ -158,6 +158,30 @@ sim_cache *sim_cluster_cache(sim_cluster *c)
     return &c->m.cache;
 }
 
+void sim_cluster_get_stats(sim_cluster *c, sim_card_cluster_stats *out,
+                           uint64_t noc[SIM_NOC_TENSIX + 1])
+{
+    memset(out, 0, sizeof *out);
+    out->present = true;
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        const sim_hart *h = &c->harts[i];
+        out->cores[i] = (sim_card_core_stats){h->instret, h->cycle, h->mem_cycles};
+    }
+    const sim_cluster_mem *m = &c->m;
+    const sim_cache_stats *cs = &m->cache.stats;
+    out->cache_hits = cs->hits;
+    out->cache_misses = cs->misses;
+    out->write_backs = cs->evictions + cs->flushed_dirty;
+    for (unsigned b = 0; b < BH_DRAM_BANKS; b++) {
+        out->bank_read[b] = m->stats.bank_read[b];
+        out->bank_written[b] = m->stats.bank_written[b];
+    }
+    /* The cache's lines come from and go to the cluster's own bank. */
+    out->bank_read[m->bank] += cs->misses * BH_LINE_BYTES;
+    out->bank_written[m->bank] += out->write_backs * BH_LINE_BYTES;
+    memcpy(noc, m->stats.noc_bytes, sizeof m->stats.noc_bytes);
+}
+
 bool sim_cluster_failed(const sim_cluster *c, ks_error *err)
 {
     if (c->m.failed && err != NULL) {

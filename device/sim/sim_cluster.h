@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "ks_error.h"
+#include "sim_card.h"
 #include "sim_cluster_mem.h"
 #include "sim_dram.h"
 #include "sim_hart.h"
@@ -98,6 +99,11 @@ bool sim_cluster_busy(const sim_cluster *c);
 /* The cluster's cache (inspection), and whether host memory ran out
  * during the run (then err says so; the run cannot be trusted). */
 sim_cache *sim_cluster_cache(sim_cluster *c);
+/* Its figures for the run's stats (sim_card.h, "counters"): its cores',
+ * its cache's, its bank bytes; noc[kind] its windows' bytes by
+ * sim_noc_kind. */
+void sim_cluster_get_stats(sim_cluster *c, sim_card_cluster_stats *out,
+                           uint64_t noc[SIM_NOC_TENSIX + 1]);
 bool sim_cluster_failed(const sim_cluster *c, ks_error *err);
 
 #endif

@@ -299,6 +299,25 @@ static unsigned window_bank(const sim_cluster_mem *cm, const bh_noc_window_reg *
     return target && target->kind == SIM_NOC_BANK ? target->bank : BH_DRAM_BANKS;
 }
 
+/* A window access of size bytes to t's tile: its route's bytes, and its
+ * bank's when the tile is a bank's port. */
+static void count_noc(sim_cluster_mem *cm, const bh_noc_window_reg *t, unsigned size,
+                      bool store)
+{
+    const sim_noc_target *target = sim_noc_find(cm->noc, t->x, t->y);
+    if (target == NULL) {
+        return;
+    }
+    cm->stats.noc_bytes[target->kind] += size;
+    if (target->kind == SIM_NOC_BANK) {
+        if (store) {
+            cm->stats.bank_written[target->bank] += size;
+        } else {
+            cm->stats.bank_read[target->bank] += size;
+        }
+    }
+}
+
 static bool in_noc_regs(uint64_t addr)
 {
     return addr - BH_NOC_WINDOW_REGS < NOC_REGS_BYTES;
@@ -347,6 +366,7 @@ int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         (void)sim_dram_read(cm->dram, cm->bank, addr - BH_DRAM_UNCACHED_BASE, &v, size, NULL);
         *value = v;
         cm->stats.uncached_loads++;
+        cm->stats.bank_read[cm->bank] += size;
         charge(h, cm->cost[SIM_T_UNCACHED_LOAD]);
         return 0;
     }
@@ -386,6 +406,7 @@ int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         }
         *value = v;
         cm->stats.noc_loads++;
+        count_noc(cm, t, size, false);
         charge(h, cm->cost[SIM_T_NOC_LOAD]);
         return 0;
     }
@@ -465,6 +486,7 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
             return failed(cm, addr, SIM_CAUSE_STORE_ACCESS);
         }
         cm->stats.uncached_stores++;
+        cm->stats.bank_written[cm->bank] += size;
         charge(h, cm->cost[SIM_T_UNCACHED_STORE]);
         return 0;
     }
@@ -497,6 +519,7 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         if (stored != 0) {
             return fault(cm, SIM_CAUSE_STORE_ACCESS);
         }
+        count_noc(cm, t, size, true);
         if (t->mode == BH_NOC_POSTED) {
             cm->stats.noc_posted++;
             charge(h, cm->cost[SIM_T_NOC_POSTED]);

@@ -58,6 +58,7 @@
 #include "sim_dram.h"
 #include "sim_hart.h"
 #include "sim_mem.h"
+#include "sim_noc.h"
 #include "sim_port.h"
 #include "sim_timing.h"
 
@@ -71,6 +72,12 @@ typedef struct sim_cluster_mem_stats {
     uint64_t noc_loads, noc_posted, noc_nonposted; /* through the windows */
     uint64_t stream_misses, other_misses; /* fills, by what they cost */
     uint64_t faults;    /* accesses nothing answered */
+    /* Bytes the cores' uncached and NoC-window accesses moved to and
+     * from each bank (the cache's fills and write-backs are its own
+     * stats, a line each), and through the windows by target kind
+     * (sim_noc_kind: bank, another cluster's LIM, a Tensix tile). */
+    uint64_t bank_read[BH_DRAM_BANKS], bank_written[BH_DRAM_BANKS];
+    uint64_t noc_bytes[SIM_NOC_TENSIX + 1]; /* by sim_noc_kind */
 } sim_cluster_mem_stats;
 
 typedef struct sim_cluster_mem {

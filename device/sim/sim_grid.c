@@ -78,6 +78,7 @@ static void core_entry(unsigned lo, unsigned hi)
     __sanitizer_finish_switch_fiber(NULL, &c->grid->main_bottom, &c->grid->main_size);
 #endif
     grid_job *j = c->job;
+    c->handlers++;
     km_compute(c, SIM_GRID_LAUNCH_CYCLES);
     j->fn(c, &j->command);
     finish_core(c);
@@ -469,6 +470,7 @@ void km_set_result(km_core *c, uint32_t word)
 void grid_spend_ps(km_core *c, uint64_t ps)
 {
     c->time_ps = ps > UINT64_MAX - c->time_ps ? UINT64_MAX : c->time_ps + ps;
+    c->busy_ps += ps;
     give_way(c, false);
 }
 
@@ -530,6 +532,7 @@ int km_noc_read(km_core *c, unsigned bank, uint64_t bank_address, void *dst, uin
     if (!in_bank(bank, bank_address, n))
         return -1;
     void *from = __builtin_return_address(0);
+    c->grid->bank_bytes += n;
     grid_spend_ps(c, SIM_GRID_NOC_READ_PS + transfer_ps(c, n));
     if (c->grid->checker) {
         check_at(c, from);
@@ -545,6 +548,7 @@ int km_noc_write(km_core *c, unsigned bank, uint64_t bank_address, const void *s
     if (!in_bank(bank, bank_address, n))
         return -1;
     void *from = __builtin_return_address(0);
+    c->grid->bank_bytes += n;
     grid_spend_ps(c, SIM_GRID_NOC_WRITE_PS + transfer_ps(c, n));
     if (c->grid->checker)
         check_at(c, from); /* the checker's watch records the write */
@@ -552,4 +556,15 @@ int km_noc_write(km_core *c, unsigned bank, uint64_t bank_address, const void *s
     if (c->grid->checker)
         sim_checker_at(c->grid->checker, NULL);
     return rc;
+}
+
+void sim_grid_get_stats(const sim_grid *g, sim_grid_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
+        out->busy_ps[i] = g->cores[i].busy_ps;
+        out->handlers[i] = g->cores[i].handlers;
+    }
+    out->bank_bytes = g->bank_bytes;
+    out->mailbox_bytes = g->mailbox_bytes;
 }

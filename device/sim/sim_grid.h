@@ -161,6 +161,19 @@ int sim_grid_tile_store(void *grid, unsigned core, uint64_t addr, unsigned size,
  * sent, which is the order they land. */
 bool sim_grid_next_landing(sim_grid *grid, uint64_t up_to_ps, sim_grid_landing *out);
 
+/* What the grid did (the run JSON's stats).  busy_ps: each core's time
+ * that handlers spent (grid_spend_ps: the launch, km_compute, km_spend_ns,
+ * NoC calls, port looks and sends), never the time it waited (a port
+ * wait, a leader waiting for its group); handlers: the handlers it
+ * started.  bank_bytes: bytes km_noc_read/km_noc_write moved (both ways);
+ * mailbox_bytes: the port messages sent to X280 mailboxes. */
+typedef struct sim_grid_stats {
+    uint64_t busy_ps[BH_GRID_CORES];
+    uint64_t handlers[BH_GRID_CORES];
+    uint64_t bank_bytes, mailbox_bytes;
+} sim_grid_stats;
+void sim_grid_get_stats(const sim_grid *grid, sim_grid_stats *out);
+
 /* Port waits that gave up and sends refused, in order (the first
  * KM_PORT_WAITS_KEPT); *n how many. */
 const km_port_gave_up *sim_grid_port_waits(const sim_grid *grid, unsigned *n);

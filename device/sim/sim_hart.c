@@ -188,6 +188,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     sim_insn *const icache = h->icache->insn;
     const uint64_t cbase = h->code_base, csize = h->code_size;
     uint64_t pc = h->pc, cycle = h->cycle, instret = h->instret;
+    uint64_t mcycles = h->mem_cycles; /* of cycle: what memory accesses added */
     uint64_t limit = until_cycle; /* set to 0 to stop after this instruction */
 
     /* The last RAM range a load or store reached: an access at offset o
@@ -215,7 +216,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         cycle += SIM_COST_TRAP;
     }
 
-#define SYNC() (h->pc = pc, h->cycle = cycle, h->instret = instret)
+#define SYNC() (h->pc = pc, h->cycle = cycle, h->instret = instret, h->mem_cycles = mcycles)
 #define RD x[d->rd]
 #define RS1 x[d->rs1]
 #define RS2 x[d->rs2]
@@ -235,6 +236,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
             RD = conv;                                                                         \
             x[0] = 0;                                                                          \
             cycle += rlat;                                                                     \
+            mcycles += rlat;                                                                   \
             NEXT;                                                                              \
         }                                                                                      \
         mem_addr = a;                                                                          \
@@ -248,6 +250,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         if (LIKELY(o < rlen) && LIKELY(!(a & ((n) - 1)))) {                                    \
             memcpy(rhost + o, &t, n);                                                          \
             cycle += rlat;                                                                     \
+            mcycles += rlat;                                                                   \
             if (others)                                                                        \
                 sim_mem_note_store(m, h, a);                                                   \
             NEXT;                                                                              \
@@ -410,6 +413,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
             int rc = d->op == SIM_OP_LR || d->op == SIM_OP_SC || d->op == SIM_OP_AMO
                          ? sim_hart_atomic(h, d, &tval)
                          : sim_hart_fp_mem(h, d, &tval);
+            mcycles += h->cycle - cycle;
             cycle = h->cycle;
             if (rc) {
                 cause = (uint64_t)rc;
@@ -521,6 +525,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         uint64_t raw = 0;
         SYNC();
         int rc = sim_hart_load_slow(h, ri, mem_addr, mem_size, &raw);
+        mcycles += h->cycle - cycle;
         cycle = h->cycle;
         if (rc) {
             cause = (uint64_t)rc;
@@ -547,6 +552,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
             REFILL(&m->ram[ri]);
         SYNC();
         int rc = sim_hart_store_slow(h, ri, mem_addr, mem_size, mem_val);
+        mcycles += h->cycle - cycle;
         cycle = h->cycle;
         if (rc) {
             cause = (uint64_t)rc;

@@ -50,6 +50,11 @@ typedef struct sim_hart {
     uint64_t cycle;   /* modeled cycles since reset */
     uint64_t instret; /* instructions retired */
     uint64_t traps;   /* traps taken: they retire nothing, yet take time */
+    /* Of `cycle`, the cycles memory accesses added: each load's, store's,
+     * AMO's latency (sim_mem.h: a RAM range's, a device's), beyond the
+     * SIM_COST_INSN every instruction costs (the run JSON's
+     * memory_stall_cycles). */
+    uint64_t mem_cycles;
     /* mcycle/minstret read cycle/instret plus these: a CSR write moves
      * the view, never the modeled time the owner schedules by. */
     uint64_t mcycle_offset, minstret_offset;

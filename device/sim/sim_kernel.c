@@ -372,6 +372,11 @@ sim_grid *sim_kernel_grid(sim_kernel *f)
     return f->grid;
 }
 
+void sim_kernel_dispatcher_stats(const sim_kernel *f, sim_dispatcher_stats *out)
+{
+    sim_dispatcher_get_stats(f->d, out);
+}
+
 void sim_kernel_stop(sim_kernel *f)
 {
     sim_dispatcher_stop(f->d);

@@ -46,6 +46,8 @@ void sim_kernel_step(sim_kernel *f, uint64_t until_ps);
 void sim_kernel_step_grid(sim_kernel *f, uint64_t until_ps);
 /* The grid, for the ports' NoC side and landings. */
 sim_grid *sim_kernel_grid(sim_kernel *f);
+/* The dispatcher's stats (sim_dispatcher_get_stats). */
+void sim_kernel_dispatcher_stats(const sim_kernel *f, sim_dispatcher_stats *out);
 /* One pass: the next one's start is sim_kernel_now_ps. */
 void sim_kernel_pass(sim_kernel *f);
 uint64_t sim_kernel_now_ps(const sim_kernel *f);

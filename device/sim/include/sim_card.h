@@ -157,6 +157,60 @@ void sim_card_core_at(const sim_card *card, unsigned cluster, unsigned core, sim
 /* Instructions retired by every core of the work clusters. */
 uint64_t sim_card_instructions(const sim_card *card);
 
+/* ---- counters ----------------------------------------------------------------
+ *
+ * What the run did, as the parts count it (the run JSON's `stats`).  Each
+ * figure is exact, counted where it happens, and none changes a modeled
+ * time.  Only the work clusters added (present) and Tensix cores that ran
+ * a handler (handlers > 0) have figures; the rest are zero.
+ *
+ *   x280 core        instructions (retired; their sum over every core is
+ *                    sim_card_instructions), cycles (the cycles it ran:
+ *                    none while halted or in wfi), memory_stall_cycles (of
+ *                    those, what its memory accesses added: each load's,
+ *                    store's, AMO's latency beyond the one cycle every
+ *                    instruction costs; the rest are that cycle, the
+ *                    multiply/divide/FP extras and traps)
+ *   cluster          its cache's hits, misses (each a line filled from
+ *                    its bank) and write-backs (dirty lines written to its
+ *                    bank: evictions and FLUSH64); bank_read/bank_written,
+ *                    by bank: the fills and write-backs (64 bytes each)
+ *                    plus its cores' uncached and NoC-window bytes
+ *   noc_bytes        by route, both directions: X280 windows to a bank, to
+ *                    another cluster's LIM, to a Tensix tile; Tensix
+ *                    km_noc_read/km_noc_write; Tensix port messages into
+ *                    X280 mailboxes (16 bytes each).  Not the dispatcher's
+ *                    own ring traffic.
+ *   tensix core      busy_ps: the modeled time its handlers spent (launch,
+ *                    km_compute, km_spend_ns, NoC calls, port looks and
+ *                    sends), never the time it waited (port waits, a
+ *                    leader waiting for its group); handlers: how many ran
+ *   dispatcher       passes; commands taken from every ring (host-fed and
+ *                    the threads') */
+#define SIM_CARD_ROUTE_X280_TO_BANK 0u
+#define SIM_CARD_ROUTE_X280_TO_LIM 1u
+#define SIM_CARD_ROUTE_X280_TO_TENSIX 2u
+#define SIM_CARD_ROUTE_TENSIX_TO_BANK 3u
+#define SIM_CARD_ROUTE_TENSIX_TO_X280 4u
+#define SIM_CARD_ROUTES 5u
+typedef struct sim_card_core_stats {
+    uint64_t instructions, cycles, memory_stall_cycles;
+} sim_card_core_stats;
+typedef struct sim_card_cluster_stats {
+    bool present;
+    sim_card_core_stats cores[BH_CLUSTER_CORES];
+    uint64_t cache_hits, cache_misses, write_backs;
+    uint64_t bank_read[BH_DRAM_BANKS], bank_written[BH_DRAM_BANKS];
+} sim_card_cluster_stats;
+typedef struct sim_card_stats {
+    sim_card_cluster_stats clusters[BH_CLUSTERS]; /* by number; 0 never present */
+    uint64_t noc_bytes[SIM_CARD_ROUTES];           /* SIM_CARD_ROUTE_* */
+    uint64_t tensix_busy_ps[BH_GRID_CORES];        /* grid order */
+    uint64_t tensix_handlers[BH_GRID_CORES];
+    uint64_t dispatcher_passes, dispatcher_commands;
+} sim_card_stats;
+void sim_card_stats_get(const sim_card *card, sim_card_stats *out);
+
 /* ---- the kernel side ------------------------------------------------------- */
 
 /* Whether every host-fed command has its event. */
