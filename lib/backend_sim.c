@@ -250,6 +250,8 @@ static void on_card_finish(void *ctx, km_run_result *r)
     km_card_commands(s, r);
     km_card_port_waits(s, r);
     r->instructions = sim_card_instructions(s->card);
+    sim_card_stats_get(s->card, &r->stats);
+    r->has_stats = true;
 }
 
 static void sim_hooks(km_session *s, km_driver_hooks *h)

@@ -233,6 +233,64 @@ cJSON *km_handover_json(const km_handover *h)
     return o;
 }
 
+/* The card's counters (sim_card.h, "counters"): X280 cores of the
+ * clusters that ran, clusters, NoC routes, the Tensix cores that ran a
+ * handler, the dispatcher. */
+static cJSON *stats_json(const sim_card_stats *st)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *x280 = cJSON_AddArrayToObject(o, "x280");
+    cJSON *clusters = cJSON_AddArrayToObject(o, "clusters");
+    for (unsigned c = 1; c < BH_CLUSTERS; c++) {
+        const sim_card_cluster_stats *cs = &st->clusters[c];
+        if (!cs->present)
+            continue;
+        for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+            cJSON *k = cJSON_CreateObject();
+            cJSON_AddNumberToObject(k, "cluster", c);
+            cJSON_AddNumberToObject(k, "core", i);
+            add_u64(k, "instructions", cs->cores[i].instructions);
+            add_u64(k, "cycles", cs->cores[i].cycles);
+            add_u64(k, "memory_stall_cycles", cs->cores[i].memory_stall_cycles);
+            cJSON_AddItemToArray(x280, k);
+        }
+        cJSON *k = cJSON_CreateObject();
+        cJSON_AddNumberToObject(k, "cluster", c);
+        add_u64(k, "cache_hits", cs->cache_hits);
+        add_u64(k, "cache_misses", cs->cache_misses);
+        add_u64(k, "write_backs", cs->write_backs);
+        cJSON *rd = cJSON_AddArrayToObject(k, "bank_bytes_read");
+        cJSON *wr = cJSON_AddArrayToObject(k, "bank_bytes_written");
+        for (unsigned b = 0; b < BH_DRAM_BANKS; b++) {
+            cJSON_AddItemToArray(rd, cJSON_CreateNumber((double)cs->bank_read[b]));
+            cJSON_AddItemToArray(wr, cJSON_CreateNumber((double)cs->bank_written[b]));
+        }
+        cJSON_AddItemToArray(clusters, k);
+    }
+    cJSON *noc = cJSON_AddObjectToObject(o, "noc_bytes");
+    add_u64(noc, "x280_to_bank", st->noc_bytes[SIM_CARD_ROUTE_X280_TO_BANK]);
+    add_u64(noc, "x280_to_lim", st->noc_bytes[SIM_CARD_ROUTE_X280_TO_LIM]);
+    add_u64(noc, "x280_to_tensix", st->noc_bytes[SIM_CARD_ROUTE_X280_TO_TENSIX]);
+    add_u64(noc, "tensix_to_bank", st->noc_bytes[SIM_CARD_ROUTE_TENSIX_TO_BANK]);
+    add_u64(noc, "tensix_to_x280", st->noc_bytes[SIM_CARD_ROUTE_TENSIX_TO_X280]);
+    cJSON *tensix = cJSON_AddArrayToObject(o, "tensix");
+    char us[40];
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
+        if (st->tensix_handlers[i] == 0)
+            continue;
+        cJSON *k = cJSON_CreateObject();
+        cJSON_AddNumberToObject(k, "core", i);
+        add_u64(k, "handlers", st->tensix_handlers[i]);
+        km_ps_us(st->tensix_busy_ps[i], us, sizeof us);
+        cJSON_AddRawToObject(k, "busy_microseconds", us);
+        cJSON_AddItemToArray(tensix, k);
+    }
+    cJSON *d = cJSON_AddObjectToObject(o, "dispatcher");
+    add_u64(d, "passes", st->dispatcher_passes);
+    add_u64(d, "commands", st->dispatcher_commands);
+    return o;
+}
+
 char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result *r,
                   const km_run_info *info)
 {
@@ -306,6 +364,11 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
     } else {
         cJSON_AddNullToObject(doc, "handover");
     }
+    /* The card's counters: null on the host fallback. */
+    if (r->has_stats)
+        cJSON_AddItemToObject(doc, "stats", stats_json(&r->stats));
+    else
+        cJSON_AddNullToObject(doc, "stats");
     cJSON *regions = cJSON_AddArrayToObject(doc, "regions");
     for (unsigned i = 0; i < plan->nclusters; i++) {
         const km_cluster_plan *cp = &plan->clusters[i];

@@ -36,6 +36,7 @@
 #include "km_program.h"
 #include "km_rundir.h"
 #include "kmx_layout.h"
+#include "sim_card.h"
 
 typedef enum km_backend {
     KM_BACKEND_SIM,  /* the simulated Blackhole (device/sim/) */
@@ -130,6 +131,10 @@ typedef struct km_run_result {
     uint64_t device_ps;    /* modeled time from the start to the stop (host: wall time) */
     bool host_times;       /* the times are the host's (the host fallback), not modeled */
     uint64_t instructions; /* retired by every X280 core */
+    /* The card's counters, read after the run (the run JSON's `stats`);
+     * has_stats false on the host fallback. */
+    bool has_stats;
+    sim_card_stats stats;
 } km_run_result;
 
 /* Seconds of the host's monotonic clock: the one wall clock of a run
