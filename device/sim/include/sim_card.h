@@ -17,6 +17,7 @@
  *   sim_card_start(card, &err)                 then every cluster's cores at once
  *   sim_card_step(card, until_ps) ...          modeled time goes forward
  *   sim_card_read_lim / read_dram              the host looks, as on a card
+ *   sim_card_stats_get(card, &stats)           what the parts counted ("counters")
  *   sim_card_free(card)
  *
  * The host fallback uses the card without work clusters: its threads run
