@@ -87,6 +87,31 @@ void cmd_summary_write(FILE *f, bool color, const km_program *p, const km_run_re
                 paint(color, c->ended && c->event == KM_EVENT_DONE ? GREEN : YELLOW), kind,
                 paint(color, PLAIN), us);
     }
+    if (r->has_stats) {
+        const sim_card_stats *st = &r->stats;
+        uint64_t hits = 0, misses = 0, backs = 0, noc = 0, busy = 0;
+        unsigned cores = 0;
+        for (unsigned c = 1; c < BH_CLUSTERS; c++) {
+            hits += st->clusters[c].cache_hits;
+            misses += st->clusters[c].cache_misses;
+            backs += st->clusters[c].write_backs;
+        }
+        for (unsigned k = 0; k < SIM_CARD_ROUTES; k++)
+            noc += st->noc_bytes[k];
+        for (unsigned k = 0; k < BH_GRID_CORES; k++) {
+            busy += st->tensix_busy_ps[k];
+            cores += st->tensix_handlers[k] > 0;
+        }
+        char h[32], m[32], b[32], n[32], t[48];
+        ks_thousands(hits, h, sizeof h);
+        ks_thousands(misses, m, sizeof m);
+        ks_thousands(backs, b, sizeof b);
+        ks_thousands(noc, n, sizeof n);
+        microseconds(busy, t, sizeof t);
+        fprintf(f, "  counters: cache %s hits, %s misses, %s write-backs; NoC %s bytes; Tensix "
+                   "busy %s on %u core%s; %" PRIu64 " dispatcher passes (stats)\n",
+                h, m, b, n, t, cores, cores == 1 ? "" : "s", st->dispatcher_passes);
+    }
     if (r->nport_waits > 0)
         fprintf(f, "  %s%u X280 port wait%s gave up%s (port_waits)\n", paint(color, YELLOW),
                 r->nport_waits, r->nport_waits == 1 ? "" : "s", paint(color, PLAIN));
