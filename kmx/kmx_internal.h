@@ -155,6 +155,23 @@ static inline int kmx__core0_only(void) {
     return KMX_OK;
 }
 
+/* Points NoC window `window` at (x, y), NoC address `address` (the window
+ * starts at its 2 MiB boundary), in `mode`; returns the core's address of
+ * `address` through it.  Target first, mode last: the store of `mode`
+ * makes the window take the new target. */
+static inline uint64_t kmx__open_window(uint32_t window, uint32_t x, uint32_t y,
+                                        uint64_t address, uint32_t mode) {
+    uint64_t base = address & ~(uint64_t)(BH_NOC_WINDOW_BYTES - 1u);
+    volatile bh_noc_window_reg *w = KMX_P(bh_noc_window_reg, BH_NOC_WINDOW_REG(window));
+    w->address = base;
+    w->x = (uint16_t)x;
+    w->y = (uint16_t)y;
+    kmx__fence();
+    w->mode = mode;
+    kmx__fence();
+    return BH_NOC_WINDOW(window) + (address - base);
+}
+
 /* The lead, core 0: the windows onto every other cluster of the image are
  * open and every one serves (kmx_parallel_all's first call does it);
  * KMX_OK, or the stop or the deadline (recorded). */

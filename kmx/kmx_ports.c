@@ -37,18 +37,9 @@
 
 /* ---- start-up and end ------------------------------------------------------ */
 
-static void set_window(uint32_t window, uint32_t x, uint32_t y, uint32_t mode) {
-    volatile bh_noc_window_reg *w = KMX_P(bh_noc_window_reg, BH_NOC_WINDOW_REG(window));
-    if (mode != BH_NOC_OFF) {
-        w->address = 0; /* a window from the tile's L1 0: KM_CONTROL_X280_L1 is in it */
-        w->x = (uint16_t)x;
-        w->y = (uint16_t)y;
-        kmx__fence();
-    }
-    w->mode = mode;
-}
-
-/* Every entry of the table this cluster serves, checked, through f. */
+/* Opens (mode posted) or closes (BH_NOC_OFF) the window onto every core
+ * the table says this cluster serves, checking each entry: how many, or
+ * -1 - core for the first bad entry. */
 static int each_served(uint32_t mode) {
     const volatile kmx_ports_settings *s = &KMX_ARGS->ports;
     volatile kmx_ports_area *a = PORTS;
@@ -64,7 +55,11 @@ static int each_served(uint32_t mode) {
             window >= KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT || core >= s->cores) {
             return -1 - (int)core;
         }
-        set_window(window, e->noc_x, e->noc_y, mode);
+        if (mode == BH_NOC_OFF) {
+            KMX_P(bh_noc_window_reg, BH_NOC_WINDOW_REG(window))->mode = BH_NOC_OFF;
+        } else {
+            (void)kmx__open_window(window, e->noc_x, e->noc_y, KM_CONTROL_X280_L1, mode);
+        }
         served++;
     }
     return (int)served;

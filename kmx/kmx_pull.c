@@ -89,8 +89,21 @@ static volatile uint32_t *log_range(const pull_log *l, uint32_t core, uint32_t i
     return l->base + KMX_PULL_LOG_RANGE_OFFSET(l->per_core, core, i) / 4u;
 }
 
-/* Tensix core `core`'s next range, counted; KMX_PULL_NONE when none is
- * left for it. */
+/* Range `range` if it holds units, else KMX_PULL_NONE. */
+static inline __attribute__((always_inline)) uint32_t in_units(uint32_t range, uint32_t units,
+                                                               uint32_t per) {
+    return range == KMX_PULL_NONE || (uint64_t)range * per >= units ? KMX_PULL_NONE : range;
+}
+
+/* The cluster counter's next range (an atomic add): cluster `index` of
+ * `clusters` hands out index, index + clusters, ... */
+static inline __attribute__((always_inline)) uint32_t counted(volatile kmx_pull_counters *k,
+                                                              uint32_t index, uint32_t clusters) {
+    return index + __atomic_fetch_add(&k->next, 1u, __ATOMIC_RELAXED) * clusters;
+}
+
+/* Tensix core `core`'s next range by pick, the log or the counter,
+ * counted in got (and logged); KMX_PULL_NONE when none is left for it. */
 static uint32_t next_range(volatile kmx_pull_counters *k, const pull_log *l, uint32_t core,
                            uint32_t mode, uint32_t units, uint32_t per) {
     uint32_t got = k->got[core];
@@ -101,10 +114,10 @@ static uint32_t next_range(volatile kmx_pull_counters *k, const pull_log *l, uin
     } else if (k->pick != 0) {
         range = ((kmx_pick_function)(uintptr_t)k->pick)((int)core, got, k->arg);
     } else {
-        uint32_t n = __atomic_fetch_add(&k->next, 1u, __ATOMIC_RELAXED);
-        range = k->index + n * k->clusters;
+        range = counted(k, k->index, k->clusters);
     }
-    if (range == KMX_PULL_NONE || (uint64_t)range * per >= units) {
+    range = in_units(range, units, per);
+    if (range == KMX_PULL_NONE) {
         return KMX_PULL_NONE;
     }
     k->got[core] = got + 1u;
@@ -164,11 +177,7 @@ static void serve_pulls(int cluster, int x280_core, uint64_t arg) {
             if ((uint32_t)(ask >> 32) != KM_PULL_ASK) {
                 range = KMX_PULL_NONE; /* not km_port_next's: nothing for it */
             } else if (counter && mode == KMX_PULL_COUNT) {
-                uint32_t taken = __atomic_fetch_add(&k->next, 1u, __ATOMIC_RELAXED);
-                range = index + taken * clusters;
-                if ((uint64_t)range * per >= units) {
-                    range = KMX_PULL_NONE;
-                }
+                range = in_units(counted(k, index, clusters), units, per); /* no got to keep */
             } else {
                 range = next_range(k, &l, core, mode, units, per);
             }
@@ -186,6 +195,12 @@ static void serve_pulls(int cluster, int x280_core, uint64_t arg) {
             k->got[core] = 0;
         }
     }
+}
+
+/* Cluster c's pull counters: our own, or another's through its window. */
+static volatile kmx_pull_counters *counters_of(uint32_t c) {
+    return c == (uint32_t)kmx_cluster() ? COUNTERS
+                                        : (volatile kmx_pull_counters *)kmx__peer_lim(c, KMX_LIM_PULL);
 }
 
 int kmx_pull_run(const km_command_t *command, const kmx_pull *settings, kmx_event *event) {
@@ -207,16 +222,12 @@ int kmx_pull_run(const km_command_t *command, const kmx_pull *settings, kmx_even
     }
     uint32_t sequence = COUNTERS->sequence + 1u, index = 0;
     KMX_EACH_CLUSTER(c, group) {
-        volatile kmx_pull_counters *k =
-            c == self ? COUNTERS : (volatile kmx_pull_counters *)kmx__peer_lim(c, KMX_LIM_PULL);
-        send_settings(k, &s, per_core, index++, clusters, sequence);
+        send_settings(counters_of(c), &s, per_core, index++, clusters, sequence);
     }
     status = kmx_port_run(command, serve_pulls, 0, event);
     if (status == KMX_OK && s.mode == KMX_PULL_LOG) {
         KMX_EACH_CLUSTER(c, group) {
-            volatile kmx_pull_counters *k =
-                c == self ? COUNTERS : (volatile kmx_pull_counters *)kmx__peer_lim(c, KMX_LIM_PULL);
-            if (k->overflow) {
+            if (counters_of(c)->overflow) {
                 return KMX_BAD;
             }
         }

@@ -50,23 +50,6 @@ static __attribute__((noinline)) uint32_t other_clusters(void) {
     return kmx_other_clusters(KMX_ARGS);
 }
 
-/* Points window `window` at (x, y), NoC address `address` (the window
- * starts at its 2 MiB boundary), in `mode`; returns the core's address of
- * `address` through it.  Target first, mode last: the store of `mode`
- * makes the window take the new target. */
-static uint64_t open_window(uint32_t window, uint32_t x, uint32_t y, uint64_t address,
-                            uint32_t mode) {
-    uint64_t base = address & ~(uint64_t)(BH_NOC_WINDOW_BYTES - 1u);
-    volatile bh_noc_window_reg *w = KMX_P(bh_noc_window_reg, BH_NOC_WINDOW_REG(window));
-    w->address = base;
-    w->x = (uint16_t)x;
-    w->y = (uint16_t)y;
-    kmx__fence();
-    w->mode = mode;
-    kmx__fence();
-    return BH_NOC_WINDOW(window) + (address - base);
-}
-
 /* Cluster c's cluster lines in its LIM, as the core reaches them through
  * KMX_WINDOW_CLUSTER(c); open: point the window there first. */
 static volatile kmx_cluster_lines *cluster_lines(uint32_t c, int open) {
@@ -75,7 +58,7 @@ static volatile kmx_cluster_lines *cluster_lines(uint32_t c, int open) {
     uint64_t base = at & ~(uint64_t)(BH_NOC_WINDOW_BYTES - 1u);
     if (open) {
         return KMX_P(kmx_cluster_lines,
-                     open_window(KMX_WINDOW_CLUSTER(c), q->noc_x, q->noc_y, at, BH_NOC_NONPOSTED));
+                     kmx__open_window(KMX_WINDOW_CLUSTER(c), q->noc_x, q->noc_y, at, BH_NOC_NONPOSTED));
     }
     return KMX_P(kmx_cluster_lines, BH_NOC_WINDOW(KMX_WINDOW_CLUSTER(c)) + (at - base));
 }
@@ -346,7 +329,7 @@ int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source,
             span = bytes - done;
         }
         volatile uint64_t *to =
-            KMX_P(uint64_t, open_window(KMX_WINDOW_PUSH(core), x, y, at, BH_NOC_POSTED));
+            KMX_P(uint64_t, kmx__open_window(KMX_WINDOW_PUSH(core), x, y, at, BH_NOC_POSTED));
         const uint64_t *words = from + done / 8u;
         for (uint64_t i = 0; i < span / 8u; i++) {
             to[i] = words[i];
@@ -360,7 +343,7 @@ int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source,
      * word gives the same guarantee for the same one round trip.) */
     uint64_t last = bytes - 8u;
     volatile uint64_t *ack = KMX_P(
-        uint64_t, open_window(KMX_WINDOW_PUSH_ACK(core), x, y, target + last, BH_NOC_NONPOSTED));
+        uint64_t, kmx__open_window(KMX_WINDOW_PUSH_ACK(core), x, y, target + last, BH_NOC_NONPOSTED));
     *ack = from[last / 8u];
     kmx__fence();
     return KMX_OK;

@@ -710,7 +710,7 @@ KMX_STATIC_ASSERT(KM_CONTROL_X280_L1 % 64u == 0, "the area is a line");
 /* The ports area, at KMX_LIM_PORTS: the ports line; the table the host
  * fills (which X280 core of this cluster serves each Tensix core, and
  * through which window); one mailbox line per Tensix core, which that
- * core writes through the NoC; one line per X280 core for the runtime. */
+ * core writes through the NoC; two reserved lines. */
 #define KMX_PORTS_OPEN 1u
 #define KMX_PORTS_ENDED 2u
 #define KMX_PORT_NONE 0xFFu /* table x280_core: not served by this cluster (the host
@@ -754,23 +754,17 @@ KMX_AT(kmx_port_mailbox, seen_tell, 32);
 KMX_AT(kmx_port_mailbox, answered, 36);
 KMX_AT(kmx_port_mailbox, told, 40);
 
-typedef struct kmx_port_core_line {
-    uint32_t looks;   /* kmx_port_open calls (core 0 of the lead polls the ring every 4th) */
-    uint32_t reserved[15];
-} kmx_port_core_line;
-KMX_SIZE(kmx_port_core_line, 64);
-
 typedef struct kmx_ports_area {
     kmx_ports_line line;
     kmx_port_entry table[BH_GRID_CORES];
     kmx_port_mailbox mailbox[BH_GRID_CORES];
-    kmx_port_core_line cores[2]; /* [0] used; [1] reserved */
+    uint32_t reserved[32]; /* (the runtime's own state is in its private area) */
 } kmx_ports_area;
 KMX_SIZE(kmx_ports_area, KMX_LIM_PORTS_BYTES);
 KMX_AT(kmx_ports_area, line, 0);
 KMX_AT(kmx_ports_area, table, 64);
 KMX_AT(kmx_ports_area, mailbox, 1024);
-KMX_AT(kmx_ports_area, cores, 8704);
+KMX_AT(kmx_ports_area, reserved, 8704);
 
 /* The pull counters, at KMX_LIM_PULL: the cluster's range counter (an
  * atomic add; cluster `index` of `clusters` hands out ranges index,

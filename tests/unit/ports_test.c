@@ -186,7 +186,7 @@ static void rest_is_zero(const kmx_ports_area *a)
     static const kmx_ports_area zero;
     assert_memory_equal(&a->line, &zero.line, sizeof zero.line);
     assert_memory_equal(a->mailbox, zero.mailbox, sizeof zero.mailbox);
-    assert_memory_equal(a->cores, zero.cores, sizeof zero.cores);
+    assert_memory_equal(a->reserved, zero.reserved, sizeof zero.reserved);
     for (unsigned core = 0; core < BH_GRID_CORES; core++) {
         assert_int_equal(a->table[core].reserved0, 0);
         assert_int_equal(a->table[core].reserved1, 0);
