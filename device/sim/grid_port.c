@@ -104,13 +104,12 @@ void grid_port_cut(km_core *c)
 
 /* Waits on slot s (or only for the time when s is NULL) until ready(),
  * the wait limit or the stop.  True when ready. */
-typedef bool (*ready_fn)(km_core *c, const void *arg);
-static bool wait_until(km_core *c, const grid_slot *s, ready_fn ready, const void *arg,
-                       uint16_t where)
+typedef bool (*ready_fn)(km_core *c);
+static bool wait_until(km_core *c, const grid_slot *s, ready_fn ready, uint16_t where)
 {
     uint64_t limit = c->time_ps + (uint64_t)KM_PORT_WAIT_LIMIT_NS * 1000u;
     for (;;) {
-        if (ready(c, arg))
+        if (ready(c))
             return true;
         if (c->grid->stop) {
             gave_up(c, where, KM_PORT_GAVE_UP_STOP);
@@ -137,10 +136,18 @@ static bool wait_until(km_core *c, const grid_slot *s, ready_fn ready, const voi
 
 /* ---- sending ---- */
 
-static bool sent_landed(km_core *c, const void *arg)
+static bool sent_landed(km_core *c)
 {
-    (void)arg;
     return c->port.sent_land_ps <= c->time_ps;
+}
+
+/* Whether the core has an X280 core; refused (recorded) when not. */
+static bool has_x280(km_core *c)
+{
+    if (c->port.cluster != 0)
+        return true;
+    gave_up(c, KM_WHERE_X280_NONE, KM_PORT_GAVE_UP_REFUSED);
+    return false;
 }
 
 /* Whether `port` may send now: its core has an X280 core, the port's
@@ -149,15 +156,13 @@ static bool may_send(km_port *port)
 {
     km_core *c = port->core;
     grid_port *p = &c->port;
-    if (p->cluster == 0) {
-        gave_up(c, KM_WHERE_X280_NONE, KM_PORT_GAVE_UP_REFUSED);
+    if (!has_x280(c))
         return false;
-    }
     if (p->sender != (int)port->kernel) {
         gave_up(c, KM_WHERE_X280_OWNER, KM_PORT_GAVE_UP_REFUSED);
         return false;
     }
-    return wait_until(c, NULL, sent_landed, NULL, KM_WHERE_X280_SEND);
+    return wait_until(c, NULL, sent_landed, KM_WHERE_X280_SEND);
 }
 
 /* Issues the message into the mailbox line's `offset` (ask or tell). */
@@ -195,14 +200,34 @@ bool sim_grid_next_landing(sim_grid *g, uint64_t up_to_ps, sim_grid_landing *out
     return true;
 }
 
+static bool answered(km_core *c)
+{
+    return visible(&c->port.answer, c->time_ps).sequence == c->port.asked;
+}
+
+/* The next sequence number after *last (0 is "none" in a slot). */
+static uint32_t next_sequence(uint32_t *last)
+{
+    *last = *last + 1u == 0 ? 1u : *last + 1u;
+    return *last;
+}
+
 /* An ask: the next sequence number, its message on its way. */
 static void ask(km_core *c, uint32_t w0, uint32_t w1, uint32_t w2)
 {
-    grid_port *p = &c->port;
-    p->asked++;
-    if (p->asked == 0)
-        p->asked = 1; /* 0 is "no ask" in the mailbox */
-    send(c, offsetof(kmx_port_mailbox, ask), (km_x280_msg_t){p->asked, {w0, w1, w2}});
+    uint32_t sequence = next_sequence(&c->port.asked);
+    send(c, offsetof(kmx_port_mailbox, ask), (km_x280_msg_t){sequence, {w0, w1, w2}});
+}
+
+/* The answer to the core's ask, when it comes (false: the wait gave up). */
+static bool take_answer(km_core *c, km_x280_msg_t *answer)
+{
+    if (!wait_until(c, &c->port.answer, answered, KM_WHERE_X280_ANSWER))
+        return false;
+    grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES));
+    if (answer)
+        *answer = visible(&c->port.answer, c->time_ps);
+    return true;
 }
 
 /* ---- km_device.h ---- */
@@ -216,25 +241,13 @@ km_port *km_port_of(km_core *c, unsigned kernel)
     return &c->port.ports[kernel];
 }
 
-static bool answered(km_core *c, const void *arg)
-{
-    (void)arg;
-    return visible(&c->port.answer, c->time_ps).sequence == c->port.asked;
-}
-
 bool km_port_call(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2, km_x280_msg_t *answer)
 {
     km_core *c = port->core;
     if (!may_send(port))
         return false;
-    grid_port *p = &c->port;
     ask(c, w0, w1, w2);
-    if (!wait_until(c, &p->answer, answered, NULL, KM_WHERE_X280_ANSWER))
-        return false;
-    grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES));
-    if (answer)
-        *answer = visible(&p->answer, c->time_ps);
-    return true;
+    return take_answer(c, answer);
 }
 
 bool km_port_tell(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2)
@@ -242,81 +255,73 @@ bool km_port_tell(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2)
     km_core *c = port->core;
     if (!may_send(port))
         return false;
-    grid_port *p = &c->port;
-    p->told++;
-    if (p->told == 0)
-        p->told = 1;
-    send(c, offsetof(kmx_port_mailbox, tell), (km_x280_msg_t){p->told, {w0, w1, w2}});
+    uint32_t sequence = next_sequence(&c->port.told);
+    send(c, offsetof(kmx_port_mailbox, tell), (km_x280_msg_t){sequence, {w0, w1, w2}});
+    return true;
+}
+
+/* The pull's ask for a range, when the port may send. */
+static bool ask_range(km_port *port)
+{
+    if (!may_send(port))
+        return false;
+    ask(port->core, KM_PULL_ASK, 0, 0);
+    port->core->port.pulling = true;
     return true;
 }
 
 uint32_t km_port_next(km_port *port, uint32_t *first)
 {
     km_core *c = port->core;
-    grid_port *p = &c->port;
-    if (!p->pulling) {
-        if (!may_send(port))
-            return 0;
-        ask(c, KM_PULL_ASK, 0, 0);
-        p->pulling = true;
-    }
-    p->pulling = false;
-    if (!wait_until(c, &p->answer, answered, NULL, KM_WHERE_X280_ANSWER))
+    km_x280_msg_t range;
+    if (!c->port.pulling && !ask_range(port))
         return 0;
-    grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES));
-    km_x280_msg_t range = visible(&p->answer, c->time_ps);
-    if (range.w[1] == 0)
-        return 0; /* none left */
+    c->port.pulling = false;
+    if (!take_answer(c, &range) || range.w[1] == 0)
+        return 0; /* the wait gave up, or none left */
     /* The following range's ask goes now: its answer comes while this
      * range runs. */
-    if (may_send(port)) {
-        ask(c, KM_PULL_ASK, 0, 0);
-        p->pulling = true;
-    }
+    (void)ask_range(port);
     if (first)
         *first = range.w[0];
     return range.w[1];
 }
 
 /* A tell newer than the last one the core saw (sequences wrap). */
-static bool newer_tell(km_core *c, const void *arg)
+static bool newer_tell(km_core *c)
 {
-    (void)arg;
     km_x280_msg_t m = visible(&c->port.tell, c->time_ps);
     return m.sequence != 0 && (int32_t)(m.sequence - c->port.seen_tell) > 0;
 }
 
-static bool take_tell(km_core *c, km_x280_msg_t *message)
+static void take_tell(km_core *c, km_x280_msg_t *message)
 {
     km_x280_msg_t m = visible(&c->port.tell, c->time_ps);
     c->port.seen_tell = m.sequence;
     if (message)
         *message = m;
-    return true;
 }
 
 bool km_port_look(km_port *port, km_x280_msg_t *message)
 {
     km_core *c = port->core;
-    if (c->port.cluster == 0) {
-        gave_up(c, KM_WHERE_X280_NONE, KM_PORT_GAVE_UP_REFUSED);
+    if (!has_x280(c))
         return false;
-    }
     grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES));
-    return newer_tell(c, NULL) && take_tell(c, message);
+    if (!newer_tell(c))
+        return false;
+    take_tell(c, message);
+    return true;
 }
 
 bool km_port_wait(km_port *port, km_x280_msg_t *message)
 {
     km_core *c = port->core;
-    if (c->port.cluster == 0) {
-        gave_up(c, KM_WHERE_X280_NONE, KM_PORT_GAVE_UP_REFUSED);
-        return false;
-    }
-    if (!wait_until(c, &c->port.tell, newer_tell, NULL, KM_WHERE_X280_TELL))
+    if (!has_x280(c) || !wait_until(c, &c->port.tell, newer_tell, KM_WHERE_X280_TELL))
         return false;
     grid_spend_ps(c, cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES));
-    return take_tell(c, message);
+    take_tell(c, message);
+    return true;
 }
 
 unsigned km_port_where(const km_core *c)
