@@ -22,8 +22,6 @@
 #include "cmd_common.h"
 #include "cmd_run.h"
 #include "cmd_summary.h"
-#include "km_fs.h"
-#include "km_rundir.h"
 #include "ks_text.h"
 
 #define AROUND 16u /* bytes shown around a region's first difference */
@@ -288,17 +286,9 @@ int cmd_check(int argc, char **argv)
         fflush(stdout);
         bool color;
         if (cmd_summary_wanted(&color)) {
-            char *runs = km_runs_root(run_dir);
-            const cmd_run_outcome *both[2] = {&sim, &host};
-            for (unsigned k = 0; runs && k < 2; k++) {
-                char *folder = km_path_join(runs, both[k]->id);
-                fprintf(stderr, "%s:\n", k == 0 ? "the simulated card" : "the host fallback");
-                cmd_summary_write(stderr, color, p, &both[k]->result, both[k]->id,
-                                  both[k]->folder_rc == KM_OK ? folder : NULL,
-                                  km_wall_now() - started);
-                free(folder);
-            }
-            free(runs);
+            double wall = km_wall_now() - started;
+            cmd_summary_outcome(stderr, color, "the simulated card", p, &sim, run_dir, wall);
+            cmd_summary_outcome(stderr, color, "the host fallback", p, &host, run_dir, wall);
         }
         cmd_run_outcome_folder(&sim, &rc, &err);
         cmd_run_outcome_folder(&host, &rc, &err);

@@ -6,7 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_run.h"
+#include "km_fs.h"
 #include "km_handlers.h"
+#include "km_rundir.h"
 #include "ks_text.h"
 
 #define GREEN "\033[32m"
@@ -121,4 +124,17 @@ void cmd_summary_write(FILE *f, bool color, const km_program *p, const km_run_re
                 r->nhandovers == 1 ? "" : "s", paint(color, PLAIN));
     if (folder)
         fprintf(f, "  run %s: %s\n", id, folder);
+}
+
+void cmd_summary_outcome(FILE *f, bool color, const char *title, const km_program *p,
+                         const struct cmd_run_outcome *o, const char *run_dir,
+                         double wall_seconds)
+{
+    char *runs = km_runs_root(run_dir);
+    char *folder = runs && o->folder_rc == KM_OK ? km_path_join(runs, o->id) : NULL;
+    if (title)
+        fprintf(f, "%s:\n", title);
+    cmd_summary_write(f, color, p, &o->result, o->id, folder, wall_seconds);
+    free(folder);
+    free(runs);
 }

@@ -18,7 +18,6 @@
 #include "cmd_summary.h"
 #include "km_fs.h"
 #include "km_run_json.h"
-#include "km_rundir.h"
 
 static void on_progress(int cluster, uint32_t where, uint64_t ticks, void *ctx)
 {
@@ -114,14 +113,8 @@ int cmd_run(int argc, char **argv)
         unsigned found = cmd_run_outcome_handovers(&out);
         rc = cmd_run_outcome_ok(&out) && found == 0 ? KM_OK : KM_EXIT_FAILED;
         bool color;
-        if (cmd_summary_wanted(&color)) {
-            char *runs = km_runs_root(run_dir);
-            char *folder = runs ? km_path_join(runs, out.id) : NULL;
-            cmd_summary_write(stderr, color, p, &out.result, out.id,
-                              out.folder_rc == KM_OK ? folder : NULL, km_wall_now() - started);
-            free(folder);
-            free(runs);
-        }
+        if (cmd_summary_wanted(&color))
+            cmd_summary_outcome(stderr, color, NULL, p, &out, run_dir, km_wall_now() - started);
         cmd_run_outcome_folder(&out, &rc, &err);
     }
     if (rc != KM_OK && rc != KM_EXIT_FAILED)
