@@ -9,6 +9,7 @@
 #include "cmd_run.h"
 #include "km_fs.h"
 #include "km_handlers.h"
+#include "km_run_json.h"
 #include "km_rundir.h"
 #include "ks_text.h"
 
@@ -31,9 +32,9 @@ bool cmd_summary_wanted(bool *color)
 /* "1,234.5 µs" of picoseconds. */
 static void microseconds(uint64_t ps, char *out, size_t n)
 {
-    char whole[32];
-    ks_thousands(ps / 1000000u, whole, sizeof whole);
-    snprintf(out, n, "%s.%u µs", whole, (unsigned)(ps / 100000u % 10u));
+    char text[40];
+    km_ps_us_text(ps, text, sizeof text);
+    snprintf(out, n, "%s µs", text);
 }
 
 static const char *paint(bool color, const char *what)

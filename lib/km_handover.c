@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "km_handlers.h"
+#include "km_run_json.h"
 #include "ks_text.h"
 #include "session_internal.h"
 
@@ -166,14 +167,6 @@ void km_site_source(km_site *s, const char *const image_of[BH_WORK_CLUSTERS + 1]
 
 /* ---- the diagnostic ------------------------------------------------------ */
 
-void km_handover_us(uint64_t ps, char *out, size_t n)
-{
-    uint64_t tenths = ps / (BH_PS_PER_US / 10u) + (ps % (BH_PS_PER_US / 10u) >= BH_PS_PER_US / 20u);
-    char whole[32];
-    ks_thousands(tenths / 10u, whole, sizeof whole);
-    snprintf(out, n, "%s.%u", whole, (unsigned)(tenths % 10u));
-}
-
 /* "cluster 1 core 2", "handler 'fill'", "the host". */
 static void who(const km_site *s, char *out, size_t n)
 {
@@ -209,7 +202,7 @@ static void where(const km_site *s, char *out, size_t n)
 static void wrote(ks_text *t, const km_site *s, const char *verb)
 {
     char w[160], at[600], us[40];
-    km_handover_us(s->ps, us, sizeof us);
+    km_ps_us_text(s->ps, us, sizeof us);
     if (s->kind == KM_SITE_HOST) {
         ks_text_add(t, "the host %s (the host's initial contents), %s \xc2\xb5s", verb, us);
         return;
@@ -225,7 +218,7 @@ static void filled(ks_text *t, const km_site *s)
         return;
     char at[600], us[40];
     where(s, at, sizeof at);
-    km_handover_us(s->ps, us, sizeof us);
+    km_ps_us_text(s->ps, us, sizeof us);
     ks_text_add(t, "; the cache filled it at %s, %s \xc2\xb5s", at, us);
 }
 
@@ -276,7 +269,7 @@ int km_handover_line(const km_handover *h, char *out, size_t n)
         ks_text_add(&t, "; %s is missing between them", h->missing);
         break;
     case KM_HANDOVER_LOST_WRITE:
-        km_handover_us(h->at.ps, us, sizeof us);
+        km_ps_us_text(h->at.ps, us, sizeof us);
         ks_text_add(&t, ": its dirty line, written back at %s \xc2\xb5s, overwrote what ", us);
         wrote(&t, &h->writer, h->push ? "pushed" : "wrote");
         filled(&t, &h->fill);
@@ -286,7 +279,7 @@ int km_handover_line(const km_handover *h, char *out, size_t n)
             ks_text_add(&t, "; %s is missing before the hand-over", h->missing);
         break;
     case KM_HANDOVER_UNFLUSHED_READ:
-        km_handover_us(h->at.ps, us, sizeof us);
+        km_ps_us_text(h->at.ps, us, sizeof us);
         ks_text_add(&t, " at %s \xc2\xb5s: ", us);
         wrote(&t, &h->writer, "wrote it");
         ks_text_add(&t, " and held it dirty; %s is missing ", h->missing);
@@ -300,7 +293,7 @@ int km_handover_line(const km_handover *h, char *out, size_t n)
             ks_text_add(&t, "before the other side reads it");
         break;
     default:
-        km_handover_us(h->at.ps, us, sizeof us);
+        km_ps_us_text(h->at.ps, us, sizeof us);
         ks_text_add(&t, " at %s \xc2\xb5s (card record kind %" PRIu32 ")", us, h->record_kind);
         break;
     }

@@ -107,8 +107,4 @@ void km_site_source(km_site *s, const char *const image_of[BH_WORK_CLUSTERS + 1]
  * Returns what snprintf does. */
 int km_handover_line(const km_handover *h, char *out, size_t n);
 
-/* "1,204.5": modeled picoseconds as microseconds to a tenth, rounded,
- * with thousands separators. */
-void km_handover_us(uint64_t ps, char *out, size_t n);
-
 #endif

@@ -9,6 +9,7 @@
 #include "km_handlers.h"
 #include "km_handover.h"
 #include "km_ports.h"
+#include "ks_text.h"
 
 /* "int.frac" with trailing zeros (and a bare point) dropped. */
 static void decimal(uint64_t whole, uint64_t frac, unsigned digits, char *out, size_t n)
@@ -33,6 +34,14 @@ void km_ticks_us(uint64_t ticks, char *out, size_t n)
 void km_ps_us(uint64_t ps, char *out, size_t n)
 {
     decimal(ps / 1000000u, ps % 1000000u, 6, out, n);
+}
+
+void km_ps_us_text(uint64_t ps, char *out, size_t n)
+{
+    uint64_t tenths = ps / (BH_PS_PER_US / 10u) + (ps % (BH_PS_PER_US / 10u) >= BH_PS_PER_US / 20u);
+    char whole[32];
+    ks_thousands(tenths / 10u, whole, sizeof whole);
+    snprintf(out, n, "%s.%u", whole, (unsigned)(tenths % 10u));
 }
 
 static void add_u64(cJSON *o, const char *name, uint64_t v)

@@ -43,5 +43,8 @@ void km_ticks_us(uint64_t ticks, char *out, size_t n);
 
 /* The same for picoseconds. */
 void km_ps_us(uint64_t ps, char *out, size_t n);
+/* The same for a person: rounded to tenths, thousands separated
+ * ("1,204.5"; messages and the terminal summary). */
+void km_ps_us_text(uint64_t ps, char *out, size_t n);
 
 #endif

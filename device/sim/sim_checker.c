@@ -97,6 +97,8 @@ void sim_checker_add_cache(sim_checker *ck, unsigned cluster, const sim_cache *c
 
 void sim_checker_at(sim_checker *ck, const sim_site *site)
 {
+    if (!ck)
+        return;
     if (site)
         ck->at = *site;
     else

@@ -52,7 +52,7 @@ void sim_checker_free(sim_checker *ck);
  * reads look for. */
 void sim_checker_add_cache(sim_checker *ck, unsigned cluster, const sim_cache *cache);
 
-/* The access in progress (NULL: none). */
+/* The access in progress (NULL: none); no checker (ck NULL): nothing. */
 void sim_checker_at(sim_checker *ck, const sim_site *site);
 
 /* The cache of `cluster`, at place i (sim_cache_index): */

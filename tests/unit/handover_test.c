@@ -121,15 +121,15 @@ static void microseconds_to_a_tenth(void **state)
 {
     (void)state;
     char us[40];
-    km_handover_us(1204500000ull, us, sizeof us);
+    km_ps_us_text(1204500000ull, us, sizeof us);
     assert_string_equal(us, "1,204.5");
-    km_handover_us(980149999ull, us, sizeof us);
+    km_ps_us_text(980149999ull, us, sizeof us);
     assert_string_equal(us, "980.1");
-    km_handover_us(980150000ull, us, sizeof us);
+    km_ps_us_text(980150000ull, us, sizeof us);
     assert_string_equal(us, "980.2");
-    km_handover_us(0, us, sizeof us);
+    km_ps_us_text(0, us, sizeof us);
     assert_string_equal(us, "0.0");
-    km_handover_us(999950000ull, us, sizeof us);
+    km_ps_us_text(999950000ull, us, sizeof us);
     assert_string_equal(us, "1,000.0");
 }
 
