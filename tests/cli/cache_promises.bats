@@ -178,9 +178,12 @@ as_other() {
     printf '\x00\x01' | dd of="$path" bs=1 seek=200 conv=notrunc status=none
     if [ "$(id -u)" -eq 0 ]; then
         command -v setpriv >/dev/null || skip "setpriv is needed to act as another user"
-        # nobody may use the cache and the program, not the entry's folder.
-        d=$BATS_TEST_TMPDIR
-        while [ "$d" != / ]; do chmod o+x "$d"; d=$(dirname "$d"); done
+        # nobody may use the cache, the program and kmrun's own files (a
+        # checkout in a private folder, mktemp -d's, hides them), not the
+        # entry's folder.
+        for d in "$BATS_TEST_TMPDIR" "$KMRUN_BUILD"; do
+            while [ "$d" != / ]; do chmod o+x "$d"; d=$(dirname "$d"); done
+        done
         chown -R nobody "$KMRUN_CACHE" "$prog"
         chown root "$(dirname "$(dirname "$path")")"
     fi
