@@ -356,43 +356,35 @@ static bool fetch(const sim_mem *m, uint64_t addr, unsigned size, uint32_t *out)
     return true;
 }
 
-void sim_icache_fill(sim_hart *h, uint64_t pc)
+void sim_decode_at(const sim_hart *h, uint64_t pc, sim_insn *d)
 {
-    struct sim_icache *ic = h->icache;
     uint64_t off = pc - h->code_base;
-    size_t i = (size_t)(off >> 1);
-    sim_insn *d = &ic->insn[i];
     uint32_t lo = 0, hi = 0;
 
-    if (i < ic->lo)
-        ic->lo = i;
-    if (i + 1 > ic->hi)
-        ic->hi = i + 1;
     if (!fetch(h->mem, pc, 2, &lo)) {
         memset(d, 0, sizeof *d);
         d->op = SIM_OP_FETCH_FAULT;
-        d->imm = 0;
-        return;
-    }
-    if ((lo & 3) != 3) {
+        d->len = 2;
+    } else if ((lo & 3) != 3) {
         uint32_t insn = sim_rvc_expand((uint16_t)lo);
         sim_decode(d, insn);
         if (insn == 0)
             d->op = SIM_OP_ILLEGAL;
         d->bits = lo;
         d->len = 2;
-        return;
-    }
-    /* A 32-bit instruction whose upper half lies outside the code range
-     * (or RAM) faults there: mtval names pc + 2, mepc the instruction. */
-    if (off + 4 > h->code_size || !fetch(h->mem, pc + 2, 2, &hi)) {
+    } else if (off + 4 > h->code_size || !fetch(h->mem, pc + 2, 2, &hi)) {
+        /* A 32-bit instruction whose upper half lies outside the code
+         * range (or RAM) faults there: mtval names pc + 2, mepc the
+         * instruction. */
         memset(d, 0, sizeof *d);
         d->op = SIM_OP_FETCH_FAULT;
         d->imm = 2;
-        return;
+        d->len = 4;
+    } else {
+        uint32_t insn = lo | (hi << 16);
+        sim_decode(d, insn);
+        if ((insn & 0x1c) == 0x1c) /* 48-bit and longer encodings */
+            d->op = SIM_OP_ILLEGAL;
     }
-    uint32_t insn = lo | (hi << 16);
-    sim_decode(d, insn);
-    if ((insn & 0x1c) == 0x1c) /* 48-bit and longer encodings */
-        d->op = SIM_OP_ILLEGAL;
+    d->pc = pc;
 }

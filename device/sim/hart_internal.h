@@ -1,9 +1,9 @@
-/* hart_internal: what the hart's files share — the decoded-instruction
- * cache entry and its dense operation enum, the cost table of modeled
- * time, the mstatus bits, and the functions the hot loop (sim_hart.c) calls
- * out to: the decoder (hart_decode.c, rvc.c), CSRs (hart_csr.c), traps
- * and memory slow paths (hart_trap.c, hart_mem.c).  Not for other
- * modules: they use sim_hart.h. */
+/* hart_internal: what the hart's files share — the decoded entry and its
+ * dense operation enum, the decoded blocks (hart_block.c), the cost table
+ * of modeled time, the mstatus bits, and the functions the hot loop
+ * (sim_hart.c) calls out to: the decoder (hart_decode.c, rvc.c), CSRs
+ * (hart_csr.c), traps and memory slow paths (hart_trap.c, hart_mem.c).
+ * Not for other modules: they use sim_hart.h. */
 #ifndef SIM_HART_INTERNAL_H
 #define SIM_HART_INTERNAL_H
 
@@ -34,70 +34,94 @@ enum {
 #define SIM_MSTATUS_FS (3ull << 13)
 #define SIM_MSTATUS_SD (1ull << 63)
 
-/* The operations the hot loop dispatches on.  Dense and small, so the
- * switch compiles to one jump table.  Compressed instructions are
- * expanded to their 32-bit equivalents first and share these. */
-typedef enum sim_op {
-    SIM_OP_UNDECODED = 0, /* a zeroed cache entry: decode on first use */
-    SIM_OP_ILLEGAL,
-    SIM_OP_FETCH_FAULT, /* imm: offset of the faulting address from pc */
-    SIM_OP_NOP,         /* fence, hints, ALU ops writing x0 */
-    SIM_OP_LUI, SIM_OP_AUIPC, SIM_OP_JAL, SIM_OP_JALR,
-    SIM_OP_BEQ, SIM_OP_BNE, SIM_OP_BLT, SIM_OP_BGE, SIM_OP_BLTU, SIM_OP_BGEU,
-    SIM_OP_LB, SIM_OP_LH, SIM_OP_LW, SIM_OP_LD, SIM_OP_LBU, SIM_OP_LHU, SIM_OP_LWU,
-    SIM_OP_SB, SIM_OP_SH, SIM_OP_SW, SIM_OP_SD,
-    SIM_OP_ADDI, SIM_OP_SLTI, SIM_OP_SLTIU, SIM_OP_XORI, SIM_OP_ORI, SIM_OP_ANDI,
-    SIM_OP_SLLI, SIM_OP_SRLI, SIM_OP_SRAI,
-    SIM_OP_ADDIW, SIM_OP_SLLIW, SIM_OP_SRLIW, SIM_OP_SRAIW,
-    SIM_OP_ADD, SIM_OP_SUB, SIM_OP_SLL, SIM_OP_SLT, SIM_OP_SLTU, SIM_OP_XOR,
-    SIM_OP_SRL, SIM_OP_SRA, SIM_OP_OR, SIM_OP_AND,
-    SIM_OP_ADDW, SIM_OP_SUBW, SIM_OP_SLLW, SIM_OP_SRLW, SIM_OP_SRAW,
-    /* M */
-    SIM_OP_MUL, SIM_OP_MULH, SIM_OP_MULHSU, SIM_OP_MULHU,
-    SIM_OP_DIV, SIM_OP_DIVU, SIM_OP_REM, SIM_OP_REMU,
-    SIM_OP_MULW, SIM_OP_DIVW, SIM_OP_DIVUW, SIM_OP_REMW, SIM_OP_REMUW,
-    /* A: imm holds the access size (4 or 8); for AMOs rs2's funct5 is in
-     * the entry's aux field */
-    SIM_OP_LR, SIM_OP_SC, SIM_OP_AMO,
-    /* Zba */
-    SIM_OP_SH1ADD, SIM_OP_SH2ADD, SIM_OP_SH3ADD,
-    SIM_OP_ADD_UW, SIM_OP_SH1ADD_UW, SIM_OP_SH2ADD_UW, SIM_OP_SH3ADD_UW,
-    SIM_OP_SLLI_UW,
-    /* Zbb */
-    SIM_OP_ANDN, SIM_OP_ORN, SIM_OP_XNOR,
-    SIM_OP_CLZ, SIM_OP_CTZ, SIM_OP_CPOP, SIM_OP_CLZW, SIM_OP_CTZW, SIM_OP_CPOPW,
-    SIM_OP_MAX, SIM_OP_MAXU, SIM_OP_MIN, SIM_OP_MINU,
-    SIM_OP_SEXT_B, SIM_OP_SEXT_H, SIM_OP_ZEXT_H,
-    SIM_OP_ROL, SIM_OP_ROR, SIM_OP_ROLW, SIM_OP_RORW, SIM_OP_RORI, SIM_OP_RORIW,
-    SIM_OP_ORC_B, SIM_OP_REV8,
-    /* system */
-    SIM_OP_FENCE_I, SIM_OP_ECALL, SIM_OP_EBREAK, SIM_OP_MRET, SIM_OP_WFI,
-    SIM_OP_CSR, /* aux: funct3; imm: the CSR number; rs1: register or uimm */
-    /* F and D */
-    SIM_OP_FLW, SIM_OP_FLD, SIM_OP_FSW, SIM_OP_FSD,
-    SIM_OP_FPU, /* OP-FP and the fused multiply-adds: sim_fpu_exec(bits) */
-    SIM_OP_COUNT
-} sim_op;
+/* The operations the hot loop dispatches on, as one list (X-macro) that
+ * makes both the dense enum and sim_hart_run's table of handlers, so the
+ * two cannot disagree.  Compressed instructions are expanded to their
+ * 32-bit equivalents first and share these.  Notes by op:
+ * BLOCK_END closes a block (hart_block.c); FETCH_FAULT's imm is the offset
+ * of the faulting address from pc; NOP covers fence, hints and ALU ops
+ * writing x0; LR/SC/AMO keep the access size (4 or 8) in imm and an AMO's
+ * funct5 in aux; CSR keeps funct3 in aux, the CSR number in imm, rs1 the
+ * register or uimm; FPU is OP-FP and the fused multiply-adds
+ * (sim_fpu_exec on the bits). */
+#define SIM_OPS(X)                                                                             \
+    X(BLOCK_END) X(ILLEGAL) X(FETCH_FAULT) X(NOP)                                              \
+    X(LUI) X(AUIPC) X(JAL) X(JALR)                                                             \
+    X(BEQ) X(BNE) X(BLT) X(BGE) X(BLTU) X(BGEU)                                                \
+    X(LB) X(LH) X(LW) X(LD) X(LBU) X(LHU) X(LWU)                                               \
+    X(SB) X(SH) X(SW) X(SD)                                                                    \
+    X(ADDI) X(SLTI) X(SLTIU) X(XORI) X(ORI) X(ANDI) X(SLLI) X(SRLI) X(SRAI)                    \
+    X(ADDIW) X(SLLIW) X(SRLIW) X(SRAIW)                                                        \
+    X(ADD) X(SUB) X(SLL) X(SLT) X(SLTU) X(XOR) X(SRL) X(SRA) X(OR) X(AND)                      \
+    X(ADDW) X(SUBW) X(SLLW) X(SRLW) X(SRAW)                                                    \
+    /* M */                                                                                    \
+    X(MUL) X(MULH) X(MULHSU) X(MULHU) X(DIV) X(DIVU) X(REM) X(REMU)                            \
+    X(MULW) X(DIVW) X(DIVUW) X(REMW) X(REMUW)                                                  \
+    /* A */                                                                                    \
+    X(LR) X(SC) X(AMO)                                                                         \
+    /* Zba */                                                                                  \
+    X(SH1ADD) X(SH2ADD) X(SH3ADD) X(ADD_UW) X(SH1ADD_UW) X(SH2ADD_UW) X(SH3ADD_UW)             \
+    X(SLLI_UW)                                                                                 \
+    /* Zbb */                                                                                  \
+    X(ANDN) X(ORN) X(XNOR) X(CLZ) X(CTZ) X(CPOP) X(CLZW) X(CTZW) X(CPOPW)                      \
+    X(MAX) X(MAXU) X(MIN) X(MINU) X(SEXT_B) X(SEXT_H) X(ZEXT_H)                                \
+    X(ROL) X(ROR) X(ROLW) X(RORW) X(RORI) X(RORIW) X(ORC_B) X(REV8)                            \
+    /* system */                                                                               \
+    X(FENCE_I) X(ECALL) X(EBREAK) X(MRET) X(WFI) X(CSR)                                        \
+    /* F and D */                                                                              \
+    X(FLW) X(FLD) X(FSW) X(FSD) X(FPU)
 
-/* One decoded instruction: 16 bytes, so that an entry per halfword of a
- * 124 KiB image is about 1 MiB. */
+#define SIM_OP_ENUM(name) SIM_OP_##name,
+typedef enum sim_op { SIM_OPS(SIM_OP_ENUM) SIM_OP_COUNT } sim_op;
+#undef SIM_OP_ENUM
+
+/* One decoded instruction, an entry of a decoded block (hart_block.c).
+ * `run` is the address of its handler inside sim_hart_run (computed goto),
+ * so the hot loop dispatches with one indirect jump and no table.  The
+ * block's totals ride on every entry, so that a block may be entered at
+ * any of its instructions and left early with exact accounting: from this
+ * entry to the block's end, `n_rest` instructions and `cost_rest` static
+ * cycles (SIM_COST_INSN plus the multiply/divide extras; memory latency
+ * and FP latency are added as they happen); `last_cost` is the static cost
+ * of the block's last instruction. */
 typedef struct sim_insn {
-    uint8_t op; /* sim_op */
-    uint8_t rd, rs1, rs2;
+    const void *run;
+    uint64_t pc;
+    /* Branches and jal: the entries of the taken target and of the next
+     * instruction, filled on first use (the arena is flushed whole, so a
+     * link never outlives its target). */
+    struct sim_insn *taken, *fall;
     int32_t imm;
     uint32_t bits; /* the encoding as fetched (16 bits for RVC): mtval */
-    uint8_t len;   /* 2 or 4 */
-    uint8_t aux;   /* op-specific: AMO funct5, CSR funct3 */
+    uint32_t cost_rest;
+    uint16_t n_rest;
+    uint16_t last_cost;
+    uint8_t op; /* sim_op */
+    uint8_t rd, rs1, rs2;
+    uint8_t len; /* 2 or 4 */
+    uint8_t aux; /* op-specific: AMO funct5, CSR funct3 */
     uint16_t pad;
 } sim_insn;
 
-/* The decoded cache: one entry per halfword of the code range, entry i
- * for pc = code_base + 2 * i.  [lo, hi) bounds the entries decoded since
- * the last flush, so that fence.i clears only those. */
+/* Instructions a block holds at most: long enough that a straight run of
+ * code pays the block's entry check rarely, short enough that the step
+ * mode near a run's cycle limit (sim_hart.c) stays cheap. */
+#define SIM_BLOCK_MAX 32
+
+/* The decoded code of one hart: `map` has a slot per halfword of the code
+ * range (index (pc - base) / 2) pointing at an entry that decodes that pc
+ * (the first decoded: a pc inside a longer block keeps that block's
+ * entry), NULL until first executed.  Entries live in `arena`, blocks one
+ * after another, each closed by a SIM_OP_BLOCK_END entry.  A full arena,
+ * fence.i and the owner's flush drop everything at once and bump `gen`,
+ * so that nothing links into freed entries. */
 struct sim_icache {
-    size_t n;
-    size_t lo, hi;
-    sim_insn insn[];
+    uint64_t base, size;
+    sim_insn **map;
+    size_t map_lo, map_hi; /* slots set since the last flush */
+    sim_insn *arena;
+    size_t cap, used;
+    uint64_t gen;
 };
 
 /* rvc.c: the 32-bit instruction a compressed one stands for, or 0 when
@@ -108,10 +132,24 @@ uint32_t sim_rvc_expand(uint16_t c);
  * len 4, bits).  The caller fixes len and bits for an expanded RVC. */
 void sim_decode(sim_insn *d, uint32_t insn);
 
-/* hart_decode.c: fills the cache entry for pc (inside the code range),
- * fetching its bits from RAM; a fetch that reaches outside the code range
- * or RAM becomes SIM_OP_FETCH_FAULT. */
-void sim_icache_fill(sim_hart *h, uint64_t pc);
+/* hart_decode.c: decodes the instruction at pc (inside the code range)
+ * into *d, fetching its bits from RAM; a fetch that reaches outside the
+ * code range or RAM becomes SIM_OP_FETCH_FAULT.  Sets op, fields, len,
+ * bits and pc; the block fields are the builder's. */
+void sim_decode_at(const sim_hart *h, uint64_t pc, sim_insn *d);
+
+/* hart_block.c: the decoded cache's life.  sim_icache_new returns NULL
+ * when memory is lacking. */
+struct sim_icache *sim_icache_new(uint64_t base, uint64_t size);
+void sim_icache_free(struct sim_icache *ic);
+void sim_icache_flush(struct sim_icache *ic);
+
+/* hart_block.c: the entry to run for pc (even, inside the code range):
+ * the one decoded before, or the head of a block decoded now from pc on.
+ * `run` maps each sim_op to its handler's address in sim_hart_run.  May
+ * flush the cache first (a full arena): callers compare ic->gen before
+ * keeping a link. */
+sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP_COUNT]);
 
 /* hart_csr.c: executes the CSR instruction *d (h->pc/cycle/instret are
  * current).  Returns 0 or SIM_CAUSE_ILLEGAL. */

@@ -30,15 +30,9 @@ int sim_hart_init(sim_hart *h, sim_mem *mem, uint32_t hartid, uint64_t reset_pc,
     h->code_size = code_size;
     h->state = SIM_HART_RUNNING;
 
-    uint64_t n = code_size / 2 + 1;
-    if (n > (SIZE_MAX - sizeof(struct sim_icache)) / sizeof(sim_insn))
-        return -1;
-    h->icache = calloc(1, sizeof(struct sim_icache) + (size_t)n * sizeof(sim_insn));
+    h->icache = sim_icache_new(code_base, code_size);
     if (!h->icache)
         return -1;
-    h->icache->n = (size_t)n;
-    h->icache->lo = (size_t)n;
-    h->icache->hi = 0;
 
     for (unsigned i = 0; i < mem->nharts; i++)
         if (mem->harts[i] == h)
@@ -63,7 +57,7 @@ void sim_hart_free(sim_hart *h)
             }
         }
     }
-    free(h->icache);
+    sim_icache_free(h->icache);
     h->icache = NULL;
 }
 
@@ -80,28 +74,13 @@ void sim_hart_halt(sim_hart *h)
 
 void sim_hart_flush_icache(sim_hart *h)
 {
-    struct sim_icache *ic = h->icache;
-    if (!ic)
-        return;
-    if (ic->hi > ic->lo)
-        memset(&ic->insn[ic->lo], 0, (ic->hi - ic->lo) * sizeof(sim_insn));
-    ic->lo = ic->n;
-    ic->hi = 0;
+    if (h->icache)
+        sim_icache_flush(h->icache);
 }
 
 static inline uint64_t sext32(uint64_t v)
 {
     return (uint64_t)(int64_t)(int32_t)(uint32_t)v;
-}
-
-static inline uint64_t load_extend(unsigned op, uint64_t raw)
-{
-    switch (op) {
-    case SIM_OP_LB: return (uint64_t)(int64_t)(int8_t)raw;
-    case SIM_OP_LH: return (uint64_t)(int64_t)(int16_t)raw;
-    case SIM_OP_LW: return sext32(raw);
-    default: return raw; /* LD and the unsigned loads */
-    }
 }
 
 static inline uint64_t div_s(uint64_t a, uint64_t b)
@@ -175,21 +154,52 @@ static inline uint64_t orc_b(uint64_t v)
     return r;
 }
 
+static inline uint64_t load_extend(unsigned op, uint64_t raw)
+{
+    switch (op) {
+    case SIM_OP_LB: return (uint64_t)(int64_t)(int8_t)raw;
+    case SIM_OP_LH: return (uint64_t)(int64_t)(int16_t)raw;
+    case SIM_OP_LW: return sext32(raw);
+    default: return raw; /* LD and the unsigned loads */
+    }
+}
+
 #define LIKELY(c) __builtin_expect(!!(c), 1)
 #define UNLIKELY(c) __builtin_expect(!!(c), 0)
 
+/* The hot loop.  Time is kept per block: entering at entry d adds the
+ * static cost and the count of every instruction from d to the block's end
+ * at once, which is exact as long as the block's last instruction starts
+ * before `limit` (an instruction runs only when it starts before the
+ * limit).  So entry checks that, with `stop` = limit + the last one's
+ * cost; memory and FP latency, known only as they happen, are added as
+ * they happen and checked against `stop` again.  A block that does not
+ * fit runs up to the instruction that would start past the limit (`step`).  Leaving a block early
+ * (a trap, a halt) takes back what its unrun instructions added. */
 sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
 {
+#define SIM_OP_LABEL(name) [SIM_OP_##name] = &&op_##name,
+    static const void *const run[SIM_OP_COUNT] = {SIM_OPS(SIM_OP_LABEL)};
+#undef SIM_OP_LABEL
+
     if (h->state != SIM_HART_RUNNING || !h->icache)
         return h->state;
 
     sim_mem *const m = h->mem;
     uint64_t *const x = h->x;
-    sim_insn *const icache = h->icache->insn;
+    struct sim_icache *const ic = h->icache;
+    sim_insn **const map = ic->map;
     const uint64_t cbase = h->code_base, csize = h->code_size;
     uint64_t pc = h->pc, cycle = h->cycle, instret = h->instret;
     uint64_t mcycles = h->mem_cycles; /* of cycle: what memory accesses added */
-    uint64_t limit = until_cycle; /* set to 0 to stop after this instruction */
+    /* Far above any modeled time, so that limit + a block's cost never
+     * wraps. */
+    const uint64_t limit = until_cycle < (UINT64_MAX >> 1) ? until_cycle : (UINT64_MAX >> 1);
+    uint64_t stop = limit;
+    const sim_insn *d = NULL;
+    sim_insn **link = NULL; /* where to keep the entry dispatch finds */
+    sim_insn *cut = NULL;   /* step: the entry whose handler is op_CUT */
+    const void *cut_run = NULL;
 
     /* The last RAM range a load or store reached: an access at offset o
      * from rbase hits when o < rlen (room for 8 bytes at o). */
@@ -208,7 +218,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     unsigned mem_size = 0;
 
     /* Inside the loop pc stays even (jalr clears bit 0, offsets are
-     * even, mepc and mtvec are kept aligned), which the cache's index
+     * even, mepc and mtvec are kept aligned), which the map's index
      * relies on; only the owner could have set an odd one. */
     if (UNLIKELY(pc & 1)) {
         sim_hart_trap(h, SIM_CAUSE_FETCH_MISALIGNED, pc);
@@ -216,14 +226,54 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         cycle += SIM_COST_TRAP;
     }
 
-#define SYNC() (h->pc = pc, h->cycle = cycle, h->instret = instret, h->mem_cycles = mcycles)
+/* The hart as of the start of entry d's instruction, for a callee. */
+#define SYNC()                                                                                 \
+    (h->pc = d->pc, h->cycle = cycle - d->cost_rest, h->instret = instret - d->n_rest,           \
+     h->mem_cycles = mcycles)
+/* After a callee: the cycles it added to h->cycle are memory latency. */
+#define RESYNC()                                                                               \
+    do {                                                                                       \
+        uint64_t lat_ = h->cycle - (cycle - d->cost_rest);                                     \
+        cycle += lat_;                                                                         \
+        mcycles += lat_;                                                                       \
+    } while (0)
+/* The entry step cut the block at gets its handler back. */
+#define UNCUT()                                                                                \
+    do {                                                                                       \
+        if (cut) {                                                                             \
+            cut->run = cut_run;                                                                \
+            cut = NULL;                                                                        \
+        }                                                                                      \
+    } while (0)
 #define RD x[d->rd]
 #define RS1 x[d->rs1]
 #define RS2 x[d->rs2]
 #define IMM ((uint64_t)(int64_t)d->imm)
 #define NEXT                                                                                   \
-    pc += d->len;                                                                              \
-    break
+    do {                                                                                       \
+        d++;                                                                                   \
+        goto *d->run;                                                                          \
+    } while (0)
+/* After a latency: still inside the block's stop? */
+#define NEXT_CHECKED                                                                           \
+    do {                                                                                       \
+        if (UNLIKELY(cycle >= stop))                                                           \
+            goto overrun;                                                                      \
+        NEXT;                                                                                  \
+    } while (0)
+/* Go on at the entry kept in d->field, or find it for `target` and keep
+ * it there. */
+#define CHAIN(field, target)                                                                   \
+    do {                                                                                       \
+        sim_insn *e_ = d->field;                                                               \
+        if (LIKELY(e_ != NULL)) {                                                              \
+            d = e_;                                                                            \
+            goto enter;                                                                        \
+        }                                                                                      \
+        pc = (target);                                                                         \
+        link = &((sim_insn *)d)->field;                                                        \
+        goto dispatch;                                                                         \
+    } while (0)
 #define REFILL(r)                                                                              \
     (rbase = (r)->base, rlen = (r)->size >= 8 ? (r)->size - 7 : 0, rhost = (r)->host,        \
      rlat = (r)->latency)
@@ -237,7 +287,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
             x[0] = 0;                                                                          \
             cycle += rlat;                                                                     \
             mcycles += rlat;                                                                   \
-            NEXT;                                                                              \
+            NEXT_CHECKED;                                                                      \
         }                                                                                      \
         mem_addr = a;                                                                          \
         mem_size = n;                                                                          \
@@ -253,336 +303,394 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
             mcycles += rlat;                                                                   \
             if (others)                                                                        \
                 sim_mem_note_store(m, h, a);                                                   \
-            NEXT;                                                                              \
+            NEXT_CHECKED;                                                                      \
         }                                                                                      \
         mem_addr = a;                                                                          \
         mem_size = n;                                                                          \
         mem_val = t;                                                                           \
         goto store_slow;                                                                       \
     }
+#define BRANCH(cond)                                                                           \
+    do {                                                                                       \
+        if (cond)                                                                              \
+            CHAIN(taken, d->pc + IMM);                                                         \
+        CHAIN(fall, d->pc + d->len);                                                           \
+    } while (0)
 
-    while (cycle < limit) {
-        uint64_t off = pc - cbase;
-        if (UNLIKELY(off >= csize)) {
-            cause = SIM_CAUSE_FETCH_ACCESS;
-            tval = pc;
-            goto trap;
+dispatch: {
+    /* pc is where to go on; link, if set, wants the entry found */
+    uint64_t off = pc - cbase;
+    if (UNLIKELY(off >= csize)) {
+        link = NULL;
+        if (cycle >= limit)
+            goto out;
+        cause = SIM_CAUSE_FETCH_ACCESS;
+        tval = pc;
+        goto trap_at_pc;
+    }
+    sim_insn *e = map[off >> 1];
+    if (UNLIKELY(e == NULL)) {
+        uint64_t gen = ic->gen;
+        e = sim_block_entry(h, pc, run);
+        if (gen != ic->gen) /* a flush: the entry that asked is gone */
+            link = NULL;
+    }
+    if (link) {
+        *link = e;
+        link = NULL;
+    }
+    d = e;
+}
+enter:
+    stop = limit + d->last_cost;
+    cycle += d->cost_rest;
+    if (UNLIKELY(cycle >= stop)) {
+        cycle -= d->cost_rest;
+        goto step;
+    }
+    instret += d->n_rest;
+    goto *d->run;
+
+step:
+    /* d's block does not fit before the limit: run the part of it whose
+     * instructions start before the limit (by their static costs), with
+     * its first unrun entry's handler swapped for op_CUT, which ends the
+     * call there.  Every way out of the part puts the handler back. */
+    UNCUT();
+    if (cycle >= limit) {
+        pc = d->pc;
+        goto out;
+    }
+    {
+        sim_insn *e = (sim_insn *)d;
+        uint64_t c = cycle;
+        uint32_t own = 0;
+        while (e->op != SIM_OP_BLOCK_END && c < limit) {
+            own = e->cost_rest - e[1].cost_rest;
+            c += own;
+            e++;
         }
-        const sim_insn *d = &icache[off >> 1];
-        switch ((sim_op)d->op) {
-        case SIM_OP_UNDECODED: sim_icache_fill(h, pc); continue;
-        case SIM_OP_ILLEGAL:
-            cause = SIM_CAUSE_ILLEGAL;
-            tval = d->bits;
-            goto trap;
-        case SIM_OP_FETCH_FAULT:
-            cause = SIM_CAUSE_FETCH_ACCESS;
-            tval = pc + IMM;
-            goto trap;
-        case SIM_OP_NOP: NEXT;
-
-        case SIM_OP_LUI: RD = IMM; NEXT;
-        case SIM_OP_AUIPC: RD = pc + IMM; NEXT;
-        case SIM_OP_JAL: {
-            uint64_t link = pc + d->len;
-            pc += IMM;
-            x[d->rd] = link;
-            x[0] = 0;
-            break;
-        }
-        case SIM_OP_JALR: {
-            uint64_t link = pc + d->len;
-            pc = (RS1 + IMM) & ~(uint64_t)1;
-            x[d->rd] = link;
-            x[0] = 0;
-            break;
-        }
-        case SIM_OP_BEQ: pc += RS1 == RS2 ? IMM : d->len; break;
-        case SIM_OP_BNE: pc += RS1 != RS2 ? IMM : d->len; break;
-        case SIM_OP_BLT: pc += (int64_t)RS1 < (int64_t)RS2 ? IMM : d->len; break;
-        case SIM_OP_BGE: pc += (int64_t)RS1 >= (int64_t)RS2 ? IMM : d->len; break;
-        case SIM_OP_BLTU: pc += RS1 < RS2 ? IMM : d->len; break;
-        case SIM_OP_BGEU: pc += RS1 >= RS2 ? IMM : d->len; break;
-
-        case SIM_OP_LB: LOAD(1, int8_t, (uint64_t)(int64_t)t)
-        case SIM_OP_LH: LOAD(2, int16_t, (uint64_t)(int64_t)t)
-        case SIM_OP_LW: LOAD(4, int32_t, (uint64_t)(int64_t)t)
-        case SIM_OP_LD: LOAD(8, uint64_t, t)
-        case SIM_OP_LBU: LOAD(1, uint8_t, t)
-        case SIM_OP_LHU: LOAD(2, uint16_t, t)
-        case SIM_OP_LWU: LOAD(4, uint32_t, t)
-        case SIM_OP_SB: STORE(1, uint8_t)
-        case SIM_OP_SH: STORE(2, uint16_t)
-        case SIM_OP_SW: STORE(4, uint32_t)
-        case SIM_OP_SD: STORE(8, uint64_t)
-
-        case SIM_OP_ADDI: RD = RS1 + IMM; NEXT;
-        case SIM_OP_SLTI: RD = (int64_t)RS1 < (int64_t)IMM; NEXT;
-        case SIM_OP_SLTIU: RD = RS1 < IMM; NEXT;
-        case SIM_OP_XORI: RD = RS1 ^ IMM; NEXT;
-        case SIM_OP_ORI: RD = RS1 | IMM; NEXT;
-        case SIM_OP_ANDI: RD = RS1 & IMM; NEXT;
-        case SIM_OP_SLLI: RD = RS1 << d->imm; NEXT;
-        case SIM_OP_SRLI: RD = RS1 >> d->imm; NEXT;
-        case SIM_OP_SRAI: RD = (uint64_t)((int64_t)RS1 >> d->imm); NEXT;
-        case SIM_OP_ADDIW: RD = sext32(RS1 + IMM); NEXT;
-        case SIM_OP_SLLIW: RD = sext32((uint32_t)RS1 << d->imm); NEXT;
-        case SIM_OP_SRLIW: RD = sext32((uint32_t)RS1 >> d->imm); NEXT;
-        case SIM_OP_SRAIW: RD = (uint64_t)(int64_t)((int32_t)RS1 >> d->imm); NEXT;
-
-        case SIM_OP_ADD: RD = RS1 + RS2; NEXT;
-        case SIM_OP_SUB: RD = RS1 - RS2; NEXT;
-        case SIM_OP_SLL: RD = RS1 << (RS2 & 63); NEXT;
-        case SIM_OP_SLT: RD = (int64_t)RS1 < (int64_t)RS2; NEXT;
-        case SIM_OP_SLTU: RD = RS1 < RS2; NEXT;
-        case SIM_OP_XOR: RD = RS1 ^ RS2; NEXT;
-        case SIM_OP_SRL: RD = RS1 >> (RS2 & 63); NEXT;
-        case SIM_OP_SRA: RD = (uint64_t)((int64_t)RS1 >> (RS2 & 63)); NEXT;
-        case SIM_OP_OR: RD = RS1 | RS2; NEXT;
-        case SIM_OP_AND: RD = RS1 & RS2; NEXT;
-        case SIM_OP_ADDW: RD = sext32(RS1 + RS2); NEXT;
-        case SIM_OP_SUBW: RD = sext32(RS1 - RS2); NEXT;
-        case SIM_OP_SLLW: RD = sext32((uint32_t)RS1 << (RS2 & 31)); NEXT;
-        case SIM_OP_SRLW: RD = sext32((uint32_t)RS1 >> (RS2 & 31)); NEXT;
-        case SIM_OP_SRAW: RD = (uint64_t)(int64_t)((int32_t)RS1 >> (RS2 & 31)); NEXT;
-
-        case SIM_OP_MUL:
-            RD = RS1 * RS2;
-            cycle += SIM_COST_MUL;
-            NEXT;
-        case SIM_OP_MULH:
-            RD = (uint64_t)(((__int128)(int64_t)RS1 * (__int128)(int64_t)RS2) >> 64);
-            cycle += SIM_COST_MUL;
-            NEXT;
-        case SIM_OP_MULHSU:
-            RD = (uint64_t)(((__int128)(int64_t)RS1 * (__int128)RS2) >> 64);
-            cycle += SIM_COST_MUL;
-            NEXT;
-        case SIM_OP_MULHU:
-            RD = (uint64_t)(((unsigned __int128)RS1 * RS2) >> 64);
-            cycle += SIM_COST_MUL;
-            NEXT;
-        case SIM_OP_MULW:
-            RD = sext32((uint32_t)RS1 * (uint32_t)RS2);
-            cycle += SIM_COST_MUL;
-            NEXT;
-        case SIM_OP_DIV:
-            RD = div_s(RS1, RS2);
-            cycle += SIM_COST_DIV;
-            NEXT;
-        case SIM_OP_DIVU:
-            RD = RS2 ? RS1 / RS2 : UINT64_MAX;
-            cycle += SIM_COST_DIV;
-            NEXT;
-        case SIM_OP_REM:
-            RD = rem_s(RS1, RS2);
-            cycle += SIM_COST_DIV;
-            NEXT;
-        case SIM_OP_REMU:
-            RD = RS2 ? RS1 % RS2 : RS1;
-            cycle += SIM_COST_DIV;
-            NEXT;
-        case SIM_OP_DIVW:
-            RD = divw_s(RS1, RS2);
-            cycle += SIM_COST_DIV;
-            NEXT;
-        case SIM_OP_DIVUW:
-            RD = (uint32_t)RS2 ? sext32((uint32_t)RS1 / (uint32_t)RS2) : UINT64_MAX;
-            cycle += SIM_COST_DIV;
-            NEXT;
-        case SIM_OP_REMW:
-            RD = remw_s(RS1, RS2);
-            cycle += SIM_COST_DIV;
-            NEXT;
-        case SIM_OP_REMUW:
-            RD = sext32((uint32_t)RS2 ? (uint32_t)RS1 % (uint32_t)RS2 : (uint32_t)RS1);
-            cycle += SIM_COST_DIV;
-            NEXT;
-
-        /* Slow paths that may trap or stop the hart: atomics and FP
-         * loads and stores. */
-        case SIM_OP_LR:
-        case SIM_OP_SC:
-        case SIM_OP_AMO:
-        case SIM_OP_FLW:
-        case SIM_OP_FLD:
-        case SIM_OP_FSW:
-        case SIM_OP_FSD: {
-            unsigned len = d->len;
-            SYNC();
-            int rc = d->op == SIM_OP_LR || d->op == SIM_OP_SC || d->op == SIM_OP_AMO
-                         ? sim_hart_atomic(h, d, &tval)
-                         : sim_hart_fp_mem(h, d, &tval);
-            mcycles += h->cycle - cycle;
-            cycle = h->cycle;
-            if (rc) {
-                cause = (uint64_t)rc;
-                goto trap;
-            }
-            if (h->state != SIM_HART_RUNNING)
-                limit = 0;
-            pc += len;
-            break;
-        }
-
-        case SIM_OP_SH1ADD: RD = (RS1 << 1) + RS2; NEXT;
-        case SIM_OP_SH2ADD: RD = (RS1 << 2) + RS2; NEXT;
-        case SIM_OP_SH3ADD: RD = (RS1 << 3) + RS2; NEXT;
-        case SIM_OP_ADD_UW: RD = (uint64_t)(uint32_t)RS1 + RS2; NEXT;
-        case SIM_OP_SH1ADD_UW: RD = ((uint64_t)(uint32_t)RS1 << 1) + RS2; NEXT;
-        case SIM_OP_SH2ADD_UW: RD = ((uint64_t)(uint32_t)RS1 << 2) + RS2; NEXT;
-        case SIM_OP_SH3ADD_UW: RD = ((uint64_t)(uint32_t)RS1 << 3) + RS2; NEXT;
-        case SIM_OP_SLLI_UW: RD = (uint64_t)(uint32_t)RS1 << d->imm; NEXT;
-
-        case SIM_OP_ANDN: RD = RS1 & ~RS2; NEXT;
-        case SIM_OP_ORN: RD = RS1 | ~RS2; NEXT;
-        case SIM_OP_XNOR: RD = ~(RS1 ^ RS2); NEXT;
-        case SIM_OP_CLZ: RD = RS1 ? (uint64_t)__builtin_clzll(RS1) : 64; NEXT;
-        case SIM_OP_CTZ: RD = RS1 ? (uint64_t)__builtin_ctzll(RS1) : 64; NEXT;
-        case SIM_OP_CPOP: RD = (uint64_t)__builtin_popcountll(RS1); NEXT;
-        case SIM_OP_CLZW: RD = (uint32_t)RS1 ? (uint64_t)__builtin_clz((uint32_t)RS1) : 32; NEXT;
-        case SIM_OP_CTZW: RD = (uint32_t)RS1 ? (uint64_t)__builtin_ctz((uint32_t)RS1) : 32; NEXT;
-        case SIM_OP_CPOPW: RD = (uint64_t)__builtin_popcount((uint32_t)RS1); NEXT;
-        case SIM_OP_MAX: RD = (int64_t)RS1 > (int64_t)RS2 ? RS1 : RS2; NEXT;
-        case SIM_OP_MAXU: RD = RS1 > RS2 ? RS1 : RS2; NEXT;
-        case SIM_OP_MIN: RD = (int64_t)RS1 < (int64_t)RS2 ? RS1 : RS2; NEXT;
-        case SIM_OP_MINU: RD = RS1 < RS2 ? RS1 : RS2; NEXT;
-        case SIM_OP_SEXT_B: RD = (uint64_t)(int64_t)(int8_t)RS1; NEXT;
-        case SIM_OP_SEXT_H: RD = (uint64_t)(int64_t)(int16_t)RS1; NEXT;
-        case SIM_OP_ZEXT_H: RD = (uint16_t)RS1; NEXT;
-        case SIM_OP_ROL: RD = rol64(RS1, (unsigned)RS2); NEXT;
-        case SIM_OP_ROR: RD = ror64(RS1, (unsigned)RS2); NEXT;
-        case SIM_OP_RORI: RD = ror64(RS1, (unsigned)d->imm); NEXT;
-        case SIM_OP_ROLW: RD = sext32(rol32((uint32_t)RS1, (unsigned)RS2)); NEXT;
-        case SIM_OP_RORW: RD = sext32(ror32((uint32_t)RS1, (unsigned)RS2)); NEXT;
-        case SIM_OP_RORIW: RD = sext32(ror32((uint32_t)RS1, (unsigned)d->imm)); NEXT;
-        case SIM_OP_ORC_B: RD = orc_b(RS1); NEXT;
-        case SIM_OP_REV8: RD = __builtin_bswap64(RS1); NEXT;
-
-        case SIM_OP_FENCE_I: {
-            unsigned len = d->len; /* the entry is about to be cleared */
-            sim_hart_flush_icache(h);
-            pc += len;
-            break;
-        }
-        case SIM_OP_ECALL:
-            cause = SIM_CAUSE_ECALL_M;
-            tval = 0;
-            goto trap;
-        case SIM_OP_EBREAK:
-            cause = SIM_CAUSE_BREAKPOINT;
-            tval = pc; /* as Spike does */
-            goto trap;
-        case SIM_OP_MRET:
-            SYNC();
-            sim_hart_mret(h);
-            pc = h->pc;
-            break;
-        case SIM_OP_WFI:
-            /* No interrupt is modeled: the owner wakes the hart. */
-            h->state = SIM_HART_WFI;
-            limit = 0;
-            NEXT;
-        case SIM_OP_CSR:
-            SYNC();
-            if (sim_hart_csr(h, d)) {
-                cause = SIM_CAUSE_ILLEGAL;
-                tval = d->bits;
-                goto trap;
-            }
-            NEXT;
-
-        case SIM_OP_FPU: {
-            uint32_t extra = 0;
-            if ((h->mstatus & SIM_MSTATUS_FS) == 0 || sim_fpu_exec(h, d->bits, &extra)) {
-                cause = SIM_CAUSE_ILLEGAL;
-                tval = d->bits;
-                goto trap;
-            }
-            h->mstatus |= SIM_MSTATUS_FS; /* Dirty */
-            x[0] = 0;
-            cycle += extra;
-            NEXT;
-        }
-        default: __builtin_unreachable();
-        }
-    retire:
-        cycle += SIM_COST_INSN;
-        instret++;
-        continue;
-
-    load_slow: {
-        /* a miss of the RAM cache, a device, or a misaligned address */
-        unsigned op = d->op, rd = d->rd, len = d->len;
-        if (mem_addr & (mem_size - 1)) {
-            cause = SIM_CAUSE_LOAD_MISALIGNED;
-            tval = mem_addr;
-            goto trap;
-        }
-        int ri = sim_mem_find_ram(m, mem_addr, mem_size);
-        if (ri >= 0)
-            REFILL(&m->ram[ri]);
-        uint64_t raw = 0;
-        SYNC();
-        int rc = sim_hart_load_slow(h, ri, mem_addr, mem_size, &raw);
-        mcycles += h->cycle - cycle;
-        cycle = h->cycle;
-        if (rc) {
-            cause = (uint64_t)rc;
-            tval = mem_addr;
-            goto trap;
-        }
-        if (h->state != SIM_HART_RUNNING)
-            limit = 0;
-        x[rd] = load_extend(op, raw);
-        x[0] = 0;
-        pc += len;
-        goto retire;
+        if (e->op == SIM_OP_BLOCK_END) /* the rest fits after all */
+            goto enter;
+        /* Time as on entering the whole block, so that every way out
+         * finds what it expects; stop when the part's last instruction
+         * would start at or past the limit. */
+        cut = e;
+        cut_run = e->run;
+        e->run = &&op_CUT;
+        stop = limit + own + e->cost_rest;
+        cycle += d->cost_rest;
+        instret += d->n_rest;
+        goto *d->run;
     }
 
-    store_slow: {
-        unsigned len = d->len;
-        if (mem_addr & (mem_size - 1)) {
-            cause = SIM_CAUSE_STORE_MISALIGNED;
-            tval = mem_addr;
-            goto trap;
-        }
-        int ri = sim_mem_find_ram(m, mem_addr, mem_size);
-        if (ri >= 0)
-            REFILL(&m->ram[ri]);
-        SYNC();
-        int rc = sim_hart_store_slow(h, ri, mem_addr, mem_size, mem_val);
-        mcycles += h->cycle - cycle;
-        cycle = h->cycle;
-        if (rc) {
-            cause = (uint64_t)rc;
-            tval = mem_addr;
-            goto trap;
-        }
-        sim_mem_note_store(m, h, mem_addr);
-        if (h->state != SIM_HART_RUNNING)
-            limit = 0;
-        pc += len;
-        goto retire;
-    }
+op_CUT:
+    /* the first instruction that starts at or past the limit */
+    UNCUT();
+    cycle -= d->cost_rest;
+    instret -= d->n_rest;
+    pc = d->pc;
+    goto out;
 
-    trap:
-        SYNC();
-        sim_hart_trap(h, cause, tval);
-        pc = h->pc;
-        cycle += SIM_COST_TRAP;
-        if (h->state != SIM_HART_RUNNING) /* a device halted it, then faulted */
-            limit = 0;
+overrun:
+    /* d ran, and a latency took its block past stop: the rest one at a
+     * time. */
+    d++;
+    cycle -= d->cost_rest;
+    instret -= d->n_rest;
+    goto step;
+
+halted_after:
+    /* a device stopped the hart during d: d retires, the rest does not */
+    UNCUT();
+    d++;
+    cycle -= d->cost_rest;
+    instret -= d->n_rest;
+    pc = d->pc;
+    goto out;
+
+op_BLOCK_END: CHAIN(taken, d->pc);
+op_ILLEGAL:
+    cause = SIM_CAUSE_ILLEGAL;
+    tval = d->bits;
+    goto trap;
+op_FETCH_FAULT:
+    cause = SIM_CAUSE_FETCH_ACCESS;
+    tval = d->pc + IMM;
+    goto trap;
+op_NOP: NEXT;
+
+op_LUI: RD = IMM; NEXT;
+op_AUIPC: RD = d->pc + IMM; NEXT;
+op_JAL:
+    x[d->rd] = d->pc + d->len;
+    x[0] = 0;
+    CHAIN(taken, d->pc + IMM);
+op_JALR: {
+    uint64_t target = (RS1 + IMM) & ~(uint64_t)1;
+    x[d->rd] = d->pc + d->len;
+    x[0] = 0;
+    /* taken: the entry of the last target, right again for a call's
+     * return to the same place */
+    sim_insn *e = d->taken;
+    if (LIKELY(e != NULL) && LIKELY(e->pc == target)) {
+        d = e;
+        goto enter;
     }
+    pc = target;
+    link = &((sim_insn *)d)->taken;
+    goto dispatch;
+}
+op_BEQ: BRANCH(RS1 == RS2);
+op_BNE: BRANCH(RS1 != RS2);
+op_BLT: BRANCH((int64_t)RS1 < (int64_t)RS2);
+op_BGE: BRANCH((int64_t)RS1 >= (int64_t)RS2);
+op_BLTU: BRANCH(RS1 < RS2);
+op_BGEU: BRANCH(RS1 >= RS2);
+
+op_LB: LOAD(1, int8_t, (uint64_t)(int64_t)t)
+op_LH: LOAD(2, int16_t, (uint64_t)(int64_t)t)
+op_LW: LOAD(4, int32_t, (uint64_t)(int64_t)t)
+op_LD: LOAD(8, uint64_t, t)
+op_LBU: LOAD(1, uint8_t, t)
+op_LHU: LOAD(2, uint16_t, t)
+op_LWU: LOAD(4, uint32_t, t)
+op_SB: STORE(1, uint8_t)
+op_SH: STORE(2, uint16_t)
+op_SW: STORE(4, uint32_t)
+op_SD: STORE(8, uint64_t)
+
+op_ADDI: RD = RS1 + IMM; NEXT;
+op_SLTI: RD = (int64_t)RS1 < (int64_t)IMM; NEXT;
+op_SLTIU: RD = RS1 < IMM; NEXT;
+op_XORI: RD = RS1 ^ IMM; NEXT;
+op_ORI: RD = RS1 | IMM; NEXT;
+op_ANDI: RD = RS1 & IMM; NEXT;
+op_SLLI: RD = RS1 << d->imm; NEXT;
+op_SRLI: RD = RS1 >> d->imm; NEXT;
+op_SRAI: RD = (uint64_t)((int64_t)RS1 >> d->imm); NEXT;
+op_ADDIW: RD = sext32(RS1 + IMM); NEXT;
+op_SLLIW: RD = sext32((uint32_t)RS1 << d->imm); NEXT;
+op_SRLIW: RD = sext32((uint32_t)RS1 >> d->imm); NEXT;
+op_SRAIW: RD = (uint64_t)(int64_t)((int32_t)RS1 >> d->imm); NEXT;
+
+op_ADD: RD = RS1 + RS2; NEXT;
+op_SUB: RD = RS1 - RS2; NEXT;
+op_SLL: RD = RS1 << (RS2 & 63); NEXT;
+op_SLT: RD = (int64_t)RS1 < (int64_t)RS2; NEXT;
+op_SLTU: RD = RS1 < RS2; NEXT;
+op_XOR: RD = RS1 ^ RS2; NEXT;
+op_SRL: RD = RS1 >> (RS2 & 63); NEXT;
+op_SRA: RD = (uint64_t)((int64_t)RS1 >> (RS2 & 63)); NEXT;
+op_OR: RD = RS1 | RS2; NEXT;
+op_AND: RD = RS1 & RS2; NEXT;
+op_ADDW: RD = sext32(RS1 + RS2); NEXT;
+op_SUBW: RD = sext32(RS1 - RS2); NEXT;
+op_SLLW: RD = sext32((uint32_t)RS1 << (RS2 & 31)); NEXT;
+op_SRLW: RD = sext32((uint32_t)RS1 >> (RS2 & 31)); NEXT;
+op_SRAW: RD = (uint64_t)(int64_t)((int32_t)RS1 >> (RS2 & 31)); NEXT;
+
+/* M: the extra cycles are in the entry's static cost (hart_block.c). */
+op_MUL: RD = RS1 * RS2; NEXT;
+op_MULH: RD = (uint64_t)(((__int128)(int64_t)RS1 * (__int128)(int64_t)RS2) >> 64); NEXT;
+op_MULHSU: RD = (uint64_t)(((__int128)(int64_t)RS1 * (__int128)RS2) >> 64); NEXT;
+op_MULHU: RD = (uint64_t)(((unsigned __int128)RS1 * RS2) >> 64); NEXT;
+op_MULW: RD = sext32((uint32_t)RS1 * (uint32_t)RS2); NEXT;
+op_DIV: RD = div_s(RS1, RS2); NEXT;
+op_DIVU: RD = RS2 ? RS1 / RS2 : UINT64_MAX; NEXT;
+op_REM: RD = rem_s(RS1, RS2); NEXT;
+op_REMU: RD = RS2 ? RS1 % RS2 : RS1; NEXT;
+op_DIVW: RD = divw_s(RS1, RS2); NEXT;
+op_DIVUW: RD = (uint32_t)RS2 ? sext32((uint32_t)RS1 / (uint32_t)RS2) : UINT64_MAX; NEXT;
+op_REMW: RD = remw_s(RS1, RS2); NEXT;
+op_REMUW: RD = sext32((uint32_t)RS2 ? (uint32_t)RS1 % (uint32_t)RS2 : (uint32_t)RS1); NEXT;
+
+/* Slow paths that may trap or stop the hart: atomics and FP loads and
+ * stores. */
+op_LR:
+op_SC:
+op_AMO:
+op_FLW:
+op_FLD:
+op_FSW:
+op_FSD: {
     SYNC();
+    int rc = d->op == SIM_OP_LR || d->op == SIM_OP_SC || d->op == SIM_OP_AMO
+                 ? sim_hart_atomic(h, d, &tval)
+                 : sim_hart_fp_mem(h, d, &tval);
+    RESYNC();
+    if (rc) {
+        cause = (uint64_t)rc;
+        goto trap;
+    }
+    if (h->state != SIM_HART_RUNNING)
+        goto halted_after;
+    NEXT_CHECKED;
+}
+
+op_SH1ADD: RD = (RS1 << 1) + RS2; NEXT;
+op_SH2ADD: RD = (RS1 << 2) + RS2; NEXT;
+op_SH3ADD: RD = (RS1 << 3) + RS2; NEXT;
+op_ADD_UW: RD = (uint64_t)(uint32_t)RS1 + RS2; NEXT;
+op_SH1ADD_UW: RD = ((uint64_t)(uint32_t)RS1 << 1) + RS2; NEXT;
+op_SH2ADD_UW: RD = ((uint64_t)(uint32_t)RS1 << 2) + RS2; NEXT;
+op_SH3ADD_UW: RD = ((uint64_t)(uint32_t)RS1 << 3) + RS2; NEXT;
+op_SLLI_UW: RD = (uint64_t)(uint32_t)RS1 << d->imm; NEXT;
+
+op_ANDN: RD = RS1 & ~RS2; NEXT;
+op_ORN: RD = RS1 | ~RS2; NEXT;
+op_XNOR: RD = ~(RS1 ^ RS2); NEXT;
+op_CLZ: RD = RS1 ? (uint64_t)__builtin_clzll(RS1) : 64; NEXT;
+op_CTZ: RD = RS1 ? (uint64_t)__builtin_ctzll(RS1) : 64; NEXT;
+op_CPOP: RD = (uint64_t)__builtin_popcountll(RS1); NEXT;
+op_CLZW: RD = (uint32_t)RS1 ? (uint64_t)__builtin_clz((uint32_t)RS1) : 32; NEXT;
+op_CTZW: RD = (uint32_t)RS1 ? (uint64_t)__builtin_ctz((uint32_t)RS1) : 32; NEXT;
+op_CPOPW: RD = (uint64_t)__builtin_popcount((uint32_t)RS1); NEXT;
+op_MAX: RD = (int64_t)RS1 > (int64_t)RS2 ? RS1 : RS2; NEXT;
+op_MAXU: RD = RS1 > RS2 ? RS1 : RS2; NEXT;
+op_MIN: RD = (int64_t)RS1 < (int64_t)RS2 ? RS1 : RS2; NEXT;
+op_MINU: RD = RS1 < RS2 ? RS1 : RS2; NEXT;
+op_SEXT_B: RD = (uint64_t)(int64_t)(int8_t)RS1; NEXT;
+op_SEXT_H: RD = (uint64_t)(int64_t)(int16_t)RS1; NEXT;
+op_ZEXT_H: RD = (uint16_t)RS1; NEXT;
+op_ROL: RD = rol64(RS1, (unsigned)RS2); NEXT;
+op_ROR: RD = ror64(RS1, (unsigned)RS2); NEXT;
+op_RORI: RD = ror64(RS1, (unsigned)d->imm); NEXT;
+op_ROLW: RD = sext32(rol32((uint32_t)RS1, (unsigned)RS2)); NEXT;
+op_RORW: RD = sext32(ror32((uint32_t)RS1, (unsigned)RS2)); NEXT;
+op_RORIW: RD = sext32(ror32((uint32_t)RS1, (unsigned)d->imm)); NEXT;
+op_ORC_B: RD = orc_b(RS1); NEXT;
+op_REV8: RD = __builtin_bswap64(RS1); NEXT;
+
+op_FENCE_I:
+    pc = d->pc + d->len; /* read before the flush frees d */
+    sim_hart_flush_icache(h);
+    goto dispatch;
+op_ECALL:
+    cause = SIM_CAUSE_ECALL_M;
+    tval = 0;
+    goto trap;
+op_EBREAK:
+    cause = SIM_CAUSE_BREAKPOINT;
+    tval = d->pc; /* as Spike does */
+    goto trap;
+op_MRET:
+    SYNC();
+    sim_hart_mret(h);
+    pc = h->pc;
+    goto dispatch;
+op_WFI:
+    /* No interrupt is modeled: the owner wakes the hart. */
+    h->state = SIM_HART_WFI;
+    pc = d->pc + d->len;
+    goto out;
+op_CSR:
+    SYNC();
+    if (sim_hart_csr(h, d)) {
+        cause = SIM_CAUSE_ILLEGAL;
+        tval = d->bits;
+        goto trap;
+    }
+    NEXT;
+
+op_FPU: {
+    uint32_t extra = 0;
+    if ((h->mstatus & SIM_MSTATUS_FS) == 0 || sim_fpu_exec(h, d->bits, &extra)) {
+        cause = SIM_CAUSE_ILLEGAL;
+        tval = d->bits;
+        goto trap;
+    }
+    h->mstatus |= SIM_MSTATUS_FS; /* Dirty */
+    x[0] = 0;
+    cycle += extra;
+    NEXT_CHECKED;
+}
+
+load_slow: {
+    /* a miss of the RAM cache, a device, or a misaligned address */
+    if (mem_addr & (mem_size - 1)) {
+        cause = SIM_CAUSE_LOAD_MISALIGNED;
+        tval = mem_addr;
+        goto trap;
+    }
+    int ri = sim_mem_find_ram(m, mem_addr, mem_size);
+    if (ri >= 0)
+        REFILL(&m->ram[ri]);
+    uint64_t raw = 0;
+    SYNC();
+    int rc = sim_hart_load_slow(h, ri, mem_addr, mem_size, &raw);
+    RESYNC();
+    if (rc) {
+        cause = (uint64_t)rc;
+        tval = mem_addr;
+        goto trap;
+    }
+    x[d->rd] = load_extend(d->op, raw);
+    x[0] = 0;
+    if (h->state != SIM_HART_RUNNING)
+        goto halted_after;
+    NEXT_CHECKED;
+}
+
+store_slow: {
+    if (mem_addr & (mem_size - 1)) {
+        cause = SIM_CAUSE_STORE_MISALIGNED;
+        tval = mem_addr;
+        goto trap;
+    }
+    int ri = sim_mem_find_ram(m, mem_addr, mem_size);
+    if (ri >= 0)
+        REFILL(&m->ram[ri]);
+    SYNC();
+    int rc = sim_hart_store_slow(h, ri, mem_addr, mem_size, mem_val);
+    RESYNC();
+    if (rc) {
+        cause = (uint64_t)rc;
+        tval = mem_addr;
+        goto trap;
+    }
+    sim_mem_note_store(m, h, mem_addr);
+    if (h->state != SIM_HART_RUNNING)
+        goto halted_after;
+    NEXT_CHECKED;
+}
+
+trap:
+    /* d traps: it retires nothing, and what follows it never ran */
+    UNCUT();
+    cycle -= d->cost_rest;
+    instret -= d->n_rest;
+    pc = d->pc;
+trap_at_pc:
+    h->pc = pc;
+    h->cycle = cycle;
+    h->instret = instret;
+    h->mem_cycles = mcycles;
+    sim_hart_trap(h, cause, tval);
+    pc = h->pc;
+    cycle += SIM_COST_TRAP;
+    if (h->state != SIM_HART_RUNNING) /* a device halted it, then faulted */
+        goto out;
+    goto dispatch;
+
+out:
+    h->pc = pc;
+    h->cycle = cycle;
+    h->instret = instret;
+    h->mem_cycles = mcycles;
     return h->state;
 #undef SYNC
+#undef UNCUT
+#undef RESYNC
 #undef RD
 #undef RS1
 #undef RS2
 #undef IMM
 #undef NEXT
+#undef NEXT_CHECKED
+#undef CHAIN
 #undef REFILL
 #undef LOAD
 #undef STORE
+#undef BRANCH
 }

@@ -1,0 +1,140 @@
+/* hart_block: the decoded blocks a hart runs (hart_internal.h).
+ *
+ * A block is the straight run of instructions from an entry pc to the
+ * first that changes the flow (a jump, a branch, a trap, mret, wfi,
+ * fence.i) or SIM_BLOCK_MAX of them, decoded on first execution, closed by
+ * a SIM_OP_BLOCK_END entry.  Each entry carries what the hot loop needs at
+ * once: its handler's address, and its block's remaining instruction count
+ * and static cost, computed here once instead of counted per instruction.
+ * The static costs come from one place, sim_static_cost. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hart_internal.h"
+
+/* Flow changes end a block: after them, the next pc is not pc + len. */
+static bool ends_block(unsigned op)
+{
+    switch (op) {
+    case SIM_OP_JAL: case SIM_OP_JALR:
+    case SIM_OP_BEQ: case SIM_OP_BNE: case SIM_OP_BLT: case SIM_OP_BGE:
+    case SIM_OP_BLTU: case SIM_OP_BGEU:
+    case SIM_OP_ILLEGAL: case SIM_OP_FETCH_FAULT: case SIM_OP_ECALL: case SIM_OP_EBREAK:
+    case SIM_OP_MRET: case SIM_OP_WFI: case SIM_OP_FENCE_I:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The cycles an instruction costs whatever its operands (the table in
+ * hart_internal.h): memory and FP latency come on top as they happen. */
+static uint32_t sim_static_cost(unsigned op)
+{
+    switch (op) {
+    case SIM_OP_MUL: case SIM_OP_MULH: case SIM_OP_MULHSU: case SIM_OP_MULHU:
+    case SIM_OP_MULW:
+        return SIM_COST_INSN + SIM_COST_MUL;
+    case SIM_OP_DIV: case SIM_OP_DIVU: case SIM_OP_REM: case SIM_OP_REMU:
+    case SIM_OP_DIVW: case SIM_OP_DIVUW: case SIM_OP_REMW: case SIM_OP_REMUW:
+        return SIM_COST_INSN + SIM_COST_DIV;
+    default:
+        return SIM_COST_INSN;
+    }
+}
+
+struct sim_icache *sim_icache_new(uint64_t base, uint64_t size)
+{
+    struct sim_icache *ic = calloc(1, sizeof *ic);
+    if (!ic)
+        return NULL;
+    uint64_t slots = size / 2 + 1;
+    if (slots > SIZE_MAX / sizeof(sim_insn *)) {
+        free(ic);
+        return NULL;
+    }
+    /* Room for every instruction of the code once, with slack for blocks
+     * entered mid-way; a program that outgrows it gets a flush and starts
+     * over, which costs time, never correctness.  calloc'd memory is only
+     * paid for where it is touched. */
+    size_t cap = (size_t)(slots < (1u << 16) ? slots : (1u << 16)) + 4 * (SIM_BLOCK_MAX + 1);
+    ic->map = calloc((size_t)slots, sizeof(sim_insn *));
+    ic->arena = calloc(cap, sizeof(sim_insn));
+    if (!ic->map || !ic->arena) {
+        sim_icache_free(ic);
+        return NULL;
+    }
+    ic->base = base;
+    ic->size = size;
+    ic->cap = cap;
+    ic->map_lo = (size_t)slots;
+    ic->map_hi = 0;
+    return ic;
+}
+
+void sim_icache_free(struct sim_icache *ic)
+{
+    if (!ic)
+        return;
+    free(ic->map);
+    free(ic->arena);
+    free(ic);
+}
+
+void sim_icache_flush(struct sim_icache *ic)
+{
+    if (ic->map_hi > ic->map_lo)
+        memset(&ic->map[ic->map_lo], 0, (ic->map_hi - ic->map_lo) * sizeof *ic->map);
+    ic->map_lo = (size_t)(ic->size / 2 + 1);
+    ic->map_hi = 0;
+    ic->used = 0;
+    ic->gen++;
+}
+
+sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP_COUNT])
+{
+    struct sim_icache *ic = h->icache;
+    size_t slot = (size_t)((pc - ic->base) >> 1);
+    if (ic->map[slot])
+        return ic->map[slot];
+    if (ic->used + SIM_BLOCK_MAX + 1 > ic->cap)
+        sim_icache_flush(ic);
+
+    sim_insn *head = &ic->arena[ic->used];
+    unsigned n = 0;
+    uint64_t at = pc;
+    for (;;) {
+        sim_insn *d = &head[n++];
+        sim_decode_at(h, at, d);
+        d->run = run[d->op];
+        at += d->len;
+        if (ends_block(d->op) || n == SIM_BLOCK_MAX || at - ic->base >= ic->size)
+            break;
+    }
+    sim_insn *end = &head[n];
+    memset(end, 0, sizeof *end);
+    end->op = SIM_OP_BLOCK_END;
+    end->run = run[SIM_OP_BLOCK_END];
+    end->pc = at;
+
+    /* The totals from each entry to the end, backwards; and the map's
+     * slots, where no earlier block decoded that pc already. */
+    uint32_t cost = 0, last = sim_static_cost(head[n - 1].op);
+    for (unsigned i = n; i-- > 0;) {
+        sim_insn *d = &head[i];
+        cost += sim_static_cost(d->op);
+        d->cost_rest = cost;
+        d->n_rest = (uint16_t)(n - i);
+        d->last_cost = (uint16_t)last;
+        size_t s = (size_t)((d->pc - ic->base) >> 1);
+        if (!ic->map[s]) {
+            ic->map[s] = d;
+            if (s < ic->map_lo)
+                ic->map_lo = s;
+            if (s + 1 > ic->map_hi)
+                ic->map_hi = s + 1;
+        }
+    }
+    ic->used += n + 1;
+    return head;
+}
