@@ -114,9 +114,11 @@ typedef struct sim_insn {
  * entry), NULL until first executed.  Entries live in `arena`, blocks one
  * after another, each closed by a SIM_OP_BLOCK_END entry.  A full arena,
  * fence.i and the owner's flush drop everything at once and bump `gen`,
- * so that nothing links into freed entries. */
+ * so that nothing links into freed entries.  Shared by the harts of one
+ * memory with the same code range (sim_hart_init): `users` of them. */
 struct sim_icache {
     uint64_t base, size;
+    unsigned users;
     sim_insn **map;
     size_t map_lo, map_hi; /* slots set since the last flush */
     sim_insn *arena;

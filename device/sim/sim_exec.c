@@ -14,6 +14,10 @@
 #define LINE 64u
 #define CYCLES_PER_MTIME_TICK 20u /* 1000 MHz core, 50 MHz mtime */
 #define SLICE (1ull << 20)        /* cycles a sim_hart_run call may go on */
+/* The most memory the hart fetches from: the span of everything loaded,
+ * when it is at most this (the decoded code keeps a slot per halfword of
+ * it); else only the executable segments. */
+#define FETCH_SPAN_MAX (256ull << 20)
 
 struct sim_exec {
     sim_mem mem;
@@ -249,6 +253,25 @@ static void place_catcher(sim_exec *x, const ks_elf *e, span *spans, unsigned *n
     x->code_size = c + 4 - x->code_base;
 }
 
+/* A hart fetches from any memory it can reach, as a real one does: the
+ * code range grows from the executable segments to the span of every
+ * range loaded (data, the stack), so code written at run time runs after
+ * fence.i; where nothing answers inside the span, a fetch still faults. */
+static void fetch_from_all(sim_exec *x, const span *spans, unsigned n)
+{
+    uint64_t lo = x->code_base, hi = x->code_base + x->code_size;
+    for (unsigned i = 0; i < n; i++) {
+        if (spans[i].lo < lo)
+            lo = spans[i].lo;
+        if (spans[i].hi > hi)
+            hi = spans[i].hi;
+    }
+    if (hi - lo <= FETCH_SPAN_MAX) {
+        x->code_base = lo;
+        x->code_size = hi - lo;
+    }
+}
+
 /* The stack: 64 KiB below the lowest page, or above the highest; false
  * when neither has room. */
 static bool place_stack(sim_exec *x, span *spans, unsigned *n)
@@ -310,6 +333,7 @@ static int load(sim_exec *x, const char *path, bool *no_tohost, ks_error *err)
         goto fail;
     }
     n = merge_spans(spans, n);
+    fetch_from_all(x, spans, n);
     if (n > SIM_MEM_MAX_RAM) {
         rc = ks_fail(err, KS_ERR_IMAGE,
                      "%s needs more than %u separate memory ranges (its "

@@ -19,9 +19,29 @@
 #include "hart_internal.h"
 #include "sim_fpu.h"
 
+/* Whether h is in m->harts (then it was initialised before). */
+static bool registered(const sim_mem *m, const sim_hart *h)
+{
+    for (unsigned i = 0; i < m->nharts; i++)
+        if (m->harts[i] == h)
+            return true;
+    return false;
+}
+
+/* Gives up h's hold on its decoded code. */
+static void drop_icache(sim_hart *h)
+{
+    if (h->icache && --h->icache->users == 0)
+        sim_icache_free(h->icache);
+    h->icache = NULL;
+}
+
 int sim_hart_init(sim_hart *h, sim_mem *mem, uint32_t hartid, uint64_t reset_pc,
                   uint64_t code_base, uint64_t code_size)
 {
+    bool known = registered(mem, h);
+    if (known)
+        drop_icache(h);
     memset(h, 0, sizeof *h);
     h->mem = mem;
     h->hartid = hartid;
@@ -30,13 +50,27 @@ int sim_hart_init(sim_hart *h, sim_mem *mem, uint32_t hartid, uint64_t reset_pc,
     h->code_size = code_size;
     h->state = SIM_HART_RUNNING;
 
-    h->icache = sim_icache_new(code_base, code_size);
-    if (!h->icache)
-        return -1;
+    /* Harts of one memory with one code range run the same bytes: they
+     * share the decoded code (a cluster's four cores decode its image
+     * once, and its entries stay warm in the host's caches).  An init
+     * follows a load of new code: what the others decoded is dropped. */
+    for (unsigned i = 0; i < mem->nharts && !h->icache; i++) {
+        sim_hart *o = mem->harts[i];
+        if (o != h && o->icache && o->code_base == code_base && o->code_size == code_size) {
+            h->icache = o->icache;
+            h->icache->users++;
+            sim_icache_flush(h->icache);
+        }
+    }
+    if (!h->icache) {
+        h->icache = sim_icache_new(code_base, code_size);
+        if (!h->icache)
+            return -1;
+        h->icache->users = 1;
+    }
 
-    for (unsigned i = 0; i < mem->nharts; i++)
-        if (mem->harts[i] == h)
-            return 0;
+    if (known)
+        return 0;
     if (mem->nharts >= SIM_MEM_MAX_HARTS) {
         sim_hart_free(h);
         return -1;
@@ -57,8 +91,7 @@ void sim_hart_free(sim_hart *h)
             }
         }
     }
-    sim_icache_free(h->icache);
-    h->icache = NULL;
+    drop_icache(h);
 }
 
 void sim_hart_wake(sim_hart *h)

@@ -3,9 +3,11 @@
  *
  * Instructions are fetched only from the hart's code range (the image area
  * of local memory on a cluster; the ELF's text for `kmrun exec`) and are
- * decoded once into a cache the hot loop dispatches from; the code does
- * not change while it runs, and fence.i drops the cache.  A fetch outside
- * the code range is an instruction access fault.
+ * decoded once, into blocks the hot loop runs from, shared by the harts of
+ * one memory with the same code range; a store into code is seen after
+ * fence.i (by any of them) or sim_hart_flush_icache, which drop the
+ * decoded code.  A fetch outside the code range is an instruction access
+ * fault.
  *
  * Traps go to mtvec (direct mode) with mcause, mepc and mtval set;
  * misaligned loads and stores trap (as the card's regions do).  Modeled

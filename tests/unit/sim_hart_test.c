@@ -802,6 +802,96 @@ static void runs_in_quanta(void **state)
     rig_free(r);
 }
 
+/* A run stops exactly where an instruction-at-a-time run would: at the
+ * first instruction boundary at or past its limit.  Blocks add their
+ * static cost on entry, so this is what the hot loop's entry check, its
+ * cut of a block that does not fit, and its checks after each latency
+ * (RAM, a device, traps) must get right.  The reference steps one
+ * instruction a call (an instruction costs at least a cycle). */
+static const char exact_program[] =
+    "la t0, 3f; csrw mtvec, t0\n"
+    "li s0, 0; li s1, 40; li s2, 0x10000000; li t2, 0\n"
+    "1: ld a0, 0(s10); addi a0, a0, 3; sd a0, 0(s10); mul a1, a0, s1\n"
+    "lw a2, 0(s2); div a3, a1, s1; addi s0, s0, 1; andi t1, s0, 7\n"
+    "bnez t1, 2f; ecall\n"
+    "2: addi t2, t2, 1; c.addi t2, 1; blt s0, s1, 1b; wfi\n"
+    "3: csrr t0, mepc; addi t0, t0, 4; csrw mepc, t0; mret";
+
+typedef struct point {
+    uint64_t pc, cycle, instret;
+} point;
+
+static void stops_exactly_at_limits(void **state)
+{
+    (void)state;
+    rig *ref = rig_new(exact_program);
+    size_t cap = 1 << 14, n = 0;
+    point *trace = malloc(cap * sizeof *trace);
+    assert_non_null(trace);
+    trace[n++] = (point){ref->h.pc, ref->h.cycle, ref->h.instret};
+    while (sim_hart_run(&ref->h, ref->h.cycle + 1) == SIM_HART_RUNNING) {
+        assert_true(n < cap);
+        trace[n++] = (point){ref->h.pc, ref->h.cycle, ref->h.instret};
+    }
+    assert_int_equal(ref->h.x[8], 40); /* s0: every iteration ran */
+    assert_true(ref->h.traps >= 5);
+
+    static const unsigned quanta[] = {2, 3, 5, 7, 13, 29, 64, 100};
+    for (size_t q = 0; q < sizeof quanta / sizeof quanta[0]; q++) {
+        rig *r = rig_new(exact_program);
+        uint64_t limit = 0;
+        size_t at = 0;
+        for (;;) {
+            limit += quanta[q];
+            if (sim_hart_run(&r->h, limit) != SIM_HART_RUNNING)
+                break;
+            while (at < n && trace[at].cycle < limit)
+                at++;
+            assert_true(at < n);
+            if (r->h.pc != trace[at].pc || r->h.cycle != trace[at].cycle ||
+                r->h.instret != trace[at].instret)
+                print_message("quantum %u, limit %llu: at pc 0x%llx cycle %llu instret %llu, "
+                              "expected pc 0x%llx cycle %llu instret %llu\n",
+                              quanta[q], (unsigned long long)limit,
+                              (unsigned long long)r->h.pc, (unsigned long long)r->h.cycle,
+                              (unsigned long long)r->h.instret,
+                              (unsigned long long)trace[at].pc,
+                              (unsigned long long)trace[at].cycle,
+                              (unsigned long long)trace[at].instret);
+            assert_int_equal(r->h.pc, trace[at].pc);
+            assert_int_equal(r->h.cycle, trace[at].cycle);
+            assert_int_equal(r->h.instret, trace[at].instret);
+        }
+        assert_int_equal(r->h.cycle, ref->h.cycle);
+        assert_int_equal(r->h.instret, ref->h.instret);
+        assert_int_equal(r->h.mem_cycles, ref->h.mem_cycles);
+        assert_int_equal(r->h.traps, ref->h.traps);
+        assert_memory_equal(r->h.x, ref->h.x, sizeof r->h.x);
+        rig_free(r);
+    }
+    free(trace);
+    rig_free(ref);
+}
+
+/* The harts of one memory share decoded code, and fence.i on one of them
+ * makes new code the one every hart runs. */
+static void harts_share_decoded_code(void **state)
+{
+    (void)state;
+    rig *r = rig_new("li a0, 1; wfi");
+    sim_hart other;
+    hart_start(r, &other, 1, CODE_BASE);
+    assert_ptr_equal(other.icache, r->h.icache);
+    assert_int_equal(r->h.icache->users, 2);
+    run_hart(&r->h);
+    run_hart(&other);
+    assert_int_equal(r->h.x[A0], 1);
+    assert_int_equal(other.x[A0], 1);
+    sim_hart_free(&other);
+    assert_int_equal(r->h.icache->users, 1);
+    rig_free(r);
+}
+
 /* fence.i drops the decoded cache: code written before it runs as
  * written; without it, the decoded (old) instruction still runs. */
 static void fence_i_drops_decoded(void **state)
@@ -912,6 +1002,8 @@ int main(void)
         cmocka_unit_test(mret_returns),
         cmocka_unit_test(wfi_waits),
         cmocka_unit_test(runs_in_quanta),
+        cmocka_unit_test(stops_exactly_at_limits),
+        cmocka_unit_test(harts_share_decoded_code),
         cmocka_unit_test(fence_i_drops_decoded),
         cmocka_unit_test(fp_loads_and_stores),
         cmocka_unit_test(device_accesses),
