@@ -1,6 +1,8 @@
-/* cmd/exec.c: `kmrun exec [--max-instructions N] [--json] FILE.elf` — a
- * bare-metal RV64 ELF on one simulated hart (device/sim/sim_exec.h): how
- * instruction tests and speed measurements run.  The JSON is written by
+/* cmd/exec.c: `kmrun exec [--max-instructions N] [--json]
+ * [--trace-instructions[=FILE]] FILE.elf` — a bare-metal RV64 ELF on one
+ * simulated hart (device/sim/sim_exec.h): how instruction tests and speed
+ * measurements run, and with a commit log of every instruction in Spike's
+ * format (to stderr, as Spike writes it, or to FILE) for co-simulation.  The JSON is written by
  * hand so that 64-bit values (an exit code, an mtval) stay exact. */
 #include <errno.h>
 #include <getopt.h>
@@ -113,16 +115,26 @@ static void print_text(const sim_exec_result *r, uint64_t limit)
     }
 }
 
+/* sim_exec_trace's receiver: a line of the commit log to the trace file. */
+static void trace_line(void *ctx, const char *text)
+{
+    FILE *f = ctx;
+    fputs(text, f);
+    putc('\n', f);
+}
+
 int cmd_exec(int argc, char **argv)
 {
-    enum { OPT_MAX = 256, OPT_JSON };
+    enum { OPT_MAX = 256, OPT_JSON, OPT_TRACE };
     static const struct option longopts[] = {
         {"max-instructions", required_argument, NULL, OPT_MAX},
         {"json", no_argument, NULL, OPT_JSON},
+        {"trace-instructions", optional_argument, NULL, OPT_TRACE},
         {NULL, 0, NULL, 0},
     };
     uint64_t max = DEFAULT_MAX_INSTRUCTIONS;
-    bool json = false;
+    bool json = false, trace = false;
+    const char *trace_path = NULL; /* NULL: stderr */
     optind = 0;
     opterr = 0;
     int c;
@@ -137,6 +149,12 @@ int cmd_exec(int argc, char **argv)
             break;
         case OPT_JSON:
             json = true;
+            break;
+        case OPT_TRACE:
+            trace = true;
+            trace_path = optarg && strcmp(optarg, "-") != 0 ? optarg : NULL;
+            if (optarg && !*optarg)
+                return cmd_usage_error("exec", "--trace-instructions= needs a file name");
             break;
         default:
             return cmd_option_error("exec", c, argv, longopts);
@@ -159,9 +177,26 @@ int cmd_exec(int argc, char **argv)
         fprintf(stderr, "kmrun: warning: '%s' has no 'tohost' symbol: it can "
                 "end only in a trap, in wfi or at the instruction limit\n", path);
 
+    FILE *trace_file = NULL;
+    if (trace) {
+        trace_file = trace_path ? fopen(trace_path, "w") : stderr;
+        if (!trace_file) {
+            fprintf(stderr, "kmrun: cannot write the trace '%s': %s\n", trace_path,
+                    strerror(errno));
+            sim_exec_free(x);
+            return KM_EXIT_SYSTEM;
+        }
+        sim_exec_trace(x, trace_line, trace_file);
+    }
+
     sim_exec_result r;
     sim_exec_run(x, max, &r);
     sim_exec_free(x);
+    if (trace_file && trace_file != stderr && fclose(trace_file) != 0) {
+        fprintf(stderr, "kmrun: cannot write the trace '%s': %s\n", trace_path,
+                strerror(errno));
+        return KM_EXIT_SYSTEM;
+    }
 
     if (json)
         print_json(&r);

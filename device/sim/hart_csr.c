@@ -115,6 +115,11 @@ static void csr_write(sim_hart *h, unsigned csr, uint64_t v)
         h->mstatus |= SIM_MSTATUS_FS;
 }
 
+bool sim_hart_csr_read(sim_hart *h, unsigned csr, uint64_t *v)
+{
+    return csr_read(h, csr, v);
+}
+
 int sim_hart_csr(sim_hart *h, const sim_insn *d)
 {
     unsigned csr = (unsigned)d->imm & 0xfff;

@@ -126,6 +126,25 @@ struct sim_icache {
     uint64_t gen;
 };
 
+/* hart_trace.c: what sim_hart_step records of an access (nothing
+ * outside a step). */
+static inline void sim_commit_load(sim_hart *h, uint64_t addr)
+{
+    if (__builtin_expect(h->commit != NULL, 0)) {
+        h->commit->load = true;
+        h->commit->load_addr = addr;
+    }
+}
+static inline void sim_commit_store(sim_hart *h, uint64_t addr, uint64_t value, unsigned size)
+{
+    if (__builtin_expect(h->commit != NULL, 0)) {
+        h->commit->store = true;
+        h->commit->store_addr = addr;
+        h->commit->store_value = size == 8 ? value : value & ((1ull << (8 * size)) - 1);
+        h->commit->store_size = size;
+    }
+}
+
 /* rvc.c: the 32-bit instruction a compressed one stands for, or 0 when
  * `c` is reserved or illegal (0 is itself illegal as a 32-bit word). */
 uint32_t sim_rvc_expand(uint16_t c);
@@ -156,6 +175,10 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP
 /* hart_csr.c: executes the CSR instruction *d (h->pc/cycle/instret are
  * current).  Returns 0 or SIM_CAUSE_ILLEGAL. */
 int sim_hart_csr(sim_hart *h, const sim_insn *d);
+
+/* hart_csr.c: the value the CSR instruction reading csr would see;
+ * false when the CSR does not exist here.  For tracers and debuggers. */
+bool sim_hart_csr_read(sim_hart *h, unsigned csr, uint64_t *v);
 
 /* hart_trap.c: takes the trap: mepc = h->pc, mcause, mtval, mstatus
  * MPIE/MIE, pc = mtvec; records it in h->trap_*. */

@@ -80,6 +80,7 @@ static void write_le(uint8_t *p, unsigned size, uint64_t v)
 int sim_hart_load_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64_t *value)
 {
     sim_mem *m = h->mem;
+    sim_commit_load(h, addr);
     if (i >= 0) {
         const sim_ram *r = &m->ram[i];
         *value = read_le(r->host + (addr - r->base), size);
@@ -98,6 +99,7 @@ int sim_hart_load_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64_
 int sim_hart_store_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64_t value)
 {
     sim_mem *m = h->mem;
+    sim_commit_store(h, addr, value, size);
     if (i >= 0) {
         const sim_ram *r = &m->ram[i];
         write_le(r->host + (addr - r->base), size, value);
@@ -185,8 +187,11 @@ int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval)
         const sim_ram *r = &m->ram[i];
         uint8_t *p = r->host + (addr - r->base);
         old = read_le(p, size);
-        write_le(p, size, amo_apply(d->aux, old, src, size));
+        uint64_t nv = amo_apply(d->aux, old, src, size);
+        write_le(p, size, nv);
         h->cycle += r->latency;
+        sim_commit_load(h, addr);
+        sim_commit_store(h, addr, nv, size);
     } else {
         rc = m->load ? m->load(m, h, addr, size, &old) : SIM_CAUSE_STORE_ACCESS;
         if (rc)
@@ -199,6 +204,8 @@ int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval)
         rc = m->store ? m->store(m, h, addr, size, nv) : SIM_CAUSE_STORE_ACCESS;
         if (rc)
             return rc;
+        sim_commit_load(h, addr);
+        sim_commit_store(h, addr, nv, size);
     }
     sim_mem_note_store(m, h, addr);
     if (d->rd)

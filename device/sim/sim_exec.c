@@ -37,6 +37,9 @@ struct sim_exec {
     uint64_t catcher;
     bool caught;
     uint64_t caught_cause, caught_epc, caught_tval, caught_instret, caught_cycle;
+    /* sim_exec_trace's receiver, or NULL */
+    void (*trace)(void *ctx, const char *text);
+    void *trace_ctx;
 };
 
 typedef struct span {
@@ -459,6 +462,26 @@ void sim_exec_free(sim_exec *x)
 
 /* ---- running ---- */
 
+void sim_exec_trace(sim_exec *x, void (*line)(void *ctx, const char *text), void *ctx)
+{
+    x->trace = line;
+    x->trace_ctx = ctx;
+}
+
+/* sim_hart_run(h, until), an instruction at a time, each one logged. */
+static void run_traced(sim_exec *x, uint64_t until)
+{
+    sim_hart *h = &x->hart;
+    sim_commit c;
+    char text[SIM_COMMIT_TEXT_MAX];
+    while (h->state == SIM_HART_RUNNING && h->cycle < until) {
+        if (!sim_hart_step(h, until, &c) || (x->catcher && c.pc == x->catcher))
+            continue;
+        sim_commit_text(&c, 0, text, sizeof text);
+        x->trace(x->trace_ctx, text);
+    }
+}
+
 void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
 {
     sim_hart *h = &x->hart;
@@ -506,7 +529,10 @@ void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
             left = SLICE;
         uint64_t until = h->cycle > UINT64_MAX - left ? UINT64_MAX : h->cycle + left;
         h->trapped = false;
-        sim_hart_run(h, until);
+        if (x->trace)
+            run_traced(x, until);
+        else
+            sim_hart_run(h, until);
     }
     r->instructions = h->instret;
     r->traps = h->traps;

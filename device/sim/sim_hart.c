@@ -240,11 +240,8 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     uint8_t *rhost = NULL;
 
     /* Only stores that could break another hart's reservation need
-     * sim_mem_note_store on the fast path. */
-    bool others = false;
-    for (unsigned i = 0; i < m->nharts; i++)
-        if (m->harts[i] != h)
-            others = true;
+     * sim_mem_note_store on the fast path: h is one of m->harts. */
+    const bool others = m->nharts > 1;
 
     uint64_t cause = 0, tval = 0;
     uint64_t mem_addr = 0, mem_val = 0;

@@ -41,7 +41,29 @@ typedef enum sim_hart_state {
     SIM_HART_HALTED,  /* stopped by its owner (sim_hart_halt) */
 } sim_hart_state;
 
-struct sim_icache; /* the decoded instructions (hart_decode.c) */
+struct sim_icache; /* the decoded instructions (hart_block.c) */
+
+/* One retired instruction as a commit log records it (Spike's
+ * --log-commits, which co-simulation scripts read): the registers and
+ * CSRs it wrote, in Spike's order, and the memory it read and wrote. */
+#define SIM_COMMIT_MAX_WRITES 4
+typedef struct sim_commit_write {
+    char file; /* 'x', 'f', or 'c' (a CSR) */
+    unsigned num;
+    uint64_t value;
+} sim_commit_write;
+typedef struct sim_commit {
+    uint64_t pc;
+    uint32_t bits; /* 16 bits for a compressed instruction */
+    unsigned len;  /* 2 or 4 */
+    unsigned nwrites;
+    sim_commit_write writes[SIM_COMMIT_MAX_WRITES];
+    bool load;
+    uint64_t load_addr;
+    bool store;
+    uint64_t store_addr, store_value;
+    unsigned store_size;
+} sim_commit;
 
 typedef struct sim_hart {
     uint64_t x[32];
@@ -70,6 +92,8 @@ typedef struct sim_hart {
     sim_mem *mem;
     uint64_t code_base, code_size;
     struct sim_icache *icache;
+    /* While sim_hart_step runs an instruction: where its accesses go. */
+    sim_commit *commit;
 } sim_hart;
 
 /* Resets the hart: registers zero, pc = reset_pc, mstatus with FS and VS
@@ -84,6 +108,18 @@ void sim_hart_free(sim_hart *h);
 /* Runs until h->cycle reaches until_cycle, or the hart is no longer
  * running (wfi, halted).  Returns the state. */
 sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle);
+
+/* Runs one instruction, if h is running and it starts before
+ * until_cycle, exactly as sim_hart_run would (the same modeled time).
+ * Returns true and fills *c when it retired; false when nothing retired
+ * (a trap was taken, or nothing ran). */
+bool sim_hart_step(sim_hart *h, uint64_t until_cycle, sim_commit *c);
+
+/* c as one line of Spike's commit log for core `core`, without the
+ * newline, into buf (n bytes, at least SIM_COMMIT_TEXT_MAX); returns
+ * its length. */
+#define SIM_COMMIT_TEXT_MAX 256
+unsigned sim_commit_text(const sim_commit *c, unsigned core, char *buf, unsigned n);
 
 /* wfi -> running (a wake event: the owner's interrupt or software
  * interrupt); a no-op in any other state. */

@@ -41,6 +41,7 @@ isa() {
 @test "isa: zba" { isa zba; }
 @test "isa: zbb" { isa zbb; }
 @test "isa: fence.i (self-modifying code)" { isa fencei; }
+@test "isa: the commit log's sample program" { isa commitlog; }
 
 @test "isa: every tests/isa/*.S is run by a test here" {
     for src in "$isa"/*.S; do

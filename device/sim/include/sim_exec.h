@@ -4,7 +4,8 @@
  * ranges; memsz beyond filesz zeroed; overlapping or adjacent pages share
  * a range), plus a 64 KiB stack of RAM just below the lowest loaded page
  * (above the highest one when there is no room below) with sp at its top.
- * The code range is the span of the executable segments; pc starts at the
+ * The hart fetches from the span of everything loaded (device/sim/README.md,
+ * "kmrun exec"); pc starts at the
  * entry point; mhartid is 0; every other register and CSR is as at reset
  * (mstatus.FS off: a program that uses F or D turns FS on), but for
  * mtvec, which points at kmrun's catch point (below).
@@ -64,6 +65,12 @@ int sim_exec_open(sim_exec **out, const char *path, bool *no_tohost, ks_error *e
 /* Runs until an end (above) or until instructions retired plus traps
  * taken reach `max_instructions` (a trap loop retires nothing). */
 void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r);
+
+/* From now on, each instruction the program retires is also handed to
+ * `line` as one line of Spike's commit log (no newline; core 0), in
+ * order; kmrun's catch point is not the program's and is left out.  The
+ * run is the same, instruction for instruction, only slower. */
+void sim_exec_trace(sim_exec *x, void (*line)(void *ctx, const char *text), void *ctx);
 
 void sim_exec_free(sim_exec *x); /* NULL is fine */
 
