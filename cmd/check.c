@@ -236,13 +236,14 @@ int cmd_check(int argc, char **argv)
         rc = cmd_open_cache(&cache, &err);
     double started = km_wall_now();
     if (rc == KM_OK)
-        rc = cmd_run_backend(p, KM_BACKEND_SIM, &cache, &bo, &ro, check_handover, run_dir,
+        rc = cmd_run_backend(p, KM_BACKEND_SIM, &cache, &bo, &ro,
+                             &(cmd_run_wants){.check_handover = check_handover}, run_dir,
                              started, &sim, &err);
     /* The checker is the card's: the host run does not check (and says
      * nothing of it: the sim run did). */
     if (rc == KM_OK)
-        rc = cmd_run_backend(p, KM_BACKEND_HOST, &cache, &bo, &ro, false, run_dir,
-                             km_wall_now(), &host, &err);
+        rc = cmd_run_backend(p, KM_BACKEND_HOST, &cache, &bo, &ro, &(cmd_run_wants){0},
+                             run_dir, km_wall_now(), &host, &err);
     if (rc == KM_OK) {
         check_out c = {cJSON_CreateObject(), NULL, 0};
         cJSON_AddStringToObject(c.doc, "program", p->name);

@@ -4,9 +4,22 @@
 #ifndef KM_CMD_RUN_H
 #define KM_CMD_RUN_H
 
+#include <stdio.h>
+
 #include "km_build.h"
 #include "km_cache.h"
 #include "km_session.h"
+
+/* What a run is asked for beyond running. */
+typedef struct cmd_run_wants {
+    bool check_handover; /* km_session_check_handover (the program's key turns it on too) */
+    /* --trace-instructions C.K: that core's commit log, into the run
+     * folder as trace-cC.K.log (CMD_TRACE_NAME) */
+    bool trace;
+    unsigned trace_cluster, trace_core;
+} cmd_run_wants;
+
+#define CMD_TRACE_NAME "trace-c%u.%u.log"
 
 typedef struct cmd_run_outcome {
     km_session *s;              /* open until cmd_run_outcome_free */
@@ -17,6 +30,9 @@ typedef struct cmd_run_outcome {
     char *json;                 /* schemas/run.schema.json */
     int folder_rc;              /* KM_OK, or why the run folder was not written */
     km_error folder_err;
+    FILE *trace;                /* the instruction trace being written, or NULL */
+    int trace_rc;               /* KM_OK, or why it was not (trace_err) */
+    km_error trace_err;
 } cmd_run_outcome;
 
 /* A plain decimal number of seconds, more than 0, for `command`'s option. */
@@ -27,15 +43,15 @@ int cmd_parse_seconds(const char *command, const char *option, const char *text,
  * with *out filled whatever the threads did; else the error's status.
  * A run folder that cannot be written does not lose the run: KM_OK, the
  * JSON in out->json, and the folder's error in out->folder_rc/_err for
- * the caller to report after the results.  check_handover: the
- * hand-over checker on (km_session_check_handover; the program's
- * check_handover turns it on too). */
+ * the caller to report after the results; so does an instruction trace
+ * (out->trace_rc/_err). */
 int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
-                   const km_run_opts *ro, bool check_handover, const char *run_dir,
+                   const km_run_opts *ro, const cmd_run_wants *wants, const char *run_dir,
                    double started, cmd_run_outcome *out, km_error *err);
 
 /* After the results are printed: the run folder's error, if any, into
- * *rc and *err (a system error outranks a thread's failure). */
+ * *rc and *err (a system error outranks a thread's failure); the same for
+ * the instruction trace, and where it is when it was written. */
 void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err);
 
 /* Every thread returned and every host-fed command ended done. */

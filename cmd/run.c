@@ -18,6 +18,7 @@
 #include "cmd_summary.h"
 #include "km_fs.h"
 #include "km_run_json.h"
+#include "km_rundir.h"
 
 static void on_progress(int cluster, uint32_t where, uint64_t ticks, void *ctx)
 {
@@ -38,6 +39,7 @@ int cmd_run(int argc, char **argv)
         {"jobs", required_argument, NULL, 'j'},
         {"thread", required_argument, NULL, 'T'},
         {"check-handover", no_argument, NULL, 'H'},
+        {"trace-instructions", required_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
     double started = km_wall_now();
@@ -45,7 +47,7 @@ int cmd_run(int argc, char **argv)
     km_run_opts ro = {0};
     km_build_opts bo = {0};
     const char *run_dir = NULL;
-    bool check_handover = false;
+    cmd_run_wants wants = {0};
     int c;
     optind = 0;
     opterr = 0;
@@ -63,8 +65,19 @@ int cmd_run(int argc, char **argv)
             ro.progress = on_progress;
             break;
         case 'H':
-            check_handover = true;
+            wants.check_handover = true;
             break;
+        case 'I': {
+            char tail;
+            if (optarg[0] < '0' || optarg[0] > '9' ||
+                sscanf(optarg, "%u.%u%c", &wants.trace_cluster, &wants.trace_core, &tail) != 2)
+                return cmd_usage_error("run",
+                                       "invalid --trace-instructions '%s' (expected "
+                                       "CLUSTER.CORE, such as 1.0)",
+                                       optarg);
+            wants.trace = true;
+            break;
+        }
         case 'R':
             if (!*optarg)
                 return cmd_usage_error("run", "an empty run folder name");
@@ -100,12 +113,12 @@ int cmd_run(int argc, char **argv)
     km_cache cache = {0};
     cmd_run_outcome out = {0};
     /* The checker is the simulated card's: said once, before the run. */
-    if (backend == KM_BACKEND_HOST && (check_handover || p->check_handover))
+    if (backend == KM_BACKEND_HOST && (wants.check_handover || p->check_handover))
         cmd_note_host_handover();
     rc = cmd_open_cache(&cache, &err);
     if (rc == KM_OK) {
-        rc = cmd_run_backend(p, backend, &cache, &bo, &ro, check_handover, run_dir, started,
-                             &out, &err);
+        rc = cmd_run_backend(p, backend, &cache, &bo, &ro, &wants, run_dir, started, &out,
+                             &err);
     }
     if (rc == KM_OK) {
         printf("%s\n", out.json);
@@ -115,6 +128,13 @@ int cmd_run(int argc, char **argv)
         bool color;
         if (cmd_summary_wanted(&color))
             cmd_summary_outcome(stderr, color, NULL, p, &out, run_dir, km_wall_now() - started);
+        if (wants.trace && out.trace_rc == KM_OK && out.folder_rc == KM_OK) {
+            char *runs = km_runs_root(run_dir);
+            fprintf(stderr, "kmrun: core %u.%u's instruction trace: %s/%s/" CMD_TRACE_NAME "\n",
+                    wants.trace_cluster, wants.trace_core, runs, out.id, wants.trace_cluster,
+                    wants.trace_core);
+            free(runs);
+        }
         cmd_run_outcome_folder(&out, &rc, &err);
     }
     if (rc != KM_OK && rc != KM_EXIT_FAILED)

@@ -28,8 +28,47 @@ static void on_compiler_output(const char *line, void *ctx)
     fprintf(stderr, "%s\n", line);
 }
 
+/* km_session_trace_instructions' receiver: a line into the trace file. */
+static void on_trace_line(void *ctx, const char *text)
+{
+    cmd_run_outcome *out = ctx;
+    if (out->trace) {
+        fputs(text, out->trace);
+        putc('\n', out->trace);
+    }
+}
+
+/* The trace file in the folder being written. */
+static void open_trace(cmd_run_outcome *out, const cmd_run_wants *wants, km_rundir_writer *w)
+{
+    if (!w) {
+        out->trace_rc = km_fail(&out->trace_err, KM_EXIT_SYSTEM,
+                                "the instruction trace was not written: the run folder could "
+                                "not be begun");
+        return;
+    }
+    char name[64];
+    snprintf(name, sizeof name, CMD_TRACE_NAME, wants->trace_cluster, wants->trace_core);
+    char *path = km_path_join(km_rundir_writing(w), name);
+    out->trace = path ? fopen(path, "w") : NULL;
+    if (!out->trace)
+        out->trace_rc = km_fail(&out->trace_err, KM_EXIT_SYSTEM,
+                                "the instruction trace was not written: cannot create '%s'",
+                                path ? path : name);
+    free(path);
+}
+
+/* Closes the trace before the folder is committed: the last lines in. */
+static void close_trace(cmd_run_outcome *out)
+{
+    if (out->trace && fclose(out->trace) != 0 && out->trace_rc == KM_OK)
+        out->trace_rc = km_fail(&out->trace_err, KM_EXIT_SYSTEM,
+                                "the instruction trace was not written in full");
+    out->trace = NULL;
+}
+
 int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
-                   const km_run_opts *ro, bool check_handover, const char *run_dir,
+                   const km_run_opts *ro, const cmd_run_wants *wants, const char *run_dir,
                    double started, cmd_run_outcome *out, km_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -37,7 +76,10 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
     opts.output = on_compiler_output;
     int rc = km_session_open(&out->s, p, b, err);
     if (rc == KM_OK)
-        km_session_check_handover(out->s, check_handover);
+        km_session_check_handover(out->s, wants->check_handover);
+    if (rc == KM_OK && wants->trace)
+        rc = km_session_trace_instructions(out->s, wants->trace_cluster, wants->trace_core,
+                                           on_trace_line, out, err);
     if (rc == KM_OK)
         rc = km_session_load(out->s, cache, &opts, err);
     if (rc != KM_OK)
@@ -48,7 +90,10 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
     char *runs = km_runs_root(run_dir);
     km_rundir_writer *w = NULL;
     out->folder_rc = km_rundir_begin(runs, out->id, &w, &out->folder_err);
+    if (wants->trace)
+        open_trace(out, wants, w);
     rc = km_session_run(out->s, ro, &out->result, err);
+    close_trace(out);
     if (rc == KM_OK)
         rc = km_session_regions(out->s, &out->copies, &out->ncopies, err);
     if (rc != KM_OK) {
@@ -75,6 +120,10 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
 
 void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err)
 {
+    if (o->trace_rc != KM_OK) {
+        *rc = o->trace_rc;
+        *err = o->trace_err;
+    }
     if (o->folder_rc == KM_OK)
         return;
     *rc = o->folder_rc;

@@ -116,6 +116,26 @@ static sim_card_command command_of(const km_host_command *hc)
     return c;
 }
 
+/* The traced core's cluster runs a thread of the program. */
+static int check_traced_cluster(const km_session *s, km_error *err)
+{
+    char used[64] = "";
+    size_t at = 0;
+    for (unsigned i = 0; i < s->plan.nclusters; i++) {
+        if ((unsigned)s->plan.clusters[i].cluster == s->trace_cluster)
+            return KM_OK;
+        int k = snprintf(used + at, sizeof used - at, "%s%d", i ? ", " : "",
+                         s->plan.clusters[i].cluster);
+        if (k > 0 && (size_t)k < sizeof used - at)
+            at += (size_t)k;
+    }
+    return km_fail(err, KM_EXIT_USAGE,
+                   "cannot trace core %u.%u: no thread of '%s' runs on X280 cluster %u (its "
+                   "threads run on cluster%s %s)",
+                   s->trace_cluster, s->trace_core, s->p->name, s->trace_cluster,
+                   s->plan.nclusters == 1 ? "" : "s", used);
+}
+
 int km_card_create(km_session *s, km_error *err)
 {
     const km_program *p = s->p;
@@ -127,6 +147,8 @@ int km_card_create(km_session *s, km_error *err)
     int rc = KM_OK;
     if (!commands || !regions)
         rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the simulated card");
+    if (rc == KM_OK && s->trace_line)
+        rc = check_traced_cluster(s, err);
     for (size_t i = 0; rc == KM_OK && i < p->ncommands; i++)
         commands[i] = command_of(&p->commands[i]);
     unsigned n = 0;
@@ -152,6 +174,10 @@ int km_card_create(km_session *s, km_error *err)
              * host fallback's run on the host, where a port call fails. */
             .ports = s->plan.has_ports && s->ops->kind == KM_BACKEND_SIM ? &s->plan.ports : NULL,
             .check_handover = km_card_checks_handovers(s),
+            .trace_cluster = s->trace_cluster,
+            .trace_core = s->trace_core,
+            .trace_line = s->trace_line,
+            .trace_ctx = s->trace_ctx,
         };
         ks_error e;
         if (sim_card_create(&s->card, &params, &e) != KS_OK)

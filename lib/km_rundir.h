@@ -59,6 +59,11 @@ int km_rundir_begin(const char *runs, const char *id, km_rundir_writer **w, km_e
 int km_rundir_commit(km_rundir_writer *w, const char *result_json,
                      const km_region_copy *regions, size_t nregions, char **path, km_error *err);
 
+/* The folder w is writing (it becomes <runs>/<id> at the commit): files
+ * a run writes as it goes, such as an instruction trace, go there and
+ * move with it. */
+const char *km_rundir_writing(const km_rundir_writer *w);
+
 /* Drops a run that will not be written (w may be NULL). */
 void km_rundir_abort(km_rundir_writer *w);
 

@@ -143,6 +143,11 @@ int km_rundir_begin(const char *runs, const char *id, km_rundir_writer **out, km
     return rc;
 }
 
+const char *km_rundir_writing(const km_rundir_writer *w)
+{
+    return w->tmp;
+}
+
 void km_rundir_abort(km_rundir_writer *w)
 {
     if (!w)

@@ -171,6 +171,17 @@ typedef struct km_session km_session;
  * false). */
 void km_session_check_handover(km_session *s, bool on);
 
+/* One X280 core's instruction trace: every instruction core `core` (0..3)
+ * of work cluster `cluster` retires goes to line(ctx, text) as a line of
+ * Spike's commit log during km_session_run, in order (that core runs an
+ * instruction at a time: the same results and modeled times, slower).
+ * Before km_session_load, which checks that a thread runs on that cluster
+ * (KM_EXIT_USAGE if not).  Only the sim backend runs X280 code on the
+ * card: KM_EXIT_USAGE on the host fallback. */
+int km_session_trace_instructions(km_session *s, unsigned cluster, unsigned core,
+                                  void (*line)(void *ctx, const char *text), void *ctx,
+                                  km_error *err);
+
 /* A session of program p (which must outlive it) on backend b.  KM_OK, or
  * KM_EXIT_USAGE for a backend that is not available. */
 int km_session_open(km_session **out, const km_program *p, km_backend b, km_error *err);

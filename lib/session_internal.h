@@ -62,6 +62,10 @@ struct km_session {
     void **copy_bytes;
     struct sim_card *card; /* the simulated card, for both backends on it */
     bool check_handover;   /* km_session_check_handover */
+    /* km_session_trace_instructions (trace_line NULL: none) */
+    unsigned trace_cluster, trace_core;
+    void (*trace_line)(void *ctx, const char *text);
+    void *trace_ctx;
     struct km_handover *handovers; /* named findings (km_card_handovers) */
     unsigned nhandovers;
 };

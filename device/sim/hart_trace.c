@@ -203,3 +203,16 @@ unsigned sim_commit_text(const sim_commit *c, unsigned core, char *buf, unsigned
 #undef PUT
     return at < n ? at : n - 1;
 }
+
+void sim_hart_run_traced(sim_hart *h, uint64_t until_cycle, unsigned core, uint64_t skip_pc,
+                         void (*line)(void *ctx, const char *text), void *ctx)
+{
+    sim_commit c;
+    char text[SIM_COMMIT_TEXT_MAX];
+    while (h->state == SIM_HART_RUNNING && h->cycle < until_cycle) {
+        if (!sim_hart_step(h, until_cycle, &c) || (skip_pc && c.pc == skip_pc))
+            continue;
+        sim_commit_text(&c, core, text, sizeof text);
+        line(ctx, text);
+    }
+}

@@ -33,6 +33,10 @@ struct sim_card {
     bool ports;
     uint64_t lock_ps;
     sim_checker *checker; /* params.check_handover, else NULL */
+    /* params.trace_*: the traced core, given to its cluster when added */
+    unsigned trace_cluster, trace_core;
+    void (*trace_line)(void *ctx, const char *text);
+    void *trace_ctx;
 };
 
 static bool work_cluster(unsigned cluster)
@@ -139,6 +143,10 @@ int sim_card_create(sim_card **out, const sim_card_params *params, ks_error *err
     sim_dram_init(&card->dram);
     sim_noc_init(&card->noc, &card->dram);
     card->mhz = params->mhz;
+    card->trace_cluster = params->trace_cluster;
+    card->trace_core = params->trace_core;
+    card->trace_line = params->trace_line;
+    card->trace_ctx = params->trace_ctx;
     int rc = sim_cluster_create(&card->dispatcher_lim, &card->dram, 0, params->mhz, err);
     if (rc == KS_OK)
         rc = sim_cluster_attach_noc(card->dispatcher_lim, &card->noc, err);
@@ -194,6 +202,9 @@ int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err)
     int rc = sim_cluster_create(&card->clusters[cluster], &card->dram, cluster, card->mhz, err);
     if (rc == KS_OK)
         rc = sim_cluster_attach_noc(card->clusters[cluster], &card->noc, err);
+    if (rc == KS_OK && card->trace_line && card->trace_cluster == cluster)
+        sim_cluster_trace(card->clusters[cluster], card->trace_core, card->trace_line,
+                          card->trace_ctx);
     if (rc == KS_OK && card->checker) {
         sim_cluster_mem *m = &card->clusters[cluster]->m;
         m->checker = card->checker;

@@ -100,10 +100,22 @@ static void run_quantum(sim_cluster *c, uint64_t end)
         }
         sim_hart *h = &c->harts[i];
         if (h->state == SIM_HART_RUNNING && h->cycle + c->m.offset[i] < end) {
-            sim_hart_run(h, end - c->m.offset[i]);
+            if (c->trace_line && i == c->trace_core)
+                sim_hart_run_traced(h, end - c->m.offset[i], h->hartid, 0, c->trace_line,
+                                    c->trace_ctx);
+            else
+                sim_hart_run(h, end - c->m.offset[i]);
         }
         wait_until(c, i, end);
     }
+}
+
+void sim_cluster_trace(sim_cluster *c, unsigned core, void (*line)(void *ctx, const char *text),
+                       void *ctx)
+{
+    c->trace_core = core;
+    c->trace_line = core < BH_CLUSTER_CORES ? line : NULL;
+    c->trace_ctx = ctx;
 }
 
 void sim_cluster_step(sim_cluster *c, uint64_t until_ps)

@@ -47,6 +47,11 @@ typedef struct sim_cluster {
     sim_cluster_mem m;
     sim_hart harts[BH_CLUSTER_CORES];
     bool started[BH_CLUSTER_CORES]; /* sim_hart_init done */
+    /* sim_cluster_trace: the core whose instructions are logged, and
+     * where to (trace_line NULL: none). */
+    unsigned trace_core;
+    void (*trace_line)(void *ctx, const char *text);
+    void *trace_ctx;
 } sim_cluster;
 
 /* Cluster `cluster` (0..3) of the card whose banks are `dram` (which must
@@ -79,6 +84,13 @@ void sim_cluster_request_stop(sim_cluster *c);
  * (KMX_LIM_IMAGE, BH_IMAGE_MAX_BYTES), every one running.  KS_OK or
  * KS_ERR_SYSTEM. */
 int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, ks_error *err);
+
+/* From now on, every instruction core `core` retires also goes to `line`
+ * as a line of Spike's commit log (its mhartid as the core), in order; the
+ * core runs an instruction at a time, with the same results and times.
+ * line NULL: none. */
+void sim_cluster_trace(sim_cluster *c, unsigned core, void (*line)(void *ctx, const char *text),
+                       void *ctx);
 
 /* Runs whole quanta until the cluster's time is at or past until_ps (a
  * no-op if it already is). */

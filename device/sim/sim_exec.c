@@ -468,20 +468,6 @@ void sim_exec_trace(sim_exec *x, void (*line)(void *ctx, const char *text), void
     x->trace_ctx = ctx;
 }
 
-/* sim_hart_run(h, until), an instruction at a time, each one logged. */
-static void run_traced(sim_exec *x, uint64_t until)
-{
-    sim_hart *h = &x->hart;
-    sim_commit c;
-    char text[SIM_COMMIT_TEXT_MAX];
-    while (h->state == SIM_HART_RUNNING && h->cycle < until) {
-        if (!sim_hart_step(h, until, &c) || (x->catcher && c.pc == x->catcher))
-            continue;
-        sim_commit_text(&c, 0, text, sizeof text);
-        x->trace(x->trace_ctx, text);
-    }
-}
-
 void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
 {
     sim_hart *h = &x->hart;
@@ -530,7 +516,7 @@ void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
         uint64_t until = h->cycle > UINT64_MAX - left ? UINT64_MAX : h->cycle + left;
         h->trapped = false;
         if (x->trace)
-            run_traced(x, until);
+            sim_hart_run_traced(h, until, 0, x->catcher, x->trace, x->trace_ctx);
         else
             sim_hart_run(h, until);
     }

@@ -115,6 +115,12 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle);
  * (a trap was taken, or nothing ran). */
 bool sim_hart_step(sim_hart *h, uint64_t until_cycle, sim_commit *c);
 
+/* sim_hart_run(h, until_cycle), an instruction at a time, each one that
+ * retires handed to `line` as a line of Spike's commit log for core
+ * `core` (but for one at skip_pc, an owner's own code: 0 for none). */
+void sim_hart_run_traced(sim_hart *h, uint64_t until_cycle, unsigned core, uint64_t skip_pc,
+                         void (*line)(void *ctx, const char *text), void *ctx);
+
 /* c as one line of Spike's commit log for core `core`, without the
  * newline, into buf (n bytes, at least SIM_COMMIT_TEXT_MAX); returns
  * its length. */

@@ -78,6 +78,14 @@ typedef struct sim_card_params {
      * missing kmx_invalidate or kmx_flush makes wrong.  Off: nothing is
      * kept, nothing costs. */
     bool check_handover;
+    /* One X280 core's instruction trace: every instruction core
+     * trace_core of work cluster trace_cluster retires goes to trace_line
+     * as a line of Spike's commit log (core: its mhartid), in order; that
+     * core runs an instruction at a time, with the same results and times.
+     * trace_line NULL: none. */
+    unsigned trace_cluster, trace_core;
+    void (*trace_line)(void *ctx, const char *text);
+    void *trace_ctx;
 } sim_card_params;
 
 /* A fresh card.  KS_OK; KS_ERR_IMAGE when the kernels cannot be loaded,
