@@ -32,6 +32,8 @@ static bool ends_block(unsigned op)
 static uint32_t sim_static_cost(unsigned op)
 {
     switch (op) {
+    case SIM_OP_PROBE:
+        return 0;
     case SIM_OP_MUL: case SIM_OP_MULH: case SIM_OP_MULHSU: case SIM_OP_MULHU:
     case SIM_OP_MULW:
         return SIM_COST_INSN + SIM_COST_MUL;
@@ -76,6 +78,7 @@ void sim_icache_free(struct sim_icache *ic)
 {
     if (!ic)
         return;
+    free(ic->probes);
     free(ic->map);
     free(ic->arena);
     free(ic);
@@ -91,6 +94,35 @@ void sim_icache_flush(struct sim_icache *ic)
     ic->gen++;
 }
 
+static int cmp_pc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int sim_icache_set_probes(struct sim_icache *ic, const uint64_t *pcs, unsigned n)
+{
+    uint64_t *set = NULL;
+    if (n) {
+        set = malloc(n * sizeof *set);
+        if (!set)
+            return -1;
+        memcpy(set, pcs, n * sizeof *set);
+        qsort(set, n, sizeof *set, cmp_pc);
+    }
+    free(ic->probes);
+    ic->probes = set;
+    ic->nprobes = n;
+    sim_icache_flush(ic);
+    return 0;
+}
+
+static bool probed(const struct sim_icache *ic, uint64_t pc)
+{
+    return ic->nprobes &&
+           bsearch(&pc, ic->probes, ic->nprobes, sizeof pc, cmp_pc) != NULL;
+}
+
 sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP_COUNT])
 {
     struct sim_icache *ic = h->icache;
@@ -103,12 +135,23 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP
     sim_insn *head = &ic->arena[ic->used];
     unsigned n = 0;
     uint64_t at = pc;
+    /* A probed pc always starts a block, behind its probe: then every way
+     * to it (a link, the map, a fall from the block before) meets the
+     * probe first. */
+    if (probed(ic, pc)) {
+        sim_insn *d = &head[n++];
+        memset(d, 0, sizeof *d);
+        d->op = SIM_OP_PROBE;
+        d->run = run[SIM_OP_PROBE];
+        d->pc = pc;
+    }
     for (;;) {
         sim_insn *d = &head[n++];
         sim_decode_at(h, at, d);
         d->run = run[d->op];
         at += d->len;
-        if (ends_block(d->op) || n == SIM_BLOCK_MAX || at - ic->base >= ic->size)
+        if (ends_block(d->op) || n >= SIM_BLOCK_MAX || at - ic->base >= ic->size ||
+            probed(ic, at))
             break;
     }
     sim_insn *end = &head[n];
@@ -117,15 +160,21 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP
     end->run = run[SIM_OP_BLOCK_END];
     end->pc = at;
 
-    /* The totals from each entry to the end, backwards; and the map's
-     * slots, where no earlier block decoded that pc already. */
+    /* The totals from each entry to the end, backwards (a probe is no
+     * instruction); then the map's slots, where no earlier block decoded
+     * that pc already (a probe before its instruction). */
     uint32_t cost = 0, last = sim_static_cost(head[n - 1].op);
+    uint16_t count = 0;
     for (unsigned i = n; i-- > 0;) {
         sim_insn *d = &head[i];
         cost += sim_static_cost(d->op);
+        count += d->op != SIM_OP_PROBE;
         d->cost_rest = cost;
-        d->n_rest = (uint16_t)(n - i);
+        d->n_rest = count;
         d->last_cost = (uint16_t)last;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        sim_insn *d = &head[i];
         size_t s = (size_t)((d->pc - ic->base) >> 1);
         if (!ic->map[s]) {
             ic->map[s] = d;

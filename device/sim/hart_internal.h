@@ -38,7 +38,9 @@ enum {
  * makes both the dense enum and sim_hart_run's table of handlers, so the
  * two cannot disagree.  Compressed instructions are expanded to their
  * 32-bit equivalents first and share these.  Notes by op:
- * BLOCK_END closes a block (hart_block.c); FETCH_FAULT's imm is the offset
+ * BLOCK_END closes a block (hart_block.c); PROBE, never decoded, stands
+ * before an instruction at a probed pc (sim_hart_set_probes), costs
+ * nothing and counts as no instruction; FETCH_FAULT's imm is the offset
  * of the faulting address from pc; NOP covers fence, hints and ALU ops
  * writing x0; LR/SC/AMO keep the access size (4 or 8) in imm and an AMO's
  * funct5 in aux; CSR keeps funct3 in aux, the CSR number in imm, rs1 the
@@ -69,7 +71,9 @@ enum {
     /* system */                                                                               \
     X(FENCE_I) X(ECALL) X(EBREAK) X(MRET) X(WFI) X(CSR)                                        \
     /* F and D */                                                                              \
-    X(FLW) X(FLD) X(FSW) X(FSD) X(FPU)
+    X(FLW) X(FLD) X(FSW) X(FSD) X(FPU)                                                         \
+    /* kmrun's own: a probe before the next entry's instruction */                             \
+    X(PROBE)
 
 #define SIM_OP_ENUM(name) SIM_OP_##name,
 typedef enum sim_op { SIM_OPS(SIM_OP_ENUM) SIM_OP_COUNT } sim_op;
@@ -119,6 +123,8 @@ typedef struct sim_insn {
 struct sim_icache {
     uint64_t base, size;
     unsigned users;
+    uint64_t *probes; /* sorted (sim_hart_set_probes) */
+    unsigned nprobes;
     sim_insn **map;
     size_t map_lo, map_hi; /* slots set since the last flush */
     sim_insn *arena;
@@ -164,6 +170,8 @@ void sim_decode_at(const sim_hart *h, uint64_t pc, sim_insn *d);
 struct sim_icache *sim_icache_new(uint64_t base, uint64_t size);
 void sim_icache_free(struct sim_icache *ic);
 void sim_icache_flush(struct sim_icache *ic);
+/* The probe set (sim_hart_set_probes); flushes. */
+int sim_icache_set_probes(struct sim_icache *ic, const uint64_t *pcs, unsigned n);
 
 /* hart_block.c: the entry to run for pc (even, inside the code range):
  * the one decoded before, or the head of a block decoded now from pc on.

@@ -105,6 +105,11 @@ void sim_hart_halt(sim_hart *h)
     h->state = SIM_HART_HALTED;
 }
 
+int sim_hart_set_probes(sim_hart *h, const uint64_t *pcs, unsigned n)
+{
+    return h->icache ? sim_icache_set_probes(h->icache, pcs, n) : -1;
+}
+
 void sim_hart_flush_icache(sim_hart *h)
 {
     if (h->icache)
@@ -440,6 +445,14 @@ halted_after:
     goto out;
 
 op_BLOCK_END: CHAIN(taken, d->pc);
+op_PROBE:
+    /* the callee sees the hart as of the next instruction's start, and
+     * may change registers (x and f are the hart's own) */
+    if (h->probe) {
+        SYNC();
+        h->probe(h->probe_ctx, h);
+    }
+    NEXT;
 op_ILLEGAL:
     cause = SIM_CAUSE_ILLEGAL;
     tval = d->bits;

@@ -94,6 +94,9 @@ typedef struct sim_hart {
     struct sim_icache *icache;
     /* While sim_hart_step runs an instruction: where its accesses go. */
     sim_commit *commit;
+    /* Called before an instruction at a probed pc (sim_hart_set_probes). */
+    void (*probe)(void *ctx, struct sim_hart *h);
+    void *probe_ctx;
 } sim_hart;
 
 /* Resets the hart: registers zero, pc = reset_pc, mstatus with FS and VS
@@ -135,6 +138,16 @@ void sim_hart_wake(sim_hart *h);
  * returns at once.  Safe inside a device callback: the instruction that
  * made the access completes, then the run returns. */
 void sim_hart_halt(sim_hart *h);
+
+/* Probes: before an instruction at one of pcs[0..n) runs, h->probe (if
+ * set) is called with the hart as of that instruction's start (pc, cycle,
+ * instret, registers).  The callee may take its time (a debugger holds the
+ * hart there; modeled time does not move) and may read and write
+ * registers and memory, but not pc.  A probe is no instruction and costs
+ * nothing.  The set belongs to the decoded code, so harts that share it
+ * share the set; it replaces the last one and drops what was decoded.
+ * Returns 0, or -1 when memory is lacking (the old set stays). */
+int sim_hart_set_probes(sim_hart *h, const uint64_t *pcs, unsigned n);
 
 /* Drops the decoded instructions (after the owner wrote code). */
 void sim_hart_flush_icache(sim_hart *h);

@@ -873,6 +873,115 @@ static void stops_exactly_at_limits(void **state)
     rig_free(ref);
 }
 
+/* Probes: called before each instruction at a probed pc, with the hart
+ * as of its start, however it is reached (a jump, a fall from the
+ * instruction before, a run's limit cutting just before it); they cost no
+ * modeled time and may change registers. */
+typedef struct probe_log {
+    unsigned n;
+    point at[256];
+    uint64_t a0[256];
+} probe_log;
+
+static void record_probe(void *ctx, sim_hart *h)
+{
+    probe_log *log = ctx;
+    if (log->n < 256) {
+        log->at[log->n] = (point){h->pc, h->cycle, h->instret};
+        log->a0[log->n] = h->x[A0];
+        log->n++;
+    }
+}
+
+static void probes_see_every_arrival(void **state)
+{
+    (void)state;
+    rig *ref = rig_new(exact_program);
+    size_t cap = 1 << 14, n = 0;
+    point *trace = malloc(cap * sizeof *trace);
+    assert_non_null(trace);
+    trace[n++] = (point){ref->h.pc, ref->h.cycle, ref->h.instret};
+    while (sim_hart_run(&ref->h, ref->h.cycle + 1) == SIM_HART_RUNNING) {
+        assert_true(n < cap);
+        trace[n++] = (point){ref->h.pc, ref->h.cycle, ref->h.instret};
+    }
+    /* probe the loop's head (a jump target), the div (reached by falling
+     * through) and the handler's mret */
+    uint64_t pcs[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        uint32_t w;
+        uint64_t off = trace[i].pc - CODE_BASE;
+        memcpy(&w, ref->code + off, 4);
+        if ((w & 0xfe00707f) == 0x02004033 && !pcs[1]) /* div */
+            pcs[1] = trace[i].pc;
+        if (w == 0x30200073) /* mret */
+            pcs[2] = trace[i].pc;
+    }
+    pcs[0] = trace[10].pc; /* inside the first iteration: ld a0, 0(s10) */
+    assert_true(pcs[1] && pcs[2]);
+
+    static const unsigned quanta[] = {1000000, 3, 7, 64};
+    for (size_t q = 0; q < sizeof quanta / sizeof quanta[0]; q++) {
+        rig *r = rig_new(exact_program);
+        probe_log log = {0};
+        r->h.probe = record_probe;
+        r->h.probe_ctx = &log;
+        assert_int_equal(sim_hart_set_probes(&r->h, pcs, 3), 0);
+        uint64_t limit = 0;
+        do
+            limit += quanta[q];
+        while (sim_hart_run(&r->h, limit) == SIM_HART_RUNNING);
+        /* the same run as without probes ... */
+        assert_int_equal(r->h.cycle, ref->h.cycle);
+        assert_int_equal(r->h.instret, ref->h.instret);
+        assert_memory_equal(r->h.x, ref->h.x, sizeof r->h.x);
+        /* ... and a probe exactly where the reference was at a probed pc */
+        unsigned k = 0;
+        for (size_t i = 0; i + 1 < n; i++) {
+            if (trace[i].pc != pcs[0] && trace[i].pc != pcs[1] && trace[i].pc != pcs[2])
+                continue;
+            assert_true(k < log.n);
+            assert_int_equal(log.at[k].pc, trace[i].pc);
+            assert_int_equal(log.at[k].cycle, trace[i].cycle);
+            assert_int_equal(log.at[k].instret, trace[i].instret);
+            k++;
+        }
+        assert_int_equal(k, log.n);
+        assert_true(k > 40);
+        rig_free(r);
+    }
+    free(trace);
+    rig_free(ref);
+}
+
+static void set_a0(void *ctx, sim_hart *h)
+{
+    (void)ctx;
+    h->x[A0] = 77;
+}
+
+static void probes_may_change_registers(void **state)
+{
+    (void)state;
+    rig *r = rig_new("li a0, 1\n1: addi a1, a0, 1\nwfi");
+    uint64_t at = 0;
+    /* the addi: OP-IMM with rd = a1 */
+    for (uint64_t off = 0; off < 64; off += 2) {
+        uint32_t w;
+        memcpy(&w, r->code + off, 4);
+        if ((w & 0x7f) == 0x13 && ((w >> 7) & 31) == A1) {
+            at = CODE_BASE + off;
+            break;
+        }
+    }
+    assert_true(at != 0);
+    r->h.probe = set_a0;
+    assert_int_equal(sim_hart_set_probes(&r->h, &at, 1), 0);
+    run_hart(&r->h);
+    assert_int_equal(r->h.x[A1], 78);
+    rig_free(r);
+}
+
 /* The harts of one memory share decoded code, and fence.i on one of them
  * makes new code the one every hart runs. */
 static void harts_share_decoded_code(void **state)
@@ -1004,6 +1113,8 @@ int main(void)
         cmocka_unit_test(runs_in_quanta),
         cmocka_unit_test(stops_exactly_at_limits),
         cmocka_unit_test(harts_share_decoded_code),
+        cmocka_unit_test(probes_see_every_arrival),
+        cmocka_unit_test(probes_may_change_registers),
         cmocka_unit_test(fence_i_drops_decoded),
         cmocka_unit_test(fp_loads_and_stores),
         cmocka_unit_test(device_accesses),
