@@ -179,7 +179,7 @@ int cmd_check(int argc, char **argv)
     };
     bool json = false;
     bool check_handover = false;
-    km_run_opts ro = {0};
+    km_run_opts ro = {.print = cmd_on_print};
     const char *run_dir = NULL;
     int ch;
     optind = 0;

@@ -35,6 +35,10 @@ typedef struct cmd_run_outcome {
     km_error trace_err;
 } cmd_run_outcome;
 
+/* A print, shown on stderr as it is drained: `[c1.2 104.22µs] text`
+ * (km_prints.h); km_run_opts.print for run and check. */
+void cmd_on_print(const km_print_line *p, void *ctx);
+
 /* A plain decimal number of seconds, more than 0, for `command`'s option. */
 int cmd_parse_seconds(const char *command, const char *option, const char *text, double *out);
 

@@ -44,7 +44,7 @@ int cmd_run(int argc, char **argv)
     };
     double started = km_wall_now();
     km_backend backend = KM_BACKEND_SIM;
-    km_run_opts ro = {0};
+    km_run_opts ro = {.print = cmd_on_print};
     km_build_opts bo = {0};
     const char *run_dir = NULL;
     cmd_run_wants wants = {0};

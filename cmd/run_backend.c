@@ -8,6 +8,7 @@
 #include "cmd_run.h"
 #include "km_fs.h"
 #include "km_handover.h"
+#include "km_prints.h"
 #include "km_run_json.h"
 #include "km_rundir.h"
 
@@ -67,6 +68,15 @@ static void close_trace(cmd_run_outcome *out)
     out->trace = NULL;
 }
 
+void cmd_on_print(const km_print_line *p, void *ctx)
+{
+    (void)ctx;
+    char line[1200];
+    km_print_line_text(p, line, sizeof line);
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
 int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
                    const km_run_opts *ro, const cmd_run_wants *wants, const char *run_dir,
                    double started, cmd_run_outcome *out, km_error *err)
@@ -110,6 +120,16 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
         .build = km_session_build(out->s),
     };
     out->json = km_run_json(p, km_session_plan(out->s), &out->result, &info);
+    char *prints = km_prints_text(out->result.prints, out->result.nprints);
+    if (w && !prints)
+        out->folder_rc = km_fail(&out->folder_err, KM_EXIT_SYSTEM, "out of memory for prints.txt");
+    else if (w)
+        out->folder_rc = km_rundir_put_text(w, "prints.txt", prints, &out->folder_err);
+    free(prints);
+    if (w && out->folder_rc != KM_OK) {
+        km_rundir_abort(w);
+        w = NULL;
+    }
     if (w)
         out->folder_rc = km_rundir_commit(w, out->json, out->copies, out->ncopies, NULL,
                                           &out->folder_err);

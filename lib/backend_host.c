@@ -84,6 +84,19 @@ static void cb_unsupported(void *ops, const char *call)
     pthread_mutex_unlock(&t->b->lock);
 }
 
+/* kmx_print: the record into the core's buffer in the card, stamped with
+ * the host's time from the run's start (the driver's clock). */
+static int cb_print(void *ops, uint32_t core, uint64_t *rec, unsigned n)
+{
+    host_thread *t = ops;
+    if (n >= KMX_PRINT_HEAD_SLOTS)
+        rec[2] = (uint64_t)((km_wall_now() - t->b->start) * (double)BH_PS_PER_SECOND);
+    pthread_mutex_lock(&t->b->lock);
+    bool ok = sim_card_host_print(t->b->s->card, (unsigned)t->cp->cluster, core, rec, n);
+    pthread_mutex_unlock(&t->b->lock);
+    return ok ? KMX_OK : KMX_FULL;
+}
+
 /* ---- load -------------------------------------------------------------------- */
 
 static void fill_ctx(host_thread *t, uint64_t nonce)
@@ -107,6 +120,7 @@ static void fill_ctx(host_thread *t, uint64_t nonce)
     c->unsupported = cb_unsupported;
     c->trap_arm = host_cb_trap_arm;
     c->quit = host_cb_quit;
+    c->print = cb_print;
     host_bus_fill(c);
 }
 
@@ -323,6 +337,14 @@ static void on_host_retire(void *ctx, unsigned i, bool stuck)
     }
 }
 
+static void on_host_drain_prints(void *ctx, sim_card_print_fn fn, void *fn_ctx)
+{
+    host_backend *b = ctx;
+    pthread_mutex_lock(&b->lock);
+    sim_card_drain_prints(b->s->card, fn, fn_ctx);
+    pthread_mutex_unlock(&b->lock);
+}
+
 static void on_host_finish(void *ctx, km_run_result *r)
 {
     host_backend *b = ctx;
@@ -347,6 +369,7 @@ static void host_hooks(km_session *s, km_driver_hooks *h)
         .describe = on_host_describe,
         .locate = on_host_locate,
         .retire = on_host_retire,
+        .drain_prints = on_host_drain_prints,
         .finish = on_host_finish,
     };
 }

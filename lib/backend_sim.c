@@ -80,11 +80,15 @@ static int write_cluster(km_session *s, unsigned index, km_error *err)
      * lines, ports area, pull counters; then the ports area with its table
      * (km_ports.h), every entry KMX_PORT_NONE without ports: the runtime's
      * kmx_port_owner reads the table alone. */
-    void *zeros = calloc(1, KMX_LIM_HOST_ZERO_BYTES);
+    void *zeros = calloc(1, KMX_LIM_HOST_ZERO_BYTES > KMX_LIM_PRINT_BYTES ? KMX_LIM_HOST_ZERO_BYTES
+                                                                         : KMX_LIM_PRINT_BYTES);
     if (!zeros)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory loading cluster %u", cluster);
     int rc = sim_card_write_lim(s->card, cluster, KMX_LIM_HOST_ZERO, zeros,
                                 KMX_LIM_HOST_ZERO_BYTES, &e);
+    /* and the print buffers (their head, tail and drops start at 0). */
+    if (rc == KS_OK)
+        rc = sim_card_write_lim(s->card, cluster, KMX_LIM_PRINT, zeros, KMX_LIM_PRINT_BYTES, &e);
     free(zeros);
     if (rc != KS_OK)
         return failed(err, &e);
@@ -244,6 +248,12 @@ static void on_card_retire(void *ctx, unsigned i, bool stuck)
     sim_card_park(s->card, cluster_of(s, i));
 }
 
+static void on_card_drain_prints(void *ctx, sim_card_print_fn fn, void *fn_ctx)
+{
+    km_session *s = ctx;
+    sim_card_drain_prints(s->card, fn, fn_ctx);
+}
+
 static void on_card_finish(void *ctx, km_run_result *r)
 {
     km_session *s = ctx;
@@ -269,6 +279,7 @@ static void sim_hooks(km_session *s, km_driver_hooks *h)
         .describe = on_card_describe,
         .locate = on_card_locate,
         .retire = on_card_retire,
+        .drain_prints = on_card_drain_prints,
         .finish = on_card_finish,
     };
 }

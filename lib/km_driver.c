@@ -2,6 +2,7 @@
 #include "km_driver.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,6 +23,8 @@ typedef struct drive_thread {
 
 typedef struct drive {
     const km_driver_hooks *h;
+    km_run_result *r;
+    uint64_t next_drain; /* modeled: the next drain of the prints */
     const km_run_opts *o;
     const int *clusters;
     drive_thread t[BH_WORK_CLUSTERS];
@@ -71,6 +74,43 @@ static void stop_others(drive *d)
         else if (t->stop_due_ps == 0)
             t->stop_due_ps = d->now + delay;
     }
+}
+
+/* A drained print: kept in the result, and shown at once. */
+static void on_print(const sim_card_print *p, void *ctx)
+{
+    drive *d = ctx;
+    km_run_result *r = d->r;
+    if ((r->nprints & (r->nprints - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
+        size_t cap = r->nprints ? r->nprints * 2 : 16;
+        km_print_line *lines = realloc(r->prints, cap * sizeof *lines);
+        if (!lines)
+            return; /* out of memory: the print is lost, not the run */
+        r->prints = lines;
+    }
+    km_print_line *l = &r->prints[r->nprints];
+    l->tensix = p->kind == SIM_PRINT_TENSIX;
+    l->cluster = p->cluster;
+    l->core = p->core;
+    l->ps = p->ps;
+    l->text = strdup(p->text);
+    if (!l->text)
+        return;
+    r->nprints++;
+    if (d->o->print)
+        d->o->print(l, d->o->ctx);
+}
+
+static void drain(drive *d, bool last)
+{
+    if (!d->h->drain_prints)
+        return;
+    if (!last && d->h->modeled) {
+        if (d->now < d->next_drain)
+            return;
+        d->next_drain = (d->now / KM_PRINT_DRAIN_PS + 1) * KM_PRINT_DRAIN_PS;
+    }
+    d->h->drain_prints(d->h->ctx, on_print, d);
 }
 
 /* A new progress marker (where_ticks 0: none yet, or being written). */
@@ -203,7 +243,8 @@ int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km
              uint64_t timeout_ps, uint64_t grace_ps, km_run_result *r, km_error *err)
 {
     static const km_run_opts none = {0};
-    drive d = {.h = h, .o = o ? o : &none, .clusters = clusters, .n = n};
+    drive d = {.h = h, .o = o ? o : &none, .clusters = clusters, .n = n, .r = r,
+               .next_drain = KM_PRINT_DRAIN_PS};
     if (n > BH_WORK_CLUSTERS)
         return km_fail(err, KM_EXIT_INTERNAL, "%u threads in one run (at most %u)", n,
                        BH_WORK_CLUSTERS);
@@ -225,6 +266,7 @@ int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km
         uint64_t next = next_look(&d, pending, timeout_ps, grace_ps);
         h->advance(h->ctx, next);
         d.now = h->now ? h->now(h->ctx) : next;
+        drain(&d, false);
         if (d.now >= timeout_ps)
             h->stop_kernel(h->ctx);
         for (unsigned i = 0; i < n; i++) {
@@ -256,6 +298,7 @@ int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km
         }
     }
     h->stop_kernel(h->ctx);
+    drain(&d, true);
     /* The device ran at least until the last thread's end was written
      * (a core may end a little past the look that saw it). */
     r->device_ps = d.now;

@@ -27,6 +27,7 @@
 #include "km_error.h"
 #include "km_session.h"
 #include "kmx_layout.h"
+#include "sim_card.h"
 
 /* Where a stuck thread is: the core the message names, and its pc. */
 typedef struct km_driver_where {
@@ -78,10 +79,21 @@ typedef struct km_driver_hooks {
     /* The host is done with thread i (final, or stuck): nothing of it
      * runs on, as far as the backend can make it. */
     void (*retire)(void *ctx, unsigned i, bool stuck);
+    /* Optional: drains the card's prints (sim_card_drain_prints), each to
+     * fn; the driver calls it every KM_PRINT_DRAIN_PS of modeled time (at
+     * every look on the host's time) and once after the stop. */
+    void (*drain_prints)(void *ctx, sim_card_print_fn fn, void *fn_ctx);
     /* Optional, after the loop: host-fed command results and instruction
      * counts into r. */
     void (*finish)(void *ctx, km_run_result *r);
 } km_driver_hooks;
+
+/* How often the prints are drained in modeled time: as a card's host
+ * would poll the buffers over PCIe, not at every look (1 µs), so that a
+ * burst of prints fills a buffer and drops as it would on a card.  A
+ * buffer holds 504 slots (126 prints of one number, 17 of a 200-byte
+ * string) a drain: a core that prints a number every 4 µs keeps up. */
+#define KM_PRINT_DRAIN_PS (500ull * BH_PS_PER_US)
 
 /* Runs threads on clusters[0..n) to their final states.  timeout_ps: when
  * the ones still running are asked to stop; grace_ps: then how long before

@@ -183,6 +183,58 @@ static cJSON *port_wait_json(const km_program *p, const km_port_gave_up *w)
     return o;
 }
 
+/* Where a print came from: its name, then the cluster and core of an X280
+ * core or the grid index of a Tensix core (the other null). */
+static void print_core_json(cJSON *o, bool tensix, int cluster, unsigned core)
+{
+    km_print_line l = {.tensix = tensix, .cluster = cluster, .core = core};
+    char name[24];
+    km_print_core_name(&l, name, sizeof name);
+    cJSON_AddStringToObject(o, "core", name);
+    if (tensix) {
+        cJSON_AddNullToObject(o, "cluster");
+        cJSON_AddNullToObject(o, "x280_core");
+        cJSON_AddNumberToObject(o, "tensix", core);
+    } else {
+        cJSON_AddNumberToObject(o, "cluster", cluster);
+        cJSON_AddNumberToObject(o, "x280_core", core);
+        cJSON_AddNullToObject(o, "tensix");
+    }
+}
+
+static cJSON *print_json(const km_print_line *l)
+{
+    cJSON *o = cJSON_CreateObject();
+    print_core_json(o, l->tensix, l->cluster, l->core);
+    char us[48];
+    km_ps_us(l->ps, us, sizeof us);
+    cJSON_AddRawToObject(o, "microseconds", us);
+    cJSON_AddStringToObject(o, "text", l->text);
+    return o;
+}
+
+static cJSON *prints_dropped_json(const km_run_result *r)
+{
+    cJSON *a = cJSON_CreateArray();
+    const sim_card_print_drops *d = &r->print_drops;
+    for (unsigned c = 0; c < BH_CLUSTERS; c++)
+        for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
+            if (d->x280[c][i]) {
+                cJSON *o = cJSON_CreateObject();
+                print_core_json(o, false, (int)c, i);
+                cJSON_AddNumberToObject(o, "dropped", d->x280[c][i]);
+                cJSON_AddItemToArray(a, o);
+            }
+    for (unsigned i = 0; i < BH_GRID_CORES; i++)
+        if (d->tensix[i]) {
+            cJSON *o = cJSON_CreateObject();
+            print_core_json(o, true, 0, i);
+            cJSON_AddNumberToObject(o, "dropped", d->tensix[i]);
+            cJSON_AddItemToArray(a, o);
+        }
+    return a;
+}
+
 static cJSON *site_json(const km_site *s)
 {
     if (s->kind == KM_SITE_NONE)
@@ -378,6 +430,12 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
         cJSON_AddItemToObject(doc, "stats", stats_json(&r->stats));
     else
         cJSON_AddNullToObject(doc, "stats");
+    /* The prints, in the order they were drained (time order within a
+     * drain), and the cores that dropped some: [] when none. */
+    cJSON *prints = cJSON_AddArrayToObject(doc, "prints");
+    for (size_t i = 0; i < r->nprints; i++)
+        cJSON_AddItemToArray(prints, print_json(&r->prints[i]));
+    cJSON_AddItemToObject(doc, "prints_dropped", prints_dropped_json(r));
     cJSON *regions = cJSON_AddArrayToObject(doc, "regions");
     for (unsigned i = 0; i < plan->nclusters; i++) {
         const km_cluster_plan *cp = &plan->clusters[i];

@@ -202,6 +202,16 @@ static int write_regions(const char *tmp, const km_region_copy *regions, size_t 
     return rc;
 }
 
+int km_rundir_put_text(km_rundir_writer *w, const char *name, const char *text, km_error *err)
+{
+    if (!km_rundir_plain_name(name))
+        return km_fail(err, KM_EXIT_INTERNAL, "'%s' is not a plain file name", name);
+    char *file = km_path_join(w->tmp, name);
+    int rc = km_write_file_atomic(file, text, strlen(text), err);
+    free(file);
+    return rc;
+}
+
 int km_rundir_commit(km_rundir_writer *w, const char *result_json,
                      const km_region_copy *regions, size_t nregions, char **path, km_error *err)
 {

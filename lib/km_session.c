@@ -160,6 +160,14 @@ static uint64_t seconds_to_ps(double seconds)
     return ps >= 9e18 ? UINT64_MAX / 2 : (uint64_t)llround(ps);
 }
 
+void km_print_core_name(const km_print_line *p, char *out, size_t n)
+{
+    if (p->tensix)
+        snprintf(out, n, "t%u", p->core);
+    else
+        snprintf(out, n, "c%d.%u", p->cluster, p->core);
+}
+
 int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -176,6 +184,10 @@ int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_err
     int rc = km_drive(&hooks, clusters, s->plan.nclusters, o, timeout_ps,
                       KM_STOP_GRACE_US * BH_PS_PER_US, r, err);
     s->ran = true;
+    s->prints = r->prints;
+    s->nprints = r->nprints;
+    if (s->card && rc == KM_OK)
+        sim_card_print_drops_get(s->card, &r->print_drops);
     /* The checker's findings, named while the card and the build are
      * there (the card keeps its records until it is freed at close). */
     if (rc == KM_OK && s->card)
@@ -249,6 +261,9 @@ void km_session_close(km_session *s)
         s->ops->free(s);
     sim_card_free(s->card);
     free(s->handovers);
+    for (size_t i = 0; i < s->nprints; i++)
+        free(s->prints[i].text);
+    free(s->prints);
     for (size_t i = 0; i < s->ncopies; i++)
         free(s->copy_bytes[i]);
     free(s->copy_bytes);

@@ -110,6 +110,21 @@ typedef struct km_thread_result {
     char message[320]; /* what the backend adds about `error` ("" when nothing) */
 } km_thread_result;
 
+/* A print from a core (kmx_print, km_print), as the run JSON's `prints`
+ * lists it. */
+typedef struct km_print_line {
+    bool tensix;
+    int cluster;   /* X280: 1..3 */
+    unsigned core; /* X280: 0..3; Tensix: its grid index */
+    uint64_t ps;   /* modeled time from the card's start at the print (the host
+                      fallback's X280 prints: the host's time from the run's start) */
+    char *text;    /* one line */
+} km_print_line;
+
+/* The core's name: "c1.2" (cluster 1, core 2) or "t17" (Tensix core 17
+ * in grid order). */
+void km_print_core_name(const km_print_line *p, char *out, size_t n);
+
 typedef struct km_run_result {
     km_thread_result threads[BH_WORK_CLUSTERS]; /* ascending clusters */
     unsigned nthreads;
@@ -135,6 +150,12 @@ typedef struct km_run_result {
      * has_stats false on the host fallback. */
     bool has_stats;
     sim_card_stats stats;
+    /* Every print the card drained, in the order they were handed on
+     * (time order within each drain; the session's, until
+     * km_session_close), and the prints each core dropped. */
+    km_print_line *prints;
+    size_t nprints;
+    sim_card_print_drops print_drops;
 } km_run_result;
 
 /* Seconds of the host's monotonic clock: the one wall clock of a run
@@ -147,11 +168,15 @@ bool km_run_all_returned(const km_run_result *r);
 /* A new progress marker: cluster, marker, its time from the thread's start. */
 typedef void (*km_progress_fn)(int cluster, uint32_t where, uint64_t ticks, void *ctx);
 
+/* A print, as soon as the run drains it (the same as r->prints will hold). */
+typedef void (*km_print_fn)(const km_print_line *p, void *ctx);
+
 typedef struct km_run_opts {
     double timeout_s;      /* modeled seconds before the stop; <= 0: the default */
     double wall_timeout_s; /* real seconds the run may take; <= 0: no limit */
     km_progress_fn progress;
-    void *ctx;
+    km_print_fn print;
+    void *ctx;             /* progress's and print's */
 } km_run_opts;
 
 /* The stop, then the grace before a thread is `stuck` (spec: "does not

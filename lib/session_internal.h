@@ -68,6 +68,8 @@ struct km_session {
     void *trace_ctx;
     struct km_handover *handovers; /* named findings (km_card_handovers) */
     unsigned nhandovers;
+    struct km_print_line *prints; /* the run's (km_run_result.prints) */
+    size_t nprints;
 };
 
 /* ---- the simulated card under both backends (card_setup.c) -------------

@@ -74,6 +74,17 @@ int km_noc_write(km_core *core, unsigned bank, uint64_t bank_address, const void
 int km_region_address(const km_core *core, int cluster, const char *name, unsigned *bank,
                       uint64_t *bank_address, uint64_t *bytes);
 
+/* A line of text from the handler (km_device(3), "Prints"): kmx_print's
+ * format set (%d %u %x %s %c %% with flags '-' and '0', a width of up to
+ * two digits, 'l'/'ll' for 64-bit arguments; kmx_print_format.h), into
+ * the core's print buffer, which the card drains: shown as
+ * `[t17 12.5µs] text` on stderr (t and the core's grid index, as the
+ * run JSON names Tensix cores), in the run folder's prints.txt and the
+ * run JSON's `prints`, at the core's modeled time.  Costs no modeled
+ * time and never waits: 0, or -1 when the buffer had no room (the print
+ * is dropped and counted in `prints_dropped`). */
+int km_print(km_core *core, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
 /* True once the kernel is stopping: a long handler should return soon. */
 bool km_stop_requested(const km_core *core);
 

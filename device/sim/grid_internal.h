@@ -133,6 +133,9 @@ struct sim_grid {
     unsigned landing_head, nlandings;
     km_port_gave_up gave_up[KM_PORT_WAITS_KEPT];
     unsigned ngave_up;
+    /* Each core's print buffer (KM_PRINT_L1 of its L1, grid_print.c),
+     * allocated at its first km_print; NULL until then. */
+    kmx_print_buffer *prints[BH_GRID_CORES];
     /* Bytes over the NoC (sim_grid_stats). */
     uint64_t bank_bytes, mailbox_bytes;
 };

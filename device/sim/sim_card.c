@@ -16,6 +16,7 @@
 #include "sim_cluster.h"
 #include "sim_kernel.h"
 #include "sim_noc.h"
+#include "sim_print.h"
 
 struct sim_card {
     sim_dram dram;
@@ -37,6 +38,10 @@ struct sim_card {
     unsigned trace_cluster, trace_core;
     void (*trace_line)(void *ctx, const char *text);
     void *trace_ctx;
+    /* Prints: what a drain took, until it hands it on; the host
+     * fallback's cores' buffers (allocated at their first print). */
+    sim_print_queue prints;
+    kmx_print_buffer *host_prints[BH_CLUSTERS][BH_CLUSTER_CORES];
 };
 
 static bool work_cluster(unsigned cluster)
@@ -183,6 +188,10 @@ void sim_card_free(sim_card *card)
     sim_kernel_free(card->kernel);
     sim_cluster_destroy(card->dispatcher_lim);
     sim_checker_free(card->checker);
+    sim_print_queue_free(&card->prints);
+    for (unsigned c = 0; c < BH_CLUSTERS; c++)
+        for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
+            free(card->host_prints[c][i]);
     sim_dram_free(&card->dram);
     free(card);
 }
@@ -453,4 +462,120 @@ const sim_handover *sim_card_handovers(const sim_card *card, unsigned *n)
         return NULL;
     }
     return sim_checker_found(card->checker, n);
+}
+
+/* ---- prints ------------------------------------------------------------------ */
+
+/* A format string in a cluster's LIM (the image's .rodata), read a line
+ * at a time up to its NUL. */
+static bool read_lim_format(void *ctx, uint64_t address, char *out, size_t cap)
+{
+    const sim_cluster *c = ctx;
+    size_t n = 0;
+    while (n + 1 < cap) {
+        char chunk[64];
+        size_t want = 64 - (size_t)((address + n) % 64);
+        if (sim_cluster_read_lim(c, address + n, chunk, want, NULL) != KS_OK)
+            return false;
+        for (size_t i = 0; i < want && n + 1 < cap; i++) {
+            out[n] = chunk[i];
+            if (!chunk[i])
+                return true;
+            n++;
+        }
+    }
+    out[n] = '\0';
+    return true;
+}
+
+/* A format string in host memory (a handler's, a fallback's): the
+ * writer is kmrun's own process, so the pointer is believed. */
+static bool read_host_format(void *ctx, uint64_t address, char *out, size_t cap)
+{
+    (void)ctx;
+    const char *f = (const char *)(uintptr_t)address;
+    if (!f)
+        return false;
+    size_t n = 0;
+    while (n + 1 < cap && f[n]) {
+        out[n] = f[n];
+        n++;
+    }
+    out[n] = '\0';
+    return true;
+}
+
+static void hand_on(const sim_print_item *item, void *ctx)
+{
+    void **pair = ctx;
+    sim_card_print_fn fn = (sim_card_print_fn)(uintptr_t)pair[0];
+    sim_card_print p = {item->kind, item->cluster, item->core, item->ps, item->text};
+    if (fn)
+        fn(&p, pair[1]);
+}
+
+void sim_card_drain_prints(sim_card *card, sim_card_print_fn fn, void *ctx)
+{
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++) {
+        sim_cluster *cl = card->clusters[c];
+        for (unsigned i = 0; cl && i < BH_CLUSTER_CORES; i++) {
+            uint64_t at = KMX_LIM_PRINT_BUFFER(i);
+            kmx_print_line line;
+            if (sim_cluster_read_lim(cl, at, &line, sizeof line, NULL) != KS_OK ||
+                line.head == line.tail)
+                continue;
+            kmx_print_buffer b;
+            if (sim_cluster_read_lim(cl, at, &b, sizeof b, NULL) != KS_OK)
+                continue;
+            sim_print_drain_buffer(&card->prints, &b, SIM_PRINT_X280, c, i, SIM_PS_PER_TICK,
+                                   read_lim_format, cl);
+            (void)sim_cluster_write_lim(cl, at + offsetof(kmx_print_line, tail), &b.line.tail,
+                                        sizeof b.line.tail, NULL);
+        }
+        for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
+            if (card->host_prints[c][i])
+                sim_print_drain_buffer(&card->prints, card->host_prints[c][i], SIM_PRINT_X280, c,
+                                       i, 1, read_host_format, NULL);
+    }
+    sim_grid *g = sim_kernel_grid(card->kernel);
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
+        kmx_print_buffer *b = sim_grid_print_buffer(g, i);
+        if (b)
+            sim_print_drain_buffer(&card->prints, b, SIM_PRINT_TENSIX, 0, i, 1, read_host_format,
+                                   NULL);
+    }
+    void *pair[2] = {(void *)(uintptr_t)fn, ctx};
+    sim_print_flush(&card->prints, hand_on, pair);
+}
+
+void sim_card_print_drops_get(const sim_card *card, sim_card_print_drops *out)
+{
+    memset(out, 0, sizeof *out);
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
+        for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+            kmx_print_line line;
+            if (card->clusters[c] &&
+                sim_cluster_read_lim(card->clusters[c], KMX_LIM_PRINT_BUFFER(i), &line,
+                                     sizeof line, NULL) == KS_OK)
+                out->x280[c][i] += line.dropped;
+            if (card->host_prints[c][i])
+                out->x280[c][i] += card->host_prints[c][i]->line.dropped;
+        }
+    sim_grid *g = sim_kernel_grid(card->kernel);
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
+        const kmx_print_buffer *b = sim_grid_print_buffer(g, i);
+        out->tensix[i] = b ? b->line.dropped : 0;
+    }
+}
+
+bool sim_card_host_print(sim_card *card, unsigned cluster, unsigned core, const uint64_t *rec,
+                         unsigned n)
+{
+    if (!work_cluster(cluster) || core >= BH_CLUSTER_CORES || n < KMX_PRINT_HEAD_SLOTS ||
+        n > KMX_PRINT_RECORD_MAX_SLOTS)
+        return false;
+    kmx_print_buffer **b = &card->host_prints[cluster][core];
+    if (!*b && !(*b = calloc(1, sizeof **b)))
+        return false;
+    return sim_print_put(*b, rec, n);
 }

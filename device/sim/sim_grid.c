@@ -209,8 +209,10 @@ void sim_grid_free(sim_grid *g)
 {
     if (!g)
         return;
-    for (unsigned i = 0; i < BH_GRID_CORES; i++)
+    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
         free(g->cores[i].stack);
+        free(g->prints[i]);
+    }
     if (g->so)
         dlclose(g->so);
     free(g->done);

@@ -178,4 +178,9 @@ void sim_grid_get_stats(const sim_grid *grid, sim_grid_stats *out);
  * KM_PORT_WAITS_KEPT); *n how many. */
 const km_port_gave_up *sim_grid_port_waits(const sim_grid *grid, unsigned *n);
 
+/* Tensix core `core`'s print buffer (km_print, kmx_layout.h section 8:
+ * `when` in picoseconds, `format` a pointer into the kernels' object),
+ * or NULL while it never printed.  The grid's: the drain moves its tail. */
+kmx_print_buffer *sim_grid_print_buffer(sim_grid *grid, unsigned core);
+
 #endif

@@ -30,7 +30,7 @@
 
 #include "kmx_layout.h"
 
-#define KMX_HOST_ABI 4u
+#define KMX_HOST_ABI 5u
 
 /* The stack of every thread that runs thread code (core 0's, which kmrun
  * starts, and cores 1-3's, which the runtime starts): big and known, under
@@ -138,6 +138,12 @@ typedef struct kmx_host_ctx {
      * trap_mepc); an exit records the error `host` and the thread's core
      * leaves its code as a trap's would, the thread ending `failed`. */
     void (*quit)(void *ops, const char *call, int code, uint64_t pc);
+    /* kmx_print from core `core`: a record of n slots as
+     * kmx_print_encode writes it (kmx_print_format.h; `format` a pointer
+     * into the fallback's object, `when` 0: kmrun stamps its own time).
+     * KMX_OK, or KMX_FULL when the core's buffer had no room (kmrun
+     * counts the drop); never waits but for kmrun's lock. */
+    int (*print)(void *ops, uint32_t core, uint64_t *rec, unsigned n);
 } kmx_host_ctx;
 
 /* Runs the thread to its end and fills ctx->result (its state last).

@@ -95,7 +95,8 @@ static int ctx_usable(const kmx_host_ctx *ctx) {
         ctx->submit == NULL || ctx->poll == NULL || ctx->step == NULL ||
         ctx->unsupported == NULL || ctx->trap_arm == NULL || ctx->serve_begin == NULL ||
         ctx->serve_next == NULL || ctx->serve_done == NULL || ctx->serving == NULL ||
-        ctx->post == NULL || ctx->done == NULL || ctx->push == NULL || ctx->quit == NULL) {
+        ctx->post == NULL || ctx->done == NULL || ctx->push == NULL || ctx->quit == NULL ||
+        ctx->print == NULL) {
         return 0;
     }
     uint32_t n = ctx->args->nregions;

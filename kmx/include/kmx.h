@@ -215,6 +215,16 @@ int kmx_poll(kmx_event *event);
  * one with the result, also after a timeout. */
 void kmx_progress(uint32_t where);
 
+/* A line of text from any core, at any time (kmx(3), "Prints"): the
+ * format set is %d %u %x %s %c %% with flags '-' and '0', a width of up
+ * to two digits and 'l'/'ll' for 64-bit arguments (kmx_print_format.h).
+ * The record — the format's address, the arguments, a %s's bytes — goes
+ * into this core's print buffer in LIM; kmrun formats it and shows it as
+ * `[c1.2 104.22µs] text` on stderr, in the run folder's prints.txt and in
+ * the run JSON's `prints`.  Never waits: KMX_OK, or KMX_FULL when the
+ * buffer had no room (the print is dropped and counted). */
+int kmx_print(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
 /* Stores words[0 .. count) as result words first .. first + count.
  * KMX_BAD if first + count > KMX_MAX_RESULT_WORDS (48). */
 int kmx_result(uint32_t first, const uint32_t *words, uint32_t count);

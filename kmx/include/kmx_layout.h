@@ -20,12 +20,14 @@
  *   5. the result block (thread -> host)
  *   6. the stop line, spawn mailboxes, cluster lines (twelve cores)
  *   7. the ports area and the pull counters
+ *   8. prints: a core's print buffer and the record it holds
  *
  * What the host does before it starts a thread, in this order:
  *   a. writes the image at KMX_LIM_IMAGE;
  *   b. zeroes KMX_LIM_HOST_ZERO .. + KMX_LIM_HOST_ZERO_BYTES (ring counts
  *      and events, stop line, spawn mailboxes, cluster lines, ports area,
- *      pull counters), then fills the ports table;
+ *      pull counters), then fills the ports table; zeroes the print
+ *      buffers, KMX_LIM_PRINT .. + KMX_LIM_PRINT_BYTES;
  *   c. writes the result block: all zero but `nonce` (this run's);
  *   d. writes the bank check line in DRAM (all eight words = check.value);
  *   e. writes the argument block, its seal line last of all;
@@ -83,7 +85,8 @@ KMX_STATIC_ASSERT(KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT == BH_NOC_WIND
  *    0x023280    1,024  pull counters
  *    0x023680    2,432  reserved
  *    0x024000    4,096  runtime private (kmx/ only; zeroed by core 0)
- *    0x025000  241,664  reserved for the contract to grow
+ *    0x025000   16,384  print buffers: 4 KiB a core, core 0 lowest
+ *    0x029000  225,280  reserved for the contract to grow
  *    0x060000  4 x 384 KiB  stacks, core 0 lowest, core 3 ends at LIM end
  *
  *    Stacks: LIM holds nothing else of the thread's (data lives in regions,
@@ -115,6 +118,10 @@ KMX_STATIC_ASSERT(KMX_WINDOW_PORTS_FIRST + KMX_WINDOW_PORTS_COUNT == BH_NOC_WIND
 #define KMX_LIM_PULL_BYTES 1024u
 #define KMX_LIM_PRIVATE (BH_LIM_BASE + 0x024000u)
 #define KMX_LIM_PRIVATE_BYTES 4096u
+#define KMX_LIM_PRINT (BH_LIM_BASE + 0x025000u)
+#define KMX_PRINT_BUFFER_BYTES 4096u
+#define KMX_LIM_PRINT_BYTES (BH_CLUSTER_CORES * KMX_PRINT_BUFFER_BYTES)
+#define KMX_LIM_PRINT_BUFFER(core) (KMX_LIM_PRINT + (uint32_t)(core) * KMX_PRINT_BUFFER_BYTES)
 #define KMX_LIM_STACKS (BH_LIM_BASE + 0x060000u)
 #define KMX_STACK_BYTES (384u * 1024u)
 #define KMX_STACK_BASE(core) (KMX_LIM_STACKS + (uint32_t)(core) * KMX_STACK_BYTES)
@@ -134,7 +141,10 @@ KMX_STATIC_ASSERT(KMX_LIM_CLUSTER_LINES + KMX_LIM_CLUSTER_LINES_BYTES <= KMX_LIM
 KMX_STATIC_ASSERT(KMX_LIM_RING_EVENTS + KMX_LIM_RING_EVENTS_BYTES == KMX_LIM_PORTS, "ports follow events");
 KMX_STATIC_ASSERT(KMX_LIM_PORTS + KMX_LIM_PORTS_BYTES == KMX_LIM_PULL, "pull follows ports");
 KMX_STATIC_ASSERT(KMX_LIM_PULL + KMX_LIM_PULL_BYTES <= KMX_LIM_PRIVATE, "private follows pull");
-KMX_STATIC_ASSERT(KMX_LIM_PRIVATE + KMX_LIM_PRIVATE_BYTES <= KMX_LIM_STACKS, "stacks follow private");
+KMX_STATIC_ASSERT(KMX_LIM_PRIVATE + KMX_LIM_PRIVATE_BYTES <= KMX_LIM_PRINT, "prints follow private");
+KMX_STATIC_ASSERT(KMX_LIM_PRINT == BH_LIM_BASE + 0x025000u && KMX_LIM_PRINT % 64u == 0,
+               "the print buffers open the reserve, on a line");
+KMX_STATIC_ASSERT(KMX_LIM_PRINT + KMX_LIM_PRINT_BYTES <= KMX_LIM_STACKS, "stacks follow prints");
 KMX_STATIC_ASSERT(KMX_STACK_TOP(BH_CLUSTER_CORES - 1u) == BH_LIM_END, "the stacks end LIM");
 KMX_STATIC_ASSERT(KMX_STACK_BYTES % 16u == 0 && KMX_LIM_STACKS % 16u == 0, "stacks are 16-byte aligned");
 KMX_STATIC_ASSERT(KMX_LIM_ARGS % 64u == 0 && KMX_LIM_RESULT % 64u == 0 &&
@@ -796,5 +806,75 @@ KMX_AT(kmx_pull_counters, pick, 40);
 KMX_AT(kmx_pull_counters, arg, 48);
 KMX_AT(kmx_pull_counters, got, 64);
 KMX_AT(kmx_pull_counters, reserved1, 544);
+
+/* ------------------------------------------------------------------------
+ * 8. Prints (kmx_print on an X280 core, km_print in a Tensix handler).
+ *
+ *    A core's print buffer: a line the writer and the drainer share, then
+ *    a ring of 8-byte slots.  The writer (the core, never anyone else)
+ *    stores a record's slots at head, head + 1, ... (mod KMX_PRINT_SLOTS),
+ *    then, after a fence, head += the record's slots: a drainer that sees
+ *    head sees the slots.  The drainer (the simulator, between steps;
+ *    the host on a card) takes the records from tail to head and then
+ *    writes tail.  A record that does not fit in the free slots
+ *    (KMX_PRINT_SLOTS - (head - tail)) is not written: the writer counts
+ *    it in `dropped` and goes on, so a print never waits.  head and tail
+ *    count slots from 0 and wrap at 2^32 (the difference stays right).
+ *
+ *    A record: the head (3 slots: its size, the format string's address
+ *    and when it was printed), then one slot an argument in the format's
+ *    order: %d as the value sign-extended to 64 bits, %u %x zero-extended,
+ *    %c the byte; %s as a slot holding the string's length n, then
+ *    ceil(n / 8) slots of its bytes (no NUL; a NULL pointer is written as
+ *    "(null)").  %% takes no slot.  The reader parses the format string
+ *    (read where `format` points: the image in LIM on the card, the
+ *    handler's or the fallback's host memory) to know which slot is which
+ *    (kmx_print_format.h has the one parser both sides use).
+ *
+ *    A Tensix core's print buffer is the same, KM_PRINT_L1 in its L1 (the
+ *    simulator's choice, beside its control block); `when` is then its
+ *    modeled time in picoseconds, and on an X280 core mtime ticks.
+ * ------------------------------------------------------------------------ */
+#define KMX_PRINT_MAGIC 0x5052u /* "PR" */
+#define KMX_PRINT_SLOTS ((KMX_PRINT_BUFFER_BYTES - 64u) / 8u) /* 504 */
+#define KMX_PRINT_RECORD_MAX_SLOTS 64u /* a record: at most 512 bytes */
+#define KMX_PRINT_HEAD_SLOTS 3u
+#define KMX_PRINT_STRING_MAX 256u /* a %s's bytes kept; longer ones are cut */
+#define KMX_PRINT_FORMAT_MAX 256u /* a format's bytes read; past them it ends */
+#define KMX_PRINT_CUT 0x1u        /* record flag: arguments left out (no room) */
+#define KM_PRINT_L1 0x00000400u   /* a Tensix core's print buffer in its L1 */
+
+typedef struct kmx_print_line {
+    uint32_t head;    /* slots written (the writer's) */
+    uint32_t tail;    /* slots taken (the drainer's) */
+    uint32_t dropped; /* records dropped for want of room (the writer's) */
+    uint32_t reserved[13];
+} kmx_print_line;
+KMX_SIZE(kmx_print_line, 64);
+KMX_AT(kmx_print_line, head, 0);
+KMX_AT(kmx_print_line, tail, 4);
+KMX_AT(kmx_print_line, dropped, 8);
+
+typedef struct kmx_print_buffer {
+    kmx_print_line line;
+    uint64_t slots[KMX_PRINT_SLOTS];
+} kmx_print_buffer;
+KMX_SIZE(kmx_print_buffer, KMX_PRINT_BUFFER_BYTES);
+KMX_AT(kmx_print_buffer, line, 0);
+KMX_AT(kmx_print_buffer, slots, 64);
+
+typedef struct kmx_print_record {
+    uint16_t slots;  /* the whole record's, head included */
+    uint16_t magic;  /* KMX_PRINT_MAGIC */
+    uint32_t flags;  /* KMX_PRINT_CUT */
+    uint64_t format; /* the format string's address */
+    uint64_t when;   /* X280: mtime ticks; Tensix, host fallback: picoseconds */
+} kmx_print_record;
+KMX_SIZE(kmx_print_record, KMX_PRINT_HEAD_SLOTS * 8u);
+KMX_AT(kmx_print_record, slots, 0);
+KMX_AT(kmx_print_record, magic, 2);
+KMX_AT(kmx_print_record, flags, 4);
+KMX_AT(kmx_print_record, format, 8);
+KMX_AT(kmx_print_record, when, 16);
 
 #endif

@@ -291,6 +291,14 @@ static int fake_push(void *ops, uint32_t cluster, uint32_t id, uint64_t offset,
 static __thread sigjmp_buf *fake_armed;
 static int trap_arms;
 
+static int fake_print(void *ops, uint32_t core, uint64_t *rec, unsigned n) {
+    (void)ops;
+    (void)core;
+    (void)rec;
+    (void)n;
+    return KMX_OK;
+}
+
 static void fake_quit(void *ops, const char *what, int code, uint64_t pc) {
     (void)ops;
     (void)what;
@@ -384,6 +392,7 @@ static int setup(void **state) {
     ctx.done = fake_done;
     ctx.push = fake_push;
     ctx.quit = fake_quit;
+    ctx.print = fake_print;
     trap_arms = 0;
     return 0;
 }

@@ -220,6 +220,44 @@ typedef struct sim_card_stats {
 } sim_card_stats;
 void sim_card_stats_get(const sim_card *card, sim_card_stats *out);
 
+/* ---- prints (kmx_print, km_print) -----------------------------------------
+ *
+ * Every core prints into its own buffer (kmx_layout.h section 8): an X280
+ * core into its cluster's LIM, a Tensix core into its L1 (the grid's),
+ * the host fallback's cores into the card through sim_card_host_print.
+ * sim_card_drain_prints takes what every buffer holds, formats it, and
+ * hands each print to fn in time order (then X280 before Tensix, by
+ * cluster, core, and the order each core printed); nothing is handed on
+ * twice.  The host calls it when it chooses (kmrun's run driver: every
+ * 500 µs of modeled time, KM_PRINT_DRAIN_PS, and after the stop); what a buffer
+ * cannot hold until then is dropped and counted by its writer. */
+#define SIM_PRINT_X280 0u
+#define SIM_PRINT_TENSIX 1u
+typedef struct sim_card_print {
+    uint8_t kind;    /* SIM_PRINT_* */
+    uint8_t cluster; /* X280: 1..3 */
+    uint16_t core;   /* X280: 0..3; Tensix: its grid index */
+    uint64_t ps;     /* modeled time from the card's start at the print (the
+                        host fallback's: what sim_card_host_print was given) */
+    const char *text; /* one line, no newline (valid during the call) */
+} sim_card_print;
+typedef void (*sim_card_print_fn)(const sim_card_print *p, void *ctx);
+void sim_card_drain_prints(sim_card *card, sim_card_print_fn fn, void *ctx);
+
+/* Prints dropped so far, by core. */
+typedef struct sim_card_print_drops {
+    uint32_t x280[BH_CLUSTERS][BH_CLUSTER_CORES]; /* by cluster number, core */
+    uint32_t tensix[BH_GRID_CORES];
+} sim_card_print_drops;
+void sim_card_print_drops_get(const sim_card *card, sim_card_print_drops *out);
+
+/* The host fallback's print from core `core` of `cluster`: a record of n
+ * slots as kmx_print_encode writes it, its `when` in picoseconds, into
+ * that core's buffer in the card.  False when it had no room (dropped and
+ * counted) or the record makes no sense. */
+bool sim_card_host_print(sim_card *card, unsigned cluster, unsigned core, const uint64_t *rec,
+                         unsigned n);
+
 /* ---- the kernel side ------------------------------------------------------- */
 
 /* Whether every host-fed command has its event. */
