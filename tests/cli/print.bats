@@ -102,3 +102,14 @@ four_text() {
     run riscv64-unknown-elf-nm "$image"
     grep -q ' T kmx_print$' <<<"$output"
 }
+
+@test "print: the run JSON with prints, drops and Tensix prints follows schemas/run.schema.json" {
+    /usr/bin/python3 "$KMRUN_TOP/tests/cli/schema_check.py" --check-schema "$KMRUN_TOP/schemas/run.schema.json"
+    for f in four full tensix none; do
+        run_json "$fixtures/$f.yaml"
+        [ "$status" -eq 0 ]
+        printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/$f.json"
+        /usr/bin/python3 "$KMRUN_TOP/tests/cli/schema_check.py" "$KMRUN_TOP/schemas/run.schema.json" \
+            "$BATS_TEST_TMPDIR/$f.json"
+    done
+}
