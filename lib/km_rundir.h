@@ -59,16 +59,14 @@ int km_rundir_begin(const char *runs, const char *id, km_rundir_writer **w, km_e
 int km_rundir_commit(km_rundir_writer *w, const char *result_json,
                      const km_region_copy *regions, size_t nregions, char **path, km_error *err);
 
-<<<<<<< HEAD
 /* The folder w is writing (it becomes <runs>/<id> at the commit): files
  * a run writes as it goes, such as an instruction trace, go there and
  * move with it. */
 const char *km_rundir_writing(const km_rundir_writer *w);
-=======
+
 /* Writes `text` as the file `name` (a plain name) into w's folder, before
  * km_rundir_commit (the run's prints.txt). */
 int km_rundir_put_text(km_rundir_writer *w, const char *name, const char *text, km_error *err);
->>>>>>> 43e0f85 (kmx_print and km_print: per-core print buffers in LIM (kmx_layout.h section 8, 0x025000, from the reserve) and in a Tensix core's L1, one record format and one parser (kmx_print_format.h), drained by the card every 500 µs of modeled time and after the stop, shown on stderr as [c1.2 104.22µs] text, kept in prints.txt and the run JSON (prints, prints_dropped); the host fallback's through the card)
 
 /* Drops a run that will not be written (w may be NULL). */
 void km_rundir_abort(km_rundir_writer *w);
