@@ -116,6 +116,16 @@ void cmd_summary_write(FILE *f, bool color, const km_program *p, const km_run_re
                    "busy %s on %u core%s; %" PRIu64 " dispatcher passes (stats)\n",
                 h, m, b, n, t, cores, cores == 1 ? "" : "s", st->dispatcher_passes);
     }
+    uint64_t dropped = 0;
+    for (unsigned c = 0; c < BH_CLUSTERS; c++)
+        for (unsigned k = 0; k < BH_CLUSTER_CORES; k++)
+            dropped += r->print_drops.x280[c][k];
+    for (unsigned k = 0; k < BH_GRID_CORES; k++)
+        dropped += r->print_drops.tensix[k];
+    if (r->nprints > 0 || dropped > 0)
+        fprintf(f, "  prints: %zu shown%s%s%" PRIu64 " dropped%s (prints.txt)\n", r->nprints,
+                dropped ? ", " : "", paint(color, dropped ? YELLOW : PLAIN), dropped,
+                paint(color, PLAIN));
     if (r->nport_waits > 0)
         fprintf(f, "  %s%u X280 port wait%s gave up%s (port_waits)\n", paint(color, YELLOW),
                 r->nport_waits, r->nport_waits == 1 ? "" : "s", paint(color, PLAIN));

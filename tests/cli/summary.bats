@@ -52,3 +52,11 @@ on_tty() {
     [[ "$output" == *"the simulated card:"*"hello: "*"the host fallback:"*"(host)"* ]]
     grep -q "agrees on the simulated card and the host" "$BATS_TEST_TMPDIR/out"
 }
+
+@test "summary: the prints' totals, shown and dropped; no prints line when nothing printed" {
+    on_tty env NO_COLOR=1 kmrun run --run-dir "$runs" "$KMRUN_TOP/tests/fixtures/print/full.yaml"
+    out=$(tr -d '\r' <<<"$output")
+    [[ "$out" == *"  prints: 17 shown, 3 dropped (prints.txt)"* ]]
+    on_tty env NO_COLOR=1 kmrun run --run-dir "$runs" "$KMRUN_TOP/programs/01_hello/program.yaml"
+    [[ "$output" != *"prints:"* ]]
+}
