@@ -151,6 +151,15 @@ static inline void sim_commit_store(sim_hart *h, uint64_t addr, uint64_t value, 
     }
 }
 
+/* hart_mem.c: calls h->watch for every watch [addr, addr + size) meets
+ * (h is as of the instruction's start). */
+void sim_watch_check(sim_hart *h, uint64_t addr, unsigned size, bool store);
+static inline void sim_watch_access(sim_hart *h, uint64_t addr, unsigned size, bool store)
+{
+    if (__builtin_expect(h->nwatches != 0, 0))
+        sim_watch_check(h, addr, size, store);
+}
+
 /* rvc.c: the 32-bit instruction a compressed one stands for, or 0 when
  * `c` is reserved or illegal (0 is itself illegal as a 32-bit word). */
 uint32_t sim_rvc_expand(uint16_t c);

@@ -309,9 +309,11 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         link = &((sim_insn *)d)->field;                                                        \
         goto dispatch;                                                                         \
     } while (0)
+/* The one-entry RAM cache, kept only while nothing is watched (a watched
+ * access must reach the slow path that checks). */
 #define REFILL(r)                                                                              \
-    (rbase = (r)->base, rlen = (r)->size >= 8 ? (r)->size - 7 : 0, rhost = (r)->host,        \
-     rlat = (r)->latency)
+    (rbase = (r)->base, rlen = (r)->size >= 8 && !h->nwatches ? (r)->size - 7 : 0,            \
+     rhost = (r)->host, rlat = (r)->latency)
 #define LOAD(n, type, conv)                                                                    \
     {                                                                                          \
         uint64_t a = RS1 + IMM, o = a - rbase;                                                 \
@@ -451,6 +453,7 @@ op_PROBE:
     if (h->probe) {
         SYNC();
         h->probe(h->probe_ctx, h);
+        rlen = 0; /* it may have set watches */
     }
     NEXT;
 op_ILLEGAL:
@@ -657,12 +660,12 @@ load_slow: {
         goto trap;
     }
     int ri = sim_mem_find_ram(m, mem_addr, mem_size);
-    if (ri >= 0)
-        REFILL(&m->ram[ri]);
     uint64_t raw = 0;
     SYNC();
     int rc = sim_hart_load_slow(h, ri, mem_addr, mem_size, &raw);
     RESYNC();
+    if (ri >= 0) /* after the access: a watch it met may have set others */
+        REFILL(&m->ram[ri]);
     if (rc) {
         cause = (uint64_t)rc;
         tval = mem_addr;
@@ -682,11 +685,11 @@ store_slow: {
         goto trap;
     }
     int ri = sim_mem_find_ram(m, mem_addr, mem_size);
-    if (ri >= 0)
-        REFILL(&m->ram[ri]);
     SYNC();
     int rc = sim_hart_store_slow(h, ri, mem_addr, mem_size, mem_val);
     RESYNC();
+    if (ri >= 0)
+        REFILL(&m->ram[ri]);
     if (rc) {
         cause = (uint64_t)rc;
         tval = mem_addr;

@@ -97,7 +97,21 @@ typedef struct sim_hart {
     /* Called before an instruction at a probed pc (sim_hart_set_probes). */
     void (*probe)(void *ctx, struct sim_hart *h);
     void *probe_ctx;
+    /* Watched memory: before a load or store (an AMO is both) that
+     * overlaps one of watches[0..nwatches) reaches memory, watch(ctx, h,
+     * the watch's index, store) is called with the hart as of the
+     * instruction's start; like a probe, it may hold the hart.  While any
+     * is set, every access takes the slow path that checks them. */
+    const struct sim_watch *watches;
+    unsigned nwatches;
+    void (*watch)(void *ctx, struct sim_hart *h, unsigned index, bool store);
+    void *watch_ctx;
 } sim_hart;
+
+typedef struct sim_watch {
+    uint64_t addr, len;
+    bool load, store; /* which accesses it watches */
+} sim_watch;
 
 /* Resets the hart: registers zero, pc = reset_pc, mstatus with FS and VS
  * off, code range [code_base, code_base + code_size).  Registers the hart

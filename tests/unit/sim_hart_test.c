@@ -982,6 +982,61 @@ static void probes_may_change_registers(void **state)
     rig_free(r);
 }
 
+/* Watches: called before each load or store that meets a watched range,
+ * however it is reached (the RAM fast path included), with the hart at
+ * that instruction; the run is the same as without. */
+#define WATCH_LOG 128
+typedef struct watch_log {
+    unsigned n;
+    uint64_t pc[WATCH_LOG];
+    bool store[WATCH_LOG];
+    uint64_t before[WATCH_LOG]; /* the watched word as the access found it */
+    rig *r;
+} watch_log;
+
+static void record_watch(void *ctx, sim_hart *h, unsigned index, bool store)
+{
+    watch_log *log = ctx;
+    assert_int_equal(index, 0);
+    if (log->n < WATCH_LOG) {
+        log->pc[log->n] = h->pc;
+        log->store[log->n] = store;
+        log->before[log->n] = data64(log->r, SCRATCH);
+        log->n++;
+    }
+}
+
+static void watches_see_every_access(void **state)
+{
+    (void)state;
+    rig *ref = rig_new(exact_program);
+    run_hart(&ref->h);
+    rig *r = rig_new(exact_program);
+    watch_log log = {.r = r};
+    sim_watch w = {SCRATCH, 8, true, true};
+    r->h.watches = &w;
+    r->h.nwatches = 1;
+    r->h.watch = record_watch;
+    r->h.watch_ctx = &log;
+    uint64_t limit = 0;
+    do
+        limit += 13;
+    while (sim_hart_run(&r->h, limit) == SIM_HART_RUNNING);
+    assert_int_equal(r->h.cycle, ref->h.cycle);
+    assert_int_equal(r->h.instret, ref->h.instret);
+    /* 40 iterations of ld then sd of the scratch word (s10) */
+    assert_int_equal(log.n, 80);
+    for (unsigned i = 0; i < 80; i += 2) {
+        assert_false(log.store[i]);
+        assert_true(log.store[i + 1]);
+        assert_int_equal(log.before[i], 3ull * (i / 2));     /* before the load */
+        assert_int_equal(log.before[i + 1], 3ull * (i / 2)); /* before the store lands */
+        assert_true(log.pc[i + 1] > log.pc[i]);
+    }
+    rig_free(r);
+    rig_free(ref);
+}
+
 /* The harts of one memory share decoded code, and fence.i on one of them
  * makes new code the one every hart runs. */
 static void harts_share_decoded_code(void **state)
@@ -1115,6 +1170,7 @@ int main(void)
         cmocka_unit_test(harts_share_decoded_code),
         cmocka_unit_test(probes_see_every_arrival),
         cmocka_unit_test(probes_may_change_registers),
+        cmocka_unit_test(watches_see_every_access),
         cmocka_unit_test(fence_i_drops_decoded),
         cmocka_unit_test(fp_loads_and_stores),
         cmocka_unit_test(device_accesses),
