@@ -1,15 +1,46 @@
-/* fpu: the decoding half of sim_fpu (sim_fpu.h) — fields, rounding mode,
- * NaN-boxing, register writes, fflags, latency; fpu_soft.c computes.
+/* fpu: the decoding and dispatching half of sim_fpu (sim_fpu.h) —
+ * fields, rounding mode, NaN-boxing, register writes, fflags, latency,
+ * and the choice between the host's FPU (fpu_host.h, the common case) and
+ * the software arithmetic (fpu_soft.c, everything).
  *
- * Contract: an encoding this hart does not implement (the H and Q
- * formats, Zfa, a funct or rs2 field with no instruction behind it, a
- * reserved rounding mode, directly or through fcsr.frm) returns
- * SIM_CAUSE_ILLEGAL and changes nothing.  Otherwise the destination and
- * fcsr.fflags are updated together and 0 is returned.  Writes to x0 are
- * dropped; their flags are not. */
+ * sim_fpu_decode turns the bits into a sim_fpu_insn once: a dense op
+ * (kind * 2 + format), the registers, the rm field and the latency; an
+ * encoding illegal whatever the state is refused there.  sim_fpu_run
+ * dispatches on the op alone, one switch, and never looks at the bits.
+ *
+ * Contract: an illegal instruction (statically, or a reserved fcsr.frm
+ * through rm 7) returns SIM_CAUSE_ILLEGAL and changes nothing.  Otherwise
+ * the destination and fcsr.fflags are updated together and 0 is returned.
+ * Writes to x0 are dropped; their flags are not. */
 #include "sim_fpu.h"
 
+#include "fpu_host.h"
 #include "fpu_soft.h"
+
+/* Operation kinds; the op is kind * 2 + format (S 0, D 1). */
+typedef enum fpu_kind {
+    K_ADD, K_SUB, K_MUL, K_DIV, K_SQRT,
+    K_FMADD, K_FMSUB, K_FNMSUB, K_FNMADD,
+    K_SGNJ, K_SGNJN, K_SGNJX, K_MIN, K_MAX,
+    K_CVT_FF, /* fcvt.s.d (fmt S) / fcvt.d.s (fmt D) */
+    K_LE, K_LT, K_EQ,
+    K_CVT_W, K_CVT_WU, K_CVT_L, K_CVT_LU,     /* to integers */
+    K_CVT_FW, K_CVT_FWU, K_CVT_FL, K_CVT_FLU, /* from integers */
+    K_MV_X, K_CLASS, K_MV_F,
+    K_COUNT
+} fpu_kind;
+
+#define OPS(k) k##_S = K_##k * 2, k##_D = K_##k * 2 + 1
+enum {
+    OPS(ADD), OPS(SUB), OPS(MUL), OPS(DIV), OPS(SQRT),
+    OPS(FMADD), OPS(FMSUB), OPS(FNMSUB), OPS(FNMADD),
+    OPS(SGNJ), OPS(SGNJN), OPS(SGNJX), OPS(MIN), OPS(MAX),
+    OPS(CVT_FF), OPS(LE), OPS(LT), OPS(EQ),
+    OPS(CVT_W), OPS(CVT_WU), OPS(CVT_L), OPS(CVT_LU),
+    OPS(CVT_FW), OPS(CVT_FWU), OPS(CVT_FL), OPS(CVT_FLU),
+    OPS(MV_X), OPS(CLASS), OPS(MV_F),
+};
+#undef OPS
 
 /* Modeled latency beyond the instruction's one cycle, by kind of
  * operation and format (S, D).  Not measured on silicon: an in-order
@@ -33,184 +64,323 @@ static const uint8_t latency[][2] = {
     [LAT_DIV] = {12, 20},    [LAT_SQRT] = {14, 25},
 };
 
-/* The mode an instruction rounds in, or -1 when it is reserved. */
-static int rounding_mode(const sim_hart *h, uint32_t rm)
+/* Each kind's latency and whether it rounds (needs a valid rm). */
+static const struct {
+    uint8_t lat;
+    bool rounds;
+} kinds[K_COUNT] = {
+    [K_ADD] = {LAT_ADD, true},       [K_SUB] = {LAT_ADD, true},
+    [K_MUL] = {LAT_MUL, true},       [K_DIV] = {LAT_DIV, true},
+    [K_SQRT] = {LAT_SQRT, true},     [K_FMADD] = {LAT_FMA, true},
+    [K_FMSUB] = {LAT_FMA, true},     [K_FNMSUB] = {LAT_FMA, true},
+    [K_FNMADD] = {LAT_FMA, true},    [K_SGNJ] = {LAT_MOVE, false},
+    [K_SGNJN] = {LAT_MOVE, false},   [K_SGNJX] = {LAT_MOVE, false},
+    [K_MIN] = {LAT_COMPARE, false},  [K_MAX] = {LAT_COMPARE, false},
+    [K_CVT_FF] = {LAT_CONVERT, true}, [K_LE] = {LAT_COMPARE, false},
+    [K_LT] = {LAT_COMPARE, false},   [K_EQ] = {LAT_COMPARE, false},
+    [K_CVT_W] = {LAT_CONVERT, true}, [K_CVT_WU] = {LAT_CONVERT, true},
+    [K_CVT_L] = {LAT_CONVERT, true}, [K_CVT_LU] = {LAT_CONVERT, true},
+    [K_CVT_FW] = {LAT_CONVERT, true}, [K_CVT_FWU] = {LAT_CONVERT, true},
+    [K_CVT_FL] = {LAT_CONVERT, true}, [K_CVT_FLU] = {LAT_CONVERT, true},
+    [K_MV_X] = {LAT_MOVE, false},    [K_CLASS] = {LAT_MOVE, false},
+    [K_MV_F] = {LAT_MOVE, false},
+};
+
+/* The kind of an OP-FP (0x53) encoding, or -1 for none. */
+static int opfp_kind(uint32_t funct5, uint32_t fmt, uint32_t rm, uint32_t rs2)
 {
-    if (rm == 7)
-        rm = (h->fcsr >> 5) & 7;
-    return rm <= SIM_RM_RMM ? (int)rm : -1;
+    switch (funct5) {
+    case 0x00: return K_ADD;
+    case 0x01: return K_SUB;
+    case 0x02: return K_MUL;
+    case 0x03: return K_DIV;
+    case 0x0b: return rs2 == 0 ? K_SQRT : -1;
+    case 0x04: return rm <= 2 ? K_SGNJ + (int)rm : -1;
+    case 0x05: return rm <= 1 ? K_MIN + (int)rm : -1; /* 2, 3: Zfa's fminm/fmaxm */
+    case 0x08: /* fcvt.s.d (fmt S, rs2 1), fcvt.d.s (fmt D, rs2 0) */
+        return rs2 == (fmt == SIM_FP_S ? (uint32_t)SIM_FP_D : (uint32_t)SIM_FP_S) ? K_CVT_FF
+                                                                                  : -1;
+    case 0x14: return rm <= 2 ? K_LE + (int)rm : -1; /* fle, flt, feq */
+    case 0x18: return rs2 <= 3 ? K_CVT_W + (int)rs2 : -1;
+    case 0x1a: return rs2 <= 3 ? K_CVT_FW + (int)rs2 : -1;
+    case 0x1c:
+        if (rs2 != 0)
+            return -1;
+        return rm == 0 ? K_MV_X : rm == 1 ? K_CLASS : -1;
+    case 0x1e: return rs2 == 0 && rm == 0 ? K_MV_F : -1;
+    default: return -1;
+    }
 }
 
-static uint64_t read_f(const sim_hart *h, sim_fp_fmt f, uint32_t r)
+int sim_fpu_decode(uint32_t insn, sim_fpu_insn *out)
 {
-    return f == SIM_FP_S ? sim_fpu_unbox(h->f[r]) : h->f[r];
-}
-
-static uint64_t boxed(sim_fp_fmt f, uint64_t v)
-{
-    return f == SIM_FP_S ? sim_fpu_box((uint32_t)v) : v;
+    uint32_t opcode = insn & 0x7f, rd = (insn >> 7) & 31, rm = (insn >> 12) & 7;
+    uint32_t rs1 = (insn >> 15) & 31, rs2 = (insn >> 20) & 31, fmt = (insn >> 25) & 3;
+    uint32_t funct5 = insn >> 27;
+    if (fmt > SIM_FP_D) /* H and Q */
+        return SIM_CAUSE_ILLEGAL;
+    int kind;
+    if (opcode == 0x53)
+        kind = opfp_kind(funct5, fmt, rm, rs2);
+    else if ((opcode & 0x73) == 0x43) /* 0x43 fmadd, 0x47 fmsub, 0x4b fnmsub, 0x4f fnmadd */
+        kind = K_FMADD + (int)((opcode >> 2) & 3);
+    else
+        kind = -1;
+    if (kind < 0)
+        return SIM_CAUSE_ILLEGAL;
+    if (kinds[kind].rounds) {
+        if (rm == 5 || rm == 6)
+            return SIM_CAUSE_ILLEGAL;
+    } else {
+        rm = SIM_RM_RNE; /* never looked at, always valid */
+    }
+    *out = (sim_fpu_insn){
+        .op = (uint8_t)(kind * 2 + (int)fmt),
+        .fmt = (uint8_t)fmt,
+        .rd = (uint8_t)rd,
+        .rs1 = (uint8_t)rs1,
+        .rs2 = (uint8_t)rs2,
+        .rs3 = (uint8_t)funct5,
+        .rm = (uint8_t)rm,
+        .extra = latency[kinds[kind].lat][fmt],
+    };
+    return 0;
 }
 
 int sim_fpu_exec(sim_hart *h, uint32_t insn, uint32_t *extra_cycles)
 {
-    uint32_t opcode = insn & 0x7f, rd = (insn >> 7) & 31, rm_field = (insn >> 12) & 7;
-    uint32_t rs1 = (insn >> 15) & 31, rs2 = (insn >> 20) & 31, fmt = (insn >> 25) & 3;
-    uint32_t funct5 = insn >> 27;
+    sim_fpu_insn fi;
     *extra_cycles = 0;
-    if (fmt > SIM_FP_D) /* H and Q */
+    if (sim_fpu_decode(insn, &fi) || sim_fpu_run(h, &fi))
         return SIM_CAUSE_ILLEGAL;
-    sim_fp_fmt f = (sim_fp_fmt)fmt;
-    uint64_t a = read_f(h, f, rs1), b = read_f(h, f, rs2);
+    *extra_cycles = fi.extra;
+    return 0;
+}
+
+/* The fast path's operand checks: a single properly NaN-boxed and not a
+ * NaN; a double not a NaN. */
+static inline bool s_plain(uint64_t v)
+{
+    return (v >> 32) == 0xffffffffu && (v & 0x7fffffffu) <= 0x7f800000u;
+}
+static inline bool d_plain(uint64_t v)
+{
+    return (v & ~(1ull << 63)) <= 0x7ff0000000000000ull;
+}
+/* A NaN result from the host (its default NaN) as RISC-V's canonical. */
+static inline uint64_t s_canon(uint64_t r)
+{
+    return (r & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : r;
+}
+static inline uint64_t d_canon(uint64_t r)
+{
+    return (r & ~(1ull << 63)) > 0x7ff0000000000000ull ? 0x7ff8000000000000ull : r;
+}
+
+#define SGN_S (1ull << 31)
+#define SGN_D (1ull << 63)
+
+int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
+{
+    int rm = fi->rm;
+    if (rm == 7) {
+        rm = (h->fcsr >> 5) & 7;
+        if (rm > SIM_RM_RMM)
+            return SIM_CAUSE_ILLEGAL;
+    }
+    const bool fast = sim_fpu_host_on && rm == SIM_RM_RNE;
+    const uint64_t a = h->f[fi->rs1], b = h->f[fi->rs2];
     uint32_t flags = 0;
-    uint64_t result;
-    bool to_x = false; /* the result goes to x[rd], not f[rd] */
-    lat_kind kind;
-    int rm = -1;
+    uint64_t r;
 
-    if (opcode != 0x53) {
-        static const uint8_t sign_flips[4][2] = {
-            /* {negate the product, negate the addend} */
-            {0, 0}, /* 0x43 fmadd:  a*b + c */
-            {0, 1}, /* 0x47 fmsub:  a*b - c */
-            {1, 0}, /* 0x4b fnmsub: -(a*b) + c */
-            {1, 1}, /* 0x4f fnmadd: -(a*b) - c */
-        };
-        if ((opcode & 0x73) != 0x43)
-            return SIM_CAUSE_ILLEGAL;
-        rm = rounding_mode(h, rm_field);
-        if (rm < 0)
-            return SIM_CAUSE_ILLEGAL;
-        const uint8_t *flip = sign_flips[(opcode >> 2) & 3];
-        uint64_t sign = f == SIM_FP_S ? 1ull << 31 : 1ull << 63;
-        uint64_t c = read_f(h, f, funct5); /* rs3 */
-        result = sim_fp_fma(f, flip[0] ? a ^ sign : a, b, flip[1] ? c ^ sign : c, rm, &flags);
-        kind = LAT_FMA;
-        goto done;
+/* The two formats' arithmetic: host when the common case, else soft. */
+#define BIN_S(host, soft)                                                             \
+    if (fast && s_plain(a) && s_plain(b))                                             \
+        r = s_canon(host(a, b, &flags));                                              \
+    else                                                                              \
+        r = soft(SIM_FP_S, sim_fpu_unbox(a), sim_fpu_unbox(b), rm, &flags);           \
+    goto write_s
+#define BIN_D(host, soft)                                                             \
+    if (fast && d_plain(a) && d_plain(b))                                             \
+        r = d_canon(host(a, b, &flags));                                              \
+    else                                                                              \
+        r = soft(SIM_FP_D, a, b, rm, &flags);                                         \
+    goto write_d
+/* Fused multiply-adds: the sign flips on the product and the addend, as
+ * the manual defines fmsub, fnmsub, fnmadd. */
+#define FMA_S(fa, fc)                                                                 \
+    {                                                                                 \
+        uint64_t c = h->f[fi->rs3];                                                   \
+        if (sim_fpu_host_fma_on && rm == SIM_RM_RNE && s_plain(a) && s_plain(b) &&    \
+            s_plain(c))                                                               \
+            r = s_canon(host_fma_s(a ^ (fa), b, c ^ (fc), &flags));                   \
+        else                                                                          \
+            r = sim_fp_fma(SIM_FP_S, sim_fpu_unbox(a) ^ (fa), sim_fpu_unbox(b),       \
+                           sim_fpu_unbox(c) ^ (fc), rm, &flags);                      \
+        goto write_s;                                                                 \
+    }
+#define FMA_D(fa, fc)                                                                 \
+    {                                                                                 \
+        uint64_t c = h->f[fi->rs3];                                                   \
+        if (sim_fpu_host_fma_on && rm == SIM_RM_RNE && d_plain(a) && d_plain(b) &&    \
+            d_plain(c))                                                               \
+            r = d_canon(host_fma_d(a ^ (fa), b, c ^ (fc), &flags));                   \
+        else                                                                          \
+            r = sim_fp_fma(SIM_FP_D, a ^ (fa), b, c ^ (fc), rm, &flags);              \
+        goto write_d;                                                                 \
     }
 
-    /* Which funct5 values round (and so need a valid rm). */
-    switch (funct5) {
-    case 0x00: case 0x01: case 0x02: case 0x03: case 0x0b: case 0x08: case 0x18:
-    case 0x1a:
-        rm = rounding_mode(h, rm_field);
-        if (rm < 0)
-            return SIM_CAUSE_ILLEGAL;
-        break;
-    default:
-        break;
-    }
+    switch (fi->op) {
+    case ADD_S: BIN_S(host_add_s, sim_fp_add);
+    case ADD_D: BIN_D(host_add_d, sim_fp_add);
+    case SUB_S: BIN_S(host_sub_s, sim_fp_sub);
+    case SUB_D: BIN_D(host_sub_d, sim_fp_sub);
+    case MUL_S: BIN_S(host_mul_s, sim_fp_mul);
+    case MUL_D: BIN_D(host_mul_d, sim_fp_mul);
+    case DIV_S: BIN_S(host_div_s, sim_fp_div);
+    case DIV_D: BIN_D(host_div_d, sim_fp_div);
+    case SQRT_S:
+        if (fast && s_plain(a))
+            r = s_canon(host_sqrt_s(a, a, &flags));
+        else
+            r = sim_fp_sqrt(SIM_FP_S, sim_fpu_unbox(a), rm, &flags);
+        goto write_s;
+    case SQRT_D:
+        if (fast && d_plain(a))
+            r = d_canon(host_sqrt_d(a, a, &flags));
+        else
+            r = sim_fp_sqrt(SIM_FP_D, a, rm, &flags);
+        goto write_d;
+    case FMADD_S: FMA_S(0, 0)
+    case FMSUB_S: FMA_S(0, SGN_S)
+    case FNMSUB_S: FMA_S(SGN_S, 0)
+    case FNMADD_S: FMA_S(SGN_S, SGN_S)
+    case FMADD_D: FMA_D(0, 0)
+    case FMSUB_D: FMA_D(0, SGN_D)
+    case FNMSUB_D: FMA_D(SGN_D, 0)
+    case FNMADD_D: FMA_D(SGN_D, SGN_D)
 
-    switch (funct5) {
-    case 0x00:
-        result = sim_fp_add(f, a, b, rm, &flags);
-        kind = LAT_ADD;
-        break;
-    case 0x01:
-        result = sim_fp_sub(f, a, b, rm, &flags);
-        kind = LAT_ADD;
-        break;
-    case 0x02:
-        result = sim_fp_mul(f, a, b, rm, &flags);
-        kind = LAT_MUL;
-        break;
-    case 0x03:
-        result = sim_fp_div(f, a, b, rm, &flags);
-        kind = LAT_DIV;
-        break;
-    case 0x0b:
-        if (rs2 != 0)
-            return SIM_CAUSE_ILLEGAL;
-        result = sim_fp_sqrt(f, a, rm, &flags);
-        kind = LAT_SQRT;
-        break;
-    case 0x04: { /* fsgnj, fsgnjn, fsgnjx */
-        uint64_t sign = f == SIM_FP_S ? 1ull << 31 : 1ull << 63;
-        switch (rm_field) {
-        case 0:
-            result = (a & ~sign) | (b & sign);
-            break;
-        case 1:
-            result = (a & ~sign) | (~b & sign);
-            break;
-        case 2:
-            result = a ^ (b & sign);
-            break;
-        default:
-            return SIM_CAUSE_ILLEGAL;
+    /* Sign injection reads singles unboxed (a bad box is the canonical NaN). */
+    case SGNJ_S: r = (sim_fpu_unbox(a) & ~SGN_S) | (sim_fpu_unbox(b) & SGN_S); goto write_s;
+    case SGNJN_S: r = (sim_fpu_unbox(a) & ~SGN_S) | (~sim_fpu_unbox(b) & SGN_S); goto write_s;
+    case SGNJX_S: r = sim_fpu_unbox(a) ^ (sim_fpu_unbox(b) & SGN_S); goto write_s;
+    case SGNJ_D: r = (a & ~SGN_D) | (b & SGN_D); goto write_d;
+    case SGNJN_D: r = (a & ~SGN_D) | (~b & SGN_D); goto write_d;
+    case SGNJX_D: r = a ^ (b & SGN_D); goto write_d;
+
+    case MIN_S: r = sim_fp_min(SIM_FP_S, sim_fpu_unbox(a), sim_fpu_unbox(b), &flags); goto write_s;
+    case MAX_S: r = sim_fp_max(SIM_FP_S, sim_fpu_unbox(a), sim_fpu_unbox(b), &flags); goto write_s;
+    case MIN_D: r = sim_fp_min(SIM_FP_D, a, b, &flags); goto write_d;
+    case MAX_D: r = sim_fp_max(SIM_FP_D, a, b, &flags); goto write_d;
+
+    case CVT_FF_S: /* fcvt.s.d */
+        if (fast && d_plain(a))
+            r = (uint32_t)host_d_to_s(a, a, &flags);
+        else
+            r = sim_fp_convert(SIM_FP_S, SIM_FP_D, a, rm, &flags);
+        goto write_s;
+    case CVT_FF_D: /* fcvt.d.s: exact, but the soft path is cheap enough too */
+        if (sim_fpu_host_on && s_plain(a))
+            r = host_s_to_d(a, a, &flags);
+        else
+            r = sim_fp_convert(SIM_FP_D, SIM_FP_S, sim_fpu_unbox(a), rm, &flags);
+        goto write_d;
+
+    /* Compares: the soft ones are integer work already. */
+    case LE_S: r = sim_fp_le(SIM_FP_S, sim_fpu_unbox(a), sim_fpu_unbox(b), &flags); goto write_x;
+    case LT_S: r = sim_fp_lt(SIM_FP_S, sim_fpu_unbox(a), sim_fpu_unbox(b), &flags); goto write_x;
+    case EQ_S: r = sim_fp_eq(SIM_FP_S, sim_fpu_unbox(a), sim_fpu_unbox(b), &flags); goto write_x;
+    case LE_D: r = sim_fp_le(SIM_FP_D, a, b, &flags); goto write_x;
+    case LT_D: r = sim_fp_lt(SIM_FP_D, a, b, &flags); goto write_x;
+    case EQ_D: r = sim_fp_eq(SIM_FP_D, a, b, &flags); goto write_x;
+
+    /* To signed integers on the host in RNE and RTZ (C's casts); the
+     * host's out-of-range answer (the most negative value) goes to the
+     * soft path, which saturates, and so does the genuine most negative
+     * value (rare).  The host's flags then are dropped. */
+#define TO_INT(plain, host_rne, host_rtz, check, soft_fmt, soft_a, is_signed, width)  \
+    if (sim_fpu_host_on && (rm == SIM_RM_RNE || rm == SIM_RM_RTZ) && plain(a)) {      \
+        uint32_t fl = 0;                                                              \
+        int64_t v = rm == SIM_RM_RNE ? host_rne(a, &fl) : host_rtz(a, &fl);           \
+        v = check(v);                                                                 \
+        if (v != (width == 32 ? INT32_MIN : INT64_MIN)) {                             \
+            flags = fl;                                                               \
+            r = (uint64_t)v;                                                          \
+            goto write_x;                                                             \
+        }                                                                             \
+    }                                                                                 \
+    r = sim_fp_to_int(soft_fmt, soft_a, is_signed, width, rm, &flags);                \
+    goto write_x
+#define SAME(v) (v)
+    case CVT_W_S:
+        TO_INT(s_plain, host_s_to_w_raw, host_s_to_w_rtz_raw, host_sext32, SIM_FP_S,
+               sim_fpu_unbox(a), true, 32);
+    case CVT_W_D:
+        TO_INT(d_plain, host_d_to_w_raw, host_d_to_w_rtz_raw, host_sext32, SIM_FP_D, a,
+               true, 32);
+    case CVT_L_S:
+        TO_INT(s_plain, host_s_to_l, host_s_to_l_rtz, SAME, SIM_FP_S, sim_fpu_unbox(a), true,
+               64);
+    case CVT_L_D:
+        TO_INT(d_plain, host_d_to_l, host_d_to_l_rtz, SAME, SIM_FP_D, a, true, 64);
+#undef SAME
+#undef TO_INT
+    case CVT_WU_S: r = sim_fp_to_int(SIM_FP_S, sim_fpu_unbox(a), false, 32, rm, &flags); goto write_x;
+    case CVT_WU_D: r = sim_fp_to_int(SIM_FP_D, a, false, 32, rm, &flags); goto write_x;
+    case CVT_LU_S: r = sim_fp_to_int(SIM_FP_S, sim_fpu_unbox(a), false, 64, rm, &flags); goto write_x;
+    case CVT_LU_D: r = sim_fp_to_int(SIM_FP_D, a, false, 64, rm, &flags); goto write_x;
+
+    /* From integers: w, wu (as a 64-bit signed value, the same number) and
+     * l on the host in RNE; lu in software. */
+    case CVT_FW_S: case CVT_FW_D: case CVT_FWU_S: case CVT_FWU_D: case CVT_FL_S:
+    case CVT_FL_D: {
+        uint64_t x = h->x[fi->rs1];
+        int k = fi->op >> 1;
+        int64_t v = k == K_CVT_FW ? (int64_t)(int32_t)(uint32_t)x
+                  : k == K_CVT_FWU ? (int64_t)(uint32_t)x : (int64_t)x;
+        if (fast) {
+            if (fi->fmt == SIM_FP_S) {
+                r = host_l_to_s(v, &flags);
+                goto write_s;
+            }
+            r = host_l_to_d(v, &flags);
+            goto write_d;
         }
-        kind = LAT_MOVE;
-        break;
+        r = sim_fp_from_int((sim_fp_fmt)fi->fmt, (uint64_t)v, true, 64, rm, &flags);
+        if (fi->fmt == SIM_FP_S)
+            goto write_s;
+        goto write_d;
     }
-    case 0x05:
-        if (rm_field > 1) /* 2, 3 would be Zfa's fminm/fmaxm */
-            return SIM_CAUSE_ILLEGAL;
-        result = rm_field ? sim_fp_max(f, a, b, &flags) : sim_fp_min(f, a, b, &flags);
-        kind = LAT_COMPARE;
-        break;
-    case 0x08: { /* fcvt.s.d (fmt S, rs2 1), fcvt.d.s (fmt D, rs2 0) */
-        sim_fp_fmt from = f == SIM_FP_S ? SIM_FP_D : SIM_FP_S;
-        if (rs2 != (uint32_t)from)
-            return SIM_CAUSE_ILLEGAL;
-        result = sim_fp_convert(f, from, read_f(h, from, rs1), rm, &flags);
-        kind = LAT_CONVERT;
-        break;
-    }
-    case 0x14: /* fle, flt, feq */
-        if (rm_field == 0)
-            result = sim_fp_le(f, a, b, &flags);
-        else if (rm_field == 1)
-            result = sim_fp_lt(f, a, b, &flags);
-        else if (rm_field == 2)
-            result = sim_fp_eq(f, a, b, &flags);
-        else
-            return SIM_CAUSE_ILLEGAL;
-        to_x = true;
-        kind = LAT_COMPARE;
-        break;
-    case 0x18: /* fcvt.{w,wu,l,lu}.{s,d}: rs2 bit 0 unsigned, bit 1 64-bit */
-        if (rs2 > 3)
-            return SIM_CAUSE_ILLEGAL;
-        result = sim_fp_to_int(f, a, !(rs2 & 1), rs2 & 2 ? 64 : 32, rm, &flags);
-        to_x = true;
-        kind = LAT_CONVERT;
-        break;
-    case 0x1a: /* fcvt.{s,d}.{w,wu,l,lu} */
-        if (rs2 > 3)
-            return SIM_CAUSE_ILLEGAL;
-        result = sim_fp_from_int(f, h->x[rs1], !(rs2 & 1), rs2 & 2 ? 64 : 32, rm, &flags);
-        kind = LAT_CONVERT;
-        break;
-    case 0x1c: /* fmv.x.w / fmv.x.d, fclass */
-        if (rs2 != 0)
-            return SIM_CAUSE_ILLEGAL;
-        if (rm_field == 0) /* the raw bits: fmv.x.w neither unboxes nor checks */
-            result = f == SIM_FP_S ? (uint64_t)(int64_t)(int32_t)(uint32_t)h->f[rs1]
-                                   : h->f[rs1];
-        else if (rm_field == 1)
-            result = sim_fp_class(f, a);
-        else
-            return SIM_CAUSE_ILLEGAL;
-        to_x = true;
-        kind = LAT_MOVE;
-        break;
-    case 0x1e: /* fmv.w.x / fmv.d.x */
-        if (rs2 != 0 || rm_field != 0)
-            return SIM_CAUSE_ILLEGAL;
-        result = f == SIM_FP_S ? (uint32_t)h->x[rs1] : h->x[rs1];
-        kind = LAT_MOVE;
-        break;
-    default:
-        return SIM_CAUSE_ILLEGAL;
-    }
+    case CVT_FLU_S: r = sim_fp_from_int(SIM_FP_S, h->x[fi->rs1], false, 64, rm, &flags); goto write_s;
+    case CVT_FLU_D: r = sim_fp_from_int(SIM_FP_D, h->x[fi->rs1], false, 64, rm, &flags); goto write_d;
 
-done:
-    if (to_x) {
-        if (rd != 0)
-            h->x[rd] = result;
-    } else {
-        h->f[rd] = boxed(f, result);
+    case MV_X_S: /* the raw bits: fmv.x.w neither unboxes nor checks */
+        r = (uint64_t)(int64_t)(int32_t)(uint32_t)a;
+        goto write_x;
+    case MV_X_D: r = a; goto write_x;
+    case CLASS_S: r = sim_fp_class(SIM_FP_S, sim_fpu_unbox(a)); goto write_x;
+    case CLASS_D: r = sim_fp_class(SIM_FP_D, a); goto write_x;
+    case MV_F_S: r = (uint32_t)h->x[fi->rs1]; goto write_s;
+    case MV_F_D: r = h->x[fi->rs1]; goto write_d;
+    default:
+        return SIM_CAUSE_ILLEGAL; /* not from sim_fpu_decode */
     }
+#undef BIN_S
+#undef BIN_D
+#undef FMA_S
+#undef FMA_D
+
+write_s:
+    h->f[fi->rd] = sim_fpu_box((uint32_t)r);
     h->fcsr |= flags;
-    *extra_cycles = latency[kind][f];
+    return 0;
+write_d:
+    h->f[fi->rd] = r;
+    h->fcsr |= flags;
+    return 0;
+write_x:
+    if (fi->rd != 0)
+        h->x[fi->rd] = r;
+    h->fcsr |= flags;
     return 0;
 }
