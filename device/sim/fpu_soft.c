@@ -350,23 +350,18 @@ uint64_t sim_fp_div(sim_fp_fmt f, uint64_t a, uint64_t b, int rm, uint32_t *flag
     return round_pack(F, sign, ua.e - ub.e - 70, q | rest, rm, flags);
 }
 
-/* floor(sqrt(n)), bit by bit; *exact says whether the remainder is 0. */
-static u128 isqrt128(u128 n, bool *exact)
+/* floor(sqrt(n)) for n < 2^108, with the host's double square root as
+ * the first guess (within a few units of the answer however the host
+ * rounds, since the guess only steers) and exact integer corrections:
+ * the result is r with r^2 <= n < (r+1)^2 whatever the guess was. */
+static uint64_t isqrt_floor(u128 n)
 {
-    u128 res = 0, bit = (u128)1 << 126;
-    while (bit > n)
-        bit >>= 2;
-    while (bit) {
-        if (n >= res + bit) {
-            n -= res + bit;
-            res = (res >> 1) + bit;
-        } else {
-            res >>= 1;
-        }
-        bit >>= 2;
-    }
-    *exact = n == 0;
-    return res;
+    uint64_t r = (uint64_t)__builtin_sqrt((double)n);
+    while ((u128)r * r > n)
+        r--;
+    while ((u128)(r + 1) * (r + 1) <= n)
+        r++;
+    return r;
 }
 
 uint64_t sim_fp_sqrt(sim_fp_fmt f, uint64_t a, int rm, uint32_t *flags)
@@ -381,17 +376,28 @@ uint64_t sim_fp_sqrt(sim_fp_fmt f, uint64_t a, int rm, uint32_t *flags)
         return invalid(F, flags);
     if (ua.cls == C_INF)
         return a;
-    /* m * 2^x with x even, then scaled by 2^72 so the root has at least
-     * 61 bits (m < 2^54 keeps the radicand below 2^126). */
+    /* m * 2^x with x even, then m scaled by an even power 2^s (s = p - 1
+     * rounded up to even: 52 for D, 24 for S) so that the root R =
+     * floor(sqrt(m * 2^s)) has at least p bits (m < 2^(p+1), so the
+     * radicand is below 2^106 for D). */
     int32_t x = ua.e - (F->p - 1);
     u128 m = ua.m;
     if (x & 1) {
         m <<= 1;
         x--;
     }
-    bool exact;
-    u128 r = isqrt128(m << 72, &exact);
-    return round_pack(F, 0, x / 2 - 36, r | !exact, rm, flags);
+    int s = (F->p - 1 + 1) & ~1;
+    u128 n = m << s;
+    uint64_t r = isqrt_floor(n);
+    /* The root as 4R + 0 (exact), + 1 (between R and R + 1/2) or + 3
+     * (between R + 1/2 and R + 1; never exactly R + 1/2, the square of
+     * which has a fractional part): two bits below R's last, the low one
+     * sticky, which round_pack rounds right in every mode. */
+    u128 rem = n - (u128)r * r;
+    uint64_t sig = (uint64_t)r << 2;
+    if (rem != 0)
+        sig |= 4 * n > ((u128)2 * r + 1) * ((u128)2 * r + 1) ? 3 : 1;
+    return round_pack(F, 0, x / 2 - s / 2 - 2, sig, rm, flags);
 }
 
 uint64_t sim_fp_fma(sim_fp_fmt f, uint64_t a, uint64_t b, uint64_t c, int rm,
