@@ -14,6 +14,8 @@
  * Writes to x0 are dropped; their flags are not. */
 #include "sim_fpu.h"
 
+#include <stddef.h>
+
 #include "fpu_host.h"
 #include "fpu_soft.h"
 
@@ -167,6 +169,19 @@ static inline bool d_plain(uint64_t v)
 {
     return (v & ~(1ull << 63)) <= 0x7ff0000000000000ull;
 }
+/* A result that can carry no flag but NX: finite and above the smallest
+ * normal in magnitude (2^emin itself may come with UF, tininess being
+ * judged after rounding with an unbounded exponent).  Zeros, subnormals,
+ * infinities and NaNs are not "quiet". */
+static inline bool s_quiet(uint64_t r)
+{
+    return (uint32_t)((r & 0x7fffffffu) - 0x00800001u) < 0x7f800000u - 0x00800001u;
+}
+static inline bool d_quiet(uint64_t r)
+{
+    return ((r & ~(1ull << 63)) - 0x0010000000000001ull) <
+           0x7ff0000000000000ull - 0x0010000000000001ull;
+}
 /* A NaN result from the host (its default NaN) as RISC-V's canonical. */
 static inline uint64_t s_canon(uint64_t r)
 {
@@ -189,22 +204,31 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
             return SIM_CAUSE_ILLEGAL;
     }
     const bool fast = sim_fpu_host_on && rm == SIM_RM_RNE;
+    /* fflags.NX already set: a quiet result needs no flags read back
+     * (QEMU's hardfloat does the same). */
+    const bool nx = (h->fcsr & SIM_FF_NX) != 0;
     const uint64_t a = h->f[fi->rs1], b = h->f[fi->rs2];
     uint32_t flags = 0;
     uint64_t r;
 
 /* The two formats' arithmetic: host when the common case, else soft. */
 #define BIN_S(host, soft)                                                             \
-    if (fast && s_plain(a) && s_plain(b))                                             \
+    if (fast && s_plain(a) && s_plain(b)) {                                           \
+        if (nx && s_quiet(r = host(a, b, NULL)))                                      \
+            goto write_s;                                                             \
         r = s_canon(host(a, b, &flags));                                              \
-    else                                                                              \
+    } else {                                                                          \
         r = soft(SIM_FP_S, sim_fpu_unbox(a), sim_fpu_unbox(b), rm, &flags);           \
+    }                                                                                 \
     goto write_s
 #define BIN_D(host, soft)                                                             \
-    if (fast && d_plain(a) && d_plain(b))                                             \
+    if (fast && d_plain(a) && d_plain(b)) {                                           \
+        if (nx && d_quiet(r = host(a, b, NULL)))                                      \
+            goto write_d;                                                             \
         r = d_canon(host(a, b, &flags));                                              \
-    else                                                                              \
+    } else {                                                                          \
         r = soft(SIM_FP_D, a, b, rm, &flags);                                         \
+    }                                                                                 \
     goto write_d
 /* Fused multiply-adds: the sign flips on the product and the addend, as
  * the manual defines fmsub, fnmsub, fnmadd. */
@@ -212,9 +236,11 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
     {                                                                                 \
         uint64_t c = h->f[fi->rs3];                                                   \
         if (sim_fpu_host_fma_on && rm == SIM_RM_RNE && s_plain(a) && s_plain(b) &&    \
-            s_plain(c))                                                               \
+            s_plain(c)) {                                                             \
+            if (nx && s_quiet(r = host_fma_s(a ^ (fa), b, c ^ (fc), NULL)))           \
+                goto write_s;                                                         \
             r = s_canon(host_fma_s(a ^ (fa), b, c ^ (fc), &flags));                   \
-        else                                                                          \
+        } else                                                                        \
             r = sim_fp_fma(SIM_FP_S, sim_fpu_unbox(a) ^ (fa), sim_fpu_unbox(b),       \
                            sim_fpu_unbox(c) ^ (fc), rm, &flags);                      \
         goto write_s;                                                                 \
@@ -223,9 +249,11 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
     {                                                                                 \
         uint64_t c = h->f[fi->rs3];                                                   \
         if (sim_fpu_host_fma_on && rm == SIM_RM_RNE && d_plain(a) && d_plain(b) &&    \
-            d_plain(c))                                                               \
+            d_plain(c)) {                                                             \
+            if (nx && d_quiet(r = host_fma_d(a ^ (fa), b, c ^ (fc), NULL)))           \
+                goto write_d;                                                         \
             r = d_canon(host_fma_d(a ^ (fa), b, c ^ (fc), &flags));                   \
-        else                                                                          \
+        } else                                                                        \
             r = sim_fp_fma(SIM_FP_D, a ^ (fa), b, c ^ (fc), rm, &flags);              \
         goto write_d;                                                                 \
     }
@@ -240,16 +268,22 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
     case DIV_S: BIN_S(host_div_s, sim_fp_div);
     case DIV_D: BIN_D(host_div_d, sim_fp_div);
     case SQRT_S:
-        if (fast && s_plain(a))
+        if (fast && s_plain(a)) {
+            if (nx && s_quiet(r = host_sqrt_s(a, a, NULL)))
+                goto write_s;
             r = s_canon(host_sqrt_s(a, a, &flags));
-        else
+        } else {
             r = sim_fp_sqrt(SIM_FP_S, sim_fpu_unbox(a), rm, &flags);
+        }
         goto write_s;
     case SQRT_D:
-        if (fast && d_plain(a))
+        if (fast && d_plain(a)) {
+            if (nx && d_quiet(r = host_sqrt_d(a, a, NULL)))
+                goto write_d;
             r = d_canon(host_sqrt_d(a, a, &flags));
-        else
+        } else {
             r = sim_fp_sqrt(SIM_FP_D, a, rm, &flags);
+        }
         goto write_d;
     case FMADD_S: FMA_S(0, 0)
     case FMSUB_S: FMA_S(0, SGN_S)
@@ -274,14 +308,17 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
     case MAX_D: r = sim_fp_max(SIM_FP_D, a, b, &flags); goto write_d;
 
     case CVT_FF_S: /* fcvt.s.d */
-        if (fast && d_plain(a))
+        if (fast && d_plain(a)) {
+            if (nx && s_quiet(r = host_d_to_s(a, a, NULL)))
+                goto write_s;
             r = (uint32_t)host_d_to_s(a, a, &flags);
-        else
+        } else {
             r = sim_fp_convert(SIM_FP_S, SIM_FP_D, a, rm, &flags);
+        }
         goto write_s;
-    case CVT_FF_D: /* fcvt.d.s: exact, but the soft path is cheap enough too */
+    case CVT_FF_D: /* fcvt.d.s: exact, no flag but for a signaling NaN */
         if (sim_fpu_host_on && s_plain(a))
-            r = host_s_to_d(a, a, &flags);
+            r = host_s_to_d(a, a, NULL);
         else
             r = sim_fp_convert(SIM_FP_D, SIM_FP_S, sim_fpu_unbox(a), rm, &flags);
         goto write_d;
@@ -301,7 +338,8 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
 #define TO_INT(plain, host_rne, host_rtz, check, soft_fmt, soft_a, is_signed, width)  \
     if (sim_fpu_host_on && (rm == SIM_RM_RNE || rm == SIM_RM_RTZ) && plain(a)) {      \
         uint32_t fl = 0;                                                              \
-        int64_t v = rm == SIM_RM_RNE ? host_rne(a, &fl) : host_rtz(a, &fl);           \
+        uint32_t *fp = nx ? NULL : &fl; /* only NX or (below) NV possible */        \
+        int64_t v = rm == SIM_RM_RNE ? host_rne(a, fp) : host_rtz(a, fp);             \
         v = check(v);                                                                 \
         if (v != (width == 32 ? INT32_MIN : INT64_MIN)) {                             \
             flags = fl;                                                               \
@@ -339,11 +377,12 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
         int64_t v = k == K_CVT_FW ? (int64_t)(int32_t)(uint32_t)x
                   : k == K_CVT_FWU ? (int64_t)(uint32_t)x : (int64_t)x;
         if (fast) {
+            /* NX is the only flag possible */
             if (fi->fmt == SIM_FP_S) {
-                r = host_l_to_s(v, &flags);
+                r = host_l_to_s(v, nx ? NULL : &flags);
                 goto write_s;
             }
-            r = host_l_to_d(v, &flags);
+            r = host_l_to_d(v, nx ? NULL : &flags);
             goto write_d;
         }
         r = sim_fp_from_int((sim_fp_fmt)fi->fmt, (uint64_t)v, true, 64, rm, &flags);

@@ -2,8 +2,11 @@
  *
  * Each function computes one operation of the common case on the host
  * (x86-64 SSE2, and FMA3 for the fused multiply-add) and returns the
- * result's bits with the exception flags the host raised, in fflags'
- * layout.  The callers guarantee the common case: rounding mode RNE, no
+ * result's bits with the exception flags the host raised ORed into
+ * *flags, in fflags' layout.  With flags NULL the flags are not read at
+ * all: reading MXCSR (stmxcsr) costs several times the operation, and
+ * the caller knows when it does not need them (fpu.c: NX already set
+ * and a result that cannot carry another flag).  The callers guarantee the common case: rounding mode RNE, no
  * NaN operand, singles properly NaN-boxed (and unboxed here).  The caller
  * also canonicalises a NaN result (the host's default NaN has the sign
  * bit set; RISC-V's canonical NaN has not).
@@ -62,8 +65,20 @@ static inline uint32_t host_flags(uint32_t mxcsr)
 #define HOST_BIN(name, insn, WI, WO)                                                  \
     static inline uint64_t name(uint64_t a, uint64_t b, uint32_t *flags)              \
     {                                                                                 \
-        uint32_t clean = SIM_MXCSR_CLEAN, csr;                                        \
+        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                        \
         uint64_t r;                                                                   \
+        if (!flags) {                                                                  \
+            __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
+                         "mov" #WI " %" HOST_REG_##WI "[a], %%xmm0\n\t"               \
+                         "mov" #WI " %" HOST_REG_##WI "[b], %%xmm1\n\t"               \
+                         insn " %%xmm1, %%xmm0\n\t"                                   \
+                                                                  \
+                         "mov" #WO " %%xmm0, %" HOST_REG_##WO "[r]"                    \
+                         : [r] "=r"(r)                               \
+                         : [a] "r"(a), [b] "r"(b), [clean] "m"(clean)                 \
+                         : "xmm0", "xmm1");                                           \
+            return r;                                                                 \
+        }                                                                             \
         __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
                          "mov" #WI " %" HOST_REG_##WI "[a], %%xmm0\n\t"               \
                          "mov" #WI " %" HOST_REG_##WI "[b], %%xmm1\n\t"               \
@@ -98,8 +113,21 @@ HOST_BIN(host_s_to_d, "cvtss2sd", d, q)
 #define HOST_FMA(name, insn, W)                                                    \
     static inline uint64_t name(uint64_t a, uint64_t b, uint64_t c, uint32_t *flags)  \
     {                                                                                 \
-        uint32_t clean = SIM_MXCSR_CLEAN, csr;                                        \
+        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                        \
         uint64_t r;                                                                   \
+        if (!flags) {                                                                  \
+            __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
+                         "mov" #W " %" HOST_REG_##W "[a], %%xmm0\n\t"                 \
+                         "mov" #W " %" HOST_REG_##W "[b], %%xmm1\n\t"                 \
+                         "mov" #W " %" HOST_REG_##W "[c], %%xmm2\n\t"                 \
+                         insn " %%xmm2, %%xmm1, %%xmm0\n\t"                           \
+                                                                  \
+                         "mov" #W " %%xmm0, %" HOST_REG_##W "[r]"                      \
+                         : [r] "=r"(r)                               \
+                         : [a] "r"(a), [b] "r"(b), [c] "r"(c), [clean] "m"(clean)     \
+                         : "xmm0", "xmm1", "xmm2");                                    \
+            return r;                                                                 \
+        }                                                                             \
         __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
                          "mov" #W " %" HOST_REG_##W "[a], %%xmm0\n\t"                 \
                          "mov" #W " %" HOST_REG_##W "[b], %%xmm1\n\t"                 \
@@ -123,8 +151,18 @@ HOST_FMA(host_fma_d, "vfmadd213sd", q)
 #define HOST_TO_INT(name, insn, W, reg)                                            \
     static inline int64_t name(uint64_t a, uint32_t *flags)                           \
     {                                                                                 \
-        uint32_t clean = SIM_MXCSR_CLEAN, csr;                                        \
+        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                        \
         int64_t r;                                                                    \
+        if (!flags) {                                                                  \
+            __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
+                         "mov" #W " %" HOST_REG_##W "[a], %%xmm0\n\t"                 \
+                         insn " %%xmm0, %" reg "[r]\n\t"                              \
+                         ""                                             \
+                         : [r] "=r"(r)                               \
+                         : [a] "r"(a), [clean] "m"(clean)                             \
+                         : "xmm0");                                                   \
+            return r;                                                                 \
+        }                                                                             \
         __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
                          "mov" #W " %" HOST_REG_##W "[a], %%xmm0\n\t"                 \
                          insn " %%xmm0, %" reg "[r]\n\t"                              \
@@ -153,8 +191,18 @@ HOST_TO_INT(host_d_to_l_rtz, "cvttsd2si", q, "q")
 #define HOST_FROM_INT(name, insn, W)                                               \
     static inline uint64_t name(int64_t v, uint32_t *flags)                           \
     {                                                                                 \
-        uint32_t clean = SIM_MXCSR_CLEAN, csr;                                        \
+        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                        \
         uint64_t r;                                                                   \
+        if (!flags) {                                                                  \
+            __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
+                         "xorps %%xmm0, %%xmm0\n\t" insn " %[v], %%xmm0\n\t"          \
+                                                                  \
+                         "mov" #W " %%xmm0, %" HOST_REG_##W "[r]"                      \
+                         : [r] "=r"(r)                               \
+                         : [v] "r"(v), [clean] "m"(clean)                             \
+                         : "xmm0");                                                   \
+            return r;                                                                 \
+        }                                                                             \
         __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
                          "xorps %%xmm0, %%xmm0\n\t" insn " %[v], %%xmm0\n\t"          \
                          "stmxcsr %[csr]\n\t"                                         \
