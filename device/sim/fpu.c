@@ -338,7 +338,7 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
 #define TO_INT(plain, host_rne, host_rtz, check, soft_fmt, soft_a, is_signed, width)  \
     if (sim_fpu_host_on && (rm == SIM_RM_RNE || rm == SIM_RM_RTZ) && plain(a)) {      \
         uint32_t fl = 0;                                                              \
-        uint32_t *fp = nx ? NULL : &fl; /* only NX or (below) NV possible */        \
+        uint32_t *fp = nx ? NULL : &fl; /* only NX or (below) NV possible */          \
         int64_t v = rm == SIM_RM_RNE ? host_rne(a, fp) : host_rtz(a, fp);             \
         v = check(v);                                                                 \
         if (v != (width == 32 ? INT32_MIN : INT64_MIN)) {                             \

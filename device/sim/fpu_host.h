@@ -1,30 +1,34 @@
 /* fpu_host: the host FPU's fast path for sim_fpu (fpu.c) — internal.
  *
- * Each function computes one operation of the common case on the host
- * (x86-64 SSE2, and FMA3 for the fused multiply-add) and returns the
- * result's bits with the exception flags the host raised ORed into
- * *flags, in fflags' layout.  With flags NULL the flags are not read at
- * all: reading MXCSR (stmxcsr) costs several times the operation, and
- * the caller knows when it does not need them (fpu.c: NX already set
- * and a result that cannot carry another flag).  The callers guarantee the common case: rounding mode RNE, no
- * NaN operand, singles properly NaN-boxed (and unboxed here).  The caller
- * also canonicalises a NaN result (the host's default NaN has the sign
- * bit set; RISC-V's canonical NaN has not).
+ * Each function computes one operation on the host (x86-64 SSE2, and
+ * FMA3 for the fused multiply-add) and returns the result's bits, ORing
+ * the exception flags the host raised into *flags, in fflags' layout.
+ * With flags NULL the flags are not read at all: reading MXCSR (stmxcsr)
+ * costs several times the operation, and the caller knows when it does
+ * not need them (fpu.c: fflags.NX already set and a result that cannot
+ * carry another flag).  The callers guarantee the common case: rounding
+ * mode RNE (or RTZ for the truncating conversions, which ignore the
+ * mode), no NaN operand, singles properly NaN-boxed (the functions read
+ * the low 32 bits).  The caller also canonicalises a NaN result (the
+ * host's default NaN has the sign bit set; RISC-V's canonical NaN has
+ * not).
  *
- * Ordering: each function is ONE `asm volatile` statement that loads
+ * Ordering: each operation is ONE `asm volatile` statement that loads
  * MXCSR with 0x1f80 (every exception masked and its flag clear, round to
- * nearest, no DAZ, no FTZ), does the operation and stores MXCSR.  The
- * compiler sees neither the operation nor the flags as C floating point,
- * so it can neither constant-fold the operation, nor move it across the
- * flag reads, nor drop it: no -frounding-math, fenv or volatile variables
- * needed, whatever the optimisation flags (-ffast-math included).
+ * nearest, no DAZ, no FTZ), does the operation and (flags wanted) stores
+ * MXCSR.  The compiler sees neither the operation nor the flags as C
+ * floating point, so it can neither constant-fold the operation, nor move
+ * it across the flag reads, nor drop it: no -frounding-math, fenv or
+ * volatile variables needed, whatever the optimisation flags
+ * (-ffast-math included).  Loading MXCSR each time also means the
+ * thread's own MXCSR (rounding mode, DAZ/FTZ) never matters.
  *
- * The fast path is used only when sim_fpu_host_usable() says so: on
- * x86-64, after a probe at start-up (fpu_host.c) found that the flags
- * read back are the ones IEEE 754 and RISC-V give for a few known
- * operations.  Valgrind, for one, computes the values right but not the
- * flags; the probe then fails and everything takes fpu_soft.c.  On other
- * hosts the functions are stubs and the fast path is never enabled. */
+ * The fast path is used only when sim_fpu_host_on says so: on x86-64,
+ * after a probe at start-up (fpu_host.c) found that the flags read back
+ * are the ones IEEE 754 and RISC-V give for a few known operations.
+ * Valgrind, for one, computes the values right but not the flags; the
+ * probe then fails and everything takes fpu_soft.c.  On other hosts the
+ * functions are stubs and the fast path is never enabled. */
 #ifndef SIM_FPU_HOST_H
 #define SIM_FPU_HOST_H
 
@@ -65,16 +69,15 @@ static inline uint32_t host_flags(uint32_t mxcsr)
 #define HOST_BIN(name, insn, WI, WO)                                                  \
     static inline uint64_t name(uint64_t a, uint64_t b, uint32_t *flags)              \
     {                                                                                 \
-        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                        \
+        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                    \
         uint64_t r;                                                                   \
-        if (!flags) {                                                                  \
-            __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
+        if (!flags) {                                                                 \
+            __asm__ volatile("ldmxcsr %[clean]\n\t"                                   \
                          "mov" #WI " %" HOST_REG_##WI "[a], %%xmm0\n\t"               \
                          "mov" #WI " %" HOST_REG_##WI "[b], %%xmm1\n\t"               \
                          insn " %%xmm1, %%xmm0\n\t"                                   \
-                                                                  \
-                         "mov" #WO " %%xmm0, %" HOST_REG_##WO "[r]"                    \
-                         : [r] "=r"(r)                               \
+                         "mov" #WO " %%xmm0, %" HOST_REG_##WO "[r]"                   \
+                         : [r] "=r"(r)                                                \
                          : [a] "r"(a), [b] "r"(b), [clean] "m"(clean)                 \
                          : "xmm0", "xmm1");                                           \
             return r;                                                                 \
@@ -84,7 +87,7 @@ static inline uint32_t host_flags(uint32_t mxcsr)
                          "mov" #WI " %" HOST_REG_##WI "[b], %%xmm1\n\t"               \
                          insn " %%xmm1, %%xmm0\n\t"                                   \
                          "stmxcsr %[csr]\n\t"                                         \
-                         "mov" #WO " %%xmm0, %" HOST_REG_##WO "[r]"                    \
+                         "mov" #WO " %%xmm0, %" HOST_REG_##WO "[r]"                   \
                          : [r] "=r"(r), [csr] "=m"(csr)                               \
                          : [a] "r"(a), [b] "r"(b), [clean] "m"(clean)                 \
                          : "xmm0", "xmm1");                                           \
@@ -110,22 +113,21 @@ HOST_BIN(host_d_to_s, "cvtsd2ss", q, d)
 HOST_BIN(host_s_to_d, "cvtss2sd", d, q)
 
 /* a * b + c, one rounding (FMA3: xmm0 = xmm0 * xmm1 + xmm2). */
-#define HOST_FMA(name, insn, W)                                                    \
+#define HOST_FMA(name, insn, W)                                                       \
     static inline uint64_t name(uint64_t a, uint64_t b, uint64_t c, uint32_t *flags)  \
     {                                                                                 \
-        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                        \
+        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                    \
         uint64_t r;                                                                   \
-        if (!flags) {                                                                  \
-            __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
+        if (!flags) {                                                                 \
+            __asm__ volatile("ldmxcsr %[clean]\n\t"                                   \
                          "mov" #W " %" HOST_REG_##W "[a], %%xmm0\n\t"                 \
                          "mov" #W " %" HOST_REG_##W "[b], %%xmm1\n\t"                 \
                          "mov" #W " %" HOST_REG_##W "[c], %%xmm2\n\t"                 \
                          insn " %%xmm2, %%xmm1, %%xmm0\n\t"                           \
-                                                                  \
-                         "mov" #W " %%xmm0, %" HOST_REG_##W "[r]"                      \
-                         : [r] "=r"(r)                               \
+                         "mov" #W " %%xmm0, %" HOST_REG_##W "[r]"                     \
+                         : [r] "=r"(r)                                                \
                          : [a] "r"(a), [b] "r"(b), [c] "r"(c), [clean] "m"(clean)     \
-                         : "xmm0", "xmm1", "xmm2");                                    \
+                         : "xmm0", "xmm1", "xmm2");                                   \
             return r;                                                                 \
         }                                                                             \
         __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
@@ -134,10 +136,10 @@ HOST_BIN(host_s_to_d, "cvtss2sd", d, q)
                          "mov" #W " %" HOST_REG_##W "[c], %%xmm2\n\t"                 \
                          insn " %%xmm2, %%xmm1, %%xmm0\n\t"                           \
                          "stmxcsr %[csr]\n\t"                                         \
-                         "mov" #W " %%xmm0, %" HOST_REG_##W "[r]"                      \
+                         "mov" #W " %%xmm0, %" HOST_REG_##W "[r]"                     \
                          : [r] "=r"(r), [csr] "=m"(csr)                               \
                          : [a] "r"(a), [b] "r"(b), [c] "r"(c), [clean] "m"(clean)     \
-                         : "xmm0", "xmm1", "xmm2");                                    \
+                         : "xmm0", "xmm1", "xmm2");                                   \
         *flags |= host_flags(csr);                                                    \
         return r;                                                                     \
     }
@@ -148,17 +150,17 @@ HOST_FMA(host_fma_d, "vfmadd213sd", q)
  * 32- or 64-bit signed.  The host's answer for out of range and NaN is
  * the "integer indefinite" (the most negative value) with IE: the caller
  * takes the soft path whenever it sees that value. */
-#define HOST_TO_INT(name, insn, W, reg)                                            \
+#define HOST_TO_INT(name, insn, W, reg)                                               \
     static inline int64_t name(uint64_t a, uint32_t *flags)                           \
     {                                                                                 \
-        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                        \
+        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                    \
         int64_t r;                                                                    \
-        if (!flags) {                                                                  \
-            __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
+        if (!flags) {                                                                 \
+            __asm__ volatile("ldmxcsr %[clean]\n\t"                                   \
                          "mov" #W " %" HOST_REG_##W "[a], %%xmm0\n\t"                 \
                          insn " %%xmm0, %" reg "[r]\n\t"                              \
-                         ""                                             \
-                         : [r] "=r"(r)                               \
+                         ""                                                           \
+                         : [r] "=r"(r)                                                \
                          : [a] "r"(a), [clean] "m"(clean)                             \
                          : "xmm0");                                                   \
             return r;                                                                 \
@@ -188,17 +190,16 @@ HOST_TO_INT(host_d_to_l, "cvtsd2si", q, "q")
 HOST_TO_INT(host_d_to_l_rtz, "cvttsd2si", q, "q")
 
 /* A signed 64-bit integer to a format, rounded (RNE). */
-#define HOST_FROM_INT(name, insn, W)                                               \
+#define HOST_FROM_INT(name, insn, W)                                                  \
     static inline uint64_t name(int64_t v, uint32_t *flags)                           \
     {                                                                                 \
-        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                        \
+        uint32_t clean = SIM_MXCSR_CLEAN, csr = 0;                                    \
         uint64_t r;                                                                   \
-        if (!flags) {                                                                  \
-            __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
+        if (!flags) {                                                                 \
+            __asm__ volatile("ldmxcsr %[clean]\n\t"                                   \
                          "xorps %%xmm0, %%xmm0\n\t" insn " %[v], %%xmm0\n\t"          \
-                                                                  \
-                         "mov" #W " %%xmm0, %" HOST_REG_##W "[r]"                      \
-                         : [r] "=r"(r)                               \
+                         "mov" #W " %%xmm0, %" HOST_REG_##W "[r]"                     \
+                         : [r] "=r"(r)                                                \
                          : [v] "r"(v), [clean] "m"(clean)                             \
                          : "xmm0");                                                   \
             return r;                                                                 \
@@ -206,7 +207,7 @@ HOST_TO_INT(host_d_to_l_rtz, "cvttsd2si", q, "q")
         __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
                          "xorps %%xmm0, %%xmm0\n\t" insn " %[v], %%xmm0\n\t"          \
                          "stmxcsr %[csr]\n\t"                                         \
-                         "mov" #W " %%xmm0, %" HOST_REG_##W "[r]"                      \
+                         "mov" #W " %%xmm0, %" HOST_REG_##W "[r]"                     \
                          : [r] "=r"(r), [csr] "=m"(csr)                               \
                          : [v] "r"(v), [clean] "m"(clean)                             \
                          : "xmm0");                                                   \

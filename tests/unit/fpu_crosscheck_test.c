@@ -204,7 +204,7 @@ static void test_fast_equals_soft(void **state)
                       "software path; 0 fast comparisons by design\n");
         return;
     }
-    unsigned long long per_op[N_OPS] = {0}, failures = 0;
+    unsigned long long per_op[N_OPS] = {0}, failures = 0, raised[5] = {0};
     sim_fpu_insn fi[N_OPS][2];
     for (size_t k = 0; k < N_OPS; k++) {
         assert_int_equal(sim_fpu_decode(ops[k].insn, &fi[k][0]), 0);
@@ -248,6 +248,8 @@ static void test_fast_equals_soft(void **state)
         sim_fpu_set_host(false);
         int rc2 = sim_fpu_run(&soft, &fi[k][which]);
         per_op[k]++;
+        for (int bit = 0; bit < 5; bit++)
+            raised[bit] += (soft.fcsr & ~before & (1u << bit)) != 0;
         if (rc1 || rc2 || memcmp(fast.f, soft.f, sizeof fast.f) ||
             memcmp(fast.x, soft.x, sizeof fast.x) || fast.fcsr != soft.fcsr) {
             if (failures++ < 20)
@@ -263,6 +265,8 @@ static void test_fast_equals_soft(void **state)
     print_message("# fpu cross-check: %llu instructions, fast path against soft path, "
                   "%llu mismatches (seed %#llx)\n",
                   n, failures, env_count("KMRUN_FPU_SEED", 0x5eed));
+    print_message("# newly raised: NX %llu, UF %llu, OF %llu, DZ %llu, NV %llu\n", raised[0],
+                  raised[1], raised[2], raised[3], raised[4]);
     for (size_t k = 0; k < N_OPS; k++)
         if (per_op[k] == 0 && n >= 1000)
             print_error("%s never drawn\n", ops[k].name);

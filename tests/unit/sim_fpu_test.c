@@ -755,6 +755,60 @@ static void test_latency(void **state)
     }
 }
 
+/* The split API: sim_fpu_decode refuses what is illegal whatever the
+ * state and carries the latency; sim_fpu_run refuses a reserved frm
+ * through rm 7 and then changes nothing. */
+static void test_decode_run(void **state)
+{
+    sim_fpu_insn fi;
+    assert_int_equal(sizeof fi, 8);
+    assert_int_equal(sim_fpu_decode(FDIV(D, DYN), &fi), 0);
+    assert_int_equal(fi.rd, 10);
+    assert_int_equal(fi.rs1, 11);
+    assert_int_equal(fi.rs2, 12);
+    assert_int_equal(fi.rm, DYN);
+    assert_int_equal(fi.extra, 20);
+    assert_int_equal(sim_fpu_decode(FMADD(S, RNE), &fi), 0);
+    assert_int_equal(fi.rs3, 13);
+    assert_int_equal(fi.extra, 4);
+    /* statically illegal: rm 5 and 6, the H and Q formats, no instruction */
+    assert_int_equal(sim_fpu_decode(FADD(S, 5), &fi), SIM_CAUSE_ILLEGAL);
+    assert_int_equal(sim_fpu_decode(FSQRT(D, 6), &fi), SIM_CAUSE_ILLEGAL);
+    assert_int_equal(sim_fpu_decode(FADD(H, RNE), &fi), SIM_CAUSE_ILLEGAL);
+    assert_int_equal(sim_fpu_decode(FMADD(Q, RNE), &fi), SIM_CAUSE_ILLEGAL);
+    assert_int_equal(sim_fpu_decode(OPFP(0x06, S, 12, 0), &fi), SIM_CAUSE_ILLEGAL);
+    /* rm 5 in an instruction that does not round is its funct3: illegal
+     * for fsgnj (no such variant) because of the funct3, not the mode */
+    assert_int_equal(sim_fpu_decode(OPFP(0x04, S, 12, 5), &fi), SIM_CAUSE_ILLEGAL);
+
+    /* dynamic: decided when run */
+    sim_hart h;
+    memset(&h, 0, sizeof h);
+    h.f[10] = 0x1234;
+    h.f[11] = D_1;
+    h.f[12] = D_3;
+    assert_int_equal(sim_fpu_decode(FDIV(D, DYN), &fi), 0);
+    for (uint32_t frm = 5; frm <= 7; frm++) {
+        h.fcsr = frm << 5;
+        assert_int_equal(sim_fpu_run(&h, &fi), SIM_CAUSE_ILLEGAL);
+        assert_int_equal(h.f[10], 0x1234);
+        assert_int_equal(h.fcsr, frm << 5);
+    }
+    h.fcsr = RTZ << 5;
+    assert_int_equal(sim_fpu_run(&h, &fi), 0);
+    assert_int_equal(h.f[10], 0x3fd5555555555555ull);
+    assert_int_equal(h.fcsr, RTZ << 5 | NX);
+    h.fcsr = RUP << 5;
+    assert_int_equal(sim_fpu_run(&h, &fi), 0);
+    assert_int_equal(h.f[10], 0x3fd5555555555556ull);
+    /* the same decoded entry, run again, reads the registers afresh */
+    h.f[11] = D_3;
+    h.fcsr = RNE << 5;
+    assert_int_equal(sim_fpu_run(&h, &fi), 0);
+    assert_int_equal(h.f[10], D_1);
+    assert_int_equal(h.fcsr, RNE << 5);
+}
+
 /* Every table runs twice: as it comes (the host's fast path where the
  * start-up probe allows it) and on the software path alone. */
 static int soft_only(void **state)
@@ -789,6 +843,7 @@ int main(void)
         BOTH_PATHS(test_fused_multiply_add),
         BOTH_PATHS(test_illegal),
         BOTH_PATHS(test_latency),
+        BOTH_PATHS(test_decode_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
