@@ -27,15 +27,16 @@
  * after a probe at start-up (fpu_host.c) found that the flags read back
  * are the ones IEEE 754 and RISC-V give for a few known operations.
  * Valgrind, for one, computes the values right but not the flags; the
- * probe then fails and everything takes fpu_soft.c.  On other hosts the
- * functions are stubs and the fast path is never enabled. */
+ * probe then fails and everything takes fpu_soft.c.  On other hosts (or
+ * built with -DSIM_FPU_NO_HOST) the functions are stubs and the fast
+ * path is never enabled. */
 #ifndef SIM_FPU_HOST_H
 #define SIM_FPU_HOST_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(SIM_FPU_NO_HOST)
 #define SIM_FPU_HOST_X86 1
 #else
 #define SIM_FPU_HOST_X86 0

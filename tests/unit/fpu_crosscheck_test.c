@@ -199,7 +199,7 @@ static void test_fast_equals_soft(void **state)
     unsigned long long n = env_count("KMRUN_FPU_CROSSCHECK", 3000000);
     rng_state = env_count("KMRUN_FPU_SEED", 0x5eed);
     if (!sim_fpu_host_available()) {
-        print_message("# fpu cross-check: the host fast path is off on this host (its "
+        print_message("# fpu cross-check: the host fast path is off here (none for this host, or its "
                       "start-up probe failed, e.g. under valgrind): everything runs the "
                       "software path; 0 fast comparisons by design\n");
         return;
