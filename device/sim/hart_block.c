@@ -28,10 +28,13 @@ static bool ends_block(unsigned op)
 }
 
 /* The cycles an instruction costs whatever its operands (the table in
- * hart_internal.h): memory and FP latency come on top as they happen. */
-static uint32_t sim_static_cost(unsigned op)
+ * hart_internal.h, and the FP operation's latency its decoding gives):
+ * memory latency comes on top as it happens. */
+static uint32_t sim_static_cost(const sim_insn *d)
 {
-    switch (op) {
+    switch (d->op) {
+    case SIM_OP_FPU:
+        return SIM_COST_INSN + d->fpu.extra;
     case SIM_OP_PROBE:
         return 0;
     case SIM_OP_MUL: case SIM_OP_MULH: case SIM_OP_MULHSU: case SIM_OP_MULHU:
@@ -163,11 +166,11 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP
     /* The totals from each entry to the end, backwards (a probe is no
      * instruction); then the map's slots, where no earlier block decoded
      * that pc already (a probe before its instruction). */
-    uint32_t cost = 0, last = sim_static_cost(head[n - 1].op);
+    uint32_t cost = 0, last = sim_static_cost(&head[n - 1]);
     uint16_t count = 0;
     for (unsigned i = n; i-- > 0;) {
         sim_insn *d = &head[i];
-        cost += sim_static_cost(d->op);
+        cost += sim_static_cost(d);
         count += d->op != SIM_OP_PROBE;
         d->cost_rest = cost;
         d->n_rest = count;

@@ -334,7 +334,9 @@ void sim_decode(sim_insn *d, uint32_t insn)
     case 0x4b: /* FNMSUB */
     case 0x4f: /* FNMADD */
     case 0x53: /* OP-FP */
-        op = SIM_OP_FPU;
+        /* decoded once here; what it cannot be is illegal whatever the
+         * state (a reserved rm in fcsr.frm is the run's to find) */
+        op = sim_fpu_decode(insn, &d->fpu) == 0 ? SIM_OP_FPU : SIM_OP_ILLEGAL;
         break;
     default: /* OP-V (0x57) and everything else */
         break;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim_fpu.h"
 #include "sim_hart.h"
 
 /* Modeled time, the one table: cycles an instruction costs.  Every
@@ -45,7 +46,7 @@ enum {
  * writing x0; LR/SC/AMO keep the access size (4 or 8) in imm and an AMO's
  * funct5 in aux; CSR keeps funct3 in aux, the CSR number in imm, rs1 the
  * register or uimm; FPU is OP-FP and the fused multiply-adds
- * (sim_fpu_exec on the bits). */
+ * (the entry's `fpu`, sim_fpu_run). */
 #define SIM_OPS(X)                                                                             \
     X(BLOCK_END) X(ILLEGAL) X(FETCH_FAULT) X(NOP)                                              \
     X(LUI) X(AUIPC) X(JAL) X(JALR)                                                             \
@@ -94,7 +95,11 @@ typedef struct sim_insn {
     /* Branches and jal: the entries of the taken target and of the next
      * instruction, filled on first use (the arena is flushed whole, so a
      * link never outlives its target). */
-    struct sim_insn *taken, *fall;
+    struct sim_insn *taken;
+    union {
+        struct sim_insn *fall; /* branches */
+        sim_fpu_insn fpu;      /* SIM_OP_FPU: the operation, decoded once */
+    };
     int32_t imm;
     uint32_t bits; /* the encoding as fetched (16 bits for RVC): mtval */
     uint32_t cost_rest;
