@@ -5,8 +5,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
