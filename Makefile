@@ -133,7 +133,7 @@ KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ik
   -Ikmx/include -Idevice/include
 
 .PHONY: all test install clean print-%
-all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN)
+all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN) $(B)/tests/gdb_fake_server
 
 $(B)/obj/support/%.o: support/%.c
 	@mkdir -p $(@D)
@@ -164,6 +164,12 @@ $(B)/bin/kmrun: $(CMD_OBJ) $(LIBS)
 $(B)/tests/%_test: tests/unit/%_test.c $(LIBS)
 	@mkdir -p $(@D)
 	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -MF $@.d $(HOST_LDFLAGS) $< -o $@ $(LIBS) $(HOST_LDLIBS) -lcmocka
+
+# The fake target served on TCP, for the test that drives a real
+# gdb-multiarch (tests/cli/gdb.bats); not a unit test (no _test suffix).
+$(B)/tests/gdb_fake_server: tests/gdb/fake_server.c tests/unit/gdb_fake.h $(LIBS)
+	@mkdir -p $(@D)
+	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -MF $@.d $(HOST_LDFLAGS) $< -o $@ $(LIBS) $(HOST_LDLIBS)
 
 # The host fallback's runtime and its test (which brings its own kmx_main).
 $(B)/pic/%.o: %.c

@@ -375,7 +375,7 @@ static void resume(km_gdb *g, const km_gdb_resume *how)
         return;
     }
     if (stop.thread < 0 || stop.thread >= g->count)
-        stop.thread = how->step ? how->thread : 0;
+        stop.thread = how->thread >= 0 ? how->thread : 0;
     g->last = stop;
     /* After a stop GDB's current thread is the one that stopped. */
     g->g_thread = g->c_thread = stop.thread;
@@ -384,7 +384,8 @@ static void resume(km_gdb *g, const km_gdb_resume *how)
         g->state = KM_GDB_EXITED;
 }
 
-/* c [addr] / s [addr]: resume at addr when given (the thread's pc). */
+/* c [addr] / s [addr]: resume at addr when given (the thread's pc).  c
+ * runs every thread; s steps Hc's thread alone. */
 static void cmd_c(km_gdb *g, bool step)
 {
     int thread = g->c_thread >= 0 ? g->c_thread : g->last.thread;
@@ -400,18 +401,20 @@ static void cmd_c(km_gdb *g, bool step)
             return;
         }
     }
-    km_gdb_resume how = {.step = step, .thread = thread, .others = false};
+    km_gdb_resume how = {.thread = step ? thread : -1, .step = step, .others = !step};
     resume(g, &how);
 }
 
-/* vCont;ACTION[:TID];...: in all-stop, a step of one thread (the others
- * continuing or not) or a continue of all.  Signals (C, S) are not
- * delivered: an X280 core has none. */
+/* vCont;ACTION[:TID];...: the leftmost action that names a thread wins
+ * for it; an action without one is for all the others.  In all-stop GDB
+ * sends at most one step, and a thread-specific continue only alone (a
+ * step over a breakpoint); two threads continued by name run as all.
+ * Signals (C, S) are not delivered: an X280 core has none. */
 static void cmd_vcont(km_gdb *g)
 {
     cursor c = {g->packet + 5, g->packet + g->packet_len};
-    bool any_continue = false, any_step = false;
-    int step_thread = -1;
+    int step_thread = -1, cont_thread = -1, named_conts = 0;
+    bool default_cont = false, default_step = false;
     while (!at_end(&c)) {
         if (!eat(&c, ';')) {
             gdb_error(g, GDB_E_SYNTAX);
@@ -427,28 +430,35 @@ static void cmd_vcont(km_gdb *g)
             gdb_error(g, GDB_E_SYNTAX);
             return;
         }
+        bool step = a == 's' || a == 'S';
         int thread = THREAD_ALL, code;
         if (eat(&c, ':') && !thread_id(g, &c, &thread, &code)) {
             gdb_error(g, code);
             return;
         }
-        if (a == 's' || a == 'S') {
-            /* GDB steps one thread at a time in all-stop; the first
-             * step action decides, as the leftmost action wins. */
-            if (!any_step) {
-                any_step = true;
-                step_thread = thread >= 0 ? thread : g->c_thread >= 0 ? g->c_thread : g->last.thread;
-            }
-        } else {
-            any_continue = true;
+        if (thread < 0) {
+            if (step)
+                default_step = true;
+            else
+                default_cont = true;
+        } else if (step) {
+            if (step_thread < 0)
+                step_thread = thread;
+        } else if (thread != step_thread && thread != cont_thread) {
+            named_conts++;
+            cont_thread = thread;
         }
     }
-    if (!any_step && !any_continue) {
-        gdb_error(g, GDB_E_SYNTAX);
-        return;
-    }
-    km_gdb_resume how = {.step = any_step, .thread = any_step ? step_thread : 0,
-                         .others = any_continue};
+    km_gdb_resume how;
+    if (step_thread < 0 && default_step) /* "s" for all: the current one */
+        step_thread = g->c_thread >= 0 ? g->c_thread : g->last.thread;
+    if (step_thread >= 0)
+        how = (km_gdb_resume){.thread = step_thread, .step = true,
+                              .others = default_cont || named_conts > 0};
+    else if (named_conts == 1 && !default_cont)
+        how = (km_gdb_resume){.thread = cont_thread, .step = false, .others = false};
+    else
+        how = (km_gdb_resume){.thread = -1, .step = false, .others = true};
     resume(g, &how);
 }
 

@@ -84,12 +84,20 @@ typedef struct km_gdb_stop {
     int exit_code;     /* KM_GDB_STOP_EXITED */
 } km_gdb_stop;
 
-/* How to resume, from c, s or vCont. */
+/* How to resume, from c, s or vCont.  GDB asks for four things:
+ *   continue all            thread -1, others true   (c, vCont;c)
+ *   continue one thread     thread T, others false   (vCont;c:T: GDB's
+ *                           step over a breakpoint, and its software
+ *                           single step — GDB on RISC-V steps by a
+ *                           breakpoint at the next pc, not by s)
+ *   step one thread         thread T, step, others false (s, vCont;s:T)
+ *   step one, run the rest  thread T, step, others true  (vCont;s:T;c)
+ * A thread not resumed stays halted; while halted its modeled time does
+ * not pass.  A target may keep the others still even when `others`. */
 typedef struct km_gdb_resume {
-    bool step;   /* step `thread` one instruction; else continue all */
-    int thread;  /* the thread to step (0..count-1) */
-    bool others; /* stepping: whether the other threads may run meanwhile
-                  * (vCont;s:N;c) — a target may keep them still anyway */
+    int thread;  /* the thread singled out (0..count-1), or -1: none */
+    bool step;   /* `thread` steps one instruction (else it continues) */
+    bool others; /* the other threads run too, until any thread stops */
 } km_gdb_resume;
 
 /* While the target runs, it calls poll(poll_arg) now and then (every

@@ -40,6 +40,7 @@ typedef struct fake_target {
     fake_point points[FAKE_POINTS];
     int exit_code;
     int resumes, detached, killed;
+    km_gdb_resume last_resume;
     int budget; /* FAKE_BUDGET unless a test makes it small */
 } fake_target;
 
@@ -237,7 +238,7 @@ static bool fake_step(fake_target *t, int h, bool check_points, km_gdb_stop *sto
     uint32_t in = (uint32_t)ip[0] | (uint32_t)ip[1] << 8 | (uint32_t)ip[2] << 16 | (uint32_t)ip[3] << 24;
     int op = in & 0x7f, rd = in >> 7 & 31, f3 = in >> 12 & 7, rs1 = in >> 15 & 31, rs2 = in >> 20 & 31;
     int64_t imm_i = (int64_t)(int32_t)in >> 20;
-    int64_t imm_s = ((int64_t)(int32_t)in >> 25) << 5 | (in >> 7 & 31);
+    int64_t imm_s = (int64_t)((uint64_t)((int64_t)(int32_t)in >> 25) << 5 | (in >> 7 & 31));
     uint64_t next = r->pc + 4;
     if (op == 0x13 && f3 == 0) {
         if (rd)
@@ -307,8 +308,10 @@ static int fake_resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, vo
 {
     fake_target *t = ctx;
     t->resumes++;
+    t->last_resume = *how;
     if (how->step) {
-        /* The others stay still: a step is one instruction of one core. */
+        /* The others stay still even when they may run: a step is one
+         * instruction of one core. */
         if (!t->hart[how->thread].done && fake_step(t, how->thread, true, stop))
             return 0;
         memset(stop, 0, sizeof *stop);
@@ -330,8 +333,18 @@ static int fake_resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, vo
             return 0;
         }
         int h = n % FAKE_HARTS;
+        if (!how->others && h != how->thread)
+            continue;
         if (!t->hart[h].done && fake_step(t, h, true, stop))
             return 0;
+        if (!how->others && t->hart[h].done) {
+            /* The one thread let run has ended; the rest still wait. */
+            memset(stop, 0, sizeof *stop);
+            stop->reason = KM_GDB_STOP_TRAP;
+            stop->thread = h;
+            stop->cause = 11;
+            return 0;
+        }
     }
     memset(stop, 0, sizeof *stop);
     stop->reason = KM_GDB_STOP_STUCK;

@@ -359,6 +359,26 @@ static void points_steps_and_the_end(void **state)
     assert_string_equal(ask(s, "Z0,8000008"), "E01");
     assert_string_equal(ask(s, "Z0,8000008,4;X1,0"), "E01");
     assert_string_equal(ask(s, "Z5,8000008,4"), "");
+    /* How vCont's actions become a resume. */
+    static const struct {
+        const char *packet;
+        int thread;
+        bool step, others;
+    } vconts[] = {
+        {"vCont;c", -1, false, true},      {"vCont;c:2", 1, false, false},
+        {"vCont;s:2", 1, true, false},     {"vCont;s:2;c", 1, true, true},
+        {"vCont;c:2;s:3", 2, true, true},  {"vCont;c:1;c:2", -1, false, true},
+        {"vCont;S05:4;C05", 3, true, true}, {"vCont;s", 0, true, false},
+    };
+    for (size_t i = 0; i < sizeof vconts / sizeof *vconts; i++) {
+        session *v = open_session();
+        v->t.budget = 1;
+        ask(v, vconts[i].packet);
+        assert_int_equal(v->t.last_resume.thread, vconts[i].thread);
+        assert_int_equal(v->t.last_resume.step, vconts[i].step);
+        assert_int_equal(v->t.last_resume.others, vconts[i].others);
+        close_session(v);
+    }
     /* The end: every hart's ecall. */
     assert_string_equal(ask(s, "vCont;c"), "W00");
     assert_int_equal(km_gdb_state_of(s->g), KM_GDB_EXITED);
