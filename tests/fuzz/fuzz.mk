@@ -1,6 +1,6 @@
 # tests/fuzz/fuzz.mk, included by the Makefile: libFuzzer harnesses for
-# the two readers of untrusted files, the manifest's and the ELF's
-# (tests/fuzz/README.md).  Built with clang under ASan and UBSan into
+# the readers of untrusted input, the manifest's and the ELF's files and
+# the GDB server's packets (tests/fuzz/README.md).  Built with clang under ASan and UBSan into
 # build-fuzz/, apart from every MODE's tree: libFuzzer needs clang's
 # -fsanitize=fuzzer, and the library's objects its coverage hooks.
 #   make fuzz              a longer run (FUZZ_SECONDS, default 300, a harness)
@@ -11,7 +11,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -std=c11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
   -DKMRUN_VERSION='"$(VERSION)"' -MMD -MP -O1 -g -fno-omit-frame-pointer \
   $(FUZZ_SAN) -fsanitize=fuzzer-no-link
-FUZZ_NAMES := manifest elf
+FUZZ_NAMES := manifest elf gdb
 FUZZ_BIN := $(FUZZ_NAMES:%=$(FB)/fuzz/%_fuzz)
 FUZZ_LIBS := $(FB)/libkm.a $(FB)/libsim.a $(FB)/libks.a
 FUZZ_SECONDS ?= 300
@@ -31,9 +31,10 @@ $(FB)/libkm.a: $(LIB_SRC:%.c=$(FB)/obj/%.o)
 $(FUZZ_LIBS):
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+# -Itests/unit: gdb_fuzz serves the unit test's fake target (gdb_fake.h).
 $(FB)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c tests/fuzz/fuzz_file.h $(FUZZ_LIBS)
 	@mkdir -p $(@D)
-	$(call say,FUZZLD,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) $(LIB_INC) -fsanitize=fuzzer -rdynamic \
+	$(call say,FUZZLD,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) $(LIB_INC) -Itests/unit -fsanitize=fuzzer -rdynamic \
 	  $< -o $@ $(FUZZ_LIBS) $(HOST_LDLIBS)
 
 .PHONY: fuzz fuzz-smoke fuzz-build
