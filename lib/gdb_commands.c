@@ -551,8 +551,10 @@ static long threads_xml(km_gdb *g)
             }
         }
         safe[k] = '\0';
+        /* The name only: an element's text would be GDB's "extra
+         * info", shown again in parentheses after it. */
         n = snprintf(g->xfer + at, sizeof g->xfer - at,
-                     "<thread id=\"%x\" core=\"%d\" name=\"%s\">%s</thread>\n", i + 1, i, safe, safe);
+                     "<thread id=\"%x\" core=\"%d\" name=\"%s\"/>\n", i + 1, i, safe);
         if (n < 0 || (size_t)n >= sizeof g->xfer - at)
             return -1;
         at += (size_t)n;

@@ -9,11 +9,20 @@
 load helpers
 
 server=$KMRUN_BUILD/tests/gdb_fake_server
+server_pid=
+gdb_pid=
 
-# start_server: runs the fake server in the background; sets port.
+# A failed test leaves no server or GDB behind.
+teardown() {
+    if [ -n "$gdb_pid" ]; then kill "$gdb_pid" 2>/dev/null || true; fi
+    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+}
+
+# start_server [forever]: runs the fake server in the background; sets
+# port.
 start_server() {
     rm -f "$BATS_TEST_TMPDIR/port"
-    "$server" "$BATS_TEST_TMPDIR/port" >"$BATS_TEST_TMPDIR/server.out" 2>&1 &
+    "$server" "$BATS_TEST_TMPDIR/port" "$@" >"$BATS_TEST_TMPDIR/server.out" 2>&1 &
     server_pid=$!
     for _ in $(seq 100); do
         [ -s "$BATS_TEST_TMPDIR/port" ] && break
@@ -31,6 +40,7 @@ stop_server() {
     done
     kill "$server_pid" 2>/dev/null || true
     wait "$server_pid" || true
+    server_pid=
 }
 
 @test "gdb: gdb-multiarch reads registers and memory, breaks, steps, switches threads, watches, runs to the end" {
@@ -95,4 +105,33 @@ stop_server() {
     [ "$reply" = '-+$E01#a6+$E02#a7+$E03#a8+$E16#ac+$QC1#c5+$OK#9a' ]
     run cat "$BATS_TEST_TMPDIR/server.out"
     [ "${lines[0]}" = detached ]
+}
+
+@test "gdb: Ctrl-C stops a program that never ends, and kill ends the session" {
+    command -v gdb-multiarch >/dev/null || skip "no gdb-multiarch"
+    start_server forever
+    # GDB sends 0x03 when it gets SIGINT during a continue, as from a
+    # terminal's Ctrl-C.  A background job starts with SIGINT ignored,
+    # which GDB would keep: python3 gives it back its default first.
+    timeout 60 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' gdb-multiarch -nx -batch -ex "target remote :$port" -ex "continue" \
+        -ex "info registers pc" -ex "kill" >"$BATS_TEST_TMPDIR/gdb.out" 2>&1 &
+    gdb_pid=$!
+    for _ in $(seq 600); do
+        [ -e "$BATS_TEST_TMPDIR/port.running" ] && break
+        sleep 0.05
+    done
+    [ -e "$BATS_TEST_TMPDIR/port.running" ]
+    sleep 0.2
+    kill -INT "$gdb_pid" # timeout passes it on to GDB
+    wait "$gdb_pid"
+    gdb_pid=
+    stop_server
+    cat "$BATS_TEST_TMPDIR/gdb.out"
+    grep -q 'received signal SIGINT, Interrupt' "$BATS_TEST_TMPDIR/gdb.out"
+    grep -q '^pc             0x8000018' "$BATS_TEST_TMPDIR/gdb.out"
+    grep -q 'killed' "$BATS_TEST_TMPDIR/gdb.out"
+    run cat "$BATS_TEST_TMPDIR/server.out"
+    [ "${lines[0]}" = killed ]
 }

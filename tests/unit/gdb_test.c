@@ -315,8 +315,8 @@ static void threads(void **state)
     assert_string_equal(ask(s, "Hg1x"), "E01");
     const char *r = ask(s, "qXfer:threads:read::0,1000");
     assert_int_equal(r[0], 'l');
-    assert_non_null(strstr(r, "<thread id=\"2\" core=\"1\" name=\"cluster 1 core 1\">"));
-    assert_non_null(strstr(r, "<thread id=\"4\" core=\"3\" name=\"cluster 2 core 1\">"));
+    assert_non_null(strstr(r, "<thread id=\"2\" core=\"1\" name=\"cluster 1 core 1\"/>"));
+    assert_non_null(strstr(r, "<thread id=\"4\" core=\"3\" name=\"cluster 2 core 1\"/>"));
     close_session(s);
 }
 
