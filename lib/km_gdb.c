@@ -10,6 +10,11 @@ km_gdb *km_gdb_new(const km_gdb_target_ops *ops, void *ctx, const km_gdb_io *io,
 {
     if (!ops || !io || !io->write || !ops->thread_count)
         return NULL;
+    /* GDB needs a thread to stop on; a target beyond GDB_MAX_THREADS
+     * shows its first ones. */
+    int count = ops->thread_count(ctx);
+    if (count <= 0)
+        return NULL;
     km_gdb *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
@@ -18,8 +23,7 @@ km_gdb *km_gdb_new(const km_gdb_target_ops *ops, void *ctx, const km_gdb_io *io,
     g->io = *io;
     g->state = KM_GDB_SERVING;
     g->in = GDB_IN_IDLE;
-    int count = ops->thread_count(ctx);
-    g->count = count < 0 ? 0 : count > GDB_MAX_THREADS ? GDB_MAX_THREADS : count;
+    g->count = count > GDB_MAX_THREADS ? GDB_MAX_THREADS : count;
     if (first_thread < 0 || first_thread >= g->count)
         first_thread = 0;
     g->g_thread = g->c_thread = first_thread;

@@ -155,8 +155,9 @@ typedef enum km_gdb_state {
 typedef struct km_gdb km_gdb;
 
 /* A server for one connection, the target halted (its stop reply to `?`
- * is SIGTRAP on thread first_thread).  NULL when memory is lacking or an
- * argument is missing. */
+ * is SIGTRAP on thread first_thread).  NULL when memory is lacking, an
+ * argument is missing or the target has no thread.  GDB sees at most 128
+ * threads (the first ones). */
 km_gdb *km_gdb_new(const km_gdb_target_ops *ops, void *ctx, const km_gdb_io *io,
                    int first_thread);
 void km_gdb_free(km_gdb *g);

@@ -422,6 +422,12 @@ static void traps_stuck_and_ctrl_c(void **state)
     close_session(s);
 }
 
+static int zero_threads(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
 static void too_long_detach_kill(void **state)
 {
     (void)state;
@@ -443,6 +449,14 @@ static void too_long_detach_kill(void **state)
     assert_int_equal(s->t.killed, 1);
     assert_int_equal(s->w.n, 1); /* the ack, no reply */
     close_session(s);
+    /* No server without a writer or a thread. */
+    km_gdb_io io = {.write = wire_write, .arg = NULL};
+    km_gdb_target_ops none = fake_ops;
+    none.thread_count = zero_threads;
+    fake_target t;
+    assert_null(km_gdb_new(&none, &t, &io, 0));
+    km_gdb_io no_write = {0};
+    assert_null(km_gdb_new(&fake_ops, &t, &no_write, 0));
 }
 
 /* ---- the fuzz ---- */
