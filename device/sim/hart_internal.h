@@ -156,13 +156,16 @@ static inline void sim_commit_store(sim_hart *h, uint64_t addr, uint64_t value, 
     }
 }
 
+/* What the memory slow paths return when a watch stopped the run before
+ * the access (not a trap cause: causes are below 16). */
+#define SIM_HART_STOPPED 0x100
+
 /* hart_mem.c: calls h->watch for every watch [addr, addr + size) meets
- * (h is as of the instruction's start). */
-void sim_watch_check(sim_hart *h, uint64_t addr, unsigned size, bool store);
-static inline void sim_watch_access(sim_hart *h, uint64_t addr, unsigned size, bool store)
+ * (h is as of the instruction's start); true when one asked to stop. */
+bool sim_watch_check(sim_hart *h, uint64_t addr, unsigned size, bool store);
+static inline bool sim_watch_access(sim_hart *h, uint64_t addr, unsigned size, bool store)
 {
-    if (__builtin_expect(h->nwatches != 0, 0))
-        sim_watch_check(h, addr, size, store);
+    return __builtin_expect(h->nwatches != 0, 0) && sim_watch_check(h, addr, size, store);
 }
 
 /* rvc.c: the 32-bit instruction a compressed one stands for, or 0 when

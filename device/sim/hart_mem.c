@@ -77,20 +77,23 @@ static void write_le(uint8_t *p, unsigned size, uint64_t v)
     }
 }
 
-void sim_watch_check(sim_hart *h, uint64_t addr, unsigned size, bool store)
+bool sim_watch_check(sim_hart *h, uint64_t addr, unsigned size, bool store)
 {
+    bool stop = false;
     for (unsigned i = 0; i < h->nwatches; i++) {
         const sim_watch *w = &h->watches[i];
         if ((store ? w->store : w->load) && addr < w->addr + w->len && w->addr < addr + size &&
             h->watch)
-            h->watch(h->watch_ctx, h, i, store);
+            stop |= h->watch(h->watch_ctx, h, i, store);
     }
+    return stop;
 }
 
 int sim_hart_load_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64_t *value)
 {
     sim_mem *m = h->mem;
-    sim_watch_access(h, addr, size, false);
+    if (sim_watch_access(h, addr, size, false))
+        return SIM_HART_STOPPED;
     sim_commit_load(h, addr);
     if (i >= 0) {
         const sim_ram *r = &m->ram[i];
@@ -110,7 +113,8 @@ int sim_hart_load_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64_
 int sim_hart_store_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64_t value)
 {
     sim_mem *m = h->mem;
-    sim_watch_access(h, addr, size, true);
+    if (sim_watch_access(h, addr, size, true))
+        return SIM_HART_STOPPED;
     sim_commit_store(h, addr, value, size);
     if (i >= 0) {
         const sim_ram *r = &m->ram[i];
@@ -193,8 +197,8 @@ int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval)
     }
     /* An AMO: one read-modify-write; the simulator runs one hart at a
      * time, so reading and writing through the callbacks is atomic. */
-    sim_watch_access(h, addr, size, false);
-    sim_watch_access(h, addr, size, true);
+    if (sim_watch_access(h, addr, size, false) | sim_watch_access(h, addr, size, true))
+        return SIM_HART_STOPPED;
     int i = sim_mem_find_ram(m, addr, size);
     uint64_t src = h->x[d->rs2];
     if (i >= 0) {

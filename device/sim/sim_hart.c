@@ -437,6 +437,14 @@ overrun:
     instret -= d->n_rest;
     goto step;
 
+stopped:
+    /* a probe or a watch asked to stop before d: nothing of d happened */
+    UNCUT();
+    cycle -= d->cost_rest;
+    instret -= d->n_rest;
+    pc = d->pc;
+    goto out;
+
 halted_after:
     /* a device stopped the hart during d: d retires, the rest does not */
     UNCUT();
@@ -452,8 +460,10 @@ op_PROBE:
      * may change registers (x and f are the hart's own) */
     if (h->probe) {
         SYNC();
-        h->probe(h->probe_ctx, h);
+        bool stop_here = h->probe(h->probe_ctx, h);
         rlen = 0; /* it may have set watches */
+        if (stop_here)
+            goto stopped;
     }
     NEXT;
 op_ILLEGAL:
@@ -565,6 +575,8 @@ op_FSD: {
                  ? sim_hart_atomic(h, d, &tval)
                  : sim_hart_fp_mem(h, d, &tval);
     RESYNC();
+    if (rc == SIM_HART_STOPPED)
+        goto stopped;
     if (rc) {
         cause = (uint64_t)rc;
         goto trap;
@@ -664,6 +676,8 @@ load_slow: {
     RESYNC();
     if (ri >= 0) /* after the access: a watch it met may have set others */
         REFILL(&m->ram[ri]);
+    if (rc == SIM_HART_STOPPED)
+        goto stopped;
     if (rc) {
         cause = (uint64_t)rc;
         tval = mem_addr;
@@ -688,6 +702,8 @@ store_slow: {
     RESYNC();
     if (ri >= 0)
         REFILL(&m->ram[ri]);
+    if (rc == SIM_HART_STOPPED)
+        goto stopped;
     if (rc) {
         cause = (uint64_t)rc;
         tval = mem_addr;

@@ -94,17 +94,20 @@ typedef struct sim_hart {
     struct sim_icache *icache;
     /* While sim_hart_step runs an instruction: where its accesses go. */
     sim_commit *commit;
-    /* Called before an instruction at a probed pc (sim_hart_set_probes). */
-    void (*probe)(void *ctx, struct sim_hart *h);
+    /* Called before an instruction at a probed pc (sim_hart_set_probes);
+     * true stops the run there (sim_hart_run returns with the hart
+     * running, at that pc, the instruction not begun). */
+    bool (*probe)(void *ctx, struct sim_hart *h);
     void *probe_ctx;
     /* Watched memory: before a load or store (an AMO is both) that
      * overlaps one of watches[0..nwatches) reaches memory, watch(ctx, h,
      * the watch's index, store) is called with the hart as of the
-     * instruction's start; like a probe, it may hold the hart.  While any
-     * is set, every access takes the slow path that checks them. */
+     * instruction's start; like a probe, it may hold the hart, and true
+     * stops the run before the instruction.  While any is set, every access
+     * takes the slow path that checks them. */
     const struct sim_watch *watches;
     unsigned nwatches;
-    void (*watch)(void *ctx, struct sim_hart *h, unsigned index, bool store);
+    bool (*watch)(void *ctx, struct sim_hart *h, unsigned index, bool store);
     void *watch_ctx;
 } sim_hart;
 
@@ -157,7 +160,8 @@ void sim_hart_halt(sim_hart *h);
  * set) is called with the hart as of that instruction's start (pc, cycle,
  * instret, registers).  The callee may take its time (a debugger holds the
  * hart there; modeled time does not move) and may read and write
- * registers and memory, but not pc.  A probe is no instruction and costs
+ * registers and memory, but not pc; returning true stops the run before
+ * the instruction (the next run meets the probe again).  A probe is no instruction and costs
  * nothing.  The set belongs to the decoded code, so harts that share it
  * share the set; it replaces the last one and drops what was decoded.
  * Returns 0, or -1 when memory is lacking (the old set stays). */

@@ -883,7 +883,7 @@ typedef struct probe_log {
     uint64_t a0[256];
 } probe_log;
 
-static void record_probe(void *ctx, sim_hart *h)
+static bool record_probe(void *ctx, sim_hart *h)
 {
     probe_log *log = ctx;
     if (log->n < 256) {
@@ -891,6 +891,7 @@ static void record_probe(void *ctx, sim_hart *h)
         log->a0[log->n] = h->x[A0];
         log->n++;
     }
+    return false;
 }
 
 static void probes_see_every_arrival(void **state)
@@ -954,10 +955,11 @@ static void probes_see_every_arrival(void **state)
     rig_free(ref);
 }
 
-static void set_a0(void *ctx, sim_hart *h)
+static bool set_a0(void *ctx, sim_hart *h)
 {
     (void)ctx;
     h->x[A0] = 77;
+    return false;
 }
 
 static void probes_may_change_registers(void **state)
@@ -994,7 +996,7 @@ typedef struct watch_log {
     rig *r;
 } watch_log;
 
-static void record_watch(void *ctx, sim_hart *h, unsigned index, bool store)
+static bool record_watch(void *ctx, sim_hart *h, unsigned index, bool store)
 {
     watch_log *log = ctx;
     assert_int_equal(index, 0);
@@ -1004,6 +1006,7 @@ static void record_watch(void *ctx, sim_hart *h, unsigned index, bool store)
         log->before[log->n] = data64(log->r, SCRATCH);
         log->n++;
     }
+    return false;
 }
 
 static void watches_see_every_access(void **state)
@@ -1033,6 +1036,74 @@ static void watches_see_every_access(void **state)
         assert_int_equal(log.before[i + 1], 3ull * (i / 2)); /* before the store lands */
         assert_true(log.pc[i + 1] > log.pc[i]);
     }
+    rig_free(r);
+    rig_free(ref);
+}
+
+/* A probe or a watch that asks to stop ends the run before the
+ * instruction, nothing of it done; the next run meets the probe again
+ * (so an owner steps past it with the probe gone), and a run stopped and
+ * resumed so is the plain run. */
+static bool stop_always(void *ctx, sim_hart *h)
+{
+    (void)h;
+    (*(unsigned *)ctx)++;
+    return true;
+}
+
+static bool stop_on_store(void *ctx, sim_hart *h, unsigned index, bool store)
+{
+    (void)h;
+    (void)index;
+    if (store)
+        (*(unsigned *)ctx)++;
+    return store;
+}
+
+static void probes_and_watches_stop(void **state)
+{
+    (void)state;
+    rig *ref = rig_new(exact_program);
+    run_hart(&ref->h);
+
+    rig *r = rig_new(exact_program);
+    unsigned probes = 0, stores = 0;
+    uint64_t at = 0; /* the div */
+    for (uint64_t off = 0; off < 256 && !at; off += 2) {
+        uint32_t w;
+        memcpy(&w, r->code + off, 4);
+        if ((w & 0xfe00707f) == 0x02004033)
+            at = CODE_BASE + off;
+    }
+    assert_true(at != 0);
+    r->h.probe = stop_always;
+    r->h.probe_ctx = &probes;
+    assert_int_equal(sim_hart_set_probes(&r->h, &at, 1), 0);
+    sim_watch w = {SCRATCH, 8, false, true};
+    r->h.watch = stop_on_store;
+    r->h.watch_ctx = &stores;
+    unsigned stops = 0;
+    for (;;) {
+        sim_hart_state st = sim_hart_run(&r->h, r->h.cycle + 1000000);
+        if (st != SIM_HART_RUNNING)
+            break;
+        stops++;
+        /* stopped before the div or the watched store: step it alone,
+         * with the probe and the watch out of the way */
+        assert_true(r->h.pc == at || r->h.nwatches == 1);
+        r->h.nwatches = 0;
+        assert_int_equal(sim_hart_set_probes(&r->h, NULL, 0), 0);
+        sim_hart_run(&r->h, r->h.cycle + 1);
+        assert_int_equal(sim_hart_set_probes(&r->h, &at, 1), 0);
+        r->h.watches = &w;
+        r->h.nwatches = 1;
+    }
+    assert_int_equal(probes, 40);
+    assert_int_equal(stores, 39); /* the first runs before the watch is set */
+    assert_int_equal(stops, 79);
+    assert_int_equal(r->h.cycle, ref->h.cycle);
+    assert_int_equal(r->h.instret, ref->h.instret);
+    assert_memory_equal(r->h.x, ref->h.x, sizeof r->h.x);
     rig_free(r);
     rig_free(ref);
 }
@@ -1171,6 +1242,7 @@ int main(void)
         cmocka_unit_test(probes_see_every_arrival),
         cmocka_unit_test(probes_may_change_registers),
         cmocka_unit_test(watches_see_every_access),
+        cmocka_unit_test(probes_and_watches_stop),
         cmocka_unit_test(fence_i_drops_decoded),
         cmocka_unit_test(fp_loads_and_stores),
         cmocka_unit_test(device_accesses),
