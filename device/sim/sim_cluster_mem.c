@@ -9,6 +9,9 @@
 #include "sim_checker.h"
 #include "sim_noc.h"
 
+#define LIKELY(c) __builtin_expect(!!(c), 1)
+#define UNLIKELY(c) __builtin_expect(!!(c), 0)
+
 #define NOC_REGS_BYTES ((uint64_t)BH_NOC_WINDOWS * sizeof(bh_noc_window_reg))
 
 /* The bank address a core address reaches through either DRAM window. */
@@ -170,6 +173,19 @@ int sim_cluster_mem_read_lim(const sim_cluster_mem *cm, uint64_t addr, void *dst
     }
     memcpy(dst, cm->lim + (addr - BH_LIM_BASE), n);
     return KS_OK;
+}
+
+/* sim_mem_note_store for a store at addr, called only when another hart
+ * holds a reservation at all (the common case is none: four loads). */
+static inline void note_store(sim_mem *m, const sim_hart *writer, uint64_t addr)
+{
+    for (unsigned i = 0; i < m->nharts; i++) {
+        const sim_hart *o = m->harts[i];
+        if (o != writer && o->reserved) {
+            sim_mem_note_store(m, writer, addr);
+            return;
+        }
+    }
 }
 
 /* ---- Time ---------------------------------------------------------------- */
@@ -344,20 +360,63 @@ static bool in_noc_windows(uint64_t addr)
     return addr - BH_NOC_WINDOW_BASE < (uint64_t)BH_NOC_WINDOWS * BH_NOC_WINDOW_BYTES;
 }
 
+/* A cached-window access that is not a plain hit: a miss (a fill, maybe
+ * a write-back first), or any access under the checker. */
+static __attribute__((noinline)) int cached_slow(sim_cluster_mem *cm, sim_hart *h,
+                                                 uint64_t addr, unsigned size,
+                                                 uint64_t *value, bool store)
+{
+    uint64_t a = addr - BH_DRAM_CACHED_BASE;
+    unsigned did;
+    if (cm->checker) {
+        did = checked_cached(cm, h, a, size, value, store);
+    } else if (store) {
+        did = sim_cache_store(&cm->cache, a, size, *value);
+    } else {
+        did = sim_cache_load(&cm->cache, a, size, value);
+    }
+    if (did & SIM_CACHE_FAILED) {
+        return failed(cm, addr, store ? SIM_CAUSE_STORE_ACCESS : SIM_CAUSE_LOAD_ACCESS);
+    }
+    charge_cached(cm, h, a, did);
+    if (store) {
+        note_store(&cm->mem, h, addr);
+    }
+    return 0;
+}
+
+/* Everything but the cached window (sim_cluster_mem_load's rare cases). */
+static __attribute__((noinline)) int load_other(sim_cluster_mem *cm, sim_hart *h,
+                                                uint64_t addr, unsigned size,
+                                                uint64_t *value);
+
+/* The hit path first: a tag compare, then the line's bytes, the HIT cost
+ * and the hit counter — what sim_cache_load and charge_cached do for a
+ * hit, without their calls.  Misses and the checker take cached_slow. */
 int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
                          uint64_t *value)
 {
     sim_cluster_mem *cm = m->ctx;
-    if (addr - BH_DRAM_CACHED_BASE < BH_BANK_BYTES) {
-        uint64_t a = addr - BH_DRAM_CACHED_BASE;
-        unsigned did = cm->checker ? checked_cached(cm, h, a, size, value, false)
-                                   : sim_cache_load(&cm->cache, a, size, value);
-        if (did & SIM_CACHE_FAILED) {
-            return failed(cm, addr, SIM_CAUSE_LOAD_ACCESS);
+    uint64_t a = addr - BH_DRAM_CACHED_BASE;
+    if (LIKELY(a < BH_BANK_BYTES)) {
+        unsigned i = sim_cache_index(a);
+        if (LIKELY(sim_cache_holds(&cm->cache, i, a)) && LIKELY(cm->checker == NULL)) {
+            cm->cache.stats.hits++;
+            *value = sim_cache_get(&cm->cache.data[i][a % BH_LINE_BYTES], size);
+            if (LIKELY(h != NULL)) {
+                h->cycle += cm->cost[SIM_T_HIT];
+            }
+            return 0;
         }
-        charge_cached(cm, h, a, did);
-        return 0;
+        return cached_slow(cm, h, addr, size, value, false);
     }
+    return load_other(cm, h, addr, size, value);
+}
+
+static int load_other(sim_cluster_mem *cm, sim_hart *h, uint64_t addr, unsigned size,
+                      uint64_t *value)
+{
+    sim_mem *m = &cm->mem;
     if (addr - BH_DRAM_UNCACHED_BASE < BH_BANK_BYTES) {
         uint64_t v = 0;
         if (cm->checker) {
@@ -456,21 +515,37 @@ static void noc_reg_store(sim_cluster_mem *cm, uint64_t addr, unsigned size, uin
     cm->stats.noc_reg_writes++;
 }
 
+static __attribute__((noinline)) int store_other(sim_cluster_mem *cm, sim_hart *h,
+                                                 uint64_t addr, unsigned size,
+                                                 uint64_t value);
+
+/* As the load: a hit stores into the line, marks it dirty, costs HIT and
+ * ends the other harts' reservations on the line. */
 int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
                           uint64_t value)
 {
     sim_cluster_mem *cm = m->ctx;
-    if (addr - BH_DRAM_CACHED_BASE < BH_BANK_BYTES) {
-        uint64_t a = addr - BH_DRAM_CACHED_BASE;
-        unsigned did = cm->checker ? checked_cached(cm, h, a, size, &value, true)
-                                   : sim_cache_store(&cm->cache, a, size, value);
-        if (did & SIM_CACHE_FAILED) {
-            return failed(cm, addr, SIM_CAUSE_STORE_ACCESS);
+    uint64_t a = addr - BH_DRAM_CACHED_BASE;
+    if (LIKELY(a < BH_BANK_BYTES)) {
+        unsigned i = sim_cache_index(a);
+        if (LIKELY(sim_cache_holds(&cm->cache, i, a)) && LIKELY(cm->checker == NULL)) {
+            cm->cache.stats.hits++;
+            sim_cache_put(&cm->cache.data[i][a % BH_LINE_BYTES], size, value);
+            cm->cache.tag[i] |= SIM_CACHE_DIRTY;
+            if (LIKELY(h != NULL)) {
+                h->cycle += cm->cost[SIM_T_HIT];
+            }
+            note_store(m, h, addr);
+            return 0;
         }
-        charge_cached(cm, h, a, did);
-        sim_mem_note_store(m, h, addr);
-        return 0;
+        return cached_slow(cm, h, addr, size, &value, true);
     }
+    return store_other(cm, h, addr, size, value);
+}
+
+static int store_other(sim_cluster_mem *cm, sim_hart *h, uint64_t addr, unsigned size,
+                       uint64_t value)
+{
     if (addr - BH_DRAM_UNCACHED_BASE < BH_BANK_BYTES) {
         /* Reservations are cleared by our own watch of the bank (and the
          * checker's watch records the write at the site). */
