@@ -74,12 +74,16 @@ static void land_messages(sim_card *card, uint64_t up_to_ps)
  * mailboxes before it (at most a quantum late, never early). */
 static void step_clusters(sim_card *card, uint64_t until_ps)
 {
+    /* Nothing inside a step parks or adds a cluster: the live ones are
+     * listed once, and each target is turned into cycles once for all
+     * (one clock). */
+    sim_cluster *live_clusters[BH_CLUSTERS];
     unsigned nlive = 0;
     uint64_t from = UINT64_MAX;
     for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++) {
         if (!live(card, c))
             continue;
-        nlive++;
+        live_clusters[nlive++] = card->clusters[c];
         uint64_t at = sim_cluster_now_ps(card->clusters[c]);
         if (at < from)
             from = at;
@@ -88,16 +92,15 @@ static void step_clusters(sim_card *card, uint64_t until_ps)
         uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
         for (uint64_t t = from + quantum_ps; t < until_ps; t += quantum_ps) {
             land_messages(card, t - quantum_ps);
-            for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
-                if (live(card, c))
-                    sim_cluster_step(card->clusters[c], t);
+            uint64_t cycle = sim_ps_to_cycles_ceil(t, card->mhz);
+            for (unsigned k = 0; k < nlive; k++)
+                sim_cluster_step_cycles(live_clusters[k], cycle);
             from = t;
         }
     }
     land_messages(card, from);
-    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
-        if (live(card, c))
-            sim_cluster_step(card->clusters[c], until_ps);
+    for (unsigned k = 0; k < nlive; k++)
+        sim_cluster_step(live_clusters[k], until_ps);
 }
 
 /* With X280 ports the Tensix cores and the X280 cores talk without the

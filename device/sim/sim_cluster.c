@@ -118,9 +118,8 @@ void sim_cluster_trace(sim_cluster *c, unsigned core, void (*line)(void *ctx, co
     c->trace_ctx = ctx;
 }
 
-void sim_cluster_step(sim_cluster *c, uint64_t until_ps)
+void sim_cluster_step_cycles(sim_cluster *c, uint64_t until)
 {
-    uint64_t until = sim_ps_to_cycles_ceil(until_ps, c->m.mhz);
     until = (until + SIM_CLUSTER_QUANTUM - 1u) / SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM;
     while (c->m.now < until) {
         if (!sim_cluster_busy(c)) {
@@ -138,6 +137,11 @@ void sim_cluster_step(sim_cluster *c, uint64_t until_ps)
         run_quantum(c, end);
         c->m.now = end;
     }
+}
+
+void sim_cluster_step(sim_cluster *c, uint64_t until_ps)
+{
+    sim_cluster_step_cycles(c, sim_ps_to_cycles_ceil(until_ps, c->m.mhz));
 }
 
 uint64_t sim_cluster_now_ps(const sim_cluster *c)

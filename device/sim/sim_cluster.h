@@ -96,6 +96,13 @@ void sim_cluster_trace(sim_cluster *c, unsigned core, void (*line)(void *ctx, co
  * no-op if it already is). */
 void sim_cluster_step(sim_cluster *c, uint64_t until_ps);
 
+/* The same with the time in the cluster's cycles: whole quanta until its
+ * time is at or past until_cycle, rounded up to a quantum boundary.
+ * sim_cluster_step(c, ps) is sim_cluster_step_cycles(c,
+ * sim_ps_to_cycles_ceil(ps, mhz)); a caller stepping several clusters of
+ * one clock converts once. */
+void sim_cluster_step_cycles(sim_cluster *c, uint64_t until_cycle);
+
 /* The cluster's time: picoseconds from the card's start, and mtime. */
 uint64_t sim_cluster_now_ps(const sim_cluster *c);
 uint64_t sim_cluster_mtime(const sim_cluster *c);

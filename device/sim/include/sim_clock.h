@@ -30,16 +30,36 @@ static inline bool sim_mhz_valid(unsigned mhz)
     return mhz == SIM_MHZ_DEFAULT || mhz == SIM_MHZ_FAST;
 }
 
-/* The start of cycle `cycles`: floor(cycles * 1e6 / mhz) picoseconds. */
-static inline uint64_t sim_cycles_to_ps(uint64_t cycles, unsigned mhz)
+static inline uint64_t sim_cycles_to_ps_at(uint64_t cycles, unsigned mhz)
 {
     return cycles / mhz * BH_PS_PER_US + cycles % mhz * BH_PS_PER_US / mhz;
+}
+
+static inline uint64_t sim_ps_to_cycles_at(uint64_t ps, unsigned mhz)
+{
+    return ps / BH_PS_PER_US * mhz + ps % BH_PS_PER_US * mhz / BH_PS_PER_US;
+}
+
+/* The start of cycle `cycles`: floor(cycles * 1e6 / mhz) picoseconds.
+ * (The two clocks are spelled out so that their divisions are by
+ * constants: multiplications, not divide instructions; same values.) */
+static inline uint64_t sim_cycles_to_ps(uint64_t cycles, unsigned mhz)
+{
+    if (mhz == SIM_MHZ_DEFAULT)
+        return sim_cycles_to_ps_at(cycles, SIM_MHZ_DEFAULT);
+    if (mhz == SIM_MHZ_FAST)
+        return sim_cycles_to_ps_at(cycles, SIM_MHZ_FAST);
+    return sim_cycles_to_ps_at(cycles, mhz);
 }
 
 /* The cycle running at `ps`: floor(ps * mhz / 1e6). */
 static inline uint64_t sim_ps_to_cycles(uint64_t ps, unsigned mhz)
 {
-    return ps / BH_PS_PER_US * mhz + ps % BH_PS_PER_US * mhz / BH_PS_PER_US;
+    if (mhz == SIM_MHZ_DEFAULT)
+        return sim_ps_to_cycles_at(ps, SIM_MHZ_DEFAULT);
+    if (mhz == SIM_MHZ_FAST)
+        return sim_ps_to_cycles_at(ps, SIM_MHZ_FAST);
+    return sim_ps_to_cycles_at(ps, mhz);
 }
 
 /* The first cycle that begins at or after `ps`. */
