@@ -219,7 +219,7 @@ int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err)
                           card->trace_ctx);
     if (rc == KS_OK && card->checker) {
         sim_cluster_mem *m = &card->clusters[cluster]->m;
-        m->checker = card->checker;
+        sim_cluster_mem_set_checker(m, card->checker);
         sim_checker_add_cache(card->checker, cluster, &m->cache);
     }
     return rc;

@@ -9,6 +9,10 @@
 #include "sim_checker.h"
 #include "sim_noc.h"
 
+_Static_assert(SIM_CACHE_VALID == SIM_MEM_LINE_VALID && SIM_CACHE_DIRTY == SIM_MEM_LINE_DIRTY,
+               "sim_mem's inline hit reads the cache's tags");
+_Static_assert(BH_LINE_BYTES == 64u, "sim_mem's inline hit takes 64-byte lines");
+
 #define LIKELY(c) __builtin_expect(!!(c), 1)
 #define UNLIKELY(c) __builtin_expect(!!(c), 0)
 
@@ -87,12 +91,28 @@ int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, 
     cm->mem.store = sim_cluster_mem_store;
     cm->mem.mtime = sim_cluster_mem_mtime;
     cm->mem.ctx = cm;
+    cm->mem.cached = (sim_mem_cached){
+        .base = BH_DRAM_CACHED_BASE,
+        .size = BH_BANK_BYTES,
+        .tag = cm->cache.tag,
+        .data = &cm->cache.data[0][0],
+        .hits = &cm->cache.stats.hits,
+        .mask = SIM_CACHE_LINES - 1u,
+        .latency = cm->cost[SIM_T_HIT],
+    };
     if (sim_dram_watch(dram, cm->bank, bank_written, cm) != 0) {
         free(cm->lim);
         cm->lim = NULL;
         return ks_fail(err, KS_ERR_BUG, "too many clusters watch the card's DRAM");
     }
     return KS_OK;
+}
+
+void sim_cluster_mem_set_checker(sim_cluster_mem *cm, struct sim_checker *checker)
+{
+    cm->checker = checker;
+    /* The checker sees every cached access: no inline hits under it. */
+    cm->mem.cached.size = checker ? 0 : BH_BANK_BYTES;
 }
 
 int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, sim_noc *noc, ks_error *err)

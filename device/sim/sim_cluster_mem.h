@@ -94,7 +94,8 @@ typedef struct sim_cluster_mem {
     bh_noc_window_reg noc_reg[BH_NOC_WINDOWS];    /* as last written */
     bh_noc_window_reg noc_target[BH_NOC_WINDOWS]; /* taken at the last write of mode */
     struct sim_noc *noc; /* NULL: the windows fault */
-    struct sim_checker *checker; /* the hand-over checker, or NULL (sim_checker.h) */
+    struct sim_checker *checker; /* the hand-over checker, or NULL (sim_checker.h);
+                                    set by sim_cluster_mem_set_checker */
     sim_cluster_mem_stats stats;
     /* Host memory ran out in a write-back or an uncached store: the
      * access faulted, and the run cannot be trusted. */
@@ -109,6 +110,12 @@ typedef struct sim_cluster_mem {
 int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, unsigned mhz,
                          ks_error *err);
 void sim_cluster_mem_free(sim_cluster_mem *cm);
+
+/* Turns the hand-over checker on (or off with NULL) for this cluster's
+ * accesses.  Set it here rather than in cm->checker: the inline path for
+ * cached hits (sim_mem.h, mem.cached) is closed while a checker is on. */
+struct sim_checker;
+void sim_cluster_mem_set_checker(sim_cluster_mem *cm, struct sim_checker *checker);
 
 /* Host access to LIM at core addresses (KMX_LIM_ARGS, ...), no time
  * cost.  KS_OK, or KS_ERR_BUG when [addr, addr + n) is not inside

@@ -25,6 +25,42 @@ typedef struct sim_ram {
     uint32_t latency; /* cycles per access (LIM: about 30 per word) */
 } sim_ram;
 
+/* A cached window a hart may serve inline on a hit, instead of calling
+ * load/store (optional: a hart that ignores it gets the same values, the
+ * same cycles and the same counts from the callbacks).  The cluster fills
+ * it (sim_cluster_mem.c) while no hand-over checker is on; size 0 means
+ * "no inline path": every access takes the callbacks.
+ *
+ * For an aligned access of 1, 2, 4 or 8 bytes at addr, a = addr - base:
+ * it is an inline hit exactly when a < size and line i = (a >> 6) & mask
+ * has (tag[i] | SIM_MEM_LINE_DIRTY) == ((a & ~63) | SIM_MEM_LINE_VALID |
+ * SIM_MEM_LINE_DIRTY).  A hit must then do what the callback would:
+ *   - load: the value is the `size` bytes at data + i * 64 + (a & 63),
+ *     little-endian, zero-extended (the hart extends it as for the
+ *     callback's value);
+ *   - store: those bytes take the value's low `size` bytes, and
+ *     tag[i] |= SIM_MEM_LINE_DIRTY;
+ *   - both: ++*hits, and `latency` cycles added to h->cycle (they are
+ *     memory cycles: h->mem_cycles too, as the callback's are);
+ *   - a store also ends the other harts' reservations on the line
+ *     (sim_mem_note_store(m, h, addr)), as after any callback store.
+ * Anything else (a < size but another line there, or a >= size) takes
+ * the callback, which also counts the hit or miss, fills, charges the
+ * port and the streams.  sim_mem_cached_hit below is the test and the
+ * bookkeeping in one; the hart adds the latency and does the reservation
+ * part itself. */
+#define SIM_MEM_LINE_VALID 1u
+#define SIM_MEM_LINE_DIRTY 2u
+
+typedef struct sim_mem_cached {
+    uint64_t base, size;  /* core addresses [base, base + size); size 0: off */
+    uint64_t *tag;        /* tag[i]: line address (a & ~63) | VALID | DIRTY, 0 when empty */
+    uint8_t *data;        /* line i's 64 bytes at data + i * 64 */
+    uint64_t *hits;       /* the hit counter of the run's stats */
+    uint32_t mask;        /* lines - 1 (a power of two) */
+    uint32_t latency;     /* cycles of a hit */
+} sim_mem_cached;
+
 typedef struct sim_mem {
     sim_ram ram[SIM_MEM_MAX_RAM];
     unsigned nram;
@@ -43,6 +79,29 @@ typedef struct sim_mem {
      * reservations other harts hold on its 64-byte line. */
     struct sim_hart *harts[SIM_MEM_MAX_HARTS];
     unsigned nharts;
+    /* The inline path for cached-window hits (above); zeroed: off. */
+    sim_mem_cached cached;
 } sim_mem;
+
+/* The host bytes of an inline hit at addr (aligned, 1, 2, 4 or 8 bytes),
+ * counted as a hit and, for a store, with its line marked dirty; NULL when
+ * the access must take the callback.  The caller copies the bytes, adds
+ * m->cached.latency to the hart's cycle and memory cycles and, for a
+ * store, calls sim_mem_note_store. */
+static inline uint8_t *sim_mem_cached_hit(const sim_mem *m, uint64_t addr, bool store)
+{
+    const sim_mem_cached *c = &m->cached;
+    uint64_t a = addr - c->base;
+    if (a >= c->size)
+        return 0;
+    uint32_t i = (uint32_t)(a >> 6) & c->mask;
+    if ((c->tag[i] | SIM_MEM_LINE_DIRTY) !=
+        ((a & ~(uint64_t)63) | SIM_MEM_LINE_VALID | SIM_MEM_LINE_DIRTY))
+        return 0;
+    ++*c->hits;
+    if (store)
+        c->tag[i] |= SIM_MEM_LINE_DIRTY;
+    return c->data + (uint64_t)i * 64u + (a & 63u);
+}
 
 #endif

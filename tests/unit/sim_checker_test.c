@@ -36,7 +36,7 @@ static int setup(void **state)
     for (unsigned k = 0; k < 2; k++) {
         assert_int_equal(sim_cluster_mem_init(&f->cm[k], &f->dram, k + 2u, SIM_MHZ_DEFAULT, &err),
                          KS_OK);
-        f->cm[k].checker = f->ck;
+        sim_cluster_mem_set_checker(&f->cm[k], f->ck);
         sim_checker_add_cache(f->ck, k + 2u, &f->cm[k].cache);
         for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
             f->harts[k][i].hartid = i;

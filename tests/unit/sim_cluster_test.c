@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_checker.h"
 #include "sim_clock.h"
 #include "sim_cluster.h"
 
@@ -379,6 +380,51 @@ static void writes_end_reservations(void **state)
     uint32_t one = 1;
     assert_int_equal(sim_cluster_mem_write_lim(f->cm, KMX_LIM_PULL + 60, &one, 4, NULL), KS_OK);
     assert_false(h1->reserved);
+}
+
+/* The inline path a hart may take for cached hits (sim_mem.h, mem.cached)
+ * does what the callbacks do for a hit — the bytes, the dirty bit, the
+ * hit count — and nothing for a miss or under the checker. */
+static void inline_hits_match_the_callbacks(void **state)
+{
+    fixture *f = *state;
+    sim_mem *m = &f->cm->mem;
+    const sim_cache_stats *cs = &f->cm->cache.stats;
+    uint64_t a = BH_DRAM_CACHED(0x7000);
+    assert_true(m->cached.latency == f->cm->cost[SIM_T_HIT]);
+    assert_null(sim_mem_cached_hit(m, a, false)); /* not cached: the callback fills */
+    assert_null(sim_mem_cached_hit(m, BH_DRAM_UNCACHED(0x7000), false));
+    assert_null(sim_mem_cached_hit(m, BH_LIM_BASE, false));
+    st(f, 0, a + 8, 8, 0x1122334455667788ull);
+    assert_int_equal(sim_cache_state(&f->cm->cache, 0x7000), SIM_CACHE_VALID | SIM_CACHE_DIRTY);
+    st(f, 0, BH_FLUSH64, 8, a); /* written back, dropped */
+    assert_int_equal(ld(f, 0, a, 8), 0); /* filled again, clean */
+    uint64_t hits = cs->hits, misses = cs->misses;
+
+    uint8_t *p = sim_mem_cached_hit(m, a + 12, false);
+    assert_non_null(p);
+    uint32_t w;
+    memcpy(&w, p, 4);
+    assert_true(w == 0x11223344u && ld(f, 0, a + 12, 4) == w);
+    assert_true(cs->hits == hits + 2 && cs->misses == misses);
+    assert_int_equal(sim_cache_state(&f->cm->cache, 0x7000), SIM_CACHE_VALID); /* a load: clean */
+
+    p = sim_mem_cached_hit(m, a + 62, true);
+    assert_non_null(p);
+    uint16_t h16 = 0xBEEF;
+    memcpy(p, &h16, 2);
+    assert_int_equal(sim_cache_state(&f->cm->cache, 0x7000), SIM_CACHE_VALID | SIM_CACHE_DIRTY);
+    assert_true(ld(f, 1, a + 62, 2) == 0xBEEF && cs->hits == hits + 4);
+
+    /* Another line in the same place, or the checker on: the callbacks. */
+    assert_null(sim_mem_cached_hit(m, a + 128 * KIB, false));
+    sim_checker *ck = sim_checker_create(f->dram);
+    assert_non_null(ck);
+    sim_cluster_mem_set_checker(f->cm, ck);
+    assert_null(sim_mem_cached_hit(m, a, false));
+    sim_cluster_mem_set_checker(f->cm, NULL);
+    assert_non_null(sim_mem_cached_hit(m, a, false));
+    sim_checker_free(ck);
 }
 
 /* ---- Costs --------------------------------------------------------------- */
@@ -788,6 +834,7 @@ int main(void)
         cmocka_unit_test(each_cluster_reaches_its_own_bank),
         cmocka_unit_test_setup_teardown(noc_window_registers_are_recorded, setup, teardown),
         cmocka_unit_test_setup_teardown(writes_end_reservations, setup, teardown),
+        cmocka_unit_test_setup_teardown(inline_hits_match_the_callbacks, setup, teardown),
         cmocka_unit_test_setup_teardown(costs_at_1000_mhz, setup, teardown),
         cmocka_unit_test(costs_at_1750_mhz),
         cmocka_unit_test_setup_teardown(fills_share_the_port, setup, teardown),
