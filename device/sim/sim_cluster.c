@@ -92,6 +92,9 @@ static void wait_until(sim_cluster *c, unsigned i, uint64_t t)
     }
 }
 
+/* Harts 0..3 in turn up to `end`; then, as wait_until, a hart not running
+ * spends the rest waiting.  (A running hart past `end` after an access
+ * just sits out; the offset is the scheduler's alone, so it is read once.) */
 static void run_quantum(sim_cluster *c, uint64_t end)
 {
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
@@ -99,14 +102,24 @@ static void run_quantum(sim_cluster *c, uint64_t end)
             continue;
         }
         sim_hart *h = &c->harts[i];
-        if (h->state == SIM_HART_RUNNING && h->cycle + c->m.offset[i] < end) {
-            if (c->trace_line && i == c->trace_core)
-                sim_hart_run_traced(h, end - c->m.offset[i], h->hartid, 0, c->trace_line,
-                                    c->trace_ctx);
-            else
-                sim_hart_run(h, end - c->m.offset[i]);
+        uint64_t offset = c->m.offset[i];
+        if (h->state == SIM_HART_RUNNING) {
+            if (h->cycle + offset < end) {
+                if (c->trace_line && i == c->trace_core)
+                    sim_hart_run_traced(h, end - offset, h->hartid, 0, c->trace_line,
+                                        c->trace_ctx);
+                else
+                    sim_hart_run(h, end - offset);
+                if (h->state == SIM_HART_RUNNING) {
+                    continue;
+                }
+            } else {
+                continue;
+            }
         }
-        wait_until(c, i, end);
+        if (h->cycle + offset < end) {
+            c->m.offset[i] = end - h->cycle;
+        }
     }
 }
 

@@ -112,6 +112,22 @@ int sim_dram_write_as(sim_dram *d, unsigned bank, uint64_t addr, const void *src
     if (status != KS_OK) {
         return status;
     }
+    /* A core's word (uncached or NoC stores: 1 to 8 bytes, aligned, so
+     * inside one page) into a page that exists: fixed-size copies, not a
+     * memcpy of a variable size. */
+    uint8_t **table = d->pages[bank];
+    uint8_t *word_page = table != NULL ? table[addr / SIM_DRAM_PAGE_BYTES] : NULL;
+    if (word_page != NULL && n != 0 && n <= 8 && (n & (n - 1)) == 0 && (addr & (n - 1)) == 0) {
+        uint8_t *p = word_page + addr % SIM_DRAM_PAGE_BYTES;
+        switch (n) {
+        case 1: memcpy(p, src, 1); break;
+        case 2: memcpy(p, src, 2); break;
+        case 4: memcpy(p, src, 4); break;
+        default: memcpy(p, src, 8); break;
+        }
+        notify(d, bank, addr, n, writer);
+        return KS_OK;
+    }
     const uint8_t *in = src;
     uint64_t start = addr, done = 0;
     while (done < n) {
