@@ -202,6 +202,28 @@ static inline uint64_t load_extend(unsigned op, uint64_t raw)
     }
 }
 
+/* The 1, 2, 4 or 8 bytes at p, little-endian, zero-extended; and back:
+ * fixed-size copies, not a library call per access. */
+static inline uint64_t read_bytes(const uint8_t *p, unsigned size)
+{
+    switch (size) {
+    case 1: return *p;
+    case 2: { uint16_t t; memcpy(&t, p, 2); return t; }
+    case 4: { uint32_t t; memcpy(&t, p, 4); return t; }
+    default: { uint64_t t; memcpy(&t, p, 8); return t; }
+    }
+}
+
+static inline void write_bytes(uint8_t *p, unsigned size, uint64_t v)
+{
+    switch (size) {
+    case 1: *p = (uint8_t)v; break;
+    case 2: { uint16_t t = (uint16_t)v; memcpy(p, &t, 2); break; }
+    case 4: { uint32_t t = (uint32_t)v; memcpy(p, &t, 4); break; }
+    default: memcpy(p, &v, 8); break;
+    }
+}
+
 #define LIKELY(c) __builtin_expect(!!(c), 1)
 #define UNLIKELY(c) __builtin_expect(!!(c), 0)
 
@@ -247,6 +269,9 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     /* Only stores that could break another hart's reservation need
      * sim_mem_note_store on the fast path: h is one of m->harts. */
     const bool others = m->nharts > 1;
+    /* Nothing watches or records accesses: the inline paths may serve
+     * them (a probe that sets watches ends the run's use of them: rlen). */
+    bool quiet = !h->nwatches && !h->commit;
 
     uint64_t cause = 0, tval = 0;
     uint64_t mem_addr = 0, mem_val = 0;
@@ -309,11 +334,11 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         link = &((sim_insn *)d)->field;                                                        \
         goto dispatch;                                                                         \
     } while (0)
-/* The one-entry RAM cache, kept only while nothing is watched (a watched
- * access must reach the slow path that checks). */
+/* The one-entry RAM cache, kept only while nothing watches or records
+ * accesses (they must reach the slow path that does). */
 #define REFILL(r)                                                                              \
-    (rbase = (r)->base, rlen = (r)->size >= 8 && !h->nwatches ? (r)->size - 7 : 0,            \
-     rhost = (r)->host, rlat = (r)->latency)
+    (rbase = (r)->base, rlen = (r)->size >= 8 && quiet ? (r)->size - 7 : 0, rhost = (r)->host, \
+     rlat = (r)->latency, h->ram_hint = (unsigned)((r) - m->ram))
 #define LOAD(n, type, conv)                                                                    \
     {                                                                                          \
         uint64_t a = RS1 + IMM, o = a - rbase;                                                 \
@@ -353,6 +378,10 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
             CHAIN(taken, d->pc + IMM);                                                         \
         CHAIN(fall, d->pc + d->len);                                                           \
     } while (0)
+
+    /* The RAM range the last run's accesses reached, again. */
+    if (h->ram_hint < m->nram)
+        REFILL(&m->ram[h->ram_hint]);
 
 dispatch: {
     /* pc is where to go on; link, if set, wants the entry found */
@@ -462,6 +491,7 @@ op_PROBE:
         SYNC();
         bool stop_here = h->probe(h->probe_ctx, h);
         rlen = 0; /* it may have set watches */
+        quiet = !h->nwatches && !h->commit;
         if (stop_here)
             goto stopped;
     }
@@ -669,6 +699,17 @@ load_slow: {
         tval = mem_addr;
         goto trap;
     }
+    if (LIKELY(quiet)) {
+        /* a hit in the cluster cache, served here as its callback would */
+        const uint8_t *line = sim_mem_cached_hit(m, mem_addr, false);
+        if (line) {
+            cycle += m->cached.latency;
+            mcycles += m->cached.latency;
+            x[d->rd] = load_extend(d->op, read_bytes(line, mem_size));
+            x[0] = 0;
+            NEXT_CHECKED;
+        }
+    }
     int ri = sim_mem_find_ram(m, mem_addr, mem_size);
     uint64_t raw = 0;
     SYNC();
@@ -695,6 +736,17 @@ store_slow: {
         cause = SIM_CAUSE_STORE_MISALIGNED;
         tval = mem_addr;
         goto trap;
+    }
+    if (LIKELY(quiet)) {
+        uint8_t *line = sim_mem_cached_hit(m, mem_addr, true);
+        if (line) {
+            write_bytes(line, mem_size, mem_val);
+            cycle += m->cached.latency;
+            mcycles += m->cached.latency;
+            if (others)
+                sim_mem_note_store(m, h, mem_addr);
+            NEXT_CHECKED;
+        }
     }
     int ri = sim_mem_find_ram(m, mem_addr, mem_size);
     SYNC();

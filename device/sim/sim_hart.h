@@ -94,6 +94,9 @@ typedef struct sim_hart {
     struct sim_icache *icache;
     /* While sim_hart_step runs an instruction: where its accesses go. */
     sim_commit *commit;
+    /* The index in mem->ram of the range the last access to RAM reached:
+     * a run starts with it in its one-entry cache. */
+    unsigned ram_hint;
     /* Called before an instruction at a probed pc (sim_hart_set_probes);
      * true stops the run there (sim_hart_run returns with the hart
      * running, at that pc, the instruction not begun). */
