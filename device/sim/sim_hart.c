@@ -372,6 +372,32 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         mem_val = t;                                                                           \
         goto store_slow;                                                                       \
     }
+#define FP_LOAD(n, boxed)                                                                      \
+    {                                                                                          \
+        uint64_t a = RS1 + IMM, o = a - rbase;                                                 \
+        if (LIKELY(o < rlen) && LIKELY(!(a & ((n) - 1))) && (h->mstatus & SIM_MSTATUS_FS)) {   \
+            uint64_t t = read_bytes(rhost + o, n);                                             \
+            h->f[d->rd] = boxed;                                                               \
+            h->mstatus |= SIM_MSTATUS_FS; /* Dirty: an f register changed */                   \
+            cycle += rlat;                                                                     \
+            mcycles += rlat;                                                                   \
+            NEXT_CHECKED;                                                                      \
+        }                                                                                      \
+        goto fp_mem_slow;                                                                      \
+    }
+#define FP_STORE(n)                                                                            \
+    {                                                                                          \
+        uint64_t a = RS1 + IMM, o = a - rbase;                                                 \
+        if (LIKELY(o < rlen) && LIKELY(!(a & ((n) - 1))) && (h->mstatus & SIM_MSTATUS_FS)) {   \
+            write_bytes(rhost + o, n, h->f[d->rs2]);                                           \
+            cycle += rlat;                                                                     \
+            mcycles += rlat;                                                                   \
+            if (others)                                                                        \
+                sim_mem_note_store(m, h, a);                                                   \
+            NEXT_CHECKED;                                                                      \
+        }                                                                                      \
+        goto fp_mem_slow;                                                                      \
+    }
 #define BRANCH(cond)                                                                           \
     do {                                                                                       \
         if (cond)                                                                              \
@@ -593,13 +619,17 @@ op_REMUW: RD = sext32((uint32_t)RS2 ? (uint32_t)RS1 % (uint32_t)RS2 : (uint32_t)
 
 /* Slow paths that may trap or stop the hart: atomics and FP loads and
  * stores. */
+/* FP loads and stores: RAM hits here (the FPU on; a single NaN-boxed,
+ * stored as its low 32 bits), everything else in sim_hart_fp_mem. */
+op_FLW: FP_LOAD(4, sim_fpu_box((uint32_t)t))
+op_FLD: FP_LOAD(8, t)
+op_FSW: FP_STORE(4)
+op_FSD: FP_STORE(8)
+
 op_LR:
 op_SC:
 op_AMO:
-op_FLW:
-op_FLD:
-op_FSW:
-op_FSD: {
+fp_mem_slow: {
     SYNC();
     int rc = d->op == SIM_OP_LR || d->op == SIM_OP_SC || d->op == SIM_OP_AMO
                  ? sim_hart_atomic(h, d, &tval)
@@ -805,4 +835,6 @@ out:
 #undef LOAD
 #undef STORE
 #undef BRANCH
+#undef FP_LOAD
+#undef FP_STORE
 }
