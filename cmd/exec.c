@@ -1,8 +1,9 @@
 /* cmd/exec.c: `kmrun exec [--max-instructions N] [--json]
- * [--trace-instructions[=FILE]] FILE.elf` — a bare-metal RV64 ELF on one
- * simulated hart (device/sim/sim_exec.h): how instruction tests and speed
- * measurements run, and with a commit log of every instruction in Spike's
- * format (to stderr, as Spike writes it, or to FILE) for co-simulation.  The JSON is written by
+ * [--trace-instructions[=FILE]] [--gdb PORT] FILE.elf` — a bare-metal RV64
+ * ELF on one simulated hart (device/sim/sim_exec.h): how instruction tests
+ * and speed measurements run, with a commit log of every instruction in
+ * Spike's format (to stderr, as Spike writes it, or to FILE) for
+ * co-simulation, or under gdb-multiarch (lib/km_gdb_exec.h).  The JSON is written by
  * hand so that 64-bit values (an exit code, an mtval) stay exact. */
 #include <errno.h>
 #include <getopt.h>
@@ -10,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "km_error.h"
+#include "km_gdb_exec.h"
 #include "ks_text.h"
 #include "sim_exec.h"
 
@@ -123,15 +126,59 @@ static void trace_line(void *ctx, const char *text)
     putc('\n', f);
 }
 
+/* The run under gdb-multiarch on 127.0.0.1:port (0: any free one): waits
+ * for it with the hart at its entry, serves it, then the program's end:
+ * the one the session saw, or (detached, the client gone) the rest of the
+ * run.  KM_OK with *r; a system error when the port cannot be had; a
+ * failure when the debugger killed the program. */
+static int debug(sim_exec *x, const char *path, int port, uint64_t max, sim_exec_result *r)
+{
+    int bound = 0;
+    int lfd = km_gdb_listen(port, &bound);
+    if (lfd < 0) {
+        fprintf(stderr, "kmrun: cannot listen for GDB on port %d: %s\n", port, strerror(errno));
+        return KM_EXIT_SYSTEM;
+    }
+    fprintf(stderr, "kmrun: waiting for GDB on port %d: gdb-multiarch -q -ex 'file %s' -ex "
+                    "'target remote :%d'\n",
+            bound, path, bound);
+    fflush(stderr);
+    int fd = km_gdb_accept(lfd);
+    close(lfd);
+    if (fd < 0) {
+        fprintf(stderr, "kmrun: no GDB connected on port %d: %s\n", bound, strerror(errno));
+        return KM_EXIT_SYSTEM;
+    }
+    km_gdb_exec *t = km_gdb_exec_new(x, max);
+    if (!t) {
+        close(fd);
+        fprintf(stderr, "kmrun: out of memory for the GDB session\n");
+        return KM_EXIT_SYSTEM;
+    }
+    km_gdb_state st = km_gdb_serve_fd(fd, km_gdb_exec_ops(), t, 0);
+    close(fd);
+    bool ended = km_gdb_exec_ended(t, r);
+    km_gdb_exec_free(t);
+    if (st == KM_GDB_KILLED && !ended) {
+        fprintf(stderr, "kmrun: the debugger killed the program before its end\n");
+        return KM_EXIT_FAILED;
+    }
+    if (!ended) /* detached, or the client left: the rest as without it */
+        sim_exec_run(x, max, r);
+    return KM_OK;
+}
+
 int cmd_exec(int argc, char **argv)
 {
-    enum { OPT_MAX = 256, OPT_JSON, OPT_TRACE };
+    enum { OPT_MAX = 256, OPT_JSON, OPT_TRACE, OPT_GDB };
     static const struct option longopts[] = {
         {"max-instructions", required_argument, NULL, OPT_MAX},
         {"json", no_argument, NULL, OPT_JSON},
         {"trace-instructions", optional_argument, NULL, OPT_TRACE},
+        {"gdb", required_argument, NULL, OPT_GDB},
         {NULL, 0, NULL, 0},
     };
+    int gdb_port = -1;
     uint64_t max = DEFAULT_MAX_INSTRUCTIONS;
     bool json = false, trace = false;
     const char *trace_path = NULL; /* NULL: stderr */
@@ -156,6 +203,15 @@ int cmd_exec(int argc, char **argv)
             if (optarg && !*optarg)
                 return cmd_usage_error("exec", "--trace-instructions= needs a file name");
             break;
+        case OPT_GDB: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 0 || v > 65535)
+                return cmd_usage_error("exec", "invalid --gdb port '%s' (expected 0 to 65535; 0: "
+                                       "any free one)", optarg);
+            gdb_port = (int)v;
+            break;
+        }
         default:
             return cmd_option_error("exec", c, argv, longopts);
         }
@@ -190,7 +246,17 @@ int cmd_exec(int argc, char **argv)
     }
 
     sim_exec_result r;
-    sim_exec_run(x, max, &r);
+    if (gdb_port >= 0) {
+        int rc = debug(x, path, gdb_port, max, &r);
+        if (rc != KM_OK) {
+            sim_exec_free(x);
+            if (trace_file && trace_file != stderr)
+                fclose(trace_file);
+            return rc;
+        }
+    } else {
+        sim_exec_run(x, max, &r);
+    }
     sim_exec_free(x);
     if (trace_file && trace_file != stderr && fclose(trace_file) != 0) {
         fprintf(stderr, "kmrun: cannot write the trace '%s': %s\n", trace_path,

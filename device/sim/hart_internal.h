@@ -201,10 +201,6 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP
  * current).  Returns 0 or SIM_CAUSE_ILLEGAL. */
 int sim_hart_csr(sim_hart *h, const sim_insn *d);
 
-/* hart_csr.c: the value the CSR instruction reading csr would see;
- * false when the CSR does not exist here.  For tracers and debuggers. */
-bool sim_hart_csr_read(sim_hart *h, unsigned csr, uint64_t *v);
-
 /* hart_trap.c: takes the trap: mepc = h->pc, mcause, mtval, mstatus
  * MPIE/MIE, pc = mtvec; records it in h->trap_*. */
 void sim_hart_trap(sim_hart *h, uint64_t cause, uint64_t tval);

@@ -7,40 +7,7 @@
 
 #include "ks_elf.h"
 #include "ks_text.h"
-#include "sim_hart.h"
-#include "sim_mem.h"
-
-#define PAGE 4096u
-#define LINE 64u
-#define CYCLES_PER_MTIME_TICK 20u /* 1000 MHz core, 50 MHz mtime */
-#define SLICE (1ull << 20)        /* cycles a sim_hart_run call may go on */
-/* The most memory the hart fetches from: the span of everything loaded,
- * when it is at most this (the decoded code keeps a slot per halfword of
- * it); else only the executable segments. */
-#define FETCH_SPAN_MAX (256ull << 20)
-
-struct sim_exec {
-    sim_mem mem;
-    sim_hart hart;
-    bool hart_ready;
-    /* The RAM buffers (a range split around tohost shares one). */
-    uint8_t *buf[SIM_MEM_MAX_RAM + 2];
-    unsigned nbuf;
-    uint64_t entry, code_base, code_size, stack_base, stack_top;
-    /* tohost: its address, and its 64-byte line (the device). */
-    bool has_tohost;
-    uint64_t tohost, line;
-    uint8_t *line_host; /* the line's bytes */
-    bool exited;
-    uint64_t exit_code;
-    /* The catch point (0: none could be placed) and what it caught. */
-    uint64_t catcher;
-    bool caught;
-    uint64_t caught_cause, caught_epc, caught_tval, caught_instret, caught_cycle;
-    /* sim_exec_trace's receiver, or NULL */
-    void (*trace)(void *ctx, const char *text);
-    void *trace_ctx;
-};
+#include "sim_exec_internal.h"
 
 typedef struct span {
     uint64_t lo, hi; /* page-aligned, hi exclusive */
@@ -430,6 +397,8 @@ fail:
 /* What load allocated; x is empty again. */
 static void release(sim_exec *x)
 {
+    free(x->breaks);
+    free(x->watches);
     if (x->hart_ready)
         sim_hart_free(&x->hart);
     for (unsigned i = 0; i < x->nbuf; i++)
@@ -468,61 +437,66 @@ void sim_exec_trace(sim_exec *x, void (*line)(void *ctx, const char *text), void
     x->trace_ctx = ctx;
 }
 
-void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
+bool sim_exec_ended(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
 {
     sim_hart *h = &x->hart;
     memset(r, 0, sizeof *r);
-    for (;;) {
-        if (x->exited) {
-            r->end = SIM_EXEC_EXIT;
-            r->exit_code = x->exit_code;
-            break;
-        }
-        if (x->caught) {
-            r->end = SIM_EXEC_TRAP;
-            r->mcause = x->caught_cause;
-            r->mepc = x->caught_epc;
-            r->mtval = x->caught_tval;
-            r->instructions = x->caught_instret;
-            r->cycles = x->caught_cycle;
-            return;
-        }
-        if (h->trapped && h->mtvec == 0 && h->pc == 0) {
-            /* mtvec 0: looping on fetch faults at 0 */
-            r->end = SIM_EXEC_TRAP;
-            r->mcause = h->trap_cause;
-            r->mepc = h->trap_epc;
-            r->mtval = h->trap_tval;
-            break;
-        }
-        if (h->state == SIM_HART_WFI) {
-            r->end = SIM_EXEC_WFI;
-            break;
-        }
+    if (x->caught) {
+        r->end = SIM_EXEC_TRAP;
+        r->mcause = x->caught_cause;
+        r->mepc = x->caught_epc;
+        r->mtval = x->caught_tval;
+        r->instructions = x->caught_instret;
+        r->cycles = x->caught_cycle;
+        r->traps = h->traps;
+        return true;
+    }
+    if (x->exited) {
+        r->end = SIM_EXEC_EXIT;
+        r->exit_code = x->exit_code;
+    } else if (h->trapped && h->mtvec == 0 && h->pc == 0) {
+        /* mtvec 0: looping on fetch faults at 0 */
+        r->end = SIM_EXEC_TRAP;
+        r->mcause = h->trap_cause;
+        r->mepc = h->trap_epc;
+        r->mtval = h->trap_tval;
+    } else if (h->state == SIM_HART_WFI) {
+        r->end = SIM_EXEC_WFI;
+    } else if (h->instret + h->traps >= max_instructions) {
         /* A trap retires nothing, so the bound counts traps too: a
          * handler that itself traps, or an mtvec that faults, would
          * otherwise loop for ever with instret standing still. */
-        uint64_t steps = h->instret + h->traps;
-        if (steps >= max_instructions) {
-            r->end = SIM_EXEC_LIMIT;
-            break;
-        }
-        /* Every instruction and every trap takes at least a cycle, so
-         * this budget cannot go past the steps left; slices of at most
-         * SLICE cycles notice a fetch-fault loop at 0 soon. */
-        uint64_t left = max_instructions - steps;
-        if (left > SLICE)
-            left = SLICE;
-        uint64_t until = h->cycle > UINT64_MAX - left ? UINT64_MAX : h->cycle + left;
+        r->end = SIM_EXEC_LIMIT;
+    } else {
+        return false;
+    }
+    r->instructions = h->instret;
+    r->traps = h->traps;
+    r->cycles = h->cycle;
+    return true;
+}
+
+uint64_t sim_exec_slice_end(const sim_exec *x, uint64_t max_instructions)
+{
+    const sim_hart *h = &x->hart;
+    uint64_t left = max_instructions - (h->instret + h->traps);
+    if (left > SLICE)
+        left = SLICE;
+    return h->cycle > UINT64_MAX - left ? UINT64_MAX : h->cycle + left;
+}
+
+void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
+{
+    sim_hart *h = &x->hart;
+    while (!sim_exec_ended(x, max_instructions, r)) {
+        /* slices of at most SLICE cycles notice a fetch-fault loop at 0 soon */
+        uint64_t until = sim_exec_slice_end(x, max_instructions);
         h->trapped = false;
         if (x->trace)
             sim_hart_run_traced(h, until, 0, x->catcher, x->trace, x->trace_ctx);
         else
             sim_hart_run(h, until);
     }
-    r->instructions = h->instret;
-    r->traps = h->traps;
-    r->cycles = h->cycle;
 }
 
 const char *sim_exec_end_name(sim_exec_end end)

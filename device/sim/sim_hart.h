@@ -150,6 +150,10 @@ void sim_hart_run_traced(sim_hart *h, uint64_t until_cycle, unsigned core, uint6
 #define SIM_COMMIT_TEXT_MAX 256
 unsigned sim_commit_text(const sim_commit *c, unsigned core, char *buf, unsigned n);
 
+/* The value a CSR instruction reading `csr` would see now; false when
+ * the hart has no such CSR.  For tracers and debuggers. */
+bool sim_hart_csr_read(sim_hart *h, unsigned csr, uint64_t *value);
+
 /* wfi -> running (a wake event: the owner's interrupt or software
  * interrupt); a no-op in any other state. */
 void sim_hart_wake(sim_hart *h);

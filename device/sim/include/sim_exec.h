@@ -74,6 +74,61 @@ void sim_exec_trace(sim_exec *x, void (*line)(void *ctx, const char *text), void
 
 void sim_exec_free(sim_exec *x); /* NULL is fine */
 
+/* ---- a debugger's hold on the hart (kmrun exec --gdb) ---------------------
+ * None of it moves modeled time or changes what the program does: a run
+ * stopped at breakpoints and watches and stepped goes on exactly as the
+ * plain run. */
+
+typedef enum sim_exec_reg_file {
+    SIM_EXEC_REG_X,   /* x0..x31 */
+    SIM_EXEC_REG_F,   /* f0..f31, as stored (singles NaN-boxed) */
+    SIM_EXEC_REG_PC,  /* num 0 */
+    SIM_EXEC_REG_CSR, /* by CSR number, as the CSR instructions see them */
+} sim_exec_reg_file;
+
+/* 0, or -1 for a register the hart does not have (or, writing, cannot
+ * be written: x0 and read-only CSRs keep their value). */
+int sim_exec_get_reg(sim_exec *x, sim_exec_reg_file file, unsigned num, uint64_t *value);
+int sim_exec_set_reg(sim_exec *x, sim_exec_reg_file file, unsigned num, uint64_t value);
+
+/* Memory as the hart sees it: its RAM and the tohost line; 0, or -1 when
+ * any byte of [addr, addr + n) is elsewhere (then nothing is done).  A
+ * write drops the decoded code (it may be code). */
+int sim_exec_read_mem(sim_exec *x, uint64_t addr, void *buf, uint64_t n);
+int sim_exec_write_mem(sim_exec *x, uint64_t addr, const void *buf, uint64_t n);
+
+/* The breakpoints (pcs) and watches now set, replacing the last ones;
+ * 0, or -1 when memory is lacking. */
+typedef struct sim_exec_watch {
+    uint64_t addr, len;
+    bool load, store;
+} sim_exec_watch;
+int sim_exec_set_breaks(sim_exec *x, const uint64_t *pcs, unsigned n);
+int sim_exec_set_watches(sim_exec *x, const sim_exec_watch *w, unsigned n);
+
+/* Why sim_exec_debug returned. */
+typedef enum sim_exec_stop {
+    SIM_EXEC_STOP_BREAK, /* before the instruction at a breakpoint */
+    SIM_EXEC_STOP_WATCH, /* before the access a watch met (stop_watch) */
+    SIM_EXEC_STOP_STEP,  /* the one instruction (or trap) asked for ran */
+    SIM_EXEC_STOP_PAUSE, /* pause() said so */
+    SIM_EXEC_STOP_END,   /* the run is over: *r */
+} sim_exec_stop;
+
+typedef struct sim_exec_event {
+    sim_exec_stop stop;
+    unsigned watch; /* SIM_EXEC_STOP_WATCH: the watch's index */
+    bool store;     /* ... and whether the access was a store */
+    sim_exec_result result; /* SIM_EXEC_STOP_END: as sim_exec_run's */
+} sim_exec_event;
+
+/* Runs on from where the hart is, as sim_exec_run would, until a
+ * breakpoint, a watch, the end, or pause(ctx) (asked between stretches of
+ * at most about a million cycles; NULL: never); with `step`, one
+ * instruction (a breakpoint at the pc it starts from does not stop it). */
+void sim_exec_debug(sim_exec *x, bool step, uint64_t max_instructions,
+                    bool (*pause)(void *ctx), void *ctx, sim_exec_event *ev);
+
 /* "exit", "limit", "trap", "wfi". */
 const char *sim_exec_end_name(sim_exec_end end);
 

@@ -1,0 +1,182 @@
+/* sim_exec_debug: a debugger's hold on the hart of `kmrun exec`
+ * (sim_exec.h): registers, memory, breakpoints as the hart's probes and
+ * watches as its watches, each asking the run to stop before the
+ * instruction; a step is one instruction as the run would take it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_exec_internal.h"
+
+int sim_exec_get_reg(sim_exec *x, sim_exec_reg_file file, unsigned num, uint64_t *value)
+{
+    sim_hart *h = &x->hart;
+    switch (file) {
+    case SIM_EXEC_REG_X:
+        if (num >= 32)
+            return -1;
+        *value = h->x[num];
+        return 0;
+    case SIM_EXEC_REG_F:
+        if (num >= 32)
+            return -1;
+        *value = h->f[num];
+        return 0;
+    case SIM_EXEC_REG_PC:
+        *value = h->pc;
+        return 0;
+    case SIM_EXEC_REG_CSR:
+        return sim_hart_csr_read(h, num, value) ? 0 : -1;
+    }
+    return -1;
+}
+
+int sim_exec_set_reg(sim_exec *x, sim_exec_reg_file file, unsigned num, uint64_t value)
+{
+    sim_hart *h = &x->hart;
+    switch (file) {
+    case SIM_EXEC_REG_X:
+        if (num >= 32)
+            return -1;
+        if (num)
+            h->x[num] = value;
+        return 0;
+    case SIM_EXEC_REG_F:
+        if (num >= 32)
+            return -1;
+        h->f[num] = value;
+        return 0;
+    case SIM_EXEC_REG_PC:
+        h->pc = value & ~(uint64_t)1;
+        return 0;
+    case SIM_EXEC_REG_CSR:
+        /* the few a debugger changes; the rest are the program's own */
+        switch (num) {
+        case 0x003: h->fcsr = (uint32_t)(value & 0xff); return 0;
+        case 0x340: h->mscratch = value; return 0;
+        case 0x341: h->mepc = value & ~(uint64_t)1; return 0;
+        case 0x342: h->mcause = value; return 0;
+        case 0x343: h->mtval = value; return 0;
+        case 0x305: h->mtvec = value & ~(uint64_t)3; return 0;
+        default: return -1;
+        }
+    }
+    return -1;
+}
+
+/* The host bytes of [addr, addr + n), when one RAM range or the tohost
+ * line holds them all. */
+static uint8_t *host_bytes(sim_exec *x, uint64_t addr, uint64_t n)
+{
+    const sim_mem *m = &x->mem;
+    for (unsigned i = 0; i < m->nram; i++) {
+        const sim_ram *r = &m->ram[i];
+        if (addr >= r->base && addr - r->base <= r->size && r->size - (addr - r->base) >= n)
+            return r->host + (addr - r->base);
+    }
+    if (x->has_tohost && addr >= x->line && addr - x->line <= LINE && LINE - (addr - x->line) >= n)
+        return x->line_host + (addr - x->line);
+    return NULL;
+}
+
+int sim_exec_read_mem(sim_exec *x, uint64_t addr, void *buf, uint64_t n)
+{
+    const uint8_t *p = host_bytes(x, addr, n);
+    if (!p)
+        return -1;
+    memcpy(buf, p, n);
+    return 0;
+}
+
+int sim_exec_write_mem(sim_exec *x, uint64_t addr, const void *buf, uint64_t n)
+{
+    uint8_t *p = host_bytes(x, addr, n);
+    if (!p)
+        return -1;
+    memcpy(p, buf, n);
+    sim_hart_flush_icache(&x->hart);
+    return 0;
+}
+
+static bool on_break(void *ctx, sim_hart *h)
+{
+    sim_exec *x = ctx;
+    (void)h;
+    x->stop = SIM_EXEC_STOP_BREAK;
+    return true;
+}
+
+static bool on_watch(void *ctx, sim_hart *h, unsigned index, bool store)
+{
+    sim_exec *x = ctx;
+    (void)h;
+    x->stop = SIM_EXEC_STOP_WATCH;
+    x->stop_watch = index;
+    x->stop_store = store;
+    return true;
+}
+
+int sim_exec_set_breaks(sim_exec *x, const uint64_t *pcs, unsigned n)
+{
+    if (sim_hart_set_probes(&x->hart, pcs, n) != 0)
+        return -1;
+    x->hart.probe = on_break;
+    x->hart.probe_ctx = x;
+    return 0;
+}
+
+int sim_exec_set_watches(sim_exec *x, const sim_exec_watch *w, unsigned n)
+{
+    sim_watch *set = NULL;
+    if (n) {
+        set = calloc(n, sizeof *set);
+        if (!set)
+            return -1;
+        for (unsigned i = 0; i < n; i++)
+            set[i] = (sim_watch){w[i].addr, w[i].len, w[i].load, w[i].store};
+    }
+    free(x->watches);
+    x->watches = set;
+    x->nwatches = n;
+    x->hart.watches = set;
+    x->hart.nwatches = n;
+    x->hart.watch = on_watch;
+    x->hart.watch_ctx = x;
+    return 0;
+}
+
+void sim_exec_debug(sim_exec *x, bool step, uint64_t max_instructions,
+                    bool (*pause)(void *ctx), void *ctx, sim_exec_event *ev)
+{
+    sim_hart *h = &x->hart;
+    memset(ev, 0, sizeof *ev);
+    for (;;) {
+        if (sim_exec_ended(x, max_instructions, &ev->result)) {
+            ev->stop = SIM_EXEC_STOP_END;
+            return;
+        }
+        x->stop = SIM_EXEC_STOP_PAUSE;
+        h->trapped = false;
+        if (step) {
+            /* one instruction, even from a breakpoint's pc */
+            bool (*probe)(void *, sim_hart *) = h->probe;
+            h->probe = NULL;
+            sim_hart_run(h, h->cycle + 1);
+            h->probe = probe;
+            if (x->stop == SIM_EXEC_STOP_WATCH) {
+                ev->stop = x->stop;
+            } else {
+                (void)sim_exec_ended(x, max_instructions, &ev->result);
+                ev->stop = SIM_EXEC_STOP_STEP;
+            }
+        } else {
+            sim_hart_run(h, sim_exec_slice_end(x, max_instructions));
+            bool stopped = x->stop != SIM_EXEC_STOP_PAUSE; /* a probe's or a watch's */
+            if (!stopped && !(pause && pause(ctx)))
+                continue;
+            ev->stop = stopped ? x->stop : SIM_EXEC_STOP_PAUSE;
+        }
+        ev->watch = x->stop_watch;
+        ev->store = x->stop_store;
+        return;
+    }
+}

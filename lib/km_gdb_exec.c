@@ -1,0 +1,269 @@
+/* km_gdb_exec: the GDB target of `kmrun exec --gdb` (km_gdb_exec.h). */
+#include "km_gdb_exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The points GDB has set: a kind and an address (and a length). */
+typedef struct point {
+    km_gdb_point type;
+    uint64_t addr, len;
+} point;
+
+#define MAX_POINTS 64
+
+struct km_gdb_exec {
+    sim_exec *x;
+    uint64_t max;
+    point points[MAX_POINTS];
+    unsigned npoints;
+    bool ended;
+    sim_exec_result result;
+};
+
+km_gdb_exec *km_gdb_exec_new(sim_exec *x, uint64_t max_instructions)
+{
+    km_gdb_exec *t = calloc(1, sizeof *t);
+    if (t) {
+        t->x = x;
+        t->max = max_instructions;
+    }
+    return t;
+}
+
+void km_gdb_exec_free(km_gdb_exec *t)
+{
+    free(t);
+}
+
+bool km_gdb_exec_ended(const km_gdb_exec *t, sim_exec_result *r)
+{
+    if (t->ended)
+        *r = t->result;
+    return t->ended;
+}
+
+static int thread_count(void *ctx)
+{
+    (void)ctx;
+    return 1;
+}
+
+static int thread_name(void *ctx, int thread, char *name, size_t size)
+{
+    (void)ctx;
+    (void)thread;
+    snprintf(name, size, "hart 0");
+    return 0;
+}
+
+/* GDB's register number as the hart's register file and number. */
+static int reg_of(int regno, sim_exec_reg_file *file, unsigned *num)
+{
+    if (regno >= KM_GDB_REG_X0 && regno < KM_GDB_REG_X0 + 32) {
+        *file = SIM_EXEC_REG_X;
+        *num = (unsigned)(regno - KM_GDB_REG_X0);
+    } else if (regno == KM_GDB_REG_PC) {
+        *file = SIM_EXEC_REG_PC;
+        *num = 0;
+    } else if (regno >= KM_GDB_REG_F0 && regno < KM_GDB_REG_F0 + 32) {
+        *file = SIM_EXEC_REG_F;
+        *num = (unsigned)(regno - KM_GDB_REG_F0);
+    } else if (regno >= KM_GDB_REG_CSR0 && regno < KM_GDB_REG_CSR0 + 4096) {
+        *file = SIM_EXEC_REG_CSR;
+        *num = (unsigned)(regno - KM_GDB_REG_CSR0);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+static int read_reg(void *ctx, int thread, int regno, uint64_t *value)
+{
+    km_gdb_exec *t = ctx;
+    sim_exec_reg_file file;
+    unsigned num;
+    (void)thread;
+    if (reg_of(regno, &file, &num) != 0)
+        return -1;
+    if (sim_exec_get_reg(t->x, file, num, value) == 0)
+        return 0;
+    /* the trigger module's CSRs: this hart has none, so tselect reads
+     * back what GDB might write and tdata1 says "no trigger" (type 0) */
+    if (file == SIM_EXEC_REG_CSR && num >= 0x7a0 && num <= 0x7a2) {
+        *value = 0;
+        return 0;
+    }
+    return -1;
+}
+
+static int write_reg(void *ctx, int thread, int regno, uint64_t value)
+{
+    km_gdb_exec *t = ctx;
+    sim_exec_reg_file file;
+    unsigned num;
+    (void)thread;
+    if (reg_of(regno, &file, &num) != 0)
+        return -1;
+    return sim_exec_set_reg(t->x, file, num, value);
+}
+
+static int read_mem(void *ctx, int thread, uint64_t addr, uint8_t *buf, size_t n)
+{
+    km_gdb_exec *t = ctx;
+    (void)thread;
+    return sim_exec_read_mem(t->x, addr, buf, n);
+}
+
+static int write_mem(void *ctx, int thread, uint64_t addr, const uint8_t *buf, size_t n)
+{
+    km_gdb_exec *t = ctx;
+    (void)thread;
+    return sim_exec_write_mem(t->x, addr, buf, n);
+}
+
+/* The hart's breakpoints and watches from the points. */
+static int apply_points(km_gdb_exec *t)
+{
+    uint64_t breaks[MAX_POINTS];
+    sim_exec_watch watches[MAX_POINTS];
+    unsigned nb = 0, nw = 0;
+    for (unsigned i = 0; i < t->npoints; i++) {
+        const point *p = &t->points[i];
+        if (p->type == KM_GDB_SW_BREAK || p->type == KM_GDB_HW_BREAK)
+            breaks[nb++] = p->addr;
+        else
+            watches[nw++] = (sim_exec_watch){p->addr, p->len ? p->len : 1,
+                                             p->type != KM_GDB_WATCH_WRITE,
+                                             p->type != KM_GDB_WATCH_READ};
+    }
+    if (sim_exec_set_breaks(t->x, breaks, nb) != 0 || sim_exec_set_watches(t->x, watches, nw) != 0)
+        return -1;
+    return 0;
+}
+
+static int insert_point(void *ctx, km_gdb_point type, uint64_t addr, uint64_t kind)
+{
+    km_gdb_exec *t = ctx;
+    for (unsigned i = 0; i < t->npoints; i++)
+        if (t->points[i].type == type && t->points[i].addr == addr)
+            return 0;
+    if (t->npoints == MAX_POINTS)
+        return -1;
+    t->points[t->npoints++] = (point){type, addr, kind};
+    return apply_points(t);
+}
+
+static int remove_point(void *ctx, km_gdb_point type, uint64_t addr, uint64_t kind)
+{
+    km_gdb_exec *t = ctx;
+    (void)kind;
+    for (unsigned i = 0; i < t->npoints; i++) {
+        if (t->points[i].type == type && t->points[i].addr == addr) {
+            t->points[i] = t->points[--t->npoints];
+            return apply_points(t);
+        }
+    }
+    return -1;
+}
+
+/* The point that stopped a run at pc (a breakpoint) or on watch `index`. */
+static const point *point_of(const km_gdb_exec *t, bool watch, uint64_t pc, unsigned index)
+{
+    unsigned w = 0;
+    for (unsigned i = 0; i < t->npoints; i++) {
+        const point *p = &t->points[i];
+        bool is_watch = p->type != KM_GDB_SW_BREAK && p->type != KM_GDB_HW_BREAK;
+        if (!watch && !is_watch && p->addr == pc)
+            return p;
+        if (watch && is_watch && w++ == index)
+            return p;
+    }
+    return NULL;
+}
+
+/* How the program's end looks to GDB: an exit is the process's exit; a
+ * trap with no handler, a wait nothing ends and the bound are stops (the
+ * next resume finds the process gone). */
+static void end_stop(km_gdb_exec *t, const sim_exec_result *r, km_gdb_stop *stop)
+{
+    bool first = !t->ended;
+    t->ended = true;
+    t->result = *r;
+    if (r->end == SIM_EXEC_EXIT || !first) {
+        stop->reason = KM_GDB_STOP_EXITED;
+        stop->exit_code = r->end == SIM_EXEC_EXIT ? (int)(r->exit_code & 0xff) : 1;
+    } else if (r->end == SIM_EXEC_TRAP) {
+        stop->reason = KM_GDB_STOP_TRAP;
+        stop->cause = r->mcause;
+    } else {
+        stop->reason = KM_GDB_STOP_STUCK;
+    }
+}
+
+static int resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, void *poll_arg,
+                  km_gdb_stop *stop)
+{
+    km_gdb_exec *t = ctx;
+    memset(stop, 0, sizeof *stop);
+    stop->thread = 0;
+    if (t->ended) {
+        end_stop(t, &t->result, stop);
+        return 0;
+    }
+    sim_exec_event ev;
+    sim_exec_debug(t->x, how->step, t->max, poll, poll_arg, &ev);
+    uint64_t pc = 0;
+    (void)sim_exec_get_reg(t->x, SIM_EXEC_REG_PC, 0, &pc);
+    switch (ev.stop) {
+    case SIM_EXEC_STOP_BREAK: {
+        const point *p = point_of(t, false, pc, 0);
+        stop->reason = p && p->type == KM_GDB_HW_BREAK ? KM_GDB_STOP_HW_BREAK : KM_GDB_STOP_BREAK;
+        break;
+    }
+    case SIM_EXEC_STOP_WATCH: {
+        const point *p = point_of(t, true, pc, ev.watch);
+        stop->reason = KM_GDB_STOP_WATCH;
+        stop->watch = p ? p->type : (ev.store ? KM_GDB_WATCH_WRITE : KM_GDB_WATCH_READ);
+        stop->addr = p ? p->addr : 0;
+        break;
+    }
+    case SIM_EXEC_STOP_STEP: stop->reason = KM_GDB_STOP_STEP; break;
+    case SIM_EXEC_STOP_PAUSE: stop->reason = KM_GDB_STOP_INTERRUPT; break;
+    case SIM_EXEC_STOP_END: end_stop(t, &ev.result, stop); break;
+    }
+    return 0;
+}
+
+/* D: the points go; the caller runs the program on. */
+static void detach(void *ctx)
+{
+    km_gdb_exec *t = ctx;
+    t->npoints = 0;
+    (void)apply_points(t);
+}
+
+static void kill_target(void *ctx)
+{
+    (void)ctx;
+}
+
+static const km_gdb_target_ops ops = {
+    .thread_count = thread_count,
+    .thread_name = thread_name,
+    .read_reg = read_reg,
+    .write_reg = write_reg,
+    .read_mem = read_mem,
+    .write_mem = write_mem,
+    .insert_point = insert_point,
+    .remove_point = remove_point,
+    .resume = resume,
+    .detach = detach,
+    .kill = kill_target,
+};
+
+const km_gdb_target_ops *km_gdb_exec_ops(void)
+{
+    return &ops;
+}

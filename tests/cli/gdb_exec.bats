@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# kmrun exec --gdb: a real gdb-multiarch on the simulated hart (the
+# server of lib/km_gdb.h over lib/km_gdb_exec.h): breakpoints, registers,
+# a step, memory, a watchpoint that stops before the store with the old
+# and the new value, the end as the process's exit — and the run's result
+# the same as without the debugger.
+
+# shellcheck disable=SC2154 # output, status: set by run
+load helpers
+
+kmrun_pid=
+
+teardown() {
+    if [ -n "$kmrun_pid" ]; then kill "$kmrun_pid" 2>/dev/null || true; fi
+}
+
+setup() {
+    command -v gdb-multiarch >/dev/null || { echo "no gdb-multiarch (Debian's package): ./setup installs it"; false; }
+    isa=$KMRUN_TOP/tests/isa
+    "$isa/assemble" "$BATS_TEST_TMPDIR" "$isa/commitlog.S"
+    elf=$BATS_TEST_TMPDIR/commitlog.elf
+}
+
+# start_exec ARGS...: kmrun exec --json --gdb 0 ARGS in the background;
+# sets port from the line it prints.
+start_exec() {
+    kmrun exec --json --gdb 0 "$@" >"$BATS_TEST_TMPDIR/exec.out" 2>"$BATS_TEST_TMPDIR/exec.err" &
+    kmrun_pid=$!
+    port=
+    for _ in $(seq 100); do
+        port=$(sed -n "s/^kmrun: waiting for GDB on port \([0-9]*\): gdb-multiarch -q -ex 'file .*' -ex 'target remote :[0-9]*'$/\1/p" "$BATS_TEST_TMPDIR/exec.err")
+        [ -n "$port" ] && break
+        sleep 0.05
+    done
+    [ -n "$port" ] || { cat "$BATS_TEST_TMPDIR/exec.err"; false; }
+}
+
+# wait_exec: kmrun's end; its status in exec_status.
+wait_exec() {
+    exec_status=0
+    wait "$kmrun_pid" || exec_status=$?
+    kmrun_pid=
+}
+
+@test "gdb exec: break, registers, step, memory, a watchpoint, the end; the result as without" {
+    start_exec "$elf"
+    run timeout 60 gdb-multiarch -q -batch -nx -ex "file $elf" -ex "target remote :$port" \
+        -ex "info registers pc" -ex "break *0x80000020" -ex "continue" \
+        -ex "info registers a0 a1 t0" -ex "stepi" -ex "info registers pc" -ex "x/2xg &buf" \
+        -ex "watch *(long *)&buf" -ex "continue" -ex "info registers pc" -ex "delete" \
+        -ex "continue"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"pc             0x80000000"* ]]
+    [[ "$output" == *"Breakpoint 1, 0x0000000080000020 in _start ()"* ]]
+    [[ "$output" == *"a0             0x5	5"* ]]
+    [[ "$output" == *"a1             0x8	8"* ]]
+    [[ "$output" == *"pc             0x80000024"* ]]
+    [[ "$output" == *"0x80002000:	0x0000000000000008	0x0000000000000005"* ]] # sd 8, then the stepped sw 5
+    # the amoadd.w at 0x8000003e adds 6 to the word: stopped before it
+    # lands, GDB steps over it and shows both values
+    [[ "$output" == *"Old value = 8"*"New value = 14"* ]]
+    [[ "$output" == *"[Inferior 1 (Remote target) exited normally]"* ]]
+    wait_exec
+    [ "$exec_status" -eq 0 ]
+    run kmrun exec --json "$elf"
+    [ "$status" -eq 0 ]
+    [ "$(cat "$BATS_TEST_TMPDIR/exec.out")" = "$output" ]
+}
+
+@test "gdb exec: a detach lets the program run to its end, as without" {
+    start_exec "$elf"
+    run timeout 60 gdb-multiarch -q -batch -nx -ex "file $elf" -ex "target remote :$port" \
+        -ex "break *0x80000042" -ex "continue" -ex "detach"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"Breakpoint 1, 0x0000000080000042 in _start ()"* ]]
+    wait_exec
+    [ "$exec_status" -eq 0 ]
+    run kmrun exec --json "$elf"
+    [ "$(cat "$BATS_TEST_TMPDIR/exec.out")" = "$output" ]
+}
+
+@test "gdb exec: --gdb wants a port" {
+    local bad
+    for bad in x -1 65536 ''; do
+        run --separate-stderr kmrun exec --gdb "$bad" "$elf"
+        [ "$status" -eq 2 ]
+        [[ "$stderr" == *"invalid --gdb port '$bad' (expected 0 to 65535; 0: any free one)"* ]]
+    done
+}
+
+@test "gdb exec: malformed and oversized packets get error replies; the program then runs on" {
+    start_exec "$elf"
+    exec {sock}<>"/dev/tcp/127.0.0.1/$port"
+    big=$(head -c 5000 /dev/zero | tr '\0' 'm')
+    sum() { printf '%s' "$1" | od -An -tu1 -v | tr -s ' ' '\n' | awk '{ s += $1 } END { printf "%02x", s % 256 }'; }
+    # a bad checksum; "m" without fields; a thread that is not there; a
+    # register that is not there; memory nothing answers; 5000 bytes;
+    # then a good question still gets its answer, and D lets it run on
+    printf '$qC#00' >&"$sock"
+    for p in m Hg9 p7ff m40000000,4 "$big" qC D; do
+        printf '$%s#%s' "$p" "$(sum "$p")" >&"$sock"
+    done
+    reply=$(timeout 10 cat <&"$sock")
+    exec {sock}<&-
+    echo "$reply"
+    [ "$reply" = '-+$E01#a6+$E02#a7+$E03#a8+$E0e#da+$E16#ac+$QC1#c5+$OK#9a' ]
+    wait_exec
+    [ "$exec_status" -eq 0 ]
+    [ "$(jq -r .end "$BATS_TEST_TMPDIR/exec.out")" = exit ]
+}
