@@ -37,46 +37,6 @@ void sim_mem_note_store(sim_mem *m, const sim_hart *writer, uint64_t addr)
     }
 }
 
-static uint64_t read_le(const uint8_t *p, unsigned size)
-{
-    switch (size) {
-    case 1: return *p;
-    case 2: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case 4: {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    default: {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    }
-}
-
-static void write_le(uint8_t *p, unsigned size, uint64_t v)
-{
-    switch (size) {
-    case 1: *p = (uint8_t)v; break;
-    case 2: {
-        uint16_t w = (uint16_t)v;
-        memcpy(p, &w, 2);
-        break;
-    }
-    case 4: {
-        uint32_t w = (uint32_t)v;
-        memcpy(p, &w, 4);
-        break;
-    }
-    default: memcpy(p, &v, 8); break;
-    }
-}
-
 bool sim_watch_check(sim_hart *h, uint64_t addr, unsigned size, bool store)
 {
     bool stop = false;
@@ -97,7 +57,7 @@ int sim_hart_load_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64_
     sim_commit_load(h, addr);
     if (i >= 0) {
         const sim_ram *r = &m->ram[i];
-        *value = read_le(r->host + (addr - r->base), size);
+        *value = sim_mem_get(r->host + (addr - r->base), size);
         h->cycle += r->latency;
         return 0;
     }
@@ -118,7 +78,7 @@ int sim_hart_store_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64
     sim_commit_store(h, addr, value, size);
     if (i >= 0) {
         const sim_ram *r = &m->ram[i];
-        write_le(r->host + (addr - r->base), size, value);
+        sim_mem_put(r->host + (addr - r->base), size, value);
         h->cycle += r->latency;
         return 0;
     }
@@ -204,9 +164,9 @@ int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval)
     if (i >= 0) {
         const sim_ram *r = &m->ram[i];
         uint8_t *p = r->host + (addr - r->base);
-        old = read_le(p, size);
+        old = sim_mem_get(p, size);
         uint64_t nv = amo_apply(d->aux, old, src, size);
-        write_le(p, size, nv);
+        sim_mem_put(p, size, nv);
         h->cycle += r->latency;
         sim_commit_load(h, addr);
         sim_commit_store(h, addr, nv, size);

@@ -38,6 +38,7 @@
 
 #include "blackhole.h"
 #include "sim_dram.h"
+#include "sim_mem.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "sim_cache copies little-endian values as the host holds them"
@@ -102,49 +103,6 @@ static inline bool sim_cache_holds(const sim_cache *c, unsigned i, uint64_t addr
            (sim_cache_line_of(addr) | SIM_CACHE_VALID | SIM_CACHE_DIRTY);
 }
 
-/* The `size` bytes (1, 2, 4 or 8) at p, zero-extended; and a store of
- * value's low `size` bytes there.  Fixed-size copies: a memcpy of a
- * variable size would be a call into the C library on every access. */
-static inline uint64_t sim_cache_get(const uint8_t *p, unsigned size)
-{
-    switch (size) {
-    case 1: return *p;
-    case 2: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    case 4: {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    default: {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    }
-}
-
-static inline void sim_cache_put(uint8_t *p, unsigned size, uint64_t value)
-{
-    switch (size) {
-    case 1: *p = (uint8_t)value; break;
-    case 2: {
-        uint16_t v = (uint16_t)value;
-        memcpy(p, &v, 2);
-        break;
-    }
-    case 4: {
-        uint32_t v = (uint32_t)value;
-        memcpy(p, &v, 4);
-        break;
-    }
-    default: memcpy(p, &value, 8); break;
-    }
-}
-
 /* The miss path (sim_cache.c): makes place i hold the line of addr,
  * writing back what it held if dirty.  Returns SIM_CACHE_MISSED |
  * SIM_CACHE_WROTE_BACK, or SIM_CACHE_FAILED. */
@@ -163,7 +121,7 @@ static inline unsigned sim_cache_load(sim_cache *c, uint64_t addr, unsigned size
     } else {
         c->stats.hits++;
     }
-    *value = sim_cache_get(&c->data[i][addr % BH_LINE_BYTES], size);
+    *value = sim_mem_get(&c->data[i][addr % BH_LINE_BYTES], size);
     return did;
 }
 
@@ -180,7 +138,7 @@ static inline unsigned sim_cache_store(sim_cache *c, uint64_t addr, unsigned siz
     } else {
         c->stats.hits++;
     }
-    sim_cache_put(&c->data[i][addr % BH_LINE_BYTES], size, value);
+    sim_mem_put(&c->data[i][addr % BH_LINE_BYTES], size, value);
     c->tag[i] |= SIM_CACHE_DIRTY;
     return did;
 }

@@ -422,7 +422,7 @@ int sim_cluster_mem_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         unsigned i = sim_cache_index(a);
         if (LIKELY(sim_cache_holds(&cm->cache, i, a)) && LIKELY(cm->checker == NULL)) {
             cm->cache.stats.hits++;
-            *value = sim_cache_get(&cm->cache.data[i][a % BH_LINE_BYTES], size);
+            *value = sim_mem_get(&cm->cache.data[i][a % BH_LINE_BYTES], size);
             if (LIKELY(h != NULL)) {
                 h->cycle += cm->cost[SIM_T_HIT];
             }
@@ -550,7 +550,7 @@ int sim_cluster_mem_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
         unsigned i = sim_cache_index(a);
         if (LIKELY(sim_cache_holds(&cm->cache, i, a)) && LIKELY(cm->checker == NULL)) {
             cm->cache.stats.hits++;
-            sim_cache_put(&cm->cache.data[i][a % BH_LINE_BYTES], size, value);
+            sim_mem_put(&cm->cache.data[i][a % BH_LINE_BYTES], size, value);
             cm->cache.tag[i] |= SIM_CACHE_DIRTY;
             if (LIKELY(h != NULL)) {
                 h->cycle += cm->cost[SIM_T_HIT];

@@ -202,28 +202,6 @@ static inline uint64_t load_extend(unsigned op, uint64_t raw)
     }
 }
 
-/* The 1, 2, 4 or 8 bytes at p, little-endian, zero-extended; and back:
- * fixed-size copies, not a library call per access. */
-static inline uint64_t read_bytes(const uint8_t *p, unsigned size)
-{
-    switch (size) {
-    case 1: return *p;
-    case 2: { uint16_t t; memcpy(&t, p, 2); return t; }
-    case 4: { uint32_t t; memcpy(&t, p, 4); return t; }
-    default: { uint64_t t; memcpy(&t, p, 8); return t; }
-    }
-}
-
-static inline void write_bytes(uint8_t *p, unsigned size, uint64_t v)
-{
-    switch (size) {
-    case 1: *p = (uint8_t)v; break;
-    case 2: { uint16_t t = (uint16_t)v; memcpy(p, &t, 2); break; }
-    case 4: { uint32_t t = (uint32_t)v; memcpy(p, &t, 4); break; }
-    default: memcpy(p, &v, 8); break;
-    }
-}
-
 #define LIKELY(c) __builtin_expect(!!(c), 1)
 #define UNLIKELY(c) __builtin_expect(!!(c), 0)
 
@@ -376,7 +354,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     {                                                                                          \
         uint64_t a = RS1 + IMM, o = a - rbase;                                                 \
         if (LIKELY(o < rlen) && LIKELY(!(a & ((n) - 1))) && (h->mstatus & SIM_MSTATUS_FS)) {   \
-            uint64_t t = read_bytes(rhost + o, n);                                             \
+            uint64_t t = sim_mem_get(rhost + o, n);                                             \
             h->f[d->rd] = boxed;                                                               \
             h->mstatus |= SIM_MSTATUS_FS; /* Dirty: an f register changed */                   \
             cycle += rlat;                                                                     \
@@ -389,7 +367,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     {                                                                                          \
         uint64_t a = RS1 + IMM, o = a - rbase;                                                 \
         if (LIKELY(o < rlen) && LIKELY(!(a & ((n) - 1))) && (h->mstatus & SIM_MSTATUS_FS)) {   \
-            write_bytes(rhost + o, n, h->f[d->rs2]);                                           \
+            sim_mem_put(rhost + o, n, h->f[d->rs2]);                                           \
             cycle += rlat;                                                                     \
             mcycles += rlat;                                                                   \
             if (others)                                                                        \
@@ -735,7 +713,7 @@ load_slow: {
         if (line) {
             cycle += m->cached.latency;
             mcycles += m->cached.latency;
-            x[d->rd] = load_extend(d->op, read_bytes(line, mem_size));
+            x[d->rd] = load_extend(d->op, sim_mem_get(line, mem_size));
             x[0] = 0;
             NEXT_CHECKED;
         }
@@ -770,7 +748,7 @@ store_slow: {
     if (LIKELY(quiet)) {
         uint8_t *line = sim_mem_cached_hit(m, mem_addr, true);
         if (line) {
-            write_bytes(line, mem_size, mem_val);
+            sim_mem_put(line, mem_size, mem_val);
             cycle += m->cached.latency;
             mcycles += m->cached.latency;
             if (others)

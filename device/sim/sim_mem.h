@@ -13,8 +13,54 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 struct sim_hart;
+
+/* The `size` bytes (1, 2, 4 or 8) of memory at p as an access reads them
+ * (little-endian, zero-extended), and a store of value's low `size` bytes
+ * there: the one copy the hart, its slow paths and the cluster cache use.
+ * Fixed-size copies: a memcpy of a variable size would be a call into the
+ * C library on every access. */
+static inline uint64_t sim_mem_get(const uint8_t *p, unsigned size)
+{
+    switch (size) {
+    case 1: return *p;
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+static inline void sim_mem_put(uint8_t *p, unsigned size, uint64_t value)
+{
+    switch (size) {
+    case 1: *p = (uint8_t)value; break;
+    case 2: {
+        uint16_t v = (uint16_t)value;
+        memcpy(p, &v, 2);
+        break;
+    }
+    case 4: {
+        uint32_t v = (uint32_t)value;
+        memcpy(p, &v, 4);
+        break;
+    }
+    default: memcpy(p, &value, 8); break;
+    }
+}
 
 #define SIM_MEM_MAX_RAM 8
 #define SIM_MEM_MAX_HARTS 4

@@ -821,10 +821,10 @@ typedef struct point {
     uint64_t pc, cycle, instret;
 } point;
 
-static void stops_exactly_at_limits(void **state)
+/* The reference: ref run an instruction a call (each costs at least a
+ * cycle), with where it was before each; returns how many points. */
+static size_t reference_trace(rig *ref, point **out)
 {
-    (void)state;
-    rig *ref = rig_new(exact_program);
     size_t cap = 1 << 14, n = 0;
     point *trace = malloc(cap * sizeof *trace);
     assert_non_null(trace);
@@ -833,6 +833,16 @@ static void stops_exactly_at_limits(void **state)
         assert_true(n < cap);
         trace[n++] = (point){ref->h.pc, ref->h.cycle, ref->h.instret};
     }
+    *out = trace;
+    return n;
+}
+
+static void stops_exactly_at_limits(void **state)
+{
+    (void)state;
+    rig *ref = rig_new(exact_program);
+    point *trace;
+    size_t n = reference_trace(ref, &trace);
     assert_int_equal(ref->h.x[8], 40); /* s0: every iteration ran */
     assert_true(ref->h.traps >= 5);
 
@@ -898,14 +908,8 @@ static void probes_see_every_arrival(void **state)
 {
     (void)state;
     rig *ref = rig_new(exact_program);
-    size_t cap = 1 << 14, n = 0;
-    point *trace = malloc(cap * sizeof *trace);
-    assert_non_null(trace);
-    trace[n++] = (point){ref->h.pc, ref->h.cycle, ref->h.instret};
-    while (sim_hart_run(&ref->h, ref->h.cycle + 1) == SIM_HART_RUNNING) {
-        assert_true(n < cap);
-        trace[n++] = (point){ref->h.pc, ref->h.cycle, ref->h.instret};
-    }
+    point *trace;
+    size_t n = reference_trace(ref, &trace);
     /* probe the loop's head (a jump target), the div (reached by falling
      * through) and the handler's mret */
     uint64_t pcs[3] = {0, 0, 0};
