@@ -208,9 +208,6 @@ void sim_hart_trap(sim_hart *h, uint64_t cause, uint64_t tval);
 /* hart_trap.c: mret: MIE = MPIE, MPIE = 1, pc = mepc. */
 void sim_hart_mret(sim_hart *h);
 
-/* hart_mem.c: the RAM range holding [addr, addr + size), or -1. */
-int sim_mem_find_ram(const sim_mem *m, uint64_t addr, unsigned size);
-
 /* hart_mem.c: the slow paths of a load and a store of `size` bytes at an
  * aligned addr: RAM range `ram` (sim_mem_find_ram's answer, found by the
  * caller, which also wants it), else (-1) the device callbacks.  Return 0

@@ -16,7 +16,7 @@
 
 #define LINE_MASK (~(uint64_t)63)
 
-int sim_mem_find_ram(const sim_mem *m, uint64_t addr, unsigned size)
+int sim_mem_find_ram(const sim_mem *m, uint64_t addr, uint64_t size)
 {
     for (unsigned i = 0; i < m->nram; i++) {
         const sim_ram *r = &m->ram[i];

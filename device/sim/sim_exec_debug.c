@@ -67,13 +67,10 @@ int sim_exec_set_reg(sim_exec *x, sim_exec_reg_file file, unsigned num, uint64_t
  * line holds them all. */
 static uint8_t *host_bytes(sim_exec *x, uint64_t addr, uint64_t n)
 {
-    const sim_mem *m = &x->mem;
-    for (unsigned i = 0; i < m->nram; i++) {
-        const sim_ram *r = &m->ram[i];
-        if (addr >= r->base && addr - r->base <= r->size && r->size - (addr - r->base) >= n)
-            return r->host + (addr - r->base);
-    }
-    if (x->has_tohost && addr >= x->line && addr - x->line <= LINE && LINE - (addr - x->line) >= n)
+    int i = sim_mem_find_ram(&x->mem, addr, n);
+    if (i >= 0)
+        return x->mem.ram[i].host + (addr - x->mem.ram[i].base);
+    if (x->has_tohost && addr - x->line <= LINE && LINE - (addr - x->line) >= n)
         return x->line_host + (addr - x->line);
     return NULL;
 }
@@ -162,12 +159,8 @@ void sim_exec_debug(sim_exec *x, bool step, uint64_t max_instructions,
             h->probe = NULL;
             sim_hart_run(h, h->cycle + 1);
             h->probe = probe;
-            if (x->stop == SIM_EXEC_STOP_WATCH) {
-                ev->stop = x->stop;
-            } else {
-                (void)sim_exec_ended(x, max_instructions, &ev->result);
-                ev->stop = SIM_EXEC_STOP_STEP;
-            }
+            /* a program the step ended is found by the next call */
+            ev->stop = x->stop == SIM_EXEC_STOP_WATCH ? x->stop : SIM_EXEC_STOP_STEP;
         } else {
             sim_hart_run(h, sim_exec_slice_end(x, max_instructions));
             bool stopped = x->stop != SIM_EXEC_STOP_PAUSE; /* a probe's or a watch's */

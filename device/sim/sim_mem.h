@@ -129,6 +129,11 @@ typedef struct sim_mem {
     sim_mem_cached cached;
 } sim_mem;
 
+/* The index of the RAM range holding all of [addr, addr + size), or -1
+ * (hart_mem.c): the hart's slow paths, its decoder and a debugger's
+ * reads ask it. */
+int sim_mem_find_ram(const sim_mem *m, uint64_t addr, uint64_t size);
+
 /* The host bytes of an inline hit at addr (aligned, 1, 2, 4 or 8 bytes),
  * counted as a hit and, for a store, with its line marked dirty; NULL when
  * the access must take the callback.  The caller copies the bytes, adds
