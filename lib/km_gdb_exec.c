@@ -59,19 +59,19 @@ static int thread_name(void *ctx, int thread, char *name, size_t size)
 }
 
 /* GDB's register number as the hart's register file and number. */
-static int reg_of(int regno, sim_exec_reg_file *file, unsigned *num)
+static int reg_of(int regno, sim_reg_file *file, unsigned *num)
 {
     if (regno >= KM_GDB_REG_X0 && regno < KM_GDB_REG_X0 + 32) {
-        *file = SIM_EXEC_REG_X;
+        *file = SIM_REG_X;
         *num = (unsigned)(regno - KM_GDB_REG_X0);
     } else if (regno == KM_GDB_REG_PC) {
-        *file = SIM_EXEC_REG_PC;
+        *file = SIM_REG_PC;
         *num = 0;
     } else if (regno >= KM_GDB_REG_F0 && regno < KM_GDB_REG_F0 + 32) {
-        *file = SIM_EXEC_REG_F;
+        *file = SIM_REG_F;
         *num = (unsigned)(regno - KM_GDB_REG_F0);
     } else if (regno >= KM_GDB_REG_CSR0 && regno < KM_GDB_REG_CSR0 + 4096) {
-        *file = SIM_EXEC_REG_CSR;
+        *file = SIM_REG_CSR;
         *num = (unsigned)(regno - KM_GDB_REG_CSR0);
     } else {
         return -1;
@@ -82,7 +82,7 @@ static int reg_of(int regno, sim_exec_reg_file *file, unsigned *num)
 static int read_reg(void *ctx, int thread, int regno, uint64_t *value)
 {
     km_gdb_exec *t = ctx;
-    sim_exec_reg_file file;
+    sim_reg_file file;
     unsigned num;
     (void)thread;
     if (reg_of(regno, &file, &num) != 0)
@@ -91,7 +91,7 @@ static int read_reg(void *ctx, int thread, int regno, uint64_t *value)
         return 0;
     /* the trigger module's CSRs: this hart has none, so tselect reads
      * back what GDB might write and tdata1 says "no trigger" (type 0) */
-    if (file == SIM_EXEC_REG_CSR && num >= 0x7a0 && num <= 0x7a2) {
+    if (file == SIM_REG_CSR && num >= 0x7a0 && num <= 0x7a2) {
         *value = 0;
         return 0;
     }
@@ -101,7 +101,7 @@ static int read_reg(void *ctx, int thread, int regno, uint64_t *value)
 static int write_reg(void *ctx, int thread, int regno, uint64_t value)
 {
     km_gdb_exec *t = ctx;
-    sim_exec_reg_file file;
+    sim_reg_file file;
     unsigned num;
     (void)thread;
     if (reg_of(regno, &file, &num) != 0)
@@ -215,7 +215,7 @@ static int resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, void *p
     sim_exec_event ev;
     sim_exec_debug(t->x, how->step, t->max, poll, poll_arg, &ev);
     uint64_t pc = 0;
-    (void)sim_exec_get_reg(t->x, SIM_EXEC_REG_PC, 0, &pc);
+    (void)sim_exec_get_reg(t->x, SIM_REG_PC, 0, &pc);
     switch (ev.stop) {
     case SIM_EXEC_STOP_BREAK: {
         const point *p = point_of(t, false, pc, 0);

@@ -6,7 +6,7 @@
  * The dispatcher's sync is this file's step_clusters: before a pass looks
  * at the rings, the work clusters run up to its time, so each side sees
  * what the other wrote before it. */
-#include "sim_card.h"
+#include "sim_card_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,31 +18,6 @@
 #include "sim_noc.h"
 #include "sim_print.h"
 
-struct sim_card {
-    sim_dram dram;
-    sim_noc noc;      /* the clusters' NoC windows reach the banks and each other's LIM */
-    unsigned mhz;     /* the X280 clusters' clock */
-    sim_cluster *dispatcher_lim; /* cluster 0: the remote halves of the rings */
-    /* The work clusters, by number (index 0 unused); NULL when not added. */
-    sim_cluster *clusters[BH_CLUSTERS];
-    bool parked[BH_CLUSTERS];
-    sim_kernel *kernel;
-    bool kernel_stopped;
-    sim_ring_host *host_rings[BH_CLUSTERS]; /* the host fallback's */
-    /* X280 ports: the grid and the clusters go forward together a quantum
-     * at a time from lock_ps (see sim_card_step). */
-    bool ports;
-    uint64_t lock_ps;
-    sim_checker *checker; /* params.check_handover, else NULL */
-    /* params.trace_*: the traced core, given to its cluster when added */
-    unsigned trace_cluster, trace_core;
-    void (*trace_line)(void *ctx, const char *text);
-    void *trace_ctx;
-    /* Prints: what a drain took, until it hands it on; the host
-     * fallback's cores' buffers (allocated at their first print). */
-    sim_print_queue prints;
-    kmx_print_buffer *host_prints[BH_CLUSTERS][BH_CLUSTER_CORES];
-};
 
 static bool work_cluster(unsigned cluster)
 {
@@ -191,6 +166,7 @@ void sim_card_free(sim_card *card)
     sim_kernel_free(card->kernel);
     sim_cluster_destroy(card->dispatcher_lim);
     sim_checker_free(card->checker);
+    sim_card_debug_free(card);
     sim_print_queue_free(&card->prints);
     for (unsigned c = 0; c < BH_CLUSTERS; c++)
         for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
@@ -222,6 +198,8 @@ int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err)
         sim_cluster_mem_set_checker(m, card->checker);
         sim_checker_add_cache(card->checker, cluster, &m->cache);
     }
+    if (rc == KS_OK)
+        sim_card_debug_adopt(card, cluster);
     return rc;
 }
 
@@ -293,6 +271,9 @@ int sim_card_start(sim_card *card, ks_error *err)
     for (unsigned c = 1; rc == KS_OK && c <= BH_WORK_CLUSTERS; c++)
         if (card->clusters[c])
             rc = sim_cluster_reset_harts(card->clusters[c], KMX_LIM_IMAGE, err);
+    /* new harts, new decoded code: observers' sets go in anew */
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
+        card->hooks[c].dirty = card->hooks[c].probes_dirty = true;
     return rc;
 }
 

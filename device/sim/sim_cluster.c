@@ -105,7 +105,9 @@ static void run_quantum(sim_cluster *c, uint64_t end)
         uint64_t offset = c->m.offset[i];
         if (h->state == SIM_HART_RUNNING) {
             if (h->cycle + offset < end) {
-                if (c->trace_line && i == c->trace_core)
+                if (c->hooks)
+                    sim_cluster_run_observed(c, i, end - offset);
+                else if (c->trace_line && i == c->trace_core)
                     sim_hart_run_traced(h, end - offset, h->hartid, 0, c->trace_line,
                                         c->trace_ctx);
                 else
@@ -147,6 +149,8 @@ void sim_cluster_step_cycles(sim_cluster *c, uint64_t until)
             break;
         }
         uint64_t end = c->m.now + SIM_CLUSTER_QUANTUM;
+        if (c->hooks)
+            sim_cluster_observe_pause(c);
         run_quantum(c, end);
         c->m.now = end;
     }

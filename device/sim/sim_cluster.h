@@ -37,11 +37,40 @@
 
 #include "ks_error.h"
 #include "sim_card.h"
+#include "sim_card_debug.h"
 #include "sim_cluster_mem.h"
 #include "sim_dram.h"
 #include "sim_hart.h"
 
 #define SIM_CLUSTER_QUANTUM 64u /* cycles */
+
+/* The card's observers' hold on a cluster (sim_card_debug.h), kept by
+ * the card and read by the cluster (sim_cluster_debug.c). */
+typedef struct sim_cluster_hooks {
+    uint64_t *probes[SIM_CARD_OBSERVERS]; /* sorted, each observer's */
+    unsigned nprobes[SIM_CARD_OBSERVERS];
+    sim_watch *watches; /* the debugger's */
+    unsigned nwatches;
+    sim_watch *installed_watches; /* what the cores check until the next install */
+    unsigned stepping; /* a bit per core: it runs an instruction at a time */
+    bool catch_traps;
+    /* Something changed: a core's run ends before its next instruction
+     * so that it takes effect (the watches, stepping, trap catching are
+     * installed again; with probes_dirty the probes too, which drops the
+     * decoded code). */
+    bool dirty, probes_dirty;
+    /* The card's dispatch: an event of observer `who`. */
+    void (*event)(void *ctx, sim_card_observer who, const sim_card_event *ev);
+    void *ctx;
+    /* Set by another thread to ask for an AT_PAUSE event. */
+    _Atomic bool *pause;
+    /* What ended a core's run so that the changes an event made are
+     * installed: reported once, not again when the core meets it anew. */
+    struct sim_cluster_skip {
+        uint64_t pc, instret;
+        bool probe, watch;
+    } skip[BH_CLUSTER_CORES];
+} sim_cluster_hooks;
 
 typedef struct sim_cluster {
     sim_cluster_mem m;
@@ -52,6 +81,8 @@ typedef struct sim_cluster {
     unsigned trace_core;
     void (*trace_line)(void *ctx, const char *text);
     void *trace_ctx;
+    /* The card's observers, or NULL when nobody observes. */
+    sim_cluster_hooks *hooks;
 } sim_cluster;
 
 /* Cluster `cluster` (0..3) of the card whose banks are `dram` (which must
@@ -91,6 +122,17 @@ int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, ks_error *err);
  * line NULL: none. */
 void sim_cluster_trace(sim_cluster *c, unsigned core, void (*line)(void *ctx, const char *text),
                        void *ctx);
+
+/* Observed (c->hooks set): the hooks' probes, watches and trap catching
+ * on every core now; what sim_card_debug does when they change. */
+void sim_cluster_hooks_install(sim_cluster *c);
+
+/* For run_quantum (sim_cluster_debug.c): core `core` of an observed
+ * cluster up to until_cycle (its own cycles), an instruction at a time
+ * while it is stepped, installing what the events changed; and the
+ * pause, when one was asked for, before a quantum. */
+void sim_cluster_run_observed(sim_cluster *c, unsigned core, uint64_t until_cycle);
+void sim_cluster_observe_pause(sim_cluster *c);
 
 /* Runs whole quanta until the cluster's time is at or past until_ps (a
  * no-op if it already is). */

@@ -786,11 +786,14 @@ trap_at_pc:
     h->cycle = cycle;
     h->instret = instret;
     h->mem_cycles = mcycles;
-    sim_hart_trap(h, cause, tval);
-    pc = h->pc;
-    cycle += SIM_COST_TRAP;
-    if (h->state != SIM_HART_RUNNING) /* a device halted it, then faulted */
-        goto out;
+    {
+        bool end = h->on_trap && h->on_trap(h->trap_ctx, h, cause, tval);
+        sim_hart_trap(h, cause, tval);
+        pc = h->pc;
+        cycle += SIM_COST_TRAP;
+        if (h->state != SIM_HART_RUNNING || end) /* a device halted it, then faulted */
+            goto out;
+    }
     goto dispatch;
 
 out:

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "sim_mem.h"
+#include "sim_reg.h"
 
 /* mcause values (exceptions; interrupts are not modeled). */
 enum {
@@ -112,6 +113,12 @@ typedef struct sim_hart {
     unsigned nwatches;
     bool (*watch)(void *ctx, struct sim_hart *h, unsigned index, bool store);
     void *watch_ctx;
+    /* Called before a trap is taken, with the hart as of the trapping
+     * instruction's start (pc, registers); like a probe, it may hold the
+     * hart.  True ends the run once the trap is taken (the hart running,
+     * at mtvec).  Traps are the slow path: this costs the rest nothing. */
+    bool (*on_trap)(void *ctx, struct sim_hart *h, uint64_t cause, uint64_t tval);
+    void *trap_ctx;
 } sim_hart;
 
 typedef struct sim_watch {
@@ -153,6 +160,13 @@ unsigned sim_commit_text(const sim_commit *c, unsigned core, char *buf, unsigned
 /* The value a CSR instruction reading `csr` would see now; false when
  * the hart has no such CSR.  For tracers and debuggers. */
 bool sim_hart_csr_read(sim_hart *h, unsigned csr, uint64_t *value);
+
+/* A debugger's reads and writes of the registers (sim_reg.h): 0, or -1
+ * for a register the hart does not have (or, writing, one a debugger may
+ * not change: x0 and the CSRs that are the program's own keep their
+ * value).  A write of pc drops bit 0, as jalr does. */
+int sim_hart_get_reg(sim_hart *h, sim_reg_file file, unsigned num, uint64_t *value);
+int sim_hart_set_reg(sim_hart *h, sim_reg_file file, unsigned num, uint64_t value);
 
 /* wfi -> running (a wake event: the owner's interrupt or software
  * interrupt); a no-op in any other state. */

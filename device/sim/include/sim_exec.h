@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "ks_error.h"
+#include "sim_reg.h"
 
 #define SIM_EXEC_STACK_SIZE (64u * 1024u)
 #define SIM_EXEC_MAX_BYTES (1024ull * 1024 * 1024) /* of RAM, in all */
@@ -79,17 +80,10 @@ void sim_exec_free(sim_exec *x); /* NULL is fine */
  * stopped at breakpoints and watches and stepped goes on exactly as the
  * plain run. */
 
-typedef enum sim_exec_reg_file {
-    SIM_EXEC_REG_X,   /* x0..x31 */
-    SIM_EXEC_REG_F,   /* f0..f31, as stored (singles NaN-boxed) */
-    SIM_EXEC_REG_PC,  /* num 0 */
-    SIM_EXEC_REG_CSR, /* by CSR number, as the CSR instructions see them */
-} sim_exec_reg_file;
-
 /* 0, or -1 for a register the hart does not have (or, writing, cannot
  * be written: x0 and read-only CSRs keep their value). */
-int sim_exec_get_reg(sim_exec *x, sim_exec_reg_file file, unsigned num, uint64_t *value);
-int sim_exec_set_reg(sim_exec *x, sim_exec_reg_file file, unsigned num, uint64_t value);
+int sim_exec_get_reg(sim_exec *x, sim_reg_file file, unsigned num, uint64_t *value);
+int sim_exec_set_reg(sim_exec *x, sim_reg_file file, unsigned num, uint64_t value);
 
 /* Memory as the hart sees it: its RAM and the tohost line; 0, or -1 when
  * any byte of [addr, addr + n) is elsewhere (then nothing is done).  A

@@ -1,0 +1,57 @@
+/* hart_debug: a debugger's view of a hart's registers (sim_hart.h,
+ * sim_hart_get_reg), the one both of kmrun's GDB targets go through. */
+#include "hart_internal.h"
+
+int sim_hart_get_reg(sim_hart *h, sim_reg_file file, unsigned num, uint64_t *value)
+{
+    switch (file) {
+    case SIM_REG_X:
+        if (num >= 32)
+            return -1;
+        *value = h->x[num];
+        return 0;
+    case SIM_REG_F:
+        if (num >= 32)
+            return -1;
+        *value = h->f[num];
+        return 0;
+    case SIM_REG_PC:
+        *value = h->pc;
+        return 0;
+    case SIM_REG_CSR:
+        return sim_hart_csr_read(h, num, value) ? 0 : -1;
+    }
+    return -1;
+}
+
+int sim_hart_set_reg(sim_hart *h, sim_reg_file file, unsigned num, uint64_t value)
+{
+    switch (file) {
+    case SIM_REG_X:
+        if (num >= 32)
+            return -1;
+        if (num)
+            h->x[num] = value;
+        return 0;
+    case SIM_REG_F:
+        if (num >= 32)
+            return -1;
+        h->f[num] = value;
+        return 0;
+    case SIM_REG_PC:
+        h->pc = value & ~(uint64_t)1;
+        return 0;
+    case SIM_REG_CSR:
+        /* the few a debugger changes; the rest are the program's own */
+        switch (num) {
+        case 0x003: h->fcsr = (uint32_t)(value & 0xff); return 0;
+        case 0x340: h->mscratch = value; return 0;
+        case 0x341: h->mepc = value & ~(uint64_t)1; return 0;
+        case 0x342: h->mcause = value; return 0;
+        case 0x343: h->mtval = value; return 0;
+        case 0x305: h->mtvec = value & ~(uint64_t)3; return 0;
+        default: return -1;
+        }
+    }
+    return -1;
+}
