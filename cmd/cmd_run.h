@@ -17,6 +17,9 @@ typedef struct cmd_run_wants {
      * folder as trace-cC.K.log (CMD_TRACE_NAME) */
     bool trace;
     unsigned trace_cluster, trace_core;
+    /* --gdb PORT: the run held for gdb-multiarch on gdb_port (0: any free one) */
+    bool gdb;
+    int gdb_port;
 } cmd_run_wants;
 
 #define CMD_TRACE_NAME "trace-c%u.%u.log"
@@ -52,6 +55,14 @@ int cmd_parse_seconds(const char *command, const char *option, const char *text,
 int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
                    const km_run_opts *ro, const cmd_run_wants *wants, const char *run_dir,
                    double started, cmd_run_outcome *out, km_error *err);
+
+/* km_session_run under gdb-multiarch on 127.0.0.1:port (0: any free
+ * one), the run halted until the debugger resumes it (run_gdb.c).  As
+ * km_session_run; KM_EXIT_FAILED when the debugger killed the program
+ * (its run thread is left held: the caller ends the process without a
+ * result). */
+int cmd_run_debugged(const km_program *p, km_session *s, const km_run_opts *ro, int port,
+                     cmd_run_outcome *out, km_error *err);
 
 /* After the results are printed: the run folder's error, if any, into
  * *rc and *err (a system error outranks a thread's failure); the same for

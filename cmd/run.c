@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "cmd_common.h"
@@ -40,6 +41,7 @@ int cmd_run(int argc, char **argv)
         {"thread", required_argument, NULL, 'T'},
         {"check-handover", no_argument, NULL, 'H'},
         {"trace-instructions", required_argument, NULL, 'I'},
+        {"gdb", required_argument, NULL, 'G'},
         {NULL, 0, NULL, 0},
     };
     double started = km_wall_now();
@@ -78,6 +80,17 @@ int cmd_run(int argc, char **argv)
             wants.trace = true;
             break;
         }
+        case 'G': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 0 || v > 65535)
+                return cmd_usage_error("run", "invalid --gdb port '%s' (expected 0 to 65535; 0: "
+                                              "any free one)",
+                                      optarg);
+            wants.gdb = true;
+            wants.gdb_port = (int)v;
+            break;
+        }
         case 'R':
             if (!*optarg)
                 return cmd_usage_error("run", "an empty run folder name");
@@ -105,6 +118,12 @@ int cmd_run(int argc, char **argv)
             return cmd_option_error("run", c, argv, longopts);
         }
     }
+    if (wants.gdb)
+        ro.wall_timeout_s = 0; /* the time it spends halted is the debugger's */
+    if (wants.gdb && backend == KM_BACKEND_HOST)
+        return cmd_usage_error("run", "--gdb debugs the X280 cores of the simulated card: the "
+                                      "host fallback's threads run on the host (use --thread "
+                                      "sim, or a host debugger)");
     km_program *p = NULL;
     int rc = cmd_load_one_manifest("run", argc, argv, &p);
     if (rc != KM_OK)
@@ -139,6 +158,12 @@ int cmd_run(int argc, char **argv)
     }
     if (rc != KM_OK && rc != KM_EXIT_FAILED)
         fprintf(stderr, "kmrun: %s\n", err.message);
+    if (wants.gdb && rc == KM_EXIT_FAILED && !out.json) {
+        /* killed by the debugger: its run thread is held for good */
+        fprintf(stderr, "kmrun: %s\n", err.message);
+        fflush(NULL);
+        _exit(KM_EXIT_FAILED);
+    }
     cmd_run_outcome_free(&out);
     if (cache.root)
         km_cache_close(&cache);

@@ -102,7 +102,10 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
     out->folder_rc = km_rundir_begin(runs, out->id, &w, &out->folder_err);
     if (wants->trace)
         open_trace(out, wants, w);
-    rc = km_session_run(out->s, ro, &out->result, err);
+    if (wants->gdb)
+        rc = cmd_run_debugged(p, out->s, ro, wants->gdb_port, out, err);
+    else
+        rc = km_session_run(out->s, ro, &out->result, err);
     close_trace(out);
     if (rc == KM_OK)
         rc = km_session_regions(out->s, &out->copies, &out->ncopies, err);

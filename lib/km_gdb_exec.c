@@ -5,19 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The points GDB has set: a kind and an address (and a length). */
-typedef struct point {
-    km_gdb_point type;
-    uint64_t addr, len;
-} point;
-
-#define MAX_POINTS 64
+#include "km_gdb_sim.h"
 
 struct km_gdb_exec {
     sim_exec *x;
     uint64_t max;
-    point points[MAX_POINTS];
-    unsigned npoints;
+    km_gdb_points points;
     bool ended;
     sim_exec_result result;
 };
@@ -58,34 +51,13 @@ static int thread_name(void *ctx, int thread, char *name, size_t size)
     return 0;
 }
 
-/* GDB's register number as the hart's register file and number. */
-static int reg_of(int regno, sim_reg_file *file, unsigned *num)
-{
-    if (regno >= KM_GDB_REG_X0 && regno < KM_GDB_REG_X0 + 32) {
-        *file = SIM_REG_X;
-        *num = (unsigned)(regno - KM_GDB_REG_X0);
-    } else if (regno == KM_GDB_REG_PC) {
-        *file = SIM_REG_PC;
-        *num = 0;
-    } else if (regno >= KM_GDB_REG_F0 && regno < KM_GDB_REG_F0 + 32) {
-        *file = SIM_REG_F;
-        *num = (unsigned)(regno - KM_GDB_REG_F0);
-    } else if (regno >= KM_GDB_REG_CSR0 && regno < KM_GDB_REG_CSR0 + 4096) {
-        *file = SIM_REG_CSR;
-        *num = (unsigned)(regno - KM_GDB_REG_CSR0);
-    } else {
-        return -1;
-    }
-    return 0;
-}
-
 static int read_reg(void *ctx, int thread, int regno, uint64_t *value)
 {
     km_gdb_exec *t = ctx;
     sim_reg_file file;
     unsigned num;
     (void)thread;
-    if (reg_of(regno, &file, &num) != 0)
+    if (km_gdb_sim_reg(regno, &file, &num) != 0)
         return -1;
     if (sim_exec_get_reg(t->x, file, num, value) == 0)
         return 0;
@@ -104,7 +76,7 @@ static int write_reg(void *ctx, int thread, int regno, uint64_t value)
     sim_reg_file file;
     unsigned num;
     (void)thread;
-    if (reg_of(regno, &file, &num) != 0)
+    if (km_gdb_sim_reg(regno, &file, &num) != 0)
         return -1;
     return sim_exec_set_reg(t->x, file, num, value);
 }
@@ -126,18 +98,13 @@ static int write_mem(void *ctx, int thread, uint64_t addr, const uint8_t *buf, s
 /* The hart's breakpoints and watches from the points. */
 static int apply_points(km_gdb_exec *t)
 {
-    uint64_t breaks[MAX_POINTS];
-    sim_exec_watch watches[MAX_POINTS];
-    unsigned nb = 0, nw = 0;
-    for (unsigned i = 0; i < t->npoints; i++) {
-        const point *p = &t->points[i];
-        if (p->type == KM_GDB_SW_BREAK || p->type == KM_GDB_HW_BREAK)
-            breaks[nb++] = p->addr;
-        else
-            watches[nw++] = (sim_exec_watch){p->addr, p->len ? p->len : 1,
-                                             p->type != KM_GDB_WATCH_WRITE,
-                                             p->type != KM_GDB_WATCH_READ};
-    }
+    uint64_t breaks[KM_GDB_MAX_POINTS];
+    sim_exec_watch watches[KM_GDB_MAX_POINTS];
+    unsigned nb = km_gdb_points_breaks(&t->points, breaks), nw = 0;
+    for (const km_gdb_point_set *p; (p = km_gdb_points_watch(&t->points, nw)) != NULL;)
+        watches[nw++] = (sim_exec_watch){p->addr, p->len ? p->len : 1,
+                                         p->type != KM_GDB_WATCH_WRITE,
+                                         p->type != KM_GDB_WATCH_READ};
     if (sim_exec_set_breaks(t->x, breaks, nb) != 0 || sim_exec_set_watches(t->x, watches, nw) != 0)
         return -1;
     return 0;
@@ -146,12 +113,8 @@ static int apply_points(km_gdb_exec *t)
 static int insert_point(void *ctx, km_gdb_point type, uint64_t addr, uint64_t kind)
 {
     km_gdb_exec *t = ctx;
-    for (unsigned i = 0; i < t->npoints; i++)
-        if (t->points[i].type == type && t->points[i].addr == addr)
-            return 0;
-    if (t->npoints == MAX_POINTS)
+    if (km_gdb_points_insert(&t->points, type, addr, kind) != 0)
         return -1;
-    t->points[t->npoints++] = (point){type, addr, kind};
     return apply_points(t);
 }
 
@@ -159,28 +122,9 @@ static int remove_point(void *ctx, km_gdb_point type, uint64_t addr, uint64_t ki
 {
     km_gdb_exec *t = ctx;
     (void)kind;
-    for (unsigned i = 0; i < t->npoints; i++) {
-        if (t->points[i].type == type && t->points[i].addr == addr) {
-            t->points[i] = t->points[--t->npoints];
-            return apply_points(t);
-        }
-    }
-    return -1;
-}
-
-/* The point that stopped a run at pc (a breakpoint) or on watch `index`. */
-static const point *point_of(const km_gdb_exec *t, bool watch, uint64_t pc, unsigned index)
-{
-    unsigned w = 0;
-    for (unsigned i = 0; i < t->npoints; i++) {
-        const point *p = &t->points[i];
-        bool is_watch = p->type != KM_GDB_SW_BREAK && p->type != KM_GDB_HW_BREAK;
-        if (!watch && !is_watch && p->addr == pc)
-            return p;
-        if (watch && is_watch && w++ == index)
-            return p;
-    }
-    return NULL;
+    if (km_gdb_points_remove(&t->points, type, addr) != 0)
+        return -1;
+    return apply_points(t);
 }
 
 /* How the program's end looks to GDB: an exit is the process's exit; a
@@ -218,12 +162,12 @@ static int resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, void *p
     (void)sim_exec_get_reg(t->x, SIM_REG_PC, 0, &pc);
     switch (ev.stop) {
     case SIM_EXEC_STOP_BREAK: {
-        const point *p = point_of(t, false, pc, 0);
+        const km_gdb_point_set *p = km_gdb_points_break_at(&t->points, pc);
         stop->reason = p && p->type == KM_GDB_HW_BREAK ? KM_GDB_STOP_HW_BREAK : KM_GDB_STOP_BREAK;
         break;
     }
     case SIM_EXEC_STOP_WATCH: {
-        const point *p = point_of(t, true, pc, ev.watch);
+        const km_gdb_point_set *p = km_gdb_points_watch(&t->points, ev.watch);
         stop->reason = KM_GDB_STOP_WATCH;
         stop->watch = p ? p->type : (ev.store ? KM_GDB_WATCH_WRITE : KM_GDB_WATCH_READ);
         stop->addr = p ? p->addr : 0;
@@ -240,7 +184,7 @@ static int resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, void *p
 static void detach(void *ctx)
 {
     km_gdb_exec *t = ctx;
-    t->npoints = 0;
+    km_gdb_points_clear(&t->points);
     (void)apply_points(t);
 }
 

@@ -248,6 +248,16 @@ km_backend km_session_backend(const km_session *s)
     return s->ops->kind;
 }
 
+sim_card *km_session_card(km_session *s)
+{
+    return s->ops && s->ops->kind == KM_BACKEND_SIM ? s->card : NULL;
+}
+
+const char *km_session_image_of(const km_session *s, unsigned index)
+{
+    return index < s->plan.nclusters ? km_session_image(s, &s->plan.clusters[index]) : NULL;
+}
+
 const km_build_result *km_session_build(const km_session *s)
 {
     return &s->build;

@@ -228,6 +228,13 @@ int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_err
 int km_session_regions(km_session *s, const km_region_copy **out, size_t *n, km_error *err);
 
 const km_plan *km_session_plan(const km_session *s);
+/* The simulated card the threads run on, after km_session_load: a
+ * debugger (km_gdb_card.h) or an observer (sim_card_debug.h) attaches to
+ * it before km_session_run.  NULL on the host fallback (its threads run
+ * on the host) and before the load. */
+sim_card *km_session_card(km_session *s);
+/* The image of the thread on plan cluster `index`, in the cache. */
+const char *km_session_image_of(const km_session *s, unsigned index);
 km_backend km_session_backend(const km_session *s);
 
 /* What the build gave the session: each thread's image, in the cache. */

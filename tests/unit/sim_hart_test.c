@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "hart_internal.h"
+#include "rv_assemble.h"
 #include "sim_hart.h"
 #include "sim_mem.h"
 
@@ -81,44 +82,14 @@ static uint64_t dev_mtime(sim_mem *m, sim_hart *h)
     return r->mtime + h->cycle / 10;
 }
 
-static const char *rv_prefix(void)
-{
-    const char *p = getenv("RV_PREFIX");
-    return p && *p ? p : "riscv64-unknown-elf-";
-}
-
 /* Assembles `src` (after the harness's prologue) linked at CODE_BASE and
  * returns the bytes of .text; asserts on a toolchain failure. */
 static size_t assemble(const char *src, uint8_t *out, size_t max)
 {
-    char dir[] = "/tmp/sim-hart-test.XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[256], cmd[1200];
-    snprintf(path, sizeof path, "%s/t.s", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fprintf(f,
-            ".option norelax\n.text\n.globl _start\n_start:\n"
-            "li s11, 0x%llx\nli s10, 0x%llx\n%s\n",
-            (unsigned long long)DATA_BASE, (unsigned long long)SCRATCH, src);
-    fclose(f);
-    const char *p = rv_prefix();
-    snprintf(cmd, sizeof cmd,
-             "cd %s && %sas -march=rv64gc_zba_zbb -o t.o t.s && "
-             "%sld -Ttext=0x%llx -o t.elf t.o && %sobjcopy -O binary -j .text t.elf t.bin",
-             dir, p, p, (unsigned long long)CODE_BASE, p);
-    int rc = system(cmd);
-    if (rc != 0)
-        print_message("assembly failed:\n%s\n", src);
-    assert_int_equal(rc, 0);
-    snprintf(path, sizeof path, "%s/t.bin", dir);
-    f = fopen(path, "rb");
-    assert_non_null(f);
-    size_t n = fread(out, 1, max, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
-    return n;
+    char prologue[128];
+    snprintf(prologue, sizeof prologue, "li s11, 0x%llx\nli s10, 0x%llx\n",
+             (unsigned long long)DATA_BASE, (unsigned long long)SCRATCH);
+    return rv_assemble(prologue, src, CODE_BASE, out, max);
 }
 
 static void rig_init_mem(rig *r)

@@ -1,0 +1,88 @@
+/* km_gdb_sim: GDB's registers and points for the simulated harts
+ * (km_gdb_sim.h). */
+#include "km_gdb_sim.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+int km_gdb_sim_reg(int regno, sim_reg_file *file, unsigned *num)
+{
+    if (regno >= KM_GDB_REG_X0 && regno < KM_GDB_REG_X0 + 32) {
+        *file = SIM_REG_X;
+        *num = (unsigned)(regno - KM_GDB_REG_X0);
+    } else if (regno == KM_GDB_REG_PC) {
+        *file = SIM_REG_PC;
+        *num = 0;
+    } else if (regno >= KM_GDB_REG_F0 && regno < KM_GDB_REG_F0 + 32) {
+        *file = SIM_REG_F;
+        *num = (unsigned)(regno - KM_GDB_REG_F0);
+    } else if (regno >= KM_GDB_REG_CSR0 && regno < KM_GDB_REG_CSR0 + 4096) {
+        *file = SIM_REG_CSR;
+        *num = (unsigned)(regno - KM_GDB_REG_CSR0);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+static bool is_break(km_gdb_point type)
+{
+    return type == KM_GDB_SW_BREAK || type == KM_GDB_HW_BREAK;
+}
+
+int km_gdb_points_insert(km_gdb_points *s, km_gdb_point type, uint64_t addr, uint64_t len)
+{
+    for (unsigned i = 0; i < s->n; i++)
+        if (s->p[i].type == type && s->p[i].addr == addr)
+            return 0;
+    if (s->n == KM_GDB_MAX_POINTS)
+        return -1;
+    s->p[s->n++] = (km_gdb_point_set){type, addr, len};
+    return 0;
+}
+
+int km_gdb_points_remove(km_gdb_points *s, km_gdb_point type, uint64_t addr)
+{
+    for (unsigned i = 0; i < s->n; i++) {
+        if (s->p[i].type == type && s->p[i].addr == addr) {
+            /* keep the order: watch numbers follow it */
+            for (unsigned k = i + 1; k < s->n; k++)
+                s->p[k - 1] = s->p[k];
+            s->n--;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void km_gdb_points_clear(km_gdb_points *s)
+{
+    s->n = 0;
+}
+
+unsigned km_gdb_points_breaks(const km_gdb_points *s, uint64_t pcs[KM_GDB_MAX_POINTS])
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->n; i++)
+        if (is_break(s->p[i].type))
+            pcs[n++] = s->p[i].addr;
+    return n;
+}
+
+const km_gdb_point_set *km_gdb_points_break_at(const km_gdb_points *s, uint64_t pc)
+{
+    const km_gdb_point_set *found = NULL;
+    for (unsigned i = 0; i < s->n; i++)
+        if (is_break(s->p[i].type) && s->p[i].addr == pc &&
+            (!found || s->p[i].type == KM_GDB_HW_BREAK))
+            found = &s->p[i];
+    return found;
+}
+
+const km_gdb_point_set *km_gdb_points_watch(const km_gdb_points *s, unsigned index)
+{
+    for (unsigned i = 0; i < s->n; i++)
+        if (!is_break(s->p[i].type) && index-- == 0)
+            return &s->p[i];
+    return NULL;
+}

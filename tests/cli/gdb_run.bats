@@ -1,0 +1,136 @@
+#!/usr/bin/env bats
+# kmrun run --gdb: a real gdb-multiarch on the simulated card's X280 cores
+# (lib/km_gdb_card.h over device/sim's observers): a breakpoint at a source
+# line, a local, a step, another core's thread, watchpoints on a region
+# word and on a word another core writes, a trap as a stop at its line,
+# Ctrl-C, the end as the process's exit — and the run's JSON the same as
+# without the debugger.
+
+# shellcheck disable=SC2154 # output, status: set by run
+load helpers
+
+kmrun_pid=
+
+teardown() {
+    if [ -n "$kmrun_pid" ]; then kill "$kmrun_pid" 2>/dev/null || true; fi
+}
+
+setup() {
+    command -v gdb-multiarch >/dev/null || { echo "no gdb-multiarch (Debian's package): ./setup installs it"; false; }
+    cd "$BATS_TEST_TMPDIR"
+}
+
+# start_run ARGS...: kmrun run --gdb 0 ARGS in the background; sets port,
+# image and src from the line it prints.
+start_run() {
+    kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" --gdb 0 "$@" >run.out 2>run.err &
+    kmrun_pid=$!
+    port=
+    for _ in $(seq 600); do
+        line=$(grep "^kmrun: waiting for GDB on port" run.err || true)
+        [ -n "$line" ] && break
+        sleep 0.05
+    done
+    [ -n "$line" ] || { cat run.err; false; }
+    port=$(sed -n "s/^kmrun: waiting for GDB on port \([0-9]*\): gdb-multiarch -q -ex 'file \(.*\)' -ex 'directory \(.*\)' -ex 'target remote :[0-9]*'$/\1/p" run.err)
+    image=$(sed -n "s/^kmrun: waiting for GDB on port [0-9]*: gdb-multiarch -q -ex 'file \(.*\)' -ex 'directory \(.*\)' -ex 'target remote :[0-9]*'$/\1/p" run.err)
+    src=$(sed -n "s/^kmrun: waiting for GDB on port [0-9]*: gdb-multiarch -q -ex 'file \(.*\)' -ex 'directory \(.*\)' -ex 'target remote :[0-9]*'$/\2/p" run.err)
+    [ -n "$port" ] && [ -f "$image" ] && [ -d "$src" ]
+}
+
+wait_run() {
+    run_status=0
+    wait "$kmrun_pid" || run_status=$?
+    kmrun_pid=
+}
+
+# gdb_batch COMMANDS...: gdb-multiarch on the run's image, connected.
+gdb_batch() {
+    local args=()
+    for c in "$@"; do args+=(-ex "$c"); done
+    run timeout 120 gdb-multiarch -q -batch -nx -ex "file $image" -ex "directory $src" \
+        -ex "target remote :$port" "${args[@]}"
+    echo "$output"
+}
+
+@test "gdb run: break at a line, a local, a step, watch a region word and another core's write, switch threads; the JSON as without" {
+    local manifest=$KMRUN_TOP/programs/02_parallel_sum/program.yaml
+    start_run "$manifest"
+    gdb_batch "info threads" "break sum.c:62" "continue" "print j.words" "next" \
+        "rwatch -l *j.data" "watch -l j.sum[2]" "delete 1" "continue" "delete 2" "continue" \
+        "info threads" "thread 2" "info registers pc" "stepi" "info registers pc" "delete" \
+        "continue"
+    [ "$status" -eq 0 ]
+    # every core a thread, named by cluster and core, halted at the start
+    [[ "$output" == *'Thread 4 "c1.3"   _start ()'* ]]
+    [[ "$output" == *'Thread 1 "c1.0" hit Breakpoint 1, kmx_main (core=core@entry=0) at thread/sum.c:62'* ]]
+    [[ "$output" == *'$1 = 262144'* ]]                       # the local: 1 MiB of words
+    [[ "$output" == *$'\n63\t    if (kmx_parallel(sum_chunks, &j) != KMX_OK)'* ]] # next
+    # the region's first word, read by core 0's loop (the manifest's fill)
+    [[ "$output" == *'Thread 1 "c1.0" hit Hardware read watchpoint 2: -location *j.data'*'Value = 2654435769'* ]]
+    # core 2 writes its partial sum into core 0's job: 65536 words of the fill
+    [[ "$output" == *'Thread 3 "c1.2" hit Hardware watchpoint 3: -location j.sum[2]'*'New value = 173961102557184'* ]]
+    [[ "$output" == *'[Switching to thread 2 (Thread 2)]'* ]]
+    pcs=$(printf '%s\n' "$output" | sed -n 's/^pc  *\(0x[0-9a-f]*\).*/\1/p')
+    [ "$(printf '%s\n' "$pcs" | wc -l)" -eq 2 ]
+    [ "$(printf '%s\n' "$pcs" | head -1)" != "$(printf '%s\n' "$pcs" | tail -1)" ] # stepi moved thread 2
+    [[ "$output" == *'[Inferior 1 (Remote target) exited normally]'* ]]
+    wait_run
+    [ "$run_status" -eq 0 ]
+    "$KMRUN_TOP/tests/golden/normalize" <run.out >debugged.json
+    run kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" "$manifest"
+    [ "$status" -eq 0 ]
+    printf '%s\n' "$output" | "$KMRUN_TOP/tests/golden/normalize" >plain.json
+    diff debugged.json plain.json
+}
+
+@test "gdb run: a trap is a stop at the trapping line; the run then ends trapped, as without" {
+    local manifest=$KMRUN_TOP/tests/fixtures/hazards/misaligned.yaml
+    start_run "$manifest"
+    gdb_batch "continue" "info registers mcause" "continue"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *'Thread 1 "c1.0" received signal SIGBUS'*'misaligned.c:12'* ]]
+    [[ "$output" == *'[Inferior 1 (Remote target) exited with code 01]'* ]]
+    wait_run
+    [ "$run_status" -eq 1 ]
+    [ "$(jq -r '.threads[0].state' run.out)" = trapped ]
+    "$KMRUN_TOP/tests/golden/normalize" <run.out >debugged.json
+    run kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" "$manifest"
+    [ "$status" -eq 1 ]
+    printf '%s\n' "$output" | "$KMRUN_TOP/tests/golden/normalize" >plain.json
+    diff debugged.json plain.json
+}
+
+@test "gdb run: Ctrl-C stops a core that spins; kill ends kmrun (exit 1, no result, no run folder)" {
+    start_run "$KMRUN_TOP/tests/fixtures/hazards/stuck.yaml"
+    exec {sock}<>"/dev/tcp/127.0.0.1/$port"
+    printf '$QStartNoAckMode#b0' >&"$sock"
+    printf '$vCont;c#a8' >&"$sock"
+    local ticks=0
+    for _ in $(seq 600); do
+        ticks=$(awk '{ print $14 }' "/proc/$kmrun_pid/stat" 2>/dev/null || echo 0)
+        [ "$ticks" -ge 30 ] && break
+        sleep 0.05
+    done
+    [ "$ticks" -ge 30 ]
+    printf '\003' >&"$sock"
+    printf '$k#6b' >&"$sock"
+    reply=$(timeout 20 cat <&"$sock")
+    exec {sock}<&-
+    echo "$reply"
+    [[ "$reply" == '+$OK#9a$T02thread:'*';20:'*'#'* ]]
+    wait_run
+    [ "$run_status" -eq 1 ]
+    grep -q "kmrun: the debugger killed the program before its end" run.err
+    [ ! -s run.out ]
+    [ -z "$(ls -A runs 2>/dev/null)" ]
+}
+
+@test "gdb run: --gdb wants a port, and the simulated card" {
+    run kmrun run --gdb x "$KMRUN_TOP/programs/01_hello/program.yaml"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"invalid --gdb port 'x'"* ]]
+    run kmrun run --thread host --gdb 0 "$KMRUN_TOP/programs/01_hello/program.yaml"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--gdb debugs the X280 cores of the simulated card"* ]]
+}

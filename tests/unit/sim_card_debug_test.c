@@ -1,0 +1,222 @@
+/* Tests for device/sim/sim_card_debug.c and sim_cluster_debug.c: a card's
+ * observers see every probe, watch, step and trap of the work cores, may
+ * change the sets from inside an event, read registers and memory as a
+ * core does — and the observed run ends exactly where the plain one does
+ * (every core's pc, cycles, instructions, registers). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rv_assemble.h"
+#include "sim_card.h"
+#include "sim_card_debug.h"
+
+/* Each core counts to 1000 in a0, storing every count into its own word
+ * of LIM at WORDS + 8 * core; then waits in wfi.  `loop` is at +0x40,
+ * the store at +0x44; core 3 then executes a misaligned load (a trap). */
+#define CODE KMX_LIM_IMAGE
+#define LOOP (CODE + 0x40)
+#define STORE (CODE + 0x44)
+#define WORDS (BH_LIM_BASE + 0x100000u)
+#define COUNT 1000u
+static const char program[] = ".option norvc\n"
+                              "csrr t0, mhartid\n"
+                              "li t1, 0x08100000\n"
+                              "slli t2, t0, 3\n"
+                              "add t1, t1, t2\n"
+                              "li a0, 0\n"
+                              "li t3, 1000\n"
+                              "j loop\n"
+                              ".org 0x40\n"
+                              "loop: addi a0, a0, 1\n"
+                              "sd a0, 0(t1)\n"
+                              "blt a0, t3, loop\n"
+                              "li t4, 3\n"
+                              "bne t0, t4, park\n"
+                              "la t5, park\n"
+                              "csrw mtvec, t5\n"
+                              "ld t6, 1(t1)\n"
+                              "park: wfi\n"
+                              "j park\n";
+
+static sim_card *card_new(void)
+{
+    static uint8_t code[4096];
+    static size_t n;
+    if (n == 0)
+        n = rv_assemble("", program, CODE, code, sizeof code);
+    sim_card_params params = {.mhz = SIM_MHZ_DEFAULT};
+    sim_card *card = NULL;
+    ks_error err = {0};
+    assert_int_equal(sim_card_create(&card, &params, &err), KS_OK);
+    assert_int_equal(sim_card_add_cluster(card, 1, &err), KS_OK);
+    assert_int_equal(sim_card_write_lim(card, 1, CODE, code, n, &err), KS_OK);
+    assert_int_equal(sim_card_start(card, &err), KS_OK);
+    return card;
+}
+
+typedef struct core_end {
+    uint64_t pc, cycle, instret, a0;
+} core_end;
+
+static void ends_of(sim_card *card, core_end out[BH_CLUSTER_CORES])
+{
+    for (unsigned k = 0; k < BH_CLUSTER_CORES; k++) {
+        assert_int_equal(sim_card_debug_get_reg(card, 1, k, SIM_REG_PC, 0, &out[k].pc), 0);
+        assert_int_equal(sim_card_debug_get_reg(card, 1, k, SIM_REG_CSR, 0xb00, &out[k].cycle), 0);
+        assert_int_equal(sim_card_debug_get_reg(card, 1, k, SIM_REG_CSR, 0xb02, &out[k].instret),
+                         0);
+        assert_int_equal(sim_card_debug_get_reg(card, 1, k, SIM_REG_X, 10, &out[k].a0), 0);
+    }
+}
+
+#define SPAN_PS (200ull * 1000 * 1000) /* 200 us: every core is done */
+
+static void plain_ends(core_end out[BH_CLUSTER_CORES])
+{
+    sim_card *card = card_new();
+    sim_card_step(card, SPAN_PS);
+    ends_of(card, out);
+    sim_card_free(card);
+}
+
+/* An observer that counts, checks and meddles. */
+typedef struct seen {
+    sim_card *card;
+    unsigned probes[BH_CLUSTER_CORES], watches, steps, traps, pauses;
+    uint64_t last_ps[BH_CLUSTER_CORES];
+    uint64_t step_pc; /* the last step's pc */
+    bool drop_probes_at; /* after this many of core 0's probes: none */
+    unsigned drop_after;
+    uint64_t trap_cause, trap_pc;
+} seen;
+
+static void observe(void *ctx, const sim_card_event *ev)
+{
+    seen *s = ctx;
+    assert_int_equal(ev->cluster, 1);
+    assert_true(ev->core < BH_CLUSTER_CORES);
+    assert_true(ev->ps >= s->last_ps[ev->core]); /* a core's time never goes back */
+    s->last_ps[ev->core] = ev->ps;
+    uint64_t pc = 0;
+    assert_int_equal(sim_card_debug_get_reg(s->card, 1, ev->core, SIM_REG_PC, 0, &pc), 0);
+    assert_int_equal(pc, ev->pc);
+    switch (ev->kind) {
+    case SIM_CARD_AT_PROBE:
+        assert_int_equal(ev->pc, LOOP);
+        if (++s->probes[ev->core] == s->drop_after && ev->core == 0 && s->drop_probes_at)
+            assert_int_equal(sim_card_debug_probes(s->card, SIM_CARD_DEBUGGER, 1, NULL, 0, NULL),
+                             KS_OK);
+        break;
+    case SIM_CARD_AT_WATCH: {
+        assert_int_equal(ev->core, 2);
+        assert_int_equal(ev->pc, STORE);
+        assert_true(ev->store);
+        /* before the store: memory holds the count before a0's */
+        uint64_t a0 = 0, word = 0;
+        assert_int_equal(sim_card_debug_get_reg(s->card, 1, 2, SIM_REG_X, 10, &a0), 0);
+        assert_int_equal(sim_card_debug_read(s->card, 1, 2, WORDS + 16, &word, 8), 0);
+        assert_int_equal(word, a0 - 1);
+        s->watches++;
+        break;
+    }
+    case SIM_CARD_AT_STEP:
+        assert_int_equal(ev->core, 1);
+        if (s->steps++ == 40) /* enough: run free from here */
+            sim_card_debug_step(s->card, 1, 1, false);
+        s->step_pc = ev->pc;
+        break;
+    case SIM_CARD_AT_TRAP:
+        s->traps++;
+        s->trap_cause = ev->cause;
+        s->trap_pc = ev->pc;
+        break;
+    case SIM_CARD_AT_PAUSE: s->pauses++; break;
+    }
+}
+
+static void observed_run_is_the_plain_run(void **state)
+{
+    (void)state;
+    core_end plain[BH_CLUSTER_CORES], observed[BH_CLUSTER_CORES];
+    plain_ends(plain);
+    for (unsigned k = 0; k < 3; k++)
+        assert_int_equal(plain[k].a0, COUNT);
+
+    sim_card *card = card_new();
+    seen s = {.card = card, .drop_probes_at = true, .drop_after = 500};
+    ks_error err = {0};
+    sim_card_debug_observe(card, SIM_CARD_DEBUGGER, observe, &s);
+    sim_card_debug_catch_traps(card, true);
+    uint64_t loop = LOOP;
+    assert_int_equal(sim_card_debug_probes(card, SIM_CARD_DEBUGGER, 1, &loop, 1, &err), KS_OK);
+    sim_card_watch w = {WORDS + 16, 8, false, true};
+    assert_int_equal(sim_card_debug_watch(card, 1, &w, 1, &err), KS_OK);
+    sim_card_debug_step(card, 1, 1, true);
+    sim_card_debug_pause(card);
+    sim_card_step(card, SPAN_PS);
+    ends_of(card, observed);
+
+    /* the same run, to the cycle */
+    assert_memory_equal(plain, observed, sizeof plain);
+    /* core 0's probes until it dropped them (for every core: one set) */
+    assert_int_equal(s.probes[0], 500);
+    assert_true(s.probes[2] <= 500 + 1);
+    assert_int_equal(s.watches, COUNT); /* core 2's stores, each once */
+    assert_int_equal(s.steps, 41);
+    assert_int_equal(s.pauses, 1);
+    assert_int_equal(s.traps, 1); /* core 3's misaligned load */
+    assert_int_equal(s.trap_cause, 4);
+    uint64_t mcause = 0;
+    assert_int_equal(sim_card_debug_get_reg(card, 1, 3, SIM_REG_CSR, 0x342, &mcause), 0);
+    assert_int_equal(mcause, 4);
+    uint64_t mepc = 0;
+    assert_int_equal(sim_card_debug_get_reg(card, 1, 3, SIM_REG_CSR, 0x341, &mepc), 0);
+    assert_int_equal(mepc, s.trap_pc);
+    sim_card_free(card);
+}
+
+static void memory_as_a_core_sees_it(void **state)
+{
+    (void)state;
+    sim_card *card = card_new();
+    sim_card_step(card, SPAN_PS);
+    uint64_t word = 0;
+    assert_int_equal(sim_card_debug_read(card, 1, 0, WORDS + 8, &word, 8), 0);
+    assert_int_equal(word, COUNT);
+    /* the cached window: a write lands where the core's load finds it */
+    uint32_t v = 0x12345678, back = 0;
+    uint64_t cached = BH_DRAM_CACHED(0x1000), uncached = BH_DRAM_UNCACHED(0x1000);
+    assert_int_equal(sim_card_debug_write(card, 1, 0, cached, &v, 4), 0);
+    assert_int_equal(sim_card_debug_read(card, 1, 0, cached, &back, 4), 0);
+    assert_int_equal(back, v);
+    /* no line held: it went to the bank, which the uncached window shows */
+    assert_int_equal(sim_card_debug_read(card, 1, 0, uncached, &back, 4), 0);
+    assert_int_equal(back, v);
+    /* places a debugger cannot reach, and bad cores */
+    assert_int_equal(sim_card_debug_read(card, 1, 0, 0x10, &back, 4), -1);
+    assert_int_equal(sim_card_debug_read(card, 1, 0, BH_LIM_BASE + BH_LIM_BYTES - 2, &back, 4),
+                     -1);
+    assert_int_equal(sim_card_debug_read(card, 2, 0, WORDS, &back, 4), -1);
+    assert_int_equal(sim_card_debug_read(card, 1, 4, WORDS, &back, 4), -1);
+    /* registers: x0 stays zero, pc writes drop bit 0 */
+    uint64_t x0 = 1;
+    assert_int_equal(sim_card_debug_set_reg(card, 1, 0, SIM_REG_X, 0, 5), 0);
+    assert_int_equal(sim_card_debug_get_reg(card, 1, 0, SIM_REG_X, 0, &x0), 0);
+    assert_int_equal(x0, 0);
+    assert_int_equal(sim_card_debug_get_reg(card, 1, 0, SIM_REG_X, 32, &x0), -1);
+    sim_card_free(card);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(observed_run_is_the_plain_run),
+        cmocka_unit_test(memory_as_a_core_sees_it),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
