@@ -25,6 +25,7 @@
 #include "km_driver.h"
 #include "km_ports.h"
 #include "sim_card.h"
+#include "sim_card_debug.h"
 #include "sim_exec.h" /* sim_cause_name */
 
 /* How often the host looks: 1 us of modeled time (1,000 cycles at the
@@ -244,7 +245,8 @@ static void on_card_locate(void *ctx, unsigned i, km_driver_where *w)
 static void on_card_retire(void *ctx, unsigned i, bool stuck)
 {
     km_session *s = ctx;
-    (void)stuck;
+    if (stuck) /* a debugger stops there, with the core where it spins */
+        sim_card_debug_stuck(s->card, cluster_of(s, i));
     sim_card_park(s->card, cluster_of(s, i));
 }
 

@@ -321,7 +321,7 @@ static int signal_of(const km_gdb_stop *s)
     case KM_GDB_STOP_INTERRUPT:
         return GDB_SIGINT;
     case KM_GDB_STOP_STUCK:
-        return GDB_SIGALRM;
+        return GDB_SIGXCPU;
     case KM_GDB_STOP_TRAP:
         switch (s->cause) {
         case 2:

@@ -34,7 +34,7 @@ enum {
     GDB_SIGTRAP = 5,
     GDB_SIGBUS = 10,
     GDB_SIGSEGV = 11,
-    GDB_SIGALRM = 14,
+    GDB_SIGXCPU = 24, /* a stuck core: GDB stops and prints it by default (not SIGALRM) */
 };
 
 typedef enum gdb_input {

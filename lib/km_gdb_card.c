@@ -87,7 +87,8 @@ static bool stops(const km_gdb_card *t, int thread, const sim_card_event *ev)
     case SIM_CARD_AT_PROBE:
     case SIM_CARD_AT_WATCH: return t->how.others || thread == t->how.thread;
     case SIM_CARD_AT_TRAP:
-    case SIM_CARD_AT_PAUSE: return true;
+    case SIM_CARD_AT_PAUSE:
+    case SIM_CARD_AT_STUCK: return true;
     }
     return false;
 }
@@ -115,6 +116,7 @@ static void stop_of(km_gdb_card *t, int thread, const sim_card_event *ev, km_gdb
         s->cause = ev->cause;
         break;
     case SIM_CARD_AT_PAUSE: s->reason = KM_GDB_STOP_INTERRUPT; break;
+    case SIM_CARD_AT_STUCK: s->reason = KM_GDB_STOP_STUCK; break;
     }
 }
 

@@ -304,6 +304,12 @@ static bool any_live(const sim_card *card)
 
 void sim_card_step(sim_card *card, uint64_t until_ps)
 {
+    /* a debugger's pause, even while every core waits */
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
+        if (live(card, c) && card->clusters[c]->hooks) {
+            sim_cluster_observe_pause(card->clusters[c]);
+            break;
+        }
     /* Threads still running may use their rings: the kernel runs. */
     bool feeding = !card->kernel_stopped && !sim_kernel_done(card->kernel);
     if (card->ports && any_live(card)) {

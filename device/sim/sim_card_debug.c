@@ -169,6 +169,13 @@ void sim_card_debug_pause(sim_card *card)
     atomic_store_explicit(&card->pause, true, memory_order_release);
 }
 
+void sim_card_debug_stuck(sim_card *card, unsigned cluster)
+{
+    sim_cluster *c = hooks_of(card, cluster) ? card->clusters[cluster] : NULL;
+    if (c && c->hooks && !card->parked[cluster])
+        sim_cluster_observe_core(c, SIM_CARD_AT_STUCK);
+}
+
 static sim_hart *core_hart(sim_card *card, unsigned cluster, unsigned core)
 {
     if (!hooks_of(card, cluster) || core >= BH_CLUSTER_CORES)

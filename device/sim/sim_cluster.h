@@ -133,6 +133,9 @@ void sim_cluster_hooks_install(sim_cluster *c);
  * pause, when one was asked for, before a quantum. */
 void sim_cluster_run_observed(sim_cluster *c, unsigned core, uint64_t until_cycle);
 void sim_cluster_observe_pause(sim_cluster *c);
+/* An event of `kind` on the cluster's first running core (core 0 when
+ * none runs), for the debugger. */
+void sim_cluster_observe_core(sim_cluster *c, sim_card_event_kind kind);
 
 /* Runs whole quanta until the cluster's time is at or past until_ps (a
  * no-op if it already is). */

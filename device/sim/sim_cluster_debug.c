@@ -204,17 +204,22 @@ void sim_cluster_run_observed(sim_cluster *c, unsigned core, uint64_t until)
     }
 }
 
-void sim_cluster_observe_pause(sim_cluster *c)
+void sim_cluster_observe_core(sim_cluster *c, sim_card_event_kind kind)
 {
     sim_cluster_hooks *k = c->hooks;
-    if (!k->pause || !atomic_exchange_explicit(k->pause, false, memory_order_acq_rel))
-        return;
     unsigned core = 0;
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
         if (c->started[i] && c->harts[i].state == SIM_HART_RUNNING) {
             core = i;
             break;
         }
-    sim_card_event ev = event_at(c, &c->harts[core], SIM_CARD_AT_PAUSE);
+    sim_card_event ev = event_at(c, &c->harts[core], kind);
     k->event(k->ctx, SIM_CARD_DEBUGGER, &ev);
+}
+
+void sim_cluster_observe_pause(sim_cluster *c)
+{
+    sim_cluster_hooks *k = c->hooks;
+    if (k->pause && atomic_exchange_explicit(k->pause, false, memory_order_acq_rel))
+        sim_cluster_observe_core(c, SIM_CARD_AT_PAUSE);
 }

@@ -101,6 +101,23 @@ gdb_batch() {
     diff debugged.json plain.json
 }
 
+@test "gdb run: a core the run finds stuck is a stop at its loop; the run then ends stuck, as without" {
+    local manifest=$KMRUN_TOP/tests/fixtures/hazards/stuck.yaml
+    start_run --timeout 0.001 "$manifest"
+    gdb_batch "continue" "continue"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *'Thread 1 "c1.0" received signal SIGXCPU'*'stuck.c:14'* ]]
+    [[ "$output" == *'[Inferior 1 (Remote target) exited with code 01]'* ]]
+    wait_run
+    [ "$run_status" -eq 1 ]
+    [ "$(jq -r '.threads[0].state' run.out)" = stuck ]
+    "$KMRUN_TOP/tests/golden/normalize" <run.out >debugged.json
+    run kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" --timeout 0.001 "$manifest"
+    [ "$status" -eq 1 ]
+    printf '%s\n' "$output" | "$KMRUN_TOP/tests/golden/normalize" >plain.json
+    diff debugged.json plain.json
+}
+
 @test "gdb run: Ctrl-C stops a core that spins; kill ends kmrun (exit 1, no result, no run folder)" {
     start_run "$KMRUN_TOP/tests/fixtures/hazards/stuck.yaml"
     exec {sock}<>"/dev/tcp/127.0.0.1/$port"

@@ -392,13 +392,13 @@ static void traps_stuck_and_ctrl_c(void **state)
     /* An illegal instruction where thread 1 is: SIGILL. */
     fake_put32(s->t.mem[0], 0, 0xffffffff);
     assert_string_equal(ask(s, "c"), "T04thread:1;20:0000000800000000;");
-    /* A loop forever (jal zero, 0) in cluster 2: stuck at the budget... */
+    /* A loop forever (jal zero, 0) in cluster 2: stuck at the budget (SIGXCPU, which GDB stops on)... */
     close_session(s);
     s = open_session();
     for (int c = 0; c < 2; c++)
         fake_put32(s->t.mem[c], 0, 0x0000006f);
     s->t.budget = 5000;
-    assert_string_equal(ask(s, "vCont;c"), "T0ethread:1;20:0000000800000000;");
+    assert_string_equal(ask(s, "vCont;c"), "T18thread:1;20:0000000800000000;");
     /* ...or stopped by Ctrl-C, sent right behind the packet. */
     s->t.budget = FAKE_BUDGET;
     char buf[64];

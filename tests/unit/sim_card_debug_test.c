@@ -136,6 +136,7 @@ static void observe(void *ctx, const sim_card_event *ev)
         s->trap_pc = ev->pc;
         break;
     case SIM_CARD_AT_PAUSE: s->pauses++; break;
+    case SIM_CARD_AT_STUCK: fail(); break;
     }
 }
 

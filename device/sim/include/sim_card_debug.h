@@ -40,6 +40,8 @@ typedef enum sim_card_event_kind {
     SIM_CARD_AT_STEP,  /* a stepped core ran one instruction (or took a trap): pc is the next */
     SIM_CARD_AT_TRAP,  /* before a trap is taken: pc is the trapping instruction's */
     SIM_CARD_AT_PAUSE, /* sim_card_debug_pause was asked: core is a running core (or 0) */
+    SIM_CARD_AT_STUCK, /* the host gave up on the cluster (sim_card_debug_stuck): core is
+                          core 0 if it still runs, else the first that does (or 0) */
 } sim_card_event_kind;
 
 typedef struct sim_card_event {
@@ -90,6 +92,12 @@ void sim_card_debug_catch_traps(sim_card *card, bool on);
 /* Asks for an AT_PAUSE event at the next quantum any work cluster runs.
  * The one function another thread may call while the card runs. */
 void sim_card_debug_pause(sim_card *card);
+
+/* The host's run policy found cluster `cluster`'s thread stuck (it did
+ * not end within the grace after the stop word), before it parks the
+ * cluster: the debugger sees AT_STUCK, on the owner's thread, outside any
+ * step. */
+void sim_card_debug_stuck(sim_card *card, unsigned cluster);
 
 /* A core's registers (sim_reg.h): 0, or -1 for a cluster not added, a bad
  * core, or a register it does not have (writing: one a debugger may not
