@@ -120,9 +120,14 @@ KMX_HOST_OBJ := $(KMX_HOST_SRC:%.c=$(B)/pic/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 SHARE := $(B)/share/kmrun
+# The runtime's own sources, shipped beside libkmx.a for the debugger: an
+# image's debug information names them under /kmrun, which `kmrun run
+# --gdb`'s command line maps to the data folder (set substitute-path).
+KMX_SOURCE_DATA := $(patsubst kmx/%,$(SHARE)/kmx/%,$(wildcard kmx/*.c kmx/*.S kmx/*.h))
 KMX_DATA := $(SHARE)/kmx/lib/libkmx.a $(SHARE)/kmx/kmx.ld \
   $(patsubst kmx/include/%,$(SHARE)/kmx/include/%,$(wildcard kmx/include/*.h)) \
-  $(patsubst device/include/%,$(SHARE)/device/include/%,$(wildcard device/include/*.h))
+  $(patsubst device/include/%,$(SHARE)/device/include/%,$(wildcard device/include/*.h)) \
+  $(KMX_SOURCE_DATA)
 # The host fallback's runtime (kmx/host/): built with the host compiler,
 # position-independent, for a thread's shared object (kmx_host.h).  Like
 # libkmx.a it is shipped: always -O2, never sanitized (the thread sources
@@ -208,6 +213,9 @@ $(SHARE)/kmx/include/%.h: kmx/include/%.h
 $(SHARE)/device/include/%.h: device/include/%.h
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
+$(SHARE)/kmx/%: kmx/%
+	@mkdir -p $(@D)
+	$(Q)cp -p $< $@
 
 # The fuzzers' bounded run (tests/fuzz/) counts among the tests when
 # clang can build them; their own tree, build-fuzz, is made first.

@@ -10,6 +10,7 @@
 
 #include "cmd_run.h"
 #include "km_gdb_card.h"
+#include "km_toolchain.h"
 
 typedef struct debugged_run {
     km_session *s;
@@ -58,10 +59,19 @@ int cmd_run_debugged(const km_program *p, km_session *s, const km_run_opts *ro, 
     if (lfd < 0)
         return km_fail(err, KM_EXIT_SYSTEM, "cannot listen for GDB on port %d: %s", port,
                        strerror(errno));
+    /* the image's sources: the program's, and the runtime's under /kmrun
+     * (KM_RUNTIME_SOURCE), which the data folder ships */
+    km_data data = {0};
+    km_error ignored;
+    char runtime[4200] = "";
+    if (km_data_find(&data, &ignored) == KM_OK)
+        snprintf(runtime, sizeof runtime, " -ex 'set substitute-path %s %s'", KM_RUNTIME_SOURCE,
+                 data.dir);
+    km_data_free(&data);
     fprintf(stderr,
             "kmrun: waiting for GDB on port %d: gdb-multiarch -q -ex 'file %s' "
-            "-ex 'directory %s' -ex 'target remote :%d'\n",
-            bound, km_session_image_of(s, 0), p->root, bound);
+            "-ex 'directory %s'%s -ex 'target remote :%d'\n",
+            bound, km_session_image_of(s, 0), p->root, runtime, bound);
     fflush(stderr);
     int fd = km_gdb_accept(lfd);
     close(lfd);

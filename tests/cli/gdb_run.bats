@@ -32,9 +32,10 @@ start_run() {
         sleep 0.05
     done
     [ -n "$line" ] || { cat run.err; false; }
-    port=$(sed -n "s/^kmrun: waiting for GDB on port \([0-9]*\): gdb-multiarch -q -ex 'file \(.*\)' -ex 'directory \(.*\)' -ex 'target remote :[0-9]*'$/\1/p" run.err)
-    image=$(sed -n "s/^kmrun: waiting for GDB on port [0-9]*: gdb-multiarch -q -ex 'file \(.*\)' -ex 'directory \(.*\)' -ex 'target remote :[0-9]*'$/\1/p" run.err)
-    src=$(sed -n "s/^kmrun: waiting for GDB on port [0-9]*: gdb-multiarch -q -ex 'file \(.*\)' -ex 'directory \(.*\)' -ex 'target remote :[0-9]*'$/\2/p" run.err)
+    port=$(printf '%s\n' "$line" | sed -n 's/^kmrun: waiting for GDB on port \([0-9]*\): gdb-multiarch .*/\1/p')
+    image=$(printf '%s\n' "$line" | sed -n "s/.* -ex 'file \([^']*\)'.*/\1/p")
+    src=$(printf '%s\n' "$line" | sed -n "s/.* -ex 'directory \([^']*\)'.*/\1/p")
+    runtime=$(printf '%s\n' "$line" | sed -n "s/.* -ex 'set substitute-path \([^']*\)'.*/\1/p")
     [ -n "$port" ] && [ -f "$image" ] && [ -d "$src" ]
 }
 
@@ -49,7 +50,7 @@ gdb_batch() {
     local args=()
     for c in "$@"; do args+=(-ex "$c"); done
     run timeout 120 gdb-multiarch -q -batch -nx -ex "file $image" -ex "directory $src" \
-        -ex "target remote :$port" "${args[@]}"
+        -ex "set substitute-path $runtime" -ex "target remote :$port" "${args[@]}"
     echo "$output"
 }
 
@@ -63,6 +64,8 @@ gdb_batch() {
     [ "$status" -eq 0 ]
     # every core a thread, named by cluster and core, halted at the start
     [[ "$output" == *'Thread 4 "c1.3"   _start ()'* ]]
+    # the runtime's sources, from the data folder
+    [[ "$output" == *$'\n26\t    la gp, __global_pointer$'* ]]
     [[ "$output" == *'Thread 1 "c1.0" hit Breakpoint 1, kmx_main (core=core@entry=0) at thread/sum.c:62'* ]]
     [[ "$output" == *'$1 = 262144'* ]]                       # the local: 1 MiB of words
     [[ "$output" == *$'\n63\t    if (kmx_parallel(sum_chunks, &j) != KMX_OK)'* ]] # next
