@@ -40,7 +40,7 @@ const cmd_command_entry cmd_commands[] = {
     },
     {
         "run", cmd_run,
-        "kmrun run [--thread sim|host] [--check-handover] [--timeout S] [--wall-timeout S] [--progress] [--run-dir DIR] [-j N] program.yaml",
+        "kmrun run [--thread sim|host] [--check-handover] [--trace-instructions C.K] [--gdb PORT] [--timeout S] [--wall-timeout S] [--progress] [--run-dir DIR] [-j N] program.yaml",
         "Build a program and run its threads on the simulated card",
         "Builds the program through the cache (quietly: only the compilers'\n"
         "messages), loads it onto the simulated Blackhole (regions, images,\n"
@@ -80,6 +80,14 @@ const cmd_command_entry cmd_commands[] = {
         "                         handover list; any makes the exit status 1.\n"
         "                         The host fallback does not check (a note says\n"
         "                         so)\n"
+        "      --trace-instructions C.K\n"
+        "                         core K of cluster C's instructions into the run\n"
+        "                         folder as trace-cC.K.log, in Spike's commit-log\n"
+        "                         format (the same results, slower)\n"
+        "      --gdb PORT         wait, halted, for gdb-multiarch on 127.0.0.1:PORT\n"
+        "                         (0: any free one; stderr gives the command\n"
+        "                         line): every X280 core a thread, modeled time\n"
+        "                         still while halted, the same JSON as without\n"
         "\n"
         "Exit status: 0 every thread returned, 1 a thread did not or the\n"
         "hand-over checker found something, 2 usage or\n"
