@@ -36,6 +36,7 @@ static uint32_t sim_static_cost(const sim_insn *d)
     case SIM_OP_FPU:
         return SIM_COST_INSN + d->fpu.extra;
     case SIM_OP_PROBE:
+    case SIM_OP_TRIGGER:
         return 0;
     case SIM_OP_MUL: case SIM_OP_MULH: case SIM_OP_MULHSU: case SIM_OP_MULHU:
     case SIM_OP_MULW:
@@ -126,6 +127,20 @@ static bool probed(const struct sim_icache *ic, uint64_t pc)
            bsearch(&pc, ic->probes, ic->nprobes, sizeof pc, cmp_pc) != NULL;
 }
 
+static bool triggered(const struct sim_icache *ic, uint64_t pc)
+{
+    return ic->ntexec && sim_icache_triggered(ic, pc);
+}
+
+/* A zeroed entry of op `op` for pc: a probe or a trigger check. */
+static void put_check(sim_insn *d, unsigned op, uint64_t pc, const void *const run[SIM_OP_COUNT])
+{
+    memset(d, 0, sizeof *d);
+    d->op = (uint8_t)op;
+    d->run = run[op];
+    d->pc = pc;
+}
+
 sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP_COUNT])
 {
     struct sim_icache *ic = h->icache;
@@ -140,21 +155,19 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP
     uint64_t at = pc;
     /* A probed pc always starts a block, behind its probe: then every way
      * to it (a link, the map, a fall from the block before) meets the
-     * probe first. */
-    if (probed(ic, pc)) {
-        sim_insn *d = &head[n++];
-        memset(d, 0, sizeof *d);
-        d->op = SIM_OP_PROBE;
-        d->run = run[SIM_OP_PROBE];
-        d->pc = pc;
-    }
+     * probe first.  A pc an execute trigger matches likewise, behind its
+     * check (after the probe: the owner's debugger stops first). */
+    if (probed(ic, pc))
+        put_check(&head[n++], SIM_OP_PROBE, pc, run);
+    if (triggered(ic, pc))
+        put_check(&head[n++], SIM_OP_TRIGGER, pc, run);
     for (;;) {
         sim_insn *d = &head[n++];
         sim_decode_at(h, at, d);
         d->run = run[d->op];
         at += d->len;
         if (ends_block(d->op) || n >= SIM_BLOCK_MAX || at - ic->base >= ic->size ||
-            probed(ic, at))
+            probed(ic, at) || triggered(ic, at))
             break;
     }
     sim_insn *end = &head[n];
@@ -163,15 +176,15 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP
     end->run = run[SIM_OP_BLOCK_END];
     end->pc = at;
 
-    /* The totals from each entry to the end, backwards (a probe is no
-     * instruction); then the map's slots, where no earlier block decoded
-     * that pc already (a probe before its instruction). */
+    /* The totals from each entry to the end, backwards (a probe or a
+     * trigger check is no instruction); then the map's slots, where no earlier block decoded
+     * that pc already (a probe or a check before its instruction). */
     uint32_t cost = 0, last = sim_static_cost(&head[n - 1]);
     uint16_t count = 0;
     for (unsigned i = n; i-- > 0;) {
         sim_insn *d = &head[i];
         cost += sim_static_cost(d);
-        count += d->op != SIM_OP_PROBE;
+        count += d->op != SIM_OP_PROBE && d->op != SIM_OP_TRIGGER;
         d->cost_rest = cost;
         d->n_rest = count;
         d->last_cost = (uint16_t)last;

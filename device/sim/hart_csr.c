@@ -2,7 +2,8 @@
  * hart.  Known CSRs: fflags/frm/fcsr (illegal while mstatus.FS is Off;
  * a write sets FS Dirty), cycle/time/instret (read-only), mcycle/minstret,
  * mstatus, misa, mie, mtvec, mscratch, mepc, mcause, mtval, mip, and the
- * read-only mvendorid/marchid/mimpid (0: not given) and mhartid.  Any
+ * read-only mvendorid/marchid/mimpid (0: not given) and mhartid, and the
+ * trigger module's tselect, tdata1-3 and tinfo (hart_trigger.c).  Any
  * other number is an illegal instruction, as is a write to a read-only
  * CSR.  The write rules: csrrw(i) always writes; csrrs/csrrc with rs1 =
  * x0 and csrrsi/csrrci with uimm 0 do not (so they may read read-only
@@ -88,7 +89,7 @@ static bool csr_read(sim_hart *h, unsigned csr, uint64_t *v)
     case CSR_MARCHID:
     case CSR_MIMPID: *v = 0; return true;
     case CSR_MHARTID: *v = h->hartid; return true;
-    default: return false;
+    default: return sim_trigger_csr_read(h, csr, v);
     }
 }
 
@@ -109,7 +110,10 @@ static void csr_write(sim_hart *h, unsigned csr, uint64_t v)
     case CSR_MEPC: h->mepc = v & ~(uint64_t)1; break; /* IALIGN is 16 */
     case CSR_MCAUSE: h->mcause = v; break;
     case CSR_MTVAL: h->mtval = v; break;
-    default: break; /* misa and mip: WARL, nothing writable */
+    default:
+        if (csr >= 0x7a0 && csr <= 0x7a4) /* the trigger module */
+            sim_trigger_csr_write(h, csr, v);
+        break; /* misa and mip: WARL, nothing writable */
     }
     if (is_fp_csr(csr))
         h->mstatus |= SIM_MSTATUS_FS;

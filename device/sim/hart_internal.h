@@ -41,7 +41,9 @@ enum {
  * 32-bit equivalents first and share these.  Notes by op:
  * BLOCK_END closes a block (hart_block.c); PROBE, never decoded, stands
  * before an instruction at a probed pc (sim_hart_set_probes), costs
- * nothing and counts as no instruction; FETCH_FAULT's imm is the offset
+ * nothing and counts as no instruction; TRIGGER likewise, after any
+ * PROBE, before an instruction an armed execute trigger of a hart sharing
+ * the code matches (hart_trigger.c); FETCH_FAULT's imm is the offset
  * of the faulting address from pc; NOP covers fence, hints and ALU ops
  * writing x0; LR/SC/AMO keep the access size (4 or 8) in imm and an AMO's
  * funct5 in aux; CSR keeps funct3 in aux, the CSR number in imm, rs1 the
@@ -73,8 +75,8 @@ enum {
     X(FENCE_I) X(ECALL) X(EBREAK) X(MRET) X(WFI) X(CSR)                                        \
     /* F and D */                                                                              \
     X(FLW) X(FLD) X(FSW) X(FSD) X(FPU)                                                         \
-    /* kmrun's own: a probe before the next entry's instruction */                             \
-    X(PROBE)
+    /* kmrun's own: a probe, a trigger check before the next entry's instruction */            \
+    X(PROBE) X(TRIGGER)
 
 #define SIM_OP_ENUM(name) SIM_OP_##name,
 typedef enum sim_op { SIM_OPS(SIM_OP_ENUM) SIM_OP_COUNT } sim_op;
@@ -130,6 +132,11 @@ struct sim_icache {
     unsigned users;
     uint64_t *probes; /* sorted (sim_hart_set_probes) */
     unsigned nprobes;
+    /* The armed execute triggers of the harts that share it (their
+     * tdata1's match field and tdata2): a pc one matches heads a block,
+     * behind a TRIGGER entry (sim_icache_retrigger keeps it). */
+    sim_trigger texec[SIM_MEM_MAX_HARTS * SIM_HART_TRIGGERS];
+    unsigned ntexec;
     sim_insn **map;
     size_t map_lo, map_hi; /* slots set since the last flush */
     sim_insn *arena;
@@ -167,6 +174,26 @@ static inline bool sim_watch_access(sim_hart *h, uint64_t addr, unsigned size, b
 {
     return __builtin_expect(h->nwatches != 0, 0) && sim_watch_check(h, addr, size, store);
 }
+
+/* hart_trigger.c: the trigger module.  The CSRs (tselect 0x7a0, tdata1-3
+ * 0x7a1-0x7a3, tinfo 0x7a4): sim_trigger_csr_read is false for another
+ * number; a write is machine mode's (a dmode trigger ignores it). */
+bool sim_trigger_csr_read(const sim_hart *h, unsigned csr, uint64_t *v);
+void sim_trigger_csr_write(sim_hart *h, unsigned csr, uint64_t v);
+/* Whether one of h's armed triggers fires on executing pc, or on an
+ * access of `size` bytes at addr (sets their hit bits): the caller
+ * raises the breakpoint exception. */
+bool sim_trigger_exec(sim_hart *h, uint64_t pc);
+bool sim_trigger_mem(sim_hart *h, uint64_t addr, unsigned size, bool store);
+static inline bool sim_trigger_access(sim_hart *h, uint64_t addr, unsigned size, bool store)
+{
+    return __builtin_expect(h->trig_mem != 0, 0) && sim_trigger_mem(h, addr, size, store);
+}
+/* Whether an execute trigger in ic's set matches pc (the decoder asks). */
+bool sim_icache_triggered(const struct sim_icache *ic, uint64_t pc);
+/* Recollects ic's set from the harts of m that share it; flushes ic when
+ * the set changed. */
+void sim_icache_retrigger(sim_mem *m, struct sim_icache *ic);
 
 /* rvc.c: the 32-bit instruction a compressed one stands for, or 0 when
  * `c` is reserved or illegal (0 is itself illegal as a 32-bit word). */

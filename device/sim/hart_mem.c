@@ -8,7 +8,11 @@
  * (and LR) is cause 4, a misaligned store, SC or AMO cause 6, mtval the
  * address.  A device's load fault under an AMO is reported as the
  * store/AMO access fault (7), as the spec has it for AMOs.  An AMO or LR
- * costs the memory's latency once: it is one transaction at the memory. */
+ * costs the memory's latency once: it is one transaction at the memory.
+ *
+ * Before an access reaches memory, the owner's watches are asked, then
+ * the hart's armed load/store triggers (hart_trigger.c): one that fires
+ * is the breakpoint exception, mtval the address. */
 #include <string.h>
 
 #include "hart_internal.h"
@@ -54,6 +58,8 @@ int sim_hart_load_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64_
     sim_mem *m = h->mem;
     if (sim_watch_access(h, addr, size, false))
         return SIM_HART_STOPPED;
+    if (sim_trigger_access(h, addr, size, false))
+        return SIM_CAUSE_BREAKPOINT;
     sim_commit_load(h, addr);
     if (i >= 0) {
         const sim_ram *r = &m->ram[i];
@@ -75,6 +81,8 @@ int sim_hart_store_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64
     sim_mem *m = h->mem;
     if (sim_watch_access(h, addr, size, true))
         return SIM_HART_STOPPED;
+    if (sim_trigger_access(h, addr, size, true))
+        return SIM_CAUSE_BREAKPOINT;
     sim_commit_store(h, addr, value, size);
     if (i >= 0) {
         const sim_ram *r = &m->ram[i];
@@ -159,6 +167,8 @@ int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval)
      * time, so reading and writing through the callbacks is atomic. */
     if (sim_watch_access(h, addr, size, false) | sim_watch_access(h, addr, size, true))
         return SIM_HART_STOPPED;
+    if (sim_trigger_access(h, addr, size, false) | sim_trigger_access(h, addr, size, true))
+        return SIM_CAUSE_BREAKPOINT;
     int i = sim_mem_find_ram(m, addr, size);
     uint64_t src = h->x[d->rs2];
     if (i >= 0) {

@@ -107,7 +107,7 @@ static void entry_at(sim_hart *h, sim_insn *d)
     if (off >= h->code_size || (h->pc & 1))
         return; /* it will fault: no line */
     const sim_insn *e = h->icache->map[off >> 1];
-    if (e && e->op == SIM_OP_PROBE)
+    while (e && (e->op == SIM_OP_PROBE || e->op == SIM_OP_TRIGGER))
         e++;
     if (e)
         *d = *e;

@@ -49,6 +49,8 @@ int sim_hart_init(sim_hart *h, sim_mem *mem, uint32_t hartid, uint64_t reset_pc,
     h->code_base = code_base;
     h->code_size = code_size;
     h->state = SIM_HART_RUNNING;
+    for (unsigned i = 0; i < SIM_HART_TRIGGERS; i++)
+        h->trig[i].tdata1 = SIM_MC_TYPE2; /* an address-match trigger, off */
 
     /* Harts of one memory with one code range run the same bytes: they
      * share the decoded code (a cluster's four cores decode its image
@@ -69,13 +71,15 @@ int sim_hart_init(sim_hart *h, sim_mem *mem, uint32_t hartid, uint64_t reset_pc,
         h->icache->users = 1;
     }
 
-    if (known)
-        return 0;
-    if (mem->nharts >= SIM_MEM_MAX_HARTS) {
-        sim_hart_free(h);
-        return -1;
+    if (!known) {
+        if (mem->nharts >= SIM_MEM_MAX_HARTS) {
+            sim_hart_free(h);
+            return -1;
+        }
+        mem->harts[mem->nharts++] = h;
     }
-    mem->harts[mem->nharts++] = h;
+    /* what h armed before its reset is gone from the shared code's set */
+    sim_icache_retrigger(mem, h->icache);
     return 0;
 }
 
@@ -90,6 +94,8 @@ void sim_hart_free(sim_hart *h)
                 break;
             }
         }
+        if (h->icache && h->icache->users > 1) /* its triggers leave the set */
+            sim_icache_retrigger(m, h->icache);
     }
     drop_icache(h);
 }
@@ -249,7 +255,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     const bool others = m->nharts > 1;
     /* Nothing watches or records accesses: the inline paths may serve
      * them (a probe that sets watches ends the run's use of them: rlen). */
-    bool quiet = !h->nwatches && !h->commit;
+    bool quiet = !h->nwatches && !h->commit && !h->trig_mem;
 
     uint64_t cause = 0, tval = 0;
     uint64_t mem_addr = 0, mem_val = 0;
@@ -495,9 +501,18 @@ op_PROBE:
         SYNC();
         bool stop_here = h->probe(h->probe_ctx, h);
         rlen = 0; /* it may have set watches */
-        quiet = !h->nwatches && !h->commit;
+        quiet = !h->nwatches && !h->commit && !h->trig_mem;
         if (stop_here)
             goto stopped;
+    }
+    NEXT;
+op_TRIGGER:
+    /* an armed execute trigger of a hart sharing the code matches the
+     * next entry's pc: this hart's? */
+    if (h->trig_exec && sim_trigger_exec(h, d->pc)) {
+        cause = SIM_CAUSE_BREAKPOINT;
+        tval = d->pc;
+        goto trap;
     }
     NEXT;
 op_ILLEGAL:
@@ -680,14 +695,31 @@ op_WFI:
     h->state = SIM_HART_WFI;
     pc = d->pc + d->len;
     goto out;
-op_CSR:
+op_CSR: {
     SYNC();
+    uint64_t gen = ic->gen;
     if (sim_hart_csr(h, d)) {
         cause = SIM_CAUSE_ILLEGAL;
         tval = d->bits;
         goto trap;
     }
+    /* a trigger write may have armed loads and stores (the RAM cache
+     * must be bypassed) or changed the execute set (the decoded code is
+     * gone: on from the next pc, decoded anew, the rest of this block
+     * taken back as a trap would) */
+    quiet = !h->nwatches && !h->commit && !h->trig_mem;
+    if (UNLIKELY(!quiet))
+        rlen = 0;
+    if (UNLIKELY(gen != ic->gen)) {
+        UNCUT();
+        d++;
+        cycle -= d->cost_rest;
+        instret -= d->n_rest;
+        pc = d->pc;
+        goto dispatch;
+    }
     NEXT;
+}
 
 op_FPU:
     /* its latency is in the entry's static cost (hart_block.c) */

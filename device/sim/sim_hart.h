@@ -9,6 +9,11 @@
  * decoded code.  A fetch outside the code range is an instruction access
  * fault.
  *
+ * Each hart has the debug spec's trigger module (tselect, tdata1-3,
+ * tinfo): SIM_HART_TRIGGERS address-match triggers (type 2, mcontrol) on
+ * execute, load and store, which raise a breakpoint exception before the
+ * instruction or access (hart_trigger.c; device/sim/README.md, "Triggers").
+ *
  * Traps go to mtvec (direct mode) with mcause, mepc and mtval set;
  * misaligned loads and stores trap (as the card's regions do).  Modeled
  * time: one cycle per instruction plus each access's latency (sim_mem.h),
@@ -43,6 +48,25 @@ typedef enum sim_hart_state {
 } sim_hart_state;
 
 struct sim_icache; /* the decoded instructions (hart_block.c) */
+
+/* The trigger module.  Four triggers per hart (the SiFive core
+ * complexes' manuals' figure; the X280's is not published), each an
+ * address-match trigger (tdata1 type 2, mcontrol); tdata1's fields: */
+#define SIM_HART_TRIGGERS 4
+#define SIM_MC_TYPE2 (2ull << 60)       /* type: address/data match */
+#define SIM_MC_DMODE (1ull << 59)       /* only debug mode may write it */
+#define SIM_MC_HIT (1ull << 20)         /* set when it fires */
+#define SIM_MC_ACTION_SHIFT 12          /* 0: breakpoint exception; 1: debug mode */
+#define SIM_MC_ACTION (15ull << SIM_MC_ACTION_SHIFT)
+#define SIM_MC_MATCH_SHIFT 7            /* 0: equal; 2: at or above; 3: below */
+#define SIM_MC_MATCH (15ull << SIM_MC_MATCH_SHIFT)
+#define SIM_MC_M (1ull << 6)            /* matches in machine mode */
+#define SIM_MC_EXECUTE (1ull << 2)
+#define SIM_MC_STORE (1ull << 1)
+#define SIM_MC_LOAD (1ull << 0)
+typedef struct sim_trigger {
+    uint64_t tdata1, tdata2; /* as read: always a legal value */
+} sim_trigger;
 
 /* One retired instruction as a commit log records it (Spike's
  * --log-commits, which co-simulation scripts read): the registers and
@@ -119,6 +143,12 @@ typedef struct sim_hart {
      * at mtvec).  Traps are the slow path: this costs the rest nothing. */
     bool (*on_trap)(void *ctx, struct sim_hart *h, uint64_t cause, uint64_t tval);
     void *trap_ctx;
+    /* The trigger module (hart_trigger.c): the triggers, tselect, and how
+     * many are armed (action 0 in machine mode) on execute and on loads
+     * or stores: the hot loop looks at those counts only. */
+    sim_trigger trig[SIM_HART_TRIGGERS];
+    unsigned tselect;
+    unsigned trig_exec, trig_mem;
 } sim_hart;
 
 typedef struct sim_watch {
@@ -187,6 +217,16 @@ void sim_hart_halt(sim_hart *h);
  * share the set; it replaces the last one and drops what was decoded.
  * Returns 0, or -1 when memory is lacking (the old set stays). */
 int sim_hart_set_probes(sim_hart *h, const uint64_t *pcs, unsigned n);
+
+/* The trigger module as a debugger (debug mode) sees it: trigger i's
+ * tdata1 and tdata2; a write may set dmode (then the program's writes to
+ * that trigger are ignored) and action 1 (enter debug mode: the hart
+ * itself does nothing on it, the owner's probes and watches stand for
+ * it).  tdata1 is made legal as a CSR write would (write any, read
+ * legal).  For when the hart is not running; returns 0, or -1 when i is
+ * no trigger. */
+int sim_hart_trigger_get(const sim_hart *h, unsigned i, uint64_t *tdata1, uint64_t *tdata2);
+int sim_hart_trigger_set(sim_hart *h, unsigned i, uint64_t tdata1, uint64_t tdata2);
 
 /* Drops the decoded instructions (after the owner wrote code). */
 void sim_hart_flush_icache(sim_hart *h);

@@ -41,6 +41,7 @@ isa() {
 @test "isa: zba" { isa zba; }
 @test "isa: zbb" { isa zbb; }
 @test "isa: fence.i (self-modifying code)" { isa fencei; }
+@test "isa: triggers (tselect/tdata1/tdata2: execute, load, store, a second trigger; rv64mi-p-breakpoint's checks)" { isa triggers; }
 @test "isa: the commit log's sample program" { isa commitlog; }
 
 @test "isa: every tests/isa/*.S is run by a test here" {
