@@ -59,15 +59,7 @@ static int read_reg(void *ctx, int thread, int regno, uint64_t *value)
     (void)thread;
     if (km_gdb_sim_reg(regno, &file, &num) != 0)
         return -1;
-    if (sim_exec_get_reg(t->x, file, num, value) == 0)
-        return 0;
-    /* the trigger module's CSRs: this hart has none, so tselect reads
-     * back what GDB might write and tdata1 says "no trigger" (type 0) */
-    if (file == SIM_REG_CSR && num >= 0x7a0 && num <= 0x7a2) {
-        *value = 0;
-        return 0;
-    }
-    return -1;
+    return sim_exec_get_reg(t->x, file, num, value);
 }
 
 static int write_reg(void *ctx, int thread, int regno, uint64_t value)
@@ -110,20 +102,48 @@ static int apply_points(km_gdb_exec *t)
     return 0;
 }
 
+/* A hardware breakpoint or watchpoint takes one of the hart's triggers,
+ * as on an X280 (whose debugger has no others): when none is free (the
+ * program's and the earlier points' hold them all), GDB gets an error.
+ * The stop itself is the probe or watch, which moves no modeled time. */
 static int insert_point(void *ctx, km_gdb_point type, uint64_t addr, uint64_t kind)
 {
     km_gdb_exec *t = ctx;
-    if (km_gdb_points_insert(&t->points, type, addr, kind) != 0)
+    if (km_gdb_points_find(&t->points, type, addr))
+        return 0;
+    /* a hardware point holds one of the hart's triggers, as on an X280 */
+    int trigger = -1;
+    if (type != KM_GDB_SW_BREAK) {
+        trigger = sim_exec_claim_trigger(t->x, type == KM_GDB_HW_BREAK,
+                                         type == KM_GDB_WATCH_READ || type == KM_GDB_WATCH_ACCESS,
+                                         type == KM_GDB_WATCH_WRITE || type == KM_GDB_WATCH_ACCESS,
+                                         addr);
+        if (trigger < 0)
+            return -1;
+    }
+    if (km_gdb_points_insert(&t->points, type, addr, kind) != 0) {
+        sim_exec_release_trigger(t->x, trigger);
         return -1;
-    return apply_points(t);
+    }
+    km_gdb_points_find(&t->points, type, addr)->trigger = trigger;
+    if (apply_points(t) != 0) {
+        sim_exec_release_trigger(t->x, trigger);
+        (void)km_gdb_points_remove(&t->points, type, addr);
+        (void)apply_points(t);
+        return -1;
+    }
+    return 0;
 }
 
 static int remove_point(void *ctx, km_gdb_point type, uint64_t addr, uint64_t kind)
 {
     km_gdb_exec *t = ctx;
     (void)kind;
-    if (km_gdb_points_remove(&t->points, type, addr) != 0)
+    km_gdb_point_set *p = km_gdb_points_find(&t->points, type, addr);
+    if (!p)
         return -1;
+    sim_exec_release_trigger(t->x, p->trigger);
+    (void)km_gdb_points_remove(&t->points, type, addr);
     return apply_points(t);
 }
 
@@ -184,6 +204,8 @@ static int resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, void *p
 static void detach(void *ctx)
 {
     km_gdb_exec *t = ctx;
+    for (unsigned i = 0; i < t->points.n; i++)
+        sim_exec_release_trigger(t->x, t->points.p[i].trigger);
     km_gdb_points_clear(&t->points);
     (void)apply_points(t);
 }

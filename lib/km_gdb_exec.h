@@ -2,7 +2,10 @@
  * hart of a sim_exec (sim_exec.h).  Breakpoints of either kind are the
  * hart's probes, watchpoints its watches, both stopping before the
  * instruction (as RISC-V triggers with timing "before" do, which GDB
- * expects); a step is one instruction.  Nothing the debugger does moves
+ * expects); a step is one instruction.  Each hardware breakpoint and
+ * watchpoint also takes one of the hart's triggers, as on an X280: when
+ * none is free, GDB is told no.  The trigger CSRs GDB reads and writes
+ * are the hart's.  Nothing the debugger does moves
  * modeled time, so a program run to its end under GDB gives the result
  * it gives without. */
 #ifndef KM_GDB_EXEC_H

@@ -30,14 +30,21 @@ static bool is_break(km_gdb_point type)
     return type == KM_GDB_SW_BREAK || type == KM_GDB_HW_BREAK;
 }
 
-int km_gdb_points_insert(km_gdb_points *s, km_gdb_point type, uint64_t addr, uint64_t len)
+km_gdb_point_set *km_gdb_points_find(km_gdb_points *s, km_gdb_point type, uint64_t addr)
 {
     for (unsigned i = 0; i < s->n; i++)
         if (s->p[i].type == type && s->p[i].addr == addr)
-            return 0;
+            return &s->p[i];
+    return NULL;
+}
+
+int km_gdb_points_insert(km_gdb_points *s, km_gdb_point type, uint64_t addr, uint64_t len)
+{
+    if (km_gdb_points_find(s, type, addr))
+        return 0;
     if (s->n == KM_GDB_MAX_POINTS)
         return -1;
-    s->p[s->n++] = (km_gdb_point_set){type, addr, len};
+    s->p[s->n++] = (km_gdb_point_set){type, addr, len, -1};
     return 0;
 }
 

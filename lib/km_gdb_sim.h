@@ -20,14 +20,18 @@ int km_gdb_sim_reg(int regno, sim_reg_file *file, unsigned *num);
 typedef struct km_gdb_point_set {
     km_gdb_point type;
     uint64_t addr, len;
+    int trigger; /* the hart's trigger a hardware point holds (-1: none) */
 } km_gdb_point_set;
 typedef struct km_gdb_points {
     km_gdb_point_set p[KM_GDB_MAX_POINTS];
     unsigned n;
 } km_gdb_points;
 
-/* 0, or -1 when the set is full (inserting one already there is 0). */
+/* 0, or -1 when the set is full (inserting one already there is 0); a new
+ * point holds no trigger. */
 int km_gdb_points_insert(km_gdb_points *s, km_gdb_point type, uint64_t addr, uint64_t len);
+/* The point of that kind at addr, or NULL. */
+km_gdb_point_set *km_gdb_points_find(km_gdb_points *s, km_gdb_point type, uint64_t addr);
 /* 0, or -1 when no such point is there. */
 int km_gdb_points_remove(km_gdb_points *s, km_gdb_point type, uint64_t addr);
 void km_gdb_points_clear(km_gdb_points *s);

@@ -50,6 +50,17 @@ int sim_hart_set_reg(sim_hart *h, sim_reg_file file, unsigned num, uint64_t valu
         case 0x342: h->mcause = value; return 0;
         case 0x343: h->mtval = value; return 0;
         case 0x305: h->mtvec = value & ~(uint64_t)3; return 0;
+        case 0x7a0: /* tselect: past the last trigger, kept as it was */
+            if (value < SIM_HART_TRIGGERS)
+                h->tselect = (unsigned)value;
+            return 0;
+        case 0x7a1:
+        case 0x7a2: { /* as a debugger in debug mode writes them */
+            uint64_t t1, t2;
+            (void)sim_hart_trigger_get(h, h->tselect, &t1, &t2);
+            return sim_hart_trigger_set(h, h->tselect, num == 0x7a1 ? value : t1,
+                                        num == 0x7a2 ? value : t2);
+        }
         default: return -1;
         }
     }

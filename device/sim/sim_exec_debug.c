@@ -1,7 +1,8 @@
 /* sim_exec_debug: a debugger's hold on the hart of `kmrun exec`
  * (sim_exec.h): registers, memory, breakpoints as the hart's probes and
  * watches as its watches, each asking the run to stop before the
- * instruction; a step is one instruction as the run would take it. */
+ * instruction; a step is one instruction as the run would take it; the
+ * hart's triggers as a debugger claims them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,28 @@ int sim_exec_set_watches(sim_exec *x, const sim_exec_watch *w, unsigned n)
     x->hart.watch = on_watch;
     x->hart.watch_ctx = x;
     return 0;
+}
+
+int sim_exec_claim_trigger(sim_exec *x, bool execute, bool load, bool store, uint64_t addr)
+{
+    sim_hart *h = &x->hart;
+    const uint64_t used = SIM_MC_EXECUTE | SIM_MC_LOAD | SIM_MC_STORE | SIM_MC_DMODE;
+    for (int i = SIM_HART_TRIGGERS - 1; i >= 0; i--) {
+        uint64_t t1, t2;
+        if (sim_hart_trigger_get(h, (unsigned)i, &t1, &t2) != 0 || (t1 & used))
+            continue;
+        uint64_t mine = SIM_MC_TYPE2 | SIM_MC_DMODE | (1ull << SIM_MC_ACTION_SHIFT) | SIM_MC_M |
+                        (execute ? SIM_MC_EXECUTE : 0) | (load ? SIM_MC_LOAD : 0) |
+                        (store ? SIM_MC_STORE : 0);
+        return sim_hart_trigger_set(h, (unsigned)i, mine, addr) == 0 ? i : -1;
+    }
+    return -1;
+}
+
+void sim_exec_release_trigger(sim_exec *x, int index)
+{
+    if (index >= 0)
+        (void)sim_hart_trigger_set(&x->hart, (unsigned)index, 0, 0);
 }
 
 void sim_exec_debug(sim_exec *x, bool step, uint64_t max_instructions,

@@ -140,3 +140,39 @@ wait_exec() {
     grep -q "kmrun: the debugger killed the program before its end" "$BATS_TEST_TMPDIR/exec.err"
     [ ! -s "$BATS_TEST_TMPDIR/exec.out" ]
 }
+
+@test "gdb exec: hardware breakpoints take the hart's four triggers: a fifth is refused; the result as without" {
+    start_exec "$elf"
+    run timeout 60 gdb-multiarch -q -batch -nx -ex "file $elf" -ex "target remote :$port" \
+        -ex "hbreak *0x80000024" -ex "hbreak *0x80000028" -ex "hbreak *0x8000002c" \
+        -ex "hbreak *0x80000030" -ex "hbreak *0x80000034" -ex "continue" \
+        -ex "delete 5" -ex "continue" -ex "continue" -ex "delete" \
+        -ex "rwatch *(int *)((char *)&buf + 8)" -ex "continue" -ex "delete" -ex "continue"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"Cannot insert hardware breakpoint 5."* ]]
+    [[ "$output" == *"Breakpoint 1, 0x0000000080000024 in _start ()"* ]]
+    [[ "$output" == *"Breakpoint 2, 0x0000000080000028 in _start ()"* ]]
+    [[ "$output" == *"Hardware read watchpoint 6: *(int *)((char *)&buf + 8)"*"Value = 5"* ]]
+    [[ "$output" == *"[Inferior 1 (Remote target) exited normally]"* ]]
+    wait_exec
+    [ "$exec_status" -eq 0 ]
+    run kmrun exec --json "$elf"
+    [ "$(cat "$BATS_TEST_TMPDIR/exec.out")" = "$output" ]
+}
+
+@test "gdb exec: the trigger CSRs are the hart's: tdata1 set from GDB arms a breakpoint the program takes" {
+    start_exec "$elf"
+    # type 2, m, execute, action 0: the breakpoint exception before 0x80000024
+    run timeout 60 gdb-multiarch -q -batch -nx -ex "file $elf" -ex "target remote :$port" \
+        -ex "p \$tselect" -ex "p/x \$tdata1" -ex "set \$tselect = 9" -ex "p \$tselect" \
+        -ex "set \$tdata2 = 0x80000024" -ex "set \$tdata1 = 0x2000000000000044" \
+        -ex "continue" -ex "p/x \$mcause" -ex "p/x \$mepc" -ex "p/x \$tdata1"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *'$1 = 0'*'$2 = 0x2000000000000000'*'$3 = 0'* ]] # tselect 9: no such trigger
+    [[ "$output" == *"Program received signal SIGTRAP"* ]]
+    [[ "$output" == *'$4 = 0x3'*'$5 = 0x80000024'*'$6 = 0x2000000000100044'* ]] # hit
+    wait_exec
+    [ "$(jq -r .trap.name "$BATS_TEST_TMPDIR/exec.out")" = breakpoint ]
+}

@@ -81,7 +81,10 @@ void sim_exec_free(sim_exec *x); /* NULL is fine */
  * plain run. */
 
 /* 0, or -1 for a register the hart does not have (or, writing, cannot
- * be written: x0 and read-only CSRs keep their value). */
+ * be written: x0 and read-only CSRs keep their value).  The trigger
+ * CSRs are the hart's own: tselect, tdata1 and tdata2 are written as a
+ * debugger in debug mode writes them (tdata1 may take dmode and action
+ * 1). */
 int sim_exec_get_reg(sim_exec *x, sim_reg_file file, unsigned num, uint64_t *value);
 int sim_exec_set_reg(sim_exec *x, sim_reg_file file, unsigned num, uint64_t value);
 
@@ -99,6 +102,18 @@ typedef struct sim_exec_watch {
 } sim_exec_watch;
 int sim_exec_set_breaks(sim_exec *x, const uint64_t *pcs, unsigned n);
 int sim_exec_set_watches(sim_exec *x, const sim_exec_watch *w, unsigned n);
+
+/* A debugger's hardware breakpoint or watchpoint takes one of the hart's
+ * triggers, as on an X280 (a dmode trigger with action 1, "enter debug
+ * mode", on execute, load and/or store at addr), while its stop is still
+ * a breakpoint or a watch above (which move no modeled time; the hart does
+ * nothing on action 1).  A trigger is free when neither the program nor
+ * the debugger uses it (its execute, load and store bits clear, dmode
+ * clear); the last free one is taken, leaving the low ones to the
+ * program, which usually starts at 0.  Returns its index, or -1 when none
+ * is free.  sim_exec_release_trigger gives it back (cleared). */
+int sim_exec_claim_trigger(sim_exec *x, bool execute, bool load, bool store, uint64_t addr);
+void sim_exec_release_trigger(sim_exec *x, int index);
 
 /* Why sim_exec_debug returned. */
 typedef enum sim_exec_stop {
