@@ -101,7 +101,7 @@ void sim_card_debug_stuck(sim_card *card, unsigned cluster);
 
 /* A core's registers (sim_reg.h): 0, or -1 for a cluster not added, a bad
  * core, or a register it does not have (writing: one a debugger may not
- * change). */
+ * change, and the trigger CSRs, which are the program's here). */
 int sim_card_debug_get_reg(sim_card *card, unsigned cluster, unsigned core, sim_reg_file file,
                            unsigned num, uint64_t *value);
 int sim_card_debug_set_reg(sim_card *card, unsigned cluster, unsigned core, sim_reg_file file,
