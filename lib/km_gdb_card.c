@@ -238,12 +238,51 @@ static int apply_points(km_gdb_card *t)
     return 0;
 }
 
+/* A hardware point's triggers on every debugged cluster's cores (as on an
+ * X280, each has four; a software breakpoint takes none). */
+static void trigger_kind(km_gdb_point type, bool *execute, bool *load, bool *store)
+{
+    *execute = type == KM_GDB_HW_BREAK;
+    *load = type == KM_GDB_WATCH_READ || type == KM_GDB_WATCH_ACCESS;
+    *store = type == KM_GDB_WATCH_WRITE || type == KM_GDB_WATCH_ACCESS;
+}
+
+static void release_triggers(km_gdb_card *t, km_gdb_point type, uint64_t addr)
+{
+    bool x, l, s;
+    trigger_kind(type, &x, &l, &s);
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS && type != KM_GDB_SW_BREAK; c++)
+        if (t->debugged[c])
+            sim_card_debug_release_trigger(t->card, c, x, l, s, addr);
+}
+
+static int claim_triggers(km_gdb_card *t, km_gdb_point type, uint64_t addr)
+{
+    bool x, l, s;
+    trigger_kind(type, &x, &l, &s);
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS && type != KM_GDB_SW_BREAK; c++) {
+        if (t->debugged[c] && sim_card_debug_claim_trigger(t->card, c, x, l, s, addr) != 0) {
+            release_triggers(t, type, addr);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int insert_point(void *ctx, km_gdb_point type, uint64_t addr, uint64_t kind)
 {
     km_gdb_card *t = ctx;
-    if (km_gdb_points_insert(&t->points, type, addr, kind) != 0)
+    if (km_gdb_points_find(&t->points, type, addr))
+        return 0;
+    if (claim_triggers(t, type, addr) != 0)
         return -1;
-    return apply_points(t);
+    if (km_gdb_points_insert(&t->points, type, addr, kind) != 0 || apply_points(t) != 0) {
+        release_triggers(t, type, addr);
+        (void)km_gdb_points_remove(&t->points, type, addr);
+        (void)apply_points(t);
+        return -1;
+    }
+    return 0;
 }
 
 static int remove_point(void *ctx, km_gdb_point type, uint64_t addr, uint64_t kind)
@@ -252,6 +291,7 @@ static int remove_point(void *ctx, km_gdb_point type, uint64_t addr, uint64_t ki
     (void)kind;
     if (km_gdb_points_remove(&t->points, type, addr) != 0)
         return -1;
+    release_triggers(t, type, addr);
     return apply_points(t);
 }
 
@@ -305,6 +345,8 @@ static int resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, void *p
 static void detach(void *ctx)
 {
     km_gdb_card *t = ctx;
+    for (unsigned i = 0; i < t->points.n; i++)
+        release_triggers(t, t->points.p[i].type, t->points.p[i].addr);
     km_gdb_points_clear(&t->points);
     (void)apply_points(t);
     set_stepping(t, &(km_gdb_resume){.thread = -1});

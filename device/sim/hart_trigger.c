@@ -203,3 +203,36 @@ int sim_hart_trigger_set(sim_hart *h, unsigned i, uint64_t tdata1, uint64_t tdat
     rearm(h);
     return 0;
 }
+
+int sim_hart_trigger_claim(sim_hart *h, bool execute, bool load, bool store, uint64_t addr)
+{
+    const uint64_t used = SIM_MC_EXECUTE | SIM_MC_LOAD | SIM_MC_STORE | SIM_MC_DMODE;
+    for (int i = SIM_HART_TRIGGERS - 1; i >= 0; i--) {
+        if (h->trig[i].tdata1 & used)
+            continue;
+        uint64_t mine = SIM_MC_TYPE2 | SIM_MC_DMODE | (1ull << SIM_MC_ACTION_SHIFT) | SIM_MC_M |
+                        (execute ? SIM_MC_EXECUTE : 0) | (load ? SIM_MC_LOAD : 0) |
+                        (store ? SIM_MC_STORE : 0);
+        return sim_hart_trigger_set(h, (unsigned)i, mine, addr) == 0 ? i : -1;
+    }
+    return -1;
+}
+
+void sim_hart_trigger_release(sim_hart *h, int index)
+{
+    if (index >= 0)
+        (void)sim_hart_trigger_set(h, (unsigned)index, 0, 0);
+}
+
+int sim_hart_trigger_claimed(const sim_hart *h, bool execute, bool load, bool store, uint64_t addr)
+{
+    const uint64_t kind = SIM_MC_EXECUTE | SIM_MC_LOAD | SIM_MC_STORE;
+    uint64_t want = (execute ? SIM_MC_EXECUTE : 0) | (load ? SIM_MC_LOAD : 0) |
+                    (store ? SIM_MC_STORE : 0);
+    for (unsigned i = 0; i < SIM_HART_TRIGGERS; i++) {
+        uint64_t t = h->trig[i].tdata1;
+        if ((t & SIM_MC_DMODE) && (t & kind) == want && h->trig[i].tdata2 == addr)
+            return (int)i;
+    }
+    return -1;
+}

@@ -158,6 +158,36 @@ void sim_card_debug_step(sim_card *card, unsigned cluster, unsigned core, bool o
     k->stepping = on ? k->stepping | bit : k->stepping & ~bit;
 }
 
+void sim_card_debug_release_trigger(sim_card *card, unsigned cluster, bool execute, bool load,
+                                    bool store, uint64_t addr)
+{
+    if (!hooks_of(card, cluster))
+        return;
+    sim_cluster *c = card->clusters[cluster];
+    for (unsigned k = 0; k < BH_CLUSTER_CORES; k++)
+        if (c->started[k])
+            sim_hart_trigger_release(
+                &c->harts[k], sim_hart_trigger_claimed(&c->harts[k], execute, load, store, addr));
+}
+
+int sim_card_debug_claim_trigger(sim_card *card, unsigned cluster, bool execute, bool load,
+                                 bool store, uint64_t addr)
+{
+    if (!hooks_of(card, cluster))
+        return -1;
+    sim_cluster *c = card->clusters[cluster];
+    for (unsigned k = 0; k < BH_CLUSTER_CORES; k++) {
+        if (!c->started[k] ||
+            sim_hart_trigger_claimed(&c->harts[k], execute, load, store, addr) >= 0)
+            continue; /* claimed before: one trigger for the same point */
+        if (sim_hart_trigger_claim(&c->harts[k], execute, load, store, addr) < 0) {
+            sim_card_debug_release_trigger(card, cluster, execute, load, store, addr);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void sim_card_debug_catch_traps(sim_card *card, bool on)
 {
     for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)

@@ -98,24 +98,12 @@ int sim_exec_set_watches(sim_exec *x, const sim_exec_watch *w, unsigned n)
 
 int sim_exec_claim_trigger(sim_exec *x, bool execute, bool load, bool store, uint64_t addr)
 {
-    sim_hart *h = &x->hart;
-    const uint64_t used = SIM_MC_EXECUTE | SIM_MC_LOAD | SIM_MC_STORE | SIM_MC_DMODE;
-    for (int i = SIM_HART_TRIGGERS - 1; i >= 0; i--) {
-        uint64_t t1, t2;
-        if (sim_hart_trigger_get(h, (unsigned)i, &t1, &t2) != 0 || (t1 & used))
-            continue;
-        uint64_t mine = SIM_MC_TYPE2 | SIM_MC_DMODE | (1ull << SIM_MC_ACTION_SHIFT) | SIM_MC_M |
-                        (execute ? SIM_MC_EXECUTE : 0) | (load ? SIM_MC_LOAD : 0) |
-                        (store ? SIM_MC_STORE : 0);
-        return sim_hart_trigger_set(h, (unsigned)i, mine, addr) == 0 ? i : -1;
-    }
-    return -1;
+    return sim_hart_trigger_claim(&x->hart, execute, load, store, addr);
 }
 
 void sim_exec_release_trigger(sim_exec *x, int index)
 {
-    if (index >= 0)
-        (void)sim_hart_trigger_set(&x->hart, (unsigned)index, 0, 0);
+    sim_hart_trigger_release(&x->hart, index);
 }
 
 void sim_exec_debug(sim_exec *x, bool step, uint64_t max_instructions,

@@ -228,6 +228,20 @@ int sim_hart_set_probes(sim_hart *h, const uint64_t *pcs, unsigned n);
 int sim_hart_trigger_get(const sim_hart *h, unsigned i, uint64_t *tdata1, uint64_t *tdata2);
 int sim_hart_trigger_set(sim_hart *h, unsigned i, uint64_t tdata1, uint64_t tdata2);
 
+/* A debugger's hardware breakpoint or watchpoint takes a trigger as an
+ * external debugger's does (dmode, action 1 "enter debug mode", on
+ * execute, load and/or store at addr), while its stop is the owner's
+ * probe or watch (the hart does nothing on action 1, and such a trigger
+ * changes no decoded code, so this is safe while the hart is held inside
+ * a callback).  A trigger is free when neither the program nor a debugger
+ * uses it (execute, load, store and dmode clear); the last free one is
+ * taken, leaving the low ones to the program.  Returns its index, or -1
+ * when none is free; release gives it back cleared (-1: nothing). */
+int sim_hart_trigger_claim(sim_hart *h, bool execute, bool load, bool store, uint64_t addr);
+void sim_hart_trigger_release(sim_hart *h, int index);
+/* The debugger's trigger claimed with those arguments, or -1. */
+int sim_hart_trigger_claimed(const sim_hart *h, bool execute, bool load, bool store, uint64_t addr);
+
 /* Drops the decoded instructions (after the owner wrote code). */
 void sim_hart_flush_icache(sim_hart *h);
 

@@ -148,6 +148,14 @@ static void detach_runs_free(void **state)
     assert_int_equal(r.ops->insert_point(r.t, KM_GDB_HW_BREAK, LOOP, 4), 0);
     km_gdb_stop s = resume(&r, -1, false, true);
     assert_int_equal(s.reason, KM_GDB_STOP_HW_BREAK);
+    /* four triggers a core: the hbreak took one, three more fit, a fifth not */
+    for (uint64_t a = 0; a < 3; a++)
+        assert_int_equal(r.ops->insert_point(r.t, KM_GDB_WATCH_WRITE, WORDS + 8 * a, 8), 0);
+    assert_int_equal(r.ops->insert_point(r.t, KM_GDB_HW_BREAK, LOOP + 4, 4), -1);
+    assert_int_equal(r.ops->insert_point(r.t, KM_GDB_SW_BREAK, LOOP + 4, 4), 0); /* none */
+    assert_int_equal(r.ops->remove_point(r.t, KM_GDB_WATCH_WRITE, WORDS, 8), 0);
+    assert_int_equal(r.ops->insert_point(r.t, KM_GDB_HW_BREAK, LOOP + 4, 4), 0);
+    assert_int_equal(r.ops->write_reg(r.t, 0, KM_GDB_REG_TSELECT, 3), -1); /* the program's */
     r.ops->detach(r.t); /* the run goes on without stopping at the loop */
     rig_end(&r);
 }

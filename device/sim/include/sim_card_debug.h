@@ -86,6 +86,16 @@ int sim_card_debug_watch(sim_card *card, unsigned cluster, const sim_card_watch 
  * each (AT_STEP) while `on`; its results and times are the same. */
 void sim_card_debug_step(sim_card *card, unsigned cluster, unsigned core, bool on);
 
+/* A hardware breakpoint or watchpoint of the debugger's takes a trigger
+ * of every core of `cluster`, as an external debugger's does on an X280
+ * (sim_hart_trigger_claim: the stop itself is still a probe or a watch).
+ * 0, or -1 when some core has none free (then none is taken).  Release
+ * gives them back. */
+int sim_card_debug_claim_trigger(sim_card *card, unsigned cluster, bool execute, bool load,
+                                 bool store, uint64_t addr);
+void sim_card_debug_release_trigger(sim_card *card, unsigned cluster, bool execute, bool load,
+                                    bool store, uint64_t addr);
+
 /* Traps are reported (AT_TRAP) while `on`. */
 void sim_card_debug_catch_traps(sim_card *card, bool on);
 
