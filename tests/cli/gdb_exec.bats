@@ -7,6 +7,7 @@
 
 # shellcheck disable=SC2154 # output, status: set by run
 load helpers
+load gdb_helpers
 
 kmrun_pid=
 
@@ -115,24 +116,8 @@ wait_exec() {
     "$KMRUN_TOP/tests/isa/assemble" "$BATS_TEST_TMPDIR" "$KMRUN_TOP/tests/fixtures/gdb/forever.S"
     start_exec --max-instructions 1e15 "$BATS_TEST_TMPDIR/forever.elf"
     # The protocol as GDB speaks it on a Ctrl-C (a real GDB's own SIGINT
-    # handling is tests/cli/gdb.bats'): continue, then the 0x03 byte once
-    # the hart runs, then k.
-    exec {sock}<>"/dev/tcp/127.0.0.1/$port"
-    printf '$QStartNoAckMode#b0' >&"$sock"
-    printf '$vCont;c#a8' >&"$sock"
-    # running: kmrun burns CPU only once it has been told to continue
-    local ticks=0
-    for _ in $(seq 600); do
-        ticks=$(awk '{ print $14 }' "/proc/$kmrun_pid/stat" 2>/dev/null || echo 0)
-        [ "$ticks" -ge 30 ] && break
-        sleep 0.05
-    done
-    [ "$ticks" -ge 30 ]
-    printf '\003' >&"$sock"
-    printf '$k#6b' >&"$sock"
-    reply=$(timeout 10 cat <&"$sock")
-    exec {sock}<&-
-    echo "$reply"
+    # handling is tests/cli/gdb.bats')
+    interrupt_and_kill "$kmrun_pid" "$port"
     # acked no-ack mode, then the stop by SIGINT (2) on thread 1 at a pc in the loop
     [[ "$reply" == '+$OK#9a$T02thread:1;20:'*'#'* ]]
     wait_exec

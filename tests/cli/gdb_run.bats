@@ -8,6 +8,7 @@
 
 # shellcheck disable=SC2154 # output, status: set by run
 load helpers
+load gdb_helpers
 
 kmrun_pid=
 
@@ -45,6 +46,19 @@ wait_run() {
     kmrun_pid=
 }
 
+# same_as_plain STATUS ARGS...: kmrun run ARGS without the debugger exits
+# STATUS and prints the JSON the debugged run printed (less its id,
+# folder, wall time and images).
+same_as_plain() {
+    local want=$1
+    shift
+    "$KMRUN_TOP/tests/golden/normalize" <run.out >debugged.json
+    run kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" "$@"
+    [ "$status" -eq "$want" ]
+    printf '%s\n' "$output" | "$KMRUN_TOP/tests/golden/normalize" >plain.json
+    diff debugged.json plain.json
+}
+
 # gdb_batch COMMANDS...: gdb-multiarch on the run's image, connected.
 gdb_batch() {
     local args=()
@@ -80,11 +94,7 @@ gdb_batch() {
     [[ "$output" == *'[Inferior 1 (Remote target) exited normally]'* ]]
     wait_run
     [ "$run_status" -eq 0 ]
-    "$KMRUN_TOP/tests/golden/normalize" <run.out >debugged.json
-    run kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" "$manifest"
-    [ "$status" -eq 0 ]
-    printf '%s\n' "$output" | "$KMRUN_TOP/tests/golden/normalize" >plain.json
-    diff debugged.json plain.json
+    same_as_plain 0 "$manifest"
 }
 
 @test "gdb run: a trap is a stop at the trapping line; the run then ends trapped, as without" {
@@ -97,11 +107,7 @@ gdb_batch() {
     wait_run
     [ "$run_status" -eq 1 ]
     [ "$(jq -r '.threads[0].state' run.out)" = trapped ]
-    "$KMRUN_TOP/tests/golden/normalize" <run.out >debugged.json
-    run kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" "$manifest"
-    [ "$status" -eq 1 ]
-    printf '%s\n' "$output" | "$KMRUN_TOP/tests/golden/normalize" >plain.json
-    diff debugged.json plain.json
+    same_as_plain 1 "$manifest"
 }
 
 @test "gdb run: a core the run finds stuck is a stop at its loop; the run then ends stuck, as without" {
@@ -114,30 +120,12 @@ gdb_batch() {
     wait_run
     [ "$run_status" -eq 1 ]
     [ "$(jq -r '.threads[0].state' run.out)" = stuck ]
-    "$KMRUN_TOP/tests/golden/normalize" <run.out >debugged.json
-    run kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" --timeout 0.001 "$manifest"
-    [ "$status" -eq 1 ]
-    printf '%s\n' "$output" | "$KMRUN_TOP/tests/golden/normalize" >plain.json
-    diff debugged.json plain.json
+    same_as_plain 1 --timeout 0.001 "$manifest"
 }
 
 @test "gdb run: Ctrl-C stops a core that spins; kill ends kmrun (exit 1, no result, no run folder)" {
     start_run "$KMRUN_TOP/tests/fixtures/hazards/stuck.yaml"
-    exec {sock}<>"/dev/tcp/127.0.0.1/$port"
-    printf '$QStartNoAckMode#b0' >&"$sock"
-    printf '$vCont;c#a8' >&"$sock"
-    local ticks=0
-    for _ in $(seq 600); do
-        ticks=$(awk '{ print $14 }' "/proc/$kmrun_pid/stat" 2>/dev/null || echo 0)
-        [ "$ticks" -ge 30 ] && break
-        sleep 0.05
-    done
-    [ "$ticks" -ge 30 ]
-    printf '\003' >&"$sock"
-    printf '$k#6b' >&"$sock"
-    reply=$(timeout 20 cat <&"$sock")
-    exec {sock}<&-
-    echo "$reply"
+    interrupt_and_kill "$kmrun_pid" "$port"
     [[ "$reply" == '+$OK#9a$T02thread:'*';20:'*'#'* ]]
     wait_run
     [ "$run_status" -eq 1 ]

@@ -1,0 +1,25 @@
+# tests/cli/gdb_helpers.bash: what the GDB tests share (`load gdb_helpers`
+# after `load helpers`): speaking the remote protocol by hand where a real
+# GDB's own handling would race (its SIGINT), as tests/cli/gdb.bats tests
+# that side.
+
+# interrupt_and_kill PID PORT: connects to kmrun's server on PORT, has it
+# continue, waits until kmrun PID burns CPU (it runs only once told to),
+# then sends Ctrl-C (the 0x03 byte) and k; sets reply to all it answered.
+interrupt_and_kill() {
+    local pid=$1 port=$2 sock ticks=0
+    exec {sock}<>"/dev/tcp/127.0.0.1/$port"
+    printf '$QStartNoAckMode#b0' >&"$sock"
+    printf '$vCont;c#a8' >&"$sock"
+    for _ in $(seq 600); do
+        ticks=$(awk '{ print $14 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
+        [ "$ticks" -ge 30 ] && break
+        sleep 0.05
+    done
+    [ "$ticks" -ge 30 ] || { echo "kmrun $pid never ran"; return 1; }
+    printf '\003' >&"$sock"
+    printf '$k#6b' >&"$sock"
+    reply=$(timeout 20 cat <&"$sock")
+    exec {sock}<&-
+    echo "$reply"
+}
