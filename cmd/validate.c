@@ -135,6 +135,7 @@ static cJSON *thread_json(const km_thread *t)
                             t->prefetch == KM_PREFETCH_KEEP ? "keep" : "default");
     cJSON_AddStringToObject(o, "ring", t->ring == KM_RING_CACHED ? "cached" : "remote");
     cJSON_AddItemToObject(o, "cflags", strings(t->cflags, t->ncflags));
+    cJSON_AddStringToObject(o, "compiler", t->compiler == KM_COMPILER_CLANG ? "clang" : "gcc");
     return o;
 }
 

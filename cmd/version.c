@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cmd.h"
+#include "km_build.h"
 #include "km_error.h"
 
 #ifndef KMRUN_VERSION
@@ -15,7 +16,7 @@
 #define KMRUN_RV_TARGET "riscv64-unknown-elf"
 #endif
 #ifndef KMRUN_RV_ARCH
-#define KMRUN_RV_ARCH "-march=rv64gc_zba_zbb -mabi=lp64d"
+#define KMRUN_RV_ARCH "-march=" KM_IMAGE_MARCH " -mabi=lp64d"
 #endif
 
 int cmd_version(int argc, char **argv)

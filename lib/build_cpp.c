@@ -42,7 +42,7 @@ static int preprocess(km_build_ctx *b, const km_target *t, size_t s, km_hasher *
     close(fd);
     char **argv = calloc(t->nflags + 6, sizeof *argv);
     size_t a = 0;
-    argv[a++] = (t->kind == KM_TARGET_IMAGE ? &b->rv : &b->host)->path;
+    argv[a++] = t->cc->path;
     for (size_t i = 0; i < t->nflags; i++)
         argv[a++] = km_flag_expand(b, t->flags[i]);
     argv[a++] = "-E";

@@ -27,6 +27,7 @@ typedef struct km_target {
     size_t nsources;
     char **objs;             /* absolute, in the work dir */
     char *out;               /* absolute: .../t0/image.elf */
+    const km_tool *cc;       /* what compiles its sources (an image links with gcc) */
     char **flags;            /* compile flags, the same in key and command */
     size_t nflags;
     km_digest dkey;          /* direct key: known before compiling */
@@ -41,6 +42,8 @@ typedef struct km_build_ctx {
     km_cache *c;
     km_data data;
     km_tool rv, host;
+    km_tool clang; /* identified when a thread asks for it (has_clang) */
+    bool has_clang;
     char *root;        /* the manifest's folder, real path */
     char *work;        /* the program's work folder */
     char *gen;         /* work/gen, holding km_handlers.h */

@@ -33,7 +33,9 @@ void km_target_direct_key(km_build_ctx *b, km_target *t)
                       : t->kind == KM_TARGET_KERNELS ? "kmrun-kernels-1"
                                                      : "kmrun-host-1");
     km_hasher_str(&h, KMRUN_VERSION);
-    km_hasher_digest(&h, t->kind == KM_TARGET_IMAGE ? &b->rv.id : &b->host.id);
+    km_hasher_digest(&h, &t->cc->id);
+    if (t->kind == KM_TARGET_IMAGE && t->cc != &b->rv)
+        km_hasher_digest(&h, &b->rv.id); /* gcc links what clang compiled */
     km_hasher_digest(&h, &b->data.kmx_id);
     if (t->kind == KM_TARGET_HOST)
         km_hasher_digest(&h, &b->data.kmx_host_id);

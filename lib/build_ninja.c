@@ -103,14 +103,14 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
           f);
     for (size_t i = 0; i < b->ntargets; i++) {
         km_target *t = &b->targets[i];
-        const km_tool *tool = t->kind == KM_TARGET_IMAGE ? &b->rv : &b->host;
+        const km_tool *tool = t->kind == KM_TARGET_IMAGE ? &b->rv : &b->host; /* links */
         for (size_t s = 0; s < t->nsources; s++) {
             fputs("\nbuild ", f);
             put_path(f, t->objs[s]);
             fputs(": cc ", f);
             put_path(f, t->sources[s]);
             fputs("\n  cc = ", f);
-            put_arg(f, tool->path);
+            put_arg(f, t->cc->path);
             fprintf(f, "\n  name = %s", t->display);
             fputs("\n  flags =", f);
             for (size_t k = 0; k < t->nflags; k++) {
@@ -144,7 +144,7 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
         put_arg(f, tool->path);
         fprintf(f, "\n  name = %s\n", t->display);
         if (t->kind == KM_TARGET_IMAGE) {
-            fputs("  flags = -march=rv64gc_zba_zbb -mabi=lp64d -mcmodel=medany\n  script = ", f);
+            fputs("  flags = -march=" KM_IMAGE_MARCH " -mabi=lp64d -mcmodel=medany\n  script = ", f);
             put_arg(f, b->data.kmx_ld);
             fputs("\n  libs = ", f);
             put_arg(f, b->data.kmx_lib);

@@ -106,7 +106,7 @@ int km_search_order(km_build_ctx *b, const km_target *t, km_search *s, km_error 
     add_option(s, flags, t->nflags, "-isystem");
     add_env(s, "CPATH");
     add_env(s, "C_INCLUDE_PATH");
-    int rc = add_system(s, t->kind == KM_TARGET_IMAGE ? &b->rv : &b->host, flags, t->nflags,
+    int rc = add_system(s, t->cc, flags, t->nflags,
                         b->root, err);
     add_option(s, flags, t->nflags, "-idirafter");
     for (size_t i = 0; i < t->nflags; i++)

@@ -23,12 +23,20 @@
  * package's flags do reach is libkmx_host.a, kmrun's own code in every
  * host fallback. */
 static const char *const image_flags[] = {
-    "-march=rv64gc_zba_zbb", "-mabi=lp64d", "-mcmodel=medany", "-ffreestanding",
+    "-march=" KM_IMAGE_MARCH, "-mabi=lp64d", "-mcmodel=medany", "-ffreestanding",
     "-fno-common", "-O2", "-g", "-Wall",
     "-I${data}/kmx/include", "-I${data}/device/include", "-I${gen}",
     "-ffile-prefix-map=${root}=.", "-ffile-prefix-map=${data}=" KM_RUNTIME_SOURCE,
     "-ffile-prefix-map=${gen}=" KM_RUNTIME_SOURCE "/gen",
 };
+/* A thread built by clang (`compiler: clang`) also gets these, after
+ * image_flags and before its cflags; its first flag is clang_target.
+ * DWARF 4: clang 19's DWARF 5 location and range lists carry
+ * R_RISCV_SET_ULEB128/SUB_ULEB128 relocations, which Debian 12's binutils
+ * (2.40), the linker of every image, does not know (its ld crashes on
+ * them); DWARF 4's use plain address relocations. */
+static const char *const clang_target = "--target=riscv64-unknown-elf";
+static const char *const clang_flags[] = {"-gdwarf-4"};
 static const char *const kernel_flags[] = {
     "-std=gnu11", "-O2", "-g", "-fPIC", "-Wall",
     "-I${data}/device/include", "-I${data}/kmx/include", "-I${gen}",
@@ -117,8 +125,25 @@ static void add_target(km_build_ctx *b, km_target_kind kind, const km_thread *th
         if (asprintf(&t->name, "t%zu", b->ntargets) < 0)
             abort();
         t->display = describe_thread(th);
-        t->flags = copy_flags(image_flags, sizeof image_flags / sizeof *image_flags,
-                              th->cflags, th->ncflags, &t->nflags);
+        bool clang = th->compiler == KM_COMPILER_CLANG;
+        t->cc = clang ? &b->clang : &b->rv;
+        char **own = clang ? copy_flags(clang_flags, sizeof clang_flags / sizeof *clang_flags,
+                                        th->cflags, th->ncflags, &t->nflags)
+                           : th->cflags;
+        size_t nown = clang ? t->nflags : th->ncflags;
+        t->flags = copy_flags(image_flags, sizeof image_flags / sizeof *image_flags, own, nown,
+                              &t->nflags);
+        if (clang) {
+            /* clang compiles for every target: it is told which first */
+            t->flags = realloc(t->flags, (t->nflags + 1) * sizeof *t->flags);
+            if (!t->flags)
+                abort();
+            memmove(t->flags + 1, t->flags, t->nflags++ * sizeof *t->flags);
+            t->flags[0] = strdup(clang_target);
+            for (size_t i = 0; i < nown; i++)
+                free(own[i]);
+            free(own);
+        }
     } else if (kind == KM_TARGET_HOST) {
         if (asprintf(&t->name, "h%zu", b->ntargets) < 0)
             abort();
@@ -126,11 +151,13 @@ static void add_target(km_build_ctx *b, km_target_kind kind, const km_thread *th
         if (asprintf(&t->display, "host fallback of the %s", thread) < 0)
             abort();
         free(thread);
+        t->cc = &b->host;
         t->flags = copy_flags(host_flags, sizeof host_flags / sizeof *host_flags, th->cflags,
                               th->ncflags, &t->nflags);
     } else {
         t->name = strdup("kernels");
         t->display = strdup("kernels");
+        t->cc = &b->host;
         t->flags = copy_flags(kernel_flags, sizeof kernel_flags / sizeof *kernel_flags,
                               b->p->kernels.cflags, b->p->kernels.ncflags, &t->nflags);
     }
@@ -170,6 +197,8 @@ static void free_ctx(km_build_ctx *b)
     km_data_free(&b->data);
     km_tool_free(&b->rv);
     km_tool_free(&b->host);
+    if (b->has_clang)
+        km_tool_free(&b->clang);
     free(b->root);
     free(b->work);
     free(b->gen);
@@ -207,6 +236,13 @@ static int setup(km_build_ctx *b, const km_program *p, km_cache *c, const km_bui
     if (rc == KM_OK && p->nthreads) {
         const char *cc = getenv("KMRUN_CC");
         rc = km_tool_identify(c, cc && *cc ? cc : KM_RV_CC_DEFAULT, &b->rv, err);
+    }
+    for (size_t i = 0; rc == KM_OK && i < p->nthreads && !b->has_clang; i++) {
+        if (p->threads[i].compiler != KM_COMPILER_CLANG)
+            continue;
+        const char *clang = getenv("KMRUN_CLANG");
+        rc = km_tool_identify(c, clang && *clang ? clang : KM_RV_CLANG_DEFAULT, &b->clang, err);
+        b->has_clang = rc == KM_OK;
     }
     bool hosts = opts->host && p->nthreads > 0;
     if (rc == KM_OK && hosts && !b->data.has_kmx_host)

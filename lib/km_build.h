@@ -61,6 +61,10 @@ void km_build_result_free(km_build_result *r);
  * called in an image's and a kernels' object's debug information
  * (-ffile-prefix-map): a source line under it is the runtime's. */
 #define KM_RUNTIME_SOURCE "/kmrun"
+
+/* The ISA an image is compiled and linked for: the X280's (RV64GC, the
+ * B extension's Zba and Zbb, and V 1.0). */
+#define KM_IMAGE_MARCH "rv64gcv_zba_zbb"
 char *km_handlers_header(const km_program *p);
 
 #endif

@@ -39,6 +39,13 @@ typedef struct km_region {
     km_pos pos;
 } km_region;
 
+/* Which compiler builds a thread's sources for the card (the image is
+ * linked with the same runtime and checked by the same rules either way). */
+typedef enum km_compiler {
+    KM_COMPILER_GCC,   /* Debian's riscv64-unknown-elf-gcc (12): the default */
+    KM_COMPILER_CLANG, /* Debian's clang-19: the RVV intrinsics and auto-vectoriser */
+} km_compiler;
+
 typedef enum km_prefetch {
     KM_PREFETCH_DEFAULT, /* the values the chip's documentation recommends */
     KM_PREFETCH_KEEP,    /* leave the prefetcher registers as they are */
@@ -68,6 +75,7 @@ typedef struct km_thread {
     km_ring_place ring;
     char **cflags;      /* extra compiler flags for this thread's sources */
     size_t ncflags;
+    km_compiler compiler;
     km_pos pos;
 } km_thread;
 

@@ -18,6 +18,7 @@
 #include "km_hash.h"
 
 #define KM_RV_CC_DEFAULT "riscv64-unknown-elf-gcc"
+#define KM_RV_CLANG_DEFAULT "clang-19" /* a thread's `compiler: clang` */
 #define KM_HOST_CC_DEFAULT "cc"
 
 typedef struct km_tool {

@@ -9,7 +9,7 @@
 
 static const char *const thread_keys[] = {
     "cluster", "clusters", "sources", "regions", "shared",
-    "words",   "deadline", "prefetch", "ring", "cflags",
+    "words",   "deadline", "prefetch", "ring", "cflags", "compiler",
 };
 #define NKEYS (sizeof thread_keys / sizeof thread_keys[0])
 #define CLUSTER_EXPECTED "1, 2 or 3"
@@ -165,6 +165,12 @@ static void read_thread(km_mctx *c, const km_yaml_node *map, km_thread *t)
     }
     if ((n = km_yaml_get(map, "cflags")))
         t->cflags = km_mflags(c, n, "cflags", &t->ncflags);
+    if ((n = km_yaml_get(map, "compiler"))) {
+        static const char *const compilers[] = {"gcc", "clang"};
+        int which;
+        if (km_menum(c, n, "compiler", compilers, 2, "gcc or clang", &which))
+            t->compiler = which == 1 ? KM_COMPILER_CLANG : KM_COMPILER_GCC;
+    }
 }
 
 void km_read_threads(km_mctx *c, const km_yaml_node *list)

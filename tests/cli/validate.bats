@@ -58,9 +58,9 @@ END
     jq -e . >/dev/null <<<"$output"
     output=$(jq -c '{name, x280_mhz, regions, commands, ports, pull,
         thread: .threads[0] | {clusters, regions, shared, words,
-                               deadline_us, prefetch, ring}}' <<<"$output")
+                               deadline_us, prefetch, ring, compiler}}' <<<"$output")
     expect stdout <<'END'
-{"name":"x","x280_mhz":1000,"regions":[],"commands":[],"ports":null,"pull":null,"thread":{"clusters":[1],"regions":[],"shared":[],"words":[],"deadline_us":0,"prefetch":"default","ring":"remote"}}
+{"name":"x","x280_mhz":1000,"regions":[],"commands":[],"ports":null,"pull":null,"thread":{"clusters":[1],"regions":[],"shared":[],"words":[],"deadline_us":0,"prefetch":"default","ring":"remote","compiler":"gcc"}}
 END
     run -0 --separate-stderr kmrun validate --json program.yaml
     run -0 jq -r '.threads[0].sources | length, (.[0] | endswith("/t.c"))' <<<"$output"

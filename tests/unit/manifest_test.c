@@ -280,6 +280,7 @@ static void minimal_defaults(void **state)
     assert_int_equal(t->deadline_us, 0);
     assert_int_equal(t->prefetch, KM_PREFETCH_DEFAULT);
     assert_int_equal(t->ncflags, 0);
+    assert_int_equal(t->compiler, KM_COMPILER_GCC);
     assert_int_equal(p->ports.kind, KM_PORTS_NONE);
     assert_false(p->pull.present);
     assert_int_equal(p->ncommands, 0);
@@ -380,6 +381,9 @@ static void accepted_edges(void **state)
         "name: \"0\"\ncommands: [{handler: nop, group: [119, 1]}]\n",
         "name: t\nx280_mhz: 1000\ncommands: []\nthreads:\n"
         "  - {cluster: 1, sources: [thread/a.c], deadline: 0.000001}\n",
+        /* both compilers */
+        "name: t\nthreads:\n  - {cluster: 1, sources: [thread/a.c], compiler: clang}\n"
+        "  - {cluster: 2, sources: [thread/b.c], compiler: gcc}\n",
     };
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         km_program *p = NULL;
@@ -540,6 +544,8 @@ static const bad_case bad[] = {
      "bad prefetch 'never' (expected default or keep)"},
     {T1 "    ring: cahced\n", 5, 11, "bad ring 'cahced' (did you mean 'cached'?)"},
     {T1 "    ring: local\n", 5, 11, "bad ring 'local' (expected remote or cached)"},
+    {T1 "    compiler: clnag\n", 5, 15, "bad compiler 'clnag' (did you mean 'clang'?)"},
+    {T1 "    compiler: icx\n", 5, 15, "bad compiler 'icx' (expected gcc or clang)"},
     {T1 "    cflags: -O2\n", 5, 13,
      "bad cflags: got a string (expected a list of compiler flags)"},
     {T1 "    cflags: [-O2, '']\n", 5, 19,
