@@ -9,14 +9,8 @@
 load helpers
 load gdb_helpers
 
-kmrun_pid=
-
-teardown() {
-    if [ -n "$kmrun_pid" ]; then kill "$kmrun_pid" 2>/dev/null || true; fi
-}
-
 setup() {
-    command -v gdb-multiarch >/dev/null || { echo "no gdb-multiarch (Debian's package): ./setup installs it"; false; }
+    need_gdb
     isa=$KMRUN_TOP/tests/isa
     "$isa/assemble" "$BATS_TEST_TMPDIR" "$isa/commitlog.S"
     elf=$BATS_TEST_TMPDIR/commitlog.elf

@@ -3,6 +3,16 @@
 # GDB's own handling would race (its SIGINT), as tests/cli/gdb.bats tests
 # that side.
 
+# The kmrun a test started in the background, killed if the test fails.
+kmrun_pid=
+teardown() {
+    if [ -n "$kmrun_pid" ]; then kill "$kmrun_pid" 2>/dev/null || true; fi
+}
+
+need_gdb() {
+    command -v gdb-multiarch >/dev/null || { echo "no gdb-multiarch (Debian's package): ./setup installs it"; false; }
+}
+
 # interrupt_and_kill PID PORT: connects to kmrun's server on PORT, has it
 # continue, waits until kmrun PID burns CPU (it runs only once told to),
 # then sends Ctrl-C (the 0x03 byte) and k; sets reply to all it answered.

@@ -2,22 +2,16 @@
 # kmrun run --gdb: a real gdb-multiarch on the simulated card's X280 cores
 # (lib/km_gdb_card.h over device/sim's observers): a breakpoint at a source
 # line, a local, a step, another core's thread, watchpoints on a region
-# word and on a word another core writes, a trap as a stop at its line,
-# Ctrl-C, the end as the process's exit — and the run's JSON the same as
-# without the debugger.
+# word and on a word another core writes, a trap and a stuck core as
+# stops at their lines, Ctrl-C, the end as the process's exit — and the
+# run's JSON the same as without the debugger.
 
 # shellcheck disable=SC2154 # output, status: set by run
 load helpers
 load gdb_helpers
 
-kmrun_pid=
-
-teardown() {
-    if [ -n "$kmrun_pid" ]; then kill "$kmrun_pid" 2>/dev/null || true; fi
-}
-
 setup() {
-    command -v gdb-multiarch >/dev/null || { echo "no gdb-multiarch (Debian's package): ./setup installs it"; false; }
+    need_gdb
     cd "$BATS_TEST_TMPDIR"
 }
 
