@@ -20,6 +20,8 @@ typedef struct cmd_run_wants {
     /* --gdb PORT: the run held for gdb-multiarch on gdb_port (0: any free one) */
     bool gdb;
     int gdb_port;
+    /* --timeline FILE: the run's timeline (km_timeline.h) written there */
+    const char *timeline;
 } cmd_run_wants;
 
 #define CMD_TRACE_NAME "trace-c%u.%u.log"
@@ -36,6 +38,9 @@ typedef struct cmd_run_outcome {
     FILE *trace;                /* the instruction trace being written, or NULL */
     int trace_rc;               /* KM_OK, or why it was not (trace_err) */
     km_error trace_err;
+    struct km_timeline *timeline; /* being recorded, or NULL */
+    int timeline_rc;            /* KM_OK, or why it was not written (timeline_err) */
+    km_error timeline_err;
 } cmd_run_outcome;
 
 /* A print, shown on stderr as it is drained: `[c1.2 104.22µs] text`
@@ -51,7 +56,7 @@ int cmd_parse_seconds(const char *command, const char *option, const char *text,
  * A run folder that cannot be written does not lose the run: KM_OK, the
  * JSON in out->json, and the folder's error in out->folder_rc/_err for
  * the caller to report after the results; so does an instruction trace
- * (out->trace_rc/_err). */
+ * (out->trace_rc/_err) and a timeline (out->timeline_rc/_err). */
 int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
                    const km_run_opts *ro, const cmd_run_wants *wants, const char *run_dir,
                    double started, cmd_run_outcome *out, km_error *err);
@@ -66,7 +71,7 @@ int cmd_run_debugged(const km_program *p, km_session *s, const km_run_opts *ro, 
 
 /* After the results are printed: the run folder's error, if any, into
  * *rc and *err (a system error outranks a thread's failure); the same for
- * the instruction trace, and where it is when it was written. */
+ * the instruction trace and the timeline. */
 void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err);
 
 /* Every thread returned and every host-fed command ended done. */

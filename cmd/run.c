@@ -42,6 +42,7 @@ int cmd_run(int argc, char **argv)
         {"check-handover", no_argument, NULL, 'H'},
         {"trace-instructions", required_argument, NULL, 'I'},
         {"gdb", required_argument, NULL, 'G'},
+        {"timeline", required_argument, NULL, 'L'},
         {NULL, 0, NULL, 0},
     };
     double started = km_wall_now();
@@ -91,6 +92,11 @@ int cmd_run(int argc, char **argv)
             wants.gdb_port = (int)v;
             break;
         }
+        case 'L':
+            if (!*optarg)
+                return cmd_usage_error("run", "an empty --timeline file name");
+            wants.timeline = optarg;
+            break;
         case 'R':
             if (!*optarg)
                 return cmd_usage_error("run", "an empty run folder name");
@@ -124,6 +130,11 @@ int cmd_run(int argc, char **argv)
         return cmd_usage_error("run", "--gdb debugs the X280 cores of the simulated card: the "
                                       "host fallback's threads run on the host (use --thread "
                                       "sim, or a host debugger)");
+    /* The timeline watches the simulated cores: the host fallback has none. */
+    if (wants.timeline && backend == KM_BACKEND_HOST)
+        return cmd_usage_error("run", "--timeline needs the simulated card: '--thread host' "
+                                      "runs the X280 threads on the host, where no core can be "
+                                      "watched");
     km_program *p = NULL;
     int rc = cmd_load_one_manifest("run", argc, argv, &p);
     if (rc != KM_OK)

@@ -11,6 +11,7 @@
 #include "km_prints.h"
 #include "km_run_json.h"
 #include "km_rundir.h"
+#include "km_timeline.h"
 
 int cmd_parse_seconds(const char *command, const char *option, const char *text, double *out)
 {
@@ -68,6 +69,21 @@ static void close_trace(cmd_run_outcome *out)
     out->trace = NULL;
 }
 
+/* The timeline into its file (wants->timeline), after the run. */
+static void write_timeline(cmd_run_outcome *out, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        out->timeline_rc = km_fail_errno(&out->timeline_err, KM_EXIT_SYSTEM,
+                                         "the timeline was not written: cannot create '%s'", path);
+        return;
+    }
+    out->timeline_rc = km_timeline_write(out->timeline, f, path, &out->timeline_err);
+    if (fclose(f) != 0 && out->timeline_rc == KM_OK)
+        out->timeline_rc = km_fail_errno(&out->timeline_err, KM_EXIT_SYSTEM,
+                                         "the timeline was not written in full: '%s'", path);
+}
+
 void cmd_on_print(const km_print_line *p, void *ctx)
 {
     (void)ctx;
@@ -90,6 +106,11 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
     if (rc == KM_OK && wants->trace)
         rc = km_session_trace_instructions(out->s, wants->trace_cluster, wants->trace_core,
                                            on_trace_line, out, err);
+    if (rc == KM_OK && wants->timeline) {
+        out->timeline = km_timeline_new();
+        rc = out->timeline ? km_session_timeline(out->s, out->timeline, err)
+                           : km_fail(err, KM_EXIT_SYSTEM, "out of memory for the timeline");
+    }
     if (rc == KM_OK)
         rc = km_session_load(out->s, cache, &opts, err);
     if (rc != KM_OK)
@@ -107,6 +128,8 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
     else
         rc = km_session_run(out->s, ro, &out->result, err);
     close_trace(out);
+    if (rc == KM_OK && out->timeline)
+        write_timeline(out, wants->timeline);
     if (rc == KM_OK)
         rc = km_session_regions(out->s, &out->copies, &out->ncopies, err);
     if (rc != KM_OK) {
@@ -146,6 +169,10 @@ void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err)
     if (o->trace_rc != KM_OK) {
         *rc = o->trace_rc;
         *err = o->trace_err;
+    }
+    if (o->timeline_rc != KM_OK) {
+        *rc = o->timeline_rc;
+        *err = o->timeline_err;
     }
     if (o->folder_rc == KM_OK)
         return;
@@ -188,6 +215,7 @@ void cmd_note_host_handover(void)
 void cmd_run_outcome_free(cmd_run_outcome *o)
 {
     km_session_close(o->s);
+    km_timeline_free(o->timeline);
     free(o->json);
     memset(o, 0, sizeof *o);
 }

@@ -150,6 +150,9 @@ static int sim_load(km_session *s, km_error *err)
             return failed(err, &e);
         rc = write_cluster(s, i, err);
     }
+    /* The timeline's observers, before the first instruction. */
+    if (rc == KM_OK)
+        rc = km_session_tl_attach(s, err);
     /* f: every cluster's cores start together, at the same modeled time. */
     if (rc == KM_OK) {
         ks_error e;

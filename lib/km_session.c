@@ -184,6 +184,7 @@ int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_err
     int rc = km_drive(&hooks, clusters, s->plan.nclusters, o, timeout_ps,
                       KM_STOP_GRACE_US * BH_PS_PER_US, r, err);
     s->ran = true;
+    km_session_tl_finish(s, r->device_ps);
     s->prints = r->prints;
     s->nprints = r->nprints;
     if (s->card && rc == KM_OK)
@@ -270,6 +271,7 @@ void km_session_close(km_session *s)
     if (s->ops && s->ops->free)
         s->ops->free(s);
     sim_card_free(s->card);
+    km_session_tl_free(s);
     free(s->handovers);
     for (size_t i = 0; i < s->nprints; i++)
         free(s->prints[i].text);

@@ -207,6 +207,16 @@ int km_session_trace_instructions(km_session *s, unsigned cluster, unsigned core
                                   void (*line)(void *ctx, const char *text), void *ctx,
                                   km_error *err);
 
+/* The run's timeline (km_timeline.h) into t, which must outlive the
+ * session: every X280 core's spans (kmx_main, the functions it spawns
+ * and runs in parallel, its waits), its progress markers, the Tensix
+ * cores' handlers and the dispatcher's passes, in modeled time, recorded
+ * during km_session_run without changing anything the run does.  Before
+ * km_session_load.  Only the sim backend runs X280 code on the card:
+ * KM_EXIT_USAGE on the host fallback. */
+struct km_timeline;
+int km_session_timeline(km_session *s, struct km_timeline *t, km_error *err);
+
 /* A session of program p (which must outlive it) on backend b.  KM_OK, or
  * KM_EXIT_USAGE for a backend that is not available. */
 int km_session_open(km_session **out, const km_program *p, km_backend b, km_error *err);

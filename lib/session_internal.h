@@ -70,7 +70,20 @@ struct km_session {
     unsigned nhandovers;
     struct km_print_line *prints; /* the run's (km_run_result.prints) */
     size_t nprints;
+    struct km_timeline *timeline; /* km_session_timeline (NULL: none) */
+    struct km_session_tl *tl;     /* its observers while the card runs (session_timeline.c) */
 };
+
+/* ---- the timeline (session_timeline.c) ----------------------------------
+ * On the sim backend with a timeline asked for: after the card and its
+ * clusters are made and before they start, the observers go on
+ * (KM_EXIT_BUILD for an image without symbols, KM_EXIT_SYSTEM for
+ * memory); after the run, the spans still open end at end_ps and the
+ * observers go; at close, what they kept is freed. */
+typedef struct km_session_tl km_session_tl;
+int km_session_tl_attach(km_session *s, km_error *err);
+void km_session_tl_finish(km_session *s, uint64_t end_ps);
+void km_session_tl_free(km_session *s);
 
 /* ---- the simulated card under both backends (card_setup.c) -------------
  * The sim backend runs the threads on it; the host fallback runs them on

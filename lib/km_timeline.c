@@ -1,0 +1,258 @@
+/* km_timeline: the recorder and writer of a run's timeline (km_timeline.h).
+ *
+ * Events are kept small (names interned once: a run has few distinct
+ * names and many events) and sorted only when written. */
+#include "km_timeline.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum ev_kind { EV_PROCESS, EV_TRACK, EV_SPAN, EV_INSTANT, EV_FLOW_S, EV_FLOW_F } ev_kind;
+
+typedef struct ev {
+    uint8_t kind; /* ev_kind */
+    unsigned pid, tid;
+    uint32_t name, cat, key; /* interned; key UINT32_MAX: no arg */
+    uint64_t ps, end_ps;     /* EV_PROCESS: end_ps is the sort index */
+    uint64_t arg;            /* flows: the id */
+    uint64_t seq;            /* recording order: the sort's last key */
+} ev;
+
+struct km_timeline {
+    ev *evs;
+    uint64_t n, cap;
+    char **names;
+    uint32_t nnames, names_cap;
+    bool failed; /* memory ran out: write reports it */
+};
+
+#define NO_KEY UINT32_MAX
+
+km_timeline *km_timeline_new(void)
+{
+    return calloc(1, sizeof(km_timeline));
+}
+
+void km_timeline_free(km_timeline *t)
+{
+    if (!t)
+        return;
+    for (uint32_t i = 0; i < t->nnames; i++)
+        free(t->names[i]);
+    free(t->names);
+    free(t->evs);
+    free(t);
+}
+
+/* A name's index; the names are few (tens), so a linear search is the
+ * cheap and simple choice. */
+static uint32_t intern(km_timeline *t, const char *s)
+{
+    if (!s)
+        s = "";
+    for (uint32_t i = t->nnames; i-- > 0;)
+        if (strcmp(t->names[i], s) == 0)
+            return i;
+    if (t->nnames == t->names_cap) {
+        uint32_t cap = t->names_cap ? t->names_cap * 2 : 32;
+        char **grown = realloc(t->names, cap * sizeof *grown);
+        if (!grown) {
+            t->failed = true;
+            return NO_KEY;
+        }
+        t->names = grown;
+        t->names_cap = cap;
+    }
+    char *copy = strdup(s);
+    if (!copy) {
+        t->failed = true;
+        return NO_KEY;
+    }
+    t->names[t->nnames] = copy;
+    return t->nnames++;
+}
+
+static ev *add(km_timeline *t, ev_kind kind, unsigned pid, unsigned tid, const char *name,
+               const char *cat)
+{
+    if (t->failed)
+        return NULL;
+    if (t->n == t->cap) {
+        uint64_t cap = t->cap ? t->cap * 2 : 1024;
+        ev *grown = realloc(t->evs, cap * sizeof *grown);
+        if (!grown) {
+            t->failed = true;
+            return NULL;
+        }
+        t->evs = grown;
+        t->cap = cap;
+    }
+    uint32_t in = intern(t, name), ic = intern(t, cat);
+    if (t->failed)
+        return NULL;
+    ev *e = &t->evs[t->n];
+    *e = (ev){.kind = (uint8_t)kind, .pid = pid, .tid = tid, .name = in, .cat = ic,
+              .key = NO_KEY, .seq = t->n};
+    t->n++;
+    return e;
+}
+
+void km_timeline_process(km_timeline *t, unsigned pid, const char *name, int sort)
+{
+    ev *e = add(t, EV_PROCESS, pid, 0, name, "");
+    if (e)
+        e->end_ps = (uint64_t)(int64_t)sort;
+}
+
+void km_timeline_track(km_timeline *t, unsigned pid, unsigned tid, const char *name)
+{
+    add(t, EV_TRACK, pid, tid, name, "");
+}
+
+static void set_arg(km_timeline *t, ev *e, const char *key, uint64_t arg)
+{
+    if (!key)
+        return;
+    e->key = intern(t, key);
+    e->arg = arg;
+}
+
+void km_timeline_span(km_timeline *t, unsigned pid, unsigned tid, const char *name,
+                      const char *cat, uint64_t begin_ps, uint64_t end_ps, const char *arg_key,
+                      uint64_t arg)
+{
+    ev *e = add(t, EV_SPAN, pid, tid, name, cat);
+    if (!e)
+        return;
+    e->ps = begin_ps;
+    e->end_ps = end_ps > begin_ps ? end_ps : begin_ps;
+    set_arg(t, e, arg_key, arg);
+}
+
+void km_timeline_instant(km_timeline *t, unsigned pid, unsigned tid, const char *name,
+                         const char *cat, uint64_t ps, const char *arg_key, uint64_t arg)
+{
+    ev *e = add(t, EV_INSTANT, pid, tid, name, cat);
+    if (!e)
+        return;
+    e->ps = ps;
+    set_arg(t, e, arg_key, arg);
+}
+
+void km_timeline_flow(km_timeline *t, bool start, uint64_t id, unsigned pid, unsigned tid,
+                      const char *name, uint64_t ps)
+{
+    ev *e = add(t, start ? EV_FLOW_S : EV_FLOW_F, pid, tid, name, "flow");
+    if (!e)
+        return;
+    e->ps = ps;
+    e->arg = id;
+}
+
+uint64_t km_timeline_count(const km_timeline *t)
+{
+    return t->n;
+}
+
+/* Metadata first; then by time; at one time a span before an instant or a
+ * flow step (which bind to the span around them), a longer span before a
+ * shorter (the one that holds it), then the order of recording. */
+static int order(const void *a, const void *b)
+{
+    const ev *x = a, *y = b;
+    bool mx = x->kind <= EV_TRACK, my = y->kind <= EV_TRACK;
+    if (mx != my)
+        return mx ? -1 : 1;
+    if (!mx && x->ps != y->ps)
+        return x->ps < y->ps ? -1 : 1;
+    bool sx = x->kind == EV_SPAN, sy = y->kind == EV_SPAN;
+    if (!mx && sx != sy)
+        return sx ? -1 : 1;
+    if (sx && sy && x->end_ps != y->end_ps)
+        return x->end_ps > y->end_ps ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void put_string(FILE *f, const char *s)
+{
+    putc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            putc(*p, f);
+    }
+    putc('"', f);
+}
+
+/* Picoseconds as microseconds, exactly. */
+static void put_us(FILE *f, uint64_t ps)
+{
+    fprintf(f, "%" PRIu64 ".%06" PRIu64, ps / 1000000u, ps % 1000000u);
+}
+
+static void put_event(const km_timeline *t, const ev *e, FILE *f)
+{
+    static const char *const ph[] = {"M", "M", "X", "i", "s", "f"};
+    fprintf(f, "{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"name\":", ph[e->kind], e->pid, e->tid);
+    if (e->kind == EV_PROCESS || e->kind == EV_TRACK) {
+        fputs(e->kind == EV_PROCESS ? "\"process_name\"" : "\"thread_name\"", f);
+        fputs(",\"args\":{\"name\":", f);
+        put_string(f, t->names[e->name]);
+        fputs("}}", f);
+        if (e->kind == EV_PROCESS)
+            fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":\"process_sort_index\","
+                       "\"args\":{\"sort_index\":%d}}",
+                    e->pid, (int)(int64_t)e->end_ps);
+        return;
+    }
+    put_string(f, t->names[e->name]);
+    fputs(",\"cat\":", f);
+    put_string(f, t->names[e->cat]);
+    fputs(",\"ts\":", f);
+    put_us(f, e->ps);
+    if (e->kind == EV_SPAN) {
+        fputs(",\"dur\":", f);
+        put_us(f, e->end_ps - e->ps);
+    } else if (e->kind == EV_INSTANT) {
+        fputs(",\"s\":\"t\"", f);
+    } else {
+        fprintf(f, ",\"id\":%" PRIu64, e->arg);
+        if (e->kind == EV_FLOW_F)
+            fputs(",\"bp\":\"e\"", f);
+    }
+    if (e->key != NO_KEY) {
+        fputs(",\"args\":{", f);
+        put_string(f, t->names[e->key]);
+        fprintf(f, ":%" PRIu64 "}", e->arg);
+    }
+    putc('}', f);
+}
+
+int km_timeline_write(const km_timeline *t, FILE *out, const char *subject, km_error *err)
+{
+    if (t->failed)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory recording the timeline '%s'",
+                       subject);
+    ev *sorted = malloc((t->n ? t->n : 1) * sizeof *sorted);
+    if (!sorted)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory writing the timeline '%s'", subject);
+    if (t->n)
+        memcpy(sorted, t->evs, t->n * sizeof *sorted);
+    qsort(sorted, t->n, sizeof *sorted, order);
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"kmrun\",\"time\":"
+          "\"modeled\"},\"traceEvents\":[\n",
+          out);
+    for (uint64_t i = 0; i < t->n; i++) {
+        put_event(t, &sorted[i], out);
+        fputs(i + 1 < t->n ? ",\n" : "\n", out);
+    }
+    fputs("]}\n", out);
+    free(sorted);
+    if (fflush(out) != 0 || ferror(out))
+        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write the timeline '%s'", subject);
+    return KM_OK;
+}

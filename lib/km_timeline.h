@@ -1,0 +1,67 @@
+/* km_timeline: a run's timeline in the Chrome Trace Event JSON format
+ * (the "JSON Object Format" with traceEvents), which Perfetto
+ * (ui.perfetto.dev) and chrome://tracing open — `kmrun run --timeline`.
+ *
+ * The recorder collects what the run's observers report, in any order:
+ * spans (complete events, "ph":"X"), instants ("ph":"i"), flow steps
+ * ("ph":"s" / "ph":"f", paired by id) and the names of processes and
+ * tracks.  km_timeline_write sorts them by time and writes one JSON
+ * document.  Times are modeled picoseconds from the card's start; the file
+ * has them in microseconds (the format's unit), written exactly (six
+ * decimals), so two runs of a program give the same file.
+ *
+ * What a track may hold is the caller's to keep: spans on one track
+ * either nest or do not meet (the recorder does not check; the tests of
+ * `--timeline` do).  The recorder only allocates: a failure to grow is
+ * remembered and reported by km_timeline_write, never half-written. */
+#ifndef KM_TIMELINE_H
+#define KM_TIMELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "km_error.h"
+
+/* The processes of a kmrun timeline: the dispatcher (cluster 0), each work
+ * cluster by its number, the Tensix grid. */
+#define KM_TIMELINE_PID_DISPATCHER 0u
+#define KM_TIMELINE_PID_GRID 4u
+
+typedef struct km_timeline km_timeline;
+
+/* An empty timeline; NULL when memory runs out. */
+km_timeline *km_timeline_new(void);
+void km_timeline_free(km_timeline *t); /* NULL is fine */
+
+/* Names: process `pid` (sorted by `sort`), track `tid` of process pid. */
+void km_timeline_process(km_timeline *t, unsigned pid, const char *name, int sort);
+void km_timeline_track(km_timeline *t, unsigned pid, unsigned tid, const char *name);
+
+/* A span [begin_ps, end_ps] on track (pid, tid), named and of category
+ * `cat`; arg_key non-NULL adds "args":{arg_key: arg}.  end before begin
+ * is taken as begin. */
+void km_timeline_span(km_timeline *t, unsigned pid, unsigned tid, const char *name,
+                      const char *cat, uint64_t begin_ps, uint64_t end_ps, const char *arg_key,
+                      uint64_t arg);
+
+/* An instant on track (pid, tid) at ps, with an optional numeric arg. */
+void km_timeline_instant(km_timeline *t, unsigned pid, unsigned tid, const char *name,
+                         const char *cat, uint64_t ps, const char *arg_key, uint64_t arg);
+
+/* One end of flow `id` (a flow is one start and one finish with the same
+ * id): its start inside the span around ps on (pid, tid), or its finish
+ * (bound to the span around ps there, "bp":"e"). */
+void km_timeline_flow(km_timeline *t, bool start, uint64_t id, unsigned pid, unsigned tid,
+                      const char *name, uint64_t ps);
+
+/* How many events are held (metadata included). */
+uint64_t km_timeline_count(const km_timeline *t);
+
+/* The document into `out`, events in time order (metadata first; at one
+ * time, a longer span before the spans it holds).  KM_OK; KM_EXIT_SYSTEM
+ * when recording ran out of memory or the write failed (`subject` names
+ * the file in the message). */
+int km_timeline_write(const km_timeline *t, FILE *out, const char *subject, km_error *err);
+
+#endif

@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# kmrun run --timeline FILE: the run's timeline in the Chrome Trace Event
+# format (Perfetto, chrome://tracing).  timeline_check.py checks the
+# structure: every span closed, none overlapping another on its track,
+# flows paired, every time within the run, the tracks named.
+
+load helpers
+
+setup() {
+    runs=$BATS_TEST_TMPDIR/runs
+    check=$KMRUN_TOP/tests/cli/timeline_check.py
+}
+
+# timeline DIR NAME NEED...: runs programs/DIR/NAME.yaml with and without
+# --timeline; the two runs' JSON are the same, and the file's structure
+# holds with every NEED (timeline_check.py).
+timeline() {
+    local m=$KMRUN_TOP/programs/$1/$2.yaml
+    shift 2
+    run --separate-stderr kmrun run --run-dir "$runs" "$m"
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    printf '%s\n' "$output" | "$KMRUN_TOP/tests/golden/normalize" >"$BATS_TEST_TMPDIR/plain.json"
+    run --separate-stderr kmrun run --run-dir "$runs" --timeline "$BATS_TEST_TMPDIR/t.json" "$m"
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/run.json"
+    "$KMRUN_TOP/tests/golden/normalize" <"$BATS_TEST_TMPDIR/run.json" >"$BATS_TEST_TMPDIR/timed.json"
+    diff -u "$BATS_TEST_TMPDIR/plain.json" "$BATS_TEST_TMPDIR/timed.json"
+    python3 "$check" "$BATS_TEST_TMPDIR/t.json" "$BATS_TEST_TMPDIR/run.json" "$@"
+}
+
+@test "timeline: twelve cores (08 twelve) — spans nest, markers, the same run as without" {
+    timeline 08_parallel_thread twelve main:kmx_main main:kmx_serve function:init_part \
+        function:checksum_part parallel:kmx_parallel parallel:kmx_parallel_all \
+        "wait:join (kmx_parallel)" marker:*
+    # every core of the three clusters has a track
+    [ "$(jq '[.traceEvents[] | select(.name == "thread_name" and .pid <= 3)] | length' \
+        "$BATS_TEST_TMPDIR/t.json")" -eq 12 ]
+}
+
+@test "timeline: the ring (03) — submits, waits, markers" {
+    timeline 03_ring program main:kmx_main ring:kmx_submit wait:kmx_wait marker:*
+}
+
+@test "timeline: the checker fails a file with an overlap, an open span, a lone flow" {
+    cat >"$BATS_TEST_TMPDIR/bad.json" <<'JSON'
+{"traceEvents":[
+{"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":"c"}},
+{"ph":"M","pid":1,"tid":0,"name":"thread_name","args":{"name":"t"}},
+{"ph":"X","pid":1,"tid":0,"name":"a","cat":"x","ts":1.0,"dur":2.0},
+{"ph":"X","pid":1,"tid":0,"name":"b","cat":"x","ts":2.0,"dur":2.0},
+{"ph":"B","pid":1,"tid":0,"name":"c","cat":"x","ts":5.0},
+{"ph":"s","pid":1,"tid":0,"name":"f","cat":"flow","ts":1.5,"id":7}
+]}
+JSON
+    echo '{"device_microseconds": 10}' >"$BATS_TEST_TMPDIR/r.json"
+    run python3 "$check" "$BATS_TEST_TMPDIR/bad.json" "$BATS_TEST_TMPDIR/r.json"
+    [ "$status" -eq 1 ]
+    [[ $output == *"overlaps"* ]]
+    [[ $output == *"never closed"* ]]
+    [[ $output == *"flow 7"* ]]
+}
+
+@test "timeline: --thread host is a usage error (exit 2), nothing run" {
+    run --separate-stderr kmrun run --thread host --timeline "$BATS_TEST_TMPDIR/t.json" \
+        "$KMRUN_TOP/programs/01_hello/program.yaml"
+    [ "$status" -eq 2 ]
+    [[ $stderr == *"--timeline needs the simulated card"* ]]
+    [ ! -e "$BATS_TEST_TMPDIR/t.json" ]
+}
+
+@test "timeline: a file that cannot be created is a system error after the results (exit 4)" {
+    run --separate-stderr kmrun run --run-dir "$runs" --timeline /nonexistent/dir/t.json \
+        "$KMRUN_TOP/programs/01_hello/program.yaml"
+    [ "$status" -eq 4 ]
+    [[ $stderr == *"the timeline was not written: cannot create '/nonexistent/dir/t.json'"* ]]
+    printf '%s\n' "$output" | jq -e '.threads[0].state == "returned"'
+}
