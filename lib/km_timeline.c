@@ -150,6 +150,48 @@ void km_timeline_flow(km_timeline *t, bool start, uint64_t id, unsigned pid, uns
     e->arg = id;
 }
 
+static int compare_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void km_timeline_clip(km_timeline *t, uint64_t end_ps)
+{
+    /* the flows with an end past end_ps, by id */
+    uint64_t nlate = 0;
+    for (uint64_t i = 0; i < t->n; i++)
+        if ((t->evs[i].kind == EV_FLOW_S || t->evs[i].kind == EV_FLOW_F) && t->evs[i].ps > end_ps)
+            nlate++;
+    uint64_t *late = nlate ? malloc(nlate * sizeof *late) : NULL;
+    if (nlate && !late) {
+        t->failed = true;
+        return;
+    }
+    nlate = 0;
+    for (uint64_t i = 0; i < t->n; i++)
+        if ((t->evs[i].kind == EV_FLOW_S || t->evs[i].kind == EV_FLOW_F) && t->evs[i].ps > end_ps)
+            late[nlate++] = t->evs[i].arg;
+    if (nlate)
+        qsort(late, nlate, sizeof *late, compare_id);
+    uint64_t kept = 0;
+    for (uint64_t i = 0; i < t->n; i++) {
+        ev *e = &t->evs[i];
+        bool keep = true;
+        if (e->kind == EV_SPAN || e->kind == EV_INSTANT)
+            keep = e->ps <= end_ps;
+        else if (e->kind == EV_FLOW_S || e->kind == EV_FLOW_F)
+            keep = !(nlate && bsearch(&e->arg, late, nlate, sizeof *late, compare_id));
+        if (!keep)
+            continue;
+        if (e->kind == EV_SPAN && e->end_ps > end_ps)
+            e->end_ps = end_ps;
+        t->evs[kept++] = *e;
+    }
+    t->n = kept;
+    free(late);
+}
+
 uint64_t km_timeline_count(const km_timeline *t)
 {
     return t->n;

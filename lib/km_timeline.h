@@ -55,6 +55,12 @@ void km_timeline_instant(km_timeline *t, unsigned pid, unsigned tid, const char 
 void km_timeline_flow(km_timeline *t, bool start, uint64_t id, unsigned pid, unsigned tid,
                       const char *name, uint64_t ps);
 
+/* Only what happened by end_ps: spans end there at the latest, spans and
+ * instants that begin later go, and so do both ends of a flow that has
+ * one later (the run's stop: a part of the card may have modeled a little
+ * past it, the last dispatcher pass). */
+void km_timeline_clip(km_timeline *t, uint64_t end_ps);
+
 /* How many events are held (metadata included). */
 uint64_t km_timeline_count(const km_timeline *t);
 

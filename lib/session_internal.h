@@ -85,6 +85,18 @@ int km_session_tl_attach(km_session *s, km_error *err);
 void km_session_tl_finish(km_session *s, uint64_t end_ps);
 void km_session_tl_free(km_session *s);
 
+/* The kernel side's part (session_timeline_kernel.c): the card's moments
+ * (a sim_card_moment_fn) become handler and pass spans; the commands'
+ * flows start at their kmx_submit (km_tl_kernel_submit: ring, handle,
+ * where) and are drawn at the end (km_tl_kernel_finish), paired. */
+typedef struct km_tl_kernel km_tl_kernel;
+km_tl_kernel *km_tl_kernel_new(struct km_timeline *t, const km_program *p);
+void km_tl_kernel_moment(void *ctx, const sim_card_moment *m);
+void km_tl_kernel_submit(km_tl_kernel *k, unsigned ring, uint32_t handle, unsigned pid,
+                         unsigned tid, uint64_t ps);
+void km_tl_kernel_finish(km_tl_kernel *k);
+void km_tl_kernel_free(km_tl_kernel *k);
+
 /* ---- the simulated card under both backends (card_setup.c) -------------
  * The sim backend runs the threads on it; the host fallback runs them on
  * the host beside its kernel side.  Either way the card is made from the

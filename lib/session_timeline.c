@@ -95,7 +95,7 @@ struct km_session_tl {
     km_timeline *t;
     sim_card *card;
     tl_cluster clusters[BH_WORK_CLUSTERS + 1];
-    bool flows; /* the grid's side records the ends of the commands' flows */
+    km_tl_kernel *kernel; /* the kernel side's moments and the commands' flows */
     bool failed; /* probes could not be installed (memory): the timeline says less */
     uint64_t lost; /* spans not recorded: a stack deeper than TL_DEPTH */
 };
@@ -362,7 +362,7 @@ static uint64_t reg(km_session_tl *tl, const sim_card_event *ev, unsigned num)
 }
 
 /* A span ends: recorded, and a kmx_submit that returned KMX_OK starts the
- * flow of its command (id: ring << 32 | handle; the ring is the cluster's). */
+ * flow of its command (the thread's ring is its cluster's). */
 static void end_frame(km_session_tl *tl, unsigned cluster, unsigned core, const tl_frame *f,
                       uint64_t end, bool returned, uint64_t a0)
 {
@@ -373,10 +373,7 @@ static void end_frame(km_session_tl *tl, unsigned cluster, unsigned core, const 
     if (sim_card_debug_read(tl->card, cluster, core, f->handle_at, &handle, sizeof handle) != 0 ||
         handle == 0)
         return;
-    if (!tl->flows)
-        return;
-    km_timeline_flow(tl->t, true, (uint64_t)cluster << 32 | handle, cluster, core, "command",
-                     f->begin + (end - f->begin) / 2);
+    km_tl_kernel_submit(tl->kernel, cluster, handle, cluster, core, f->begin);
 }
 
 static void push(km_session_tl *tl, unsigned cluster, unsigned core, const tl_frame *f)
@@ -457,6 +454,9 @@ int km_session_tl_attach(km_session *s, km_error *err)
     s->tl = tl;
     tl->t = s->timeline;
     tl->card = s->card;
+    tl->kernel = km_tl_kernel_new(tl->t, s->p);
+    if (!tl->kernel)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the timeline");
     for (unsigned i = 0; i < s->plan.nclusters; i++) {
         const km_cluster_plan *cp = &s->plan.clusters[i];
         unsigned cluster = (unsigned)cp->cluster;
@@ -472,6 +472,7 @@ int km_session_tl_attach(km_session *s, km_error *err)
         km_timeline_process(tl->t, cluster, name, (int)cluster);
     }
     sim_card_debug_observe(s->card, SIM_CARD_TIMELINE, on_probe, tl);
+    sim_card_record(s->card, km_tl_kernel_moment, tl->kernel);
     for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
         if (tl->clusters[c].on && install(tl, c) != 0)
             return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the timeline's probes");
@@ -484,6 +485,7 @@ void km_session_tl_finish(km_session *s, uint64_t end_ps)
     if (!tl)
         return;
     sim_card_debug_observe(s->card, SIM_CARD_TIMELINE, NULL, NULL);
+    sim_card_record(s->card, NULL, NULL);
     for (unsigned cl = 1; cl <= BH_WORK_CLUSTERS; cl++) {
         tl_cluster *c = &tl->clusters[cl];
         for (unsigned core = 0; core < BH_CLUSTER_CORES; core++) {
@@ -497,6 +499,8 @@ void km_session_tl_finish(km_session *s, uint64_t end_ps)
             }
         }
     }
+    km_tl_kernel_finish(tl->kernel);
+    km_timeline_clip(tl->t, end_ps);
 }
 
 void km_session_tl_free(km_session *s)
@@ -512,6 +516,7 @@ void km_session_tl_free(km_session *s)
         free(c->acts);
         free(c->rets);
     }
+    km_tl_kernel_free(tl->kernel);
     free(tl);
     s->tl = NULL;
 }

@@ -82,6 +82,7 @@ struct km_core {
     uint64_t busy_ps;  /* of its time, what grid_spend_ps spent (sim_grid_stats) */
     uint64_t handlers; /* handlers it started */
     uint64_t wake_ps; /* CORE_WAITING */
+    uint64_t begin_ps, end_ps; /* its part of the job: from the start, to its return */
     grid_job *job;
     ucontext_t context; /* the first entry onto its stack */
     jmp_buf jmp;        /* where it gave way */
@@ -126,6 +127,8 @@ struct sim_grid {
     /* The hand-over checker (sim_grid_set_checker), or NULL; the kernels'
      * object's load address, for a handler's call sites. */
     struct sim_checker *checker;
+    sim_card_moment_fn record; /* sim_grid_record */
+    void *record_ctx;
     uintptr_t so_base;
     /* X280 ports (grid_port.c). */
     bool ports;

@@ -408,6 +408,11 @@ const km_command_result *sim_card_command_results(const sim_card *card)
     return sim_kernel_results(card->kernel);
 }
 
+void sim_card_record(sim_card *card, sim_card_moment_fn fn, void *ctx)
+{
+    sim_kernel_record(card->kernel, fn, ctx);
+}
+
 void sim_card_stop_kernel(sim_card *card)
 {
     sim_kernel_stop(card->kernel);

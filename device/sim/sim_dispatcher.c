@@ -87,7 +87,28 @@ struct sim_dispatcher {
     uint32_t queue[SIM_DISPATCH_JOBS_MAX]; /* job ids, FIFO */
     uint32_t queue_head, queue_count;
     sim_dispatcher_stats stats;
+    sim_card_moment_fn record; /* sim_dispatcher_record */
+    void *record_ctx;
+    bool worked; /* this pass did something (for the recorder) */
 };
+
+void sim_dispatcher_record(sim_dispatcher *d, sim_card_moment_fn fn, void *ctx)
+{
+    d->record = fn;
+    d->record_ctx = ctx;
+}
+
+/* What happened to command (ring, handle), to the recorder. */
+static void moment(sim_dispatcher *d, unsigned kind, unsigned ring_id, uint32_t handle,
+                   uint32_t job_id, uint16_t event)
+{
+    d->worked = true;
+    if (!d->record)
+        return;
+    sim_card_moment m = {.kind = kind, .ring = ring_id, .handle = handle, .job = job_id,
+                         .event = event, .begin_ps = d->now, .end_ps = d->now};
+    d->record(d->record_ctx, &m);
+}
 
 static const sim_dispatch_timing default_timing = {
 #define SIM_DISPATCH_COST_CYCLES(name, cycles, ps, what) [SIM_DISPATCH_##name] = cycles,
@@ -264,6 +285,8 @@ static void flush_held(sim_dispatcher *d, unsigned ring_id)
         spend(d, SIM_DISPATCH_NOC_WRITE);
         r->events = e;
         d->stats.events[ring_id]++;
+        if (h->event.kind != KMX_EVENT_WAKE)
+            moment(d, SIM_MOMENT_EVENT, ring_id, h->event.handle, 0, h->event.kind);
         if (h->job >= 0) {
             d->jobs[h->job].state = JOB_FREE;
             freed = true;
@@ -301,6 +324,7 @@ static void job_ended(sim_dispatcher *d, uint32_t j, uint32_t result, bool timed
     }
     jb->state = JOB_ENDED;
     r->outstanding--;
+    d->worked = true;
     hold(d, jb->ring, kind, where, jb->handle, ticks, (int)j);
 }
 
@@ -346,6 +370,7 @@ static void feed_grid(sim_dispatcher *d)
         jb->state = JOB_RUNNING;
         jb->start_ps = d->now;
         d->p.jobs.submit(d->p.jobs.ctx, j, &jb->command, d->now);
+        moment(d, SIM_MOMENT_STARTED, jb->ring, jb->handle, j, 0);
         d->queue_head = (d->queue_head + 1) % SIM_DISPATCH_JOBS_MAX;
         d->queue_count--;
         moved = true;
@@ -442,6 +467,7 @@ static void look(sim_dispatcher *d, unsigned ring_id)
         }
         r->consumed = i;
         d->stats.taken[ring_id]++;
+        moment(d, SIM_MOMENT_TAKEN, ring_id, i, 0, 0);
         took = true;
         uint16_t reason = d->stopping ? KM_REASON_STOPPING : check(d, &line.command);
         if (reason != KM_REASON_NONE) {
@@ -477,6 +503,8 @@ static void look(sim_dispatcher *d, unsigned ring_id)
 
 static void run_pass(sim_dispatcher *d)
 {
+    uint64_t begin = d->now;
+    d->worked = false;
     spend(d, SIM_DISPATCH_PASS);
     spend(d, SIM_DISPATCH_GRID_POLL);
     collect_done(d);
@@ -500,6 +528,10 @@ static void run_pass(sim_dispatcher *d)
     }
     d->pass++;
     d->stats.passes++;
+    if (d->record && d->worked) {
+        sim_card_moment m = {.kind = SIM_MOMENT_PASS, .begin_ps = begin, .end_ps = d->now};
+        d->record(d->record_ctx, &m);
+    }
 }
 
 uint64_t sim_dispatcher_step(sim_dispatcher *d, uint64_t until_ps)

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "kmx_layout.h"
+#include "sim_card.h" /* sim_card_moment */
 
 /* ---- memory accessors ---------------------------------------------------- */
 
@@ -176,6 +177,11 @@ uint64_t sim_dispatcher_step(sim_dispatcher *d, uint64_t until_ps);
 /* From now on every command taken is rejected KM_REASON_STOPPING; jobs in
  * flight still end with their events. */
 void sim_dispatcher_stop(sim_dispatcher *d);
+
+/* The passes that did something and what happened to each command
+ * (SIM_MOMENT_PASS, _TAKEN, _STARTED, _EVENT) to fn (NULL: none).  Costs
+ * no modeled time. */
+void sim_dispatcher_record(sim_dispatcher *d, sim_card_moment_fn fn, void *ctx);
 
 /* What happened, for tests, bench and the run's JSON. */
 typedef struct sim_dispatcher_stats {

@@ -133,10 +133,30 @@ static void push_done(sim_grid *g, uint32_t id, uint32_t result, uint64_t end_ps
     g->done[g->ndone++] = (sim_grid_done){id, result, end_ps, timed_out, where};
 }
 
-static void release_job(sim_grid *g, grid_job *j)
+/* A core's part of a job that ends: to the recorder, if any.  A core cut
+ * off before its return ends at cut_ps (the job's deadline), or where its
+ * time got to (a cancel: 0). */
+static void record_part(sim_grid *g, grid_job *j, km_core *c, uint64_t cut_ps)
+{
+    uint64_t end = c->state == CORE_RETURNED ? c->end_ps : cut_ps ? cut_ps : c->time_ps;
+    sim_card_moment m = {
+        .kind = SIM_MOMENT_HANDLER,
+        .job = j->id,
+        .core = c->id,
+        .handler = KM_HDR_HANDLER(j->command.hdr),
+        .leader = c->id == j->first,
+        .begin_ps = c->begin_ps,
+        .end_ps = end > c->begin_ps ? end : c->begin_ps,
+    };
+    g->record(g->record_ctx, &m);
+}
+
+static void release_job(sim_grid *g, grid_job *j, uint64_t cut_ps)
 {
     for (unsigned i = 0; i < j->count; i++) {
         km_core *c = &g->cores[j->first + i];
+        if (g->record)
+            record_part(g, j, c, cut_ps);
         c->state = CORE_IDLE;
         c->job = NULL;
     }
@@ -149,7 +169,7 @@ static void end_job(sim_grid *g, grid_job *j, uint64_t end_ps, bool timed_out)
     for (unsigned k = 0; timed_out && k < j->count; k++)
         grid_port_cut(&g->cores[j->first + k]);
     push_done(g, j->id, timed_out ? 0 : j->result, end_ps, timed_out, j->where);
-    release_job(g, j);
+    release_job(g, j, end_ps);
 }
 
 /* Runs on the core's own stack, after its handler returned. */
@@ -158,6 +178,7 @@ static void finish_core(km_core *c)
     sim_grid *g = c->grid;
     grid_job *j = c->job;
     c->state = CORE_RETURNED;
+    c->end_ps = c->time_ps;
     j->returned++;
     if (c->time_ps > j->end_ps)
         j->end_ps = c->time_ps;
@@ -270,7 +291,7 @@ bool sim_grid_cancel(sim_grid *g, uint32_t job_id, uint16_t *where)
                 grid_port_cut(&g->cores[j->first + k]);
             if (where)
                 *where = j->where;
-            release_job(g, j);
+            release_job(g, j, 0);
             return true;
         }
     return false;
@@ -316,6 +337,7 @@ uint32_t sim_grid_submit(sim_grid *g, uint32_t job_id, const km_command_t *comma
             abort(); /* a stack of 256 KiB: out of memory is fatal */
         c->job = j;
         c->time_ps = now_ps;
+        c->begin_ps = now_ps;
         c->state = CORE_READY;
         grid_port_start_job(c);
     }
@@ -511,6 +533,12 @@ static uint64_t transfer_ps(const km_core *c, uint64_t n)
 void sim_grid_set_checker(sim_grid *g, struct sim_checker *checker)
 {
     g->checker = checker;
+}
+
+void sim_grid_record(sim_grid *g, sim_card_moment_fn fn, void *ctx)
+{
+    g->record = fn;
+    g->record_ctx = ctx;
 }
 
 /* The checker's site for a handler's call from `from` (its return

@@ -38,6 +38,7 @@
 #include "km_device.h"
 #include "ks_error.h"
 #include "kmx_layout.h"
+#include "sim_card.h"
 #include "sim_dram.h"
 
 /* The one table of the grid's modeled costs (README, "The Tensix grid").
@@ -140,6 +141,10 @@ void sim_grid_set_stop(sim_grid *grid, bool stop);
  * writes report to (NULL: none). */
 struct sim_checker;
 void sim_grid_set_checker(sim_grid *grid, struct sim_checker *checker);
+
+/* Each core's part of each job, as the job ends (SIM_MOMENT_HANDLER, to
+ * fn; NULL: none).  Costs no modeled time. */
+void sim_grid_record(sim_grid *grid, sim_card_moment_fn fn, void *ctx);
 
 /* ---- X280 ports (grid_port.c; km_device.h's port calls) ----
  *

@@ -377,6 +377,12 @@ void sim_kernel_dispatcher_stats(const sim_kernel *f, sim_dispatcher_stats *out)
     sim_dispatcher_get_stats(f->d, out);
 }
 
+void sim_kernel_record(sim_kernel *f, sim_card_moment_fn fn, void *ctx)
+{
+    sim_grid_record(f->grid, fn, ctx);
+    sim_dispatcher_record(f->d, fn, ctx);
+}
+
 void sim_kernel_stop(sim_kernel *f)
 {
     sim_dispatcher_stop(f->d);

@@ -55,6 +55,8 @@ uint64_t sim_kernel_now_ps(const sim_kernel *f);
 bool sim_kernel_done(const sim_kernel *f);
 /* Commands not yet taken are rejected, handlers see the stop flag. */
 void sim_kernel_stop(sim_kernel *f);
+/* The grid's and the dispatcher's moments to fn (sim_card_record). */
+void sim_kernel_record(sim_kernel *f, sim_card_moment_fn fn, void *ctx);
 const km_command_result *sim_kernel_results(const sim_kernel *f);
 
 #endif

@@ -37,8 +37,23 @@ timeline() {
         "$BATS_TEST_TMPDIR/t.json")" -eq 12 ]
 }
 
-@test "timeline: the ring (03) — submits, waits, markers" {
-    timeline 03_ring program main:kmx_main ring:kmx_submit wait:kmx_wait marker:*
+@test "timeline: the ring (03) — submits, waits, handlers, passes, flows" {
+    timeline 03_ring program main:kmx_main ring:kmx_submit wait:kmx_wait marker:* \
+        handler:collatz dispatcher:pass ph=s ph=f
+    local t=$BATS_TEST_TMPDIR/t.json
+    # every submit's command reaches its handler, and every command's event its pass
+    local submits flows
+    submits=$(jq '[.traceEvents[] | select(.name == "kmx_submit")] | length' "$t")
+    flows=$(jq '[.traceEvents[] | select(.ph == "s")] | length' "$t")
+    [ "$submits" -gt 0 ]
+    [ "$flows" -eq $((2 * submits)) ]
+    # the grid and the dispatcher are processes of their own, named
+    jq -e '[.traceEvents[] | select(.name == "process_name") | .args.name] |
+        index("Tensix grid") and index("dispatcher (cluster 0)")' "$t"
+}
+
+@test "timeline: host-fed commands (04) — handlers and their events without a thread's submit" {
+    timeline 04_host_fed program handler:* dispatcher:pass ph=f
 }
 
 @test "timeline: the checker fails a file with an overlap, an open span, a lone flow" {

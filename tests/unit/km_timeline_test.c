@@ -106,6 +106,29 @@ static void names_are_shared(void **state)
     km_timeline_free(t);
 }
 
+static void clip_at_the_stop(void **state)
+{
+    (void)state;
+    km_timeline *t = km_timeline_new();
+    km_timeline_span(t, 0, 0, "pass", "dispatcher", 90, 120, NULL, 0); /* ends after */
+    km_timeline_span(t, 0, 0, "late", "dispatcher", 101, 120, NULL, 0); /* begins after */
+    km_timeline_instant(t, 1, 0, "m", "marker", 101, NULL, 0);
+    km_timeline_flow(t, true, 1, 1, 0, "ok", 10);
+    km_timeline_flow(t, false, 1, 0, 0, "ok", 95);
+    km_timeline_flow(t, true, 2, 1, 0, "cut", 20);
+    km_timeline_flow(t, false, 2, 0, 0, "cut", 110);
+    km_timeline_clip(t, 100);
+    assert_int_equal(km_timeline_count(t), 3);
+    char *s = written(t);
+    assert_non_null(strstr(s, "\"name\":\"pass\",\"cat\":\"dispatcher\",\"ts\":0.000090,\"dur\":"
+                              "0.000010}"));
+    assert_null(strstr(s, "late"));
+    assert_null(strstr(s, "cut"));
+    assert_non_null(strstr(s, "\"id\":1,\"bp\":\"e\""));
+    free(s);
+    km_timeline_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -113,6 +136,7 @@ int main(void)
         cmocka_unit_test(order_and_times),
         cmocka_unit_test(escapes_and_clamps),
         cmocka_unit_test(names_are_shared),
+        cmocka_unit_test(clip_at_the_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -516,6 +516,61 @@ static void result_word_or_run_time_in_ticks(void **state)
     assert_int_equal(e.ticks, 20000 * 1000 / SIM_PS_PER_TICK); /* 1,000 ticks of 50 MHz */
 }
 
+/* The recorder: a command taken, started as a job, its event written, in
+ * that order and in time order, each inside a pass it hears of after; a
+ * rejected one taken and answered; idle passes not heard of. */
+static sim_card_moment moments[64];
+static unsigned nmoments;
+static void hear(void *ctx, const sim_card_moment *m)
+{
+    (void)ctx;
+    if (nmoments < 64)
+        moments[nmoments] = *m;
+    nmoments++;
+}
+
+static void the_recorder_hears_what_happens_to_a_command(void **state)
+{
+    (void)state;
+    rig_default();
+    nmoments = 0;
+    sim_dispatcher_record(R.d, hear, NULL);
+    advance(50000); /* idle: nothing heard */
+    assert_int_equal(nmoments, 0);
+    uint32_t h = submit(2, cmd(KM_HANDLER_SUM, 0, 0, 4, 20000, 0));
+    uint32_t bad = submit(2, cmd(0, 0, 0, 4, 0, 0)); /* no handler 0: rejected */
+    (void)one_event(2);
+    (void)one_event(2);
+    assert_true(nmoments <= 64);
+    int taken = -1, started = -1, event = -1, rejected = -1;
+    uint64_t last = 0, pass_begin = 0;
+    unsigned passes = 0;
+    for (unsigned i = 0; i < nmoments; i++) {
+        const sim_card_moment *m = &moments[i];
+        if (m->kind == SIM_MOMENT_PASS) {
+            assert_true(m->begin_ps < m->end_ps && m->begin_ps >= pass_begin);
+            pass_begin = m->end_ps;
+            passes++;
+            continue;
+        }
+        assert_int_equal(m->ring, 2);
+        assert_true(m->begin_ps >= last && m->begin_ps >= pass_begin);
+        last = m->begin_ps;
+        if (m->kind == SIM_MOMENT_TAKEN && m->handle == h)
+            taken = (int)i;
+        else if (m->kind == SIM_MOMENT_STARTED && m->handle == h)
+            started = (int)i;
+        else if (m->kind == SIM_MOMENT_EVENT && m->handle == h && m->event == KM_EVENT_DONE)
+            event = (int)i;
+        else if (m->kind == SIM_MOMENT_EVENT && m->handle == bad &&
+                 m->event == KM_EVENT_REJECTED)
+            rejected = (int)i;
+    }
+    assert_true(taken >= 0 && taken < started && started < event && rejected > taken);
+    assert_true(passes >= 2 && passes < 20);
+    sim_dispatcher_record(R.d, NULL, NULL);
+}
+
 static void timeouts(void **state)
 {
     (void)state;
@@ -743,6 +798,7 @@ int main(void)
         cmocka_unit_test_teardown(exclusive_overlap_then_accepted, teardown),
         cmocka_unit_test_teardown(result_word_or_run_time_in_ticks, teardown),
         cmocka_unit_test_teardown(timeouts, teardown),
+        cmocka_unit_test_teardown(the_recorder_hears_what_happens_to_a_command, teardown),
         cmocka_unit_test_teardown(bad_commands_are_rejected_with_reasons, teardown),
         cmocka_unit_test_teardown(round_robin_is_fair, teardown),
         cmocka_unit_test_teardown(deterministic, teardown),

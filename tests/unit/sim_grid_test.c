@@ -229,6 +229,52 @@ static void a_cancelled_job_frees_its_cores_silently(void **state)
     assert_false(sim_grid_handler_known(grid, 256));
 }
 
+/* The recorder hears each core's part of each job once, as the job ends:
+ * from the start to its return, or to the deadline when cut off. */
+static sim_card_moment heard[8];
+static unsigned nheard;
+static void hear(void *ctx, const sim_card_moment *m)
+{
+    (void)ctx;
+    if (nheard < 8)
+        heard[nheard] = *m;
+    nheard++;
+}
+
+static void the_recorder_hears_each_cores_part(void **state)
+{
+    (void)state;
+    nheard = 0;
+    sim_grid_record(grid, hear, NULL);
+    km_command_t n = command(KM_HANDLER_NOP, 0, 4, 2);
+    sim_grid_done d = run(&n, 3, 0, 5 * US);
+    assert_int_equal(nheard, 2);
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(heard[i].kind, SIM_MOMENT_HANDLER);
+        assert_int_equal(heard[i].job, 3);
+        assert_int_equal(heard[i].core, 4 + i);
+        assert_int_equal(heard[i].handler, KM_HANDLER_NOP);
+        assert_int_equal(heard[i].leader, i == 0);
+        assert_int_equal(heard[i].begin_ps, 5 * US);
+        assert_true(heard[i].end_ps > heard[i].begin_ps && heard[i].end_ps <= d.end_ps);
+    }
+    /* cut off at its deadline */
+    nheard = 0;
+    km_command_t s = command(KM_HANDLER_SPEND, 0, 0, 1);
+    s.a0 = 1000000;
+    assert_int_equal(sim_grid_submit(grid, 4, &s, 100 * US, 10 * US), KM_REASON_NONE);
+    sim_grid_step(grid, 110 * US);
+    assert_int_equal(nheard, 1);
+    assert_int_equal(heard[0].begin_ps, 10 * US);
+    assert_int_equal(heard[0].end_ps, 110 * US);
+    assert_true(sim_grid_poll_done(grid, &d) && d.timed_out);
+    /* off: nothing more */
+    sim_grid_record(grid, NULL, NULL);
+    nheard = 0;
+    run(&n, 5, 0, 200 * US);
+    assert_int_equal(nheard, 0);
+}
+
 static void stop_ends_spend_early(void **state)
 {
     (void)state;
@@ -438,6 +484,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stop_ends_spend_early, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_submissions_are_rejected, setup, teardown),
         cmocka_unit_test(same_jobs_same_times),
+        cmocka_unit_test_setup_teardown(the_recorder_hears_each_cores_part, setup, teardown),
         cmocka_unit_test_setup_teardown(a_program_handler_runs_from_its_object, build_kernels,
                                         remove_kernels),
     };

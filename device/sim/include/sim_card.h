@@ -318,6 +318,40 @@ const sim_handover *sim_card_handovers(const sim_card *card, unsigned *n);
  * The card's, until it is freed. */
 const km_port_gave_up *sim_card_port_waits(const sim_card *card, unsigned *n);
 
+/* ---- what the kernel side did, as it happens (a timeline) -------------------
+ *
+ * sim_card_record(card, fn, ctx): from now on fn hears of each moment of
+ * the kernel side below, in the order the card models them (not always
+ * time order: the grid and the dispatcher each run ahead of the other a
+ * little); fn NULL: no more.  Hearing costs no modeled time; a card with
+ * no recorder pays one pointer test per moment.  Commands are known by
+ * their ring (0: the host's, else the cluster whose thread submitted
+ * them) and handle (the ring's command sequence number, as kmx_submit
+ * returns it); a job by the dispatcher's slot while it runs. */
+#define SIM_MOMENT_HANDLER 0u /* a Tensix core ran its part of job `job` (handler
+                                 `handler`, `leader`: the group's first core) over
+                                 [begin_ps, end_ps] (end: its return, or the job's
+                                 end when cut off) */
+#define SIM_MOMENT_PASS 1u    /* a dispatcher pass that did something (took a
+                                 command, started a job, saw one end, wrote an
+                                 event) ran over [begin_ps, end_ps] */
+#define SIM_MOMENT_TAKEN 2u   /* the dispatcher took command (ring, handle) at begin_ps */
+#define SIM_MOMENT_STARTED 3u /* command (ring, handle) went to the grid as job `job` */
+#define SIM_MOMENT_EVENT 4u   /* its event (`event`: KM_EVENT_*) was written at begin_ps */
+typedef struct sim_card_moment {
+    unsigned kind; /* SIM_MOMENT_* */
+    unsigned ring;
+    uint32_t handle;
+    uint32_t job;
+    unsigned core;    /* HANDLER: the Tensix core, grid order */
+    uint32_t handler; /* HANDLER: its id */
+    bool leader;
+    uint16_t event;
+    uint64_t begin_ps, end_ps;
+} sim_card_moment;
+typedef void (*sim_card_moment_fn)(void *ctx, const sim_card_moment *m);
+void sim_card_record(sim_card *card, sim_card_moment_fn fn, void *ctx);
+
 /* The kernel stops: commands not yet taken are rejected, handlers see the
  * stop flag. */
 void sim_card_stop_kernel(sim_card *card);
