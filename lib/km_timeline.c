@@ -239,16 +239,17 @@ static void put_us(FILE *f, uint64_t ps)
 static void put_event(const km_timeline *t, const ev *e, FILE *f)
 {
     static const char *const ph[] = {"M", "M", "X", "i", "s", "f"};
-    fprintf(f, "{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"name\":", ph[e->kind], e->pid, e->tid);
+    fprintf(f, "{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"name\":", ph[e->kind], e->pid,
+            KM_TIMELINE_TID(e->pid, e->tid));
     if (e->kind == EV_PROCESS || e->kind == EV_TRACK) {
         fputs(e->kind == EV_PROCESS ? "\"process_name\"" : "\"thread_name\"", f);
         fputs(",\"args\":{\"name\":", f);
         put_string(f, t->names[e->name]);
         fputs("}}", f);
         if (e->kind == EV_PROCESS)
-            fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":\"process_sort_index\","
-                       "\"args\":{\"sort_index\":%d}}",
-                    e->pid, (int)(int64_t)e->end_ps);
+            fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"process_sort_"
+                       "index\",\"args\":{\"sort_index\":%d}}",
+                    e->pid, KM_TIMELINE_TID(e->pid, 0u), (int)(int64_t)e->end_ps);
         return;
     }
     put_string(f, t->names[e->name]);

@@ -23,10 +23,17 @@
 
 #include "km_error.h"
 
-/* The processes of a kmrun timeline: the dispatcher (cluster 0), each work
- * cluster by its number, the Tensix grid. */
-#define KM_TIMELINE_PID_DISPATCHER 0u
+/* The processes of a kmrun timeline: each work cluster by its number, the
+ * Tensix grid, the dispatcher (which runs on cluster 0, but pid 0 is the
+ * kernel's idle task to Perfetto's importer).
+ *
+ * A track is known by its process and its number there (a core's); the
+ * file's tid is KM_TIMELINE_TID(pid, track): unique across processes and
+ * never 0 (Perfetto's importer merges a tid seen in two processes, and
+ * treats tid 0 as the idle thread). */
 #define KM_TIMELINE_PID_GRID 4u
+#define KM_TIMELINE_PID_DISPATCHER 5u
+#define KM_TIMELINE_TID(pid, track) ((pid) * 1000u + (track) + 1u)
 
 typedef struct km_timeline km_timeline;
 
@@ -34,7 +41,8 @@ typedef struct km_timeline km_timeline;
 km_timeline *km_timeline_new(void);
 void km_timeline_free(km_timeline *t); /* NULL is fine */
 
-/* Names: process `pid` (sorted by `sort`), track `tid` of process pid. */
+/* Names: process `pid` (> 0, sorted by `sort`), track `tid` (< 999) of
+ * process pid.  Below, tid is always such a track number. */
 void km_timeline_process(km_timeline *t, unsigned pid, const char *name, int sort);
 void km_timeline_track(km_timeline *t, unsigned pid, unsigned tid, const char *name);
 

@@ -59,12 +59,14 @@ timeline() {
 @test "timeline: the checker fails a file with an overlap, an open span, a lone flow" {
     cat >"$BATS_TEST_TMPDIR/bad.json" <<'JSON'
 {"traceEvents":[
-{"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":"c"}},
-{"ph":"M","pid":1,"tid":0,"name":"thread_name","args":{"name":"t"}},
-{"ph":"X","pid":1,"tid":0,"name":"a","cat":"x","ts":1.0,"dur":2.0},
-{"ph":"X","pid":1,"tid":0,"name":"b","cat":"x","ts":2.0,"dur":2.0},
-{"ph":"B","pid":1,"tid":0,"name":"c","cat":"x","ts":5.0},
-{"ph":"s","pid":1,"tid":0,"name":"f","cat":"flow","ts":1.5,"id":7}
+{"ph":"M","pid":1,"tid":1001,"name":"process_name","args":{"name":"c"}},
+{"ph":"M","pid":1,"tid":1001,"name":"thread_name","args":{"name":"t"}},
+{"ph":"X","pid":1,"tid":1001,"name":"a","cat":"x","ts":1.0,"dur":2.0},
+{"ph":"X","pid":1,"tid":1001,"name":"b","cat":"x","ts":2.0,"dur":2.0},
+{"ph":"B","pid":1,"tid":1001,"name":"c","cat":"x","ts":5.0},
+{"ph":"s","pid":1,"tid":1001,"name":"f","cat":"flow","ts":1.5,"id":7},
+{"ph":"X","pid":2,"tid":1001,"name":"d","cat":"x","ts":1.0,"dur":20.0},
+{"ph":"X","pid":0,"tid":0,"name":"e","cat":"x","ts":1.0,"dur":2.0}
 ]}
 JSON
     echo '{"device_microseconds": 10}' >"$BATS_TEST_TMPDIR/r.json"
@@ -73,6 +75,9 @@ JSON
     [[ $output == *"overlaps"* ]]
     [[ $output == *"never closed"* ]]
     [[ $output == *"flow 7"* ]]
+    [[ $output == *"tid 1001 is in processes 1 and 2"* ]]
+    [[ $output == *"pid or tid 0"* ]]
+    [[ $output == *"ends after the run"* ]]
 }
 
 @test "timeline: --thread host is a usage error (exit 2), nothing run" {

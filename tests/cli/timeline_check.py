@@ -12,7 +12,9 @@ JSON): usage: timeline_check.py TIMELINE RUN_JSON [NEED...]
   track;
 - timestamps within the run: 0 <= ts and every end <= the run's
   device_microseconds (RUN_JSON, the run's own JSON);
-- every process and track that has events is named;
+- every process and track that has events is named; no pid or tid is 0
+  and no tid is in two processes (Perfetto's importer treats 0 as the
+  idle task and merges a tid it sees in two processes);
 - each NEED (cat:name, or cat:* for any name of that category, or
   ph=X for the kind of event) occurs at least once.
 Times are compared exactly (the file writes picoseconds as six decimals).
@@ -37,6 +39,7 @@ def main():
         print("no traceEvents")
         return 1
     named_p, named_t = set(), set()
+    pid_of_tid = {}
     spans = {}  # (pid, tid) -> [(begin, end, name)]
     open_b = {}
     flows = {}
@@ -48,6 +51,10 @@ def main():
                 problems.append(f"event {i} has no {k}")
         ph = e.get("ph")
         track = (e.get("pid"), e.get("tid"))
+        if track[0] == 0 or track[1] == 0:
+            problems.append(f"event {i} has pid or tid 0")
+        if pid_of_tid.setdefault(track[1], track[0]) != track[0]:
+            problems.append(f"tid {track[1]} is in processes {pid_of_tid[track[1]]} and {track[0]}")
         if ph == "M":
             if e.get("name") == "process_name":
                 named_p.add(e["pid"])
