@@ -20,6 +20,7 @@
 #include "km_fs.h"
 #include "km_run_json.h"
 #include "km_rundir.h"
+#include "km_timeline.h"
 
 static void on_progress(int cluster, uint32_t where, uint64_t ticks, void *ctx)
 {
@@ -165,6 +166,11 @@ int cmd_run(int argc, char **argv)
                     wants.trace_core);
             free(runs);
         }
+        if (out.timeline && out.timeline_rc == KM_OK && km_timeline_dropped(out.timeline))
+            fprintf(stderr,
+                    "kmrun: the timeline '%s' holds its first %u events; %llu more were dropped\n",
+                    wants.timeline, KM_TIMELINE_MAX_EVENTS,
+                    (unsigned long long)km_timeline_dropped(out.timeline));
         cmd_run_outcome_folder(&out, &rc, &err);
     }
     if (rc != KM_OK && rc != KM_EXIT_FAILED)

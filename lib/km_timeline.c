@@ -25,6 +25,7 @@ struct km_timeline {
     char **names;
     uint32_t nnames, names_cap;
     bool failed; /* memory ran out: write reports it */
+    uint64_t dropped; /* past KM_TIMELINE_MAX_EVENTS */
 };
 
 #define NO_KEY UINT32_MAX
@@ -78,6 +79,10 @@ static ev *add(km_timeline *t, ev_kind kind, unsigned pid, unsigned tid, const c
 {
     if (t->failed)
         return NULL;
+    if (t->n >= KM_TIMELINE_MAX_EVENTS) {
+        t->dropped++;
+        return NULL;
+    }
     if (t->n == t->cap) {
         uint64_t cap = t->cap ? t->cap * 2 : 1024;
         ev *grown = realloc(t->evs, cap * sizeof *grown);
@@ -140,14 +145,29 @@ void km_timeline_instant(km_timeline *t, unsigned pid, unsigned tid, const char 
     set_arg(t, e, arg_key, arg);
 }
 
-void km_timeline_flow(km_timeline *t, bool start, uint64_t id, unsigned pid, unsigned tid,
-                      const char *name, uint64_t ps)
+void km_timeline_flow(km_timeline *t, uint64_t id, const char *name, unsigned from_pid,
+                      unsigned from_tid, uint64_t from_ps, unsigned to_pid, unsigned to_tid,
+                      uint64_t to_ps)
 {
-    ev *e = add(t, start ? EV_FLOW_S : EV_FLOW_F, pid, tid, name, "flow");
-    if (!e)
+    if (t->n + 1 >= KM_TIMELINE_MAX_EVENTS) { /* both ends or neither */
+        t->dropped += 2;
         return;
-    e->ps = ps;
-    e->arg = id;
+    }
+    ev *s = add(t, EV_FLOW_S, from_pid, from_tid, name, "flow");
+    if (!s)
+        return;
+    s->ps = from_ps;
+    s->arg = id;
+    ev *f = add(t, EV_FLOW_F, to_pid, to_tid, name, "flow");
+    if (!f)
+        return; /* memory: write reports it */
+    f->ps = to_ps;
+    f->arg = id;
+}
+
+uint64_t km_timeline_dropped(const km_timeline *t)
+{
+    return t->dropped;
 }
 
 static int compare_id(const void *a, const void *b)
@@ -286,9 +306,10 @@ int km_timeline_write(const km_timeline *t, FILE *out, const char *subject, km_e
     if (t->n)
         memcpy(sorted, t->evs, t->n * sizeof *sorted);
     qsort(sorted, t->n, sizeof *sorted, order);
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"kmrun\",\"time\":"
-          "\"modeled\"},\"traceEvents\":[\n",
-          out);
+    fprintf(out,
+            "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"kmrun\",\"time\":"
+            "\"modeled\",\"dropped\":%" PRIu64 "},\"traceEvents\":[\n",
+            t->dropped);
     for (uint64_t i = 0; i < t->n; i++) {
         put_event(t, &sorted[i], out);
         fputs(i + 1 < t->n ? ",\n" : "\n", out);

@@ -8,7 +8,10 @@
  * tracks.  km_timeline_write sorts them by time and writes one JSON
  * document.  Times are modeled picoseconds from the card's start; the file
  * has them in microseconds (the format's unit), written exactly (six
- * decimals), so two runs of a program give the same file.
+ * decimals), so two runs of a program give the same file.  It holds at
+ * most KM_TIMELINE_MAX_EVENTS events: past them an event is dropped and
+ * counted (km_timeline_dropped; the file's otherData.dropped), so that a
+ * thread that waits a million times cannot exhaust the host's memory.
  *
  * What a track may hold is the caller's to keep: spans on one track
  * either nest or do not meet (the recorder does not check; the tests of
@@ -57,17 +60,23 @@ void km_timeline_span(km_timeline *t, unsigned pid, unsigned tid, const char *na
 void km_timeline_instant(km_timeline *t, unsigned pid, unsigned tid, const char *name,
                          const char *cat, uint64_t ps, const char *arg_key, uint64_t arg);
 
-/* One end of flow `id` (a flow is one start and one finish with the same
- * id): its start inside the span around ps on (pid, tid), or its finish
- * (bound to the span around ps there, "bp":"e"). */
-void km_timeline_flow(km_timeline *t, bool start, uint64_t id, unsigned pid, unsigned tid,
-                      const char *name, uint64_t ps);
+/* Flow `id` (an arrow), both ends or neither: its start inside the span
+ * around from_ps on (from_pid, from_tid), its finish bound to the span
+ * around to_ps on (to_pid, to_tid) ("bp":"e"). */
+void km_timeline_flow(km_timeline *t, uint64_t id, const char *name, unsigned from_pid,
+                      unsigned from_tid, uint64_t from_ps, unsigned to_pid, unsigned to_tid,
+                      uint64_t to_ps);
 
 /* Only what happened by end_ps: spans end there at the latest, spans and
  * instants that begin later go, and so do both ends of a flow that has
  * one later (the run's stop: a part of the card may have modeled a little
  * past it, the last dispatcher pass). */
 void km_timeline_clip(km_timeline *t, uint64_t end_ps);
+
+#define KM_TIMELINE_MAX_EVENTS 4000000u
+
+/* How many events were dropped past KM_TIMELINE_MAX_EVENTS. */
+uint64_t km_timeline_dropped(const km_timeline *t);
 
 /* How many events are held (metadata included). */
 uint64_t km_timeline_count(const km_timeline *t);

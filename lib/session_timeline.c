@@ -50,6 +50,7 @@ static const struct named {
     {"kmx_submit", false, "kmx_submit", "ring"},
     {"kmx_port_told", false, "kmx_port_told", "wait"},
     {"kmx_port_run", false, "kmx_port_run", "ports"},
+    {"kmx_pull_run", false, "kmx_pull_run", "ports"},
 };
 #define SUBMIT_SYMBOL "kmx_submit"
 #define MARK_SYMBOL "kmx_progress"

@@ -207,8 +207,7 @@ static void flow(km_tl_kernel *k, uint64_t id, const char *name, const where *s,
     if (!s->known || !f->known || f->ps < s->ps ||
         (s->pid == f->pid && s->tid == f->tid && s->ps == f->ps))
         return;
-    km_timeline_flow(k->t, true, id, s->pid, s->tid, name, s->ps);
-    km_timeline_flow(k->t, false, id, f->pid, f->tid, name, f->ps);
+    km_timeline_flow(k->t, id, name, s->pid, s->tid, s->ps, f->pid, f->tid, f->ps);
 }
 
 void km_tl_kernel_finish(km_tl_kernel *k)

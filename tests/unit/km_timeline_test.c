@@ -32,7 +32,7 @@ static void empty_document(void **state)
     km_timeline *t = km_timeline_new();
     char *s = written(t);
     assert_string_equal(s, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"kmrun\","
-                           "\"time\":\"modeled\"},\"traceEvents\":[\n]}\n");
+                           "\"time\":\"modeled\",\"dropped\":0},\"traceEvents\":[\n]}\n");
     free(s);
     km_timeline_free(t);
 }
@@ -45,14 +45,14 @@ static void order_and_times(void **state)
     km_timeline_span(t, 1, 0, "inner", "wait", 2500000, 3000000, NULL, 0);
     km_timeline_span(t, 1, 0, "outer", "main", 2500000, 9000001, NULL, 0);
     km_timeline_instant(t, 1, 0, "marker 6", "marker", 2500000, "marker", 6);
-    km_timeline_flow(t, false, 42, 4, 17, "command", 2600000);
-    km_timeline_flow(t, true, 42, 1, 0, "command", 2550000);
+    km_timeline_flow(t, 42, "command", 1, 0, 2550000, 4, 17, 2600000);
     km_timeline_track(t, 1, 0, "X280 core 0");
     km_timeline_process(t, 1, "X280 cluster 1", 1);
     assert_int_equal(km_timeline_count(t), 7);
     char *s = written(t);
     const char *want =
-        "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"kmrun\",\"time\":\"modeled\"},"
+        "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"kmrun\",\"time\":\"modeled\","
+        "\"dropped\":0},"
         "\"traceEvents\":[\n"
         "{\"ph\":\"M\",\"pid\":1,\"tid\":1001,\"name\":\"thread_name\",\"args\":{\"name\":\"X280 "
         "core 0\"}},\n"
@@ -110,13 +110,11 @@ static void clip_at_the_stop(void **state)
 {
     (void)state;
     km_timeline *t = km_timeline_new();
-    km_timeline_span(t, 0, 0, "pass", "dispatcher", 90, 120, NULL, 0); /* ends after */
-    km_timeline_span(t, 0, 0, "late", "dispatcher", 101, 120, NULL, 0); /* begins after */
+    km_timeline_span(t, 5, 0, "pass", "dispatcher", 90, 120, NULL, 0); /* ends after */
+    km_timeline_span(t, 5, 0, "late", "dispatcher", 101, 120, NULL, 0); /* begins after */
     km_timeline_instant(t, 1, 0, "m", "marker", 101, NULL, 0);
-    km_timeline_flow(t, true, 1, 1, 0, "ok", 10);
-    km_timeline_flow(t, false, 1, 0, 0, "ok", 95);
-    km_timeline_flow(t, true, 2, 1, 0, "cut", 20);
-    km_timeline_flow(t, false, 2, 0, 0, "cut", 110);
+    km_timeline_flow(t, 1, "ok", 1, 0, 10, 5, 0, 95);
+    km_timeline_flow(t, 2, "cut", 1, 0, 20, 5, 0, 110);
     km_timeline_clip(t, 100);
     assert_int_equal(km_timeline_count(t), 3);
     char *s = written(t);
@@ -129,6 +127,18 @@ static void clip_at_the_stop(void **state)
     km_timeline_free(t);
 }
 
+static void a_cap_on_events(void **state)
+{
+    (void)state;
+    km_timeline *t = km_timeline_new();
+    for (uint64_t i = 0; i < KM_TIMELINE_MAX_EVENTS + 10; i++)
+        km_timeline_instant(t, 1, 0, "m", "marker", i, NULL, 0);
+    km_timeline_flow(t, 1, "f", 1, 0, 1, 1, 0, 2); /* both ends dropped */
+    assert_int_equal(km_timeline_count(t), KM_TIMELINE_MAX_EVENTS);
+    assert_int_equal(km_timeline_dropped(t), 12);
+    km_timeline_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -137,6 +147,7 @@ int main(void)
         cmocka_unit_test(escapes_and_clamps),
         cmocka_unit_test(names_are_shared),
         cmocka_unit_test(clip_at_the_stop),
+        cmocka_unit_test(a_cap_on_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
