@@ -165,6 +165,12 @@ void km_timeline_flow(km_timeline *t, uint64_t id, const char *name, unsigned fr
     f->arg = id;
 }
 
+void km_timeline_lost(km_timeline *t, uint64_t n, bool failed)
+{
+    t->dropped += n;
+    t->failed = t->failed || failed;
+}
+
 uint64_t km_timeline_dropped(const km_timeline *t)
 {
     return t->dropped;

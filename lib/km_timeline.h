@@ -75,7 +75,12 @@ void km_timeline_clip(km_timeline *t, uint64_t end_ps);
 
 #define KM_TIMELINE_MAX_EVENTS 4000000u
 
-/* How many events were dropped past KM_TIMELINE_MAX_EVENTS. */
+/* A recorder's own losses: n events it could not record (counted as
+ * dropped), or (failed) memory it lacked, which km_timeline_write then
+ * reports instead of writing a file that says less than it seems to. */
+void km_timeline_lost(km_timeline *t, uint64_t n, bool failed);
+
+/* How many events were dropped (past KM_TIMELINE_MAX_EVENTS, or lost). */
 uint64_t km_timeline_dropped(const km_timeline *t);
 
 /* How many events are held (metadata included). */

@@ -16,7 +16,13 @@
  * A span ends when its core reaches its return pc with the stack pointer
  * it had at the entry: a recursive or tail call returns through the same
  * pc and sp, so spans always nest (a tail call ends with its caller).
- * Spans still open at the stop end there.
+ * Spans still open at the stop end there; a span deeper than TL_DEPTH
+ * open ones on its core is not drawn (counted as dropped); a probe that
+ * cannot be installed (memory) fails the timeline's write.
+ *
+ * The kernel side (session_timeline_kernel.c) draws the grid, the
+ * dispatcher and the commands' flows; a kmx_submit that returned KMX_OK
+ * gives it the start of its command's flow.
  *
  * The runtime's own functions are known by name: global ones start with
  * kmx (reserved for the library), static ones are those listed after a
@@ -31,7 +37,9 @@
 #include "ks_elf.h"
 #include "sim_card_debug.h"
 
-/* The functions that are spans, by symbol. */
+/* The functions that are spans, by symbol.  The static ones are the
+ * runtime's (kmx/): a rename there loses its span, which
+ * tests/cli/timeline.bats asks for by name. */
 typedef enum act_kind { ACT_ENTRY, ACT_CALL, ACT_MARK } act_kind;
 static const struct named {
     const char *symbol;
@@ -97,8 +105,6 @@ struct km_session_tl {
     sim_card *card;
     tl_cluster clusters[BH_WORK_CLUSTERS + 1];
     km_tl_kernel *kernel; /* the kernel side's moments and the commands' flows */
-    bool failed; /* probes could not be installed (memory): the timeline says less */
-    uint64_t lost; /* spans not recorded: a stack deeper than TL_DEPTH */
 };
 
 /* ---- reading the image ------------------------------------------------------ */
@@ -336,12 +342,12 @@ static void want_ret(km_session_tl *tl, unsigned cluster, uint64_t pc)
     if (bsearch(&pc, c->rets, c->nrets, sizeof *c->rets, by_value))
         return;
     if (add_ret(c, pc) != 0) {
-        tl->failed = true;
+        km_timeline_lost(tl->t, 0, true);
         return;
     }
     qsort(c->rets, c->nrets, sizeof *c->rets, by_value);
     if (install(tl, cluster) != 0)
-        tl->failed = true;
+        km_timeline_lost(tl->t, 0, true);
 }
 
 static void name_track(km_session_tl *tl, unsigned cluster, unsigned core)
@@ -381,7 +387,7 @@ static void push(km_session_tl *tl, unsigned cluster, unsigned core, const tl_fr
 {
     tl_cluster *c = &tl->clusters[cluster];
     if (c->depth[core] == TL_DEPTH) {
-        tl->lost++;
+        km_timeline_lost(tl->t, 1, false);
         return;
     }
     name_track(tl, cluster, core);

@@ -31,7 +31,7 @@ timeline() {
 @test "timeline: twelve cores (08 twelve) — spans nest, markers, the same run as without" {
     timeline 08_parallel_thread twelve main:kmx_main main:kmx_serve function:init_part \
         function:checksum_part parallel:kmx_parallel parallel:kmx_parallel_all \
-        "wait:join (kmx_parallel)" marker:*
+        "wait:join (kmx_parallel)" "wait:join (kmx_parallel_all)" marker:*
     # every core of the three clusters has a track
     [ "$(jq '[.traceEvents[] | select(.name == "thread_name" and .pid <= 3)] | length' \
         "$BATS_TEST_TMPDIR/t.json")" -eq 12 ]
@@ -50,6 +50,11 @@ timeline() {
     # the grid and the dispatcher are processes of their own, named
     jq -e '[.traceEvents[] | select(.name == "process_name") | .args.name] |
         index("Tensix grid") and index("dispatcher (cluster 0)")' "$t"
+}
+
+@test "timeline: ports and pulls (10 latency, 11 one) — their waits and runs" {
+    timeline 10_x280_ports latency wait:kmx_port_told ports:kmx_port_run handler:* ph=f
+    timeline 11_pull one ports:kmx_pull_run function:serve_pulls handler:* ph=f
 }
 
 @test "timeline: host-fed commands (04) — handlers and their events without a thread's submit" {

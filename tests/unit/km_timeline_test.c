@@ -136,6 +136,22 @@ static void a_cap_on_events(void **state)
     km_timeline_flow(t, 1, "f", 1, 0, 1, 1, 0, 2); /* both ends dropped */
     assert_int_equal(km_timeline_count(t), KM_TIMELINE_MAX_EVENTS);
     assert_int_equal(km_timeline_dropped(t), 12);
+    km_timeline_lost(t, 3, false);
+    assert_int_equal(km_timeline_dropped(t), 15);
+    km_timeline_free(t);
+}
+
+static void a_recorders_failure_fails_the_write(void **state)
+{
+    (void)state;
+    km_timeline *t = km_timeline_new();
+    km_timeline_span(t, 1, 0, "a", "main", 1, 2, NULL, 0);
+    km_timeline_lost(t, 0, true);
+    km_error err = {0};
+    FILE *f = fopen("/dev/null", "w");
+    assert_int_equal(km_timeline_write(t, f, "t.json", &err), KM_EXIT_SYSTEM);
+    fclose(f);
+    assert_string_equal(err.message, "out of memory recording the timeline 't.json'");
     km_timeline_free(t);
 }
 
@@ -148,6 +164,7 @@ int main(void)
         cmocka_unit_test(names_are_shared),
         cmocka_unit_test(clip_at_the_stop),
         cmocka_unit_test(a_cap_on_events),
+        cmocka_unit_test(a_recorders_failure_fails_the_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
