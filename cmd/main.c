@@ -40,7 +40,7 @@ const cmd_command_entry cmd_commands[] = {
     },
     {
         "run", cmd_run,
-        "kmrun run [--thread sim|host] [--check-handover] [--trace-instructions C.K] [--gdb PORT] [--timeout S] [--wall-timeout S] [--progress] [--run-dir DIR] [-j N] program.yaml",
+        "kmrun run [--thread sim|host] [--check-handover] [--trace-instructions C.K] [--gdb PORT] [--timeline FILE] [--timeout S] [--wall-timeout S] [--progress] [--run-dir DIR] [-j N] program.yaml",
         "Build a program and run its threads on the simulated card",
         "Builds the program through the cache (quietly: only the compilers'\n"
         "messages), loads it onto the simulated Blackhole (regions, images,\n"
@@ -88,6 +88,13 @@ const cmd_command_entry cmd_commands[] = {
         "                         (0: any free one; stderr gives the command\n"
         "                         line): every X280 core a thread, modeled time\n"
         "                         still while halted, the same JSON as without\n"
+        "      --timeline FILE    the run's timeline in FILE, in the Chrome Trace\n"
+        "                         Event format (ui.perfetto.dev, chrome://tracing):\n"
+        "                         each X280 core's functions and waits, each\n"
+        "                         Tensix core's handlers, the dispatcher's passes,\n"
+        "                         each command's arrows, in modeled microseconds;\n"
+        "                         the run is the same as without.  Not with\n"
+        "                         --thread host (exit 2)\n"
         "\n"
         "Exit status: 0 every thread returned, 1 a thread did not or the\n"
         "hand-over checker found something, 2 usage or\n"
