@@ -12,19 +12,22 @@ setup() {
 }
 
 # timeline DIR NAME NEED...: runs programs/DIR/NAME.yaml with and without
-# --timeline; the two runs' JSON are the same, and the file's structure
-# holds with every NEED (timeline_check.py).
+# --timeline; the two runs' JSON are the same (their images' hashes too),
+# and the file's structure holds with every NEED (timeline_check.py).
 timeline() {
     local m=$KMRUN_TOP/programs/$1/$2.yaml
     shift 2
     run --separate-stderr kmrun run --run-dir "$runs" "$m"
     [ "$status" -eq 0 ] || { echo "$stderr"; false; }
     printf '%s\n' "$output" | "$KMRUN_TOP/tests/golden/normalize" >"$BATS_TEST_TMPDIR/plain.json"
+    printf '%s\n' "$output" | jq -S .images >"$BATS_TEST_TMPDIR/plain.images"
     run --separate-stderr kmrun run --run-dir "$runs" --timeline "$BATS_TEST_TMPDIR/t.json" "$m"
     [ "$status" -eq 0 ] || { echo "$stderr"; false; }
     printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/run.json"
     "$KMRUN_TOP/tests/golden/normalize" <"$BATS_TEST_TMPDIR/run.json" >"$BATS_TEST_TMPDIR/timed.json"
     diff -u "$BATS_TEST_TMPDIR/plain.json" "$BATS_TEST_TMPDIR/timed.json"
+    # and the images are the same bytes (the timeline watches, never patches)
+    jq -S .images "$BATS_TEST_TMPDIR/run.json" | diff -u "$BATS_TEST_TMPDIR/plain.images" -
     python3 "$check" "$BATS_TEST_TMPDIR/t.json" "$BATS_TEST_TMPDIR/run.json" "$@"
 }
 
