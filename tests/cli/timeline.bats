@@ -60,6 +60,26 @@ timeline() {
     timeline 11_pull one ports:kmx_pull_run function:serve_pulls handler:* ph=f
 }
 
+@test "timeline: the same file every run (modeled time)" {
+    local m=$KMRUN_TOP/programs/03_ring/program.yaml
+    kmrun run --run-dir "$runs" --timeline "$BATS_TEST_TMPDIR/a.json" "$m" >/dev/null
+    kmrun run --run-dir "$runs" --timeline "$BATS_TEST_TMPDIR/b.json" "$m" >/dev/null
+    cmp "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
+}
+
+@test "timeline: a thread that traps — kmx_main, never returning, ends at the stop" {
+    run --separate-stderr kmrun run --run-dir "$runs" --timeline "$BATS_TEST_TMPDIR/t.json" \
+        "$KMRUN_TOP/tests/fixtures/hazards/misaligned.yaml"
+    [ "$status" -eq 1 ]
+    printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/run.json"
+    jq -e '.threads[0].state == "trapped"' "$BATS_TEST_TMPDIR/run.json"
+    python3 "$check" "$BATS_TEST_TMPDIR/t.json" "$BATS_TEST_TMPDIR/run.json" main:kmx_main
+    # its span ends at the run's end
+    [ "$(jq -r --argjson stop "$(jq .device_microseconds "$BATS_TEST_TMPDIR/run.json")" \
+        '[.traceEvents[] | select(.name == "kmx_main") | (.ts + .dur) * 1000000 | round] ==
+         [$stop * 1000000 | round]' "$BATS_TEST_TMPDIR/t.json")" = true ]
+}
+
 @test "timeline: host-fed commands (04) — handlers and their events without a thread's submit" {
     timeline 04_host_fed program handler:* dispatcher:pass ph=f
 }
