@@ -91,6 +91,18 @@ gdb_batch() {
     same_as_plain 0 "$manifest"
 }
 
+@test "gdb run: with --timeline too, both observers at once: the timeline is the plain run's, byte for byte" {
+    local manifest=$KMRUN_TOP/programs/02_parallel_sum/program.yaml
+    start_run --timeline debugged.trace.json "$manifest"
+    gdb_batch "break sum.c:49" "continue" "continue" "delete" "continue"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *'Thread 2 "c1.1" hit Breakpoint 1'* ]]
+    wait_run
+    [ "$run_status" -eq 0 ]
+    same_as_plain 0 --timeline plain.trace.json "$manifest"
+    cmp debugged.trace.json plain.trace.json
+}
+
 @test "gdb run: a trap is a stop at the trapping line; the run then ends trapped, as without" {
     local manifest=$KMRUN_TOP/tests/fixtures/hazards/misaligned.yaml
     start_run "$manifest"
