@@ -91,6 +91,25 @@ gdb_batch() {
     same_as_plain 0 "$manifest"
 }
 
+@test "gdb run: watch a region's word: the store that writes it stops the run, with the old and new values" {
+    local manifest=$KMRUN_TOP/programs/08_parallel_thread/program.yaml
+    run --separate-stderr kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" "$manifest"
+    [ "$status" -eq 0 ]
+    # the region's first word (IN[0], which core 0's init_part writes), as
+    # the cores see it: the cached window of the bank (blackhole.h)
+    local at
+    at=$(jq -r '.regions[0].bank_address' <<<"$output")
+    at=$(printf '0x%x' $((0x400030000000 + at)))
+    start_run "$manifest"
+    gdb_batch "watch *(unsigned int *)$at" "continue" "delete" "continue"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"Thread 1 \"c1.0\" hit Hardware watchpoint 1: *(unsigned int *)$at"*"Old value = 0"*"New value = 74565"*"init_part (core=core@entry=0"* ]]
+    [[ "$output" == *'[Inferior 1 (Remote target) exited normally]'* ]]
+    wait_run
+    [ "$run_status" -eq 0 ]
+    same_as_plain 0 "$manifest"
+}
+
 @test "gdb run: with --timeline too, both observers at once: the timeline is the plain run's, byte for byte" {
     local manifest=$KMRUN_TOP/programs/02_parallel_sum/program.yaml
     start_run --timeline debugged.trace.json "$manifest"
