@@ -1,9 +1,11 @@
 /* hart_csr: the Zicsr instructions and the CSRs of a machine-mode-only
  * hart.  Known CSRs: fflags/frm/fcsr (illegal while mstatus.FS is Off;
  * a write sets FS Dirty), cycle/time/instret (read-only), mcycle/minstret,
- * mstatus, misa, mie, mtvec, mscratch, mepc, mcause, mtval, mip, and the
- * read-only mvendorid/marchid/mimpid (0: not given) and mhartid, and the
- * trigger module's tselect, tdata1-3 and tinfo (hart_trigger.c).  Any
+ * the vector CSRs (sim_vec_csr_*: illegal while mstatus.VS is Off; a
+ * write sets VS Dirty), mstatus, misa, mie, mtvec, mscratch, mepc,
+ * mcause, mtval, mip, and the read-only mvendorid/marchid/mimpid (0: not
+ * given) and mhartid, and the trigger module's tselect, tdata1-3 and tinfo
+ * (hart_trigger.c).  Any
  * other number is an illegal instruction, as is a write to a read-only
  * CSR.  The write rules: csrrw(i) always writes; csrrs/csrrc with rs1 =
  * x0 and csrrsi/csrrci with uimm 0 do not (so they may read read-only
@@ -38,12 +40,12 @@ enum {
     CSR_MHARTID = 0xf14,
 };
 
-/* misa: RV64 (MXL 2) with A, C, D, F, I, M.  Not V: vector instructions
- * trap.  Zicsr, Zifencei, Zba and Zbb have no misa bit (B would claim
- * Zbs too). */
+/* misa: RV64 (MXL 2) with A, C, D, F, I, M, V.  Zicsr, Zifencei, Zba and
+ * Zbb have no misa bit (B would claim Zbs too). */
 #define MISA_VALUE                                                                              \
     ((2ull << 62) | (1ull << ('A' - 'A')) | (1ull << ('C' - 'A')) | (1ull << ('D' - 'A')) |    \
-     (1ull << ('F' - 'A')) | (1ull << ('I' - 'A')) | (1ull << ('M' - 'A')))
+     (1ull << ('F' - 'A')) | (1ull << ('I' - 'A')) | (1ull << ('M' - 'A')) |                   \
+     (1ull << ('V' - 'A')))
 
 /* What software may change in mstatus: MIE, MPIE, FS, VS.  MPP reads 3
  * (machine: the only mode); SD summarizes FS/VS Dirty. */
@@ -89,7 +91,7 @@ static bool csr_read(sim_hart *h, unsigned csr, uint64_t *v)
     case CSR_MARCHID:
     case CSR_MIMPID: *v = 0; return true;
     case CSR_MHARTID: *v = h->hartid; return true;
-    default: return sim_trigger_csr_read(h, csr, v);
+    default: return sim_trigger_csr_read(h, csr, v) || sim_vec_csr_read(h, csr, v);
     }
 }
 
@@ -110,10 +112,14 @@ static void csr_write(sim_hart *h, unsigned csr, uint64_t v)
     case CSR_MEPC: h->mepc = v & ~(uint64_t)1; break; /* IALIGN is 16 */
     case CSR_MCAUSE: h->mcause = v; break;
     case CSR_MTVAL: h->mtval = v; break;
-    default:
-        if (csr >= 0x7a0 && csr <= 0x7a4) /* the trigger module */
+    default: /* misa and mip: WARL, nothing writable */
+        if (csr >= 0x7a0 && csr <= 0x7a4) { /* the trigger module */
             sim_trigger_csr_write(h, csr, v);
-        break; /* misa and mip: WARL, nothing writable */
+        } else if (sim_vec_is_csr(csr)) {
+            sim_vec_csr_write(h, csr, v);
+            h->mstatus |= SIM_MSTATUS_VS;
+        }
+        break;
     }
     if (is_fp_csr(csr))
         h->mstatus |= SIM_MSTATUS_FS;
@@ -134,6 +140,8 @@ int sim_hart_csr(sim_hart *h, const sim_insn *d)
     uint64_t old = 0;
 
     if (is_fp_csr(csr) && (h->mstatus & SIM_MSTATUS_FS) == 0)
+        return SIM_CAUSE_ILLEGAL;
+    if (sim_vec_is_csr(csr) && (h->mstatus & SIM_MSTATUS_VS) == 0)
         return SIM_CAUSE_ILLEGAL;
     if (!csr_read(h, csr, &old))
         return SIM_CAUSE_ILLEGAL;

@@ -1,6 +1,7 @@
-/* hart_decode: RV64IMAFDC + Zicsr + Zifencei + Zba + Zbb encodings into
- * the decoded cache's entries (hart_internal.h).  Decoding is strict: an
- * encoding this hart does not implement (vector, Zfh, Q, S-mode
+/* hart_decode: RV64IMAFDCV + Zicsr + Zifencei + Zba + Zbb encodings into
+ * the decoded cache's entries (hart_internal.h); vector ones are
+ * sim_vec_decode's.  Decoding is strict: an encoding this hart does not
+ * implement (vector groups not done yet, Zfh, Q, S-mode
  * instructions, reserved fields of the shift and system encodings)
  * becomes SIM_OP_ILLEGAL, so that it traps with its bits in mtval.  ALU
  * operations that write x0 become SIM_OP_NOP, which is what keeps x0 zero
@@ -250,6 +251,12 @@ static sim_op decode_system(sim_insn *d, uint32_t insn, unsigned f3)
     return SIM_OP_CSR;
 }
 
+/* A vector instruction (sim_vec.h), decoded once into the entry. */
+static sim_op decode_vec(sim_insn *d, uint32_t insn)
+{
+    return sim_vec_decode(insn, &d->vec) == 0 ? SIM_OP_VEC : SIM_OP_ILLEGAL;
+}
+
 void sim_decode(sim_insn *d, uint32_t insn)
 {
     unsigned f3 = (insn >> 12) & 7;
@@ -316,11 +323,13 @@ void sim_decode(sim_insn *d, uint32_t insn)
         break;
     case 0x73: op = decode_system(d, insn, f3); break;
     case 0x2f: op = decode_amo(d, insn, f3); break;
-    case 0x07: /* LOAD-FP: widths 2 (W) and 3 (D); H, Q and vector trap */
+    case 0x07: /* LOAD-FP: widths 2 (W) and 3 (D); 0, 5, 6, 7 vector; H, Q trap */
         if (f3 == 2)
             op = SIM_OP_FLW;
         else if (f3 == 3)
             op = SIM_OP_FLD;
+        else
+            op = decode_vec(d, insn);
         break;
     case 0x27:
         d->imm = imm_s(insn);
@@ -328,6 +337,8 @@ void sim_decode(sim_insn *d, uint32_t insn)
             op = SIM_OP_FSW;
         else if (f3 == 3)
             op = SIM_OP_FSD;
+        else
+            op = decode_vec(d, insn);
         break;
     case 0x43: /* FMADD */
     case 0x47: /* FMSUB */
@@ -338,8 +349,8 @@ void sim_decode(sim_insn *d, uint32_t insn)
          * state (a reserved rm in fcsr.frm is the run's to find) */
         op = sim_fpu_decode(insn, &d->fpu) == 0 ? SIM_OP_FPU : SIM_OP_ILLEGAL;
         break;
-    default: /* OP-V (0x57) and everything else */
-        break;
+    case 0x57: op = decode_vec(d, insn); break; /* OP-V */
+    default: break;
     }
     d->op = (uint8_t)op;
 }

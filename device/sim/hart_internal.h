@@ -12,6 +12,7 @@
 
 #include "sim_fpu.h"
 #include "sim_hart.h"
+#include "sim_vec.h"
 
 /* Modeled time, the one table: cycles an instruction costs.  Every
  * instruction costs SIM_COST_INSN; a load, store, LR/SC or AMO adds its
@@ -25,6 +26,19 @@ enum {
     SIM_COST_MUL = 3,  /* extra: mul, mulh, mulhsu, mulhu, mulw */
     SIM_COST_DIV = 20, /* extra: div, divu, rem, remu and their W forms */
     SIM_COST_TRAP = 1,
+};
+
+/* Modeled time of vector instructions (vec_*.c), the same table's other
+ * half.  The X280's vector datapath moves SIM_VCOST_BEAT_BITS a cycle:
+ * an instruction costs SIM_COST_INSN plus a cycle for each beat past the
+ * first of the bits it processes (vl times its widest element; a mask
+ * instruction vl bits); a multiply adds SIM_COST_MUL once (pipelined), a
+ * divide SIM_VCOST_DIV a beat.  A load or store adds its memory's latency
+ * as the scalar path charges it, once for each run of elements in one
+ * 64-byte line (sim_mem's latency: a RAM range's, a device's). */
+enum {
+    SIM_VCOST_BEAT_BITS = 256,
+    SIM_VCOST_DIV = SIM_COST_DIV,
 };
 
 /* mstatus fields this hart implements (machine mode only). */
@@ -48,7 +62,8 @@ enum {
  * writing x0; LR/SC/AMO keep the access size (4 or 8) in imm and an AMO's
  * funct5 in aux; CSR keeps funct3 in aux, the CSR number in imm, rs1 the
  * register or uimm; FPU is OP-FP and the fused multiply-adds
- * (the entry's `fpu`, sim_fpu_run). */
+ * (the entry's `fpu`, sim_fpu_run); VEC every vector instruction (the
+ * entry's `vec`, sim_vec_exec). */
 #define SIM_OPS(X)                                                                             \
     X(BLOCK_END) X(ILLEGAL) X(FETCH_FAULT) X(NOP)                                              \
     X(LUI) X(AUIPC) X(JAL) X(JALR)                                                             \
@@ -75,6 +90,8 @@ enum {
     X(FENCE_I) X(ECALL) X(EBREAK) X(MRET) X(WFI) X(CSR)                                        \
     /* F and D */                                                                              \
     X(FLW) X(FLD) X(FSW) X(FSD) X(FPU)                                                         \
+    /* V: one op, the entry's `vec` says which (sim_vec_exec) */                               \
+    X(VEC)                                                                                     \
     /* kmrun's own: a probe, a trigger check before the next entry's instruction */            \
     X(PROBE) X(TRIGGER)
 
@@ -101,6 +118,7 @@ typedef struct sim_insn {
     union {
         struct sim_insn *fall; /* branches */
         sim_fpu_insn fpu;      /* SIM_OP_FPU: the operation, decoded once */
+        sim_vec_insn vec;      /* SIM_OP_VEC: likewise */
     };
     int32_t imm;
     uint32_t bits; /* the encoding as fetched (16 bits for RVC): mtval */

@@ -47,6 +47,8 @@ static bool writes_x(const sim_insn *d)
         return false;
     case SIM_OP_FPU:
         return fpu_writes_x(d->bits);
+    case SIM_OP_VEC:
+        return sim_vec_writes_x(&d->vec);
     default:
         return true;
     }

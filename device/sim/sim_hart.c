@@ -51,6 +51,7 @@ int sim_hart_init(sim_hart *h, sim_mem *mem, uint32_t hartid, uint64_t reset_pc,
     h->state = SIM_HART_RUNNING;
     for (unsigned i = 0; i < SIM_HART_TRIGGERS; i++)
         h->trig[i].tdata1 = SIM_MC_TYPE2; /* an address-match trigger, off */
+    h->vtype = 1ull << 63; /* vill, as RVV recommends at reset */
 
     /* Harts of one memory with one code range run the same bytes: they
      * share the decoded code (a cluster's four cores decode its image
@@ -719,6 +720,24 @@ op_CSR: {
         goto dispatch;
     }
     NEXT;
+}
+
+op_VEC: {
+    /* the vector unit adds its beats and memory latency to h->cycle,
+     * the memory part to h->mem_cycles too */
+    SYNC();
+    int rc = sim_vec_exec(h, &d->vec, d->bits, &tval);
+    cycle += h->cycle - (cycle - d->cost_rest);
+    mcycles = h->mem_cycles;
+    if (rc == SIM_HART_STOPPED)
+        goto stopped;
+    if (rc) {
+        cause = (uint64_t)rc;
+        goto trap;
+    }
+    if (h->state != SIM_HART_RUNNING)
+        goto halted_after;
+    NEXT_CHECKED;
 }
 
 op_FPU:

@@ -1,5 +1,6 @@
-/* sim_hart: one RV64IMAFDC + Zicsr + Zifencei + Zba + Zbb hart in machine
- * mode (the X280 core's scalar side; vector instructions trap as illegal).
+/* sim_hart: one RV64IMAFDCV + Zicsr + Zifencei + Zba + Zbb hart in machine
+ * mode (the X280 core; the vector unit, VLEN 512, is sim_vec.h's: what of
+ * it is not implemented yet traps as illegal).
  *
  * Instructions are fetched only from the hart's code range (the image area
  * of local memory on a cluster; the ELF's text for `kmrun exec`) and are
@@ -90,6 +91,9 @@ typedef struct sim_commit {
     unsigned store_size;
 } sim_commit;
 
+/* Bytes of a vector register (VLEN 512 bits, the X280's): the `vlenb` CSR. */
+#define SIM_VLENB 64
+
 typedef struct sim_hart {
     uint64_t x[32];
     uint64_t f[32]; /* single values NaN-boxed */
@@ -149,6 +153,14 @@ typedef struct sim_hart {
     sim_trigger trig[SIM_HART_TRIGGERS];
     unsigned tselect;
     unsigned trig_exec, trig_mem;
+    /* The vector unit's state (sim_vec.h), last: the scalar fields the hot
+     * loop touches stay together ahead of these 2 KiB.  vtype bit 63 is
+     * vill; vxrm and vxsat are vcsr's two fields.  Register r's byte b is
+     * v[r][b], and a register group is contiguous: element i of the group
+     * at r is at &v[r][0] + i * SEW/8. */
+    uint64_t vtype, vl, vstart;
+    uint8_t vxrm, vxsat;
+    _Alignas(64) uint8_t v[32][SIM_VLENB];
 } sim_hart;
 
 typedef struct sim_watch {
@@ -156,8 +168,8 @@ typedef struct sim_watch {
     bool load, store; /* which accesses it watches */
 } sim_watch;
 
-/* Resets the hart: registers zero, pc = reset_pc, mstatus with FS and VS
- * off, code range [code_base, code_base + code_size).  Registers the hart
+/* Resets the hart: registers zero (vector ones, vl and vstart too; vtype
+ * vill, as RVV recommends), pc = reset_pc, mstatus with FS and VS off, code range [code_base, code_base + code_size).  Registers the hart
  * in mem->harts (if not there yet) so that stores clear its LR
  * reservation; sim_hart_free takes it out.  Returns 0, or -1 when memory
  * for the decoded cache or a slot in mem->harts is lacking. */

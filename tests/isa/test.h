@@ -11,7 +11,10 @@
  *     TEST_END
  *
  * TEST_BEGIN puts _start first in .text.init, turns the FPU on
- * (mstatus.FS) and clears fcsr; the current test number lives in tp.
+ * (mstatus.FS) and clears fcsr; VECTOR_ON turns the vector unit on
+ * (mstatus.VS), as the kmx runtime's crt0 does for thread images (the
+ * vector tests start with it; TEST_BEGIN stays as commitlog.log records
+ * it); the current test number lives in tp.
  * CHECK REG, VALUE compares a register with a 64-bit constant and jumps to
  * `fail` when they differ; CHECK_S/CHECK_D compare an f register's 64 bits
  * with a single (which must be NaN-boxed: upper 32 bits all ones) or a
@@ -33,6 +36,11 @@ _start:
     li t6, (3 << 13)          /* mstatus.FS = dirty: F and D usable */
     csrs mstatus, t6
     csrwi fcsr, 0
+.endm
+
+.macro VECTOR_ON
+    li t6, (3 << 9)           /* mstatus.VS = dirty: V usable */
+    csrs mstatus, t6
 .endm
 
 .macro TEST n

@@ -1,7 +1,7 @@
 # Traps to mtvec: mcause, mepc and mtval for illegal instructions (mtval:
 # the bits), misaligned loads and stores (mtval: the address), access
 # faults where nothing answers, instruction access faults, ecall, ebreak,
-# c.ebreak, vector instructions (illegal here), FP instructions with
+# c.ebreak, vector instructions with mstatus.VS off (as it starts), FP instructions with
 # mstatus.FS off, reserved rounding modes, read-only and unknown CSRs;
 # mret back to the address the handler chose.
 #
@@ -111,7 +111,7 @@ tests:
     andi a0, a0, 3
     CHECK a0, 3
 
-    # ---- vector instructions are illegal ----
+    # ---- vector instructions are illegal while mstatus.VS is Off ----
     TEST 8
     ARM 2f
 1:  .4byte 0x0d0572d7         # vsetvli t0, a0, e32, m1, ta, ma

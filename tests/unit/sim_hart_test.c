@@ -524,7 +524,7 @@ static void csr_rules(void **state)
 {
     (void)state;
     uint64_t misa = (2ull << 62) | (1u << 0) | (1u << 2) | (1u << 3) | (1u << 5) | (1u << 8) |
-                    (1u << 12);
+                    (1u << 12) | (1u << 21);
     const snippet t[] = {
         {"csrr a0, misa", misa},
         {"li t0, -1; csrw misa, t0; csrr a0, misa", misa}, /* WARL: read-only */
@@ -599,14 +599,18 @@ static void traps(void **state)
 {
     (void)state;
     static const trap_case t[] = {
+        /* vector instructions and CSRs with mstatus.VS off (as at reset) */
         {".word 0x022081d7", SIM_CAUSE_ILLEGAL, TVAL_BITS},                /* vadd.vv */
         {"li a0, 0x80100800; 1: .word 0x02056087", SIM_CAUSE_ILLEGAL, TVAL_BITS}, /* vle32.v */
         {"li a0, 0x80100800; 1: .word 0x020560a7", SIM_CAUSE_ILLEGAL, TVAL_BITS}, /* vse32.v */
+        {".word 0x0d0572d7", SIM_CAUSE_ILLEGAL, TVAL_BITS}, /* vsetvli t0, a0, e32 */
         {".word 0x0000007f", SIM_CAUSE_ILLEGAL, TVAL_BITS},  /* a 64-bit-form prefix */
         {".word 0x00000073 | (0x102 << 20)", SIM_CAUSE_ILLEGAL, TVAL_BITS}, /* sret */
         {".word 0x10200073 | (0x100 << 20) | (5 << 15)", SIM_CAUSE_ILLEGAL, TVAL_BITS},
         {"csrr a0, 0x7c0", SIM_CAUSE_ILLEGAL, TVAL_BITS},       /* unknown CSR */
-        {"csrr a0, vl", SIM_CAUSE_ILLEGAL, TVAL_BITS},           /* no vector CSRs */
+        {"csrr a0, vl", SIM_CAUSE_ILLEGAL, TVAL_BITS},
+        {"csrr a0, 0xc22", SIM_CAUSE_ILLEGAL, TVAL_BITS}, /* vlenb */
+        {"csrwi 0x008, 1", SIM_CAUSE_ILLEGAL, TVAL_BITS}, /* vstart */
         {"csrw mhartid, a0", SIM_CAUSE_ILLEGAL, TVAL_BITS},      /* read-only */
         {"csrrw zero, cycle, zero", SIM_CAUSE_ILLEGAL, TVAL_BITS},
         {"csrrsi a0, time, 1", SIM_CAUSE_ILLEGAL, TVAL_BITS},

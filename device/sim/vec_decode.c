@@ -1,0 +1,178 @@
+/* vec_decode: vector encodings into sim_vec_insn (sim_vec.h).  OP-V
+ * (0x57) by funct3 (OPIVV/OPIVX/OPIVI, OPMVV/OPMVX, OPCFG) and funct6;
+ * the vector loads and stores by mop, lumop/sumop, nf and width.  What is
+ * reserved whatever the state (mew set, a form an operation lacks, a
+ * nonzero field that must be zero, vm 0 where only unmasked exists, a
+ * whole-register count that is not 1, 2, 4 or 8) and everything not
+ * implemented yet (OPFVV/OPFVF, fixed point, widening, narrowing,
+ * permutations, carry) is illegal here, so it traps with its bits.  What
+ * depends on vtype (register alignment, EMUL) is checked when it runs. */
+#include "vec_internal.h"
+
+enum { F_VV = 1, F_VX = 2, F_VI = 4 };
+
+/* OPIVV/OPIVX/OPIVI by funct6: the operation and the forms it has. */
+static const struct { uint8_t op, forms; } opi[64] = {
+    [0x00] = {VEC_ADD, F_VV | F_VX | F_VI},   [0x02] = {VEC_SUB, F_VV | F_VX},
+    [0x03] = {VEC_RSUB, F_VX | F_VI},         [0x04] = {VEC_MINU, F_VV | F_VX},
+    [0x05] = {VEC_MIN, F_VV | F_VX},          [0x06] = {VEC_MAXU, F_VV | F_VX},
+    [0x07] = {VEC_MAX, F_VV | F_VX},          [0x09] = {VEC_AND, F_VV | F_VX | F_VI},
+    [0x0a] = {VEC_OR, F_VV | F_VX | F_VI},    [0x0b] = {VEC_XOR, F_VV | F_VX | F_VI},
+    [0x17] = {VEC_MERGE, F_VV | F_VX | F_VI}, [0x18] = {VEC_MSEQ, F_VV | F_VX | F_VI},
+    [0x19] = {VEC_MSNE, F_VV | F_VX | F_VI},  [0x1a] = {VEC_MSLTU, F_VV | F_VX},
+    [0x1b] = {VEC_MSLT, F_VV | F_VX},         [0x1c] = {VEC_MSLEU, F_VV | F_VX | F_VI},
+    [0x1d] = {VEC_MSLE, F_VV | F_VX | F_VI},  [0x1e] = {VEC_MSGTU, F_VX | F_VI},
+    [0x1f] = {VEC_MSGT, F_VX | F_VI},         [0x25] = {VEC_SLL, F_VV | F_VX | F_VI},
+    [0x27] = {VEC_MVNR, F_VI},                [0x28] = {VEC_SRL, F_VV | F_VX | F_VI},
+    [0x29] = {VEC_SRA, F_VV | F_VX | F_VI},
+};
+
+/* OPMVV/OPMVX by funct6 (the unary groups 0x10 and 0x14 apart). */
+static const struct { uint8_t op, forms; } opm[64] = {
+    [0x00] = {VEC_REDSUM, F_VV},  [0x01] = {VEC_REDAND, F_VV},  [0x02] = {VEC_REDOR, F_VV},
+    [0x03] = {VEC_REDXOR, F_VV},  [0x04] = {VEC_REDMINU, F_VV}, [0x05] = {VEC_REDMIN, F_VV},
+    [0x06] = {VEC_REDMAXU, F_VV}, [0x07] = {VEC_REDMAX, F_VV},
+    [0x18] = {VEC_MANDN, F_VV},   [0x19] = {VEC_MAND, F_VV},    [0x1a] = {VEC_MOR, F_VV},
+    [0x1b] = {VEC_MXOR, F_VV},    [0x1c] = {VEC_MORN, F_VV},    [0x1d] = {VEC_MNAND, F_VV},
+    [0x1e] = {VEC_MNOR, F_VV},    [0x1f] = {VEC_MXNOR, F_VV},
+    [0x20] = {VEC_DIVU, F_VV | F_VX},   [0x21] = {VEC_DIV, F_VV | F_VX},
+    [0x22] = {VEC_REMU, F_VV | F_VX},   [0x23] = {VEC_REM, F_VV | F_VX},
+    [0x24] = {VEC_MULHU, F_VV | F_VX},  [0x25] = {VEC_MUL, F_VV | F_VX},
+    [0x26] = {VEC_MULHSU, F_VV | F_VX}, [0x27] = {VEC_MULH, F_VV | F_VX},
+    [0x29] = {VEC_MADD, F_VV | F_VX},   [0x2b] = {VEC_NMSUB, F_VV | F_VX},
+    [0x2d] = {VEC_MACC, F_VV | F_VX},   [0x2f] = {VEC_NMSAC, F_VV | F_VX},
+};
+
+#define ILLEGAL SIM_CAUSE_ILLEGAL
+
+static int decode_opv(uint32_t insn, sim_vec_insn *o)
+{
+    unsigned f3 = (insn >> 12) & 7, f6 = insn >> 26, vs1 = vec_rs1(insn), vs2 = vec_vs2(insn);
+    o->vm = (insn >> 25) & 1;
+    if (f3 == 7) {
+        if ((insn >> 31) == 0)
+            o->op = VEC_VSETVLI;
+        else if ((insn >> 30) == 3)
+            o->op = VEC_VSETIVLI;
+        else if ((insn >> 25) == 0x40)
+            o->op = VEC_VSETVL;
+        else
+            return ILLEGAL;
+        return 0;
+    }
+    if (f3 == 0 || f3 == 3 || f3 == 4) { /* OPIVV, OPIVI, OPIVX */
+        unsigned form = f3 == 0 ? F_VV : f3 == 3 ? F_VI : F_VX;
+        if (!(opi[f6].forms & form))
+            return ILLEGAL;
+        o->op = opi[f6].op;
+        o->form = f3 == 0 ? VEC_VV : f3 == 3 ? VEC_VI : VEC_VX;
+        if (o->op == VEC_MERGE && o->vm) { /* vmv.v.*: vs2 must be v0 */
+            if (vs2 != 0)
+                return ILLEGAL;
+            o->op = VEC_MV;
+        }
+        if (o->op == VEC_MVNR && (!o->vm || (vs1 != 0 && vs1 != 1 && vs1 != 3 && vs1 != 7)))
+            return ILLEGAL;
+        return 0;
+    }
+    if (f3 == 2 || f3 == 6) { /* OPMVV, OPMVX */
+        bool vv = f3 == 2;
+        o->form = vv ? VEC_VV : VEC_VX;
+        if (f6 == 0x10) { /* VWXUNARY0 / VRXUNARY0 */
+            if (!vv) {
+                o->op = VEC_MV_S_X;
+                return vs2 == 0 && o->vm ? 0 : ILLEGAL;
+            }
+            if (vs1 == 0x00) {
+                o->op = VEC_MV_X_S;
+                return o->vm ? 0 : ILLEGAL;
+            }
+            if (vs1 == 0x10 || vs1 == 0x11) {
+                o->op = vs1 == 0x10 ? VEC_CPOP : VEC_FIRST;
+                return 0;
+            }
+            return ILLEGAL;
+        }
+        if (f6 == 0x14) { /* VMUNARY0 */
+            if (!vv)
+                return ILLEGAL;
+            switch (vs1) {
+            case 0x01: o->op = VEC_MSBF; return 0;
+            case 0x02: o->op = VEC_MSOF; return 0;
+            case 0x03: o->op = VEC_MSIF; return 0;
+            case 0x10: o->op = VEC_IOTA; return 0;
+            case 0x11: o->op = VEC_ID; return vs2 == 0 ? 0 : ILLEGAL;
+            default: return ILLEGAL;
+            }
+        }
+        if (!(opm[f6].forms & (vv ? F_VV : F_VX)))
+            return ILLEGAL;
+        o->op = opm[f6].op;
+        /* mask logicals exist unmasked only */
+        if (o->op >= VEC_MANDN && o->op <= VEC_MXNOR && !o->vm)
+            return ILLEGAL;
+        return 0;
+    }
+    return ILLEGAL; /* OPFVV, OPFVF: not yet */
+}
+
+static int decode_mem(uint32_t insn, sim_vec_insn *o)
+{
+    unsigned f3 = (insn >> 12) & 7, mop = (insn >> 26) & 3, lumop = vec_vs2(insn);
+    bool store = (insn & 0x7f) == 0x27;
+    o->op = store ? VEC_STORE : VEC_LOAD;
+    o->store = store;
+    o->vm = (insn >> 25) & 1;
+    o->nf = (uint8_t)((insn >> 29) + 1);
+    o->eew = (uint8_t)(f3 == 0 ? 1 : 1u << (f3 - 4)); /* widths 0, 5, 6, 7 */
+    if ((insn >> 28) & 1) /* mew: EEW 128 and up */
+        return ILLEGAL;
+    switch (mop) {
+    case 1: o->form = VEC_INDEXED; return 0;
+    case 2: o->form = VEC_STRIDED; return 0;
+    case 3: o->form = VEC_INDEXED_ORDERED; return 0;
+    default: break;
+    }
+    switch (lumop) {
+    case 0x00: o->form = VEC_UNIT; return 0;
+    case 0x08: /* whole registers: 1, 2, 4 or 8, unmasked; stores as EEW 8 */
+        o->form = VEC_WHOLE;
+        if (!o->vm || (o->nf & (o->nf - 1)) || (store && o->eew != 1))
+            return ILLEGAL;
+        return 0;
+    case 0x0b: /* vlm.v / vsm.v */
+        o->form = VEC_MASK;
+        return o->vm && o->nf == 1 && o->eew == 1 ? 0 : ILLEGAL;
+    case 0x10:
+        o->form = VEC_FF;
+        return store ? ILLEGAL : 0;
+    default: return ILLEGAL;
+    }
+}
+
+int sim_vec_decode(uint32_t insn, sim_vec_insn *out)
+{
+    memset(out, 0, sizeof *out);
+    switch (insn & 0x7f) {
+    case 0x57: return decode_opv(insn, out);
+    case 0x07:
+    case 0x27: {
+        unsigned f3 = (insn >> 12) & 7;
+        if (f3 != 0 && f3 < 5)
+            return ILLEGAL; /* scalar FP widths: not the vector unit's */
+        return decode_mem(insn, out);
+    }
+    default: return ILLEGAL;
+    }
+}
+
+bool sim_vec_writes_x(const sim_vec_insn *vi)
+{
+    switch (vi->op) {
+    case VEC_VSETVLI: case VEC_VSETIVLI: case VEC_VSETVL:
+    case VEC_MV_X_S: case VEC_CPOP: case VEC_FIRST:
+        return true;
+    default:
+        return false;
+    }
+}

@@ -1,0 +1,211 @@
+/* vec_mem: the vector loads and stores — unit-stride, strided, indexed
+ * (ordered and unordered alike: one hart, elements in order), segment
+ * (nf fields an element), whole-register, mask (vlm.v/vsm.v) and
+ * fault-only-first.
+ *
+ * Every element goes through the hart's memory as a scalar access of its
+ * EEW would (sim_mem's RAM ranges, the inline cluster-cache hit, the
+ * device callbacks behind them), in element order and, within a segment,
+ * field order; so the cluster cache, LIM and the NoC windows see what
+ * they see of scalar code.  An element must be aligned to its EEW: a
+ * misaligned or faulting element traps (cause 4/6 or 5/7, mtval its
+ * address) with its index in vstart, the elements before it done; the
+ * instruction restarts from vstart.  A fault-only-first load's fault past
+ * element 0 trims vl to the element's index instead.  Inactive elements
+ * (mask bit clear) are not accessed and cannot fault.
+ *
+ * Time: each access charges its memory's latency, but a run of accesses
+ * inside one 64-byte line charges only its first (the line is what the
+ * memory moves); the datapath's beats on top (vec_charge).  While a
+ * watch is set, every address is checked before any access, so that a
+ * stop leaves the instruction not begun. */
+#include "vec_internal.h"
+
+/* The accesses of one instruction. */
+typedef struct vacc {
+    sim_hart *h;
+    bool quiet;    /* nothing watches or records: the inline paths may serve */
+    int ram;       /* the RAM range the last access reached, or -1 */
+    uint64_t line; /* the line the last access touched, + 1 (0: none yet) */
+} vacc;
+
+static int vacc_access(vacc *s, uint64_t addr, unsigned size, bool store, uint64_t *val)
+{
+    sim_hart *h = s->h;
+    sim_mem *m = h->mem;
+    if (addr & (size - 1))
+        return store ? SIM_CAUSE_STORE_MISALIGNED : SIM_CAUSE_LOAD_MISALIGNED;
+    uint64_t before = h->cycle;
+    const sim_ram *r = s->ram >= 0 ? &m->ram[s->ram] : NULL;
+    uint8_t *p = NULL;
+    int rc = 0;
+    if (s->quiet && r && addr - r->base < r->size && r->size - (addr - r->base) >= size) {
+        p = r->host + (addr - r->base);
+        h->cycle += r->latency;
+    } else if (s->quiet && (p = sim_mem_cached_hit(m, addr, store)) != NULL) {
+        h->cycle += m->cached.latency;
+    }
+    if (p) {
+        if (store) {
+            sim_mem_put(p, size, *val);
+            sim_mem_note_store(m, h, addr);
+        } else {
+            *val = sim_mem_get(p, size);
+        }
+    } else {
+        int ri = sim_mem_find_ram(m, addr, size);
+        rc = store ? sim_hart_store_slow(h, ri, addr, size, *val)
+                   : sim_hart_load_slow(h, ri, addr, size, val);
+        if (!rc && store)
+            sim_mem_note_store(m, h, addr);
+        if (ri >= 0)
+            s->ram = ri;
+    }
+    uint64_t line = (addr >> 6) + 1;
+    if (!rc && line == s->line) {
+        h->cycle = before; /* the same line as the last access: charged once */
+    } else {
+        h->mem_cycles += h->cycle - before;
+        s->line = line;
+    }
+    return rc;
+}
+
+/* The shape of one instruction's accesses. */
+typedef struct vshape {
+    unsigned form, nf, bytes; /* data element bytes */
+    unsigned field_regs;      /* registers between fields' groups */
+    unsigned ibytes;          /* index bytes (indexed) */
+    uint64_t evl, base, stride;
+    uint8_t index[8 * SIM_VLENB]; /* the index group, copied first */
+} vshape;
+
+static uint64_t elem_addr(const vshape *s, uint64_t i, unsigned f)
+{
+    switch (s->form) {
+    case VEC_STRIDED: return s->base + i * s->stride + (uint64_t)f * s->bytes;
+    case VEC_INDEXED:
+    case VEC_INDEXED_ORDERED:
+        return s->base + sim_mem_get(s->index + i * s->ibytes, s->ibytes) +
+               (uint64_t)f * s->bytes;
+    default: return s->base + (i * s->nf + f) * s->bytes;
+    }
+}
+
+static int lg2(unsigned v)
+{
+    return __builtin_ctz(v);
+}
+
+int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
+{
+    vshape s;
+    unsigned vd = vec_vd(bits), vs2 = vec_vs2(bits);
+    unsigned sew = vec_sew_bytes(h->vtype);
+    int lmul = vec_lmul_log2(h->vtype);
+    bool store = vi->store, indexed = false;
+    int lg_d, lg_i = 0;
+
+    s.form = vi->form;
+    s.nf = vi->nf;
+    s.base = h->x[vec_rs1(bits)];
+    switch (vi->form) {
+    case VEC_WHOLE:
+        s.bytes = vi->eew;
+        lg_d = lg2(vi->nf);
+        s.evl = (uint64_t)vi->nf * SIM_VLENB / vi->eew;
+        s.nf = 1;
+        break;
+    case VEC_MASK:
+        s.bytes = 1;
+        lg_d = 0;
+        s.evl = (h->vl + 7) / 8;
+        break;
+    case VEC_INDEXED:
+    case VEC_INDEXED_ORDERED:
+        indexed = true;
+        s.bytes = sew;
+        s.ibytes = vi->eew;
+        lg_d = lmul;
+        lg_i = lg2(vi->eew) - lg2(sew) + lmul;
+        if (lg_i < -3 || lg_i > 3 || !vec_aligned(vs2, lg_i))
+            return SIM_CAUSE_ILLEGAL;
+        s.evl = h->vl;
+        break;
+    default: /* unit-stride, strided, fault-only-first */
+        s.bytes = vi->eew;
+        lg_d = lg2(vi->eew) - lg2(sew) + lmul;
+        if (lg_d < -3 || lg_d > 3)
+            return SIM_CAUSE_ILLEGAL;
+        s.evl = h->vl;
+        s.stride = h->x[vs2];
+        break;
+    }
+    s.field_regs = lg_d > 0 ? 1u << lg_d : 1;
+    if (!vec_aligned(vd, lg_d) || s.nf * s.field_regs > 8 || vd + s.nf * s.field_regs > 32)
+        return SIM_CAUSE_ILLEGAL;
+    if (!store && !vi->vm && vd == 0) /* a masked load cannot write v0 */
+        return SIM_CAUSE_ILLEGAL;
+    if (indexed && !store)
+        for (unsigned f = 0; f < s.nf; f++) {
+            unsigned r = vd + f * s.field_regs;
+            if (s.nf > 1 ? vec_overlap(r, lg_d, vs2, lg_i)
+                         : !vec_overlap_ok(r, lg_d, s.bytes, vs2, lg_i, s.ibytes))
+                return SIM_CAUSE_ILLEGAL;
+        }
+
+    if (h->vstart >= s.evl) {
+        h->vstart = 0;
+        return 0;
+    }
+    if (indexed)
+        memcpy(s.index, vec_at(h, vs2, 0, 1), s.evl * s.ibytes);
+
+    /* A watch sees every address before anything is reached. */
+    unsigned nwatches = h->nwatches;
+    if (nwatches) {
+        bool stop = false;
+        for (uint64_t i = h->vstart; i < s.evl; i++)
+            if (vec_active(h, vi->vm, i))
+                for (unsigned f = 0; f < s.nf; f++)
+                    stop |= sim_watch_check(h, elem_addr(&s, i, f), s.bytes, store);
+        if (stop)
+            return SIM_HART_STOPPED;
+        h->nwatches = 0; /* checked: the accesses below do not ask again */
+    }
+
+    vacc a = {h, !nwatches && !h->commit, h->ram_hint < h->mem->nram ? (int)h->ram_hint : -1, 0};
+    int rc = 0;
+    uint64_t i;
+    for (i = h->vstart; i < s.evl && !rc; i++) {
+        if (!vec_active(h, vi->vm, i))
+            continue;
+        for (unsigned f = 0; f < s.nf; f++) {
+            uint64_t addr = elem_addr(&s, i, f), v = 0;
+            unsigned r = vd + f * s.field_regs;
+            if (store)
+                v = vec_get(h, r, i, s.bytes);
+            rc = vacc_access(&a, addr, s.bytes, store, &v);
+            if (rc) {
+                *tval = addr;
+                break;
+            }
+            if (!store)
+                vec_set(h, r, i, s.bytes, v);
+        }
+    }
+    h->nwatches = nwatches;
+    if (rc) {
+        i--; /* the faulting element */
+        if (vi->form == VEC_FF && i > 0) {
+            h->vl = i;
+            rc = 0;
+        } else {
+            h->vstart = i;
+            return rc;
+        }
+    }
+    h->vstart = 0;
+    vec_charge(h, s.evl * s.nf * s.bytes * 8, 1);
+    return 0;
+}
