@@ -44,6 +44,7 @@ isa() {
 @test "isa: triggers (tselect/tdata1/tdata2: execute, load, store, a second trigger; rv64mi-p-breakpoint's checks)" { isa triggers; }
 @test "isa: the commit log's sample program" { isa commitlog; }
 @test "isa: rvv_cfg (vsetvl*: every SEW and LMUL, vill, AVL rules, vector CSRs, mstatus.VS)" { isa rvv_cfg; }
+@test "isa: rvv_mem (unit-stride, mask, strided, indexed, whole-register, segment, fault-only-first loads and stores)" { isa rvv_mem; }
 
 @test "isa: every tests/isa/*.S is run by a test here" {
     for src in "$isa"/*.S; do
