@@ -1,0 +1,375 @@
+/* Tests for the vector unit (device/sim/vec_*.c) where the instruction
+ * tests (tests/isa/rvv_*.S, whose RAM costs nothing) cannot look: the
+ * modeled time of vector instructions (the datapath's beats, memory
+ * latency once per 64-byte line), elements through the device callbacks
+ * and a device halting the hart, watches seeing every element before any
+ * access, another hart's reservation, the commit record, the state at
+ * reset, and the decoder's reserved encodings.  Programs are assembled at
+ * test time (riscv64-unknown-elf-as, -march=rv64gcv; $RV_PREFIX
+ * overrides) and run on a hart with code at CODE_BASE, data (latency
+ * DATA_LATENCY) at DATA_BASE and a device (DEV_LATENCY) at DEV_BASE. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hart_internal.h"
+#include "sim_hart.h"
+#include "sim_mem.h"
+#include "sim_vec.h"
+
+#define CODE_BASE 0x80000000ull
+#define CODE_SIZE 0x1000u
+#define DATA_BASE 0x80100000ull
+#define DATA_SIZE 0x1000u
+#define DEV_BASE 0x10000000ull
+#define DEV_SIZE 128u
+#define DEV_HALT (DEV_BASE + 56) /* a store there halts the hart */
+#define DEV_LATENCY 7u
+#define DATA_LATENCY 5u
+
+typedef struct rig {
+    sim_mem mem;
+    sim_hart h, other;
+    uint8_t code[CODE_SIZE];
+    uint8_t data[DATA_SIZE];
+    uint8_t dev[DEV_SIZE];
+    unsigned dev_loads, dev_stores, watch_calls;
+} rig;
+
+static int dev_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size, uint64_t *value)
+{
+    rig *r = m->ctx;
+    if (addr < DEV_BASE || addr - DEV_BASE + size > DEV_SIZE)
+        return SIM_CAUSE_LOAD_ACCESS;
+    uint64_t v = 0;
+    memcpy(&v, r->dev + (addr - DEV_BASE), size);
+    *value = v;
+    h->cycle += DEV_LATENCY;
+    r->dev_loads++;
+    return 0;
+}
+
+static int dev_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size, uint64_t value)
+{
+    rig *r = m->ctx;
+    if (addr < DEV_BASE || addr - DEV_BASE + size > DEV_SIZE)
+        return SIM_CAUSE_STORE_ACCESS;
+    memcpy(r->dev + (addr - DEV_BASE), &value, size);
+    h->cycle += DEV_LATENCY;
+    r->dev_stores++;
+    if (addr == DEV_HALT)
+        sim_hart_halt(h);
+    return 0;
+}
+
+static const char *rv_prefix(void)
+{
+    const char *p = getenv("RV_PREFIX");
+    return p && *p ? p : "riscv64-unknown-elf-";
+}
+
+/* Assembles src at CODE_BASE into out; returns its size. */
+static size_t assemble(const char *src, uint8_t *out, size_t max)
+{
+    char dir[] = "/tmp/sim-vec-test.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], cmd[1200];
+    snprintf(path, sizeof path, "%s/t.s", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, ".option norelax\n.text\n.globl _start\n_start:\n%s\n", src);
+    fclose(f);
+    const char *p = rv_prefix();
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %sas -march=rv64gcv -o t.o t.s && "
+             "%sld -Ttext=0x%llx -o t.elf t.o && %sobjcopy -O binary -j .text t.elf t.bin",
+             dir, p, p, (unsigned long long)CODE_BASE, p);
+    int rc = system(cmd);
+    if (rc != 0)
+        print_message("assembly failed:\n%s\n", src);
+    assert_int_equal(rc, 0);
+    snprintf(path, sizeof path, "%s/t.bin", dir);
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(out, 1, max, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    return n;
+}
+
+/* A hart at CODE_BASE running src (which ends in wfi), VS and FS on,
+ * a0 = DATA_BASE, a1 = DEV_BASE. */
+static rig *rig_new(const char *src)
+{
+    rig *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    assert_true(assemble(src, r->code, CODE_SIZE) > 0);
+    r->mem.ram[0] = (sim_ram){CODE_BASE, CODE_SIZE, r->code, 0};
+    r->mem.ram[1] = (sim_ram){DATA_BASE, DATA_SIZE, r->data, DATA_LATENCY};
+    r->mem.nram = 2;
+    r->mem.load = dev_load;
+    r->mem.store = dev_store;
+    r->mem.ctx = r;
+    assert_int_equal(sim_hart_init(&r->h, &r->mem, 0, CODE_BASE, CODE_BASE, CODE_SIZE), 0);
+    r->h.mstatus |= SIM_MSTATUS_VS | SIM_MSTATUS_FS;
+    r->h.x[10] = DATA_BASE;
+    r->h.x[11] = DEV_BASE;
+    for (unsigned i = 0; i < DATA_SIZE; i++)
+        r->data[i] = (uint8_t)i;
+    return r;
+}
+
+static void rig_free(rig *r)
+{
+    sim_hart_free(&r->h);
+    if (r->other.mem)
+        sim_hart_free(&r->other);
+    free(r);
+}
+
+static void run_to_wfi(rig *r)
+{
+    assert_int_equal(sim_hart_run(&r->h, r->h.cycle + 1000000), SIM_HART_WFI);
+    if (r->h.trapped)
+        print_message("trapped: mcause %llu mtval 0x%llx\n", (unsigned long long)r->h.mcause,
+                      (unsigned long long)r->h.mtval);
+    assert_false(r->h.trapped);
+}
+
+/* The cycles and memory cycles `body` takes (then wfi), a0 = DATA_BASE
+ * + off. */
+static void timed(const char *body, uint64_t off, uint64_t cycles, uint64_t mem_cycles)
+{
+    char src[512];
+    snprintf(src, sizeof src, "%s\nwfi\n", body);
+    rig *r = rig_new(src);
+    r->h.x[10] += off;
+    run_to_wfi(r);
+    if (r->h.cycle != cycles || r->h.mem_cycles != mem_cycles)
+        print_message("`%s`: %llu cycles (%llu memory), want %llu (%llu)\n", body,
+                      (unsigned long long)r->h.cycle, (unsigned long long)r->h.mem_cycles,
+                      (unsigned long long)cycles, (unsigned long long)mem_cycles);
+    assert_int_equal(r->h.cycle, cycles);
+    assert_int_equal(r->h.mem_cycles, mem_cycles);
+    rig_free(r);
+}
+
+/* Every instruction 1 cycle (vsetvli, wfi); a vector instruction one
+ * more for each 256-bit beat past its first; memory latency once per
+ * line run. */
+static void modeled_time(void **state)
+{
+    (void)state;
+    const char *e32 = "vsetvli t0, zero, e32, m1, ta, ma\n";
+    char b[256];
+    /* 16 x 32 bits = 2 beats, one line */
+    snprintf(b, sizeof b, "%svle32.v v1, (a0)", e32);
+    timed(b, 0, 1 + (2 + DATA_LATENCY) + 1, DATA_LATENCY);
+    /* the same 64 bytes across two lines */
+    timed(b, 32, 1 + (2 + 2 * DATA_LATENCY) + 1, 2 * DATA_LATENCY);
+    snprintf(b, sizeof b, "%svse32.v v1, (a0)", e32);
+    timed(b, 0, 1 + (2 + DATA_LATENCY) + 1, DATA_LATENCY);
+    /* stride 64: every element its own line */
+    timed("vsetivli t0, 4, e32, m1, ta, ma\nli t1, 64\nvlse32.v v1, (a0), t1", 0,
+          1 + 1 + (1 + 4 * DATA_LATENCY) + 1, 4 * DATA_LATENCY);
+    /* stride 0: one line, charged once */
+    timed("vsetivli t0, 8, e64, m1, ta, ma\nvlse64.v v1, (a0), zero", 0,
+          1 + (2 + DATA_LATENCY) + 1, DATA_LATENCY);
+    /* masked off: no access, no latency */
+    timed("vsetivli t0, 8, e64, m1, ta, ma\nvmv.v.i v0, 0\nvle64.v v1, (a0), v0.t", 0,
+          1 + 2 + 2 + 1, 0);
+    /* whole registers: 8 x 64 bytes = 16 beats, 8 lines */
+    timed("vl8re64.v v8, (a0)", 0, (16 + 8 * DATA_LATENCY) + 1, 8 * DATA_LATENCY);
+    /* e64 m8 add: 64 x 64 bits = 16 beats */
+    timed("vsetvli t0, zero, e64, m8, ta, ma\nvadd.vv v8, v16, v16", 0, 1 + 16 + 1, 0);
+    /* vl 1: one beat whatever LMUL */
+    timed("vsetivli t0, 1, e64, m8, ta, ma\nvadd.vv v8, v16, v16", 0, 1 + 1 + 1, 0);
+    /* a multiply adds SIM_COST_MUL once; a divide SIM_VCOST_DIV a beat */
+    snprintf(b, sizeof b, "%svmul.vv v1, v2, v3", e32);
+    timed(b, 0, 1 + (2 + SIM_COST_MUL) + 1, 0);
+    snprintf(b, sizeof b, "%svdivu.vv v1, v2, v3", e32);
+    timed(b, 0, 1 + (2 + 2 * SIM_VCOST_DIV) + 1, 0);
+    /* a mask instruction: vl bits */
+    timed("vsetvli t0, zero, e8, m8, ta, ma\nvmand.mm v1, v2, v3", 0, 1 + 2 + 1, 0);
+}
+
+/* Elements reach a device one access each, at its EEW; its latency is
+ * charged once per line. */
+static void device_elements(void **state)
+{
+    (void)state;
+    rig *r = rig_new("vsetivli t0, 8, e64, m1, ta, ma\nvle64.v v1, (a1)\n"
+                     "vsetivli t0, 4, e16, m1, ta, ma\nvse16.v v1, (a1)\nwfi");
+    for (unsigned i = 0; i < DEV_SIZE; i++)
+        r->dev[i] = (uint8_t)(0x80 + i);
+    run_to_wfi(r);
+    assert_int_equal(r->dev_loads, 8);
+    assert_int_equal(r->dev_stores, 4);
+    assert_int_equal(r->h.mem_cycles, 2 * DEV_LATENCY);
+    assert_memory_equal(r->h.v[1], r->dev, 64);
+    rig_free(r);
+}
+
+/* A device that halts the hart inside a vector store: the instruction
+ * completes (every element stored) and retires, the run returns. */
+static void device_halts(void **state)
+{
+    (void)state;
+    rig *r = rig_new("vsetivli t0, 16, e64, m2, ta, ma\nvse64.v v2, (a1)\nwfi");
+    uint8_t pat[128];
+    for (unsigned i = 0; i < sizeof pat; i++)
+        pat[i] = (uint8_t)i;
+    memcpy(r->h.v + 2, pat, sizeof pat); /* v2 and v3 */
+    assert_int_equal(sim_hart_run(&r->h, 1000000), SIM_HART_HALTED);
+    assert_int_equal(r->dev_stores, 16);
+    assert_memory_equal(r->dev, pat, 128);
+    assert_int_equal(r->h.instret, 2);
+    assert_int_equal(r->h.pc, CODE_BASE + 8);
+    rig_free(r);
+}
+
+static bool on_watch(void *ctx, sim_hart *h, unsigned index, bool store)
+{
+    rig *r = ctx;
+    (void)h;
+    (void)index;
+    (void)store;
+    r->watch_calls++;
+    return true;
+}
+
+/* A watch on one element stops the run before the instruction: nothing
+ * stored, not even the elements before it. */
+static void watch_first(void **state)
+{
+    (void)state;
+    rig *r = rig_new("vsetivli t0, 4, e32, m1, ta, ma\nvse32.v v1, (a0)\nwfi");
+    memset(r->h.v[1], 0xee, 64);
+    static const sim_watch w = {DATA_BASE + 8, 4, false, true};
+    r->h.watches = &w;
+    r->h.nwatches = 1;
+    r->h.watch = on_watch;
+    r->h.watch_ctx = r;
+    assert_int_equal(sim_hart_run(&r->h, 1000000), SIM_HART_RUNNING);
+    assert_int_equal(r->watch_calls, 1);
+    assert_int_equal(r->h.pc, CODE_BASE + 4);
+    assert_int_equal(r->h.instret, 1);
+    assert_int_equal(r->data[0], 0);
+    assert_int_equal(r->h.vstart, 0);
+    r->h.nwatches = 0; /* gone: the store runs */
+    run_to_wfi(r);
+    assert_int_equal(r->data[0], 0xee);
+    assert_int_equal(r->data[15], 0xee);
+    assert_int_equal(r->data[16], 16);
+    rig_free(r);
+}
+
+/* A vector store ends another hart's reservation on the line. */
+static void reservation(void **state)
+{
+    (void)state;
+    rig *r = rig_new("vsetivli t0, 1, e8, m1, ta, ma\nvse8.v v1, (a0)\nwfi");
+    assert_int_equal(sim_hart_init(&r->other, &r->mem, 1, CODE_BASE, CODE_BASE, CODE_SIZE), 0);
+    r->other.reserved = true;
+    r->other.reservation = DATA_BASE;
+    r->h.x[10] += 63;
+    run_to_wfi(r);
+    assert_false(r->other.reserved);
+    rig_free(r);
+}
+
+/* A step records what a vector instruction writes to x (vset*, vmv.x.s),
+ * and nothing for one that writes only vector state. */
+static void step_commit(void **state)
+{
+    (void)state;
+    rig *r = rig_new("vsetivli t0, 3, e8, m1, ta, ma\nvadd.vi v1, v1, 1\nvmv.x.s t1, v1\nwfi");
+    sim_commit c;
+    assert_true(sim_hart_step(&r->h, 1000, &c));
+    assert_int_equal(c.nwrites, 1); /* t0 (VS was Dirty already) */
+    assert_int_equal(c.writes[0].file, 'x');
+    assert_int_equal(c.writes[0].num, 5);
+    assert_int_equal(c.writes[0].value, 3);
+    assert_true(sim_hart_step(&r->h, 1000, &c));
+    assert_int_equal(c.nwrites, 0);
+    assert_true(sim_hart_step(&r->h, 1000, &c));
+    assert_int_equal(c.nwrites, 1);
+    assert_int_equal(c.writes[0].num, 6);
+    assert_int_equal(c.writes[0].value, 1);
+    rig_free(r);
+}
+
+/* At reset vtype is vill and vl 0, so vector arithmetic traps until a
+ * vsetvl; VS starts Off. */
+static void reset_state(void **state)
+{
+    (void)state;
+    rig *r = rig_new("vadd.vv v1, v2, v3\nwfi");
+    assert_int_equal(r->h.vtype, 1ull << 63);
+    assert_int_equal(r->h.vl, 0);
+    r->h.mtvec = CODE_BASE + 4; /* the wfi */
+    assert_int_equal(sim_hart_run(&r->h, 1000), SIM_HART_WFI);
+    assert_true(r->h.trapped);
+    assert_int_equal(r->h.trap_cause, SIM_CAUSE_ILLEGAL);
+    assert_int_equal(r->h.trap_epc, CODE_BASE);
+    rig_free(r);
+    sim_hart h;
+    sim_mem m;
+    memset(&m, 0, sizeof m);
+    assert_int_equal(sim_hart_init(&h, &m, 0, 0, 0, 64), 0);
+    assert_int_equal(h.mstatus & SIM_MSTATUS_VS, 0);
+    sim_hart_free(&h);
+}
+
+/* Encodings reserved whatever the state decode as illegal. */
+static void decode_reserved(void **state)
+{
+    (void)state;
+    sim_vec_insn vi;
+    static const struct {
+        uint32_t insn;
+        int want;
+    } t[] = {
+        {0x022180d7, 0},                 /* vadd.vv v1, v2, v3 */
+        {0x0205e087, 0},                 /* vle32.v v1, (a1) */
+        {0x1205e087, SIM_CAUSE_ILLEGAL}, /* mew: EEW 128 */
+        {0x2285e087, 0},                 /* vl2re32.v v1, (a1) */
+        {0x4285e087, SIM_CAUSE_ILLEGAL}, /* whole registers: 3 */
+        {0x0285e087 & ~(1u << 25), SIM_CAUSE_ILLEGAL}, /* vl1re32 masked */
+        {0x0285d0a7 | (5u << 12), SIM_CAUSE_ILLEGAL},  /* vs1r with EEW 16 */
+        {0x02b58007, 0},                 /* vlm.v v0, (a1) */
+        {0x22b58007, SIM_CAUSE_ILLEGAL}, /* vlm.v with nf 2 */
+        {0x0305e0a7, SIM_CAUSE_ILLEGAL}, /* fault-only-first store */
+        {0x022090d7, SIM_CAUSE_ILLEGAL}, /* OPFVV: vfadd.vv */
+        {0x0e2180d7, SIM_CAUSE_ILLEGAL}, /* vrsub.vv does not exist */
+        {0x9e2130d7, SIM_CAUSE_ILLEGAL}, /* vmv<nr>r.v, nr 3 */
+        {0x9e2030d7, 0},                 /* vmv1r.v v1, v2 */
+        {0x5e2080d7, SIM_CAUSE_ILLEGAL}, /* vmv.v.v with vs2 != 0 */
+        {0x83f572d7, SIM_CAUSE_ILLEGAL}, /* OPCFG 10xxxxx other than vsetvl */
+        {0x80b572d7, 0},                 /* vsetvl t0, a0, a1 */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        int got = sim_vec_decode(t[i].insn, &vi);
+        if (got != t[i].want)
+            print_message("0x%08x: got %d, want %d\n", t[i].insn, got, t[i].want);
+        assert_int_equal(got, t[i].want);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(modeled_time),   cmocka_unit_test(device_elements),
+        cmocka_unit_test(device_halts),   cmocka_unit_test(watch_first),
+        cmocka_unit_test(reservation),    cmocka_unit_test(step_commit),
+        cmocka_unit_test(reset_state),    cmocka_unit_test(decode_reserved),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
