@@ -3,8 +3,9 @@
  * divide and remainder, the multiply-adds, merge and vmv.v — its compares
  * (a mask result) and its reductions.  All as RVV 1.0 has them, at SEW
  * 8..64: operands of .vx truncated to SEW, .vi's 5-bit immediate
- * sign-extended (a shift takes its low log2(SEW) bits, an unsigned
- * compare the sign-extended value as unsigned); division by zero gives
+ * sign-extended (but a shift's, which is unsigned; an unsigned compare
+ * takes the sign-extended value as unsigned); shift amounts are the low
+ * log2(SEW) bits; division by zero gives
  * all ones (remainder: the dividend), the signed overflow gives the
  * dividend (remainder 0), as the scalar M extension.
  *
@@ -97,8 +98,10 @@ int vec_int(sim_hart *h, const sim_vec_insn *vi, uint32_t bits)
     unsigned sew = vec_sew_bytes(h->vtype), w = 8 * sew;
     int lg = vec_lmul_log2(h->vtype);
     bool vv = vi->form == VEC_VV;
+    /* .vi: simm5, but a shift's amount is uimm5 */
+    bool shift = op == VEC_SLL || op == VEC_SRL || op == VEC_SRA;
     uint64_t scalar = vi->form == VEC_VX   ? h->x[vs1]
-                      : vi->form == VEC_VI ? (uint64_t)vec_sext(vs1, 5)
+                      : vi->form == VEC_VI ? (shift ? vs1 : (uint64_t)vec_sext(vs1, 5))
                                            : 0;
     uint64_t vl = h->vl;
 

@@ -110,6 +110,9 @@ TEST_BEGIN
     VI vsra, e64, NEG(8), 2, NEG(2)
     VV vsrl, e64, 0x8000000000000000, 65, 0x4000000000000000
     VI vsrl, e8, 0x80, 7, 1
+    VI vsll, e64, 1, 16, 0x10000      # uimm5: 16, not -16
+    VI vsrl, e64, NEG(1), 31, 0x1ffffffff
+    VI vsra, e64, 0x8000000000000000, 16, NEG(0x800000000000)
     TEST 4                    # min, max: signed and unsigned
     VV vminu, e8, 0x80, 0x7f, 0x7f
     VV vmin, e8, 0x80, 0x7f, NEG(128)
