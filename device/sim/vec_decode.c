@@ -4,8 +4,8 @@
  * reserved whatever the state (mew set, a form an operation lacks, a
  * nonzero field that must be zero, vm 0 where only unmasked exists, a
  * whole-register count that is not 1, 2, 4 or 8) and everything not
- * implemented yet (OPFVV/OPFVF, fixed point, widening, narrowing,
- * permutations, carry) is illegal here, so it traps with its bits.  What
+ * implemented yet (OPFVV/OPFVF, fixed point, widening, narrowing) is
+ * illegal here, so it traps with its bits.  What
  * depends on vtype (register alignment, EMUL) is checked when it runs. */
 #include "vec_internal.h"
 
@@ -23,6 +23,10 @@ static const struct { uint8_t op, forms; } opi[64] = {
     [0x1b] = {VEC_MSLT, F_VV | F_VX},         [0x1c] = {VEC_MSLEU, F_VV | F_VX | F_VI},
     [0x1d] = {VEC_MSLE, F_VV | F_VX | F_VI},  [0x1e] = {VEC_MSGTU, F_VX | F_VI},
     [0x1f] = {VEC_MSGT, F_VX | F_VI},         [0x25] = {VEC_SLL, F_VV | F_VX | F_VI},
+    [0x0c] = {VEC_RGATHER, F_VV | F_VX | F_VI}, [0x0e] = {VEC_SLIDEUP, F_VV | F_VX | F_VI},
+    [0x0f] = {VEC_SLIDEDOWN, F_VX | F_VI},    [0x10] = {VEC_ADC, F_VV | F_VX | F_VI},
+    [0x11] = {VEC_MADC, F_VV | F_VX | F_VI},  [0x12] = {VEC_SBC, F_VV | F_VX},
+    [0x13] = {VEC_MSBC, F_VV | F_VX},
     [0x27] = {VEC_MVNR, F_VI},                [0x28] = {VEC_SRL, F_VV | F_VX | F_VI},
     [0x29] = {VEC_SRA, F_VV | F_VX | F_VI},
 };
@@ -32,6 +36,7 @@ static const struct { uint8_t op, forms; } opm[64] = {
     [0x00] = {VEC_REDSUM, F_VV},  [0x01] = {VEC_REDAND, F_VV},  [0x02] = {VEC_REDOR, F_VV},
     [0x03] = {VEC_REDXOR, F_VV},  [0x04] = {VEC_REDMINU, F_VV}, [0x05] = {VEC_REDMIN, F_VV},
     [0x06] = {VEC_REDMAXU, F_VV}, [0x07] = {VEC_REDMAX, F_VV},
+    [0x0e] = {VEC_SLIDE1UP, F_VX}, [0x0f] = {VEC_SLIDE1DOWN, F_VX}, [0x17] = {VEC_COMPRESS, F_VV},
     [0x18] = {VEC_MANDN, F_VV},   [0x19] = {VEC_MAND, F_VV},    [0x1a] = {VEC_MOR, F_VV},
     [0x1b] = {VEC_MXOR, F_VV},    [0x1c] = {VEC_MORN, F_VV},    [0x1d] = {VEC_MNAND, F_VV},
     [0x1e] = {VEC_MNOR, F_VV},    [0x1f] = {VEC_MXNOR, F_VV},
@@ -73,6 +78,11 @@ static int decode_opv(uint32_t insn, sim_vec_insn *o)
         }
         if (o->op == VEC_MVNR && (!o->vm || (vs1 != 0 && vs1 != 1 && vs1 != 3 && vs1 != 7)))
             return ILLEGAL;
+        if (o->op == VEC_SLIDEUP && form == F_VV) /* funct6 0x0e .vv is vrgatherei16 */
+            o->op = VEC_RGATHEREI16;
+        /* vadc/vsbc take the carry from v0 (vm 0 only); vmadc/vmsbc both */
+        if ((o->op == VEC_ADC || o->op == VEC_SBC) && o->vm)
+            return ILLEGAL;
         return 0;
     }
     if (f3 == 2 || f3 == 6) { /* OPMVV, OPMVX */
@@ -93,6 +103,13 @@ static int decode_opv(uint32_t insn, sim_vec_insn *o)
             }
             return ILLEGAL;
         }
+        if (f6 == 0x12) { /* VXUNARY0: vzext/vsext.vf8, vf4, vf2 */
+            if (!vv || vs1 < 2 || vs1 > 7)
+                return ILLEGAL;
+            o->op = vs1 & 1 ? VEC_SEXT : VEC_ZEXT;
+            o->nf = (uint8_t)(8 >> ((vs1 - 2) / 2)); /* 2, 3: 8; 4, 5: 4; 6, 7: 2 */
+            return 0;
+        }
         if (f6 == 0x14) { /* VMUNARY0 */
             if (!vv)
                 return ILLEGAL;
@@ -108,8 +125,8 @@ static int decode_opv(uint32_t insn, sim_vec_insn *o)
         if (!(opm[f6].forms & (vv ? F_VV : F_VX)))
             return ILLEGAL;
         o->op = opm[f6].op;
-        /* mask logicals exist unmasked only */
-        if (o->op >= VEC_MANDN && o->op <= VEC_MXNOR && !o->vm)
+        /* mask logicals and vcompress exist unmasked only */
+        if (((o->op >= VEC_MANDN && o->op <= VEC_MXNOR) || o->op == VEC_COMPRESS) && !o->vm)
             return ILLEGAL;
         return 0;
     }

@@ -58,7 +58,14 @@ int sim_vec_exec(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *t
         rc = vec_mem(h, vi, bits, tval);
         break;
     default:
-        rc = vi->op >= VEC_MANDN ? vec_mask(h, vi, bits) : vec_int(h, vi, bits);
+        if (vi->op >= VEC_SLIDEUP)
+            rc = vec_perm(h, vi, bits);
+        else if (vi->op >= VEC_ADC)
+            rc = vec_carry(h, vi, bits);
+        else if (vi->op >= VEC_MANDN && vi->op <= VEC_MVNR)
+            rc = vec_mask(h, vi, bits);
+        else
+            rc = vec_int(h, vi, bits);
         break;
     }
     /* Dirty once the vector state may have changed: also when a memory

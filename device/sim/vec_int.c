@@ -1,7 +1,8 @@
 /* vec_int: the vector unit's single-width integer arithmetic — add, sub,
  * rsub, and/or/xor, shifts, min/max, multiply (low and high halves),
- * divide and remainder, the multiply-adds, merge and vmv.v — its compares
- * (a mask result) and its reductions.  All as RVV 1.0 has them, at SEW
+ * divide and remainder, the multiply-adds, merge and vmv.v, vzext and
+ * vsext (.vf2/.vf4/.vf8) — its compares (a mask result) and its
+ * reductions.  All as RVV 1.0 has them, at SEW
  * 8..64: operands of .vx truncated to SEW, .vi's 5-bit immediate
  * sign-extended (but a shift's, which is unsigned; an unsigned compare
  * takes the sign-extended value as unsigned); shift amounts are the low
@@ -119,9 +120,30 @@ int vec_int(sim_hart *h, const sim_vec_insn *vi, uint32_t bits)
         return 0;
     }
 
+    uint8_t out[8 * SIM_VLENB];
+    size_t n = (size_t)(lg > 0 ? 1u << lg : 1) * SIM_VLENB;
+    if (op == VEC_ZEXT || op == VEC_SEXT) {
+        /* the source: EEW SEW / f, EMUL LMUL / f */
+        unsigned f = vi->nf, sbytes = sew / f;
+        int lgs = lg - __builtin_ctz(f);
+        if (sbytes == 0 || lgs < -3 || !vec_aligned(vd, lg) || !vec_aligned(vs2, lgs) ||
+            (!vi->vm && vd == 0) || !vec_overlap_ok(vd, lg, sew, vs2, lgs, sbytes))
+            return SIM_CAUSE_ILLEGAL;
+        memcpy(out, h->v[vd], n);
+        for (uint64_t i = h->vstart; i < vl; i++)
+            if (vec_active(h, vi->vm, i)) {
+                uint64_t a = vec_get(h, vs2, i, sbytes);
+                sim_mem_put(out + i * sew, sew,
+                            op == VEC_SEXT ? (uint64_t)vec_sext(a, 8 * sbytes) : a);
+            }
+        memcpy(h->v[vd], out, n);
+        h->vstart = 0;
+        vec_charge(h, vl * w, 1);
+        return 0;
+    }
+
     if (!vec_aligned(vs2, lg) || (vv && !vec_aligned(vs1, lg)))
         return SIM_CAUSE_ILLEGAL;
-    uint8_t out[8 * SIM_VLENB];
     if (is_cmp(op)) {
         /* one mask register; it may overlap a source only at its lowest
          * register (and v0 even when masked: the result is a mask) */
@@ -137,7 +159,6 @@ int vec_int(sim_hart *h, const sim_vec_insn *vi, uint32_t bits)
     } else {
         if (!vec_aligned(vd, lg) || (!vi->vm && vd == 0))
             return SIM_CAUSE_ILLEGAL;
-        size_t n = (size_t)(lg > 0 ? 1u << lg : 1) * SIM_VLENB;
         memcpy(out, h->v[vd], n);
         for (uint64_t i = h->vstart; i < vl; i++) {
             uint64_t a = vec_get(h, vs2, i, sew), b = vv ? vec_get(h, vs1, i, sew) : scalar;

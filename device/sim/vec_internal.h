@@ -29,7 +29,13 @@
     /* masks and moves (vec_mask.c) */                                                         \
     X(MANDN) X(MAND) X(MOR) X(MXOR) X(MORN) X(MNAND) X(MNOR) X(MXNOR)                          \
     X(CPOP) X(FIRST) X(MSBF) X(MSOF) X(MSIF) X(IOTA) X(ID)                                     \
-    X(MV_X_S) X(MV_S_X) X(MVNR)
+    X(MV_X_S) X(MV_S_X) X(MVNR)                                                                \
+    /* integer extension (vec_int.c): the entry's nf is the factor, 2, 4 or 8 */               \
+    X(ZEXT) X(SEXT)                                                                            \
+    /* carry and borrow (vec_carry.c) */                                                       \
+    X(ADC) X(MADC) X(SBC) X(MSBC)                                                              \
+    /* permutations (vec_perm.c) */                                                            \
+    X(SLIDEUP) X(SLIDEDOWN) X(SLIDE1UP) X(SLIDE1DOWN) X(RGATHER) X(RGATHEREI16) X(COMPRESS)
 
 #define VEC_OP_ENUM(name) VEC_##name,
 enum vec_op { VEC_OPS(VEC_OP_ENUM) VEC_OP_COUNT };
@@ -127,5 +133,7 @@ int vec_setvl(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_c
 int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval); /* vec_mem.c */
 int vec_int(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);        /* vec_int.c */
 int vec_mask(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_mask.c */
+int vec_carry(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_carry.c */
+int vec_perm(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_perm.c */
 
 #endif

@@ -2,7 +2,7 @@
 # instructions (vill, misaligned register groups, EMUL past 8, a masked
 # destination v0, segments past 8 registers, reductions and vcpop with
 # vstart set, groups not implemented yet: floating point, fixed point,
-# widening); a misaligned or faulting element traps with its index in
+# widening, narrowing); a misaligned or faulting element traps with its index in
 # vstart and its address in mtval, the elements before it done, and the
 # instruction restarts from vstart after mret; masked-off elements never
 # fault; fault-only-first traps at element 0.
@@ -130,13 +130,29 @@ tests:
     ARM 2f
     vmseq.vv v2, v2, v4
 2:  CHECK s5, 0
-    TEST 9                    # not implemented yet: FP, fixed point, widening, slides
+    TEST 9                    # not implemented yet: FP, fixed point, widening, narrowing
     vsetvli t0, zero, e32, m1, ta, ma
     MUST_BE_ILLEGAL vfadd.vv v1, v2, v3
+    MUST_BE_ILLEGAL vfmv.v.f v1, fa0
     MUST_BE_ILLEGAL vsaddu.vv v1, v2, v3
+    MUST_BE_ILLEGAL vssrl.vi v1, v2, 1
     MUST_BE_ILLEGAL vwadd.vv v2, v4, v5
-    MUST_BE_ILLEGAL vslideup.vi v1, v2, 1
-    MUST_BE_ILLEGAL vzext.vf2 v1, v2
+    MUST_BE_ILLEGAL vwmul.vv v2, v4, v5
+    MUST_BE_ILLEGAL vnsrl.wi v1, v2, 1
+    TEST 19                   # permutations' overlaps, vadc writing v0, vcompress with vstart
+    vsetvli t0, zero, e32, m2, ta, ma
+    MUST_BE_ILLEGAL vslideup.vi v2, v2, 1
+    MUST_BE_ILLEGAL vrgather.vv v4, v2, v4
+    MUST_BE_ILLEGAL vcompress.vm v2, v4, v2
+    MUST_BE_ILLEGAL vadc.vvm v0, v2, v4, v0
+    MUST_BE_ILLEGAL vzext.vf2 v3, v2
+    MUST_BE_ILLEGAL vzext.vf8 v2, v4          # e32 / 8: EEW 4 bits
+    csrwi vstart, 1
+    MUST_BE_ILLEGAL vcompress.vm v2, v4, v1
+    csrwi vstart, 0
+    ARM 2f
+    vslidedown.vi v2, v2, 1   # a slide down may overlap
+2:  CHECK s5, 0
     TEST 10                   # reserved encodings: vmv.v.v with vs2 != 0, vmv3r, masked vmand
     MUST_BE_ILLEGAL .4byte 0x5e2080d7   # vmv.v.v v1, v2 with vs2 = v2
     MUST_BE_ILLEGAL .4byte 0x9e2130d7   # vmv3r.v v1, v2 (nr 3)
