@@ -9,9 +9,9 @@
  * single-width integer arithmetic, compares, merges and moves, integer
  * reductions, mask logicals, vcpop/vfirst/vmsbf/vmsif/vmsof/viota/vid;
  * vmv.x.s, vmv.s.x, vmv<nr>r.v; add/subtract with carry, vzext/vsext;
- * slides, gathers, vcompress.  Every other vector encoding (floating
- * point, fixed point, widening, narrowing) decodes as an illegal
- * instruction.  device/sim/README.md, "Vectors", has the rules
+ * slides, gathers, vcompress; widening integer arithmetic and reductions,
+ * narrowing shifts.  Every other vector encoding (floating point, fixed
+ * point) decodes as an illegal instruction.  device/sim/README.md, "Vectors", has the rules
  * and the modeled time. */
 #ifndef SIM_VEC_H
 #define SIM_VEC_H

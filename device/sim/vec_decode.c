@@ -4,8 +4,7 @@
  * reserved whatever the state (mew set, a form an operation lacks, a
  * nonzero field that must be zero, vm 0 where only unmasked exists, a
  * whole-register count that is not 1, 2, 4 or 8) and everything not
- * implemented yet (OPFVV/OPFVF, fixed point, widening, narrowing) is
- * illegal here, so it traps with its bits.  What
+ * implemented yet (OPFVV/OPFVF, fixed point) is illegal here, so it traps with its bits.  What
  * depends on vtype (register alignment, EMUL) is checked when it runs. */
 #include "vec_internal.h"
 
@@ -29,6 +28,8 @@ static const struct { uint8_t op, forms; } opi[64] = {
     [0x13] = {VEC_MSBC, F_VV | F_VX},
     [0x27] = {VEC_MVNR, F_VI},                [0x28] = {VEC_SRL, F_VV | F_VX | F_VI},
     [0x29] = {VEC_SRA, F_VV | F_VX | F_VI},
+    [0x2c] = {VEC_NSRL, F_VV | F_VX | F_VI},  [0x2d] = {VEC_NSRA, F_VV | F_VX | F_VI},
+    [0x30] = {VEC_WREDSUMU, F_VV},            [0x31] = {VEC_WREDSUM, F_VV},
 };
 
 /* OPMVV/OPMVX by funct6 (the unary groups 0x10 and 0x14 apart). */
@@ -46,6 +47,14 @@ static const struct { uint8_t op, forms; } opm[64] = {
     [0x26] = {VEC_MULHSU, F_VV | F_VX}, [0x27] = {VEC_MULH, F_VV | F_VX},
     [0x29] = {VEC_MADD, F_VV | F_VX},   [0x2b] = {VEC_NMSUB, F_VV | F_VX},
     [0x2d] = {VEC_MACC, F_VV | F_VX},   [0x2f] = {VEC_NMSAC, F_VV | F_VX},
+    [0x30] = {VEC_WADDU, F_VV | F_VX},   [0x31] = {VEC_WADD, F_VV | F_VX},
+    [0x32] = {VEC_WSUBU, F_VV | F_VX},   [0x33] = {VEC_WSUB, F_VV | F_VX},
+    [0x34] = {VEC_WADDU_W, F_VV | F_VX}, [0x35] = {VEC_WADD_W, F_VV | F_VX},
+    [0x36] = {VEC_WSUBU_W, F_VV | F_VX}, [0x37] = {VEC_WSUB_W, F_VV | F_VX},
+    [0x38] = {VEC_WMULU, F_VV | F_VX},   [0x3a] = {VEC_WMULSU, F_VV | F_VX},
+    [0x3b] = {VEC_WMUL, F_VV | F_VX},    [0x3c] = {VEC_WMACCU, F_VV | F_VX},
+    [0x3d] = {VEC_WMACC, F_VV | F_VX},   [0x3e] = {VEC_WMACCUS, F_VX},
+    [0x3f] = {VEC_WMACCSU, F_VV | F_VX},
 };
 
 #define ILLEGAL SIM_CAUSE_ILLEGAL

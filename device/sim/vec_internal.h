@@ -35,7 +35,11 @@
     /* carry and borrow (vec_carry.c) */                                                       \
     X(ADC) X(MADC) X(SBC) X(MSBC)                                                              \
     /* permutations (vec_perm.c) */                                                            \
-    X(SLIDEUP) X(SLIDEDOWN) X(SLIDE1UP) X(SLIDE1DOWN) X(RGATHER) X(RGATHEREI16) X(COMPRESS)
+    X(SLIDEUP) X(SLIDEDOWN) X(SLIDE1UP) X(SLIDE1DOWN) X(RGATHER) X(RGATHEREI16) X(COMPRESS)   \
+    /* widening and narrowing (vec_wide.c) */                                                  \
+    X(WADDU) X(WADD) X(WSUBU) X(WSUB) X(WADDU_W) X(WADD_W) X(WSUBU_W) X(WSUB_W)                \
+    X(WMULU) X(WMULSU) X(WMUL) X(WMACCU) X(WMACC) X(WMACCUS) X(WMACCSU)                        \
+    X(WREDSUMU) X(WREDSUM) X(NSRL) X(NSRA)
 
 #define VEC_OP_ENUM(name) VEC_##name,
 enum vec_op { VEC_OPS(VEC_OP_ENUM) VEC_OP_COUNT };
@@ -135,5 +139,6 @@ int vec_int(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);        /* vec_i
 int vec_mask(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_mask.c */
 int vec_carry(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_carry.c */
 int vec_perm(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_perm.c */
+int vec_wide(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_wide.c */
 
 #endif

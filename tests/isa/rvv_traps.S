@@ -1,8 +1,7 @@
 # Vector traps: reserved configurations and encodings are illegal
 # instructions (vill, misaligned register groups, EMUL past 8, a masked
 # destination v0, segments past 8 registers, reductions and vcpop with
-# vstart set, groups not implemented yet: floating point, fixed point,
-# widening, narrowing); a misaligned or faulting element traps with its index in
+# vstart set, groups not implemented yet: floating point, fixed point); a misaligned or faulting element traps with its index in
 # vstart and its address in mtval, the elements before it done, and the
 # instruction restarts from vstart after mret; masked-off elements never
 # fault; fault-only-first traps at element 0.
@@ -130,15 +129,16 @@ tests:
     ARM 2f
     vmseq.vv v2, v2, v4
 2:  CHECK s5, 0
-    TEST 9                    # not implemented yet: FP, fixed point, widening, narrowing
+    TEST 9                    # not implemented yet: floating point, fixed point
     vsetvli t0, zero, e32, m1, ta, ma
     MUST_BE_ILLEGAL vfadd.vv v1, v2, v3
     MUST_BE_ILLEGAL vfmv.v.f v1, fa0
+    MUST_BE_ILLEGAL vfwcvt.f.x.v v2, v4
     MUST_BE_ILLEGAL vsaddu.vv v1, v2, v3
     MUST_BE_ILLEGAL vssrl.vi v1, v2, 1
-    MUST_BE_ILLEGAL vwadd.vv v2, v4, v5
-    MUST_BE_ILLEGAL vwmul.vv v2, v4, v5
-    MUST_BE_ILLEGAL vnsrl.wi v1, v2, 1
+    MUST_BE_ILLEGAL vaadd.vv v1, v2, v3
+    MUST_BE_ILLEGAL vsmul.vv v1, v2, v3
+    MUST_BE_ILLEGAL vnclip.wi v1, v2, 1
     TEST 19                   # permutations' overlaps, vadc writing v0, vcompress with vstart
     vsetvli t0, zero, e32, m2, ta, ma
     MUST_BE_ILLEGAL vslideup.vi v2, v2, 1
@@ -152,6 +152,22 @@ tests:
     csrwi vstart, 0
     ARM 2f
     vslidedown.vi v2, v2, 1   # a slide down may overlap
+2:  CHECK s5, 0
+    TEST 20                   # widening: 2 * SEW <= 64, 2 * LMUL <= 8, the overlap rules
+    vsetvli t0, zero, e64, m1, ta, ma
+    MUST_BE_ILLEGAL vwadd.vv v2, v4, v5
+    vsetvli t0, zero, e8, m8, ta, ma
+    MUST_BE_ILLEGAL vwadd.vv v0, v8, v16
+    vsetvli t0, zero, e8, m1, ta, ma
+    MUST_BE_ILLEGAL vwadd.vv v3, v4, v5       # the wide group unaligned
+    MUST_BE_ILLEGAL vwadd.vv v2, v2, v4       # a narrow source in the wide one's low half
+    MUST_BE_ILLEGAL vnsrl.wi v3, v2, 0        # a narrow result in the wide source's high half
+    csrwi vstart, 1
+    MUST_BE_ILLEGAL vwredsum.vs v1, v2, v3    # a reduction with vstart set
+    csrwi vstart, 0
+    ARM 2f
+    vwadd.vv v2, v3, v4       # the wide one's high half: allowed
+    vnsrl.wi v2, v2, 0        # the wide source's low half: allowed
 2:  CHECK s5, 0
     TEST 10                   # reserved encodings: vmv.v.v with vs2 != 0, vmv3r, masked vmand
     MUST_BE_ILLEGAL .4byte 0x5e2080d7   # vmv.v.v v1, v2 with vs2 = v2
