@@ -4,7 +4,7 @@
  * reserved whatever the state (mew set, a form an operation lacks, a
  * nonzero field that must be zero, vm 0 where only unmasked exists, a
  * whole-register count that is not 1, 2, 4 or 8) and everything not
- * implemented yet (OPFVV/OPFVF, fixed point) is illegal here, so it traps with its bits.  What
+ * implemented yet (OPFVV/OPFVF: floating point) is illegal here, so it traps with its bits.  What
  * depends on vtype (register alignment, EMUL) is checked when it runs. */
 #include "vec_internal.h"
 
@@ -26,7 +26,11 @@ static const struct { uint8_t op, forms; } opi[64] = {
     [0x0f] = {VEC_SLIDEDOWN, F_VX | F_VI},    [0x10] = {VEC_ADC, F_VV | F_VX | F_VI},
     [0x11] = {VEC_MADC, F_VV | F_VX | F_VI},  [0x12] = {VEC_SBC, F_VV | F_VX},
     [0x13] = {VEC_MSBC, F_VV | F_VX},
-    [0x27] = {VEC_MVNR, F_VI},                [0x28] = {VEC_SRL, F_VV | F_VX | F_VI},
+    [0x27] = {VEC_MVNR, F_VV | F_VX | F_VI},  [0x28] = {VEC_SRL, F_VV | F_VX | F_VI},
+    [0x20] = {VEC_SADDU, F_VV | F_VX | F_VI}, [0x21] = {VEC_SADD, F_VV | F_VX | F_VI},
+    [0x22] = {VEC_SSUBU, F_VV | F_VX},        [0x23] = {VEC_SSUB, F_VV | F_VX},
+    [0x2a] = {VEC_SSRL, F_VV | F_VX | F_VI},  [0x2b] = {VEC_SSRA, F_VV | F_VX | F_VI},
+    [0x2e] = {VEC_NCLIPU, F_VV | F_VX | F_VI}, [0x2f] = {VEC_NCLIP, F_VV | F_VX | F_VI},
     [0x29] = {VEC_SRA, F_VV | F_VX | F_VI},
     [0x2c] = {VEC_NSRL, F_VV | F_VX | F_VI},  [0x2d] = {VEC_NSRA, F_VV | F_VX | F_VI},
     [0x30] = {VEC_WREDSUMU, F_VV},            [0x31] = {VEC_WREDSUM, F_VV},
@@ -38,6 +42,8 @@ static const struct { uint8_t op, forms; } opm[64] = {
     [0x03] = {VEC_REDXOR, F_VV},  [0x04] = {VEC_REDMINU, F_VV}, [0x05] = {VEC_REDMIN, F_VV},
     [0x06] = {VEC_REDMAXU, F_VV}, [0x07] = {VEC_REDMAX, F_VV},
     [0x0e] = {VEC_SLIDE1UP, F_VX}, [0x0f] = {VEC_SLIDE1DOWN, F_VX}, [0x17] = {VEC_COMPRESS, F_VV},
+    [0x08] = {VEC_AADDU, F_VV | F_VX}, [0x09] = {VEC_AADD, F_VV | F_VX},
+    [0x0a] = {VEC_ASUBU, F_VV | F_VX}, [0x0b] = {VEC_ASUB, F_VV | F_VX},
     [0x18] = {VEC_MANDN, F_VV},   [0x19] = {VEC_MAND, F_VV},    [0x1a] = {VEC_MOR, F_VV},
     [0x1b] = {VEC_MXOR, F_VV},    [0x1c] = {VEC_MORN, F_VV},    [0x1d] = {VEC_MNAND, F_VV},
     [0x1e] = {VEC_MNOR, F_VV},    [0x1f] = {VEC_MXNOR, F_VV},
@@ -85,6 +91,8 @@ static int decode_opv(uint32_t insn, sim_vec_insn *o)
                 return ILLEGAL;
             o->op = VEC_MV;
         }
+        if (o->op == VEC_MVNR && form != F_VI) /* funct6 0x27 .vv/.vx is vsmul */
+            o->op = VEC_SMUL;
         if (o->op == VEC_MVNR && (!o->vm || (vs1 != 0 && vs1 != 1 && vs1 != 3 && vs1 != 7)))
             return ILLEGAL;
         if (o->op == VEC_SLIDEUP && form == F_VV) /* funct6 0x0e .vv is vrgatherei16 */

@@ -39,7 +39,10 @@
     /* widening and narrowing (vec_wide.c) */                                                  \
     X(WADDU) X(WADD) X(WSUBU) X(WSUB) X(WADDU_W) X(WADD_W) X(WSUBU_W) X(WSUB_W)                \
     X(WMULU) X(WMULSU) X(WMUL) X(WMACCU) X(WMACC) X(WMACCUS) X(WMACCSU)                        \
-    X(WREDSUMU) X(WREDSUM) X(NSRL) X(NSRA)
+    X(WREDSUMU) X(WREDSUM) X(NSRL) X(NSRA)                                                     \
+    /* fixed point (vec_fixed.c) */                                                            \
+    X(SADDU) X(SADD) X(SSUBU) X(SSUB) X(AADDU) X(AADD) X(ASUBU) X(ASUB) X(SMUL)                \
+    X(SSRL) X(SSRA) X(NCLIPU) X(NCLIP)
 
 #define VEC_OP_ENUM(name) VEC_##name,
 enum vec_op { VEC_OPS(VEC_OP_ENUM) VEC_OP_COUNT };
@@ -140,5 +143,6 @@ int vec_mask(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_m
 int vec_carry(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_carry.c */
 int vec_perm(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_perm.c */
 int vec_wide(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_wide.c */
+int vec_fixed(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_fixed.c */
 
 #endif

@@ -48,6 +48,7 @@ isa() {
 @test "isa: rvv_int (integer arithmetic, compares, reductions, masks, moves; LMUL, tail, mask, vstart)" { isa rvv_int; }
 @test "isa: rvv_perm (slides, gathers, compress, add/subtract with carry, zero/sign extension)" { isa rvv_perm; }
 @test "isa: rvv_wide (widening add/sub/multiply/multiply-add, widening reductions, narrowing shifts)" { isa rvv_wide; }
+@test "isa: rvv_fixed (saturating, averaging, vsmul, scaling shifts, clips; every vxrm mode, vxsat)" { isa rvv_fixed; }
 @test "isa: rvv_traps (reserved configurations illegal, faulting elements in vstart, restart)" { isa rvv_traps; }
 
 @test "isa: every tests/isa/*.S is run by a test here" {

@@ -1,7 +1,7 @@
 # Vector traps: reserved configurations and encodings are illegal
 # instructions (vill, misaligned register groups, EMUL past 8, a masked
 # destination v0, segments past 8 registers, reductions and vcpop with
-# vstart set, groups not implemented yet: floating point, fixed point); a misaligned or faulting element traps with its index in
+# vstart set, floating point: not implemented yet); a misaligned or faulting element traps with its index in
 # vstart and its address in mtval, the elements before it done, and the
 # instruction restarts from vstart after mret; masked-off elements never
 # fault; fault-only-first traps at element 0.
@@ -129,16 +129,18 @@ tests:
     ARM 2f
     vmseq.vv v2, v2, v4
 2:  CHECK s5, 0
-    TEST 9                    # not implemented yet: floating point, fixed point
+    TEST 9                    # not implemented yet: floating point
     vsetvli t0, zero, e32, m1, ta, ma
     MUST_BE_ILLEGAL vfadd.vv v1, v2, v3
+    MUST_BE_ILLEGAL vfadd.vf v1, v2, fa0
     MUST_BE_ILLEGAL vfmv.v.f v1, fa0
+    MUST_BE_ILLEGAL vfmv.f.s fa0, v1
     MUST_BE_ILLEGAL vfwcvt.f.x.v v2, v4
-    MUST_BE_ILLEGAL vsaddu.vv v1, v2, v3
-    MUST_BE_ILLEGAL vssrl.vi v1, v2, 1
-    MUST_BE_ILLEGAL vaadd.vv v1, v2, v3
-    MUST_BE_ILLEGAL vsmul.vv v1, v2, v3
-    MUST_BE_ILLEGAL vnclip.wi v1, v2, 1
+    MUST_BE_ILLEGAL vfredusum.vs v1, v2, v3
+    ARM 2f                    # (fixed point is implemented)
+    vsaddu.vv v1, v2, v3
+    vnclip.wi v1, v2, 1
+2:  CHECK s5, 0
     TEST 19                   # permutations' overlaps, vadc writing v0, vcompress with vstart
     vsetvli t0, zero, e32, m2, ta, ma
     MUST_BE_ILLEGAL vslideup.vi v2, v2, 1
