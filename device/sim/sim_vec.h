@@ -10,8 +10,9 @@
  * reductions, mask logicals, vcpop/vfirst/vmsbf/vmsif/vmsof/viota/vid;
  * vmv.x.s, vmv.s.x, vmv<nr>r.v; add/subtract with carry, vzext/vsext;
  * slides, gathers, vcompress; widening integer arithmetic and reductions,
- * narrowing shifts; fixed point (vxrm, vxsat).  Floating point (OPFVV,
- * OPFVF) is not implemented yet: it decodes as an illegal instruction.  device/sim/README.md, "Vectors", has the rules
+ * narrowing shifts; fixed point (vxrm, vxsat); floating point at SEW 32
+ * and 64 but for its widening/narrowing forms and vfrsqrt7/vfrec7, which
+ * (and FP at SEW 16) are not implemented yet: illegal instructions.  device/sim/README.md, "Vectors", has the rules
  * and the modeled time. */
 #ifndef SIM_VEC_H
 #define SIM_VEC_H

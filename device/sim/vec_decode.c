@@ -4,7 +4,8 @@
  * reserved whatever the state (mew set, a form an operation lacks, a
  * nonzero field that must be zero, vm 0 where only unmasked exists, a
  * whole-register count that is not 1, 2, 4 or 8) and everything not
- * implemented yet (OPFVV/OPFVF: floating point) is illegal here, so it traps with its bits.  What
+ * implemented yet (floating-point widening, narrowing, vfrsqrt7, vfrec7)
+ * is illegal here, so it traps with its bits.  What
  * depends on vtype (register alignment, EMUL) is checked when it runs. */
 #include "vec_internal.h"
 
@@ -63,7 +64,64 @@ static const struct { uint8_t op, forms; } opm[64] = {
     [0x3f] = {VEC_WMACCSU, F_VV | F_VX},
 };
 
+/* OPFVV/OPFVF by funct6 (the unary groups 0x10, 0x12, 0x13 apart). */
+static const struct { uint8_t op, forms; } opf[64] = {
+    [0x00] = {VEC_FADD, F_VV | F_VX},   [0x02] = {VEC_FSUB, F_VV | F_VX},
+    [0x04] = {VEC_FMIN, F_VV | F_VX},   [0x06] = {VEC_FMAX, F_VV | F_VX},
+    [0x08] = {VEC_FSGNJ, F_VV | F_VX},  [0x09] = {VEC_FSGNJN, F_VV | F_VX},
+    [0x0a] = {VEC_FSGNJX, F_VV | F_VX}, [0x0e] = {VEC_FSLIDE1UP, F_VX},
+    [0x0f] = {VEC_FSLIDE1DOWN, F_VX},   [0x17] = {VEC_FMERGE, F_VX},
+    [0x18] = {VEC_MFEQ, F_VV | F_VX},   [0x19] = {VEC_MFLE, F_VV | F_VX},
+    [0x1b] = {VEC_MFLT, F_VV | F_VX},   [0x1c] = {VEC_MFNE, F_VV | F_VX},
+    [0x1d] = {VEC_MFGT, F_VX},          [0x1f] = {VEC_MFGE, F_VX},
+    [0x20] = {VEC_FDIV, F_VV | F_VX},   [0x21] = {VEC_FRDIV, F_VX},
+    [0x24] = {VEC_FMUL, F_VV | F_VX},   [0x27] = {VEC_FRSUB, F_VX},
+    [0x28] = {VEC_FMADD, F_VV | F_VX},  [0x29] = {VEC_FNMADD, F_VV | F_VX},
+    [0x2a] = {VEC_FMSUB, F_VV | F_VX},  [0x2b] = {VEC_FNMSUB, F_VV | F_VX},
+    [0x2c] = {VEC_FMACC, F_VV | F_VX},  [0x2d] = {VEC_FNMACC, F_VV | F_VX},
+    [0x2e] = {VEC_FMSAC, F_VV | F_VX},  [0x2f] = {VEC_FNMSAC, F_VV | F_VX},
+    [0x01] = {VEC_FREDUSUM, F_VV},      [0x03] = {VEC_FREDOSUM, F_VV},
+    [0x05] = {VEC_FREDMIN, F_VV},       [0x07] = {VEC_FREDMAX, F_VV},
+};
+
 #define ILLEGAL SIM_CAUSE_ILLEGAL
+
+/* OPFVV (f3 1) and OPFVF (f3 5): the single-width operations; widening,
+ * narrowing and widening conversions, vfrsqrt7 and vfrec7 are not here
+ * yet. */
+static int decode_opf(uint32_t insn, sim_vec_insn *o, bool vf)
+{
+    unsigned f6 = insn >> 26, vs1 = vec_rs1(insn), vs2 = vec_vs2(insn);
+    o->form = vf ? VEC_VF : VEC_VV;
+    if (f6 == 0x10) { /* VWFUNARY0 (vfmv.f.s) / VRFUNARY0 (vfmv.s.f) */
+        o->op = vf ? VEC_FMV_S_F : VEC_FMV_F_S;
+        return o->vm && (vf ? vs2 == 0 : vs1 == 0) ? 0 : ILLEGAL;
+    }
+    if (f6 == 0x12 || f6 == 0x13) { /* VFUNARY0 (conversions), VFUNARY1 */
+        static const uint8_t cvt[8] = {VEC_FCVT_XU_F, VEC_FCVT_X_F, VEC_FCVT_F_XU, VEC_FCVT_F_X,
+                                       0, 0, VEC_FCVT_RTZ_XU_F, VEC_FCVT_RTZ_X_F};
+        if (vf)
+            return ILLEGAL;
+        if (f6 == 0x12 && vs1 < 8 && cvt[vs1]) {
+            o->op = cvt[vs1];
+            return 0;
+        }
+        if (f6 == 0x13 && (vs1 == 0 || vs1 == 0x10)) {
+            o->op = vs1 == 0 ? VEC_FSQRT : VEC_FCLASS;
+            return 0;
+        }
+        return ILLEGAL;
+    }
+    if (!opf[f6].forms || !(opf[f6].forms & (vf ? F_VX : F_VV)))
+        return ILLEGAL;
+    o->op = opf[f6].op;
+    if (o->op == VEC_FMERGE && o->vm) { /* vfmv.v.f: vs2 must be v0 */
+        if (vs2 != 0)
+            return ILLEGAL;
+        o->op = VEC_FMV_V_F;
+    }
+    return 0;
+}
 
 static int decode_opv(uint32_t insn, sim_vec_insn *o)
 {
@@ -147,7 +205,7 @@ static int decode_opv(uint32_t insn, sim_vec_insn *o)
             return ILLEGAL;
         return 0;
     }
-    return ILLEGAL; /* OPFVV, OPFVF: not yet */
+    return decode_opf(insn, o, f3 == 5); /* OPFVV, OPFVF */
 }
 
 static int decode_mem(uint32_t insn, sim_vec_insn *o)

@@ -58,7 +58,9 @@ int sim_vec_exec(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *t
         rc = vec_mem(h, vi, bits, tval);
         break;
     default:
-        if (vi->op >= VEC_SADDU)
+        if (vi->op >= VEC_FADD)
+            rc = vec_fp(h, vi, bits);
+        else if (vi->op >= VEC_SADDU)
             rc = vec_fixed(h, vi, bits);
         else if (vi->op >= VEC_WADDU)
             rc = vec_wide(h, vi, bits);

@@ -42,7 +42,16 @@
     X(WREDSUMU) X(WREDSUM) X(NSRL) X(NSRA)                                                     \
     /* fixed point (vec_fixed.c) */                                                            \
     X(SADDU) X(SADD) X(SSUBU) X(SSUB) X(AADDU) X(AADD) X(ASUBU) X(ASUB) X(SMUL)                \
-    X(SSRL) X(SSRA) X(NCLIPU) X(NCLIP)
+    X(SSRL) X(SSRA) X(NCLIPU) X(NCLIP)                                                         \
+    /* floating point, SEW 32 and 64 (vec_fp.c) */                                             \
+    X(FADD) X(FSUB) X(FRSUB) X(FMUL) X(FDIV) X(FRDIV) X(FMIN) X(FMAX)                          \
+    X(FSGNJ) X(FSGNJN) X(FSGNJX)                                                               \
+    X(FMACC) X(FNMACC) X(FMSAC) X(FNMSAC) X(FMADD) X(FNMADD) X(FMSUB) X(FNMSUB)                \
+    X(MFEQ) X(MFNE) X(MFLT) X(MFLE) X(MFGT) X(MFGE)                                            \
+    X(FSQRT) X(FCLASS) X(FCVT_XU_F) X(FCVT_X_F) X(FCVT_F_XU) X(FCVT_F_X)                       \
+    X(FCVT_RTZ_XU_F) X(FCVT_RTZ_X_F)                                                           \
+    X(FMERGE) X(FMV_V_F) X(FMV_F_S) X(FMV_S_F) X(FSLIDE1UP) X(FSLIDE1DOWN)                     \
+    X(FREDUSUM) X(FREDOSUM) X(FREDMIN) X(FREDMAX)
 
 #define VEC_OP_ENUM(name) VEC_##name,
 enum vec_op { VEC_OPS(VEC_OP_ENUM) VEC_OP_COUNT };
@@ -50,7 +59,7 @@ enum vec_op { VEC_OPS(VEC_OP_ENUM) VEC_OP_COUNT };
 
 /* sim_vec_insn.form: where an arithmetic instruction's second operand
  * comes from; for memory, the addressing (mop, and unit-stride's kinds). */
-enum { VEC_VV, VEC_VX, VEC_VI };
+enum { VEC_VV, VEC_VX, VEC_VI, VEC_VF };
 enum { VEC_UNIT, VEC_STRIDED, VEC_INDEXED, VEC_INDEXED_ORDERED, VEC_WHOLE, VEC_MASK, VEC_FF };
 
 /* vtype's fields. */
@@ -144,5 +153,6 @@ int vec_carry(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_c
 int vec_perm(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_perm.c */
 int vec_wide(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_wide.c */
 int vec_fixed(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_fixed.c */
+int vec_fp(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);         /* vec_fp.c */
 
 #endif

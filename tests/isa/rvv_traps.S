@@ -1,7 +1,8 @@
 # Vector traps: reserved configurations and encodings are illegal
 # instructions (vill, misaligned register groups, EMUL past 8, a masked
 # destination v0, segments past 8 registers, reductions and vcpop with
-# vstart set, floating point: not implemented yet); a misaligned or faulting element traps with its index in
+# vstart set, floating point with SEW 16, FS off or a reserved frm, and
+# what is not implemented yet: FP widening, narrowing, vfrsqrt7, vfrec7); a misaligned or faulting element traps with its index in
 # vstart and its address in mtval, the elements before it done, and the
 # instruction restarts from vstart after mret; masked-off elements never
 # fault; fault-only-first traps at element 0.
@@ -129,18 +130,34 @@ tests:
     ARM 2f
     vmseq.vv v2, v2, v4
 2:  CHECK s5, 0
-    TEST 9                    # not implemented yet: floating point
+    TEST 9                    # not implemented yet: FP widening, narrowing, estimates
     vsetvli t0, zero, e32, m1, ta, ma
-    MUST_BE_ILLEGAL vfadd.vv v1, v2, v3
-    MUST_BE_ILLEGAL vfadd.vf v1, v2, fa0
-    MUST_BE_ILLEGAL vfmv.v.f v1, fa0
-    MUST_BE_ILLEGAL vfmv.f.s fa0, v1
+    MUST_BE_ILLEGAL vfwadd.vv v2, v4, v5
     MUST_BE_ILLEGAL vfwcvt.f.x.v v2, v4
-    MUST_BE_ILLEGAL vfredusum.vs v1, v2, v3
-    ARM 2f                    # (fixed point is implemented)
-    vsaddu.vv v1, v2, v3
-    vnclip.wi v1, v2, 1
+    MUST_BE_ILLEGAL vfncvt.f.f.w v1, v2
+    MUST_BE_ILLEGAL vfwredusum.vs v1, v2, v3
+    MUST_BE_ILLEGAL vfrsqrt7.v v1, v2
+    MUST_BE_ILLEGAL vfrec7.v v1, v2
+    TEST 21                   # FP needs SEW 32 or 64, mstatus.FS on, a valid frm
+    vsetvli t0, zero, e16, m1, ta, ma
+    MUST_BE_ILLEGAL vfadd.vv v1, v2, v3
+    vsetvli t0, zero, e64, m1, ta, ma
+    csrwi frm, 5
+    MUST_BE_ILLEGAL vfadd.vv v1, v2, v3
+    csrwi frm, 0
+    li t1, 3 << 13
+    csrc mstatus, t1
+    MUST_BE_ILLEGAL vfadd.vv v1, v2, v3
+    MUST_BE_ILLEGAL vfmv.f.s fa0, v1
+    li t1, 1 << 13
+    csrs mstatus, t1
+    ARM 2f                    # FS Initial is on, and the FP op makes it Dirty
+    vfmin.vv v1, v2, v3
 2:  CHECK s5, 0
+    csrr t1, mstatus
+    srli t1, t1, 13
+    andi t1, t1, 3
+    CHECK t1, 3
     TEST 19                   # permutations' overlaps, vadc writing v0, vcompress with vstart
     vsetvli t0, zero, e32, m2, ta, ma
     MUST_BE_ILLEGAL vslideup.vi v2, v2, 1

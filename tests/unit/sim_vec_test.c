@@ -110,7 +110,9 @@ static rig *rig_new(const char *src)
 {
     rig *r = calloc(1, sizeof *r);
     assert_non_null(r);
-    assert_true(assemble(src, r->code, CODE_SIZE) > 0);
+    assert_true(assemble(src, r->code, CODE_SIZE - 4) > 0);
+    uint32_t wfi = 0x10500073; /* mtvec's: a trap ends the run there */
+    memcpy(r->code + CODE_SIZE - 4, &wfi, 4);
     r->mem.ram[0] = (sim_ram){CODE_BASE, CODE_SIZE, r->code, 0};
     r->mem.ram[1] = (sim_ram){DATA_BASE, DATA_SIZE, r->data, DATA_LATENCY};
     r->mem.nram = 2;
@@ -119,6 +121,7 @@ static rig *rig_new(const char *src)
     r->mem.ctx = r;
     assert_int_equal(sim_hart_init(&r->h, &r->mem, 0, CODE_BASE, CODE_BASE, CODE_SIZE), 0);
     r->h.mstatus |= SIM_MSTATUS_VS | SIM_MSTATUS_FS;
+    r->h.mtvec = CODE_BASE + CODE_SIZE - 4;
     r->h.x[10] = DATA_BASE;
     r->h.x[11] = DEV_BASE;
     for (unsigned i = 0; i < DATA_SIZE; i++)
@@ -136,11 +139,13 @@ static void rig_free(rig *r)
 
 static void run_to_wfi(rig *r)
 {
-    assert_int_equal(sim_hart_run(&r->h, r->h.cycle + 1000000), SIM_HART_WFI);
+    sim_hart_state st = sim_hart_run(&r->h, r->h.cycle + 1000000);
     if (r->h.trapped)
-        print_message("trapped: mcause %llu mtval 0x%llx\n", (unsigned long long)r->h.mcause,
-                      (unsigned long long)r->h.mtval);
+        print_message("trapped: mcause %llu mepc 0x%llx mtval 0x%llx\n",
+                      (unsigned long long)r->h.trap_cause, (unsigned long long)r->h.trap_epc,
+                      (unsigned long long)r->h.trap_tval);
     assert_false(r->h.trapped);
+    assert_int_equal(st, SIM_HART_WFI);
 }
 
 /* The cycles and memory cycles `body` takes (then wfi), a0 = DATA_BASE
@@ -314,7 +319,6 @@ static void reset_state(void **state)
     rig *r = rig_new("vadd.vv v1, v2, v3\nwfi");
     assert_int_equal(r->h.vtype, 1ull << 63);
     assert_int_equal(r->h.vl, 0);
-    r->h.mtvec = CODE_BASE + 4; /* the wfi */
     assert_int_equal(sim_hart_run(&r->h, 1000), SIM_HART_WFI);
     assert_true(r->h.trapped);
     assert_int_equal(r->h.trap_cause, SIM_CAUSE_ILLEGAL);
@@ -347,7 +351,8 @@ static void decode_reserved(void **state)
         {0x02b58007, 0},                 /* vlm.v v0, (a1) */
         {0x22b58007, SIM_CAUSE_ILLEGAL}, /* vlm.v with nf 2 */
         {0x0305e0a7, SIM_CAUSE_ILLEGAL}, /* fault-only-first store */
-        {0x022090d7, SIM_CAUSE_ILLEGAL}, /* OPFVV: vfadd.vv */
+        {0x022090d7, 0},                 /* vfadd.vv v1, v2, v1 */
+        {0xc22090d7, SIM_CAUSE_ILLEGAL}, /* vfwadd.vv: FP widening, not yet */
         {0x0e2180d7, SIM_CAUSE_ILLEGAL}, /* vrsub.vv does not exist */
         {0x9e2130d7, SIM_CAUSE_ILLEGAL}, /* vmv<nr>r.v, nr 3 */
         {0x9e2030d7, 0},                 /* vmv1r.v v1, v2 */
@@ -363,6 +368,181 @@ static void decode_reserved(void **state)
     }
 }
 
+/* The random cross-check of vector floating point against the scalar
+ * FPU: one program runs a vector operation over 64 singles (e32 m4) or
+ * 32 doubles (e64 m4) of operands A, B, C, then the scalar instruction
+ * over the same elements in a loop; results and the fflags each
+ * accumulated must be equal, in every rounding mode.  The operands mix
+ * the special values (zeros, infinities, NaNs quiet and signaling,
+ * subnormals, the extremes) with random ones, some of them close to each
+ * other so that sums cancel and round. */
+typedef struct fp_case {
+    const char *vec;    /* operands: v8 = A, v16 = B, v24 = C (the result) */
+    const char *scalar; /* on fa0 = A, fa1 = B, fa2 = C into fa3 (or t1) */
+    int kind;           /* FP_ARITH, FP_CMP (t1 0/1), FP_TOINT (t1), FP_FROMINT (t1 in) */
+} fp_case;
+enum { FP_ARITH, FP_CMP, FP_TOINT, FP_FROMINT };
+
+static uint64_t lcg_state = 0x2545f4914f6cdd1dull;
+static uint64_t lcg(void)
+{
+    lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+    return lcg_state >> 11 ^ lcg_state << 21;
+}
+
+static uint64_t fp_operand(bool d, uint64_t near)
+{
+    static const uint32_t s_special[] = {0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000,
+                                         0x7f800001, 0xffa00000, 0x00000001, 0x807fffff,
+                                         0x00800000, 0x7f7fffff, 0xff7fffff, 0x3f800000,
+                                         0xbf800000, 0x4f000000, 0xcf000000};
+    static const uint64_t d_special[] = {0, 1ull << 63, 0x7ff0000000000000ull,
+                                         0xfff0000000000000ull, 0x7ff8000000000000ull,
+                                         0x7ff0000000000001ull, 0xfff4000000000000ull, 1,
+                                         0x800fffffffffffffull, 0x0010000000000000ull,
+                                         0x7fefffffffffffffull, 0xffefffffffffffffull,
+                                         0x3ff0000000000000ull, 0xbff0000000000000ull,
+                                         0x43e0000000000000ull, 0xc3e0000000000000ull};
+    uint64_t r = lcg();
+    switch (r % 8) {
+    case 0: case 1: return d ? d_special[r / 8 % 16] : s_special[r / 8 % 16];
+    case 2: case 3: /* near `near`: a few ulps off, either sign */
+        return (near + (r >> 8) % 7 - 3) ^ ((r >> 20) & 1 ? (d ? 1ull << 63 : 1u << 31) : 0);
+    case 4: /* moderate magnitudes: exponent around 1 */
+        return d ? (0x3f0ull + (r >> 40) % 32) << 52 | (r & ((1ull << 52) - 1))
+                 : (uint32_t)((0x70u + (r >> 40) % 32) << 23 | (r & 0x7fffff)) | (r >> 63) << 31;
+    default: return d ? r : (uint32_t)r;
+    }
+}
+
+static void fp_crosscheck_one(const fp_case *c, bool d)
+{
+    unsigned n = d ? 32 : 64, sz = d ? 8 : 4;
+    char src[2048];
+    const char *ld = d ? "fld" : "flw", *st = d ? "fsd" : "fsw", *ild = d ? "ld" : "lw",
+               *ist = d ? "sd" : "sw";
+    /* a0 = A, a1 = B, a2 = C, a3 = vector result, a4 = scalar result,
+     * a5 = the two fflags */
+    snprintf(src, sizeof src,
+             "li t0, 0x%llx\nmv a1, a0\nadd a1, a1, t0\nadd a2, a1, t0\nadd a3, a2, t0\n"
+             "add a4, a3, t0\nadd a5, a4, t0\n"
+             "csrw frm, s1\ncsrwi fflags, 0\n"
+             "li t0, %u\nvsetvli zero, t0, e%u, m4, ta, ma\n"
+             "vle%u.v v8, (a0)\nvle%u.v v16, (a1)\nvle%u.v v24, (a2)\n%s\n"
+             "vse%u.v v24, (a3)\ncsrr t0, fflags\nsd t0, 0(a5)\ncsrwi fflags, 0\n"
+             "li t2, %u\n"
+             "1: %s fa0, 0(a0)\n%s fa1, 0(a1)\n%s fa2, 0(a2)\n%s t1, 0(a0)\n%s\n"
+             "%s\n"
+             "addi a0, a0, %u\naddi a1, a1, %u\naddi a2, a2, %u\naddi a4, a4, %u\n"
+             "addi t2, t2, -1\nbnez t2, 1b\n"
+             "csrr t0, fflags\nsd t0, 8(a5)\nwfi\n",
+             (unsigned long long)n * sz, n, 8 * sz, 8 * sz, 8 * sz, 8 * sz, c->vec, 8 * sz, n,
+             ld, ld, ld, ild, c->scalar,
+             c->kind == FP_ARITH || c->kind == FP_FROMINT
+                 ? (d ? "fsd fa3, 0(a4)" : "fsw fa3, 0(a4)")
+                 : (d ? "sd t1, 0(a4)" : "sw t1, 0(a4)"),
+             sz, sz, sz, sz);
+    (void)st;
+    (void)ist;
+    rig *r = rig_new(src);
+    for (unsigned rm = 0; rm <= 4; rm++) {
+    if (rm) { /* the same program again, in the next rounding mode */
+        sim_hart_free(&r->h);
+        assert_int_equal(sim_hart_init(&r->h, &r->mem, 0, CODE_BASE, CODE_BASE, CODE_SIZE), 0);
+        r->h.mstatus |= SIM_MSTATUS_VS | SIM_MSTATUS_FS;
+        r->h.mtvec = CODE_BASE + CODE_SIZE - 4;
+        r->h.x[10] = DATA_BASE;
+    }
+    r->h.x[9] = rm;
+    /* operands: A, B, C of n elements each, B and C near A */
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t a = fp_operand(d, 0);
+        if (c->kind == FP_FROMINT)
+            a = lcg() >> (lcg() % 64);
+        uint64_t b = fp_operand(d, a), cc = fp_operand(d, a);
+        memcpy(r->data + i * sz, &a, sz);
+        memcpy(r->data + (n + i) * sz, &b, sz);
+        memcpy(r->data + (2 * n + i) * sz, &cc, sz);
+    }
+    run_to_wfi(r);
+    const uint8_t *vres = r->data + 3 * n * sz, *sres = r->data + 4 * n * sz;
+    uint64_t vflags, sflags;
+    memcpy(&vflags, r->data + 5 * n * sz, 8);
+    memcpy(&sflags, r->data + 5 * n * sz + 8, 8);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t v = 0, s = 0;
+        memcpy(&v, vres + i * sz, sz);
+        memcpy(&s, sres + i * sz, sz);
+        if (v != s)
+            print_message("`%s` (%s, rm %u) element %u: 0x%llx, scalar 0x%llx\n", c->vec,
+                          d ? "D" : "S", rm, i, (unsigned long long)v, (unsigned long long)s);
+        assert_int_equal(v, s);
+    }
+    if (vflags != sflags)
+        print_message("`%s` (%s, rm %u): fflags 0x%llx, scalar 0x%llx\n", c->vec, d ? "D" : "S",
+                      rm, (unsigned long long)vflags, (unsigned long long)sflags);
+    assert_int_equal(vflags, sflags);
+    }
+    rig_free(r);
+}
+
+static void fp_crosscheck(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *vec, *s, *d;
+        int kind;
+    } t[] = {
+        {"vfadd.vv v24, v8, v16", "fadd.s fa3, fa0, fa1", "fadd.d fa3, fa0, fa1", FP_ARITH},
+        {"vfsub.vv v24, v8, v16", "fsub.s fa3, fa0, fa1", "fsub.d fa3, fa0, fa1", FP_ARITH},
+        {"vfmul.vv v24, v8, v16", "fmul.s fa3, fa0, fa1", "fmul.d fa3, fa0, fa1", FP_ARITH},
+        {"vfdiv.vv v24, v8, v16", "fdiv.s fa3, fa0, fa1", "fdiv.d fa3, fa0, fa1", FP_ARITH},
+        {"vfsqrt.v v24, v8", "fsqrt.s fa3, fa0", "fsqrt.d fa3, fa0", FP_ARITH},
+        {"vfmin.vv v24, v8, v16", "fmin.s fa3, fa0, fa1", "fmin.d fa3, fa0, fa1", FP_ARITH},
+        {"vfmax.vv v24, v8, v16", "fmax.s fa3, fa0, fa1", "fmax.d fa3, fa0, fa1", FP_ARITH},
+        {"vfsgnj.vv v24, v8, v16", "fsgnj.s fa3, fa0, fa1", "fsgnj.d fa3, fa0, fa1", FP_ARITH},
+        {"vfsgnjn.vv v24, v8, v16", "fsgnjn.s fa3, fa0, fa1", "fsgnjn.d fa3, fa0, fa1", FP_ARITH},
+        {"vfsgnjx.vv v24, v8, v16", "fsgnjx.s fa3, fa0, fa1", "fsgnjx.d fa3, fa0, fa1", FP_ARITH},
+        /* vd = C: vfmacc = B * A + C, ...; vfmadd = B * C + A, ... */
+        {"vfmacc.vv v24, v16, v8", "fmadd.s fa3, fa1, fa0, fa2", "fmadd.d fa3, fa1, fa0, fa2",
+         FP_ARITH},
+        {"vfnmacc.vv v24, v16, v8", "fnmadd.s fa3, fa1, fa0, fa2", "fnmadd.d fa3, fa1, fa0, fa2",
+         FP_ARITH},
+        {"vfmsac.vv v24, v16, v8", "fmsub.s fa3, fa1, fa0, fa2", "fmsub.d fa3, fa1, fa0, fa2",
+         FP_ARITH},
+        {"vfnmsac.vv v24, v16, v8", "fnmsub.s fa3, fa1, fa0, fa2", "fnmsub.d fa3, fa1, fa0, fa2",
+         FP_ARITH},
+        {"vfmadd.vv v24, v16, v8", "fmadd.s fa3, fa1, fa2, fa0", "fmadd.d fa3, fa1, fa2, fa0",
+         FP_ARITH},
+        {"vfnmadd.vv v24, v16, v8", "fnmadd.s fa3, fa1, fa2, fa0", "fnmadd.d fa3, fa1, fa2, fa0",
+         FP_ARITH},
+        {"vfmsub.vv v24, v16, v8", "fmsub.s fa3, fa1, fa2, fa0", "fmsub.d fa3, fa1, fa2, fa0",
+         FP_ARITH},
+        {"vfnmsub.vv v24, v16, v8", "fnmsub.s fa3, fa1, fa2, fa0", "fnmsub.d fa3, fa1, fa2, fa0",
+         FP_ARITH},
+        /* compares into v0, then 0/1 elements */
+        {"vmfeq.vv v0, v8, v16\nvmv.v.i v24, 0\nvmerge.vim v24, v24, 1, v0",
+         "feq.s t1, fa0, fa1", "feq.d t1, fa0, fa1", FP_CMP},
+        {"vmflt.vv v0, v8, v16\nvmv.v.i v24, 0\nvmerge.vim v24, v24, 1, v0",
+         "flt.s t1, fa0, fa1", "flt.d t1, fa0, fa1", FP_CMP},
+        {"vmfle.vv v0, v8, v16\nvmv.v.i v24, 0\nvmerge.vim v24, v24, 1, v0",
+         "fle.s t1, fa0, fa1", "fle.d t1, fa0, fa1", FP_CMP},
+        {"vfclass.v v24, v8", "fclass.s t1, fa0", "fclass.d t1, fa0", FP_CMP},
+        /* conversions at SEW */
+        {"vfcvt.x.f.v v24, v8", "fcvt.w.s t1, fa0, dyn", "fcvt.l.d t1, fa0, dyn", FP_TOINT},
+        {"vfcvt.xu.f.v v24, v8", "fcvt.wu.s t1, fa0, dyn", "fcvt.lu.d t1, fa0, dyn", FP_TOINT},
+        {"vfcvt.rtz.x.f.v v24, v8", "fcvt.w.s t1, fa0, rtz", "fcvt.l.d t1, fa0, rtz", FP_TOINT},
+        {"vfcvt.f.x.v v24, v8", "fcvt.s.w fa3, t1, dyn", "fcvt.d.l fa3, t1, dyn", FP_FROMINT},
+        {"vfcvt.f.xu.v v24, v8", "fcvt.s.wu fa3, t1, dyn", "fcvt.d.lu fa3, t1, dyn",
+         FP_FROMINT},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        for (int d = 0; d <= 1; d++) {
+            fp_case c = {t[i].vec, d ? t[i].d : t[i].s, t[i].kind};
+            fp_crosscheck_one(&c, d);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +550,7 @@ int main(void)
         cmocka_unit_test(device_halts),   cmocka_unit_test(watch_first),
         cmocka_unit_test(reservation),    cmocka_unit_test(step_commit),
         cmocka_unit_test(reset_state),    cmocka_unit_test(decode_reserved),
+        cmocka_unit_test(fp_crosscheck),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

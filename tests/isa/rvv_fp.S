@@ -1,0 +1,157 @@
+# Vector floating point (VLEN 512, SEW 32 and 64) beyond the random
+# cross-check against the scalar FPU (tests/unit/sim_vec_test.c): the .vf
+# forms (vs2 op f, and the reversed vfrsub/vfrdiv), NaN-boxing of the
+# scalar operand, vfmv.v.f, vfmv.f.s (NaN-boxed at SEW 32), vfmv.s.f,
+# vfmerge, vfslide1up/down, the compares vmfne/vmfgt/vmfge, the ordered,
+# unordered, min and max reductions (masked too, and rounding at each
+# step), fflags from vector operations, masking.
+#include "test.h"
+
+#define ONE_S 0x3f800000
+#define TWO_S 0x40000000
+
+/* f register `freg` = the single `bits` (NaN-boxed) or double */
+.macro SETS freg, bits
+    li t5, \bits
+    fmv.w.x \freg, t5
+.endm
+.macro SETD freg, bits
+    li t5, \bits
+    fmv.d.x \freg, t5
+.endm
+/* element i of v3 at SEW 32 (through memory) */
+.macro ELS i, bits
+    la s2, dst
+    vse32.v v3, (s2)
+    lwu s3, (4 * \i)(s2)
+    CHECK s3, \bits
+.endm
+
+TEST_BEGIN
+    VECTOR_ON
+    TEST 1                    # vfmv.v.f and vfmv.f.s (boxed at SEW 32)
+    vsetivli zero, 4, e32, m1, ta, ma
+    SETS fa0, 0x3fc00000      # 1.5
+    vfmv.v.f v2, fa0
+    vfmv.f.s fa1, v2
+    CHECK_S fa1, 0x3fc00000
+    TEST 2                    # .vf: vs2 op f, and the reversed forms
+    SETS fa2, TWO_S
+    vfadd.vf v3, v2, fa2
+    ELS 3, 0x40600000         # 3.5
+    vfrsub.vf v3, v2, fa2
+    ELS 0, 0x3f000000         # 2 - 1.5
+    vfsub.vf v3, v2, fa2
+    ELS 0, 0xbf000000
+    csrwi fflags, 0
+    vfrdiv.vf v3, v2, fa2     # 2 / 1.5
+    ELS 1, 0x3faaaaab
+    CHECK_FLAGS 1             # inexact
+    vfdiv.vf v3, v2, fa2
+    ELS 0, 0x3f400000         # 1.5 / 2
+    CHECK_FLAGS 0
+    TEST 3                    # an f operand not NaN-boxed reads as the canonical NaN
+    SETD fa3, ONE_S           # upper half zero
+    vfadd.vf v3, v2, fa3
+    ELS 0, 0x7fc00000
+    CHECK_FLAGS 0             # a quiet NaN: no flag
+    TEST 4                    # division by zero: DZ
+    fmv.w.x fa4, zero
+    vfdiv.vf v3, v2, fa4
+    ELS 2, 0x7f800000
+    CHECK_FLAGS 8
+    TEST 5                    # SEW 64
+    vsetivli zero, 2, e64, m1, ta, ma
+    SETD fa5, 0x3ff0000000000000
+    vfmv.v.f v4, fa5
+    vfadd.vv v4, v4, v4
+    vfmv.f.s fa6, v4
+    CHECK_D fa6, 0x4000000000000000
+    TEST 6                    # vfmv.s.f writes element 0 only
+    vsetivli zero, 4, e32, m1, ta, ma
+    vfmv.s.f v2, fa2
+    vmv.v.v v3, v2
+    ELS 0, TWO_S
+    ELS 1, 0x3fc00000
+    TEST 7                    # vfmerge / masked arithmetic
+    li t1, 0x5
+    vmv.s.x v0, t1
+    vfmv.v.f v2, fa0          # 1.5 everywhere
+    vfmerge.vfm v3, v2, fa2, v0
+    ELS 0, TWO_S
+    ELS 1, 0x3fc00000
+    ELS 2, TWO_S
+    vmv.v.v v3, v2
+    vfadd.vv v3, v2, v2, v0.t
+    ELS 0, 0x40400000         # 3
+    ELS 1, 0x3fc00000
+    TEST 8                    # slides with an f scalar
+    la a3, ones
+    vle32.v v2, (a3)          # 1, 2, 3, 4
+    vfslide1up.vf v3, v2, fa2
+    ELS 0, TWO_S
+    ELS 1, ONE_S
+    ELS 3, 0x40400000
+    vfslide1down.vf v3, v2, fa0
+    ELS 0, TWO_S
+    ELS 2, 0x40800000
+    ELS 3, 0x3fc00000
+    TEST 9                    # compares with f: 1 2 3 4 against 2 / 2.5
+    vmfne.vf v1, v2, fa2
+    vcpop.m t3, v1
+    CHECK t3, 3
+    vmfge.vf v1, v2, fa2
+    vcpop.m t3, v1
+    CHECK t3, 3
+    SETS fa7, 0x40200000      # 2.5
+    vmfgt.vf v1, v2, fa7
+    vcpop.m t3, v1
+    CHECK t3, 2
+    vmflt.vf v1, v2, fa7
+    vfirst.m t3, v1
+    CHECK t3, 0
+    CHECK_FLAGS 0
+    TEST 10                   # reductions over 1 2 3 4 from 10
+    SETS ft0, 0x41200000
+    vfmv.s.f v5, ft0
+    vfredosum.vs v6, v2, v5
+    vfmv.f.s ft1, v6
+    CHECK_S ft1, 0x41a00000   # 20
+    vfredusum.vs v6, v2, v5
+    vfmv.f.s ft1, v6
+    CHECK_S ft1, 0x41a00000
+    vfredmax.vs v6, v2, v5
+    vfmv.f.s ft1, v6
+    CHECK_S ft1, 0x41200000   # the start value, 10
+    vfredmin.vs v6, v2, v5
+    vfmv.f.s ft1, v6
+    CHECK_S ft1, ONE_S
+    vfredosum.vs v6, v2, v5, v0.t   # elements 0, 2: 10 + 1 + 3
+    vfmv.f.s ft1, v6
+    CHECK_S ft1, 0x41600000
+    TEST 11                   # ordered: each step rounds (1 + 2^-24 + 2^-24 stays 1)
+    la a3, tiny
+    vsetivli zero, 3, e32, m1, ta, ma
+    vle32.v v2, (a3)
+    vmv.s.x v5, zero
+    vfredosum.vs v6, v2, v5
+    vfmv.f.s ft1, v6
+    CHECK_S ft1, ONE_S
+    CHECK_FLAGS 1
+    TEST 12                   # vl 0: nothing written, no flags
+    vsetivli zero, 0, e32, m1, ta, ma
+    vfredosum.vs v6, v2, v5
+    vsetivli zero, 1, e32, m1, ta, ma
+    vfmv.f.s ft1, v6
+    CHECK_S ft1, ONE_S
+    CHECK_FLAGS 0
+TEST_END
+
+    .data
+    .balign 64
+dst:
+    .zero 64
+ones:
+    .word 0x3f800000, 0x40000000, 0x40400000, 0x40800000
+tiny:
+    .word 0x3f800000, 0x33800000, 0x33800000
