@@ -57,7 +57,8 @@ static bool writes_x(const sim_insn *d)
 static bool writes_f(const sim_insn *d)
 {
     return d->op == SIM_OP_FLW || d->op == SIM_OP_FLD ||
-           (d->op == SIM_OP_FPU && !fpu_writes_x(d->bits));
+           (d->op == SIM_OP_FPU && !fpu_writes_x(d->bits)) ||
+           (d->op == SIM_OP_VEC && sim_vec_writes_f(&d->vec));
 }
 
 static void add_write(sim_commit *c, char file, unsigned num, uint64_t value)

@@ -49,8 +49,11 @@ int sim_vec_decode(uint32_t insn, sim_vec_insn *out);
  * before any access. */
 int sim_vec_exec(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval);
 
-/* Whether *vi writes x[rd] (vset*, vmv.x.s, vcpop.m, vfirst.m). */
+/* Whether *vi writes x[rd] (vset*, vmv.x.s, vcpop.m, vfirst.m), or
+ * f[rd] (vfmv.f.s): what a commit log records of it (its vector register
+ * writes are not recorded). */
 bool sim_vec_writes_x(const sim_vec_insn *vi);
+bool sim_vec_writes_f(const sim_vec_insn *vi);
 
 /* The vector CSRs (vstart, vxsat, vxrm, vcsr, vl, vtype, vlenb): whether
  * csr is one; its value; a write (vl, vtype and vlenb are read-only: the

@@ -258,6 +258,11 @@ int sim_vec_decode(uint32_t insn, sim_vec_insn *out)
     }
 }
 
+bool sim_vec_writes_f(const sim_vec_insn *vi)
+{
+    return vi->op == VEC_FMV_F_S;
+}
+
 bool sim_vec_writes_x(const sim_vec_insn *vi)
 {
     switch (vi->op) {

@@ -295,7 +295,8 @@ static void reservation(void **state)
 static void step_commit(void **state)
 {
     (void)state;
-    rig *r = rig_new("vsetivli t0, 3, e8, m1, ta, ma\nvadd.vi v1, v1, 1\nvmv.x.s t1, v1\nwfi");
+    rig *r = rig_new("vsetivli t0, 3, e8, m1, ta, ma\nvadd.vi v1, v1, 1\nvmv.x.s t1, v1\n"
+                     "vsetivli t0, 3, e32, m1, ta, ma\nvfmv.f.s fa0, v1\nwfi");
     sim_commit c;
     assert_true(sim_hart_step(&r->h, 1000, &c));
     assert_int_equal(c.nwrites, 1); /* t0 (VS was Dirty already) */
@@ -308,6 +309,12 @@ static void step_commit(void **state)
     assert_int_equal(c.nwrites, 1);
     assert_int_equal(c.writes[0].num, 6);
     assert_int_equal(c.writes[0].value, 1);
+    assert_true(sim_hart_step(&r->h, 1000, &c));
+    assert_true(sim_hart_step(&r->h, 1000, &c));
+    assert_int_equal(c.nwrites, 1);
+    assert_int_equal(c.writes[0].file, 'f');
+    assert_int_equal(c.writes[0].num, 10);
+    assert_int_equal(c.writes[0].value, 0xffffffff00010101ull); /* bytes 1, 1, 1, 0 */
     rig_free(r);
 }
 
