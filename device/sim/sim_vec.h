@@ -11,8 +11,9 @@
  * vmv.x.s, vmv.s.x, vmv<nr>r.v; add/subtract with carry, vzext/vsext;
  * slides, gathers, vcompress; widening integer arithmetic and reductions,
  * narrowing shifts; fixed point (vxrm, vxsat); floating point at SEW 32
- * and 64 but for its widening/narrowing forms and vfrsqrt7/vfrec7, which
- * (and FP at SEW 16) are not implemented yet: illegal instructions.  device/sim/README.md, "Vectors", has the rules
+ * and 64 with its widening and narrowing forms, but for vfrsqrt7 and
+ * vfrec7, which (and FP at SEW 16) are not implemented yet: illegal
+ * instructions.  device/sim/README.md, "Vectors", has the rules
  * and the modeled time. */
 #ifndef SIM_VEC_H
 #define SIM_VEC_H

@@ -4,8 +4,7 @@
  * reserved whatever the state (mew set, a form an operation lacks, a
  * nonzero field that must be zero, vm 0 where only unmasked exists, a
  * whole-register count that is not 1, 2, 4 or 8) and everything not
- * implemented yet (floating-point widening, narrowing, vfrsqrt7, vfrec7)
- * is illegal here, so it traps with its bits.  What
+ * implemented yet (vfrsqrt7, vfrec7) is illegal here, so it traps with its bits.  What
  * depends on vtype (register alignment, EMUL) is checked when it runs. */
 #include "vec_internal.h"
 
@@ -82,13 +81,17 @@ static const struct { uint8_t op, forms; } opf[64] = {
     [0x2e] = {VEC_FMSAC, F_VV | F_VX},  [0x2f] = {VEC_FNMSAC, F_VV | F_VX},
     [0x01] = {VEC_FREDUSUM, F_VV},      [0x03] = {VEC_FREDOSUM, F_VV},
     [0x05] = {VEC_FREDMIN, F_VV},       [0x07] = {VEC_FREDMAX, F_VV},
+    [0x30] = {VEC_FWADD, F_VV | F_VX},  [0x31] = {VEC_FWREDUSUM, F_VV},
+    [0x32] = {VEC_FWSUB, F_VV | F_VX},  [0x33] = {VEC_FWREDOSUM, F_VV},
+    [0x34] = {VEC_FWADD_W, F_VV | F_VX}, [0x36] = {VEC_FWSUB_W, F_VV | F_VX},
+    [0x38] = {VEC_FWMUL, F_VV | F_VX},  [0x3c] = {VEC_FWMACC, F_VV | F_VX},
+    [0x3d] = {VEC_FWNMACC, F_VV | F_VX}, [0x3e] = {VEC_FWMSAC, F_VV | F_VX},
+    [0x3f] = {VEC_FWNMSAC, F_VV | F_VX},
 };
 
 #define ILLEGAL SIM_CAUSE_ILLEGAL
 
-/* OPFVV (f3 1) and OPFVF (f3 5): the single-width operations; widening,
- * narrowing and widening conversions, vfrsqrt7 and vfrec7 are not here
- * yet. */
+/* OPFVV (f3 1) and OPFVF (f3 5); vfrsqrt7 and vfrec7 are not here yet. */
 static int decode_opf(uint32_t insn, sim_vec_insn *o, bool vf)
 {
     unsigned f6 = insn >> 26, vs1 = vec_rs1(insn), vs2 = vec_vs2(insn);
@@ -98,11 +101,16 @@ static int decode_opf(uint32_t insn, sim_vec_insn *o, bool vf)
         return o->vm && (vf ? vs2 == 0 : vs1 == 0) ? 0 : ILLEGAL;
     }
     if (f6 == 0x12 || f6 == 0x13) { /* VFUNARY0 (conversions), VFUNARY1 */
-        static const uint8_t cvt[8] = {VEC_FCVT_XU_F, VEC_FCVT_X_F, VEC_FCVT_F_XU, VEC_FCVT_F_X,
-                                       0, 0, VEC_FCVT_RTZ_XU_F, VEC_FCVT_RTZ_X_F};
+        static const uint8_t cvt[24] = {
+            VEC_FCVT_XU_F,   VEC_FCVT_X_F,    VEC_FCVT_F_XU,      VEC_FCVT_F_X,
+            0,               0,               VEC_FCVT_RTZ_XU_F,  VEC_FCVT_RTZ_X_F,
+            VEC_FWCVT_XU_F,  VEC_FWCVT_X_F,   VEC_FWCVT_F_XU,     VEC_FWCVT_F_X,
+            VEC_FWCVT_F_F,   0,               VEC_FWCVT_RTZ_XU_F, VEC_FWCVT_RTZ_X_F,
+            VEC_FNCVT_XU_F,  VEC_FNCVT_X_F,   VEC_FNCVT_F_XU,     VEC_FNCVT_F_X,
+            VEC_FNCVT_F_F,   VEC_FNCVT_ROD_F_F, VEC_FNCVT_RTZ_XU_F, VEC_FNCVT_RTZ_X_F};
         if (vf)
             return ILLEGAL;
-        if (f6 == 0x12 && vs1 < 8 && cvt[vs1]) {
+        if (f6 == 0x12 && vs1 < 24 && cvt[vs1]) {
             o->op = cvt[vs1];
             return 0;
         }

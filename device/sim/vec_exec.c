@@ -58,7 +58,9 @@ int sim_vec_exec(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *t
         rc = vec_mem(h, vi, bits, tval);
         break;
     default:
-        if (vi->op >= VEC_FADD)
+        if (vi->op >= VEC_FWADD)
+            rc = vec_fwide(h, vi, bits);
+        else if (vi->op >= VEC_FADD)
             rc = vec_fp(h, vi, bits);
         else if (vi->op >= VEC_SADDU)
             rc = vec_fixed(h, vi, bits);

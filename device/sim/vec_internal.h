@@ -51,7 +51,14 @@
     X(FSQRT) X(FCLASS) X(FCVT_XU_F) X(FCVT_X_F) X(FCVT_F_XU) X(FCVT_F_X)                       \
     X(FCVT_RTZ_XU_F) X(FCVT_RTZ_X_F)                                                           \
     X(FMERGE) X(FMV_V_F) X(FMV_F_S) X(FMV_S_F) X(FSLIDE1UP) X(FSLIDE1DOWN)                     \
-    X(FREDUSUM) X(FREDOSUM) X(FREDMIN) X(FREDMAX)
+    X(FREDUSUM) X(FREDOSUM) X(FREDMIN) X(FREDMAX)                                              \
+    /* floating-point widening and narrowing (vec_fwide.c) */                                  \
+    X(FWADD) X(FWSUB) X(FWADD_W) X(FWSUB_W) X(FWMUL)                                           \
+    X(FWMACC) X(FWNMACC) X(FWMSAC) X(FWNMSAC) X(FWREDUSUM) X(FWREDOSUM)                        \
+    X(FWCVT_XU_F) X(FWCVT_X_F) X(FWCVT_F_XU) X(FWCVT_F_X) X(FWCVT_F_F)                         \
+    X(FWCVT_RTZ_XU_F) X(FWCVT_RTZ_X_F)                                                         \
+    X(FNCVT_XU_F) X(FNCVT_X_F) X(FNCVT_F_XU) X(FNCVT_F_X) X(FNCVT_F_F) X(FNCVT_ROD_F_F)        \
+    X(FNCVT_RTZ_XU_F) X(FNCVT_RTZ_X_F)
 
 #define VEC_OP_ENUM(name) VEC_##name,
 enum vec_op { VEC_OPS(VEC_OP_ENUM) VEC_OP_COUNT };
@@ -154,5 +161,6 @@ int vec_perm(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_p
 int vec_wide(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_wide.c */
 int vec_fixed(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_fixed.c */
 int vec_fp(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);         /* vec_fp.c */
+int vec_fwide(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_fwide.c */
 
 #endif

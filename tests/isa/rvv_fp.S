@@ -4,7 +4,8 @@
 # scalar operand, vfmv.v.f, vfmv.f.s (NaN-boxed at SEW 32), vfmv.s.f,
 # vfmerge, vfslide1up/down, the compares vmfne/vmfgt/vmfge, the ordered,
 # unordered, min and max reductions (masked too, and rounding at each
-# step), fflags from vector operations, masking.
+# step), fflags from vector operations, masking; the widening multiply-add,
+# .wv form and ordered reduction, and vfncvt.rod.
 #include "test.h"
 
 #define ONE_S 0x3f800000
@@ -145,6 +146,45 @@ TEST_BEGIN
     vfmv.f.s ft1, v6
     CHECK_S ft1, ONE_S
     CHECK_FLAGS 0
+    TEST 13                   # widening: vfwmacc.vf, vfwadd.wv, vfwredosum (singles in, doubles out)
+    vsetivli zero, 4, e64, m2, ta, ma
+    SETD ft2, 0x3ff0000000000000
+    vfmv.v.f v10, ft2         # vd: 1.0 (double)
+    vsetivli zero, 4, e32, m1, ta, ma
+    vfmv.v.f v2, fa0          # 1.5 (single)
+    vfwmacc.vf v10, fa2, v2   # 1 + 2 * 1.5
+    vsetivli zero, 4, e64, m2, ta, ma
+    vfmv.f.s ft3, v10
+    CHECK_D ft3, 0x4010000000000000
+    vfmv.v.f v12, ft2
+    vsetivli zero, 4, e32, m1, ta, ma
+    vfwadd.wv v14, v12, v2    # 1.0 (double) + 1.5
+    vsetivli zero, 4, e64, m2, ta, ma
+    vfmv.f.s ft3, v14
+    CHECK_D ft3, 0x4004000000000000
+    la a3, ones
+    vsetivli zero, 4, e32, m1, ta, ma
+    vle32.v v2, (a3)
+    vsetivli zero, 1, e64, m1, ta, ma
+    SETD ft4, 0x4024000000000000
+    vfmv.s.f v5, ft4          # 10.0 (double)
+    vsetivli zero, 4, e32, m1, ta, ma
+    vfwredosum.vs v6, v2, v5
+    vsetivli zero, 1, e64, m1, ta, ma
+    vfmv.f.s ft5, v6
+    CHECK_D ft5, 0x4034000000000000
+    CHECK_FLAGS 0
+    TEST 14                   # vfncvt.rod.f.f.w: inexact results get their last bit set
+    vsetivli zero, 2, e64, m2, ta, ma
+    la a3, rod
+    vle64.v v12, (a3)
+    vsetivli zero, 2, e32, m1, ta, ma
+    vfncvt.rod.f.f.w v3, v12
+    ELS 0, 0x3f800001         # 1 + 2^-30
+    ELS 1, TWO_S              # 2, exact
+    CHECK_FLAGS 1
+    vfncvt.f.f.w v3, v12      # the same, to nearest
+    ELS 0, ONE_S
 TEST_END
 
     .data
@@ -155,3 +195,6 @@ ones:
     .word 0x3f800000, 0x40000000, 0x40400000, 0x40800000
 tiny:
     .word 0x3f800000, 0x33800000, 0x33800000
+    .balign 8
+rod:
+    .dword 0x3ff0000004000000, 0x4000000000000000

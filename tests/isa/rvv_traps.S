@@ -2,7 +2,7 @@
 # instructions (vill, misaligned register groups, EMUL past 8, a masked
 # destination v0, segments past 8 registers, reductions and vcpop with
 # vstart set, floating point with SEW 16, FS off or a reserved frm, and
-# what is not implemented yet: FP widening, narrowing, vfrsqrt7, vfrec7); a misaligned or faulting element traps with its index in
+# what is not implemented yet: vfrsqrt7, vfrec7); a misaligned or faulting element traps with its index in
 # vstart and its address in mtval, the elements before it done, and the
 # instruction restarts from vstart after mret; masked-off elements never
 # fault; fault-only-first traps at element 0.
@@ -130,14 +130,26 @@ tests:
     ARM 2f
     vmseq.vv v2, v2, v4
 2:  CHECK s5, 0
-    TEST 9                    # not implemented yet: FP widening, narrowing, estimates
+    TEST 9                    # not implemented yet: the estimates; and what needs 16-bit floats
     vsetvli t0, zero, e32, m1, ta, ma
-    MUST_BE_ILLEGAL vfwadd.vv v2, v4, v5
-    MUST_BE_ILLEGAL vfwcvt.f.x.v v2, v4
-    MUST_BE_ILLEGAL vfncvt.f.f.w v1, v2
-    MUST_BE_ILLEGAL vfwredusum.vs v1, v2, v3
     MUST_BE_ILLEGAL vfrsqrt7.v v1, v2
     MUST_BE_ILLEGAL vfrec7.v v1, v2
+    vsetvli t0, zero, e16, m1, ta, ma
+    MUST_BE_ILLEGAL vfwadd.vv v2, v4, v5      # half to single
+    MUST_BE_ILLEGAL vfwcvt.f.f.v v2, v4
+    MUST_BE_ILLEGAL vfncvt.f.f.w v1, v2       # single to half
+    MUST_BE_ILLEGAL vfncvt.x.f.w v1, v2       # single to a 16-bit integer
+    vsetvli t0, zero, e8, m1, ta, ma
+    MUST_BE_ILLEGAL vfwcvt.f.x.v v2, v4       # an 8-bit integer to half
+    vsetvli t0, zero, e64, m1, ta, ma
+    MUST_BE_ILLEGAL vfwadd.vv v2, v4, v5      # no 128-bit float
+    ARM 2f
+    vsetvli t0, zero, e16, m1, ta, ma
+    vfwcvt.f.x.v v2, v4       # a 16-bit integer to single: fine
+    vsetvli t0, zero, e32, m1, ta, ma
+    vfwadd.vv v2, v4, v5
+    vfncvt.f.f.w v1, v2
+2:  CHECK s5, 0
     TEST 21                   # FP needs SEW 32 or 64, mstatus.FS on, a valid frm
     vsetvli t0, zero, e16, m1, ta, ma
     MUST_BE_ILLEGAL vfadd.vv v1, v2, v3

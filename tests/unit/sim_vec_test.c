@@ -359,7 +359,8 @@ static void decode_reserved(void **state)
         {0x22b58007, SIM_CAUSE_ILLEGAL}, /* vlm.v with nf 2 */
         {0x0305e0a7, SIM_CAUSE_ILLEGAL}, /* fault-only-first store */
         {0x022090d7, 0},                 /* vfadd.vv v1, v2, v1 */
-        {0xc22090d7, SIM_CAUSE_ILLEGAL}, /* vfwadd.vv: FP widening, not yet */
+        {0xc22090d7, 0},                 /* vfwadd.vv v1, v2, v1 */
+        {0x4e2210d7, SIM_CAUSE_ILLEGAL}, /* vfrsqrt7.v: not yet */
         {0x0e2180d7, SIM_CAUSE_ILLEGAL}, /* vrsub.vv does not exist */
         {0x9e2130d7, SIM_CAUSE_ILLEGAL}, /* vmv<nr>r.v, nr 3 */
         {0x9e2030d7, 0},                 /* vmv1r.v v1, v2 */
@@ -387,7 +388,9 @@ typedef struct fp_case {
     const char *vec;    /* operands: v8 = A, v16 = B, v24 = C (the result) */
     const char *scalar; /* on fa0 = A, fa1 = B, fa2 = C into fa3 (or t1) */
     int kind;           /* FP_ARITH, FP_CMP (t1 0/1), FP_TOINT (t1), FP_FROMINT (t1 in) */
+    unsigned rsz;       /* the result's bytes, when not the operands' */
 } fp_case;
+#define FP_STRIDE 512u
 enum { FP_ARITH, FP_CMP, FP_TOINT, FP_FROMINT };
 
 static uint64_t lcg_state = 0x2545f4914f6cdd1dull;
@@ -424,18 +427,20 @@ static uint64_t fp_operand(bool d, uint64_t near)
 
 static void fp_crosscheck_one(const fp_case *c, bool d)
 {
-    unsigned n = d ? 32 : 64, sz = d ? 8 : 4;
+    /* the operands' element bytes and count (e32 m4 or e64 m4), the
+     * result's bytes; the five arrays (A, B, C, the vector's results,
+     * the scalar's) and the two fflags at FP_STRIDE apart */
+    unsigned n = d ? 32 : 64, sz = d ? 8 : 4, rsz = c->rsz ? c->rsz : sz;
+    const char *ld = d ? "fld" : "flw", *ild = d ? "ld" : "lw";
+    const char *rlmul = rsz > sz ? "m8" : rsz < sz ? "m2" : "m4";
     char src[2048];
-    const char *ld = d ? "fld" : "flw", *st = d ? "fsd" : "fsw", *ild = d ? "ld" : "lw",
-               *ist = d ? "sd" : "sw";
-    /* a0 = A, a1 = B, a2 = C, a3 = vector result, a4 = scalar result,
-     * a5 = the two fflags */
     snprintf(src, sizeof src,
-             "li t0, 0x%llx\nmv a1, a0\nadd a1, a1, t0\nadd a2, a1, t0\nadd a3, a2, t0\n"
+             "li t0, %u\nadd a1, a0, t0\nadd a2, a1, t0\nadd a3, a2, t0\n"
              "add a4, a3, t0\nadd a5, a4, t0\n"
              "csrw frm, s1\ncsrwi fflags, 0\n"
              "li t0, %u\nvsetvli zero, t0, e%u, m4, ta, ma\n"
              "vle%u.v v8, (a0)\nvle%u.v v16, (a1)\nvle%u.v v24, (a2)\n%s\n"
+             "vsetvli zero, t0, e%u, %s, ta, ma\n"
              "vse%u.v v24, (a3)\ncsrr t0, fflags\nsd t0, 0(a5)\ncsrwi fflags, 0\n"
              "li t2, %u\n"
              "1: %s fa0, 0(a0)\n%s fa1, 0(a1)\n%s fa2, 0(a2)\n%s t1, 0(a0)\n%s\n"
@@ -443,14 +448,12 @@ static void fp_crosscheck_one(const fp_case *c, bool d)
              "addi a0, a0, %u\naddi a1, a1, %u\naddi a2, a2, %u\naddi a4, a4, %u\n"
              "addi t2, t2, -1\nbnez t2, 1b\n"
              "csrr t0, fflags\nsd t0, 8(a5)\nwfi\n",
-             (unsigned long long)n * sz, n, 8 * sz, 8 * sz, 8 * sz, 8 * sz, c->vec, 8 * sz, n,
+             FP_STRIDE, n, 8 * sz, 8 * sz, 8 * sz, 8 * sz, c->vec, 8 * rsz, rlmul, 8 * rsz, n,
              ld, ld, ld, ild, c->scalar,
              c->kind == FP_ARITH || c->kind == FP_FROMINT
-                 ? (d ? "fsd fa3, 0(a4)" : "fsw fa3, 0(a4)")
-                 : (d ? "sd t1, 0(a4)" : "sw t1, 0(a4)"),
-             sz, sz, sz, sz);
-    (void)st;
-    (void)ist;
+                 ? (rsz == 8 ? "fsd fa3, 0(a4)" : "fsw fa3, 0(a4)")
+                 : (rsz == 8 ? "sd t1, 0(a4)" : "sw t1, 0(a4)"),
+             sz, sz, sz, rsz);
     rig *r = rig_new(src);
     for (unsigned rm = 0; rm <= 4; rm++) {
     if (rm) { /* the same program again, in the next rounding mode */
@@ -468,18 +471,18 @@ static void fp_crosscheck_one(const fp_case *c, bool d)
             a = lcg() >> (lcg() % 64);
         uint64_t b = fp_operand(d, a), cc = fp_operand(d, a);
         memcpy(r->data + i * sz, &a, sz);
-        memcpy(r->data + (n + i) * sz, &b, sz);
-        memcpy(r->data + (2 * n + i) * sz, &cc, sz);
+        memcpy(r->data + FP_STRIDE + i * sz, &b, sz);
+        memcpy(r->data + 2 * FP_STRIDE + i * sz, &cc, sz);
     }
     run_to_wfi(r);
-    const uint8_t *vres = r->data + 3 * n * sz, *sres = r->data + 4 * n * sz;
+    const uint8_t *vres = r->data + 3 * FP_STRIDE, *sres = r->data + 4 * FP_STRIDE;
     uint64_t vflags, sflags;
-    memcpy(&vflags, r->data + 5 * n * sz, 8);
-    memcpy(&sflags, r->data + 5 * n * sz + 8, 8);
+    memcpy(&vflags, r->data + 5 * FP_STRIDE, 8);
+    memcpy(&sflags, r->data + 5 * FP_STRIDE + 8, 8);
     for (unsigned i = 0; i < n; i++) {
         uint64_t v = 0, s = 0;
-        memcpy(&v, vres + i * sz, sz);
-        memcpy(&s, sres + i * sz, sz);
+        memcpy(&v, vres + i * rsz, rsz);
+        memcpy(&s, sres + i * rsz, rsz);
         if (v != s)
             print_message("`%s` (%s, rm %u) element %u: 0x%llx, scalar 0x%llx\n", c->vec,
                           d ? "D" : "S", rm, i, (unsigned long long)v, (unsigned long long)s);
@@ -542,10 +545,37 @@ static void fp_crosscheck(void **state)
         {"vfcvt.f.x.v v24, v8", "fcvt.s.w fa3, t1, dyn", "fcvt.d.l fa3, t1, dyn", FP_FROMINT},
         {"vfcvt.f.xu.v v24, v8", "fcvt.s.wu fa3, t1, dyn", "fcvt.d.lu fa3, t1, dyn",
          FP_FROMINT},
+        {NULL, NULL, NULL, 0}, /* the rest: singles in, doubles out, or back */
     };
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+    static const fp_case wide[] = {
+        {"vfwadd.vv v24, v8, v16", "fcvt.d.s fa0, fa0\nfcvt.d.s fa1, fa1\nfadd.d fa3, fa0, fa1",
+         FP_ARITH, 8},
+        {"vfwsub.vv v24, v8, v16", "fcvt.d.s fa0, fa0\nfcvt.d.s fa1, fa1\nfsub.d fa3, fa0, fa1",
+         FP_ARITH, 8},
+        {"vfwmul.vv v24, v8, v16", "fcvt.d.s fa0, fa0\nfcvt.d.s fa1, fa1\nfmul.d fa3, fa0, fa1",
+         FP_ARITH, 8},
+        {"vfwcvt.f.f.v v24, v8", "fcvt.d.s fa3, fa0", FP_ARITH, 8},
+        {"vfwcvt.x.f.v v24, v8", "fcvt.l.s t1, fa0, dyn", FP_TOINT, 8},
+        {"vfwcvt.rtz.xu.f.v v24, v8", "fcvt.lu.s t1, fa0, rtz", FP_TOINT, 8},
+        {"vfwcvt.f.x.v v24, v8", "fcvt.d.w fa3, t1", FP_FROMINT, 8},
+    };
+    static const fp_case narrow[] = {
+        {"vsetvli zero, t0, e32, m2, ta, ma\nvfncvt.f.f.w v24, v8", "fcvt.s.d fa3, fa0, dyn",
+         FP_ARITH, 4},
+        {"vsetvli zero, t0, e32, m2, ta, ma\nvfncvt.x.f.w v24, v8", "fcvt.w.d t1, fa0, dyn",
+         FP_TOINT, 4},
+        {"vsetvli zero, t0, e32, m2, ta, ma\nvfncvt.rtz.xu.f.w v24, v8",
+         "fcvt.wu.d t1, fa0, rtz", FP_TOINT, 4},
+        {"vsetvli zero, t0, e32, m2, ta, ma\nvfncvt.f.x.w v24, v8", "fcvt.s.l fa3, t1, dyn",
+         FP_FROMINT, 4},
+    };
+    for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
+        fp_crosscheck_one(&wide[i], false);
+    for (size_t i = 0; i < sizeof narrow / sizeof *narrow; i++)
+        fp_crosscheck_one(&narrow[i], true);
+    for (size_t i = 0; t[i].vec; i++)
         for (int d = 0; d <= 1; d++) {
-            fp_case c = {t[i].vec, d ? t[i].d : t[i].s, t[i].kind};
+            fp_case c = {t[i].vec, d ? t[i].d : t[i].s, t[i].kind, 0};
             fp_crosscheck_one(&c, d);
         }
 }
