@@ -2,7 +2,8 @@
 # Vector code through the toolchain (tests/fixtures/vector): one sum built
 # three ways — gcc's scalar build, clang-19's auto-vectoriser, clang-19
 # with the RVV intrinsics — whose images hold vector instructions where
-# clang made them, and whose results agree.
+# clang made them, and whose results agree on the simulated card's vector
+# unit and on the host fallback.
 
 # shellcheck disable=SC2154 # output, status: set by run
 load helpers
@@ -28,4 +29,20 @@ setup() {
     [ "$status" -eq 0 ]
     [ "$(jq -c '[.threads[].words] | unique | length' <<<"$output")" = 1 ]
     [ "$(jq -c '.threads[0].words' <<<"$output")" = '[3731767296,10125,3073843200]' ]
+}
+
+@test "vector: on the simulated card the three builds return the same words; the vector ones in fewer modeled microseconds" {
+    run --separate-stderr kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" "$fixture"
+    [ "$status" -eq 0 ]
+    [ "$(jq -c '[.threads[].state] | unique' <<<"$output")" = '["returned"]' ]
+    [ "$(jq -c '[.threads[].words] | unique' <<<"$output")" = '[[3731767296,10125,3073843200]]' ]
+    # 64 KiB of words: gcc's scalar loop against 512-bit vectors
+    jq -e '.threads[1].microseconds < .threads[0].microseconds / 2 and
+           .threads[2].microseconds < .threads[0].microseconds / 2' <<<"$output"
+}
+
+@test "vector: kmrun check — the card's vector builds and their host fallbacks agree" {
+    run --separate-stderr kmrun check --run-dir "$BATS_TEST_TMPDIR/runs" "$fixture"
+    echo "$stderr"
+    [ "$status" -eq 0 ]
 }
