@@ -113,7 +113,11 @@ stop_server() {
     # GDB sends 0x03 when it gets SIGINT during a continue, as from a
     # terminal's Ctrl-C.  A background job starts with SIGINT ignored,
     # which GDB would keep: python3 gives it back its default first.
-    timeout 60 python3 -c 'import os, signal, sys
+    # --foreground: timeout passes a signal to GDB alone; without it, it
+    # signals its whole process group too, and a second SIGINT makes GDB
+    # ask "The target is not responding to interrupt requests. Stop
+    # debugging it?" and disconnect.
+    timeout --foreground 60 python3 -c 'import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' gdb-multiarch -nx -batch -ex "target remote :$port" -ex "continue" \
         -ex "info registers pc" -ex "kill" >"$BATS_TEST_TMPDIR/gdb.out" 2>&1 &
