@@ -133,10 +133,75 @@ void sim_cluster_trace(sim_cluster *c, unsigned core, void (*line)(void *ctx, co
     c->trace_ctx = ctx;
 }
 
+/* Idle skipping.  Inside one sim_cluster_step_cycles nothing but the
+ * cluster's own harts writes its memory: the host, the dispatcher, the
+ * other clusters and the grid write between steps (sim_card.c steps each
+ * cluster in turn).  So when every running hart is in a proven wait loop
+ * (sim_hart_idle_prove: loads of RAM only, no stores), nothing writes at
+ * all until `until`, and each hart's quanta up to there are one run of its
+ * loop: a hart's own timeline does not depend on where the quanta cut it,
+ * only on what it reads.  Each running hart skips the whole periods that
+ * fit before `until` (sim_hart_idle_skip), the quanta in which no running
+ * hart would have run pass at once (a waiting hart's clock keeps up, as
+ * wait_until does), and the last few quanta run as usual: the same
+ * registers, cycles, instret, memory cycles and offsets as quantum by
+ * quantum.  Not while a core is traced (every instruction is logged) or
+ * a hand-over checker looks at the accesses.  A try that fails waits
+ * twice as long as the last, up to IDLE_BACKOFF_MAX quanta, so busy code
+ * pays for few. */
+#define IDLE_MIN_QUANTA 8u
+#define IDLE_BACKOFF_MAX 256u
+
+static bool idle_later(sim_cluster *c)
+{
+    c->idle_backoff = c->idle_backoff ? c->idle_backoff * 2u : 1u;
+    if (c->idle_backoff > IDLE_BACKOFF_MAX)
+        c->idle_backoff = IDLE_BACKOFF_MAX;
+    c->idle_retry = c->m.now + c->idle_backoff * SIM_CLUSTER_QUANTUM;
+    return false;
+}
+
+static bool skip_idle(sim_cluster *c, uint64_t until)
+{
+    if (c->m.now < c->idle_retry || until - c->m.now < IDLE_MIN_QUANTA * SIM_CLUSTER_QUANTUM)
+        return false;
+    if (c->trace_line || c->m.checker)
+        return false;
+    sim_idle proof[BH_CLUSTER_CORES];
+    bool running[BH_CLUSTER_CORES];
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        running[i] = c->started[i] && c->harts[i].state == SIM_HART_RUNNING;
+        if (running[i] && !sim_hart_idle_prove(&c->harts[i], &proof[i]))
+            return idle_later(c);
+    }
+    uint64_t first = until; /* the earliest clock a running hart reaches */
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        if (!running[i])
+            continue;
+        sim_hart *h = &c->harts[i];
+        uint64_t offset = c->m.offset[i];
+        (void)sim_hart_idle_skip(h, &proof[i], until - offset);
+        if (h->cycle + offset < first)
+            first = h->cycle + offset;
+    }
+    /* Quanta ending by `first` would run no running hart. */
+    uint64_t now = first / SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM;
+    if (now <= c->m.now) /* a hart just short of a period: not now */
+        return idle_later(c);
+    c->idle_backoff = 0;
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
+        if (c->started[i])
+            wait_until(c, i, now);
+    c->m.now = now;
+    return true;
+}
+
 void sim_cluster_step_cycles(sim_cluster *c, uint64_t until)
 {
     until = (until + SIM_CLUSTER_QUANTUM - 1u) / SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM;
     while (c->m.now < until) {
+        if (skip_idle(c, until))
+            continue;
         if (!sim_cluster_busy(c)) {
             /* Nothing inside the cluster can wake a hart (no interrupts):
              * the quanta up to `until` would all be empty. */

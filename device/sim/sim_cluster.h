@@ -83,6 +83,10 @@ typedef struct sim_cluster {
     void *trace_ctx;
     /* The card's observers, or NULL when nobody observes. */
     sim_cluster_hooks *hooks;
+    /* Idle skipping (sim_cluster.c): the cluster time of the next try,
+     * and the quanta to wait after a try that failed. */
+    uint64_t idle_retry;
+    uint64_t idle_backoff;
 } sim_cluster;
 
 /* Cluster `cluster` (0..3) of the card whose banks are `dram` (which must

@@ -261,4 +261,28 @@ void sim_hart_flush_icache(sim_hart *h);
  * `writer`'s own (a store by anyone, or a NoC write: writer NULL). */
 void sim_mem_note_store(sim_mem *m, const sim_hart *writer, uint64_t addr);
 
+/* Idle loops (hart_idle.c).  A hart spinning in a wait loop — loads of
+ * RAM at fixed addresses, compares, a turn counter, no stores — would run
+ * the same turns until someone else writes that RAM.  sim_hart_idle_prove
+ * proves that from the hart's state now (without changing it or memory):
+ * after a prefix to the loop's head `pc`, every period of turns starts
+ * with registers x + k * dx (k = 0 .. max_periods, modulo 2^64) and costs
+ * exactly period_cycles, period_instret and period_mem_cycles.  Harts with
+ * a probe, watches, a commit record or probed code are never proven.
+ * sim_hart_idle_skip then advances h by the prefix and the most whole
+ * periods whose instructions all start before until_cycle, exactly as
+ * sim_hart_run(h, until_cycle) would have run them, provided nothing else
+ * writes memory meanwhile (the caller's promise); it returns the periods
+ * skipped (0: h unchanged).  A sim_hart_run to until_cycle after it ends
+ * where the run alone would have. */
+typedef struct sim_idle {
+    uint64_t pc;
+    uint64_t prefix_cycles, prefix_instret, prefix_mem_cycles;
+    uint64_t x[32], dx[32];
+    uint64_t period_cycles, period_instret, period_mem_cycles;
+    uint64_t max_periods;
+} sim_idle;
+bool sim_hart_idle_prove(const sim_hart *h, sim_idle *p);
+uint64_t sim_hart_idle_skip(sim_hart *h, const sim_idle *p, uint64_t until_cycle);
+
 #endif

@@ -1198,6 +1198,108 @@ static void init_limits(void **state)
     sim_hart_free(&h[0]);
 }
 
+/* ---- Idle loops (hart_idle.c) ---------------------------------------------
+ * A proven wait loop skipped ahead ends exactly where running it would:
+ * the same pc, cycle, instret, memory cycles and registers, for limits
+ * that cut it anywhere, entered mid-way. */
+#define IDLE_FLAG (DATA_BASE + 0x100)
+
+/* kmx's shape (kmx/start.c's worker): a turn counter, the flag every
+ * turn, and every 8th turn more loads (a deadline that has not come). */
+static const char idle_turns[] =
+    "li s1, 0x80100100; li a3, 0\n"
+    "1: andi a4, a5, 7; bnez a4, 2f\n"
+    "lw a4, 8(s1); bnez a4, 3f; ld a4, 16(s1); beqz a4, 2f; ld a2, 24(s1); bgeu a2, a4, 3f\n"
+    "2: addiw a5, a5, 1; zext.w t1, a5; slli t2, a5, 3; lw a4, 0(s1); sext.w s0, a4\n"
+    "beq a4, a3, 1b\n"
+    "3: wfi";
+
+/* A fresh hart on a copy of t's code, a5 set, and the deadline words. */
+static rig *idle_rig(const rig *t, uint64_t a5)
+{
+    rig *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    memcpy(r->code, t->code, sizeof r->code);
+    rig_init_mem(r);
+    hart_start(r, &r->h, 0, CODE_BASE);
+    r->h.x[15] = a5;
+    uint64_t deadline = 1000, now = 5;
+    memcpy(r->data + (IDLE_FLAG + 16 - DATA_BASE), &deadline, 8);
+    memcpy(r->data + (IDLE_FLAG + 24 - DATA_BASE), &now, 8);
+    return r;
+}
+
+/* Limits 200 to 4400 (every cycle of a stretch, so that some cut a turn
+ * where a register a skip got wrong has not been written again yet). */
+static void idle_skip_is_exact(const char *src, uint64_t a5)
+{
+    rig *t = rig_new(src);
+    for (uint64_t limit = 200; limit < 4400; limit += limit < 4000 ? 97 : 1) {
+        rig *ref = idle_rig(t, a5), *r = idle_rig(t, a5);
+        assert_int_equal(sim_hart_run(&ref->h, limit), SIM_HART_RUNNING);
+        /* into the loop, cut somewhere in a turn */
+        assert_int_equal(sim_hart_run(&r->h, 53), SIM_HART_RUNNING);
+        sim_idle p;
+        assert_true(sim_hart_idle_prove(&r->h, &p));
+        uint64_t k = sim_hart_idle_skip(&r->h, &p, limit);
+        if (limit > 1000)
+            assert_true(k > 0);
+        assert_int_equal(sim_hart_run(&r->h, limit), SIM_HART_RUNNING);
+        assert_int_equal(r->h.pc, ref->h.pc);
+        assert_int_equal(r->h.cycle, ref->h.cycle);
+        assert_int_equal(r->h.instret, ref->h.instret);
+        assert_int_equal(r->h.mem_cycles, ref->h.mem_cycles);
+        assert_memory_equal(r->h.x, ref->h.x, sizeof r->h.x);
+        /* and the same afterwards: the flag set, both leave the loop */
+        uint32_t one = 1;
+        memcpy(r->data + (IDLE_FLAG - DATA_BASE), &one, 4);
+        memcpy(ref->data + (IDLE_FLAG - DATA_BASE), &one, 4);
+        run_hart(&r->h);
+        run_hart(&ref->h);
+        assert_int_equal(r->h.cycle, ref->h.cycle);
+        assert_memory_equal(r->h.x, ref->h.x, sizeof r->h.x);
+        rig_free(r);
+        rig_free(ref);
+    }
+    rig_free(t);
+}
+
+static void idle_loops_skip_exactly(void **state)
+{
+    (void)state;
+    /* a bare spin: lw, beqz */
+    idle_skip_is_exact("li a0, 0x80100100; 1: lw t0, 0(a0); beqz t0, 1b; wfi", 0);
+    /* turns counted, every 8th looking further */
+    idle_skip_is_exact(idle_turns, 0);
+    /* the 32-bit counter wraps inside the run: a skip stops short of it */
+    idle_skip_is_exact(idle_turns, 0x7fffff80);
+}
+
+/* What is not a wait loop, or not one whose turns cost the same, is never
+ * proven: a store, a device load, a CSR read of time, a branch on the
+ * counter, a counter whose low bits the mask reads. */
+static void idle_proofs_refuse(void **state)
+{
+    (void)state;
+    static const char *const never[] = {
+        "li a0, 0x80100100; 1: sw zero, 8(a0); lw t0, 0(a0); beqz t0, 1b; wfi",
+        "li a0, 0x10000000; 1: lw t0, 0(a0); beqz t0, 1b; wfi",
+        "li a0, 0x80100100; 1: rdtime t1; lw t0, 0(a0); beqz t0, 1b; wfi",
+        "li a0, 0x80100100; 1: addi a5, a5, 1; lw t0, 0(a0); bltu a5, a0, 1b; wfi",
+        "li a0, 0x80100100; 1: addi a5, a5, 1; andi t1, a5, 31; lw t0, 0(a0); beqz t0, 1b; wfi",
+        "li a0, 0x80100100; 1: addi a0, a0, 8; lw t0, 0(a0); beqz t0, 1b; wfi",
+    };
+    for (size_t i = 0; i < sizeof never / sizeof *never; i++) {
+        rig *r = rig_new(never[i]);
+        assert_int_equal(sim_hart_run(&r->h, 300), SIM_HART_RUNNING);
+        sim_idle p;
+        if (sim_hart_idle_prove(&r->h, &p))
+            print_message("proven: %s\n", never[i]);
+        assert_false(sim_hart_idle_prove(&r->h, &p));
+        rig_free(r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1226,6 +1328,8 @@ int main(void)
         cmocka_unit_test(fp_loads_and_stores),
         cmocka_unit_test(device_accesses),
         cmocka_unit_test(init_limits),
+        cmocka_unit_test(idle_loops_skip_exactly),
+        cmocka_unit_test(idle_proofs_refuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
