@@ -192,6 +192,7 @@ static bool skip_idle(sim_cluster *c, uint64_t until)
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
         if (c->started[i])
             wait_until(c, i, now);
+    c->idle_quanta += (now - c->m.now) / SIM_CLUSTER_QUANTUM;
     c->m.now = now;
     return true;
 }

@@ -87,6 +87,7 @@ typedef struct sim_cluster {
      * and the quanta to wait after a try that failed. */
     uint64_t idle_retry;
     uint64_t idle_backoff;
+    uint64_t idle_quanta; /* quanta passed at once so far (inspection) */
 } sim_cluster;
 
 /* Cluster `cluster` (0..3) of the card whose banks are `dram` (which must

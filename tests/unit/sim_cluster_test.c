@@ -820,6 +820,83 @@ static void wfi_and_quanta(void **state)
     sim_dram_free(&dram);
 }
 
+/* Idle skipping (sim_cluster.c, hart_idle.c).  Core 0 stores for a while,
+ * then waits as core 1 does (a turn counter, a second look every 8th
+ * turn); core 2 spins on the flag; core 3 sleeps in wfi.  Flag and stop
+ * words at KMX_LIM_ARGS and + 8:
+ *
+ *     csrr t0, mhartid;  li s1, 0x0801f000;  li a3, 0;  beqz t0, busy
+ *     li t1, 3;  beq t0, t1, sleep;  li t1, 2;  beq t0, t1, spin
+ *  turns: 1: andi a4, a5, 7;  bnez a4, 2f;  lw a4, 8(s1);  bnez a4, out
+ *     2: addiw a5, a5, 1;  lw a4, 0(s1);  beq a4, a3, 1b;  j out
+ *  spin: 3: lw a4, 0(s1);  beqz a4, 3b;  j out
+ *  busy: li t2, 2000;  4: sw t2, 16(s1);  addi t2, t2, -1;  bnez t2, 4b;  j turns
+ *  out: addi a6, a6, 1
+ *  sleep: 5: wfi;  j 5b
+ */
+static const uint32_t idle_program[] = {
+    0xf14022f3, 0x0801f4b7, 0x85634681, 0x430d0202, 0x02628b63, 0x8c634309, 0xf7130062,
+    0xe3190077, 0xe30d4498, 0x40982785, 0xfed709e3, 0x4098a821, 0xa809df7d, 0x7d000393,
+    0x0074a823, 0x9de313fd, 0xbfe1fe03, 0x00730805, 0xbff51050,
+};
+
+static sim_cluster *idle_cluster(sim_dram *dram, unsigned cluster)
+{
+    sim_cluster *c = NULL;
+    assert_int_equal(sim_cluster_create(&c, dram, cluster, SIM_MHZ_DEFAULT, NULL), KS_OK);
+    assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_IMAGE, idle_program, sizeof idle_program,
+                                           NULL), KS_OK);
+    assert_int_equal(sim_cluster_reset_harts(c, KMX_LIM_IMAGE, NULL), KS_OK);
+    return c;
+}
+
+static void same_clusters(const sim_cluster *a, const sim_cluster *b)
+{
+    assert_true(a->m.now == b->m.now);
+    assert_memory_equal(a->m.offset, b->m.offset, sizeof a->m.offset);
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        const sim_hart *ha = &a->harts[i], *hb = &b->harts[i];
+        assert_int_equal(ha->state, hb->state);
+        assert_int_equal(ha->pc, hb->pc);
+        assert_int_equal(ha->cycle, hb->cycle);
+        assert_int_equal(ha->instret, hb->instret);
+        assert_int_equal(ha->mem_cycles, hb->mem_cycles);
+        assert_memory_equal(ha->x, hb->x, sizeof ha->x);
+    }
+}
+
+/* Stepped a quantum at a time (never skipped) and in long steps (skipped
+ * where proven): the same harts at every common point, before and after
+ * the host sets the flag. */
+static void idle_harts_skip_exactly(void **state)
+{
+    (void)state;
+    sim_dram dram;
+    sim_dram_init(&dram);
+    sim_cluster *a = idle_cluster(&dram, 1), *b = idle_cluster(&dram, 2);
+    static const uint64_t at[] = {3000003, 3100000, 5000000};
+    for (size_t s = 0; s < sizeof at / sizeof *at; s++) {
+        while (a->m.now < at[s])
+            sim_cluster_step_cycles(a, a->m.now + SIM_CLUSTER_QUANTUM);
+        sim_cluster_step_cycles(b, at[s]);
+        same_clusters(a, b);
+        if (s == 1) { /* the host's write: the waits end */
+            uint32_t one = 1;
+            assert_int_equal(sim_cluster_write_lim(a, KMX_LIM_ARGS, &one, 4, NULL), KS_OK);
+            assert_int_equal(sim_cluster_write_lim(b, KMX_LIM_ARGS, &one, 4, NULL), KS_OK);
+        }
+    }
+    assert_int_equal(a->idle_quanta, 0);
+    assert_true(b->idle_quanta > 40000);
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        assert_int_equal(b->harts[i].state, SIM_HART_WFI);
+        assert_int_equal(b->harts[i].x[16], i != 3); /* a6: left the wait */
+    }
+    sim_cluster_destroy(a);
+    sim_cluster_destroy(b);
+    sim_dram_free(&dram);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -845,6 +922,7 @@ int main(void)
         cmocka_unit_test(harts_stream_at_the_calibrated_rates),
         cmocka_unit_test(runs_are_deterministic),
         cmocka_unit_test(wfi_and_quanta),
+        cmocka_unit_test(idle_harts_skip_exactly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
