@@ -41,6 +41,10 @@
 #define IDLE_PREFIX_MAX 256u
 #define IDLE_PERIOD_MAX 16u
 #define IDLE_WALK_MAX 2048u
+#define IDLE_TIMED_MAX 8u
+/* Far more periods than any step skips: keeps cycle + k * period far
+ * from wrapping. */
+#define IDLE_PERIODS_MAX (1ull << 40)
 
 typedef struct walk {
     const sim_hart *h;
@@ -51,7 +55,27 @@ typedef struct walk {
     uint64_t kmax;
     /* the last step's taken jump or branch, backwards (its target) */
     bool back;
+    /* mtime: the hart's cycle where the walk starts; registers holding
+     * an mtime value (read at tcyc[r]); registers written, and read
+     * before the walk wrote them; the branches on mtime met */
+    uint64_t base;
+    bool tt[32], written[32], read_first[32];
+    uint64_t tcyc[32];
+    sim_hart *clock; /* a copy of the hart, for the mtime callback */
+    unsigned ntimed;
+    struct timed {
+        uint64_t cycle, other;
+        uint8_t op;
+        bool time_first, taken;
+    } timed[IDLE_TIMED_MAX];
 } walk;
+
+/* mtime as a load at `cycle` of the hart reads it. */
+static uint64_t mtime_at(const walk *w, uint64_t cycle)
+{
+    w->clock->cycle = cycle;
+    return w->h->mem->mtime(w->h->mem, w->clock);
+}
 
 /* The entry the hart would run at pc (its map's), or NULL (not decoded
  * yet, or outside the code). */
@@ -83,7 +107,38 @@ static void set(walk *w, unsigned rd, uint64_t v, uint64_t d)
     if (rd) {
         w->x[rd] = v;
         w->dx[rd] = d;
+        w->tt[rd] = false;
+        w->written[rd] = true;
     }
+}
+
+/* Whether an op reads rs1, rs2. */
+static bool reads_rs1(unsigned op)
+{
+    return op != SIM_OP_LUI && op != SIM_OP_AUIPC && op != SIM_OP_JAL && op != SIM_OP_NOP;
+}
+static bool reads_rs2(unsigned op)
+{
+    switch (op) {
+    case SIM_OP_ADD: case SIM_OP_SUB: case SIM_OP_ADDW: case SIM_OP_SUBW: case SIM_OP_AND:
+    case SIM_OP_OR: case SIM_OP_XOR: case SIM_OP_SLT: case SIM_OP_SLTU: case SIM_OP_SH1ADD:
+    case SIM_OP_SH2ADD: case SIM_OP_SH3ADD: case SIM_OP_ADD_UW:
+    case SIM_OP_BEQ: case SIM_OP_BNE: case SIM_OP_BLT: case SIM_OP_BGE: case SIM_OP_BLTU:
+    case SIM_OP_BGEU:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool branch_taken(unsigned op, uint64_t a, uint64_t b)
+{
+    return op == SIM_OP_BEQ    ? a == b
+           : op == SIM_OP_BNE  ? a != b
+           : op == SIM_OP_BLT  ? (int64_t)a < (int64_t)b
+           : op == SIM_OP_BGE  ? (int64_t)a >= (int64_t)b
+           : op == SIM_OP_BLTU ? a < b
+                               : a >= b;
 }
 
 /* One instruction of the walk; false ends the proof.  On true, w->d is
@@ -97,6 +152,15 @@ static bool step(walk *w)
     uint64_t next = d->pc + d->len;
     bool jumped = false;
     uint64_t lat = 0;
+    const bool branch = d->op >= SIM_OP_BEQ && d->op <= SIM_OP_BGEU;
+
+    /* An mtime value may only be compared (below); and what the walk
+     * reads before writing it is noted. */
+    const unsigned r1 = reads_rs1(d->op) ? d->rs1 : 0, r2 = reads_rs2(d->op) ? d->rs2 : 0;
+    if ((w->tt[r1] || w->tt[r2]) && !branch)
+        return false;
+    w->read_first[r1] |= !w->written[r1];
+    w->read_first[r2] |= !w->written[r2];
 
     switch (d->op) {
     case SIM_OP_NOP: break;
@@ -182,6 +246,16 @@ static bool step(walk *w)
         if (da || (addr & (n - 1)))
             return false;
         const sim_mem *m = w->h->mem;
+        if (m->mtime_addr && addr == m->mtime_addr && d->op == SIM_OP_LD) {
+            uint64_t at = w->base + w->cycles; /* the load's start */
+            set(w, d->rd, mtime_at(w, at), 0);
+            if (d->rd) {
+                w->tt[d->rd] = true;
+                w->tcyc[d->rd] = at;
+            }
+            lat = m->mtime_latency;
+            break;
+        }
         int ri = sim_mem_find_ram(m, addr, n);
         if (ri < 0)
             return false;
@@ -199,12 +273,17 @@ static bool step(walk *w)
     case SIM_OP_BLTU: case SIM_OP_BGEU: {
         if (da || db)
             return false;
-        bool taken = d->op == SIM_OP_BEQ   ? a == b
-                     : d->op == SIM_OP_BNE ? a != b
-                     : d->op == SIM_OP_BLT ? (int64_t)a < (int64_t)b
-                     : d->op == SIM_OP_BGE ? (int64_t)a >= (int64_t)b
-                     : d->op == SIM_OP_BLTU ? a < b
-                                            : a >= b;
+        bool taken = branch_taken(d->op, a, b);
+        if (w->tt[d->rs1] || w->tt[d->rs2]) {
+            /* mtime against a fixed value: the same way until mtime
+             * passes it (monotone), found once the period is known */
+            if (w->tt[d->rs1] == w->tt[d->rs2] || d->op == SIM_OP_BEQ || d->op == SIM_OP_BNE ||
+                w->ntimed >= IDLE_TIMED_MAX)
+                return false;
+            bool first = w->tt[d->rs1];
+            w->timed[w->ntimed++] = (struct timed){
+                first ? w->tcyc[d->rs1] : w->tcyc[d->rs2], first ? b : a, d->op, first, taken};
+        }
         if (taken)
             next = d->pc + imm;
         jumped = true;
@@ -217,7 +296,7 @@ static bool step(walk *w)
         break;
     case SIM_OP_JALR:
         if (da)
-            return false;
+            return false; /* (and no mtime: not a branch, refused above) */
         next = (a + imm) & ~(uint64_t)1;
         set(w, d->rd, d->pc + d->len, 0);
         jumped = true;
@@ -237,14 +316,39 @@ static bool step(walk *w)
     return w->d != NULL && w->d->op != SIM_OP_PROBE;
 }
 
-static void walk_start(walk *w, const sim_hart *h, const sim_insn *d, const uint64_t x[32])
+static void walk_start(walk *w, const sim_hart *h, sim_hart *clock, const sim_insn *d,
+                       const uint64_t x[32], uint64_t base)
 {
     memset(w, 0, sizeof *w);
     w->h = h;
     w->ic = h->icache;
     w->d = d;
     memcpy(w->x, x, sizeof w->x);
-    w->kmax = UINT64_MAX;
+    w->kmax = IDLE_PERIODS_MAX;
+    w->base = base;
+    w->clock = clock;
+}
+
+/* The most periods k (up to w->kmax) for which each branch on mtime
+ * goes the way it went in period 0, its load then period * k cycles
+ * later: mtime never falls, so a binary search finds where it turns. */
+static void bound_timed(walk *w, uint64_t period)
+{
+    for (unsigned i = 0; i < w->ntimed; i++) {
+        const struct timed *t = &w->timed[i];
+        uint64_t lo = 0, hi = w->kmax;
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo + 1) / 2;
+            uint64_t now = mtime_at(w, t->cycle + mid * period);
+            bool taken = t->time_first ? branch_taken(t->op, now, t->other)
+                                       : branch_taken(t->op, t->other, now);
+            if (taken == t->taken)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        w->kmax = lo;
+    }
 }
 
 /* Walks until the P-th arrival at head; false when the proof ends first
@@ -269,9 +373,11 @@ bool sim_hart_idle_prove(const sim_hart *h, sim_idle *p)
         return false;
 
     /* 1: the prefix, to the first backward jump's target */
+    sim_hart clock = *h;
     walk w;
-    walk_start(&w, h, at, h->x);
+    walk_start(&w, h, &clock, at, h->x, h->cycle);
     do {
+        w.ntimed = 0; /* (only a period's branches on mtime are bounded) */
         if (w.instrs >= IDLE_PREFIX_MAX || !step(&w))
             return false;
     } while (!w.back);
@@ -286,19 +392,37 @@ bool sim_hart_idle_prove(const sim_hart *h, sim_idle *p)
     /* 2: the registers at each arrival at H */
     uint64_t at_arrival[IDLE_PERIOD_MAX + 1][32];
     unsigned arrivals = 0;
-    walk_start(&w, h, head, p->x);
-    while (arrivals < IDLE_PERIOD_MAX && walk_turns(&w, p->pc, 1))
+    const uint64_t base = h->cycle + p->prefix_cycles;
+    walk_start(&w, h, &clock, head, p->x, base);
+    while (arrivals < IDLE_PERIOD_MAX && (w.ntimed = 0, walk_turns(&w, p->pc, 1)))
         memcpy(at_arrival[++arrivals], w.x, sizeof w.x);
 
     /* 3: the shortest period that proves */
     for (unsigned period = 1; period <= arrivals; period *= 2) {
-        walk_start(&w, h, head, p->x);
+        walk_start(&w, h, &clock, head, p->x, base);
         for (unsigned r = 0; r < 32; r++)
             w.dx[r] = at_arrival[period][r] - p->x[r];
         uint64_t dx[32];
         memcpy(dx, w.dx, sizeof dx);
-        if (!walk_turns(&w, p->pc, period) || w.kmax == 0 ||
-            memcmp(w.dx, dx, sizeof dx) != 0 || memcmp(w.x, at_arrival[period], sizeof w.x) != 0)
+        if (!walk_turns(&w, p->pc, period) || memcmp(w.x, at_arrival[period], sizeof w.x) != 0)
+            continue;
+        /* Each register steps by its d again, or holds mtime at the end
+         * (then the period must write it before reading it: its value
+         * at H is the last period's mtime, not x + k * d). */
+        bool same = true;
+        p->time_regs = 0;
+        for (unsigned r = 1; r < 32; r++) {
+            if (w.tt[r]) {
+                same &= !w.read_first[r];
+                dx[r] = 0;
+                p->time_regs |= 1u << r;
+                p->time_cycle[r] = w.tcyc[r];
+            } else {
+                same &= w.dx[r] == dx[r];
+            }
+        }
+        bound_timed(&w, w.cycles);
+        if (!same || w.kmax == 0)
             continue;
         memcpy(p->dx, dx, sizeof dx);
         p->period_cycles = w.cycles;
@@ -324,6 +448,15 @@ uint64_t sim_hart_idle_skip(sim_hart *h, const sim_idle *p, uint64_t until_cycle
      * before until_cycle: all of them would have run */
     for (unsigned r = 1; r < 32; r++)
         h->x[r] = p->x[r] + k * p->dx[r];
+    /* mtime as the last period's load read it */
+    uint64_t cycle = h->cycle;
+    for (unsigned r = 1; r < 32; r++) {
+        if (p->time_regs & (1u << r)) {
+            h->cycle = p->time_cycle[r] + (k - 1) * p->period_cycles;
+            h->x[r] = h->mem->mtime(h->mem, h);
+        }
+    }
+    h->cycle = cycle;
     h->pc = p->pc;
     h->cycle = start + k * p->period_cycles;
     h->instret += p->prefix_instret + k * p->period_instret;

@@ -90,6 +90,8 @@ int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, 
     cm->mem.load = sim_cluster_mem_load;
     cm->mem.store = sim_cluster_mem_store;
     cm->mem.mtime = sim_cluster_mem_mtime;
+    cm->mem.mtime_addr = BH_MTIME; /* sim_cluster_mem_load's mtime, as promised there */
+    cm->mem.mtime_latency = cm->cost[SIM_T_MMIO];
     cm->mem.ctx = cm;
     cm->mem.cached = (sim_mem_cached){
         .base = BH_DRAM_CACHED_BASE,

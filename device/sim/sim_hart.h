@@ -266,7 +266,8 @@ void sim_mem_note_store(sim_mem *m, const sim_hart *writer, uint64_t addr);
  * the same turns until someone else writes that RAM.  sim_hart_idle_prove
  * proves that from the hart's state now (without changing it or memory):
  * after a prefix to the loop's head `pc`, every period of turns starts
- * with registers x + k * dx (k = 0 .. max_periods, modulo 2^64) and costs
+ * with registers x + k * dx (k = 0 .. max_periods, modulo 2^64; but
+ * time_regs, which hold the mtime the last period read) and costs
  * exactly period_cycles, period_instret and period_mem_cycles.  Harts with
  * a probe, watches, a commit record or probed code are never proven.
  * sim_hart_idle_skip then advances h by the prefix and the most whole
@@ -281,6 +282,11 @@ typedef struct sim_idle {
     uint64_t x[32], dx[32];
     uint64_t period_cycles, period_instret, period_mem_cycles;
     uint64_t max_periods;
+    /* Registers that end a period holding mtime (a load at
+     * mem->mtime_addr), read in period 0 at the hart's cycle
+     * time_cycle[r] (in period k, k * period_cycles later). */
+    uint32_t time_regs;
+    uint64_t time_cycle[32];
 } sim_idle;
 bool sim_hart_idle_prove(const sim_hart *h, sim_idle *p);
 uint64_t sim_hart_idle_skip(sim_hart *h, const sim_idle *p, uint64_t until_cycle);

@@ -120,6 +120,12 @@ typedef struct sim_mem {
                  uint64_t value);
     /* CLINT mtime now, for the `time` CSR (50 MHz ticks of modeled time). */
     uint64_t (*mtime)(struct sim_mem *m, struct sim_hart *h);
+    /* Where a load reads the same (optional; 0: nowhere): an 8-byte load at
+     * mtime_addr returns mtime(m, h) as of the load's start, costs
+     * mtime_latency cycles and does nothing else (no counter, no state).
+     * The idle-loop prover (hart_idle.c) relies on exactly that. */
+    uint64_t mtime_addr;
+    uint32_t mtime_latency;
     void *ctx;
     /* The harts sharing this memory, so that a store clears the LR/SC
      * reservations other harts hold on its 64-byte line. */

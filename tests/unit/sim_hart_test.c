@@ -34,6 +34,7 @@
 #define DEV_BASE 0x10000000ull
 #define DEV_SIZE 64u
 #define DEV_LATENCY 7u
+#define DEV_MTIME (DEV_BASE + 48) /* mtime, as a load reads it */
 #define DATA_LATENCY 5u
 
 enum { RA = 1, SP = 2, T0 = 5, T1 = 6, A0 = 10, A1 = 11, A2 = 12, T5 = 30, T6 = 31 };
@@ -55,6 +56,11 @@ static int dev_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size, uint6
     rig *r = m->ctx;
     if (addr < DEV_BASE || addr - DEV_BASE + size > DEV_SIZE)
         return SIM_CAUSE_LOAD_ACCESS;
+    if (addr == DEV_MTIME && size == 8) { /* as sim_mem promises: nothing else */
+        *value = m->mtime(m, h);
+        h->cycle += DEV_LATENCY;
+        return 0;
+    }
     uint64_t v = 0;
     memcpy(&v, r->dev + (addr - DEV_BASE), size);
     *value = v;
@@ -101,6 +107,8 @@ static void rig_init_mem(rig *r)
     r->mem.load = dev_load;
     r->mem.store = dev_store;
     r->mem.mtime = dev_mtime;
+    r->mem.mtime_addr = DEV_MTIME;
+    r->mem.mtime_latency = DEV_LATENCY;
     r->mem.ctx = r;
     r->mtime = 1000;
 }
@@ -1214,6 +1222,16 @@ static const char idle_turns[] =
     "beq a4, a3, 1b\n"
     "3: wfi";
 
+/* The same with the deadline against mtime (10 cycles a tick from 1000),
+ * as kmx's waits with a deadline: it comes at cycle 3000, inside the
+ * limits below, and the loop leaves. */
+static const char idle_deadline[] =
+    "li s1, 0x80100100; li s2, 0x10000030; li a3, 0\n"
+    "1: andi a4, a5, 7; bnez a4, 2f\n"
+    "lw a4, 8(s1); bnez a4, 3f; li a4, 1300; ld a2, 0(s2); bgeu a2, a4, 3f\n"
+    "2: addiw a5, a5, 1; lw a4, 0(s1); beq a4, a3, 1b\n"
+    "3: ld a2, 0(s2); wfi";
+
 /* A fresh hart on a copy of t's code, a5 set, and the deadline words. */
 static rig *idle_rig(const rig *t, uint64_t a5)
 {
@@ -1236,7 +1254,7 @@ static void idle_skip_is_exact(const char *src, uint64_t a5)
     rig *t = rig_new(src);
     for (uint64_t limit = 200; limit < 4400; limit += limit < 4000 ? 97 : 1) {
         rig *ref = idle_rig(t, a5), *r = idle_rig(t, a5);
-        assert_int_equal(sim_hart_run(&ref->h, limit), SIM_HART_RUNNING);
+        sim_hart_state st = sim_hart_run(&ref->h, limit);
         /* into the loop, cut somewhere in a turn */
         assert_int_equal(sim_hart_run(&r->h, 53), SIM_HART_RUNNING);
         sim_idle p;
@@ -1244,7 +1262,7 @@ static void idle_skip_is_exact(const char *src, uint64_t a5)
         uint64_t k = sim_hart_idle_skip(&r->h, &p, limit);
         if (limit > 1000)
             assert_true(k > 0);
-        assert_int_equal(sim_hart_run(&r->h, limit), SIM_HART_RUNNING);
+        assert_int_equal(sim_hart_run(&r->h, limit), st);
         assert_int_equal(r->h.pc, ref->h.pc);
         assert_int_equal(r->h.cycle, ref->h.cycle);
         assert_int_equal(r->h.instret, ref->h.instret);
@@ -1273,6 +1291,8 @@ static void idle_loops_skip_exactly(void **state)
     idle_skip_is_exact(idle_turns, 0);
     /* the 32-bit counter wraps inside the run: a skip stops short of it */
     idle_skip_is_exact(idle_turns, 0x7fffff80);
+    /* every 8th turn, mtime against a deadline that comes */
+    idle_skip_is_exact(idle_deadline, 0);
 }
 
 /* What is not a wait loop, or not one whose turns cost the same, is never
@@ -1285,6 +1305,11 @@ static void idle_proofs_refuse(void **state)
         "li a0, 0x80100100; 1: sw zero, 8(a0); lw t0, 0(a0); beqz t0, 1b; wfi",
         "li a0, 0x10000000; 1: lw t0, 0(a0); beqz t0, 1b; wfi",
         "li a0, 0x80100100; 1: rdtime t1; lw t0, 0(a0); beqz t0, 1b; wfi",
+        /* mtime other than compared: added, or compared for equality */
+        "li a0, 0x10000030; 1: ld t0, 0(a0); addi t0, t0, 1; bnez t0, 1b; wfi",
+        "li a0, 0x10000030; li t1, 5000; 1: ld t0, 0(a0); bne t0, t1, 1b; wfi",
+        /* read before the period writes it: last period's mtime */
+        "li a0, 0x10000030; li t1, 5000; 1: bgeu t0, t1, 2f; ld t0, 0(a0); j 1b; 2: wfi",
         "li a0, 0x80100100; 1: addi a5, a5, 1; lw t0, 0(a0); bltu a5, a0, 1b; wfi",
         "li a0, 0x80100100; 1: addi a5, a5, 1; andi t1, a5, 31; lw t0, 0(a0); beqz t0, 1b; wfi",
         "li a0, 0x80100100; 1: addi a0, a0, 8; lw t0, 0(a0); beqz t0, 1b; wfi",
