@@ -8,6 +8,9 @@
 
 #include "sim_clock.h"
 
+static void unpark(sim_cluster *c);
+static void before_write(sim_cluster_mem *cm);
+
 int sim_cluster_create(sim_cluster **out, sim_dram *dram, unsigned cluster, unsigned mhz,
                        ks_error *err)
 {
@@ -21,6 +24,7 @@ int sim_cluster_create(sim_cluster **out, sim_dram *dram, unsigned cluster, unsi
         free(c);
         return status;
     }
+    c->m.before_write = before_write;
     *out = c;
     return KS_OK;
 }
@@ -65,6 +69,7 @@ void sim_cluster_request_stop(sim_cluster *c)
 
 int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, ks_error *err)
 {
+    unpark(c);
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         sim_hart *h = &c->harts[i];
         if (c->started[i]) {
@@ -128,28 +133,30 @@ static void run_quantum(sim_cluster *c, uint64_t end)
 void sim_cluster_trace(sim_cluster *c, unsigned core, void (*line)(void *ctx, const char *text),
                        void *ctx)
 {
+    unpark(c);
     c->trace_core = core;
     c->trace_line = core < BH_CLUSTER_CORES ? line : NULL;
     c->trace_ctx = ctx;
 }
 
-/* Idle skipping.  Inside one sim_cluster_step_cycles nothing but the
- * cluster's own harts writes its memory: the host, the dispatcher, the
- * other clusters and the grid write between steps (sim_card.c steps each
- * cluster in turn).  So when every running hart is in a proven wait loop
- * (sim_hart_idle_prove: loads of RAM only, no stores), nothing writes at
- * all until `until`, and each hart's quanta up to there are one run of its
- * loop: a hart's own timeline does not depend on where the quanta cut it,
- * only on what it reads.  Each running hart skips the whole periods that
- * fit before `until` (sim_hart_idle_skip), the quanta in which no running
- * hart would have run pass at once (a waiting hart's clock keeps up, as
- * wait_until does), and the last few quanta run as usual: the same
- * registers, cycles, instret, memory cycles and offsets as quantum by
- * quantum.  Not while a core is traced (every instruction is logged) or
- * a hand-over checker looks at the accesses.  A try that fails waits
- * twice as long as the last, up to IDLE_BACKOFF_MAX quanta, so busy code
- * pays for few. */
-#define IDLE_MIN_QUANTA 8u
+/* Idle parking.  When every running hart is in a proven wait loop
+ * (sim_hart_idle_prove: it loads only LIM and mtime, stores nothing), the
+ * cluster writes nothing, and what its harts do depends only on what they
+ * read, which only someone else can change: a write into LIM from the
+ * host, the dispatcher or the NoC, which all go through
+ * sim_cluster_mem_write_lim and call before_write first.  Until then, or
+ * until a proof's bound (a deadline, a counter's wrap), the cluster is
+ * parked: its quanta pass without running the harts, whose registers and
+ * counts stay as of the proofs.  A hart's own timeline does not depend on
+ * where quanta cut it, only on what it reads, so bringing it up to date
+ * (unpark) is one skip and one run to the cluster's time
+ * (sim_hart_idle_skip, sim_hart_run): the same registers, cycles, instret
+ * and memory cycles as quantum by quantum.  Unparked before any write
+ * from outside lands, and before anyone looks at or changes a hart
+ * (sim_cluster_hart, the stats, a reset, a trace).  Never while a core is
+ * traced or a hand-over checker looks.  A try that fails waits twice as
+ * long as the last, up to IDLE_BACKOFF_MAX quanta, so busy code pays for
+ * few. */
 #define IDLE_BACKOFF_MAX 256u
 
 static bool idle_later(sim_cluster *c)
@@ -161,48 +168,75 @@ static bool idle_later(sim_cluster *c)
     return false;
 }
 
-static bool skip_idle(sim_cluster *c, uint64_t until)
+/* Parks the cluster if every running hart is proven, with the horizon
+ * where the first proof's bound ends (a quantum boundary). */
+static bool park(sim_cluster *c)
 {
     if (c->m.now < c->idle_retry || c->trace_line || c->m.checker)
         return false;
-    sim_idle proof[BH_CLUSTER_CORES];
-    bool running[BH_CLUSTER_CORES];
+    uint64_t horizon = UINT64_MAX;
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
-        running[i] = c->started[i] && c->harts[i].state == SIM_HART_RUNNING;
-        if (running[i] && !sim_hart_idle_prove(&c->harts[i], &proof[i]))
-            return idle_later(c);
-    }
-    uint64_t first = until; /* the earliest clock a running hart reaches */
-    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
-        if (!running[i])
+        const sim_hart *h = &c->harts[i];
+        c->idle_running[i] = c->started[i] && h->state == SIM_HART_RUNNING;
+        if (!c->idle_running[i])
             continue;
-        sim_hart *h = &c->harts[i];
-        uint64_t offset = c->m.offset[i];
-        (void)sim_hart_idle_skip(h, &proof[i], until - offset);
-        if (h->cycle + offset < first)
-            first = h->cycle + offset;
+        sim_idle *p = &c->idle_proof[i];
+        if (!sim_hart_idle_prove(h, p))
+            return idle_later(c);
+        /* periods 0 .. max_periods are proven: up to the start of the
+         * last, in the cluster's time */
+        uint64_t end = h->cycle + c->m.offset[i] + p->prefix_cycles +
+                       p->max_periods * p->period_cycles;
+        if (end < horizon)
+            horizon = end;
     }
-    /* Quanta ending by `first` would run no running hart. */
-    uint64_t now = first / SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM;
-    if (now <= c->m.now) /* a hart just short of a period: not now */
+    horizon = horizon / SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM;
+    if (horizon <= c->m.now)
         return idle_later(c);
     c->idle_backoff = 0;
-    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
-        if (c->started[i])
-            wait_until(c, i, now);
-    c->idle_quanta += (now - c->m.now) / SIM_CLUSTER_QUANTUM;
-    c->m.now = now;
+    c->idle_horizon = horizon;
+    c->idle_parked = true;
     return true;
+}
+
+/* The parked harts, up to the cluster's time. */
+static void unpark(sim_cluster *c)
+{
+    if (!c->idle_parked)
+        return;
+    c->idle_parked = false;
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        if (!c->idle_running[i])
+            continue;
+        sim_hart *h = &c->harts[i];
+        uint64_t until = c->m.now - c->m.offset[i];
+        (void)sim_hart_idle_skip(h, &c->idle_proof[i], until);
+        if (h->cycle < until)
+            sim_hart_run(h, until);
+    }
+}
+
+static void before_write(sim_cluster_mem *cm)
+{
+    unpark((sim_cluster *)((char *)cm - offsetof(sim_cluster, m)));
 }
 
 void sim_cluster_step_cycles(sim_cluster *c, uint64_t until)
 {
     until = (until + SIM_CLUSTER_QUANTUM - 1u) / SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM;
     while (c->m.now < until) {
-        /* (the span first: a card with several clusters steps them a
-         * quantum at a time, and pays nothing here) */
-        if (until - c->m.now >= IDLE_MIN_QUANTA * SIM_CLUSTER_QUANTUM && skip_idle(c, until))
+        if (c->idle_parked || park(c)) {
+            /* the quanta pass: a waiting hart's clock keeps up */
+            uint64_t to = until < c->idle_horizon ? until : c->idle_horizon;
+            for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
+                if (c->started[i] && !c->idle_running[i])
+                    wait_until(c, i, to);
+            c->idle_quanta += (to - c->m.now) / SIM_CLUSTER_QUANTUM;
+            c->m.now = to;
+            if (to == c->idle_horizon)
+                unpark(c);
             continue;
+        }
         if (!sim_cluster_busy(c)) {
             /* Nothing inside the cluster can wake a hart (no interrupts):
              * the quanta up to `until` would all be empty. */
@@ -239,6 +273,7 @@ uint64_t sim_cluster_mtime(const sim_cluster *c)
 
 sim_hart *sim_cluster_hart(sim_cluster *c, unsigned core)
 {
+    unpark(c);
     return core < BH_CLUSTER_CORES ? &c->harts[core] : NULL;
 }
 
@@ -260,6 +295,7 @@ sim_cache *sim_cluster_cache(sim_cluster *c)
 void sim_cluster_get_stats(sim_cluster *c, sim_card_cluster_stats *out,
                            uint64_t noc[SIM_NOC_TENSIX + 1])
 {
+    unpark(c);
     memset(out, 0, sizeof *out);
     out->present = true;
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {

@@ -83,11 +83,16 @@ typedef struct sim_cluster {
     void *trace_ctx;
     /* The card's observers, or NULL when nobody observes. */
     sim_cluster_hooks *hooks;
-    /* Idle skipping (sim_cluster.c): the cluster time of the next try,
-     * and the quanta to wait after a try that failed. */
-    uint64_t idle_retry;
-    uint64_t idle_backoff;
-    uint64_t idle_quanta; /* quanta passed at once so far (inspection) */
+    /* Idle parking (sim_cluster.c): parked, the proofs of the harts
+     * running then, and the cluster time the first proof ends at; the
+     * time of the next try and the quanta to wait after one that failed;
+     * the quanta passed parked so far (inspection). */
+    bool idle_parked;
+    bool idle_running[BH_CLUSTER_CORES];
+    sim_idle idle_proof[BH_CLUSTER_CORES];
+    uint64_t idle_horizon;
+    uint64_t idle_retry, idle_backoff;
+    uint64_t idle_quanta;
 } sim_cluster;
 
 /* Cluster `cluster` (0..3) of the card whose banks are `dram` (which must
@@ -159,7 +164,9 @@ uint64_t sim_cluster_mtime(const sim_cluster *c);
 
 /* Core `core` (0..3): its registers, state, cycle and instruction
  * counts, last trap; NULL for a bad core.  Halting or waking it goes
- * through sim_hart_halt / sim_hart_wake. */
+ * through sim_hart_halt / sim_hart_wake.  Read the harts through this
+ * (not c->harts): harts waiting in a parked cluster are brought up to
+ * date here. */
 sim_hart *sim_cluster_hart(sim_cluster *c, unsigned core);
 
 /* Whether any hart is running (not in wfi, not halted, started). */

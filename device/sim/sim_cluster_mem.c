@@ -181,6 +181,9 @@ int sim_cluster_mem_write_lim(sim_cluster_mem *cm, uint64_t addr, const void *sr
     if (status != KS_OK) {
         return status;
     }
+    if (cm->before_write) {
+        cm->before_write(cm);
+    }
     memcpy(cm->lim + (addr - BH_LIM_BASE), src, n);
     lim_written(cm, NULL, addr, n);
     return KS_OK;

@@ -97,6 +97,10 @@ typedef struct sim_cluster_mem {
     struct sim_checker *checker; /* the hand-over checker, or NULL (sim_checker.h);
                                     set by sim_cluster_mem_set_checker */
     sim_cluster_mem_stats stats;
+    /* Called before a write from outside the harts (the host, the NoC)
+     * lands in LIM (sim_cluster_mem_write_lim): the cluster brings harts
+     * it let wait unstepped up to date first (sim_cluster.c).  NULL: none. */
+    void (*before_write)(struct sim_cluster_mem *cm);
     /* Host memory ran out in a write-back or an uncached store: the
      * access faulted, and the run cannot be trusted. */
     bool failed;

@@ -820,7 +820,7 @@ static void wfi_and_quanta(void **state)
     sim_dram_free(&dram);
 }
 
-/* Idle skipping (sim_cluster.c, hart_idle.c).  Core 0 stores for a while,
+/* Idle parking (sim_cluster.c, hart_idle.c).  Core 0 stores for a while,
  * then waits as core 1 does (a turn counter, a second look every 8th
  * turn); core 2 spins on the flag; core 3 sleeps in wfi.  Flag and stop
  * words at KMX_LIM_ARGS and + 8:
@@ -850,8 +850,10 @@ static sim_cluster *idle_cluster(sim_dram *dram, unsigned cluster)
     return c;
 }
 
-static void same_clusters(const sim_cluster *a, const sim_cluster *b)
+static void same_clusters(sim_cluster *a, sim_cluster *b)
 {
+    (void)sim_cluster_hart(a, 0); /* (brings parked harts up to date) */
+    (void)sim_cluster_hart(b, 0);
     assert_true(a->m.now == b->m.now);
     assert_memory_equal(a->m.offset, b->m.offset, sizeof a->m.offset);
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
@@ -865,35 +867,49 @@ static void same_clusters(const sim_cluster *a, const sim_cluster *b)
     }
 }
 
-/* Stepped a quantum at a time (never skipped) and in long steps (skipped
- * where proven): the same harts at every common point, before and after
- * the host sets the flag. */
-static void idle_harts_skip_exactly(void **state)
+static void no_line(void *ctx, const char *text)
+{
+    (void)ctx, (void)text;
+}
+
+/* Traced (never parked: a traced core's every instruction is logged) and
+ * not traced (parked while its harts wait), stepped a quantum at a time
+ * and in long steps: the same harts at every common point, before and
+ * after the host sets the flag, and after a look at a hart mid-wait. */
+static void idle_harts_park_exactly(void **state)
 {
     (void)state;
     sim_dram dram;
     sim_dram_init(&dram);
     sim_cluster *a = idle_cluster(&dram, 1), *b = idle_cluster(&dram, 2);
-    static const uint64_t at[] = {3000003, 3100000, 5000000};
+    sim_cluster *q = idle_cluster(&dram, 3);
+    sim_cluster_trace(a, 3, no_line, NULL); /* core 3 sleeps: the trace is empty */
+    static const uint64_t at[] = {3000003, 3100000, 3100100, 5000000};
     for (size_t s = 0; s < sizeof at / sizeof *at; s++) {
         while (a->m.now < at[s])
             sim_cluster_step_cycles(a, a->m.now + SIM_CLUSTER_QUANTUM);
+        while (q->m.now < at[s])
+            sim_cluster_step_cycles(q, q->m.now + SIM_CLUSTER_QUANTUM);
         sim_cluster_step_cycles(b, at[s]);
-        same_clusters(a, b);
-        if (s == 1) { /* the host's write: the waits end */
+        if (s == 2) { /* the host's write, to parked harts: the waits end */
+            assert_true(b->idle_parked && q->idle_parked);
             uint32_t one = 1;
             assert_int_equal(sim_cluster_write_lim(a, KMX_LIM_ARGS, &one, 4, NULL), KS_OK);
             assert_int_equal(sim_cluster_write_lim(b, KMX_LIM_ARGS, &one, 4, NULL), KS_OK);
+            assert_int_equal(sim_cluster_write_lim(q, KMX_LIM_ARGS, &one, 4, NULL), KS_OK);
         }
+        same_clusters(a, b);
+        same_clusters(a, q);
     }
     assert_int_equal(a->idle_quanta, 0);
-    assert_true(b->idle_quanta > 40000);
+    assert_true(b->idle_quanta > 40000 && q->idle_quanta > 40000);
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         assert_int_equal(b->harts[i].state, SIM_HART_WFI);
         assert_int_equal(b->harts[i].x[16], i != 3); /* a6: left the wait */
     }
     sim_cluster_destroy(a);
     sim_cluster_destroy(b);
+    sim_cluster_destroy(q);
     sim_dram_free(&dram);
 }
 
@@ -922,7 +938,7 @@ int main(void)
         cmocka_unit_test(harts_stream_at_the_calibrated_rates),
         cmocka_unit_test(runs_are_deterministic),
         cmocka_unit_test(wfi_and_quanta),
-        cmocka_unit_test(idle_harts_skip_exactly),
+        cmocka_unit_test(idle_harts_park_exactly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
