@@ -62,6 +62,7 @@ typedef struct walk {
     bool tt[32], written[32], read_first[32];
     uint64_t tcyc[32];
     sim_hart *clock; /* a copy of the hart, for the mtime callback */
+    sim_idle *loads; /* where RAM loads are recorded (NULL: not) */
     unsigned ntimed;
     struct timed {
         uint64_t cycle, other;
@@ -139,6 +140,19 @@ static bool branch_taken(unsigned op, uint64_t a, uint64_t b)
            : op == SIM_OP_BGE  ? (int64_t)a >= (int64_t)b
            : op == SIM_OP_BLTU ? a < b
                                : a >= b;
+}
+
+/* Keeps a RAM load in p's list (once per address and size); false
+ * when the list is full. */
+static bool note_load(sim_idle *p, uint64_t addr, unsigned size, uint64_t value)
+{
+    for (unsigned i = 0; i < p->nloads; i++)
+        if (p->loads[i].addr == addr && p->loads[i].size == size)
+            return true;
+    if (p->nloads >= SIM_IDLE_LOADS_MAX)
+        return false;
+    p->loads[p->nloads++] = (struct sim_idle_load){addr, value, size};
+    return true;
 }
 
 /* One instruction of the walk; false ends the proof.  On true, w->d is
@@ -261,6 +275,8 @@ static bool step(walk *w)
             return false;
         const sim_ram *r = &m->ram[ri];
         uint64_t raw = sim_mem_get(r->host + (addr - r->base), n);
+        if (w->loads && !note_load(w->loads, addr, n, raw))
+            return false;
         uint64_t v = d->op == SIM_OP_LB   ? (uint64_t)(int64_t)(int8_t)raw
                      : d->op == SIM_OP_LH ? (uint64_t)(int64_t)(int16_t)raw
                      : d->op == SIM_OP_LW ? (uint64_t)(int64_t)(int32_t)raw
@@ -375,14 +391,15 @@ bool sim_hart_idle_prove(const sim_hart *h, sim_idle *p)
     /* 1: the prefix, to the first backward jump's target */
     sim_hart clock = *h;
     walk w;
+    memset(p, 0, sizeof *p);
     walk_start(&w, h, &clock, at, h->x, h->cycle);
+    w.loads = p;
     do {
         w.ntimed = 0; /* (only a period's branches on mtime are bounded) */
         if (w.instrs >= IDLE_PREFIX_MAX || !step(&w))
             return false;
     } while (!w.back);
     const sim_insn *head = w.d;
-    memset(p, 0, sizeof *p);
     p->pc = head->pc;
     p->prefix_cycles = w.cycles;
     p->prefix_instret = w.instrs;
@@ -398,8 +415,11 @@ bool sim_hart_idle_prove(const sim_hart *h, sim_idle *p)
         memcpy(at_arrival[++arrivals], w.x, sizeof w.x);
 
     /* 3: the shortest period that proves */
+    const unsigned prefix_loads = p->nloads;
     for (unsigned period = 1; period <= arrivals; period *= 2) {
         walk_start(&w, h, &clock, head, p->x, base);
+        p->nloads = prefix_loads;
+        w.loads = p;
         for (unsigned r = 0; r < 32; r++)
             w.dx[r] = at_arrival[period][r] - p->x[r];
         uint64_t dx[32];

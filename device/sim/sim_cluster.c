@@ -8,6 +8,10 @@
 
 #include "sim_clock.h"
 
+/* Idle parking: below, where it is explained. */
+static bool loads_same(const sim_cluster *c, const sim_idle *p);
+static void park_hart(sim_cluster *c, unsigned i, uint64_t end);
+static void unpark_hart(sim_cluster *c, unsigned i);
 static void unpark(sim_cluster *c);
 static void before_write(sim_cluster_mem *cm);
 
@@ -102,14 +106,24 @@ static void wait_until(sim_cluster *c, unsigned i, uint64_t t)
  * just sits out; the offset is the scheduler's alone, so it is read once.) */
 static void run_quantum(sim_cluster *c, uint64_t end)
 {
+    /* (a hart that runs may store: the next quantum checks again) */
+    c->idle_unsure = false;
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         if (!c->started[i]) {
             continue;
         }
         sim_hart *h = &c->harts[i];
+        if (c->idle_parked[i]) {
+            if (end <= c->idle_horizon[i] && loads_same(c, &c->idle_proof[i])) {
+                c->idle_quanta++;
+                continue; /* its turn is the proven one */
+            }
+            unpark_hart(c, i); /* up to the quantum's start */
+        }
         uint64_t offset = c->m.offset[i];
         if (h->state == SIM_HART_RUNNING) {
             if (h->cycle + offset < end) {
+                c->idle_unsure = true;
                 if (c->hooks)
                     sim_cluster_run_observed(c, i, end - offset);
                 else if (c->trace_line && i == c->trace_core)
@@ -118,6 +132,7 @@ static void run_quantum(sim_cluster *c, uint64_t end)
                 else
                     sim_hart_run(h, end - offset);
                 if (h->state == SIM_HART_RUNNING) {
+                    park_hart(c, i, end);
                     continue;
                 }
             } else {
@@ -139,102 +154,138 @@ void sim_cluster_trace(sim_cluster *c, unsigned core, void (*line)(void *ctx, co
     c->trace_ctx = ctx;
 }
 
-/* Idle parking.  When every running hart is in a proven wait loop
- * (sim_hart_idle_prove: it loads only LIM and mtime, stores nothing), the
- * cluster writes nothing, and what its harts do depends only on what they
- * read, which only someone else can change: a write into LIM from the
- * host, the dispatcher or the NoC, which all go through
- * sim_cluster_mem_write_lim and call before_write first.  Until then, or
- * until a proof's bound (a deadline, a counter's wrap), the cluster is
- * parked: its quanta pass without running the harts, whose registers and
- * counts stay as of the proofs.  A hart's own timeline does not depend on
- * where quanta cut it, only on what it reads, so bringing it up to date
- * (unpark) is one skip and one run to the cluster's time
- * (sim_hart_idle_skip, sim_hart_run): the same registers, cycles, instret
- * and memory cycles as quantum by quantum.  Unparked before any write
- * from outside lands, and before anyone looks at or changes a hart
- * (sim_cluster_hart, the stats, a reset, a trace).  Never while a core is
- * traced or a hand-over checker looks.  A try that fails waits twice as
- * long as the last, up to IDLE_BACKOFF_MAX quanta, so busy code pays for
- * few. */
+/* Idle parking.  A hart in a proven wait loop (sim_hart_idle_prove: it
+ * loads only LIM and mtime, stores nothing) does what the bytes it loads
+ * say, and nothing else: while they stay as they were, each of its
+ * quanta is the proven one, so the cluster parks it — its turns pass
+ * without running it, its registers and counts stay as of the proof —
+ * and, before each of its turns, compares those bytes with what the proof
+ * read (a few words).  That is exactly when it would first have seen a
+ * store: one by a hart before it in the quantum, or by anyone since its
+ * last turn.  When they differ, when its proof's bound (a deadline, a
+ * counter's wrap) comes, or when anyone looks at or changes a hart
+ * (sim_cluster_hart, the stats, a reset, a trace), it is brought up to
+ * the cluster's time (unpark_hart): a hart's own timeline does not depend
+ * on where quanta cut it, only on what it reads, so one arithmetic skip of
+ * whole periods and one run to that time, with the bytes it read put back
+ * for the run, give the same registers, cycles, instret and memory cycles
+ * as quantum by quantum.  A parked hart stores nothing, so when every
+ * running hart is parked, the cluster has passed a whole quantum that
+ * way, and nothing has written LIM from outside since (before_write: the
+ * host, the dispatcher, the NoC), quanta pass at once.  Never while a core
+ * is traced or a hand-over checker looks.  A hart whose proof fails is
+ * tried again twice as late, up to IDLE_BACKOFF_MAX quanta, so busy code
+ * pays for few tries. */
 #define IDLE_BACKOFF_MAX 256u
 
-static bool idle_later(sim_cluster *c)
+/* The bytes p's loads read, as they are now, at their host addresses. */
+static uint8_t *load_at(const sim_cluster *c, const struct sim_idle_load *l)
 {
-    c->idle_backoff = c->idle_backoff ? c->idle_backoff * 2u : 1u;
-    if (c->idle_backoff > IDLE_BACKOFF_MAX)
-        c->idle_backoff = IDLE_BACKOFF_MAX;
-    c->idle_retry = c->m.now + c->idle_backoff * SIM_CLUSTER_QUANTUM;
-    return false;
+    return c->m.lim + (l->addr - BH_LIM_BASE);
 }
 
-/* Parks the cluster if every running hart is proven, with the horizon
- * where the first proof's bound ends (a quantum boundary). */
-static bool park(sim_cluster *c)
+static bool loads_same(const sim_cluster *c, const sim_idle *p)
 {
-    if (c->m.now < c->idle_retry || c->trace_line || c->m.checker)
-        return false;
-    uint64_t horizon = UINT64_MAX;
-    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
-        const sim_hart *h = &c->harts[i];
-        c->idle_running[i] = c->started[i] && h->state == SIM_HART_RUNNING;
-        if (!c->idle_running[i])
-            continue;
-        sim_idle *p = &c->idle_proof[i];
-        if (!sim_hart_idle_prove(h, p))
-            return idle_later(c);
-        /* periods 0 .. max_periods are proven: up to the start of the
-         * last, in the cluster's time */
-        uint64_t end = h->cycle + c->m.offset[i] + p->prefix_cycles +
-                       p->max_periods * p->period_cycles;
-        if (end < horizon)
-            horizon = end;
-    }
-    horizon = horizon / SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM;
-    if (horizon <= c->m.now)
-        return idle_later(c);
-    c->idle_backoff = 0;
-    c->idle_horizon = horizon;
-    c->idle_parked = true;
+    for (unsigned k = 0; k < p->nloads; k++)
+        if (sim_mem_get(load_at(c, &p->loads[k]), p->loads[k].size) != p->loads[k].value)
+            return false;
     return true;
 }
 
-/* The parked harts, up to the cluster's time. */
+/* Tries to park hart i (running, after its turn in the quantum ending at
+ * `end`). */
+static void park_hart(sim_cluster *c, unsigned i, uint64_t end)
+{
+    if (end < c->idle_retry[i] || c->trace_line || c->m.checker)
+        return;
+    const sim_hart *h = &c->harts[i];
+    sim_idle *p = &c->idle_proof[i];
+    bool ok = sim_hart_idle_prove(h, p);
+    for (unsigned k = 0; ok && k < p->nloads; k++) /* only LIM: the cluster's RAM */
+        ok = p->loads[k].addr - BH_LIM_BASE < BH_LIM_BYTES;
+    /* periods 0 .. max_periods are proven: up to the start of the last,
+     * in the cluster's time, to a quantum's end */
+    uint64_t horizon = ok ? (h->cycle + c->m.offset[i] + p->prefix_cycles +
+                             p->max_periods * p->period_cycles) /
+                                SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM
+                          : 0;
+    if (horizon <= end) {
+        uint64_t b = c->idle_backoff[i];
+        b = b ? 2 * b : 1;
+        c->idle_backoff[i] = b < IDLE_BACKOFF_MAX ? b : IDLE_BACKOFF_MAX;
+        c->idle_retry[i] = end + c->idle_backoff[i] * SIM_CLUSTER_QUANTUM;
+        return;
+    }
+    c->idle_backoff[i] = 0;
+    c->idle_horizon[i] = horizon;
+    c->idle_parked[i] = true;
+}
+
+/* Parked hart i, up to the cluster's time: the bytes its proof read put
+ * back while it runs there (it only loads), then what is there now. */
+static void unpark_hart(sim_cluster *c, unsigned i)
+{
+    if (!c->idle_parked[i])
+        return;
+    c->idle_parked[i] = false;
+    const sim_idle *p = &c->idle_proof[i];
+    sim_hart *h = &c->harts[i];
+    uint64_t until = c->m.now - c->m.offset[i];
+    uint64_t now[SIM_IDLE_LOADS_MAX];
+    for (unsigned k = 0; k < p->nloads; k++) {
+        now[k] = sim_mem_get(load_at(c, &p->loads[k]), p->loads[k].size);
+        sim_mem_put(load_at(c, &p->loads[k]), p->loads[k].size, p->loads[k].value);
+    }
+    (void)sim_hart_idle_skip(h, p, until);
+    if (h->cycle < until)
+        sim_hart_run(h, until);
+    for (unsigned k = p->nloads; k-- > 0;)
+        sim_mem_put(load_at(c, &p->loads[k]), p->loads[k].size, now[k]);
+}
+
 static void unpark(sim_cluster *c)
 {
-    if (!c->idle_parked)
-        return;
-    c->idle_parked = false;
-    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
-        if (!c->idle_running[i])
-            continue;
-        sim_hart *h = &c->harts[i];
-        uint64_t until = c->m.now - c->m.offset[i];
-        (void)sim_hart_idle_skip(h, &c->idle_proof[i], until);
-        if (h->cycle < until)
-            sim_hart_run(h, until);
-    }
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
+        unpark_hart(c, i);
 }
 
 static void before_write(sim_cluster_mem *cm)
 {
-    unpark((sim_cluster *)((char *)cm - offsetof(sim_cluster, m)));
+    ((sim_cluster *)((char *)cm - offsetof(sim_cluster, m)))->idle_unsure = true;
+}
+
+/* Every running hart parked, and all of them seen since anyone wrote:
+ * the cluster time up to which the quanta pass at once (else now). */
+static uint64_t parked_until(const sim_cluster *c)
+{
+    if (c->idle_unsure)
+        return c->m.now;
+    uint64_t to = UINT64_MAX;
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        if (!c->started[i] || c->harts[i].state != SIM_HART_RUNNING)
+            continue;
+        if (!c->idle_parked[i])
+            return c->m.now;
+        if (c->idle_horizon[i] < to)
+            to = c->idle_horizon[i];
+    }
+    return to;
 }
 
 void sim_cluster_step_cycles(sim_cluster *c, uint64_t until)
 {
     until = (until + SIM_CLUSTER_QUANTUM - 1u) / SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM;
     while (c->m.now < until) {
-        if (c->idle_parked || park(c)) {
-            /* the quanta pass: a waiting hart's clock keeps up */
-            uint64_t to = until < c->idle_horizon ? until : c->idle_horizon;
+        uint64_t to = parked_until(c);
+        if (to > c->m.now) {
+            /* every running hart parked: the quanta pass, and a waiting
+             * hart's clock keeps up */
+            to = to < until ? to : until;
             for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
-                if (c->started[i] && !c->idle_running[i])
+                if (c->started[i] && c->harts[i].state != SIM_HART_RUNNING)
                     wait_until(c, i, to);
             c->idle_quanta += (to - c->m.now) / SIM_CLUSTER_QUANTUM;
             c->m.now = to;
-            if (to == c->idle_horizon)
-                unpark(c);
             continue;
         }
         if (!sim_cluster_busy(c)) {

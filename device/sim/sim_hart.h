@@ -276,6 +276,7 @@ void sim_mem_note_store(sim_mem *m, const sim_hart *writer, uint64_t addr);
  * writes memory meanwhile (the caller's promise); it returns the periods
  * skipped (0: h unchanged).  A sim_hart_run to until_cycle after it ends
  * where the run alone would have. */
+#define SIM_IDLE_LOADS_MAX 16
 typedef struct sim_idle {
     uint64_t pc;
     uint64_t prefix_cycles, prefix_instret, prefix_mem_cycles;
@@ -287,6 +288,14 @@ typedef struct sim_idle {
      * time_cycle[r] (in period k, k * period_cycles later). */
     uint32_t time_regs;
     uint64_t time_cycle[32];
+    /* Every RAM load the prefix and a period make (the same each
+     * period): where, how many bytes, what it read.  While these bytes
+     * stay as they were, the proof holds. */
+    unsigned nloads;
+    struct sim_idle_load {
+        uint64_t addr, value;
+        unsigned size;
+    } loads[SIM_IDLE_LOADS_MAX];
 } sim_idle;
 bool sim_hart_idle_prove(const sim_hart *h, sim_idle *p);
 uint64_t sim_hart_idle_skip(sim_hart *h, const sim_idle *p, uint64_t until_cycle);

@@ -904,13 +904,76 @@ static void idle_harts_park_exactly(void **state)
     assert_int_equal(a->idle_quanta, 0);
     assert_true(b->idle_quanta > 40000 && q->idle_quanta > 40000);
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
-        assert_int_equal(b->harts[i].state, SIM_HART_WFI);
-        assert_int_equal(b->harts[i].x[16], i != 3); /* a6: left the wait */
+        assert_int_equal(sim_cluster_hart(b, i)->state, SIM_HART_WFI);
+        assert_int_equal(sim_cluster_hart(b, i)->x[16], i != 3); /* a6: left the wait */
     }
     sim_cluster_destroy(a);
     sim_cluster_destroy(b);
     sim_cluster_destroy(q);
     sim_dram_free(&dram);
+}
+
+/* Harts that wait while another works and then releases them: core
+ * `releaser` (the word at KMX_LIM_ARGS + 32) stores for a while and then
+ * sets the flag itself; the even cores wait as kmx's workers do, the odd
+ * ones spin:
+ *
+ *     csrr t0, mhartid;  li s1, 0x0801f000;  li a3, 0;  lw t1, 32(s1)
+ *     beq t0, t1, busy;  andi t1, t0, 1;  bnez t1, spin
+ *  turns: 1: andi a4, a5, 7;  bnez a4, 2f;  lw a4, 8(s1);  bnez a4, out
+ *     2: addiw a5, a5, 1;  lw a4, 0(s1);  beq a4, a3, 1b;  j out
+ *  spin: 3: lw a4, 0(s1);  beqz a4, 3b;  j out
+ *  busy: li t2, 3000;  4: sw t2, 16(s1);  addi t2, t2, -1;  bnez t2, 4b
+ *     li t3, 1;  sw t3, 0(s1)
+ *  out: addi a6, a6, 1;  5: wfi;  j 5b
+ */
+static const uint32_t release_program[] = {
+    0xf14022f3, 0x0801f4b7, 0xa3034681, 0x83630204, 0xf3130262, 0x1c630012, 0xf7130003,
+    0xe3190077, 0xe7054498, 0x40982785, 0xfed709e3, 0x4098a839, 0xa821df7d, 0x839b6385,
+    0xa823bb83, 0x13fd0074, 0xfe039de3, 0xa0234e05, 0x080501c4, 0x10500073, 0x0000bff5,
+};
+
+static sim_cluster *release_cluster(sim_dram *dram, unsigned cluster, uint32_t releaser)
+{
+    sim_cluster *c = NULL;
+    assert_int_equal(sim_cluster_create(&c, dram, cluster, SIM_MHZ_DEFAULT, NULL), KS_OK);
+    assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_IMAGE, release_program,
+                                           sizeof release_program, NULL), KS_OK);
+    assert_int_equal(sim_cluster_write_lim(c, KMX_LIM_ARGS + 32, &releaser, 4, NULL), KS_OK);
+    assert_int_equal(sim_cluster_reset_harts(c, KMX_LIM_IMAGE, NULL), KS_OK);
+    return c;
+}
+
+/* Parked harts see another hart's store exactly when they would have:
+ * one before them in the quantum (core 0 releases) and one after them
+ * (core 3 releases), against the traced cluster, never parked. */
+static void parked_harts_see_stores_in_time(void **state)
+{
+    (void)state;
+    for (uint32_t releaser = 0; releaser < BH_CLUSTER_CORES; releaser += 3) {
+        sim_dram dram;
+        sim_dram_init(&dram);
+        sim_cluster *a = release_cluster(&dram, 1, releaser);
+        sim_cluster *b = release_cluster(&dram, 2, releaser);
+        sim_cluster_trace(a, releaser, no_line, NULL);
+        static const uint64_t at[] = {20000, 50001, 120000, 400000};
+        for (size_t s = 0; s < sizeof at / sizeof *at; s++) {
+            while (a->m.now < at[s])
+                sim_cluster_step_cycles(a, a->m.now + SIM_CLUSTER_QUANTUM);
+            while (b->m.now < at[s])
+                sim_cluster_step_cycles(b, b->m.now + SIM_CLUSTER_QUANTUM);
+            same_clusters(a, b);
+        }
+        assert_int_equal(a->idle_quanta, 0);
+        assert_true(b->idle_quanta > 1000);
+        for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+            assert_int_equal(sim_cluster_hart(b, i)->state, SIM_HART_WFI);
+            assert_int_equal(sim_cluster_hart(b, i)->x[16], 1); /* a6: left the wait */
+        }
+        sim_cluster_destroy(a);
+        sim_cluster_destroy(b);
+        sim_dram_free(&dram);
+    }
 }
 
 int main(void)
@@ -939,6 +1002,7 @@ int main(void)
         cmocka_unit_test(runs_are_deterministic),
         cmocka_unit_test(wfi_and_quanta),
         cmocka_unit_test(idle_harts_park_exactly),
+        cmocka_unit_test(parked_harts_see_stores_in_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
