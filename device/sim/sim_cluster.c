@@ -8,9 +8,13 @@
 
 #include "sim_clock.h"
 
-/* Idle parking: below, where it is explained. */
+/* Idle parking: below, where it is explained.  A hart parked for fewer
+ * quanta than IDLE_SHORT_QUANTA backs off as after a failed try; a
+ * longer wait resets its backoff. */
+#define IDLE_SHORT_QUANTA 8u
 static bool loads_same(const sim_cluster *c, const sim_idle *p);
 static void park_hart(sim_cluster *c, unsigned i, uint64_t end);
+static void idle_later(sim_cluster *c, unsigned i, uint64_t end);
 static void unpark_hart(sim_cluster *c, unsigned i);
 static void unpark(sim_cluster *c);
 static void before_write(sim_cluster_mem *cm);
@@ -119,6 +123,10 @@ static void run_quantum(sim_cluster *c, uint64_t end)
                 continue; /* its turn is the proven one */
             }
             unpark_hart(c, i); /* up to the quantum's start */
+            if (end - c->idle_since[i] < IDLE_SHORT_QUANTA * SIM_CLUSTER_QUANTUM)
+                idle_later(c, i, end); /* a short wait: parking it cost more */
+            else
+                c->idle_backoff[i] = 0;
         }
         uint64_t offset = c->m.offset[i];
         if (h->state == SIM_HART_RUNNING) {
@@ -175,7 +183,7 @@ void sim_cluster_trace(sim_cluster *c, unsigned core, void (*line)(void *ctx, co
  * host, the dispatcher, the NoC), quanta pass at once.  Never while a core
  * is traced or a hand-over checker looks.  A hart whose proof fails is
  * tried again twice as late, up to IDLE_BACKOFF_MAX quanta, so busy code
- * pays for few tries. */
+ * pays for few tries; so is one whose wait was short. */
 #define IDLE_BACKOFF_MAX 256u
 
 /* The bytes p's loads read, as they are now, at their host addresses. */
@@ -190,6 +198,15 @@ static bool loads_same(const sim_cluster *c, const sim_idle *p)
         if (sim_mem_get(load_at(c, &p->loads[k]), p->loads[k].size) != p->loads[k].value)
             return false;
     return true;
+}
+
+/* Hart i's next try at `end` plus twice the last wait. */
+static void idle_later(sim_cluster *c, unsigned i, uint64_t end)
+{
+    uint64_t b = c->idle_backoff[i];
+    b = b ? 2 * b : 1;
+    c->idle_backoff[i] = b < IDLE_BACKOFF_MAX ? b : IDLE_BACKOFF_MAX;
+    c->idle_retry[i] = end + c->idle_backoff[i] * SIM_CLUSTER_QUANTUM;
 }
 
 /* Tries to park hart i (running, after its turn in the quantum ending at
@@ -210,14 +227,11 @@ static void park_hart(sim_cluster *c, unsigned i, uint64_t end)
                                 SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM
                           : 0;
     if (horizon <= end) {
-        uint64_t b = c->idle_backoff[i];
-        b = b ? 2 * b : 1;
-        c->idle_backoff[i] = b < IDLE_BACKOFF_MAX ? b : IDLE_BACKOFF_MAX;
-        c->idle_retry[i] = end + c->idle_backoff[i] * SIM_CLUSTER_QUANTUM;
+        idle_later(c, i, end);
         return;
     }
-    c->idle_backoff[i] = 0;
     c->idle_horizon[i] = horizon;
+    c->idle_since[i] = end;
     c->idle_parked[i] = true;
 }
 

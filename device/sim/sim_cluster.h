@@ -83,14 +83,15 @@ typedef struct sim_cluster {
     void *trace_ctx;
     /* The card's observers, or NULL when nobody observes. */
     sim_cluster_hooks *hooks;
-    /* Idle parking (sim_cluster.c), by hart: parked, its proof, and the
-     * cluster time its proof ends at; the time of its next try and the
+    /* Idle parking (sim_cluster.c), by hart: parked, its proof, the
+     * cluster times its proof ends at and it was parked at; the time of
+     * its next try and the
      * quanta to wait after one that failed.  Unsure: a hart ran, or LIM
      * was written from outside, since every parked hart last checked.
      * The hart-quanta passed parked so far (inspection). */
     bool idle_parked[BH_CLUSTER_CORES];
     sim_idle idle_proof[BH_CLUSTER_CORES];
-    uint64_t idle_horizon[BH_CLUSTER_CORES];
+    uint64_t idle_horizon[BH_CLUSTER_CORES], idle_since[BH_CLUSTER_CORES];
     uint64_t idle_retry[BH_CLUSTER_CORES], idle_backoff[BH_CLUSTER_CORES];
     bool idle_unsure;
     uint64_t idle_quanta;
