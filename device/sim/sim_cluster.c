@@ -283,7 +283,7 @@ static uint64_t parked_until(const sim_cluster *c)
         if (c->idle_horizon[i] < to)
             to = c->idle_horizon[i];
     }
-    return to;
+    return to == UINT64_MAX ? c->m.now : to; /* (none running: idle, not parked) */
 }
 
 void sim_cluster_step_cycles(sim_cluster *c, uint64_t until)
