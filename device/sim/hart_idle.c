@@ -24,15 +24,20 @@
  *      then group k + 1 starts where group k ended, for every k up to the
  *      bound, by induction.
  *
+ * mtime (an 8-byte load at mem->mtime_addr) is the one device load
+ * allowed: its value may only be compared with a fixed one by an ordered
+ * branch, which bounds the periods where mtime passes it, and a register
+ * that ends a period holding it gets the last period's value.
+ *
  * Anything else ends the proof: a store, an atomic, a CSR (time, cycle),
  * FP, a multiply or divide, a trap, wfi, fence.i, a probe, a load of
- * anything but RAM (a device, the cached window: their counters and
- * times are theirs), a misaligned load.  So a proven loop only loads
- * from RAM at fixed addresses, and its turn-groups cost the same cycles
- * (an instruction's static cost from its block, plus its RAM range's
- * fixed latency) every time, as long as nobody else writes that RAM:
- * the caller's promise (sim_cluster.c keeps it while every hart of the
- * cluster is proven). */
+ * anything but RAM and mtime (a device, the cached window: their counters
+ * and times are theirs), a misaligned load.  So a proven loop only loads
+ * from RAM at fixed addresses (listed in the proof, with what they read),
+ * and its turn-groups cost the same cycles (an instruction's static cost
+ * from its block, plus its RAM range's fixed latency) every time, as long
+ * as those bytes stay as they were: the caller checks (sim_cluster.c,
+ * before each of the hart's turns). */
 #include <string.h>
 
 #include "hart_internal.h"

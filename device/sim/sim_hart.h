@@ -272,10 +272,13 @@ void sim_mem_note_store(sim_mem *m, const sim_hart *writer, uint64_t addr);
  * a probe, watches, a commit record or probed code are never proven.
  * sim_hart_idle_skip then advances h by the prefix and the most whole
  * periods whose instructions all start before until_cycle, exactly as
- * sim_hart_run(h, until_cycle) would have run them, provided nothing else
- * writes memory meanwhile (the caller's promise); it returns the periods
+ * sim_hart_run(h, until_cycle) would have run them, provided the bytes
+ * the proof loaded (`loads`) read the same meanwhile (the caller's to
+ * ensure), and h has not run since the proof; it returns the periods
  * skipped (0: h unchanged).  A sim_hart_run to until_cycle after it ends
- * where the run alone would have. */
+ * where the run alone would have.  The RAM loads it may make are its
+ * code's; mtime, an 8-byte load at mem->mtime_addr, is the one device
+ * load a proof accepts. */
 #define SIM_IDLE_LOADS_MAX 16
 typedef struct sim_idle {
     uint64_t pc;
