@@ -276,9 +276,8 @@ void sim_mem_note_store(sim_mem *m, const sim_hart *writer, uint64_t addr);
  * the proof loaded (`loads`) read the same meanwhile (the caller's to
  * ensure), and h has not run since the proof; it returns the periods
  * skipped (0: h unchanged).  A sim_hart_run to until_cycle after it ends
- * where the run alone would have.  The RAM loads it may make are its
- * code's; mtime, an 8-byte load at mem->mtime_addr, is the one device
- * load a proof accepts. */
+ * where the run alone would have.  mtime, an 8-byte load at
+ * mem->mtime_addr, is the one device load a proof accepts. */
 #define SIM_IDLE_LOADS_MAX 16
 typedef struct sim_idle {
     uint64_t pc;
