@@ -295,10 +295,12 @@ void sim_cluster_step_cycles(sim_cluster *c, uint64_t until)
             /* every running hart parked: the quanta pass, and a waiting
              * hart's clock keeps up */
             to = to < until ? to : until;
-            for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
-                if (c->started[i] && c->harts[i].state != SIM_HART_RUNNING)
+            for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+                if (c->idle_parked[i])
+                    c->idle_quanta += (to - c->m.now) / SIM_CLUSTER_QUANTUM;
+                else if (c->started[i])
                     wait_until(c, i, to);
-            c->idle_quanta += (to - c->m.now) / SIM_CLUSTER_QUANTUM;
+            }
             c->m.now = to;
             continue;
         }
