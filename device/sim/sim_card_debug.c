@@ -167,7 +167,7 @@ void sim_card_debug_release_trigger(sim_card *card, unsigned cluster, bool execu
     for (unsigned k = 0; k < BH_CLUSTER_CORES; k++)
         if (c->started[k])
             sim_hart_trigger_release(
-                &c->harts[k], sim_hart_trigger_claimed(&c->harts[k], execute, load, store, addr));
+                sim_cluster_hart(c, k), sim_hart_trigger_claimed(sim_cluster_hart(c, k), execute, load, store, addr));
 }
 
 int sim_card_debug_claim_trigger(sim_card *card, unsigned cluster, bool execute, bool load,
@@ -178,9 +178,9 @@ int sim_card_debug_claim_trigger(sim_card *card, unsigned cluster, bool execute,
     sim_cluster *c = card->clusters[cluster];
     for (unsigned k = 0; k < BH_CLUSTER_CORES; k++) {
         if (!c->started[k] ||
-            sim_hart_trigger_claimed(&c->harts[k], execute, load, store, addr) >= 0)
+            sim_hart_trigger_claimed(sim_cluster_hart(c, k), execute, load, store, addr) >= 0)
             continue; /* claimed before: one trigger for the same point */
-        if (sim_hart_trigger_claim(&c->harts[k], execute, load, store, addr) < 0) {
+        if (sim_hart_trigger_claim(sim_cluster_hart(c, k), execute, load, store, addr) < 0) {
             sim_card_debug_release_trigger(card, cluster, execute, load, store, addr);
             return -1;
         }
@@ -211,7 +211,8 @@ static sim_hart *core_hart(sim_card *card, unsigned cluster, unsigned core)
     if (!hooks_of(card, cluster) || core >= BH_CLUSTER_CORES)
         return NULL;
     sim_cluster *c = card->clusters[cluster];
-    return c->started[core] ? &c->harts[core] : NULL;
+    /* sim_cluster_hart: a parked hart is brought up to the cluster's time */
+    return c->started[core] ? sim_cluster_hart(c, core) : NULL;
 }
 
 int sim_card_debug_get_reg(sim_card *card, unsigned cluster, unsigned core, sim_reg_file file,

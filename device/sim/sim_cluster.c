@@ -213,7 +213,8 @@ static void idle_later(sim_cluster *c, unsigned i, uint64_t end)
  * `end`). */
 static void park_hart(sim_cluster *c, unsigned i, uint64_t end)
 {
-    if (end < c->idle_retry[i] || c->trace_line || c->m.checker)
+    /* an observer (a debugger, the timeline) sees every instruction run */
+    if (end < c->idle_retry[i] || c->trace_line || c->m.checker || c->hooks)
         return;
     const sim_hart *h = &c->harts[i];
     sim_idle *p = &c->idle_proof[i];
