@@ -1,10 +1,11 @@
 /* hart: the life of a hart (init, free, wake, halt, dropping the decoded
  * cache) and its hot loop, sim_hart_run.
  *
- * The loop keeps pc, cycle and instret in locals and dispatches with one
- * switch on the decoded entry's dense op (hart_internal.h): the compiler
- * makes it a jump table, and a computed-goto version measured no faster
- * (README, "The hart").  Everything rare leaves the loop through a
+ * The loop keeps pc, cycle and instret in locals and runs decoded blocks
+ * (hart_block.c): each entry holds its handler's address, and each
+ * handler ends in its own computed goto to the next entry's (README, "The
+ * hot loop"); a block's instruction count and static cost are added once,
+ * on entering it.  Everything rare leaves the loop through a
  * function: decoding, CSRs, atomics, FP, device accesses, traps; before
  * such a call the locals are written back to the hart (SYNC) because the
  * callee, or a device callback behind it, reads or advances them.
