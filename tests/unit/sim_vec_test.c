@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rv_assemble.h"
 #include "hart_internal.h"
 #include "sim_hart.h"
 #include "sim_mem.h"
@@ -68,40 +69,10 @@ static int dev_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size, uint
     return 0;
 }
 
-static const char *rv_prefix(void)
-{
-    const char *p = getenv("RV_PREFIX");
-    return p && *p ? p : "riscv64-unknown-elf-";
-}
-
 /* Assembles src at CODE_BASE into out; returns its size. */
 static size_t assemble(const char *src, uint8_t *out, size_t max)
 {
-    char dir[] = "/tmp/sim-vec-test.XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[256], cmd[1200];
-    snprintf(path, sizeof path, "%s/t.s", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fprintf(f, ".option norelax\n.text\n.globl _start\n_start:\n%s\n", src);
-    fclose(f);
-    const char *p = rv_prefix();
-    snprintf(cmd, sizeof cmd,
-             "cd %s && %sas -march=rv64gcv -o t.o t.s && "
-             "%sld -Ttext=0x%llx -o t.elf t.o && %sobjcopy -O binary -j .text t.elf t.bin",
-             dir, p, p, (unsigned long long)CODE_BASE, p);
-    int rc = system(cmd);
-    if (rc != 0)
-        print_message("assembly failed:\n%s\n", src);
-    assert_int_equal(rc, 0);
-    snprintf(path, sizeof path, "%s/t.bin", dir);
-    f = fopen(path, "rb");
-    assert_non_null(f);
-    size_t n = fread(out, 1, max, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
-    return n;
+    return rv_assemble("", src, CODE_BASE, out, max);
 }
 
 /* A hart at CODE_BASE running src (which ends in wfi), VS and FS on,
