@@ -94,7 +94,7 @@ HOST_LDFLAGS := -rdynamic $(OPT) $(LDFLAGS)
 RV_PREFIX ?= riscv64-unknown-elf-
 RV_CC := $(RV_PREFIX)gcc
 RV_AR := $(RV_PREFIX)ar
-RV_ARCH := -march=rv64gc_zba_zbb -mabi=lp64d -mcmodel=medany
+RV_ARCH := -march=rv64gcv_zba_zbb -mabi=lp64d -mcmodel=medany
 # The runtime's debug information names its sources /kmrun/kmx/..., as an
 # image's names the installed headers (lib/km_build.c): a trap or a stuck core
 # inside the runtime gets the same source line whatever the checkout's path,

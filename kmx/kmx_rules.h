@@ -288,7 +288,9 @@ static inline uint32_t kmx_other_clusters(const volatile kmx_args *a) {
 
 /* kmx_push's arguments: a cluster running this image and a known region
  * (the same image: the same regions; then its `size`), whole lines
- * inside it, and an 8-byte aligned source for any bytes. */
+ * inside it, and an 8-byte aligned source for any bytes (kmx.h's
+ * contract since pushes stored words; the vector stores need no
+ * alignment, but a thread keeps one rule on both runtimes). */
 #define KMX_PUSH_TARGET_REFUSED(a, cluster, id)                                        \
     ((cluster) < 1 || (cluster) > (int)BH_WORK_CLUSTERS ||                            \
      (((a)->clusters >> (cluster)) & 1u) == 0 || !(a)->peers[(cluster) - 1].present || \

@@ -31,13 +31,14 @@
  * deadline every KMX_WAIT_CHECK_EVERY turns; a wait they end records it
  * (kmx__ended), so the run ends stopped or late.
  *
- * kmx_push stores 8-byte words through window KMX_WINDOW_PUSH(core)
+ * kmx_push stores in 512-byte vector stores (e8, m8 at VLEN 512: each
+ * one posted NoC write of its bytes) through window KMX_WINDOW_PUSH(core)
  * (posted), re-pointed for each 2 MiB span, onto the first port of the
  * peer's bank (NoC address = peer bank_base + the region's bank address in
- * that cluster + offset); then the last word once more through
- * KMX_WINDOW_PUSH_ACK(core) (non-posted), whose store returns once
- * acknowledged.  Each core has its own two windows, so the four cores of
- * a cluster may push at the same time.  Who may push when (kmx.h): the
+ * that cluster + offset); then the last line (64 bytes, one vector store)
+ * once more through KMX_WINDOW_PUSH_ACK(core) (non-posted), whose store
+ * returns once acknowledged.  Each core has its own two windows, so the
+ * four cores of a cluster may push at the same time.  Who may push when (kmx.h): the
  * lead, once the target serves (it waits for that, as kmx_parallel_all's
  * first call does); another cluster, only inside a kmx_parallel_all call. */
 #include "kmx_internal.h"
@@ -302,6 +303,27 @@ static inline __attribute__((always_inline)) int push_target_serving(uint32_t ma
     return wait_serving(mask);
 }
 
+/* n bytes from `from` to `to` in vector stores of up to 512 bytes (e8,
+ * m8: eight 64-byte registers), each one NoC write when `to` is a
+ * window.  v0-v7 need no clobbers (gcc 12 knows no vector registers, and
+ * the calling convention leaves every vector register to the callee;
+ * nothing of this runtime keeps a vector live). */
+static void store_vectors(uint8_t *to, const uint8_t *from, uint64_t n)
+{
+    while (n != 0) {
+        uint64_t vl;
+        __asm__ volatile("vsetvli %0, %3, e8, m8, ta, ma\n\t"
+                         "vle8.v v0, (%2)\n\t"
+                         "vse8.v v0, (%1)"
+                         : "=&r"(vl)
+                         : "r"(to), "r"(from), "r"(n)
+                         : "memory");
+        to += vl;
+        from += vl;
+        n -= vl;
+    }
+}
+
 int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source,
              uint64_t bytes) {
     const volatile kmx_args *a = KMX_ARGS;
@@ -320,7 +342,7 @@ int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source,
     uint32_t core = (uint32_t)kmx__hart();
     uint32_t x = q->bank_x, y = q->bank_y;
     uint64_t target = q->bank_base + q->region_bank_address[id] + offset;
-    const uint64_t *from = (const uint64_t *)source;
+    const uint8_t *from = (const uint8_t *)source;
     kmx__fence(); /* what this core wrote before is in the source */
     for (uint64_t done = 0; done < bytes;) {
         uint64_t at = target + done;
@@ -328,23 +350,17 @@ int kmx_push(int cluster, uint32_t id, uint64_t offset, const void *source,
         if (span > bytes - done) {
             span = bytes - done;
         }
-        volatile uint64_t *to =
-            KMX_P(uint64_t, kmx__open_window(KMX_WINDOW_PUSH(core), x, y, at, BH_NOC_POSTED));
-        const uint64_t *words = from + done / 8u;
-        for (uint64_t i = 0; i < span / 8u; i++) {
-            to[i] = words[i];
-        }
+        uint8_t *to = (uint8_t *)kmx__open_window(KMX_WINDOW_PUSH(core), x, y, at, BH_NOC_POSTED);
+        store_vectors(to, from + done, span);
         done += span;
     }
-    /* The last word again, non-posted: it returns once acknowledged, and
-     * one core's stores to one tile arrive in order, so every store before
-     * it has landed.  (The card repeats the last line as one 64-byte
-     * vector store, one acknowledgement; without a vector unit the last
-     * word gives the same guarantee for the same one round trip.) */
-    uint64_t last = bytes - 8u;
-    volatile uint64_t *ack = KMX_P(
-        uint64_t, kmx__open_window(KMX_WINDOW_PUSH_ACK(core), x, y, target + last, BH_NOC_NONPOSTED));
-    *ack = from[last / 8u];
+    /* The last line again, non-posted: one vector store, one write, which
+     * returns once acknowledged; one core's stores to one tile arrive in
+     * order, so every store before it has landed. */
+    uint64_t last = bytes - BH_LINE_BYTES;
+    store_vectors((uint8_t *)kmx__open_window(KMX_WINDOW_PUSH_ACK(core), x, y, target + last,
+                                              BH_NOC_NONPOSTED),
+                  from + last, BH_LINE_BYTES);
     kmx__fence();
     return KMX_OK;
 }

@@ -53,6 +53,8 @@ static void bank_written(void *ctx, unsigned bank, uint64_t addr, uint64_t n,
     }
 }
 
+static int store_bytes(sim_mem *m, sim_hart *h, uint64_t addr, const uint8_t *src, uint64_t n);
+
 int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, unsigned mhz,
                          ks_error *err)
 {
@@ -89,6 +91,7 @@ int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, 
     cm->mem.nram = 1;
     cm->mem.load = sim_cluster_mem_load;
     cm->mem.store = sim_cluster_mem_store;
+    cm->mem.store_bytes = store_bytes;
     cm->mem.mtime = sim_cluster_mem_mtime;
     cm->mem.mtime_addr = BH_MTIME; /* sim_cluster_mem_load's mtime, as promised there */
     cm->mem.mtime_latency = cm->cost[SIM_T_MMIO];
@@ -630,4 +633,45 @@ static int store_other(sim_cluster_mem *cm, sim_hart *h, uint64_t addr, unsigned
         return 0;
     }
     return fault(cm, SIM_CAUSE_STORE_ACCESS); /* mtime is read-only here, too */
+}
+
+/* mem.store_bytes: a vector store's bytes into one NoC window as one
+ * write (posted or not, by the window's mode), costing NOC_POSTED or
+ * NOC_NONPOSTED once and NOC_LINE for each line after the first.  Any
+ * other place, a range that leaves its window or that no target holds
+ * whole: SIM_MEM_NOT_ONE, nothing written (the element path stores and
+ * faults as scalar stores do). */
+static int store_bytes(sim_mem *m, sim_hart *h, uint64_t addr, const uint8_t *src, uint64_t n)
+{
+    sim_cluster_mem *cm = m->ctx;
+    const bh_noc_window_reg *t;
+    uint64_t a;
+    if (n == 0 || !in_noc_windows(addr) || !in_noc_windows(addr + n - 1) ||
+        (addr - BH_NOC_WINDOW_BASE) / BH_NOC_WINDOW_BYTES !=
+            (addr + n - 1 - BH_NOC_WINDOW_BASE) / BH_NOC_WINDOW_BYTES ||
+        !noc_window(cm, addr, &t, &a)) {
+        return SIM_MEM_NOT_ONE;
+    }
+    if (cm->checker) {
+        check_at(cm, h); /* a push: the checker's watch records it */
+    }
+    int stored = sim_noc_write(cm->noc, t->x, t->y, a, src, n);
+    if (cm->checker) {
+        sim_checker_at(cm->checker, NULL);
+    }
+    if (stored != 0) {
+        return SIM_MEM_NOT_ONE;
+    }
+    count_noc(cm, t, (unsigned)n, true);
+    if (t->mode == BH_NOC_POSTED) {
+        cm->stats.noc_posted++;
+        charge(h, cm->cost[SIM_T_NOC_POSTED]);
+    } else {
+        cm->stats.noc_nonposted++;
+        charge(h, cm->cost[SIM_T_NOC_NONPOSTED]);
+    }
+    for (uint64_t line = (addr >> 6) + 1; line <= (addr + n - 1) >> 6; line++) {
+        charge(h, cm->cost[SIM_T_NOC_LINE]);
+    }
+    return 0;
 }

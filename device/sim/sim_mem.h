@@ -63,6 +63,7 @@ static inline void sim_mem_put(uint8_t *p, unsigned size, uint64_t value)
 }
 
 #define SIM_MEM_MAX_RAM 8
+#define SIM_MEM_NOT_ONE (-1) /* store_bytes: take the element path */
 #define SIM_MEM_MAX_HARTS 4
 
 typedef struct sim_ram {
@@ -118,6 +119,17 @@ typedef struct sim_mem {
                 uint64_t *value);
     int (*store)(struct sim_mem *m, struct sim_hart *h, uint64_t addr, unsigned size,
                  uint64_t value);
+    /* Optional (NULL: none): the n contiguous bytes at src stored at addr
+     * as ONE device write — what a unit-stride vector store into a NoC
+     * window is on the card (one posted write of its bytes, not one a
+     * element).  The device charges its own cost (one table,
+     * sim_timing.h) and counts one access.  Returns 0 (done), or
+     * SIM_MEM_NOT_ONE when it takes no such write at addr (not a device
+     * that does, or some part of it would fault): nothing was written, and
+     * the caller stores element by element through `store`, which finds
+     * the faulting element.  n is at most 8 * 64 (a register group). */
+    int (*store_bytes)(struct sim_mem *m, struct sim_hart *h, uint64_t addr, const uint8_t *src,
+                       uint64_t n);
     /* CLINT mtime now, for the `time` CSR (50 MHz ticks of modeled time). */
     uint64_t (*mtime)(struct sim_mem *m, struct sim_hart *h);
     /* Where a load reads the same (optional; 0: nowhere): an 8-byte load at

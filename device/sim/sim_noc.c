@@ -83,7 +83,7 @@ void sim_noc_remove_lim(sim_noc *n, const struct sim_cluster_mem *cm)
     index_tiles(n);
 }
 
-static bool in_lim(uint64_t addr, unsigned size)
+static bool in_lim(uint64_t addr, uint64_t size)
 {
     return addr - BH_NOC_LIM_BASE < BH_LIM_BYTES && size <= BH_LIM_BYTES - (addr - BH_NOC_LIM_BASE);
 }
@@ -139,4 +139,24 @@ int sim_noc_store(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned si
     }
     /* Around every cache; the bank's watchers clear reservations. */
     return sim_dram_write(n->dram, t->bank, addr, &value, size, NULL) == KS_OK ? 0 : -1;
+}
+
+int sim_noc_write(sim_noc *n, unsigned x, unsigned y, uint64_t addr, const void *src,
+                  uint64_t bytes)
+{
+    const sim_noc_target *t = sim_noc_find(n, x, y);
+    if (t == NULL || t->kind == SIM_NOC_TENSIX) {
+        return -1;
+    }
+    if (t->kind == SIM_NOC_LIM) {
+        return in_lim(addr, bytes) &&
+                       sim_cluster_mem_write_lim(t->cm, addr - BH_NOC_LIM_BASE + BH_LIM_BASE, src,
+                                                 bytes, NULL) == KS_OK
+                   ? 0
+                   : -1;
+    }
+    if (addr >= BH_BANK_BYTES || bytes > BH_BANK_BYTES - addr) {
+        return -1;
+    }
+    return sim_dram_write(n->dram, t->bank, addr, src, bytes, NULL) == KS_OK ? 0 : -1;
 }

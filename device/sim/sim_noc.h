@@ -86,4 +86,11 @@ int sim_noc_load(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned siz
 int sim_noc_store(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned size,
                   uint64_t value, uint64_t at_ps);
 
+/* `bytes` bytes from src at NoC address addr of tile (x, y) as one
+ * write (a vector store's, sim_mem.h store_bytes), all or nothing: 0, or
+ * -1 when no bank or LIM holds all of them (a Tensix tile takes only
+ * sim_noc_store's words; or host memory ran out on a bank write). */
+int sim_noc_write(sim_noc *n, unsigned x, unsigned y, uint64_t addr, const void *src,
+                  uint64_t bytes);
+
 #endif

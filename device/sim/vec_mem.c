@@ -14,6 +14,11 @@
  * element 0 trims vl to the element's index instead.  Inactive elements
  * (mask bit clear) are not accessed and cannot fault.
  *
+ * A store of contiguous bytes (unit-stride, whole register, mask) that
+ * the memory takes as one write (a NoC window: sim_mem.h store_bytes) is
+ * that one write, at its one cost, as on the card; a part that would
+ * fault sends it down the element path, which traps at the element.
+ *
  * Time: each access charges its memory's latency, but a run of accesses
  * inside one 64-byte line charges only its first (the line is what the
  * memory moves); the datapath's beats on top (vec_charge).  While a
@@ -97,6 +102,32 @@ static int lg2(unsigned v)
     return __builtin_ctz(v);
 }
 
+/* A store whose active elements are contiguous bytes in memory and in
+ * the register file (unit-stride with one field and no mask, whole
+ * register, mask) handed to the memory as one write when it takes one
+ * there (sim_mem.h store_bytes: a NoC window; one posted write of the
+ * bytes, as on the card).  False: nothing stored, take the element path
+ * (any other memory, a trigger armed, a misaligned base, a part that
+ * faults: the element path finds the element). */
+static bool one_write(sim_hart *h, const sim_vec_insn *vi, const vshape *s, unsigned vd)
+{
+    sim_mem *m = h->mem;
+    if (!m->store_bytes || h->trig_mem || !vi->vm || s->nf != 1 ||
+        (s->form != VEC_UNIT && s->form != VEC_WHOLE && s->form != VEC_MASK) ||
+        (s->base & (s->bytes - 1)))
+        return false;
+    uint64_t addr = s->base + h->vstart * s->bytes, n = (s->evl - h->vstart) * s->bytes;
+    uint64_t before = h->cycle;
+    if (m->store_bytes(m, h, addr, vec_at(h, vd, h->vstart, s->bytes), n) != 0)
+        return false;
+    h->mem_cycles += h->cycle - before;
+    for (uint64_t line = addr & ~(uint64_t)63; line < addr + n; line += 64)
+        sim_mem_note_store(m, h, line < addr ? addr : line);
+    uint64_t last = s->evl - 1;
+    sim_commit_store(h, addr + n - s->bytes, vec_get(h, vd, last, s->bytes), s->bytes);
+    return true;
+}
+
 int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
 {
     vshape s;
@@ -174,6 +205,12 @@ int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
         h->nwatches = 0; /* checked: the accesses below do not ask again */
     }
 
+    if (store && one_write(h, vi, &s, vd)) {
+        h->nwatches = nwatches;
+        h->vstart = 0;
+        vec_charge(h, s.evl * s.nf * s.bytes * 8, 1);
+        return 0;
+    }
     vacc a = {h, !nwatches && !h->commit, h->ram_hint < h->mem->nram ? (int)h->ram_hint : -1, 0};
     int rc = 0;
     uint64_t i;

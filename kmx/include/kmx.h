@@ -119,10 +119,11 @@ int kmx_flush_at(uint32_t id, uint64_t offset, uint64_t bytes);
 
 /* Stores `bytes` from `source` into region `id` of `cluster`'s thread (a
  * cluster running this image, this one included) at `offset`, through NoC
- * windows onto that cluster's bank, around every cache: 8-byte posted
- * stores, each 2 MiB span through its own window, then the last word once
- * more through a non-posted window; returns KMX_OK once that is
- * acknowledged (one core's stores to one tile arrive in order).  The
+ * windows onto that cluster's bank, around every cache: 512-byte vector
+ * stores, each one posted NoC write, each 2 MiB span through its own
+ * window, then the last line (64 bytes) once more through a non-posted
+ * window; returns KMX_OK once that is acknowledged (one core's stores to
+ * one tile arrive in order).  The
  * source is read through this cluster's cache.
  * KMX_BAD: offset or bytes not a multiple of 64, source NULL or not 8-byte
  * aligned (with bytes > 0), a bad id, the range past the region's end, a

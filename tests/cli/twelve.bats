@@ -62,6 +62,20 @@ region_u32() {
     [ "$(tr , '\n' <<<"$output" | sort -u)" = 286331153 ]
 }
 
+@test "twelve: kmx_push from cached data moves the spec's 2.3 GB/s (+-10%) on one core, modeled" {
+    run_json "$twelve/rate.yaml"
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    [ "$(field '.threads[0].words[0:2] | @csv')" = 4,262144 ]
+    # bytes / (ticks * 20 ns) in GB/s: 2.28 when calibrated (sim_timing.h
+    # NOC_LINE); scalar 8-byte stores made it 0.29
+    ticks=$(field '.threads[0].words[2]')
+    rate=$(awk -v t="$ticks" 'BEGIN { printf "%.3f", 262144 / (t * 20) }')
+    awk -v r="$rate" 'BEGIN { exit !(r >= 2.07 && r <= 2.53) }' || { echo "rate: $rate GB/s"; false; }
+    # 512-byte vector stores, each one NoC write, and the last line again
+    [ "$(field '.stats.noc_bytes.x280_to_bank')" = $((262144 + 4 * 64)) ]
+    [ "$(field '.threads[1].words | @csv')" = 0 ]
+}
+
 @test "twelve: a cluster that never serves: the lead's first kmx_parallel_all ends late" {
     run_json "$twelve/late.yaml"
     [ "$status" -eq 1 ]

@@ -247,6 +247,69 @@ static void costs(void **state)
     assert_int_equal(cost[SIM_T_NOC_LOAD], 330u); /* 8 bytes per 330 ns: 0.024 GB/s */
 }
 
+/* mem.store_bytes (a vector store's bytes): one write into a window's
+ * bank or LIM, counted once, costing NOC_POSTED or NOC_NONPOSTED and
+ * NOC_LINE for each further line; it lands before a later store to the
+ * same place (data is visible at once).  A range that leaves its window,
+ * runs past the target's memory or reaches a Tensix tile or a closed
+ * window is not one write: nothing written, the element path decides. */
+static void one_write(void **state)
+{
+    fixture *f = *state;
+    sim_cluster_mem *c1 = &f->cm[0];
+    sim_hart *h = &f->fake[0][1];
+    uint32_t cost[SIM_T_COUNT];
+    sim_timing_cycles(SIM_MHZ_DEFAULT, cost);
+    uint8_t src[512], got[512];
+    for (unsigned i = 0; i < sizeof src; i++)
+        src[i] = (uint8_t)(i * 7u + 1u);
+    open_window(c1, 4, BH_BANK_PORT_X(5u, 0u), BH_BANK_PORT_Y(5u, 0u), 0x10000, BH_NOC_POSTED);
+    h->cycle = 0;
+    uint64_t posted = c1->stats.noc_posted;
+    assert_int_equal(c1->mem.store_bytes(&c1->mem, h, BH_NOC_WINDOW(4) + 64, src, 512), 0);
+    assert_int_equal(c1->stats.noc_posted, posted + 1);
+    assert_int_equal(c1->stats.bank_written[5], 512);
+    assert_int_equal(h->cycle, cost[SIM_T_NOC_POSTED] + 7u * cost[SIM_T_NOC_LINE]);
+    /* 512 bytes at 1000 MHz in 20 + 7 * 20 cycles: 3.2 GB/s of writes */
+    assert_int_equal(cost[SIM_T_NOC_POSTED] + 7u * cost[SIM_T_NOC_LINE], 160u);
+    assert_int_equal(sim_dram_read(&f->dram, 5, 0x10040, got, 512, NULL), KS_OK);
+    assert_memory_equal(got, src, 512);
+    /* a later scalar store over its first word wins */
+    assert_int_equal(st(c1, h, BH_NOC_WINDOW(4) + 64, 8, 0xabc), 0);
+    assert_int_equal(sim_dram_read(&f->dram, 5, 0x10040, got, 8, NULL), KS_OK);
+    assert_int_equal(got[0], 0xbc);
+    assert_int_equal(got[8], src[8]);
+
+    /* non-posted, one line: NOC_NONPOSTED alone, into cluster 2's LIM */
+    open_window(c1, 5, BH_CLUSTER_TILE_X(2u), BH_CLUSTER_TILE_Y(2u), BH_NOC_LIM_BASE,
+                BH_NOC_NONPOSTED);
+    h->cycle = 0;
+    assert_int_equal(c1->mem.store_bytes(&c1->mem, h, BH_NOC_WINDOW(5) + 128, src, 64), 0);
+    assert_int_equal(h->cycle, cost[SIM_T_NOC_NONPOSTED]);
+    assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], BH_LIM_BASE + 128, got, 64, NULL),
+                     KS_OK);
+    assert_memory_equal(got, src, 64);
+
+    /* not one write: past the LIM's end, across two windows, a closed
+     * window, cached memory, LIM; nothing written, nothing charged */
+    h->cycle = 0;
+    uint64_t end = BH_NOC_WINDOW(5) + BH_LIM_BYTES - 64;
+    assert_int_equal(c1->mem.store_bytes(&c1->mem, h, end, src, 128), SIM_MEM_NOT_ONE);
+    assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], BH_LIM_BASE + BH_LIM_BYTES - 64, got,
+                                              64, NULL),
+                     KS_OK);
+    assert_int_equal(got[0], 0);
+    assert_int_equal(c1->mem.store_bytes(&c1->mem, h, BH_NOC_WINDOW(5) - 64, src, 128),
+                     SIM_MEM_NOT_ONE);
+    assert_int_equal(c1->mem.store_bytes(&c1->mem, h, BH_NOC_WINDOW(9), src, 64),
+                     SIM_MEM_NOT_ONE);
+    assert_int_equal(c1->mem.store_bytes(&c1->mem, h, BH_DRAM_CACHED(0), src, 64),
+                     SIM_MEM_NOT_ONE);
+    assert_int_equal(c1->mem.store_bytes(&c1->mem, h, BH_LIM_BASE, src, 64), SIM_MEM_NOT_ONE);
+    assert_int_equal(h->cycle, 0);
+    assert_int_equal(c1->stats.noc_posted, posted + 2); /* the vector's and the sd's */
+}
+
 /* The cluster API: sim_cluster_attach_noc, and a cluster created without
  * one still works (its windows fault). */
 static void cluster_api(void **state)
@@ -338,6 +401,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(every_bank_port_reaches_its_bank, setup, teardown),
         cmocka_unit_test_setup_teardown(mode_written_last, setup, teardown),
         cmocka_unit_test_setup_teardown(costs, setup, teardown),
+        cmocka_unit_test_setup_teardown(one_write, setup, teardown),
         cmocka_unit_test_setup_teardown(cluster_api, setup, teardown),
         cmocka_unit_test_setup_teardown(tensix_tiles, setup, teardown),
     };

@@ -41,7 +41,24 @@ typedef struct rig {
     uint8_t data[DATA_SIZE];
     uint8_t dev[DEV_SIZE];
     unsigned dev_loads, dev_stores, watch_calls;
+    /* The device's writes in order (store_bytes' one writes and the
+     * element stores): address and bytes. */
+    struct {
+        uint64_t addr, n;
+        bool one;
+    } log[64];
+    unsigned nlog;
 } rig;
+
+static void log_write(rig *r, uint64_t addr, uint64_t n, bool one)
+{
+    if (r->nlog < 64) {
+        r->log[r->nlog].addr = addr;
+        r->log[r->nlog].n = n;
+        r->log[r->nlog].one = one;
+    }
+    r->nlog++;
+}
 
 static int dev_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size, uint64_t *value)
 {
@@ -64,8 +81,23 @@ static int dev_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size, uint
     memcpy(r->dev + (addr - DEV_BASE), &value, size);
     h->cycle += DEV_LATENCY;
     r->dev_stores++;
+    log_write(r, addr, size, false);
     if (addr == DEV_HALT)
         sim_hart_halt(h);
+    return 0;
+}
+
+/* store_bytes for the device: one write of all n bytes, DEV_LATENCY + 1
+ * a line after the first; not one (SIM_MEM_NOT_ONE) past its end. */
+#define DEV_LINE 3u
+static int dev_store_bytes(sim_mem *m, sim_hart *h, uint64_t addr, const uint8_t *src, uint64_t n)
+{
+    rig *r = m->ctx;
+    if (addr < DEV_BASE || addr - DEV_BASE + n > DEV_SIZE)
+        return SIM_MEM_NOT_ONE;
+    memcpy(r->dev + (addr - DEV_BASE), src, n);
+    h->cycle += DEV_LATENCY + DEV_LINE * (((addr + n - 1) >> 6) - (addr >> 6));
+    log_write(r, addr, n, true);
     return 0;
 }
 
@@ -208,6 +240,85 @@ static void device_halts(void **state)
     assert_memory_equal(r->dev, pat, 128);
     assert_int_equal(r->h.instret, 2);
     assert_int_equal(r->h.pc, CODE_BASE + 8);
+    rig_free(r);
+}
+
+/* A unit-stride, whole-register or mask store into a device that takes
+ * one write is that one write of all its bytes (vstart on), at the
+ * device's cost; a later scalar store lands after it; a masked or strided
+ * store still goes element by element. */
+static void device_one_write(void **state)
+{
+    (void)state;
+    rig *r = rig_new("vsetvli t0, zero, e8, m2, ta, ma\nvse8.v v2, (a1)\nsd a0, 8(a1)\n"
+                     "vsetivli t0, 2, e64, m1, ta, ma\nvse64.v v1, (a1), v0.t\n"
+                     "li t1, 16\nvsse64.v v1, (a1), t1\nvs1r.v v1, (a1)\n"
+                     "vsetivli t0, 8, e8, m1, ta, ma\nvsm.v v1, (a1)\nwfi");
+    r->mem.store_bytes = dev_store_bytes;
+    uint8_t pat[128];
+    for (unsigned i = 0; i < sizeof pat; i++)
+        pat[i] = (uint8_t)(0x40 + i);
+    memcpy(r->h.v + 2, pat, sizeof pat); /* v2, v3 */
+    memset(r->h.v[0], 0x01, 64); /* mask: element 0 only */
+    memset(r->h.v[1], 0x77, 64);
+    run_to_wfi(r);
+    assert_int_equal(r->nlog, 1 + 1 + 1 + 2 + 1 + 1);
+    assert_true(r->log[0].one); /* vse8: 128 bytes, one write */
+    assert_int_equal(r->log[0].addr, DEV_BASE);
+    assert_int_equal(r->log[0].n, 128);
+    assert_false(r->log[1].one); /* sd: after it */
+    assert_int_equal(r->log[1].addr, DEV_BASE + 8);
+    assert_false(r->log[2].one); /* masked: element 0 alone */
+    assert_int_equal(r->log[2].n, 8);
+    assert_false(r->log[3].one); /* strided: two elements */
+    assert_int_equal(r->log[4].addr, DEV_BASE + 16);
+    assert_true(r->log[5].one); /* vs1r.v: one register */
+    assert_int_equal(r->log[5].n, 64);
+    assert_true(r->log[6].one); /* vsm.v: one byte */
+    assert_int_equal(r->log[6].n, 1);
+    assert_int_equal(r->dev[64], 0x40 + 64); /* the vse8's, past vs1r's */
+    assert_int_equal(r->dev[63], 0x77);
+    rig_free(r);
+
+    /* Its cost is the device's, once (2 lines: + DEV_LINE), and the
+     * datapath's beats: 128 bytes, 4 beats (1 + 3). */
+    r = rig_new("vsetvli t0, zero, e8, m2, ta, ma\nvse8.v v2, (a1)\nwfi");
+    r->mem.store_bytes = dev_store_bytes;
+    run_to_wfi(r);
+    assert_int_equal(r->h.mem_cycles, DEV_LATENCY + DEV_LINE);
+    assert_int_equal(r->h.cycle, 1 + (1 + 3 + DEV_LATENCY + DEV_LINE) + 1);
+    rig_free(r);
+
+    /* vstart 4: the bytes of elements 4 on. */
+    r = rig_new("vsetivli t0, 8, e32, m1, ta, ma\ncsrwi vstart, 4\nvse32.v v1, (a1)\nwfi");
+    r->mem.store_bytes = dev_store_bytes;
+    memset(r->h.v[1], 0x99, 64);
+    run_to_wfi(r);
+    assert_int_equal(r->nlog, 1);
+    assert_int_equal(r->log[0].addr, DEV_BASE + 16);
+    assert_int_equal(r->log[0].n, 16);
+    assert_int_equal(r->dev[15], 0);
+    assert_int_equal(r->dev[16], 0x99);
+    rig_free(r);
+}
+
+/* A store the device will not take whole (it runs past the device's
+ * end) goes element by element: the elements before the fault land,
+ * the faulting one traps with its index in vstart. */
+static void device_element_fault(void **state)
+{
+    (void)state;
+    rig *r = rig_new("addi a1, a1, 64\nvsetivli t0, 16, e64, m2, ta, ma\nvse64.v v2, (a1)\nwfi");
+    r->mem.store_bytes = dev_store_bytes;
+    memset(r->h.v + 2, 0x5c, 128);
+    assert_int_equal(sim_hart_run(&r->h, 1000000), SIM_HART_WFI);
+    assert_true(r->h.trapped);
+    assert_int_equal(r->h.trap_cause, SIM_CAUSE_STORE_ACCESS);
+    assert_int_equal(r->h.trap_tval, DEV_BASE + 128);
+    assert_int_equal(r->h.vstart, 8);
+    assert_int_equal(r->dev_stores, 8);
+    assert_int_equal(r->dev[127], 0x5c);
+    assert_int_equal(r->dev[63], 0);
     rig_free(r);
 }
 
@@ -558,7 +669,8 @@ int main(void)
         cmocka_unit_test(device_halts),   cmocka_unit_test(watch_first),
         cmocka_unit_test(reservation),    cmocka_unit_test(step_commit),
         cmocka_unit_test(reset_state),    cmocka_unit_test(decode_reserved),
-        cmocka_unit_test(fp_crosscheck),
+        cmocka_unit_test(fp_crosscheck),  cmocka_unit_test(device_one_write),
+        cmocka_unit_test(device_element_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
