@@ -237,8 +237,14 @@ static void charge_cached(sim_cluster_mem *cm, sim_hart *h, uint64_t bank_addres
         return;
     }
     uint64_t cycles = sim_port_book(&cm->port, sim_cluster_mem_time(cm, h));
-    if (sim_streams_miss(&cm->streams[h->hartid & (BH_CLUSTER_CORES - 1u)],
-                         bank_address / BH_LINE_BYTES)) {
+    bool streamed = sim_streams_miss(&cm->streams[h->hartid & (BH_CLUSTER_CORES - 1u)],
+                                     bank_address / BH_LINE_BYTES);
+    if (h->vmem) {
+        /* The streams still follow the walk (scalar code after it finds
+         * them), but vector accesses take no discount from them. */
+        cycles += cm->cost[h->vmem == SIM_MEM_VSTORE ? SIM_T_MISS_VSTORE : SIM_T_MISS_VLOAD];
+        cm->stats.vector_misses++;
+    } else if (streamed) {
         cycles += cm->cost[SIM_T_MISS_STREAM];
         cm->stats.stream_misses++;
     } else {

@@ -71,6 +71,7 @@ typedef struct sim_cluster_mem_stats {
     uint64_t noc_reg_writes;
     uint64_t noc_loads, noc_posted, noc_nonposted; /* through the windows */
     uint64_t stream_misses, other_misses; /* fills, by what they cost */
+    uint64_t vector_misses; /* fills for vector accesses (MISS_VLOAD/VSTORE) */
     uint64_t faults;    /* accesses nothing answered */
     /* Bytes the cores' uncached and NoC-window accesses moved to and
      * from each bank (the cache's fills and write-backs are its own

@@ -108,6 +108,9 @@ typedef struct sim_hart {
      * SIM_COST_INSN every instruction costs (the run JSON's
      * memory_stall_cycles). */
     uint64_t mem_cycles;
+    /* SIM_MEM_VLOAD or SIM_MEM_VSTORE while a vector load or store makes
+     * its accesses (sim_mem.h), else 0. */
+    uint8_t vmem;
     /* mcycle/minstret read cycle/instret plus these: a CSR write moves
      * the view, never the modeled time the owner schedules by. */
     uint64_t mcycle_offset, minstret_offset;

@@ -64,6 +64,11 @@ static inline void sim_mem_put(uint8_t *p, unsigned size, uint64_t value)
 
 #define SIM_MEM_MAX_RAM 8
 #define SIM_MEM_NOT_ONE (-1) /* store_bytes: take the element path */
+/* h->vmem while a vector load or store makes its accesses through the
+ * callbacks: a device may charge them as the vector unit's (the cluster
+ * cache's misses: sim_timing.h MISS_VLOAD, MISS_VSTORE). */
+#define SIM_MEM_VLOAD 1u
+#define SIM_MEM_VSTORE 2u
 #define SIM_MEM_MAX_HARTS 4
 
 typedef struct sim_ram {

@@ -31,6 +31,10 @@
     X(MISS_STREAM,       40,       0, "a miss on a line a prefetch stream was heading for")     \
     X(MISS,               0,  250000, "any other miss: a round trip to the bank")               \
     X(PORT_LINE,          9,   44000, "one line on the cluster's read port (the 1.2 GB/s cap)") \
+    X(MISS_VLOAD,         0,   67000, "a vector load's miss: no stream discount (the "        \
+                                      "prefetcher gives vector reads nothing)")                 \
+    X(MISS_VSTORE,        0,   88000, "a vector store's write-allocate miss: 1.3 times a "      \
+                                      "load's (the prefetcher costs vector writes 20-40 %)")    \
     X(EVICT_DIRTY,        4,       0, "a miss that evicts a dirty line: handed to a write "     \
                                       "buffer, posted")                                         \
     X(UNCACHED_LOAD,      0,  250000, "a load through the uncached window: a round trip")       \

@@ -213,6 +213,7 @@ int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
     }
     vacc a = {h, !nwatches && !h->commit, h->ram_hint < h->mem->nram ? (int)h->ram_hint : -1, 0};
     int rc = 0;
+    h->vmem = store ? SIM_MEM_VSTORE : SIM_MEM_VLOAD;
     uint64_t i;
     for (i = h->vstart; i < s.evl && !rc; i++) {
         if (!vec_active(h, vi->vm, i))
@@ -232,6 +233,7 @@ int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
         }
     }
     h->nwatches = nwatches;
+    h->vmem = 0;
     if (rc) {
         i--; /* the faulting element */
         if (vi->form == VEC_FF && i > 0) {

@@ -477,6 +477,33 @@ static void costs_at_1000_mhz(void **state)
     assert_true(h->cycle == 250 + 20);
 }
 
+/* A vector access's misses (h->vmem) take no stream discount (the
+ * prefetcher gives vector reads nothing; it costs vector writes 20 to
+ * 40 %): MISS_VLOAD, MISS_VSTORE, walking or not.  The streams still
+ * follow the walk: scalar code after it finds its next line expected. */
+static void vector_misses(void **state)
+{
+    fixture *f = *state;
+    sim_hart *h = &f->fake[0];
+    const uint32_t *cost = f->cm->cost;
+    assert_int_equal(cost[SIM_T_MISS_VLOAD], 67);
+    assert_int_equal(cost[SIM_T_MISS_VSTORE], 88);
+    h->vmem = SIM_MEM_VLOAD;
+    ld(f, 0, BH_DRAM_CACHED(0x10000), 8);
+    assert_true(h->cycle == 67);
+    ld(f, 0, BH_DRAM_CACHED(0x10040), 8); /* the stream's next line: no discount */
+    assert_true(h->cycle == 134);
+    ld(f, 0, BH_DRAM_CACHED(0x10048), 8); /* a hit is a hit */
+    assert_true(h->cycle == 136);
+    h->vmem = SIM_MEM_VSTORE;
+    st(f, 0, BH_DRAM_CACHED(0x10080), 8, 1);
+    assert_true(h->cycle == 136 + 88);
+    h->vmem = 0;
+    ld(f, 0, BH_DRAM_CACHED(0x100c0), 8); /* scalar: the stream's */
+    assert_true(h->cycle == 136 + 88 + 40);
+    assert_true(f->cm->stats.vector_misses == 3 && f->cm->stats.stream_misses == 1);
+}
+
 static void costs_at_1750_mhz(void **state)
 {
     (void)state;
@@ -993,6 +1020,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(inline_hits_match_the_callbacks, setup, teardown),
         cmocka_unit_test_setup_teardown(costs_at_1000_mhz, setup, teardown),
         cmocka_unit_test(costs_at_1750_mhz),
+        cmocka_unit_test_setup_teardown(vector_misses, setup, teardown),
         cmocka_unit_test_setup_teardown(fills_share_the_port, setup, teardown),
         cmocka_unit_test_setup_teardown(four_cores_stream_about_1_2_gbps, setup, teardown),
         cmocka_unit_test_setup_teardown(one_core_streams_about_0_74_gbps, setup, teardown),
