@@ -37,6 +37,7 @@ same_run() {
 @test "07_work_cluster runs as recorded" { same_run 07_work_cluster program; }
 @test "08_parallel_thread runs as recorded" { same_run 08_parallel_thread program; }
 @test "08_parallel_thread twelve runs as recorded" { same_run 08_parallel_thread twelve; }
+@test "08_parallel_thread vector runs as recorded" { same_run 08_parallel_thread vector; }
 @test "10_x280_ports runs as recorded" { same_run 10_x280_ports program; }
 @test "10_x280_ports one runs as recorded" { same_run 10_x280_ports one; }
 @test "10_x280_ports four runs as recorded" { same_run 10_x280_ports four; }
