@@ -3,8 +3,8 @@
  * the vector loads and stores by mop, lumop/sumop, nf and width.  What is
  * reserved whatever the state (mew set, a form an operation lacks, a
  * nonzero field that must be zero, vm 0 where only unmasked exists, a
- * whole-register count that is not 1, 2, 4 or 8) and everything not
- * implemented yet (vfrsqrt7, vfrec7) is illegal here, so it traps with its bits.  What
+ * whole-register count that is not 1, 2, 4 or 8) is illegal here, so it
+ * traps with its bits.  What
  * depends on vtype (register alignment, EMUL) is checked when it runs. */
 #include "vec_internal.h"
 
@@ -91,7 +91,7 @@ static const struct { uint8_t op, forms; } opf[64] = {
 
 #define ILLEGAL SIM_CAUSE_ILLEGAL
 
-/* OPFVV (f3 1) and OPFVF (f3 5); vfrsqrt7 and vfrec7 are not here yet. */
+/* OPFVV (f3 1) and OPFVF (f3 5). */
 static int decode_opf(uint32_t insn, sim_vec_insn *o, bool vf)
 {
     unsigned f6 = insn >> 26, vs1 = vec_rs1(insn), vs2 = vec_vs2(insn);
@@ -114,8 +114,8 @@ static int decode_opf(uint32_t insn, sim_vec_insn *o, bool vf)
             o->op = cvt[vs1];
             return 0;
         }
-        if (f6 == 0x13 && (vs1 == 0 || vs1 == 0x10)) {
-            o->op = vs1 == 0 ? VEC_FSQRT : VEC_FCLASS;
+        if (f6 == 0x13 && (vs1 == 0 || vs1 == 4 || vs1 == 5 || vs1 == 0x10)) {
+            o->op = vs1 == 0 ? VEC_FSQRT : vs1 == 4 ? VEC_FRSQRT7 : vs1 == 5 ? VEC_FREC7 : VEC_FCLASS;
             return 0;
         }
         return ILLEGAL;

@@ -2,7 +2,8 @@
  * F and D formats; SEW 16 would need Zvfh, which is not here) —
  * vfadd/vfsub/vfrsub, vfmul, vfdiv/vfrdiv, vfsqrt, vfmin/vfmax,
  * vfsgnj[n|x], the eight fused multiply-adds, the compares vmfeq/ne/lt/
- * le/gt/ge (mask results), vfclass, the conversions to and from integers
+ * le/gt/ge (mask results), vfclass, the estimates vfrsqrt7/vfrec7
+ * (vec_est.c), the conversions to and from integers
  * of SEW bits (vfcvt, with and without rtz), vfmerge/vfmv.v.f,
  * vfmv.f.s/vfmv.s.f, vfslide1up/down and the reductions vfredusum (in
  * element order, which "unordered" allows), vfredosum, vfredmin/max.
@@ -64,6 +65,8 @@ static uint64_t fp_op(unsigned op, sim_fp_fmt f, uint64_t a, uint64_t b, uint64_
     /* unary */
     case VEC_FSQRT: return sim_fp_sqrt(f, a, rm, fl);
     case VEC_FCLASS: return sim_fp_class(f, a);
+    case VEC_FRSQRT7: return vec_frsqrt7(f, a, fl);
+    case VEC_FREC7: return vec_frec7(f, a, rm, fl);
     case VEC_FCVT_XU_F: return sim_fp_to_int(f, a, false, f == SIM_FP_S ? 32 : 64, rm, fl);
     case VEC_FCVT_X_F: return sim_fp_to_int(f, a, true, f == SIM_FP_S ? 32 : 64, rm, fl);
     case VEC_FCVT_RTZ_XU_F:

@@ -48,7 +48,7 @@
     X(FSGNJ) X(FSGNJN) X(FSGNJX)                                                               \
     X(FMACC) X(FNMACC) X(FMSAC) X(FNMSAC) X(FMADD) X(FNMADD) X(FMSUB) X(FNMSUB)                \
     X(MFEQ) X(MFNE) X(MFLT) X(MFLE) X(MFGT) X(MFGE)                                            \
-    X(FSQRT) X(FCLASS) X(FCVT_XU_F) X(FCVT_X_F) X(FCVT_F_XU) X(FCVT_F_X)                       \
+    X(FSQRT) X(FCLASS) X(FRSQRT7) X(FREC7) X(FCVT_XU_F) X(FCVT_X_F) X(FCVT_F_XU) X(FCVT_F_X)                       \
     X(FCVT_RTZ_XU_F) X(FCVT_RTZ_X_F)                                                           \
     X(FMERGE) X(FMV_V_F) X(FMV_F_S) X(FMV_S_F) X(FSLIDE1UP) X(FSLIDE1DOWN)                     \
     X(FREDUSUM) X(FREDOSUM) X(FREDMIN) X(FREDMAX)                                              \
@@ -162,5 +162,11 @@ int vec_wide(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);       /* vec_w
 int vec_fixed(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_fixed.c */
 int vec_fp(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);         /* vec_fp.c */
 int vec_fwide(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_fwide.c */
+
+/* vec_est.c: the estimates of one element in format f (0 for SIM_FP_S,
+ * 1 for SIM_FP_D: fpu_soft.h's sim_fp_fmt), fflags ORed into *fl;
+ * vfrec7's rounding mode rm decides only past the largest finite. */
+uint64_t vec_frsqrt7(int f, uint64_t a, uint32_t *fl);
+uint64_t vec_frec7(int f, uint64_t a, int rm, uint32_t *fl);
 
 #endif

@@ -49,7 +49,7 @@ isa() {
 @test "isa: rvv_perm (slides, gathers, compress, add/subtract with carry, zero/sign extension)" { isa rvv_perm; }
 @test "isa: rvv_wide (widening add/sub/multiply/multiply-add, widening reductions, narrowing shifts)" { isa rvv_wide; }
 @test "isa: rvv_fixed (saturating, averaging, vsmul, scaling shifts, clips; every vxrm mode, vxsat)" { isa rvv_fixed; }
-@test "isa: rvv_fp (.vf forms, NaN-boxing, FP moves, merge, slides, compares, reductions, fflags)" { isa rvv_fp; }
+@test "isa: rvv_fp (.vf forms, NaN-boxing, FP moves, merge, slides, compares, reductions, fflags, vfrsqrt7, vfrec7)" { isa rvv_fp; }
 @test "isa: rvv_traps (reserved configurations illegal, faulting elements in vstart, restart)" { isa rvv_traps; }
 
 @test "isa: every tests/isa/*.S is run by a test here" {

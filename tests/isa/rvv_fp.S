@@ -5,7 +5,9 @@
 # vfmerge, vfslide1up/down, the compares vmfne/vmfgt/vmfge, the ordered,
 # unordered, min and max reductions (masked too, and rounding at each
 # step), fflags from vector operations, masking; the widening multiply-add,
-# .wv form and ordered reduction, and vfncvt.rod.
+# .wv form and ordered reduction, vfncvt.rod; the estimates vfrsqrt7.v and
+# vfrec7.v (the spec's tables, subnormal inputs and results, every
+# special case, vfrec7's overflow in each rounding mode).
 #include "test.h"
 
 #define ONE_S 0x3f800000
@@ -185,6 +187,94 @@ TEST_BEGIN
     CHECK_FLAGS 1
     vfncvt.f.f.w v3, v12      # the same, to nearest
     ELS 0, ONE_S
+    TEST 15                   # vfrsqrt7.v (SEW 32): the spec's table, exponents, special cases
+    csrwi fflags, 0           # test 14's last conversion was inexact
+    vsetivli zero, 8, e32, m1, ta, ma
+    la a3, rsq
+    vle32.v v12, (a3)
+    vsetivli zero, 6, e32, m1, ta, ma
+    vfrsqrt7.v v3, v12
+    ELS 0, 0x3f7f0000         # 1: 0.99 (exponent odd: the table's second half)
+    ELS 1, 0x3eff0000         # 4: 0.498
+    ELS 2, 0x3f340000         # 2: 0.703 (even: the first half)
+    ELS 3, 0x64b40000         # the least subnormal, 2^-149: 2^74.5 as 1.406 * 2^74
+    ELS 4, 0                  # +inf: +0
+    ELS 5, 0x7fc00000         # a quiet NaN: the canonical NaN
+    CHECK_FLAGS 0             # an estimate is never inexact
+    vsetivli zero, 8, e32, m1, ta, ma
+    vfrsqrt7.v v3, v12        # 6, 7: +0, -0
+    ELS 6, 0x7f800000
+    ELS 7, 0xff800000
+    CHECK_FLAGS 8             # DZ
+    la a3, rsqnv
+    vsetivli zero, 3, e32, m1, ta, ma
+    vle32.v v4, (a3)
+    vfrsqrt7.v v3, v4
+    ELS 0, 0x7fc00000         # -1
+    ELS 1, 0x7fc00000         # -inf
+    ELS 2, 0x7fc00000         # a signaling NaN
+    CHECK_FLAGS 16            # NV
+    TEST 16                   # vfrec7.v (SEW 32): table, subnormal results, special cases
+    la a3, rec
+    vsetivli zero, 12, e32, m1, ta, ma
+    vle32.v v4, (a3)
+    vfrec7.v v3, v4
+    ELS 0, 0x3f7f0000         # 1: 0.99
+    ELS 1, 0x3eaa0000         # 3: 0.332
+    ELS 2, 0xbeff0000         # -2: -0.498
+    ELS 3, 0x00200000         # the largest finite: a subnormal, shifted twice
+    ELS 4, 0x007f8000         # 2^126: a subnormal, shifted once
+    ELS 5, 0x7eff0000         # 2^-127 (subnormal): 2^126 * 1.99
+    ELS 6, 0x7f7f0000         # 2^-128: normalised once more
+    ELS 7, 0                  # +inf: +0
+    ELS 8, 0x80000000         # -inf: -0
+    ELS 9, 0x7fc00000         # a quiet NaN
+    ELS 10, 0x7f800000        # +0: +inf
+    ELS 11, 0xff800000        # -0: -inf
+    CHECK_FLAGS 8             # DZ from the zeros, nothing else
+    TEST 17                   # vfrec7.v past the largest finite: by frm, OF and NX
+    la a3, tinyrec
+    vsetivli zero, 2, e32, m1, ta, ma
+    vle32.v v4, (a3)          # 2^-149 and -2^-149
+    vfrec7.v v3, v4           # frm RNE
+    ELS 0, 0x7f800000
+    ELS 1, 0xff800000
+    CHECK_FLAGS 5
+    csrwi frm, 1              # RTZ: the largest finite, both signs
+    vfrec7.v v3, v4
+    ELS 0, 0x7f7fffff
+    ELS 1, 0xff7fffff
+    csrwi frm, 2              # RDN: +max, -inf
+    vfrec7.v v3, v4
+    ELS 0, 0x7f7fffff
+    ELS 1, 0xff800000
+    csrwi frm, 3              # RUP: +inf, -max
+    vfrec7.v v3, v4
+    ELS 0, 0x7f800000
+    ELS 1, 0xff7fffff
+    csrwi frm, 4              # RMM: infinities
+    vfrec7.v v3, v4
+    ELS 0, 0x7f800000
+    ELS 1, 0xff800000
+    CHECK_FLAGS 5
+    csrwi frm, 0
+    TEST 18                   # SEW 64, and masked
+    vsetivli zero, 2, e64, m1, ta, mu
+    la a3, est64
+    vle64.v v4, (a3)
+    vfrec7.v v5, v4           # 1: 0.99
+    vfmv.f.s ft5, v5
+    CHECK_D ft5, 0x3fefe00000000000
+    vfrsqrt7.v v5, v4
+    vslidedown.vi v6, v5, 1   # 4: 0.498
+    vfmv.f.s ft5, v6
+    CHECK_D ft5, 0x3fdfe00000000000
+    vmv.v.i v0, 2             # element 1 only
+    vmv.v.i v5, 0
+    vfrec7.v v5, v4, v0.t
+    vfmv.f.s ft5, v5
+    CHECK_D ft5, 0            # element 0 left as it was
+    CHECK_FLAGS 0
 TEST_END
 
     .data
@@ -198,3 +288,15 @@ tiny:
     .balign 8
 rod:
     .dword 0x3ff0000004000000, 0x4000000000000000
+rsq:
+    .word 0x3f800000, 0x40800000, 0x40000000, 0x00000001, 0x7f800000, 0x7fc00000, 0, 0x80000000
+rsqnv:
+    .word 0xbf800000, 0xff800000, 0x7f800001
+rec:
+    .word 0x3f800000, 0x40400000, 0xc0000000, 0x7f7fffff, 0x7e800000, 0x00400000, 0x00200000
+    .word 0x7f800000, 0xff800000, 0x7fc00000, 0, 0x80000000
+tinyrec:
+    .word 0x00000001, 0x80000001
+    .balign 8
+est64:
+    .dword 0x3ff0000000000000, 0x4010000000000000

@@ -2,7 +2,7 @@
 # instructions (vill, misaligned register groups, EMUL past 8, a masked
 # destination v0, segments past 8 registers, reductions and vcpop with
 # vstart set, floating point with SEW 16, FS off or a reserved frm, and
-# what is not implemented yet: vfrsqrt7, vfrec7); a misaligned or faulting element traps with its index in
+# what needs 16-bit floats); a misaligned or faulting element traps with its index in
 # vstart and its address in mtval, the elements before it done, and the
 # instruction restarts from vstart after mret; masked-off elements never
 # fault; fault-only-first traps at element 0.
@@ -130,11 +130,10 @@ tests:
     ARM 2f
     vmseq.vv v2, v2, v4
 2:  CHECK s5, 0
-    TEST 9                    # not implemented yet: the estimates; and what needs 16-bit floats
-    vsetvli t0, zero, e32, m1, ta, ma
+    TEST 9                    # what needs 16-bit floats; the estimates at SEW 16
+    vsetvli t0, zero, e16, m1, ta, ma
     MUST_BE_ILLEGAL vfrsqrt7.v v1, v2
     MUST_BE_ILLEGAL vfrec7.v v1, v2
-    vsetvli t0, zero, e16, m1, ta, ma
     MUST_BE_ILLEGAL vfwadd.vv v2, v4, v5      # half to single
     MUST_BE_ILLEGAL vfwcvt.f.f.v v2, v4
     MUST_BE_ILLEGAL vfncvt.f.f.w v1, v2       # single to half

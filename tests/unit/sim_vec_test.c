@@ -13,16 +13,19 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "rv_assemble.h"
+#include "fpu_soft.h"
 #include "hart_internal.h"
 #include "sim_hart.h"
 #include "sim_mem.h"
 #include "sim_vec.h"
+#include "vec_internal.h"
 
 #define CODE_BASE 0x80000000ull
 #define CODE_SIZE 0x1000u
@@ -442,7 +445,10 @@ static void decode_reserved(void **state)
         {0x0305e0a7, SIM_CAUSE_ILLEGAL}, /* fault-only-first store */
         {0x022090d7, 0},                 /* vfadd.vv v1, v2, v1 */
         {0xc22090d7, 0},                 /* vfwadd.vv v1, v2, v1 */
-        {0x4e2210d7, SIM_CAUSE_ILLEGAL}, /* vfrsqrt7.v: not yet */
+        {0x4e2210d7, 0},                 /* vfrsqrt7.v v1, v2 */
+        {0x4e2290d7, 0},                 /* vfrec7.v v1, v2 */
+        {0x4e2310d7, SIM_CAUSE_ILLEGAL}, /* VFUNARY1 vs1 6: nothing */
+        {0x4e2250d7, SIM_CAUSE_ILLEGAL}, /* vfrsqrt7 has no .vf form */
         {0x0e2180d7, SIM_CAUSE_ILLEGAL}, /* vrsub.vv does not exist */
         {0x9e2130d7, SIM_CAUSE_ILLEGAL}, /* vmv<nr>r.v, nr 3 */
         {0x9e2030d7, 0},                 /* vmv1r.v v1, v2 */
@@ -662,6 +668,53 @@ static void fp_crosscheck(void **state)
         }
 }
 
+/* vfrec7.v and vfrsqrt7.v (vec_est.c): each of the spec's 128 table
+ * entries is its interval's midpoint estimate, round(2^8 / (1 + (i +
+ * 0.5) / 128)) - 128 and its square-root counterpart (an independent
+ * derivation of the tables), in both formats; and over random normal
+ * inputs of every exponent the estimates are within 2^-7 of 1/x and
+ * 1/sqrt(x). */
+static void estimates(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < 128; i++) {
+        long want = lround(256.0 / (1.0 + (i + 0.5) / 128.0)) - 128;
+        want = want > 127 ? 127 : want;
+        uint32_t fl = 0;
+        uint64_t r = vec_frec7(SIM_FP_S, 0x3f800000u | (uint64_t)i << 16, SIM_RM_RNE, &fl);
+        assert_int_equal(r, (126ull << 23) | (uint64_t)want << 16);
+        r = vec_frec7(SIM_FP_D, 0x3ff0000000000000ull | (uint64_t)i << 45, SIM_RM_RNE, &fl);
+        assert_int_equal(r, (1022ull << 52) | (uint64_t)want << 45);
+        /* rsqrt: index bit 6 is the exponent's LSB (1: x in [1, 2)) */
+        double x = (1.0 + ((i & 63) + 0.5) / 64.0) * (i < 64 ? 2.0 : 1.0), y = 1.0 / sqrt(x);
+        while (y < 1.0)
+            y *= 2.0;
+        want = lround((y - 1.0) * 128.0);
+        want = want > 127 ? 127 : want;
+        uint64_t e = i < 64 ? 128 : 127;
+        r = vec_frsqrt7(SIM_FP_S, e << 23 | (uint64_t)(i & 63) << 17, &fl);
+        assert_int_equal(r & 0x7fffff, (uint64_t)want << 16);
+        assert_int_equal(fl, 0);
+    }
+    srand(7);
+    for (unsigned k = 0; k < 20000; k++) {
+        uint64_t bits = ((uint64_t)rand() << 33 ^ (uint64_t)rand() << 11 ^ (uint64_t)rand()) &
+                        0x7fffffffffffffffull;
+        double x, est;
+        uint32_t fl = 0;
+        memcpy(&x, &bits, 8);
+        if (!isnormal(x) || !isnormal(1.0 / x))
+            continue;
+        uint64_t r = vec_frec7(SIM_FP_D, bits, SIM_RM_RNE, &fl);
+        memcpy(&est, &r, 8);
+        assert_true(fabs(est * x - 1.0) <= 1.0 / 128);
+        r = vec_frsqrt7(SIM_FP_D, bits, &fl);
+        memcpy(&est, &r, 8);
+        assert_true(fabs(est * sqrt(x) - 1.0) <= 1.0 / 128);
+        assert_int_equal(fl, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -670,7 +723,7 @@ int main(void)
         cmocka_unit_test(reservation),    cmocka_unit_test(step_commit),
         cmocka_unit_test(reset_state),    cmocka_unit_test(decode_reserved),
         cmocka_unit_test(fp_crosscheck),  cmocka_unit_test(device_one_write),
-        cmocka_unit_test(device_element_fault),
+        cmocka_unit_test(device_element_fault), cmocka_unit_test(estimates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
