@@ -38,9 +38,9 @@
  * that cluster + offset); then the last line (64 bytes, one vector store)
  * once more through KMX_WINDOW_PUSH_ACK(core) (non-posted), whose store
  * returns once acknowledged.  Each core has its own two windows, so the
- * four cores of a cluster may push at the same time.  Who may push when (kmx.h): the
- * lead, once the target serves (it waits for that, as kmx_parallel_all's
- * first call does); another cluster, only inside a kmx_parallel_all call. */
+ * four cores of a cluster may push at the same time.  Who may push when
+ * (kmx.h): the lead, once the target serves (it waits for that, as
+ * kmx_parallel_all's first call does); another cluster, only in a call. */
 #include "kmx_internal.h"
 
 #define LINES KMX_P(kmx_cluster_lines, KMX_LIM_CLUSTER_LINES)
