@@ -163,7 +163,9 @@ typedef struct sim_hart {
      * at r is at &v[r][0] + i * SEW/8. */
     uint64_t vtype, vl, vstart;
     uint8_t vxrm, vxsat;
-    _Alignas(64) uint8_t v[32][SIM_VLENB];
+    /* 8-byte aligned, not 64: a hart (and a cluster, an exec) lives in
+     * malloc'd memory, which promises 16 */
+    _Alignas(8) uint8_t v[32][SIM_VLENB];
 } sim_hart;
 
 typedef struct sim_watch {
