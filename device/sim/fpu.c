@@ -29,6 +29,7 @@ typedef enum fpu_kind {
     K_CVT_W, K_CVT_WU, K_CVT_L, K_CVT_LU,     /* to integers */
     K_CVT_FW, K_CVT_FWU, K_CVT_FL, K_CVT_FLU, /* from integers */
     K_MV_X, K_CLASS, K_MV_F,
+    K_CVT_FH, /* fcvt.s.h (fmt S) / fcvt.d.h (fmt D) */
     K_COUNT
 } fpu_kind;
 
@@ -40,15 +41,21 @@ enum {
     OPS(CVT_FF), OPS(LE), OPS(LT), OPS(EQ),
     OPS(CVT_W), OPS(CVT_WU), OPS(CVT_L), OPS(CVT_LU),
     OPS(CVT_FW), OPS(CVT_FWU), OPS(CVT_FL), OPS(CVT_FLU),
-    OPS(MV_X), OPS(CLASS), OPS(MV_F),
+    OPS(MV_X), OPS(CLASS), OPS(MV_F), OPS(CVT_FH),
 };
 #undef OPS
+
+/* Zfh's half-precision ops sit above all of those, one per kind
+ * (op = OP_H + kind), so that the S and D switch is the one it was and
+ * half precision costs it nothing: they are the switch's default. */
+enum { OP_H = 2 * K_COUNT };
 
 /* Modeled latency beyond the instruction's one cycle, by kind of
  * operation and format (S, D).  Not measured on silicon: an in-order
  * pipelined FPU's usual shape — moves and sign injection free, adds,
  * multiplies and fused multiply-adds a short pipeline, divide and square
- * root iterative and longer for D. */
+ * root iterative and longer for D.  Half precision (Zfh) takes the S
+ * column: the same pipeline, not measured either. */
 typedef enum lat_kind {
     LAT_MOVE,    /* fmv, fsgnj, fclass */
     LAT_COMPARE, /* feq/flt/fle, fmin/fmax */
@@ -85,7 +92,7 @@ static const struct {
     [K_CVT_FW] = {LAT_CONVERT, true}, [K_CVT_FWU] = {LAT_CONVERT, true},
     [K_CVT_FL] = {LAT_CONVERT, true}, [K_CVT_FLU] = {LAT_CONVERT, true},
     [K_MV_X] = {LAT_MOVE, false},    [K_CLASS] = {LAT_MOVE, false},
-    [K_MV_F] = {LAT_MOVE, false},
+    [K_MV_F] = {LAT_MOVE, false},    [K_CVT_FH] = {LAT_CONVERT, true},
 };
 
 /* The kind of an OP-FP (0x53) encoding, or -1 for none. */
@@ -99,9 +106,13 @@ static int opfp_kind(uint32_t funct5, uint32_t fmt, uint32_t rm, uint32_t rs2)
     case 0x0b: return rs2 == 0 ? K_SQRT : -1;
     case 0x04: return rm <= 2 ? K_SGNJ + (int)rm : -1;
     case 0x05: return rm <= 1 ? K_MIN + (int)rm : -1; /* 2, 3: Zfa's fminm/fmaxm */
-    case 0x08: /* fcvt.s.d (fmt S, rs2 1), fcvt.d.s (fmt D, rs2 0) */
-        return rs2 == (fmt == SIM_FP_S ? (uint32_t)SIM_FP_D : (uint32_t)SIM_FP_S) ? K_CVT_FF
-                                                                                  : -1;
+    case 0x08: /* fcvt.<fmt>.<rs2>: between two different formats */
+        if (rs2 > SIM_FP_H || rs2 == fmt)
+            return -1;
+        /* fcvt.s.h and fcvt.d.h have their own kind (the S/D ops' K_CVT_FF
+         * means "from the other of S and D"); fcvt.h.s, fcvt.h.d read
+         * rs2 for the source */
+        return rs2 == SIM_FP_H ? K_CVT_FH : K_CVT_FF;
     case 0x14: return rm <= 2 ? K_LE + (int)rm : -1; /* fle, flt, feq */
     case 0x18: return rs2 <= 3 ? K_CVT_W + (int)rs2 : -1;
     case 0x1a: return rs2 <= 3 ? K_CVT_FW + (int)rs2 : -1;
@@ -119,7 +130,7 @@ int sim_fpu_decode(uint32_t insn, sim_fpu_insn *out)
     uint32_t opcode = insn & 0x7f, rd = (insn >> 7) & 31, rm = (insn >> 12) & 7;
     uint32_t rs1 = (insn >> 15) & 31, rs2 = (insn >> 20) & 31, fmt = (insn >> 25) & 3;
     uint32_t funct5 = insn >> 27;
-    if (fmt > SIM_FP_D) /* H and Q */
+    if (fmt > SIM_FP_H) /* Q */
         return SIM_CAUSE_ILLEGAL;
     int kind;
     if (opcode == 0x53)
@@ -128,7 +139,7 @@ int sim_fpu_decode(uint32_t insn, sim_fpu_insn *out)
         kind = K_FMADD + (int)((opcode >> 2) & 3);
     else
         kind = -1;
-    if (kind < 0)
+    if (kind < 0 || (kind == K_CVT_FH && fmt == SIM_FP_H))
         return SIM_CAUSE_ILLEGAL;
     if (kinds[kind].rounds) {
         if (rm == 5 || rm == 6)
@@ -137,14 +148,14 @@ int sim_fpu_decode(uint32_t insn, sim_fpu_insn *out)
         rm = SIM_RM_RNE; /* never looked at, always valid */
     }
     *out = (sim_fpu_insn){
-        .op = (uint8_t)(kind * 2 + (int)fmt),
+        .op = (uint8_t)(fmt == SIM_FP_H ? OP_H + kind : kind * 2 + (int)fmt),
         .fmt = (uint8_t)fmt,
         .rd = (uint8_t)rd,
         .rs1 = (uint8_t)rs1,
         .rs2 = (uint8_t)rs2,
         .rs3 = (uint8_t)funct5,
         .rm = (uint8_t)rm,
-        .extra = latency[kinds[kind].lat][fmt],
+        .extra = latency[kinds[kind].lat][fmt == SIM_FP_H ? SIM_FP_S : fmt],
     };
     return 0;
 }
@@ -190,6 +201,55 @@ static inline uint64_t s_canon(uint64_t r)
 static inline uint64_t d_canon(uint64_t r)
 {
     return (r & ~(1ull << 63)) > 0x7ff0000000000000ull ? 0x7ff8000000000000ull : r;
+}
+
+/* One Zfh instruction (op OP_H + kind), all in software: operands
+ * unboxed (a bad box reads as the canonical NaN 0x7e00), the result's
+ * raw bits returned — a half for the caller to box, or what goes to x. */
+static uint64_t run_h(const sim_hart *h, const sim_fpu_insn *fi, int rm, uint32_t *flags)
+{
+    const uint64_t a = sim_fpu_unbox_h(h->f[fi->rs1]), b = sim_fpu_unbox_h(h->f[fi->rs2]);
+    const uint64_t sgn = 0x8000u;
+    const sim_fp_fmt H = SIM_FP_H;
+    switch (fi->op - OP_H) {
+    case K_ADD: return sim_fp_add(H, a, b, rm, flags);
+    case K_SUB: return sim_fp_sub(H, a, b, rm, flags);
+    case K_MUL: return sim_fp_mul(H, a, b, rm, flags);
+    case K_DIV: return sim_fp_div(H, a, b, rm, flags);
+    case K_SQRT: return sim_fp_sqrt(H, a, rm, flags);
+    case K_FMADD: case K_FMSUB: case K_FNMSUB: case K_FNMADD: {
+        int k = fi->op - OP_H;
+        uint64_t c = sim_fpu_unbox_h(h->f[fi->rs3]);
+        uint64_t fa = k == K_FNMSUB || k == K_FNMADD ? sgn : 0;
+        uint64_t fc = k == K_FMSUB || k == K_FNMADD ? sgn : 0;
+        return sim_fp_fma(H, a ^ fa, b, c ^ fc, rm, flags);
+    }
+    case K_SGNJ: return (a & ~sgn) | (b & sgn);
+    case K_SGNJN: return (a & ~sgn) | (~b & sgn);
+    case K_SGNJX: return a ^ (b & sgn);
+    case K_MIN: return sim_fp_min(H, a, b, flags);
+    case K_MAX: return sim_fp_max(H, a, b, flags);
+    case K_CVT_FF: /* fcvt.h.s (rs2 0), fcvt.h.d (rs2 1): rounds */
+        if (fi->rs2 == SIM_FP_S)
+            return sim_fp_convert(H, SIM_FP_S, sim_fpu_unbox(h->f[fi->rs1]), rm, flags);
+        return sim_fp_convert(H, SIM_FP_D, h->f[fi->rs1], rm, flags);
+    case K_LE: return sim_fp_le(H, a, b, flags);
+    case K_LT: return sim_fp_lt(H, a, b, flags);
+    case K_EQ: return sim_fp_eq(H, a, b, flags);
+    case K_CVT_W: return sim_fp_to_int(H, a, true, 32, rm, flags);
+    case K_CVT_WU: return sim_fp_to_int(H, a, false, 32, rm, flags);
+    case K_CVT_L: return sim_fp_to_int(H, a, true, 64, rm, flags);
+    case K_CVT_LU: return sim_fp_to_int(H, a, false, 64, rm, flags);
+    case K_CVT_FW: return sim_fp_from_int(H, h->x[fi->rs1], true, 32, rm, flags);
+    case K_CVT_FWU: return sim_fp_from_int(H, h->x[fi->rs1], false, 32, rm, flags);
+    case K_CVT_FL: return sim_fp_from_int(H, h->x[fi->rs1], true, 64, rm, flags);
+    case K_CVT_FLU: return sim_fp_from_int(H, h->x[fi->rs1], false, 64, rm, flags);
+    /* fmv.x.h: the raw low 16 bits, sign-extended, neither unboxed nor checked */
+    case K_MV_X: return (uint64_t)(int64_t)(int16_t)(uint16_t)h->f[fi->rs1];
+    case K_CLASS: return sim_fp_class(H, a);
+    case K_MV_F: return (uint16_t)h->x[fi->rs1];
+    default: return 0; /* K_CVT_FH is refused at decode for fmt H */
+    }
 }
 
 #define SGN_S (1ull << 31)
@@ -401,8 +461,24 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
     case CLASS_D: r = sim_fp_class(SIM_FP_D, a); goto write_x;
     case MV_F_S: r = (uint32_t)h->x[fi->rs1]; goto write_s;
     case MV_F_D: r = h->x[fi->rs1]; goto write_d;
+    /* fcvt.s.h, fcvt.d.h: exact, in software (the host never sees a half) */
+    case CVT_FH_S:
+        r = sim_fp_convert(SIM_FP_S, SIM_FP_H, sim_fpu_unbox_h(a), rm, &flags);
+        goto write_s;
+    case CVT_FH_D:
+        r = sim_fp_convert(SIM_FP_D, SIM_FP_H, sim_fpu_unbox_h(a), rm, &flags);
+        goto write_d;
     default:
-        return SIM_CAUSE_ILLEGAL; /* not from sim_fpu_decode */
+        if (fi->op < OP_H || fi->op >= OP_H + K_COUNT)
+            return SIM_CAUSE_ILLEGAL; /* not from sim_fpu_decode */
+        r = run_h(h, fi, rm, &flags);
+        if (fi->op - OP_H >= K_LE && fi->op - OP_H <= K_CVT_LU)
+            goto write_x;
+        if (fi->op - OP_H == K_MV_X || fi->op - OP_H == K_CLASS)
+            goto write_x;
+        h->f[fi->rd] = sim_fpu_box_h((uint16_t)r);
+        h->fcsr |= flags;
+        return 0;
     }
 #undef BIN_S
 #undef BIN_D

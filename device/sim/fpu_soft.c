@@ -1,4 +1,4 @@
-/* fpu_soft: binary32/binary64 arithmetic on integer significands
+/* fpu_soft: binary16/binary32/binary64 arithmetic on integer significands
  * (fpu_soft.h).
  *
  * Method: each operation produces its result as an integer times a power
@@ -23,9 +23,10 @@ typedef struct fpfmt {
     uint64_t qnan; /* the canonical NaN */
 } fpfmt;
 
-static const fpfmt formats[2] = {
+static const fpfmt formats[3] = {
     [SIM_FP_S] = {24, 8, 127, -126, 0x7fc00000u},
     [SIM_FP_D] = {53, 11, 1023, -1022, 0x7ff8000000000000ull},
+    [SIM_FP_H] = {11, 5, 15, -14, 0x7e00u},
 };
 
 enum { C_ZERO, C_FINITE, C_INF, C_QNAN, C_SNAN };
@@ -377,7 +378,7 @@ uint64_t sim_fp_sqrt(sim_fp_fmt f, uint64_t a, int rm, uint32_t *flags)
     if (ua.cls == C_INF)
         return a;
     /* m * 2^x with x even, then m scaled by an even power 2^s (s = p - 1
-     * rounded up to even: 52 for D, 24 for S) so that the root R =
+     * rounded up to even: 52 for D, 24 for S, 10 for H) so that the root R =
      * floor(sqrt(m * 2^s)) has at least p bits (m < 2^(p+1), so the
      * radicand is below 2^106 for D). */
     int32_t x = ua.e - (F->p - 1);

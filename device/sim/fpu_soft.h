@@ -1,9 +1,10 @@
-/* fpu_soft: IEEE 754 binary32 and binary64 arithmetic in software, with
+/* fpu_soft: IEEE 754 binary16, binary32 and binary64 arithmetic in
+ * software, with
  * the choices RISC-V makes where IEEE leaves them open — internal to
  * sim_fpu (fpu.c decodes, this computes).
  *
  * Values are raw bit patterns (a single in the low 32 bits of a uint64_t,
- * already unboxed by the caller).  Every operation is correctly rounded in
+ * a half in the low 16, already unboxed by the caller).  Every operation is correctly rounded in
  * the given mode, including RMM, which no host FPU offers, so nothing here
  * touches the host's floating-point environment.  Exception flags are ORed
  * into *flags in fflags' layout.  The rules are the RISC-V manual's (and
@@ -20,7 +21,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum sim_fp_fmt { SIM_FP_S = 0, SIM_FP_D = 1 } sim_fp_fmt;
+/* S and D are the fmt field's encodings (0, 1), and so is H (2): Zfh's
+ * half precision, 5 exponent bits and 10 fraction bits, canonical NaN
+ * 0x7e00. */
+typedef enum sim_fp_fmt { SIM_FP_S = 0, SIM_FP_D = 1, SIM_FP_H = 2 } sim_fp_fmt;
 
 /* The rm encodings 0..4 (5..7 never reach this layer). */
 enum { SIM_RM_RNE, SIM_RM_RTZ, SIM_RM_RDN, SIM_RM_RUP, SIM_RM_RMM };
@@ -53,7 +57,7 @@ bool sim_fp_le(sim_fp_fmt f, uint64_t a, uint64_t b, uint32_t *flags);
 /* fclass's one-hot mask: bit 0 -inf ... bit 7 +inf, 8 sNaN, 9 qNaN. */
 uint32_t sim_fp_class(sim_fp_fmt f, uint64_t a);
 
-/* Between the formats (D to S rounds; S to D is exact). */
+/* Between the formats (to a narrower one rounds; to a wider one is exact). */
 uint64_t sim_fp_convert(sim_fp_fmt to, sim_fp_fmt from, uint64_t a, int rm,
                         uint32_t *flags);
 /* To and from integers of `width` bits (32 or 64).  to_int's result is the

@@ -323,8 +323,10 @@ void sim_decode(sim_insn *d, uint32_t insn)
         break;
     case 0x73: op = decode_system(d, insn, f3); break;
     case 0x2f: op = decode_amo(d, insn, f3); break;
-    case 0x07: /* LOAD-FP: widths 2 (W) and 3 (D); 0, 5, 6, 7 vector; H, Q trap */
-        if (f3 == 2)
+    case 0x07: /* LOAD-FP: widths 1 (H), 2 (W), 3 (D); 0, 5, 6, 7 vector; Q traps */
+        if (f3 == 1)
+            op = SIM_OP_FLH;
+        else if (f3 == 2)
             op = SIM_OP_FLW;
         else if (f3 == 3)
             op = SIM_OP_FLD;
@@ -333,7 +335,9 @@ void sim_decode(sim_insn *d, uint32_t insn)
         break;
     case 0x27:
         d->imm = imm_s(insn);
-        if (f3 == 2)
+        if (f3 == 1)
+            op = SIM_OP_FSH;
+        else if (f3 == 2)
             op = SIM_OP_FSW;
         else if (f3 == 3)
             op = SIM_OP_FSD;

@@ -92,8 +92,8 @@ enum {
     X(ROL) X(ROR) X(ROLW) X(RORW) X(RORI) X(RORIW) X(ORC_B) X(REV8)                            \
     /* system */                                                                               \
     X(FENCE_I) X(ECALL) X(EBREAK) X(MRET) X(WFI) X(CSR)                                        \
-    /* F and D */                                                                              \
-    X(FLW) X(FLD) X(FSW) X(FSD) X(FPU)                                                         \
+    /* F, D and Zfh */                                                                         \
+    X(FLW) X(FLD) X(FSW) X(FSD) X(FPU) X(FLH) X(FSH)                                           \
     /* V: one op, the entry's `vec` says which (sim_vec_exec) */                               \
     X(VEC)                                                                                     \
     /* kmrun's own: a probe, a trigger check before the next entry's instruction */            \
@@ -268,7 +268,7 @@ int sim_hart_store_slow(sim_hart *h, int ram, uint64_t addr, unsigned size, uint
  * the trap cause, with *tval set. */
 int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval);
 
-/* hart_mem.c: FP loads and stores (FLW/FLD/FSW/FSD and their compressed
+/* hart_mem.c: FP loads and stores (FLH/FLW/FLD/FSH/FSW/FSD and the compressed
  * forms).  Return 0 or the trap cause, with *tval set. */
 int sim_hart_fp_mem(sim_hart *h, const sim_insn *d, uint64_t *tval);
 

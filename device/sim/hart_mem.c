@@ -203,8 +203,10 @@ int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval)
 
 int sim_hart_fp_mem(sim_hart *h, const sim_insn *d, uint64_t *tval)
 {
-    bool load = d->op == SIM_OP_FLW || d->op == SIM_OP_FLD;
-    unsigned size = d->op == SIM_OP_FLW || d->op == SIM_OP_FSW ? 4 : 8;
+    bool load = d->op == SIM_OP_FLW || d->op == SIM_OP_FLD || d->op == SIM_OP_FLH;
+    unsigned size = d->op == SIM_OP_FLH || d->op == SIM_OP_FSH   ? 2
+                    : d->op == SIM_OP_FLW || d->op == SIM_OP_FSW ? 4
+                                                                 : 8;
     uint64_t addr = h->x[d->rs1] + (uint64_t)(int64_t)d->imm;
     uint64_t v = 0;
     int rc;
@@ -220,11 +222,13 @@ int sim_hart_fp_mem(sim_hart *h, const sim_insn *d, uint64_t *tval)
         rc = sim_hart_load_slow(h, sim_mem_find_ram(h->mem, addr, size), addr, size, &v);
         if (rc)
             return rc;
-        h->f[d->rd] = size == 4 ? sim_fpu_box((uint32_t)v) : v;
+        h->f[d->rd] = size == 2   ? sim_fpu_box_h((uint16_t)v)
+                      : size == 4 ? sim_fpu_box((uint32_t)v)
+                                  : v;
         h->mstatus |= SIM_MSTATUS_FS; /* Dirty: an f register changed */
         return 0;
     }
-    /* FSW stores the low 32 bits as they are, boxed or not (the spec) */
+    /* FSW (FSH) stores the low 32 (16) bits as they are, boxed or not (the spec) */
     rc = sim_hart_store_slow(h, sim_mem_find_ram(h->mem, addr, size), addr, size, h->f[d->rs2]);
     if (rc)
         return rc;

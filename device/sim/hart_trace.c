@@ -44,6 +44,7 @@ static bool writes_x(const sim_insn *d)
     case SIM_OP_SB: case SIM_OP_SH: case SIM_OP_SW: case SIM_OP_SD:
     case SIM_OP_FENCE_I: case SIM_OP_ECALL: case SIM_OP_EBREAK: case SIM_OP_MRET: case SIM_OP_WFI:
     case SIM_OP_FLW: case SIM_OP_FLD: case SIM_OP_FSW: case SIM_OP_FSD:
+    case SIM_OP_FLH: case SIM_OP_FSH:
         return false;
     case SIM_OP_FPU:
         return fpu_writes_x(d->bits);
@@ -56,7 +57,7 @@ static bool writes_x(const sim_insn *d)
 
 static bool writes_f(const sim_insn *d)
 {
-    return d->op == SIM_OP_FLW || d->op == SIM_OP_FLD ||
+    return d->op == SIM_OP_FLW || d->op == SIM_OP_FLD || d->op == SIM_OP_FLH ||
            (d->op == SIM_OP_FPU && !fpu_writes_x(d->bits)) ||
            (d->op == SIM_OP_VEC && sim_vec_writes_f(&d->vec));
 }

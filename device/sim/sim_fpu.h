@@ -1,9 +1,9 @@
-/* sim_fpu: the F and D extensions' arithmetic for a hart — everything but
+/* sim_fpu: the F, D and Zfh extensions' arithmetic for a hart — everything but
  * the loads and stores: OP-FP (add, sub, mul, div, sqrt, sign injection,
  * min/max, compares, classify, conversions, moves) and the fused
  * multiply-adds.  All five rounding modes (rm field or fcsr.frm; a
  * reserved mode is an illegal instruction), fflags accumulated in
- * h->fcsr, NaN-boxing of single values, the canonical NaN for results,
+ * h->fcsr, NaN-boxing of single and half values, the canonical NaN for results,
  * fcvt saturation, fmin/fmax NaN rules (IEEE 754-2019 minimumNumber /
  * maximumNumber), fclass.  Results are bit-exact with the RISC-V ISA
  * manual (as Spike, which uses Berkeley SoftFloat, computes them). */
@@ -17,7 +17,7 @@
 
 /* One decoded FP instruction, 8 bytes, for a decoded-instruction cache
  * entry to embed.  `op` is dense (fpu.c's own numbering, format included)
- * and is all sim_fpu_run dispatches on; `fmt` is 0 (S) or 1 (D); `rm` is
+ * and is all sim_fpu_run dispatches on; `fmt` is 0 (S), 1 (D) or 2 (H); `rm` is
  * the rm field (0..4, or 7 for fcsr.frm) of an instruction that rounds, 0
  * for one that does not; `extra` is the modeled latency beyond the
  * instruction's one cycle, static per encoding. */
@@ -29,7 +29,7 @@ _Static_assert(sizeof(sim_fpu_insn) == 8, "sim_fpu_insn is 8 bytes");
 /* Decodes the FP instruction `insn` (OP-FP or a fused multiply-add,
  * 32-bit encoding; the hart expands compressed forms first) into *out.
  * Returns 0, or SIM_CAUSE_ILLEGAL for an encoding that is illegal
- * whatever the state (H and Q formats, Zfa, a funct or rs2 value with no
+ * whatever the state (the Q format, Zfa, a funct or rs2 value with no
  * instruction behind it, rm 5 or 6 in an instruction that rounds); *out
  * is then undefined. */
 int sim_fpu_decode(uint32_t insn, sim_fpu_insn *out);
@@ -63,6 +63,16 @@ static inline uint64_t sim_fpu_box(uint32_t v)
 static inline uint32_t sim_fpu_unbox(uint64_t v)
 {
     return (v >> 32) == 0xffffffffu ? (uint32_t)v : 0x7fc00000u;
+}
+/* The same for a half (Zfh): ones in bits 63..16, else the canonical NaN
+ * 0x7e00. */
+static inline uint64_t sim_fpu_box_h(uint16_t v)
+{
+    return 0xffffffffffff0000ull | v;
+}
+static inline uint16_t sim_fpu_unbox_h(uint64_t v)
+{
+    return (v >> 16) == 0xffffffffffffull ? (uint16_t)v : 0x7e00u;
 }
 
 #endif

@@ -620,6 +620,8 @@ op_FLW: FP_LOAD(4, sim_fpu_box((uint32_t)t))
 op_FLD: FP_LOAD(8, t)
 op_FSW: FP_STORE(4)
 op_FSD: FP_STORE(8)
+op_FLH: FP_LOAD(2, sim_fpu_box_h((uint16_t)t))
+op_FSH: FP_STORE(2)
 
 op_LR:
 op_SC:

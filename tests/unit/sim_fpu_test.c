@@ -1,6 +1,7 @@
 /* Tests for device/sim/fpu.c and fpu_soft.c (sim_fpu.h): every F and D
  * instruction driven through sim_fpu_exec on a zeroed hart, with the
- * result register and fcsr checked bit for bit.
+ * result register and fcsr checked bit for bit (Zfh's half precision:
+ * sim_fpu_half_test.c).
  *
  * The vectors are tables of fp_case, all on the same registers (rd 10,
  * rs1 11, rs2 12, rs3 13: a0..a3 on the integer side) so each row is a
@@ -675,16 +676,18 @@ static void test_illegal(void **state)
         {FCVT_FW(D, 6), 0, "fcvt.d.w (exact) still checks rm"},
         {FCVT_W(S, 5), 0, "fcvt.w.s rm 5"},
         {FCVT_S_D(DYN), 5, "fcvt.s.d DYN frm 5"},
-        {OPFP(0x00, H, 12, RNE), 0, "fadd.h"},
         {OPFP(0x00, Q, 12, RNE), 0, "fadd.q"},
-        {R4(0x43, H, RNE), 0, "fmadd.h"},
+        {FADD(H, 5), 0, "fadd.h rm 5"},
+        {FMADD(H, DYN), 5, "fmadd.h DYN frm 5"},
+        {OPFP(0x08, H, 2, RNE), 0, "fcvt.h.h"},
+        {OPFP(0x08, H, 3, RNE), 0, "fcvt.h.q"},
         {R4(0x4f, Q, RNE), 0, "fnmadd.q"},
         {OPFP(0x0b, S, 1, RNE), 0, "fsqrt with rs2 1"},
         {OPFP(0x04, S, 12, 3), 0, "fsgnj funct3 3"},
         {OPFP(0x05, D, 12, 2), 0, "fminm (Zfa)"},
         {OPFP(0x08, S, 0, RNE), 0, "fcvt.s.s"},
         {OPFP(0x08, D, 1, RNE), 0, "fcvt.d.d"},
-        {OPFP(0x08, S, 2, RNE), 0, "fcvt.s.h"},
+        {OPFP(0x08, S, 3, RNE), 0, "fcvt.s.q"},
         {OPFP(0x08, D, 3, RNE), 0, "fcvt.d.q"},
         {OPFP(0x14, S, 12, 3), 0, "compare funct3 3"},
         {OPFP(0x18, D, 4, RNE), 0, "fcvt rs2 4"},
@@ -771,10 +774,10 @@ static void test_decode_run(void **state)
     assert_int_equal(sim_fpu_decode(FMADD(S, RNE), &fi), 0);
     assert_int_equal(fi.rs3, 13);
     assert_int_equal(fi.extra, 4);
-    /* statically illegal: rm 5 and 6, the H and Q formats, no instruction */
+    /* statically illegal: rm 5 and 6, the Q format, no instruction */
     assert_int_equal(sim_fpu_decode(FADD(S, 5), &fi), SIM_CAUSE_ILLEGAL);
     assert_int_equal(sim_fpu_decode(FSQRT(D, 6), &fi), SIM_CAUSE_ILLEGAL);
-    assert_int_equal(sim_fpu_decode(FADD(H, RNE), &fi), SIM_CAUSE_ILLEGAL);
+    assert_int_equal(sim_fpu_decode(FADD(Q, RNE), &fi), SIM_CAUSE_ILLEGAL);
     assert_int_equal(sim_fpu_decode(FMADD(Q, RNE), &fi), SIM_CAUSE_ILLEGAL);
     assert_int_equal(sim_fpu_decode(OPFP(0x06, S, 12, 0), &fi), SIM_CAUSE_ILLEGAL);
     /* rm 5 in an instruction that does not round is its funct3: illegal
