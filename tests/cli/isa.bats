@@ -35,6 +35,7 @@ isa() {
 @test "isa: rv64a (lr/sc, every amo .w and .d)" { isa rv64a; }
 @test "isa: rv64f (flags, rounding modes, NaN-boxing, fcvt saturation, fmin/fmax, fclass, fma)" { isa rv64f; }
 @test "isa: rv64d (the same for doubles, fcvt.s.d and fcvt.d.s)" { isa rv64d; }
+@test "isa: rv64zfh (half precision: flags, rounding, NaN-boxing, fcvt to and from S, D and integers, fmv.x.h, flh/fsh, fma)" { isa rv64zfh; }
 @test "isa: rvc (every compressed form)" { isa rvc; }
 @test "isa: zicsr (csrrw/s/c and immediates, fcsr views, misa, mhartid, counters)" { isa zicsr; }
 @test "isa: traps (illegal, misaligned, access faults, ecall, ebreak, vector, FS off, mret)" { isa traps; }

@@ -16,9 +16,9 @@
  * vector tests start with it; TEST_BEGIN stays as commitlog.log records
  * it); the current test number lives in tp.
  * CHECK REG, VALUE compares a register with a 64-bit constant and jumps to
- * `fail` when they differ; CHECK_S/CHECK_D compare an f register's 64 bits
- * with a single (which must be NaN-boxed: upper 32 bits all ones) or a
- * double; CHECK_FLAGS compares fflags, then clears them.  TEST_END passes
+ * `fail` when they differ; CHECK_H/CHECK_S/CHECK_D compare an f register's
+ * 64 bits with a half or a single (which must be NaN-boxed: the upper 48
+ * or 32 bits all ones) or a double; CHECK_FLAGS compares fflags, then clears them.  TEST_END passes
  * (tohost = 1: exit code 0); `fail` writes (n << 1) | 1 to tohost, so that
  * `kmrun exec` exits with the failing test's number n (1000 when no TEST
  * had started).  t5 and t6 are the macros' scratch registers.
@@ -63,6 +63,11 @@ _start:
     fmv.x.d t5, \freg
     CHECK t5, (0xffffffff00000000 | \bits)
 .endm
+/* A half must be NaN-boxed too: bits 63..16 all ones (Zfh). */
+.macro CHECK_H freg, bits
+    fmv.x.d t5, \freg
+    CHECK t5, (0xffffffffffff0000 | \bits)
+.endm
 
 /* fflags (NX 1, UF 2, OF 4, DZ 8, NV 16) equal `bits`; then cleared. */
 .macro CHECK_FLAGS bits
@@ -78,6 +83,10 @@ _start:
 .macro LOAD_S freg, bits
     li t5, \bits
     fmv.w.x \freg, t5
+.endm
+.macro LOAD_H freg, bits
+    li t5, \bits
+    fmv.h.x \freg, t5
 .endm
 
 .macro TEST_END
