@@ -578,8 +578,8 @@ uint64_t sim_fp_to_int(sim_fp_fmt f, uint64_t a, bool is_signed, int width, int 
             result = u.sign ? 0 - (uint64_t)mag : (uint64_t)mag;
         }
     }
-    if (width == 32)
-        result = (uint64_t)(int64_t)(int32_t)(uint32_t)result;
+    if (width < 64) /* sign-extended from bit width-1 */
+        result = (uint64_t)((int64_t)(result << (64 - width)) >> (64 - width));
     return result;
 }
 
@@ -587,8 +587,9 @@ uint64_t sim_fp_from_int(sim_fp_fmt f, uint64_t v, bool is_signed, int width, in
                          uint32_t *flags)
 {
     const fpfmt *F = &formats[f];
-    if (width == 32)
-        v = is_signed ? (uint64_t)(int64_t)(int32_t)(uint32_t)v : (uint32_t)v;
+    if (width < 64) /* the low width bits, extended as the signedness says */
+        v = is_signed ? (uint64_t)((int64_t)(v << (64 - width)) >> (64 - width))
+                      : v & (~0ull >> (64 - width));
     int sign = is_signed && (int64_t)v < 0;
     uint64_t mag = sign ? 0 - v : v;
     if (mag == 0) /* +0 in every mode */

@@ -60,9 +60,10 @@ uint32_t sim_fp_class(sim_fp_fmt f, uint64_t a);
 /* Between the formats (to a narrower one rounds; to a wider one is exact). */
 uint64_t sim_fp_convert(sim_fp_fmt to, sim_fp_fmt from, uint64_t a, int rm,
                         uint32_t *flags);
-/* To and from integers of `width` bits (32 or 64).  to_int's result is the
- * integer sign-extended to 64 bits — also for unsigned 32-bit results, as
- * RV64 writes them; from_int reads the low `width` bits of v. */
+/* To and from integers of `width` bits (8, 16, 32 or 64; the narrow ones
+ * for the vector unit's conversions).  to_int's result is the integer sign-extended to 64
+ * bits — also for unsigned narrower results, as RV64 writes them; from_int
+ * reads the low `width` bits of v. */
 uint64_t sim_fp_to_int(sim_fp_fmt f, uint64_t a, bool is_signed, int width, int rm,
                        uint32_t *flags);
 uint64_t sim_fp_from_int(sim_fp_fmt f, uint64_t v, bool is_signed, int width, int rm,

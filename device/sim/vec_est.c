@@ -1,6 +1,6 @@
 /* vec_est: the RVV 1.0 estimates vfrsqrt7.v and vfrec7.v (spec sections
  * "Vector Floating-Point Reciprocal Square-Root Estimate" and
- * "Reciprocal Estimate"), SEW 32 and 64: 7 significand bits from the
+ * "Reciprocal Estimate"), SEW 16 (Zvfh), 32 and 64: 7 significand bits from the
  * spec's two 128-entry tables, the exponent computed, every special case
  * and flag as the spec's tables list them.  The result is the spec's, bit
  * for bit: software relies on it being the same everywhere (it is the
@@ -42,7 +42,8 @@ typedef struct fp_parts {
 
 static fp_parts parts(int f, uint64_t a)
 {
-    fp_parts p = {f == SIM_FP_S ? 8u : 11u, f == SIM_FP_S ? 23u : 52u, 0, 0, 0, 0};
+    fp_parts p = {f == SIM_FP_H ? 5u : f == SIM_FP_S ? 8u : 11u,
+                  f == SIM_FP_H ? 10u : f == SIM_FP_S ? 23u : 52u, 0, 0, 0, 0};
     p.emax = (1ull << p.ebits) - 1;
     p.sign = (a >> (p.ebits + p.mbits)) & 1;
     p.exp = (int64_t)((a >> p.mbits) & p.emax);

@@ -1,5 +1,5 @@
-/* vec_fp: the vector floating-point operations at SEW 32 and 64 (the
- * F and D formats; SEW 16 would need Zvfh, which is not here) —
+/* vec_fp: the vector floating-point operations at SEW 16, 32 and 64 (the
+ * Zvfh, F and D formats) —
  * vfadd/vfsub/vfrsub, vfmul, vfdiv/vfrdiv, vfsqrt, vfmin/vfmax,
  * vfsgnj[n|x], the eight fused multiply-adds, the compares vmfeq/ne/lt/
  * le/gt/ge (mask results), vfclass, the estimates vfrsqrt7/vfrec7
@@ -12,8 +12,9 @@
  * the same results, NaNs and fflags as the scalar F and D instructions
  * (flags ORed over the active elements into fcsr).  Rounding is fcsr.frm
  * (vfcvt.rtz.*: toward zero); a reserved frm, mstatus.FS Off, or SEW 8
- * or 16 is an illegal instruction.  A scalar operand f[rs1] is unboxed
- * for SEW 32 (not properly NaN-boxed: the canonical NaN), and vfmv.f.s
+ * is an illegal instruction.  Halves are the software arithmetic's too,
+ * as the scalar Zfh ones are.  A scalar operand f[rs1] is unboxed for SEW
+ * 16 and 32 (not properly NaN-boxed: the canonical NaN), and vfmv.f.s
  * NaN-boxes.  Any of these makes FS Dirty. */
 #include "fpu_soft.h"
 #include "sim_fpu.h"
@@ -33,7 +34,8 @@ static bool is_fred(unsigned op)
 static uint64_t fp_op(unsigned op, sim_fp_fmt f, uint64_t a, uint64_t b, uint64_t d, int rm,
                       uint32_t *fl)
 {
-    const uint64_t sgn = f == SIM_FP_S ? 1ull << 31 : 1ull << 63;
+    const uint64_t sgn = f == SIM_FP_H ? 1ull << 15 : f == SIM_FP_S ? 1ull << 31 : 1ull << 63;
+    const int w = f == SIM_FP_H ? 16 : f == SIM_FP_S ? 32 : 64; /* vfcvt's integers */
     switch (op) {
     case VEC_FADD: return sim_fp_add(f, a, b, rm, fl);
     case VEC_FSUB: return sim_fp_sub(f, a, b, rm, fl);
@@ -67,14 +69,12 @@ static uint64_t fp_op(unsigned op, sim_fp_fmt f, uint64_t a, uint64_t b, uint64_
     case VEC_FCLASS: return sim_fp_class(f, a);
     case VEC_FRSQRT7: return vec_frsqrt7(f, a, fl);
     case VEC_FREC7: return vec_frec7(f, a, rm, fl);
-    case VEC_FCVT_XU_F: return sim_fp_to_int(f, a, false, f == SIM_FP_S ? 32 : 64, rm, fl);
-    case VEC_FCVT_X_F: return sim_fp_to_int(f, a, true, f == SIM_FP_S ? 32 : 64, rm, fl);
-    case VEC_FCVT_RTZ_XU_F:
-        return sim_fp_to_int(f, a, false, f == SIM_FP_S ? 32 : 64, SIM_RM_RTZ, fl);
-    case VEC_FCVT_RTZ_X_F:
-        return sim_fp_to_int(f, a, true, f == SIM_FP_S ? 32 : 64, SIM_RM_RTZ, fl);
-    case VEC_FCVT_F_XU: return sim_fp_from_int(f, a, false, f == SIM_FP_S ? 32 : 64, rm, fl);
-    case VEC_FCVT_F_X: return sim_fp_from_int(f, a, true, f == SIM_FP_S ? 32 : 64, rm, fl);
+    case VEC_FCVT_XU_F: return sim_fp_to_int(f, a, false, w, rm, fl);
+    case VEC_FCVT_X_F: return sim_fp_to_int(f, a, true, w, rm, fl);
+    case VEC_FCVT_RTZ_XU_F: return sim_fp_to_int(f, a, false, w, SIM_RM_RTZ, fl);
+    case VEC_FCVT_RTZ_X_F: return sim_fp_to_int(f, a, true, w, SIM_RM_RTZ, fl);
+    case VEC_FCVT_F_XU: return sim_fp_from_int(f, a, false, w, rm, fl);
+    case VEC_FCVT_F_X: return sim_fp_from_int(f, a, true, w, rm, fl);
     default: return b; /* VEC_FMV_V_F, and vfmerge's selected scalar */
     }
 }
@@ -86,20 +86,24 @@ int vec_fp(sim_hart *h, const sim_vec_insn *vi, uint32_t bits)
     int lg = vec_lmul_log2(h->vtype);
     int rm = (int)((h->fcsr >> 5) & 7);
     uint64_t vl = h->vl;
-    if ((h->mstatus & SIM_MSTATUS_FS) == 0 || (sew != 4 && sew != 8) || rm > SIM_RM_RMM)
+    if ((h->mstatus & SIM_MSTATUS_FS) == 0 || sew == 1 || rm > SIM_RM_RMM)
         return SIM_CAUSE_ILLEGAL;
-    sim_fp_fmt f = sew == 4 ? SIM_FP_S : SIM_FP_D;
+    sim_fp_fmt f = sew == 2 ? SIM_FP_H : sew == 4 ? SIM_FP_S : SIM_FP_D;
     /* the unary ones' vs1 field selects the operation: no operand there */
     bool unary = op >= VEC_FSQRT && op <= VEC_FCVT_RTZ_X_F;
     bool vv = vi->form == VEC_VV && !unary;
-    uint64_t scalar = sew == 4 ? sim_fpu_unbox(h->f[vs1]) : h->f[vs1];
+    uint64_t scalar = sew == 2   ? sim_fpu_unbox_h(h->f[vs1])
+                      : sew == 4 ? sim_fpu_unbox(h->f[vs1])
+                                 : h->f[vs1];
     uint32_t fl = 0;
     uint8_t out[8 * SIM_VLENB];
     size_t n = (size_t)(lg > 0 ? 1u << lg : 1) * SIM_VLENB;
 
     switch (op) {
     case VEC_FMV_F_S:
-        h->f[vd] = sew == 4 ? sim_fpu_box((uint32_t)vec_get(h, vs2, 0, 4)) : vec_get(h, vs2, 0, 8);
+        h->f[vd] = sew == 2   ? sim_fpu_box_h((uint16_t)vec_get(h, vs2, 0, 2))
+                   : sew == 4 ? sim_fpu_box((uint32_t)vec_get(h, vs2, 0, 4))
+                              : vec_get(h, vs2, 0, 8);
         goto done;
     case VEC_FMV_S_F:
         if (vl > 0 && h->vstart < vl)

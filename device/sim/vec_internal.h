@@ -43,7 +43,7 @@
     /* fixed point (vec_fixed.c) */                                                            \
     X(SADDU) X(SADD) X(SSUBU) X(SSUB) X(AADDU) X(AADD) X(ASUBU) X(ASUB) X(SMUL)                \
     X(SSRL) X(SSRA) X(NCLIPU) X(NCLIP)                                                         \
-    /* floating point, SEW 32 and 64 (vec_fp.c) */                                             \
+    /* floating point, SEW 16, 32 and 64 (vec_fp.c) */                                         \
     X(FADD) X(FSUB) X(FRSUB) X(FMUL) X(FDIV) X(FRDIV) X(FMIN) X(FMAX)                          \
     X(FSGNJ) X(FSGNJN) X(FSGNJX)                                                               \
     X(FMACC) X(FNMACC) X(FMSAC) X(FNMSAC) X(FMADD) X(FNMADD) X(FMSUB) X(FNMSUB)                \
@@ -163,8 +163,8 @@ int vec_fixed(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_f
 int vec_fp(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);         /* vec_fp.c */
 int vec_fwide(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_fwide.c */
 
-/* vec_est.c: the estimates of one element in format f (0 for SIM_FP_S,
- * 1 for SIM_FP_D: fpu_soft.h's sim_fp_fmt), fflags ORed into *fl;
+/* vec_est.c: the estimates of one element in format f (SIM_FP_S, _D or
+ * _H: fpu_soft.h's sim_fp_fmt), fflags ORed into *fl;
  * vfrec7's rounding mode rm decides only past the largest finite. */
 uint64_t vec_frsqrt7(int f, uint64_t a, uint32_t *fl);
 uint64_t vec_frec7(int f, uint64_t a, int rm, uint32_t *fl);

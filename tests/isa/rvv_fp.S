@@ -1,4 +1,4 @@
-# Vector floating point (VLEN 512, SEW 32 and 64) beyond the random
+# Vector floating point (VLEN 512, SEW 16, 32 and 64) beyond the random
 # cross-check against the scalar FPU (tests/unit/sim_vec_test.c): the .vf
 # forms (vs2 op f, and the reversed vfrsub/vfrdiv), NaN-boxing of the
 # scalar operand, vfmv.v.f, vfmv.f.s (NaN-boxed at SEW 32), vfmv.s.f,
@@ -7,7 +7,9 @@
 # step), fflags from vector operations, masking; the widening multiply-add,
 # .wv form and ordered reduction, vfncvt.rod; the estimates vfrsqrt7.v and
 # vfrec7.v (the spec's tables, subnormal inputs and results, every
-# special case, vfrec7's overflow in each rounding mode).
+# special case, vfrec7's overflow in each rounding mode); SEW 16 (Zvfh):
+# arithmetic, the scalar's NaN-boxing, a reduction, the estimates, and the
+# widening and narrowing conversions with halves and 8-bit integers.
 #include "test.h"
 
 #define ONE_S 0x3f800000
@@ -21,6 +23,13 @@
 .macro SETD freg, bits
     li t5, \bits
     fmv.d.x \freg, t5
+.endm
+/* element i of v3 at SEW 16 (through memory; vl and vtype as they are) */
+.macro ELH i, bits
+    la s2, dst
+    vse16.v v3, (s2)
+    lhu s3, (2 * \i)(s2)
+    CHECK s3, \bits
 .endm
 /* element i of v3 at SEW 32 (through memory) */
 .macro ELS i, bits
@@ -275,6 +284,94 @@ TEST_BEGIN
     vfmv.f.s ft5, v5
     CHECK_D ft5, 0            # element 0 left as it was
     CHECK_FLAGS 0
+
+    # ---- SEW 16 (Zvfh): halves through the same software arithmetic ----
+    TEST 19                   # .vv and .vf, the scalar unboxed, vfmv.f.s boxing
+    vsetivli zero, 4, e16, m1, ta, ma
+    la a3, halves
+    vle16.v v2, (a3)          # 1, 3, -2, 65504
+    LOAD_H fa0, 0x3c00
+    vfadd.vf v3, v2, fa0
+    ELH 0, 0x4000             # 1 + 1
+    ELH 1, 0x4400             # 3 + 1
+    ELH 2, 0xbc00             # -2 + 1
+    ELH 3, 0x7bff             # 65504 + 1: inexact
+    CHECK_FLAGS 1
+    vfmul.vv v3, v2, v2
+    ELH 1, 0x4880             # 9
+    ELH 3, 0x7c00             # overflow
+    CHECK_FLAGS 5
+    vfdiv.vf v3, v2, fa0      # x / 1: exact
+    CHECK_FLAGS 0
+    SETS fa1, 0x3c00          # a boxed single is no boxed half: the canonical NaN
+    vfadd.vf v3, v2, fa1
+    ELH 0, 0x7e00
+    vfmv.f.s fa2, v2
+    CHECK_H fa2, 0x3c00
+    vfredosum.vs v4, v2, v2   # 1 + (1 + 3 - 2 + 65504) in order: 65504 + 3 = 65507 -> 65504
+    vfmv.f.s fa2, v4
+    CHECK_H fa2, 0x7bff
+    CHECK_FLAGS 1
+    TEST 20                   # the estimates at SEW 16
+    vfrec7.v v3, v2
+    ELH 0, 0x3bf8             # 1: 0.996
+    ELH 1, 0x3550             # 3: 0.332
+    ELH 2, 0xb7f8             # -2: -0.498
+    ELH 3, 0x0100             # 65504: a subnormal 2^-16
+    CHECK_FLAGS 0
+    la a3, halves_est
+    vle16.v v4, (a3)          # 4, 2, 2^-15, 2^-24
+    vfrsqrt7.v v3, v4
+    ELH 0, 0x37f8             # 0.498
+    ELH 1, 0x39a0             # 0.703
+    vfrec7.v v3, v4
+    ELH 2, 0x77f8             # 2^-15: 32640
+    ELH 3, 0x7c00             # 2^-24: past the largest finite, RNE: inf
+    CHECK_FLAGS 5
+    TEST 21                   # widening and narrowing with halves
+    vsetivli zero, 2, e16, m1, ta, ma
+    LOAD_H fa3, 0x1000        # 2^-11
+    vfwadd.vf v6, v2, fa3     # singles: 1 + 2^-11, 3 + 2^-11
+    vsetivli zero, 2, e32, m1, ta, ma
+    vse32.v v6, (s2)
+    lwu s3, 0(s2)
+    CHECK s3, 0x3f801000
+    CHECK_FLAGS 0
+    vsetivli zero, 2, e16, m1, ta, ma
+    vfncvt.f.f.w v3, v6       # back to halves: 1 + 2^-11 is a tie, to 1
+    ELH 0, 0x3c00
+    CHECK_FLAGS 1
+    vfncvt.rod.f.f.w v3, v6   # round to odd: 1 + 2^-10
+    ELH 0, 0x3c01
+    CHECK_FLAGS 1
+    vsetivli zero, 2, e8, mf2, ta, ma
+    la a3, bytes
+    vle8.v v7, (a3)           # -128, 127
+    vfwcvt.f.x.v v3, v7       # 8-bit integers to halves: exact
+    vsetivli zero, 2, e16, m1, ta, ma
+    ELH 0, 0xd800
+    ELH 1, 0x57f0
+    la a3, halves_int
+    vle16.v v8, (a3)          # 300, -2.5
+    vsetivli zero, 2, e8, mf2, ta, ma
+    vfncvt.x.f.w v9, v8       # halves to 8-bit integers: 127 saturated (NV), -2 (NX)
+    vse8.v v9, (s2)
+    lbu s3, 0(s2)
+    CHECK s3, 127
+    lbu s3, 1(s2)
+    CHECK s3, 0xfe
+    CHECK_FLAGS 17
+    vsetivli zero, 2, e16, m1, ta, ma
+    la a3, big
+    vle16.v v8, (a3)          # 40000.0, and 65535 as an integer
+    vsetivli zero, 1, e16, m1, ta, ma
+    vfcvt.x.f.v v3, v8        # to a 16-bit integer: saturated
+    ELH 0, 0x7fff
+    CHECK_FLAGS 16
+    vslidedown.vi v8, v8, 1
+    vfcvt.f.xu.v v3, v8       # 65535: past 65520, inf
+    ELH 0, 0x7c00
+    CHECK_FLAGS 5
 TEST_END
 
     .data
@@ -300,3 +397,13 @@ tinyrec:
     .balign 8
 est64:
     .dword 0x3ff0000000000000, 0x4010000000000000
+halves:
+    .half 0x3c00, 0x4200, 0xc000, 0x7bff
+halves_est:
+    .half 0x4400, 0x4000, 0x0200, 0x0001
+halves_int:
+    .half 0x5cb0, 0xc100
+big:
+    .half 0x78e2, 0xffff
+bytes:
+    .byte 0x80, 0x7f

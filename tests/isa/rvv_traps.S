@@ -1,8 +1,8 @@
 # Vector traps: reserved configurations and encodings are illegal
 # instructions (vill, misaligned register groups, EMUL past 8, a masked
 # destination v0, segments past 8 registers, reductions and vcpop with
-# vstart set, floating point with SEW 16, FS off or a reserved frm, and
-# what needs 16-bit floats); a misaligned or faulting element traps with its index in
+# vstart set, floating point with SEW 8, FS off or a reserved frm, and
+# what needs 8- or 128-bit floats); a misaligned or faulting element traps with its index in
 # vstart and its address in mtval, the elements before it done, and the
 # instruction restarts from vstart after mret; masked-off elements never
 # fault; fault-only-first traps at element 0.
@@ -130,28 +130,42 @@ tests:
     ARM 2f
     vmseq.vv v2, v2, v4
 2:  CHECK s5, 0
-    TEST 9                    # what needs 16-bit floats; the estimates at SEW 16
-    vsetvli t0, zero, e16, m1, ta, ma
-    MUST_BE_ILLEGAL vfrsqrt7.v v1, v2
-    MUST_BE_ILLEGAL vfrec7.v v1, v2
-    MUST_BE_ILLEGAL vfwadd.vv v2, v4, v5      # half to single
-    MUST_BE_ILLEGAL vfwcvt.f.f.v v2, v4
-    MUST_BE_ILLEGAL vfncvt.f.f.w v1, v2       # single to half
-    MUST_BE_ILLEGAL vfncvt.x.f.w v1, v2       # single to a 16-bit integer
+    TEST 9                    # no 8-bit float, no 128-bit float; halves (Zvfh) fine
     vsetvli t0, zero, e8, m1, ta, ma
-    MUST_BE_ILLEGAL vfwcvt.f.x.v v2, v4       # an 8-bit integer to half
+    MUST_BE_ILLEGAL vfwadd.vv v2, v4, v5      # 8-bit floats
+    MUST_BE_ILLEGAL vfwcvt.f.f.v v2, v4
+    MUST_BE_ILLEGAL vfncvt.f.f.w v1, v2       # half to an 8-bit float
+    MUST_BE_ILLEGAL vfwcvt.x.f.v v2, v4       # an 8-bit float to a 16-bit integer
+    MUST_BE_ILLEGAL vfncvt.f.x.w v1, v2       # a 16-bit integer to an 8-bit float
+    MUST_BE_ILLEGAL vfrec7.v v1, v2
     vsetvli t0, zero, e64, m1, ta, ma
     MUST_BE_ILLEGAL vfwadd.vv v2, v4, v5      # no 128-bit float
+    MUST_BE_ILLEGAL vfwcvt.f.x.v v2, v4       # a 64-bit integer to one
+    MUST_BE_ILLEGAL vfncvt.x.f.w v1, v2       # a 128-bit float to a 64-bit integer
     ARM 2f
     vsetvli t0, zero, e16, m1, ta, ma
-    vfwcvt.f.x.v v2, v4       # a 16-bit integer to single: fine
+    vfrsqrt7.v v1, v2         # the estimates at SEW 16
+    vfrec7.v v1, v2
+    vfwadd.vv v2, v4, v5      # half to single
+    vfwcvt.f.f.v v2, v4
+    vfncvt.f.f.w v1, v2       # single to half
+    vfncvt.x.f.w v1, v2       # single to a 16-bit integer
+    vfwcvt.f.x.v v2, v4       # a 16-bit integer to single
+    vsetvli t0, zero, e8, m1, ta, ma
+    vfwcvt.f.x.v v2, v4       # an 8-bit integer to half
+    vfncvt.x.f.w v1, v2       # half to an 8-bit integer
     vsetvli t0, zero, e32, m1, ta, ma
     vfwadd.vv v2, v4, v5
     vfncvt.f.f.w v1, v2
 2:  CHECK s5, 0
-    TEST 21                   # FP needs SEW 32 or 64, mstatus.FS on, a valid frm
-    vsetvli t0, zero, e16, m1, ta, ma
+    TEST 21                   # FP needs SEW 16, 32 or 64, mstatus.FS on, a valid frm
+    vsetvli t0, zero, e8, m1, ta, ma
     MUST_BE_ILLEGAL vfadd.vv v1, v2, v3
+    MUST_BE_ILLEGAL vfmv.f.s fa0, v1
+    ARM 2f
+    vsetvli t0, zero, e16, m1, ta, ma
+    vfadd.vv v1, v2, v3       # Zvfh
+2:  CHECK s5, 0
     vsetvli t0, zero, e64, m1, ta, ma
     csrwi frm, 5
     MUST_BE_ILLEGAL vfadd.vv v1, v2, v3
