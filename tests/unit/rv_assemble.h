@@ -30,7 +30,7 @@ static inline size_t rv_assemble(const char *prologue, const char *src, uint64_t
     fclose(f);
     const char *p = rv_prefix();
     snprintf(cmd, sizeof cmd,
-             "cd %s && %sas -march=rv64gcv_zba_zbb -o t.o t.s && "
+             "cd %s && %sas -march=rv64gcv_zba_zbb_zfh -o t.o t.s && "
              "%sld -Ttext=0x%llx -o t.elf t.o && %sobjcopy -O binary -j .text t.elf t.bin",
              dir, p, p, (unsigned long long)base, p);
     int rc = system(cmd);

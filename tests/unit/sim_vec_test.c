@@ -465,8 +465,8 @@ static void decode_reserved(void **state)
 }
 
 /* The random cross-check of vector floating point against the scalar
- * FPU: one program runs a vector operation over 64 singles (e32 m4) or
- * 32 doubles (e64 m4) of operands A, B, C, then the scalar instruction
+ * FPU: one program runs a vector operation over 128 halves (e16 m4), 64
+ * singles (e32 m4) or 32 doubles (e64 m4) of operands A, B, C, then the scalar instruction
  * over the same elements in a loop; results and the fflags each
  * accumulated must be equal, in every rounding mode.  The operands mix
  * the special values (zeros, infinities, NaNs quiet and signaling,
@@ -488,8 +488,12 @@ static uint64_t lcg(void)
     return lcg_state >> 11 ^ lcg_state << 21;
 }
 
-static uint64_t fp_operand(bool d, uint64_t near)
+static uint64_t fp_operand(unsigned sz, uint64_t near)
 {
+    static const uint16_t h_special[] = {0, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xfd00,
+                                         0x0001, 0x83ff, 0x0400, 0x7bff, 0xfbff, 0x3c00,
+                                         0xbc00, 0x7800, 0xf800};
+    const bool d = sz == 8;
     static const uint32_t s_special[] = {0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000,
                                          0x7f800001, 0xffa00000, 0x00000001, 0x807fffff,
                                          0x00800000, 0x7f7fffff, 0xff7fffff, 0x3f800000,
@@ -502,6 +506,14 @@ static uint64_t fp_operand(bool d, uint64_t near)
                                          0x3ff0000000000000ull, 0xbff0000000000000ull,
                                          0x43e0000000000000ull, 0xc3e0000000000000ull};
     uint64_t r = lcg();
+    if (sz == 2) {
+        switch (r % 8) {
+        case 0: case 1: return h_special[r / 8 % 16];
+        case 2: case 3: return (uint16_t)((near + (r >> 8) % 7 - 3) ^ ((r >> 20) & 1 ? 0x8000 : 0));
+        case 4: return (uint16_t)((0xcu + (r >> 40) % 8) << 10 | (r & 0x3ff) | (r >> 63) << 15);
+        default: return (uint16_t)r;
+        }
+    }
     switch (r % 8) {
     case 0: case 1: return d ? d_special[r / 8 % 16] : s_special[r / 8 % 16];
     case 2: case 3: /* near `near`: a few ulps off, either sign */
@@ -513,13 +525,15 @@ static uint64_t fp_operand(bool d, uint64_t near)
     }
 }
 
-static void fp_crosscheck_one(const fp_case *c, bool d)
+static void fp_crosscheck_one(const fp_case *c, unsigned sz)
 {
+    const bool d = sz == 8;
+    const char *fname = sz == 2 ? "H" : d ? "D" : "S";
     /* the operands' element bytes and count (e32 m4 or e64 m4), the
      * result's bytes; the five arrays (A, B, C, the vector's results,
      * the scalar's) and the two fflags at FP_STRIDE apart */
-    unsigned n = d ? 32 : 64, sz = d ? 8 : 4, rsz = c->rsz ? c->rsz : sz;
-    const char *ld = d ? "fld" : "flw", *ild = d ? "ld" : "lw";
+    unsigned n = 256 / sz, rsz = c->rsz ? c->rsz : sz;
+    const char *ld = d ? "fld" : sz == 4 ? "flw" : "flh", *ild = d ? "ld" : sz == 4 ? "lw" : "lh";
     const char *rlmul = rsz > sz ? "m8" : rsz < sz ? "m2" : "m4";
     char src[2048];
     snprintf(src, sizeof src,
@@ -539,8 +553,8 @@ static void fp_crosscheck_one(const fp_case *c, bool d)
              FP_STRIDE, n, 8 * sz, 8 * sz, 8 * sz, 8 * sz, c->vec, 8 * rsz, rlmul, 8 * rsz, n,
              ld, ld, ld, ild, c->scalar,
              c->kind == FP_ARITH || c->kind == FP_FROMINT
-                 ? (rsz == 8 ? "fsd fa3, 0(a4)" : "fsw fa3, 0(a4)")
-                 : (rsz == 8 ? "sd t1, 0(a4)" : "sw t1, 0(a4)"),
+                 ? (rsz == 8 ? "fsd fa3, 0(a4)" : rsz == 4 ? "fsw fa3, 0(a4)" : "fsh fa3, 0(a4)")
+                 : (rsz == 8 ? "sd t1, 0(a4)" : rsz == 4 ? "sw t1, 0(a4)" : "sh t1, 0(a4)"),
              sz, sz, sz, rsz);
     rig *r = rig_new(src);
     for (unsigned rm = 0; rm <= 4; rm++) {
@@ -554,10 +568,10 @@ static void fp_crosscheck_one(const fp_case *c, bool d)
     r->h.x[9] = rm;
     /* operands: A, B, C of n elements each, B and C near A */
     for (unsigned i = 0; i < n; i++) {
-        uint64_t a = fp_operand(d, 0);
+        uint64_t a = fp_operand(sz, 0);
         if (c->kind == FP_FROMINT)
             a = lcg() >> (lcg() % 64);
-        uint64_t b = fp_operand(d, a), cc = fp_operand(d, a);
+        uint64_t b = fp_operand(sz, a), cc = fp_operand(sz, a);
         memcpy(r->data + i * sz, &a, sz);
         memcpy(r->data + FP_STRIDE + i * sz, &b, sz);
         memcpy(r->data + 2 * FP_STRIDE + i * sz, &cc, sz);
@@ -573,11 +587,11 @@ static void fp_crosscheck_one(const fp_case *c, bool d)
         memcpy(&s, sres + i * rsz, rsz);
         if (v != s)
             print_message("`%s` (%s, rm %u) element %u: 0x%llx, scalar 0x%llx\n", c->vec,
-                          d ? "D" : "S", rm, i, (unsigned long long)v, (unsigned long long)s);
+                          fname, rm, i, (unsigned long long)v, (unsigned long long)s);
         assert_int_equal(v, s);
     }
     if (vflags != sflags)
-        print_message("`%s` (%s, rm %u): fflags 0x%llx, scalar 0x%llx\n", c->vec, d ? "D" : "S",
+        print_message("`%s` (%s, rm %u): fflags 0x%llx, scalar 0x%llx\n", c->vec, fname,
                       rm, (unsigned long long)vflags, (unsigned long long)sflags);
     assert_int_equal(vflags, sflags);
     }
@@ -657,21 +671,51 @@ static void fp_crosscheck(void **state)
         {"vsetvli zero, t0, e32, m2, ta, ma\nvfncvt.f.x.w v24, v8", "fcvt.s.l fa3, t1, dyn",
          FP_FROMINT, 4},
     };
+    /* Zvfh: halves to singles and back, against fcvt.s.h and fcvt.h.s */
+    static const fp_case wide_h[] = {
+        {"vfwadd.vv v24, v8, v16", "fcvt.s.h fa0, fa0\nfcvt.s.h fa1, fa1\nfadd.s fa3, fa0, fa1",
+         FP_ARITH, 4},
+        {"vfwmul.vv v24, v8, v16", "fcvt.s.h fa0, fa0\nfcvt.s.h fa1, fa1\nfmul.s fa3, fa0, fa1",
+         FP_ARITH, 4},
+        {"vfwcvt.f.f.v v24, v8", "fcvt.s.h fa3, fa0", FP_ARITH, 4},
+        {"vfwcvt.x.f.v v24, v8", "fcvt.w.h t1, fa0, dyn", FP_TOINT, 4},
+    };
+    static const fp_case narrow_h[] = {
+        {"vsetvli zero, t0, e16, m2, ta, ma\nvfncvt.f.f.w v24, v8", "fcvt.h.s fa3, fa0, dyn",
+         FP_ARITH, 2},
+        {"vsetvli zero, t0, e16, m2, ta, ma\nvfncvt.f.x.w v24, v8", "fcvt.h.w fa3, t1, dyn",
+         FP_FROMINT, 2},
+    };
     for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
-        fp_crosscheck_one(&wide[i], false);
+        fp_crosscheck_one(&wide[i], 4);
     for (size_t i = 0; i < sizeof narrow / sizeof *narrow; i++)
-        fp_crosscheck_one(&narrow[i], true);
-    for (size_t i = 0; t[i].vec; i++)
+        fp_crosscheck_one(&narrow[i], 8);
+    for (size_t i = 0; i < sizeof wide_h / sizeof *wide_h; i++)
+        fp_crosscheck_one(&wide_h[i], 2);
+    for (size_t i = 0; i < sizeof narrow_h / sizeof *narrow_h; i++)
+        fp_crosscheck_one(&narrow_h[i], 4);
+    for (size_t i = 0; t[i].vec; i++) {
         for (int d = 0; d <= 1; d++) {
             fp_case c = {t[i].vec, d ? t[i].d : t[i].s, t[i].kind, 0};
-            fp_crosscheck_one(&c, d);
+            fp_crosscheck_one(&c, d ? 8 : 4);
         }
+        /* at SEW 16 the same against the .h instruction, but for the
+         * integer conversions (16-bit integers, which no scalar has) */
+        if (t[i].kind == FP_TOINT || t[i].kind == FP_FROMINT)
+            continue;
+        char h[128];
+        snprintf(h, sizeof h, "%s", t[i].s);
+        for (char *p = h; (p = strstr(p, ".s ")) != NULL; p++)
+            p[1] = 'h';
+        fp_case c = {t[i].vec, h, t[i].kind, 0};
+        fp_crosscheck_one(&c, 2);
+    }
 }
 
 /* vfrec7.v and vfrsqrt7.v (vec_est.c): each of the spec's 128 table
  * entries is its interval's midpoint estimate, round(2^8 / (1 + (i +
  * 0.5) / 128)) - 128 and its square-root counterpart (an independent
- * derivation of the tables), in both formats; and over random normal
+ * derivation of the tables), in all three formats; and over random normal
  * inputs of every exponent the estimates are within 2^-7 of 1/x and
  * 1/sqrt(x). */
 static void estimates(void **state)
@@ -685,6 +729,8 @@ static void estimates(void **state)
         assert_int_equal(r, (126ull << 23) | (uint64_t)want << 16);
         r = vec_frec7(SIM_FP_D, 0x3ff0000000000000ull | (uint64_t)i << 45, SIM_RM_RNE, &fl);
         assert_int_equal(r, (1022ull << 52) | (uint64_t)want << 45);
+        r = vec_frec7(SIM_FP_H, 0x3c00u | (uint64_t)i << 3, SIM_RM_RNE, &fl);
+        assert_int_equal(r, (14ull << 10) | (uint64_t)want << 3);
         /* rsqrt: index bit 6 is the exponent's LSB (1: x in [1, 2)) */
         double x = (1.0 + ((i & 63) + 0.5) / 64.0) * (i < 64 ? 2.0 : 1.0), y = 1.0 / sqrt(x);
         while (y < 1.0)
@@ -694,6 +740,8 @@ static void estimates(void **state)
         uint64_t e = i < 64 ? 128 : 127;
         r = vec_frsqrt7(SIM_FP_S, e << 23 | (uint64_t)(i & 63) << 17, &fl);
         assert_int_equal(r & 0x7fffff, (uint64_t)want << 16);
+        r = vec_frsqrt7(SIM_FP_H, (e - 112) << 10 | (uint64_t)(i & 63) << 4, &fl);
+        assert_int_equal(r & 0x3ff, (uint64_t)want << 3);
         assert_int_equal(fl, 0);
     }
     srand(7);
