@@ -40,8 +40,8 @@ enum {
     CSR_MHARTID = 0xf14,
 };
 
-/* misa: RV64 (MXL 2) with A, C, D, F, I, M, V.  Zicsr, Zifencei, Zba and
- * Zbb have no misa bit (B would claim Zbs too). */
+/* misa: RV64 (MXL 2) with A, C, D, F, I, M, V.  Zicsr, Zifencei, Zba,
+ * Zbb, Zfh and Zvfh have no misa bit (B would claim Zbs too). */
 #define MISA_VALUE                                                                              \
     ((2ull << 62) | (1ull << ('A' - 'A')) | (1ull << ('C' - 'A')) | (1ull << ('D' - 'A')) |    \
      (1ull << ('F' - 'A')) | (1ull << ('I' - 'A')) | (1ull << ('M' - 'A')) |                   \
