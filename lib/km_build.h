@@ -63,8 +63,9 @@ void km_build_result_free(km_build_result *r);
 #define KM_RUNTIME_SOURCE "/kmrun"
 
 /* The ISA an image is compiled and linked for: the X280's (RV64GC, the
- * B extension's Zba and Zbb, and V 1.0). */
-#define KM_IMAGE_MARCH "rv64gcv_zba_zbb"
+ * B extension's Zba and Zbb, V 1.0 and Zfh; its Zvfh adds no encodings,
+ * and Debian 12's binutils do not know the name). */
+#define KM_IMAGE_MARCH "rv64gcv_zba_zbb_zfh"
 char *km_handlers_header(const km_program *p);
 
 #endif
