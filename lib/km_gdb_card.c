@@ -99,18 +99,8 @@ static void stop_of(km_gdb_card *t, int thread, const sim_card_event *ev, km_gdb
     s->thread = thread;
     switch (ev->kind) {
     case SIM_CARD_AT_STEP: s->reason = KM_GDB_STOP_STEP; break;
-    case SIM_CARD_AT_PROBE: {
-        const km_gdb_point_set *p = km_gdb_points_break_at(&t->points, ev->pc);
-        s->reason = p && p->type == KM_GDB_HW_BREAK ? KM_GDB_STOP_HW_BREAK : KM_GDB_STOP_BREAK;
-        break;
-    }
-    case SIM_CARD_AT_WATCH: {
-        const km_gdb_point_set *p = km_gdb_points_watch(&t->points, ev->watch);
-        s->reason = KM_GDB_STOP_WATCH;
-        s->watch = p ? p->type : ev->store ? KM_GDB_WATCH_WRITE : KM_GDB_WATCH_READ;
-        s->addr = p ? p->addr : 0;
-        break;
-    }
+    case SIM_CARD_AT_PROBE: km_gdb_points_break_stop(&t->points, ev->pc, s); break;
+    case SIM_CARD_AT_WATCH: km_gdb_points_watch_stop(&t->points, ev->watch, ev->store, s); break;
     case SIM_CARD_AT_TRAP:
         s->reason = KM_GDB_STOP_TRAP;
         s->cause = ev->cause;
@@ -220,13 +210,10 @@ static int apply_points(km_gdb_card *t)
     sim_card_watch watches[KM_GDB_MAX_POINTS];
     unsigned nb = km_gdb_points_breaks(&t->points, breaks);
     unsigned nw = 0;
-    for (unsigned i = 0;; i++) {
-        const km_gdb_point_set *p = km_gdb_points_watch(&t->points, i);
-        if (!p)
-            break;
-        watches[nw++] = (sim_card_watch){p->addr, p->len ? p->len : 1,
-                                         p->type != KM_GDB_WATCH_WRITE,
-                                         p->type != KM_GDB_WATCH_READ};
+    for (const km_gdb_point_set *p; (p = km_gdb_points_watch(&t->points, nw)) != NULL;) {
+        bool execute, load, store;
+        km_gdb_point_access(p->type, &execute, &load, &store);
+        watches[nw++] = (sim_card_watch){p->addr, p->len ? p->len : 1, load, store};
     }
     for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++) {
         if (!t->debugged[c])
@@ -240,17 +227,10 @@ static int apply_points(km_gdb_card *t)
 
 /* A hardware point's triggers on every debugged cluster's cores (as on an
  * X280, each has four; a software breakpoint takes none). */
-static void trigger_kind(km_gdb_point type, bool *execute, bool *load, bool *store)
-{
-    *execute = type == KM_GDB_HW_BREAK;
-    *load = type == KM_GDB_WATCH_READ || type == KM_GDB_WATCH_ACCESS;
-    *store = type == KM_GDB_WATCH_WRITE || type == KM_GDB_WATCH_ACCESS;
-}
-
 static void release_triggers(km_gdb_card *t, km_gdb_point type, uint64_t addr)
 {
     bool x, l, s;
-    trigger_kind(type, &x, &l, &s);
+    km_gdb_point_access(type, &x, &l, &s);
     for (unsigned c = 1; c <= BH_WORK_CLUSTERS && type != KM_GDB_SW_BREAK; c++)
         if (t->debugged[c])
             sim_card_debug_release_trigger(t->card, c, x, l, s, addr);
@@ -259,7 +239,7 @@ static void release_triggers(km_gdb_card *t, km_gdb_point type, uint64_t addr)
 static int claim_triggers(km_gdb_card *t, km_gdb_point type, uint64_t addr)
 {
     bool x, l, s;
-    trigger_kind(type, &x, &l, &s);
+    km_gdb_point_access(type, &x, &l, &s);
     for (unsigned c = 1; c <= BH_WORK_CLUSTERS && type != KM_GDB_SW_BREAK; c++) {
         if (t->debugged[c] && sim_card_debug_claim_trigger(t->card, c, x, l, s, addr) != 0) {
             release_triggers(t, type, addr);

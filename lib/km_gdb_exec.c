@@ -93,10 +93,11 @@ static int apply_points(km_gdb_exec *t)
     uint64_t breaks[KM_GDB_MAX_POINTS];
     sim_exec_watch watches[KM_GDB_MAX_POINTS];
     unsigned nb = km_gdb_points_breaks(&t->points, breaks), nw = 0;
-    for (const km_gdb_point_set *p; (p = km_gdb_points_watch(&t->points, nw)) != NULL;)
-        watches[nw++] = (sim_exec_watch){p->addr, p->len ? p->len : 1,
-                                         p->type != KM_GDB_WATCH_WRITE,
-                                         p->type != KM_GDB_WATCH_READ};
+    for (const km_gdb_point_set *p; (p = km_gdb_points_watch(&t->points, nw)) != NULL;) {
+        bool execute, load, store;
+        km_gdb_point_access(p->type, &execute, &load, &store);
+        watches[nw++] = (sim_exec_watch){p->addr, p->len ? p->len : 1, load, store};
+    }
     if (sim_exec_set_breaks(t->x, breaks, nb) != 0 || sim_exec_set_watches(t->x, watches, nw) != 0)
         return -1;
     return 0;
@@ -114,10 +115,9 @@ static int insert_point(void *ctx, km_gdb_point type, uint64_t addr, uint64_t ki
     /* a hardware point holds one of the hart's triggers, as on an X280 */
     int trigger = -1;
     if (type != KM_GDB_SW_BREAK) {
-        trigger = sim_exec_claim_trigger(t->x, type == KM_GDB_HW_BREAK,
-                                         type == KM_GDB_WATCH_READ || type == KM_GDB_WATCH_ACCESS,
-                                         type == KM_GDB_WATCH_WRITE || type == KM_GDB_WATCH_ACCESS,
-                                         addr);
+        bool execute, load, store;
+        km_gdb_point_access(type, &execute, &load, &store);
+        trigger = sim_exec_claim_trigger(t->x, execute, load, store, addr);
         if (trigger < 0)
             return -1;
     }
@@ -181,18 +181,10 @@ static int resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, void *p
     uint64_t pc = 0;
     (void)sim_exec_get_reg(t->x, SIM_REG_PC, 0, &pc);
     switch (ev.stop) {
-    case SIM_EXEC_STOP_BREAK: {
-        const km_gdb_point_set *p = km_gdb_points_break_at(&t->points, pc);
-        stop->reason = p && p->type == KM_GDB_HW_BREAK ? KM_GDB_STOP_HW_BREAK : KM_GDB_STOP_BREAK;
+    case SIM_EXEC_STOP_BREAK: km_gdb_points_break_stop(&t->points, pc, stop); break;
+    case SIM_EXEC_STOP_WATCH:
+        km_gdb_points_watch_stop(&t->points, ev.watch, ev.store, stop);
         break;
-    }
-    case SIM_EXEC_STOP_WATCH: {
-        const km_gdb_point_set *p = km_gdb_points_watch(&t->points, ev.watch);
-        stop->reason = KM_GDB_STOP_WATCH;
-        stop->watch = p ? p->type : (ev.store ? KM_GDB_WATCH_WRITE : KM_GDB_WATCH_READ);
-        stop->addr = p ? p->addr : 0;
-        break;
-    }
     case SIM_EXEC_STOP_STEP: stop->reason = KM_GDB_STOP_STEP; break;
     case SIM_EXEC_STOP_PAUSE: stop->reason = KM_GDB_STOP_INTERRUPT; break;
     case SIM_EXEC_STOP_END: end_stop(t, &ev.result, stop); break;

@@ -93,3 +93,25 @@ const km_gdb_point_set *km_gdb_points_watch(const km_gdb_points *s, unsigned ind
             return &s->p[i];
     return NULL;
 }
+
+void km_gdb_point_access(km_gdb_point type, bool *execute, bool *load, bool *store)
+{
+    *execute = type == KM_GDB_HW_BREAK;
+    *load = type == KM_GDB_WATCH_READ || type == KM_GDB_WATCH_ACCESS;
+    *store = type == KM_GDB_WATCH_WRITE || type == KM_GDB_WATCH_ACCESS;
+}
+
+void km_gdb_points_break_stop(const km_gdb_points *s, uint64_t pc, km_gdb_stop *stop)
+{
+    const km_gdb_point_set *p = km_gdb_points_break_at(s, pc);
+    stop->reason = p && p->type == KM_GDB_HW_BREAK ? KM_GDB_STOP_HW_BREAK : KM_GDB_STOP_BREAK;
+}
+
+void km_gdb_points_watch_stop(const km_gdb_points *s, unsigned index, bool store,
+                              km_gdb_stop *stop)
+{
+    const km_gdb_point_set *p = km_gdb_points_watch(s, index);
+    stop->reason = KM_GDB_STOP_WATCH;
+    stop->watch = p ? p->type : store ? KM_GDB_WATCH_WRITE : KM_GDB_WATCH_READ;
+    stop->addr = p ? p->addr : 0;
+}

@@ -5,6 +5,7 @@
 #ifndef KM_GDB_SIM_H
 #define KM_GDB_SIM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "km_gdb.h"
@@ -42,5 +43,17 @@ const km_gdb_point_set *km_gdb_points_break_at(const km_gdb_points *s, uint64_t 
 /* The index-th watchpoint, in the order the targets hand them to the
  * simulator (their watch numbers), or NULL past the last. */
 const km_gdb_point_set *km_gdb_points_watch(const km_gdb_points *s, unsigned index);
+
+/* What a point of that kind looks at: instructions (a hardware
+ * breakpoint), loads, stores — as a trigger and a watch take them; a
+ * software breakpoint, nothing. */
+void km_gdb_point_access(km_gdb_point type, bool *execute, bool *load, bool *store);
+
+/* The stop a simulator's breakpoint at pc makes (a hardware one's when a
+ * hardware point is there), and the one its watch `index` makes (a store
+ * or a load, when the point is gone since). */
+void km_gdb_points_break_stop(const km_gdb_points *s, uint64_t pc, km_gdb_stop *stop);
+void km_gdb_points_watch_stop(const km_gdb_points *s, unsigned index, bool store,
+                              km_gdb_stop *stop);
 
 #endif

@@ -184,6 +184,25 @@ static void points_and_registers(void **state)
         assert_int_equal(km_gdb_points_insert(&p, KM_GDB_SW_BREAK, 0x1000 + 2 * i, 2), 0);
     assert_int_equal(km_gdb_points_insert(&p, KM_GDB_SW_BREAK, 0x9000, 2), -1); /* full */
 
+    /* what each kind looks at, and the stops they make */
+    bool x, l, st;
+    km_gdb_point_access(KM_GDB_WATCH_ACCESS, &x, &l, &st);
+    assert_true(!x && l && st);
+    km_gdb_point_access(KM_GDB_HW_BREAK, &x, &l, &st);
+    assert_true(x && !l && !st);
+    km_gdb_point_access(KM_GDB_SW_BREAK, &x, &l, &st);
+    assert_true(!x && !l && !st);
+    km_gdb_stop stop = {0};
+    km_gdb_points_watch_stop(&p, 1, false, &stop);
+    assert_int_equal(stop.reason, KM_GDB_STOP_WATCH);
+    assert_int_equal(stop.watch, KM_GDB_WATCH_WRITE);
+    assert_int_equal(stop.addr, 0x300);
+    km_gdb_points_watch_stop(&p, 9, true, &stop); /* gone since: by the access */
+    assert_int_equal(stop.watch, KM_GDB_WATCH_WRITE);
+    assert_int_equal(stop.addr, 0);
+    km_gdb_points_break_stop(&p, 0x200, &stop); /* the hardware one stays */
+    assert_int_equal(stop.reason, KM_GDB_STOP_HW_BREAK);
+
     sim_reg_file f;
     unsigned n;
     assert_int_equal(km_gdb_sim_reg(KM_GDB_REG_PC, &f, &n), 0);
