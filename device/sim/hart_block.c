@@ -133,15 +133,33 @@ static bool triggered(const struct sim_icache *ic, uint64_t pc)
 }
 
 /* A zeroed entry of op `op` for pc: a probe or a trigger check. */
-static void put_check(sim_insn *d, unsigned op, uint64_t pc, const void *const run[SIM_OP_COUNT])
+static void put_check(sim_insn *d, unsigned op, uint64_t pc, const sim_handlers *hs)
 {
     memset(d, 0, sizeof *d);
     d->op = (uint8_t)op;
-    d->run = run[op];
+    d->run = hs->run[op];
     d->pc = pc;
 }
 
-sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP_COUNT])
+/* d's handler: a form reading the forwarded value when its source is
+ * what `prev`, the entry before it in the block, leaves there (its rd,
+ * not x0: x0 is not what a handler forwards), else the plain one. */
+static void pick_form(sim_insn *d, const sim_insn *prev, const sim_handlers *hs)
+{
+    d->run = hs->run[d->op];
+    d->fwd = 0;
+    if (!prev || !hs->forwards[prev->op] || prev->rd == 0)
+        return;
+    if (hs->fwd1[d->op] && d->rs1 == prev->rd) {
+        d->run = hs->fwd1[d->op];
+        d->fwd = prev->rd;
+    } else if (hs->fwd2[d->op] && d->rs2 == prev->rd) {
+        d->run = hs->fwd2[d->op];
+        d->fwd = prev->rd;
+    }
+}
+
+sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs)
 {
     struct sim_icache *ic = h->icache;
     size_t slot = (size_t)((pc - ic->base) >> 1);
@@ -158,13 +176,13 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP
      * probe first.  A pc an execute trigger matches likewise, behind its
      * check (after the probe: the owner's debugger stops first). */
     if (probed(ic, pc))
-        put_check(&head[n++], SIM_OP_PROBE, pc, run);
+        put_check(&head[n++], SIM_OP_PROBE, pc, hs);
     if (triggered(ic, pc))
-        put_check(&head[n++], SIM_OP_TRIGGER, pc, run);
+        put_check(&head[n++], SIM_OP_TRIGGER, pc, hs);
     for (;;) {
         sim_insn *d = &head[n++];
         sim_decode_at(h, at, d);
-        d->run = run[d->op];
+        pick_form(d, n > 1 ? d - 1 : NULL, hs);
         at += d->len;
         if (ends_block(d->op) || n >= SIM_BLOCK_MAX || at - ic->base >= ic->size ||
             probed(ic, at) || triggered(ic, at))
@@ -173,7 +191,7 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP
     sim_insn *end = &head[n];
     memset(end, 0, sizeof *end);
     end->op = SIM_OP_BLOCK_END;
-    end->run = run[SIM_OP_BLOCK_END];
+    end->run = hs->run[SIM_OP_BLOCK_END];
     end->pc = at;
 
     /* The totals from each entry to the end, backwards (a probe or a

@@ -133,8 +133,26 @@ typedef struct sim_insn {
     uint8_t rd, rs1, rs2;
     uint8_t len; /* 2 or 4 */
     uint8_t aux; /* op-specific: AMO funct5, CSR funct3 */
-    uint16_t pad;
+    /* The register whose value the entry's form reads from the forwarded
+     * value (sim_handlers): the one the entry before it wrote; 0 for the
+     * plain form (x0, so loading it is harmless). */
+    uint8_t fwd;
+    uint8_t pad;
 } sim_insn;
+
+/* The hot loop's handlers, as sim_hart_run gives them to the block
+ * builder: each op's plain form, and for the ops that have them the forms
+ * that take rs1 (fwd1) or rs2 (fwd2) from the forwarded value, a host
+ * register holding the result of the instruction just run when that one
+ * `forwards` it.  The builder picks a form for an entry whose source is
+ * the rd (not x0) of the entry before it in the block, when that one
+ * forwards (hart_block.c); sim_hart.c says why. */
+typedef struct sim_handlers {
+    const void *run[SIM_OP_COUNT];
+    const void *fwd1[SIM_OP_COUNT];
+    const void *fwd2[SIM_OP_COUNT];
+    bool forwards[SIM_OP_COUNT];
+} sim_handlers;
 
 /* Instructions a block holds at most: long enough that a straight run of
  * code pays the block's entry check rarely, short enough that the step
@@ -240,11 +258,11 @@ void sim_icache_flush(struct sim_icache *ic);
 int sim_icache_set_probes(struct sim_icache *ic, const uint64_t *pcs, unsigned n);
 
 /* hart_block.c: the entry to run for pc (even, inside the code range):
- * the one decoded before, or the head of a block decoded now from pc on.
- * `run` maps each sim_op to its handler's address in sim_hart_run.  May
+ * the one decoded before, or the head of a block decoded now from pc on,
+ * its entries' handlers picked from `hs`.  May
  * flush the cache first (a full arena): callers compare ic->gen before
  * keeping a link. */
-sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const void *const run[SIM_OP_COUNT]);
+sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs);
 
 /* hart_csr.c: executes the CSR instruction *d (h->pc/cycle/instret are
  * current).  Returns 0 or SIM_CAUSE_ILLEGAL. */

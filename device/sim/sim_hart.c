@@ -200,6 +200,69 @@ static inline uint64_t orc_b(uint64_t v)
     return r;
 }
 
+/* The operations whose handler is one expression of its sources (s1 the
+ * value of rs1, s2 of rs2), written once here and expanded by sim_hart_run
+ * into a plain form and the forms that take a source from the forwarded
+ * value (sim_handlers): one source and an immediate, ... */
+#define SIM_ALU1(X)                                                                            \
+    X(ADDI, s1 + IMM) X(SLTI, (int64_t)s1 < (int64_t)IMM) X(SLTIU, s1 < IMM)                   \
+    X(XORI, s1 ^ IMM) X(ORI, s1 | IMM) X(ANDI, s1 & IMM)                                       \
+    X(SLLI, s1 << d->imm) X(SRLI, s1 >> d->imm) X(SRAI, (uint64_t)((int64_t)s1 >> d->imm))     \
+    X(ADDIW, sext32(s1 + IMM)) X(SLLIW, sext32((uint32_t)s1 << d->imm))                        \
+    X(SRLIW, sext32((uint32_t)s1 >> d->imm))                                                   \
+    X(SRAIW, (uint64_t)(int64_t)((int32_t)s1 >> d->imm))                                       \
+    X(SLLI_UW, (uint64_t)(uint32_t)s1 << d->imm)                                               \
+    X(CLZ, s1 ? (uint64_t)__builtin_clzll(s1) : 64)                                            \
+    X(CTZ, s1 ? (uint64_t)__builtin_ctzll(s1) : 64)                                            \
+    X(CPOP, (uint64_t)__builtin_popcountll(s1))                                                \
+    X(CLZW, (uint32_t)s1 ? (uint64_t)__builtin_clz((uint32_t)s1) : 32)                         \
+    X(CTZW, (uint32_t)s1 ? (uint64_t)__builtin_ctz((uint32_t)s1) : 32)                         \
+    X(CPOPW, (uint64_t)__builtin_popcount((uint32_t)s1))                                       \
+    X(SEXT_B, (uint64_t)(int64_t)(int8_t)s1) X(SEXT_H, (uint64_t)(int64_t)(int16_t)s1)         \
+    X(ZEXT_H, (uint16_t)s1) X(RORI, ror64(s1, (unsigned)d->imm))                               \
+    X(RORIW, sext32(ror32((uint32_t)s1, (unsigned)d->imm))) X(ORC_B, orc_b(s1))                \
+    X(REV8, __builtin_bswap64(s1))
+/* ... two sources (M's extra cycles are in the entry's static cost,
+ * hart_block.c), ... */
+#define SIM_ALU2(X)                                                                            \
+    X(ADD, s1 + s2) X(SUB, s1 - s2) X(SLL, s1 << (s2 & 63))                                    \
+    X(SLT, (int64_t)s1 < (int64_t)s2) X(SLTU, s1 < s2) X(XOR, s1 ^ s2)                         \
+    X(SRL, s1 >> (s2 & 63)) X(SRA, (uint64_t)((int64_t)s1 >> (s2 & 63))) X(OR, s1 | s2)        \
+    X(AND, s1 & s2) X(ADDW, sext32(s1 + s2)) X(SUBW, sext32(s1 - s2))                          \
+    X(SLLW, sext32((uint32_t)s1 << (s2 & 31))) X(SRLW, sext32((uint32_t)s1 >> (s2 & 31)))      \
+    X(SRAW, (uint64_t)(int64_t)((int32_t)s1 >> (s2 & 31)))                                     \
+    X(MUL, s1 * s2)                                                                            \
+    X(MULH, (uint64_t)(((__int128)(int64_t)s1 * (__int128)(int64_t)s2) >> 64))                 \
+    X(MULHSU, (uint64_t)(((__int128)(int64_t)s1 * (__int128)s2) >> 64))                        \
+    X(MULHU, (uint64_t)(((unsigned __int128)s1 * s2) >> 64))                                   \
+    X(MULW, sext32((uint32_t)s1 * (uint32_t)s2))                                               \
+    X(DIV, div_s(s1, s2)) X(DIVU, s2 ? s1 / s2 : UINT64_MAX) X(REM, rem_s(s1, s2))             \
+    X(REMU, s2 ? s1 % s2 : s1) X(DIVW, divw_s(s1, s2))                                         \
+    X(DIVUW, (uint32_t)s2 ? sext32((uint32_t)s1 / (uint32_t)s2) : UINT64_MAX)                  \
+    X(REMW, remw_s(s1, s2))                                                                    \
+    X(REMUW, sext32((uint32_t)s2 ? (uint32_t)s1 % (uint32_t)s2 : (uint32_t)s1))                \
+    X(SH1ADD, (s1 << 1) + s2) X(SH2ADD, (s1 << 2) + s2) X(SH3ADD, (s1 << 3) + s2)              \
+    X(ADD_UW, (uint64_t)(uint32_t)s1 + s2) X(SH1ADD_UW, ((uint64_t)(uint32_t)s1 << 1) + s2)    \
+    X(SH2ADD_UW, ((uint64_t)(uint32_t)s1 << 2) + s2)                                           \
+    X(SH3ADD_UW, ((uint64_t)(uint32_t)s1 << 3) + s2)                                           \
+    X(ANDN, s1 & ~s2) X(ORN, s1 | ~s2) X(XNOR, ~(s1 ^ s2))                                     \
+    X(MAX, (int64_t)s1 > (int64_t)s2 ? s1 : s2) X(MAXU, s1 > s2 ? s1 : s2)                     \
+    X(MIN, (int64_t)s1 < (int64_t)s2 ? s1 : s2) X(MINU, s1 < s2 ? s1 : s2)                     \
+    X(ROL, rol64(s1, (unsigned)s2)) X(ROR, ror64(s1, (unsigned)s2))                            \
+    X(ROLW, sext32(rol32((uint32_t)s1, (unsigned)s2)))                                         \
+    X(RORW, sext32(ror32((uint32_t)s1, (unsigned)s2)))
+/* ... the branches' conditions, ... */
+#define SIM_BRANCHES(X)                                                                        \
+    X(BEQ, s1 == s2) X(BNE, s1 != s2) X(BLT, (int64_t)s1 < (int64_t)s2)                        \
+    X(BGE, (int64_t)s1 >= (int64_t)s2) X(BLTU, s1 < s2) X(BGEU, s1 >= s2)
+/* ... the loads (size, type read, the value it leaves, the raw `t`
+ * extended) and the stores (size, type written). */
+#define SIM_LOADS(X)                                                                           \
+    X(LB, 1, int8_t, (uint64_t)(int64_t)t) X(LH, 2, int16_t, (uint64_t)(int64_t)t)             \
+    X(LW, 4, int32_t, (uint64_t)(int64_t)t) X(LD, 8, uint64_t, t) X(LBU, 1, uint8_t, t)        \
+    X(LHU, 2, uint16_t, t) X(LWU, 4, uint32_t, t)
+#define SIM_STORES(X) X(SB, 1, uint8_t) X(SH, 2, uint16_t) X(SW, 4, uint32_t) X(SD, 8, uint64_t)
+
 static inline uint64_t load_extend(unsigned op, uint64_t raw)
 {
     switch (op) {
@@ -225,8 +288,22 @@ static inline uint64_t load_extend(unsigned op, uint64_t raw)
 sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
 {
 #define SIM_OP_LABEL(name) [SIM_OP_##name] = &&op_##name,
-    static const void *const run[SIM_OP_COUNT] = {SIM_OPS(SIM_OP_LABEL)};
+#define SIM_FWD_OUT(name, ...) [SIM_OP_##name] = true,
+#define SIM_FWD1_LABEL(name, ...) [SIM_OP_##name] = &&op_##name##_F1,
+#define SIM_FWD2_LABEL(name, ...) [SIM_OP_##name] = &&op_##name##_F2,
+    static const sim_handlers handlers = {
+        .run = {SIM_OPS(SIM_OP_LABEL)},
+        .fwd1 = {SIM_ALU1(SIM_FWD1_LABEL) SIM_ALU2(SIM_FWD1_LABEL) SIM_BRANCHES(SIM_FWD1_LABEL)
+                     SIM_LOADS(SIM_FWD1_LABEL) SIM_STORES(SIM_FWD1_LABEL)},
+        .fwd2 = {SIM_ALU2(SIM_FWD2_LABEL) SIM_BRANCHES(SIM_FWD2_LABEL)
+                     SIM_STORES(SIM_FWD2_LABEL)},
+        .forwards = {SIM_ALU1(SIM_FWD_OUT) SIM_ALU2(SIM_FWD_OUT) SIM_LOADS(SIM_FWD_OUT)
+                         SIM_FWD_OUT(LUI) SIM_FWD_OUT(AUIPC)},
+    };
 #undef SIM_OP_LABEL
+#undef SIM_FWD_OUT
+#undef SIM_FWD1_LABEL
+#undef SIM_FWD2_LABEL
 
     if (h->state != SIM_HART_RUNNING || !h->icache)
         return h->state;
@@ -258,6 +335,16 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     /* Nothing watches or records accesses: the inline paths may serve
      * them (a probe that sets watches ends the run's use of them: rlen). */
     bool quiet = !h->nwatches && !h->commit && !h->trig_mem;
+
+    /* The forwarded value: the result of the instruction just run, when
+     * it is one whose handler leaves it here (sim_handlers.forwards).  An
+     * entry whose source is that instruction's rd (an `_F1`/`_F2` form)
+     * reads it from this host register instead of x[], which the last
+     * handler has only just stored: dependent chains stop waiting on the
+     * host's store-to-load forwarding.  Whatever starts running at an
+     * entry other than the handler before it (ENTER) loads it from
+     * x[d->fwd], so entering mid-block is right too. */
+    uint64_t fwd = 0;
 
     uint64_t cause = 0, tval = 0;
     uint64_t mem_addr = 0, mem_val = 0;
@@ -295,6 +382,13 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
 #define RS1 x[d->rs1]
 #define RS2 x[d->rs2]
 #define IMM ((uint64_t)(int64_t)d->imm)
+/* Run entry d, not reached from the one before: the forwarded value
+ * its form may read, from the register file. */
+#define ENTER()                                                                                \
+    do {                                                                                       \
+        fwd = x[d->fwd];                                                                       \
+        goto *d->run;                                                                          \
+    } while (0)
 #define NEXT                                                                                   \
     do {                                                                                       \
         d++;                                                                                   \
@@ -325,13 +419,14 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
 #define REFILL(r)                                                                              \
     (rbase = (r)->base, rlen = (r)->size >= 8 && quiet ? (r)->size - 7 : 0, rhost = (r)->host, \
      rlat = (r)->latency, h->ram_hint = (unsigned)((r) - m->ram))
-#define LOAD(n, type, conv)                                                                    \
+#define LOAD(n, type, conv, base)                                                              \
     {                                                                                          \
-        uint64_t a = RS1 + IMM, o = a - rbase;                                                 \
+        uint64_t a = (base) + IMM, o = a - rbase;                                                 \
         if (LIKELY(o < rlen) && LIKELY(!(a & ((n) - 1)))) {                                    \
             type t;                                                                            \
             memcpy(&t, rhost + o, n);                                                          \
-            RD = conv;                                                                         \
+            fwd = conv;                                                                        \
+            RD = fwd;                                                                          \
             x[0] = 0;                                                                          \
             cycle += rlat;                                                                     \
             mcycles += rlat;                                                                   \
@@ -341,10 +436,10 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         mem_size = n;                                                                          \
         goto load_slow;                                                                        \
     }
-#define STORE(n, type)                                                                         \
+#define STORE(n, type, base, v)                                                                \
     {                                                                                          \
-        uint64_t a = RS1 + IMM, o = a - rbase;                                                 \
-        type t = (type)RS2;                                                                    \
+        uint64_t a = (base) + IMM, o = a - rbase;                                                 \
+        type t = (type)(v);                                                                    \
         if (LIKELY(o < rlen) && LIKELY(!(a & ((n) - 1)))) {                                    \
             memcpy(rhost + o, &t, n);                                                          \
             cycle += rlat;                                                                     \
@@ -409,7 +504,7 @@ dispatch: {
     sim_insn *e = map[off >> 1];
     if (UNLIKELY(e == NULL)) {
         uint64_t gen = ic->gen;
-        e = sim_block_entry(h, pc, run);
+        e = sim_block_entry(h, pc, &handlers);
         if (gen != ic->gen) /* a flush: the entry that asked is gone */
             link = NULL;
     }
@@ -427,7 +522,7 @@ enter:
         goto step;
     }
     instret += d->n_rest;
-    goto *d->run;
+    ENTER();
 
 step:
     /* d's block does not fit before the limit: run the part of it whose
@@ -459,7 +554,7 @@ step:
         stop = limit + own + e->cost_rest;
         cycle += d->cost_rest;
         instret += d->n_rest;
-        goto *d->run;
+        ENTER();
     }
 
 op_CUT:
@@ -527,8 +622,58 @@ op_FETCH_FAULT:
     goto trap;
 op_NOP: NEXT;
 
-op_LUI: RD = IMM; NEXT;
-op_AUIPC: RD = d->pc + IMM; NEXT;
+op_LUI: fwd = IMM; RD = fwd; NEXT;
+op_AUIPC: fwd = d->pc + IMM; RD = fwd; NEXT;
+    /* The operations of hart_internal.h's tables, each in its plain form
+     * and in its forms reading the forwarded value. */
+#define ALU1_FORM(label, a, expr)                                                              \
+    label: {                                                                                   \
+        const uint64_t s1 = (a);                                                               \
+        fwd = (expr);                                                                          \
+        RD = fwd;                                                                              \
+        NEXT;                                                                                  \
+    }
+#define ALU1_HANDLERS(name, expr)                                                              \
+    ALU1_FORM(op_##name, RS1, expr) ALU1_FORM(op_##name##_F1, fwd, expr)
+#define ALU2_FORM(label, a, b, expr)                                                           \
+    label: {                                                                                   \
+        const uint64_t s1 = (a), s2 = (b);                                                     \
+        fwd = (expr);                                                                          \
+        RD = fwd;                                                                              \
+        NEXT;                                                                                  \
+    }
+#define ALU2_HANDLERS(name, expr)                                                              \
+    ALU2_FORM(op_##name, RS1, RS2, expr)                                                       \
+    ALU2_FORM(op_##name##_F1, fwd, RS2, expr) ALU2_FORM(op_##name##_F2, RS1, fwd, expr)
+#define BRANCH_FORM(label, a, b, cond)                                                         \
+    label: {                                                                                   \
+        const uint64_t s1 = (a), s2 = (b);                                                     \
+        BRANCH(cond);                                                                          \
+    }
+#define BRANCH_HANDLERS(name, cond)                                                            \
+    BRANCH_FORM(op_##name, RS1, RS2, cond)                                                     \
+    BRANCH_FORM(op_##name##_F1, fwd, RS2, cond) BRANCH_FORM(op_##name##_F2, RS1, fwd, cond)
+#define LOAD_HANDLERS(name, n, type, conv)                                                     \
+    op_##name: LOAD(n, type, conv, RS1)                                                        \
+    op_##name##_F1: LOAD(n, type, conv, fwd)
+#define STORE_HANDLERS(name, n, type)                                                          \
+    op_##name: STORE(n, type, RS1, RS2)                                                        \
+    op_##name##_F1: STORE(n, type, fwd, RS2)                                                   \
+    op_##name##_F2: STORE(n, type, RS1, fwd)
+    SIM_ALU1(ALU1_HANDLERS)
+    SIM_ALU2(ALU2_HANDLERS)
+    SIM_BRANCHES(BRANCH_HANDLERS)
+    SIM_LOADS(LOAD_HANDLERS)
+    SIM_STORES(STORE_HANDLERS)
+#undef ALU1_FORM
+#undef ALU1_HANDLERS
+#undef ALU2_FORM
+#undef ALU2_HANDLERS
+#undef BRANCH_FORM
+#undef BRANCH_HANDLERS
+#undef LOAD_HANDLERS
+#undef STORE_HANDLERS
+
 op_JAL:
     x[d->rd] = d->pc + d->len;
     x[0] = 0;
@@ -548,69 +693,11 @@ op_JALR: {
     link = &((sim_insn *)d)->taken;
     goto dispatch;
 }
-op_BEQ: BRANCH(RS1 == RS2);
-op_BNE: BRANCH(RS1 != RS2);
-op_BLT: BRANCH((int64_t)RS1 < (int64_t)RS2);
-op_BGE: BRANCH((int64_t)RS1 >= (int64_t)RS2);
-op_BLTU: BRANCH(RS1 < RS2);
-op_BGEU: BRANCH(RS1 >= RS2);
 
-op_LB: LOAD(1, int8_t, (uint64_t)(int64_t)t)
-op_LH: LOAD(2, int16_t, (uint64_t)(int64_t)t)
-op_LW: LOAD(4, int32_t, (uint64_t)(int64_t)t)
-op_LD: LOAD(8, uint64_t, t)
-op_LBU: LOAD(1, uint8_t, t)
-op_LHU: LOAD(2, uint16_t, t)
-op_LWU: LOAD(4, uint32_t, t)
-op_SB: STORE(1, uint8_t)
-op_SH: STORE(2, uint16_t)
-op_SW: STORE(4, uint32_t)
-op_SD: STORE(8, uint64_t)
 
-op_ADDI: RD = RS1 + IMM; NEXT;
-op_SLTI: RD = (int64_t)RS1 < (int64_t)IMM; NEXT;
-op_SLTIU: RD = RS1 < IMM; NEXT;
-op_XORI: RD = RS1 ^ IMM; NEXT;
-op_ORI: RD = RS1 | IMM; NEXT;
-op_ANDI: RD = RS1 & IMM; NEXT;
-op_SLLI: RD = RS1 << d->imm; NEXT;
-op_SRLI: RD = RS1 >> d->imm; NEXT;
-op_SRAI: RD = (uint64_t)((int64_t)RS1 >> d->imm); NEXT;
-op_ADDIW: RD = sext32(RS1 + IMM); NEXT;
-op_SLLIW: RD = sext32((uint32_t)RS1 << d->imm); NEXT;
-op_SRLIW: RD = sext32((uint32_t)RS1 >> d->imm); NEXT;
-op_SRAIW: RD = (uint64_t)(int64_t)((int32_t)RS1 >> d->imm); NEXT;
 
-op_ADD: RD = RS1 + RS2; NEXT;
-op_SUB: RD = RS1 - RS2; NEXT;
-op_SLL: RD = RS1 << (RS2 & 63); NEXT;
-op_SLT: RD = (int64_t)RS1 < (int64_t)RS2; NEXT;
-op_SLTU: RD = RS1 < RS2; NEXT;
-op_XOR: RD = RS1 ^ RS2; NEXT;
-op_SRL: RD = RS1 >> (RS2 & 63); NEXT;
-op_SRA: RD = (uint64_t)((int64_t)RS1 >> (RS2 & 63)); NEXT;
-op_OR: RD = RS1 | RS2; NEXT;
-op_AND: RD = RS1 & RS2; NEXT;
-op_ADDW: RD = sext32(RS1 + RS2); NEXT;
-op_SUBW: RD = sext32(RS1 - RS2); NEXT;
-op_SLLW: RD = sext32((uint32_t)RS1 << (RS2 & 31)); NEXT;
-op_SRLW: RD = sext32((uint32_t)RS1 >> (RS2 & 31)); NEXT;
-op_SRAW: RD = (uint64_t)(int64_t)((int32_t)RS1 >> (RS2 & 31)); NEXT;
 
 /* M: the extra cycles are in the entry's static cost (hart_block.c). */
-op_MUL: RD = RS1 * RS2; NEXT;
-op_MULH: RD = (uint64_t)(((__int128)(int64_t)RS1 * (__int128)(int64_t)RS2) >> 64); NEXT;
-op_MULHSU: RD = (uint64_t)(((__int128)(int64_t)RS1 * (__int128)RS2) >> 64); NEXT;
-op_MULHU: RD = (uint64_t)(((unsigned __int128)RS1 * RS2) >> 64); NEXT;
-op_MULW: RD = sext32((uint32_t)RS1 * (uint32_t)RS2); NEXT;
-op_DIV: RD = div_s(RS1, RS2); NEXT;
-op_DIVU: RD = RS2 ? RS1 / RS2 : UINT64_MAX; NEXT;
-op_REM: RD = rem_s(RS1, RS2); NEXT;
-op_REMU: RD = RS2 ? RS1 % RS2 : RS1; NEXT;
-op_DIVW: RD = divw_s(RS1, RS2); NEXT;
-op_DIVUW: RD = (uint32_t)RS2 ? sext32((uint32_t)RS1 / (uint32_t)RS2) : UINT64_MAX; NEXT;
-op_REMW: RD = remw_s(RS1, RS2); NEXT;
-op_REMUW: RD = sext32((uint32_t)RS2 ? (uint32_t)RS1 % (uint32_t)RS2 : (uint32_t)RS1); NEXT;
 
 /* Slow paths that may trap or stop the hart: atomics and FP loads and
  * stores. */
@@ -643,39 +730,7 @@ fp_mem_slow: {
     NEXT_CHECKED;
 }
 
-op_SH1ADD: RD = (RS1 << 1) + RS2; NEXT;
-op_SH2ADD: RD = (RS1 << 2) + RS2; NEXT;
-op_SH3ADD: RD = (RS1 << 3) + RS2; NEXT;
-op_ADD_UW: RD = (uint64_t)(uint32_t)RS1 + RS2; NEXT;
-op_SH1ADD_UW: RD = ((uint64_t)(uint32_t)RS1 << 1) + RS2; NEXT;
-op_SH2ADD_UW: RD = ((uint64_t)(uint32_t)RS1 << 2) + RS2; NEXT;
-op_SH3ADD_UW: RD = ((uint64_t)(uint32_t)RS1 << 3) + RS2; NEXT;
-op_SLLI_UW: RD = (uint64_t)(uint32_t)RS1 << d->imm; NEXT;
 
-op_ANDN: RD = RS1 & ~RS2; NEXT;
-op_ORN: RD = RS1 | ~RS2; NEXT;
-op_XNOR: RD = ~(RS1 ^ RS2); NEXT;
-op_CLZ: RD = RS1 ? (uint64_t)__builtin_clzll(RS1) : 64; NEXT;
-op_CTZ: RD = RS1 ? (uint64_t)__builtin_ctzll(RS1) : 64; NEXT;
-op_CPOP: RD = (uint64_t)__builtin_popcountll(RS1); NEXT;
-op_CLZW: RD = (uint32_t)RS1 ? (uint64_t)__builtin_clz((uint32_t)RS1) : 32; NEXT;
-op_CTZW: RD = (uint32_t)RS1 ? (uint64_t)__builtin_ctz((uint32_t)RS1) : 32; NEXT;
-op_CPOPW: RD = (uint64_t)__builtin_popcount((uint32_t)RS1); NEXT;
-op_MAX: RD = (int64_t)RS1 > (int64_t)RS2 ? RS1 : RS2; NEXT;
-op_MAXU: RD = RS1 > RS2 ? RS1 : RS2; NEXT;
-op_MIN: RD = (int64_t)RS1 < (int64_t)RS2 ? RS1 : RS2; NEXT;
-op_MINU: RD = RS1 < RS2 ? RS1 : RS2; NEXT;
-op_SEXT_B: RD = (uint64_t)(int64_t)(int8_t)RS1; NEXT;
-op_SEXT_H: RD = (uint64_t)(int64_t)(int16_t)RS1; NEXT;
-op_ZEXT_H: RD = (uint16_t)RS1; NEXT;
-op_ROL: RD = rol64(RS1, (unsigned)RS2); NEXT;
-op_ROR: RD = ror64(RS1, (unsigned)RS2); NEXT;
-op_RORI: RD = ror64(RS1, (unsigned)d->imm); NEXT;
-op_ROLW: RD = sext32(rol32((uint32_t)RS1, (unsigned)RS2)); NEXT;
-op_RORW: RD = sext32(ror32((uint32_t)RS1, (unsigned)RS2)); NEXT;
-op_RORIW: RD = sext32(ror32((uint32_t)RS1, (unsigned)d->imm)); NEXT;
-op_ORC_B: RD = orc_b(RS1); NEXT;
-op_REV8: RD = __builtin_bswap64(RS1); NEXT;
 
 op_FENCE_I:
     pc = d->pc + d->len; /* read before the flush frees d */
@@ -769,6 +824,7 @@ load_slow: {
             mcycles += m->cached.latency;
             x[d->rd] = load_extend(d->op, sim_mem_get(line, mem_size));
             x[0] = 0;
+            fwd = x[d->rd];
             NEXT_CHECKED;
         }
     }
@@ -788,6 +844,7 @@ load_slow: {
     }
     x[d->rd] = load_extend(d->op, raw);
     x[0] = 0;
+    fwd = x[d->rd];
     if (h->state != SIM_HART_RUNNING)
         goto halted_after;
     NEXT_CHECKED;
@@ -863,6 +920,7 @@ out:
 #undef RS1
 #undef RS2
 #undef IMM
+#undef ENTER
 #undef NEXT
 #undef NEXT_CHECKED
 #undef CHAIN

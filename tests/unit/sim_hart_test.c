@@ -1095,6 +1095,64 @@ static void probes_and_watches_stop(void **state)
     rig_free(ref);
 }
 
+/* The forwarded value (sim_hart.c): an entry whose source is the rd of
+ * the instruction before it reads that result from a host register.
+ * Every form kind here — an ALU op with one source and with two, a
+ * branch, a load's base, a store's base and value, a load that went the
+ * slow path (the device, and the data RAM's first access) — must give
+ * the register file's answer; and entering a block at such an entry (a
+ * jump to 2: after its block was decoded from 1:) must take the value
+ * from x[], not whatever the last handler left.  The same program run in
+ * small quanta (blocks cut at every place) ends the same. */
+static const char forward_program[] =
+    "li s2, 0x10000000; li s3, 0; li a1, 10; la s4, 2f\n"
+    "1: addi a1, a1, 1\n"
+    "2: add a2, a1, a1; sub a3, a2, a1; slli a4, a3, 3; sd a4, 0(s10)\n"
+    "addi t0, s10, 8; sd a3, 0(t0); addi t1, a3, 0; sd t1, 16(s10)\n"
+    "addi t2, s10, 16; ld a5, 0(t2); lw a6, 0(s2); addi a7, a6, 1\n"
+    "ld t3, 0(s11); xor t4, a7, t3; beq t4, a7, 3f; li a0, -1\n"
+    "3: bnez s3, 4f; li s3, 1; li a1, 1000; li t5, 7; j 2b\n"
+    "4: wfi";
+
+static void forward_check(const sim_hart *h)
+{
+    assert_int_equal(h->x[A2], 2000); /* 2: entered mid-block, a1 from x[] */
+    assert_int_equal(h->x[13], 1000);    /* a3 = a2 - a1 */
+    assert_int_equal(h->x[14], 8000);    /* a4 = a3 << 3 */
+    assert_int_equal(h->x[15], 1000);    /* a5: stored through a forwarded base */
+    assert_int_equal(h->x[16], 0x55);    /* a6: the device's word */
+    assert_int_equal(h->x[17], 0x56);    /* a7 = a6 + 1, after the slow path */
+    assert_int_equal(h->x[A0], 0);       /* the branch on t4 (t3 is 0) was taken */
+}
+
+static void forwarded_values(void **state)
+{
+    (void)state;
+    rig *r = rig_new(forward_program);
+    r->dev[0] = 0x55;
+    run_hart(&r->h);
+    assert_false(r->h.trapped);
+    forward_check(&r->h);
+    uint64_t at = r->h.x[20]; /* s4: the pc of 2: */
+    const sim_insn *e = r->h.icache->map[(at - CODE_BASE) / 2];
+    assert_non_null(e);
+    assert_int_equal(e->fwd, A1); /* its form reads a1 forwarded */
+
+    static const unsigned quanta[] = {1, 2, 3, 5, 7};
+    for (size_t q = 0; q < sizeof quanta / sizeof quanta[0]; q++) {
+        rig *c = rig_new(forward_program);
+        c->dev[0] = 0x55;
+        while (sim_hart_run(&c->h, c->h.cycle + quanta[q]) == SIM_HART_RUNNING)
+            ;
+        forward_check(&c->h);
+        assert_int_equal(c->h.cycle, r->h.cycle);
+        assert_int_equal(c->h.instret, r->h.instret);
+        assert_memory_equal(c->h.x, r->h.x, sizeof c->h.x);
+        rig_free(c);
+    }
+    rig_free(r);
+}
+
 /* The harts of one memory share decoded code, and fence.i on one of them
  * makes new code the one every hart runs. */
 static void harts_share_decoded_code(void **state)
@@ -1344,6 +1402,7 @@ int main(void)
         cmocka_unit_test(wfi_waits),
         cmocka_unit_test(runs_in_quanta),
         cmocka_unit_test(stops_exactly_at_limits),
+        cmocka_unit_test(forwarded_values),
         cmocka_unit_test(harts_share_decoded_code),
         cmocka_unit_test(probes_see_every_arrival),
         cmocka_unit_test(probes_may_change_registers),
