@@ -141,21 +141,50 @@ static void put_check(sim_insn *d, unsigned op, uint64_t pc, const sim_handlers 
     d->pc = pc;
 }
 
-/* d's handler: a form reading the forwarded value when its source is
- * what `prev`, the entry before it in the block, leaves there (its rd,
- * not x0: x0 is not what a handler forwards), else the plain one. */
-static void pick_form(sim_insn *d, const sim_insn *prev, const sim_handlers *hs)
+/* Which registers' results the forwarded values f0 and f1 hold at a
+ * point of a block (sim_hart.c), as far as the block's own entries say:
+ * none at its head. */
+typedef struct fwd_state {
+    uint8_t reg[2];
+    bool valid[2];
+} fwd_state;
+
+/* Where register r's value comes from at that point: 0 x[], 1 f0, 2 f1. */
+static unsigned source_of(const fwd_state *fs, unsigned r)
 {
-    d->run = hs->run[d->op];
-    d->fwd = 0;
-    if (!prev || !hs->forwards[prev->op] || prev->rd == 0)
-        return;
-    if (hs->fwd1[d->op] && d->rs1 == prev->rd) {
-        d->run = hs->fwd1[d->op];
-        d->fwd = prev->rd;
-    } else if (hs->fwd2[d->op] && d->rs2 == prev->rd) {
-        d->run = hs->fwd2[d->op];
-        d->fwd = prev->rd;
+    if (r == 0)
+        return 0;
+    for (unsigned i = 0; i < 2; i++)
+        if (fs->valid[i] && fs->reg[i] == r)
+            return i + 1;
+    return 0;
+}
+
+/* d's handler: the form reading each source from where *fs has it; then
+ * *fs as d leaves it.  A forwarding instruction moves f0 to f1 and puts
+ * its rd in f0 (x0 is nothing to forward); any other that names an rd
+ * may write it (a CSR, an atomic, an FP or vector op's x register), and a
+ * slot still holding that register's old value is no longer its value. */
+static void pick_form(sim_insn *d, fwd_state *fs, const sim_handlers *hs)
+{
+    unsigned op = d->op;
+    for (unsigned i = 0; i < 2; i++)
+        d->fwd[i] = fs->valid[i] ? fs->reg[i] : 0;
+    if (hs->form2[op][0][0])
+        d->run = hs->form2[op][source_of(fs, d->rs1)][source_of(fs, d->rs2)];
+    else if (hs->form1[op][0])
+        d->run = hs->form1[op][source_of(fs, d->rs1)];
+    else
+        d->run = hs->run[op];
+    if (hs->forwards[op]) {
+        fs->reg[1] = fs->reg[0];
+        fs->valid[1] = fs->valid[0] && fs->reg[0] != d->rd;
+        fs->reg[0] = d->rd;
+        fs->valid[0] = d->rd != 0;
+    } else {
+        for (unsigned i = 0; i < 2; i++)
+            if (fs->reg[i] == d->rd)
+                fs->valid[i] = false;
     }
 }
 
@@ -179,10 +208,11 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs)
         put_check(&head[n++], SIM_OP_PROBE, pc, hs);
     if (triggered(ic, pc))
         put_check(&head[n++], SIM_OP_TRIGGER, pc, hs);
+    fwd_state fs = {{0, 0}, {false, false}};
     for (;;) {
         sim_insn *d = &head[n++];
         sim_decode_at(h, at, d);
-        pick_form(d, n > 1 ? d - 1 : NULL, hs);
+        pick_form(d, &fs, hs);
         at += d->len;
         if (ends_block(d->op) || n >= SIM_BLOCK_MAX || at - ic->base >= ic->size ||
             probed(ic, at) || triggered(ic, at))

@@ -133,24 +133,25 @@ typedef struct sim_insn {
     uint8_t rd, rs1, rs2;
     uint8_t len; /* 2 or 4 */
     uint8_t aux; /* op-specific: AMO funct5, CSR funct3 */
-    /* The register whose value the entry's form reads from the forwarded
-     * value (sim_handlers): the one the entry before it wrote; 0 for the
-     * plain form (x0, so loading it is harmless). */
-    uint8_t fwd;
-    uint8_t pad;
+    /* The registers whose results the forwarded values f0 and f1 hold
+     * when this entry starts (sim_handlers): what entering the block here
+     * loads into them; 0 (x0) where the block holds none. */
+    uint8_t fwd[2];
 } sim_insn;
 
 /* The hot loop's handlers, as sim_hart_run gives them to the block
- * builder: each op's plain form, and for the ops that have them the forms
- * that take rs1 (fwd1) or rs2 (fwd2) from the forwarded value, a host
- * register holding the result of the instruction just run when that one
- * `forwards` it.  The builder picks a form for an entry whose source is
- * the rd (not x0) of the entry before it in the block, when that one
- * forwards (hart_block.c); sim_hart.c says why. */
+ * builder: each op's plain form (`run`); for the ops that have them, the
+ * forms that read a source from the forwarded values instead of the
+ * register file — f0, the result of the instruction just run, or f1, the
+ * one before it, when those instructions `forward` — indexed by where
+ * each source comes from (0 x[], 1 f0, 2 f1): form1[op][rs1's] for one
+ * source, form2[op][rs1's][rs2's] for two.  The builder tracks which
+ * registers f0 and f1 hold along a block (hart_block.c); sim_hart.c says
+ * why. */
 typedef struct sim_handlers {
     const void *run[SIM_OP_COUNT];
-    const void *fwd1[SIM_OP_COUNT];
-    const void *fwd2[SIM_OP_COUNT];
+    const void *form1[SIM_OP_COUNT][3];
+    const void *form2[SIM_OP_COUNT][3][3];
     bool forwards[SIM_OP_COUNT];
 } sim_handlers;
 

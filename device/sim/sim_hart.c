@@ -289,21 +289,22 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
 {
 #define SIM_OP_LABEL(name) [SIM_OP_##name] = &&op_##name,
 #define SIM_FWD_OUT(name, ...) [SIM_OP_##name] = true,
-#define SIM_FWD1_LABEL(name, ...) [SIM_OP_##name] = &&op_##name##_F1,
-#define SIM_FWD2_LABEL(name, ...) [SIM_OP_##name] = &&op_##name##_F2,
+#define SIM_FORMS1(name, ...) [SIM_OP_##name] = {&&op_##name, &&op_##name##_0, &&op_##name##_1},
+#define SIM_FORMS2(name, ...)                                                                  \
+    [SIM_OP_##name] = {{&&op_##name, &&op_##name##_R0, &&op_##name##_R1},                    \
+                       {&&op_##name##_0R, &&op_##name##_00, &&op_##name##_01},                \
+                       {&&op_##name##_1R, &&op_##name##_10, &&op_##name##_11}},
     static const sim_handlers handlers = {
         .run = {SIM_OPS(SIM_OP_LABEL)},
-        .fwd1 = {SIM_ALU1(SIM_FWD1_LABEL) SIM_ALU2(SIM_FWD1_LABEL) SIM_BRANCHES(SIM_FWD1_LABEL)
-                     SIM_LOADS(SIM_FWD1_LABEL) SIM_STORES(SIM_FWD1_LABEL)},
-        .fwd2 = {SIM_ALU2(SIM_FWD2_LABEL) SIM_BRANCHES(SIM_FWD2_LABEL)
-                     SIM_STORES(SIM_FWD2_LABEL)},
+        .form1 = {SIM_ALU1(SIM_FORMS1) SIM_LOADS(SIM_FORMS1)},
+        .form2 = {SIM_ALU2(SIM_FORMS2) SIM_BRANCHES(SIM_FORMS2) SIM_STORES(SIM_FORMS2)},
         .forwards = {SIM_ALU1(SIM_FWD_OUT) SIM_ALU2(SIM_FWD_OUT) SIM_LOADS(SIM_FWD_OUT)
                          SIM_FWD_OUT(LUI) SIM_FWD_OUT(AUIPC)},
     };
 #undef SIM_OP_LABEL
 #undef SIM_FWD_OUT
-#undef SIM_FWD1_LABEL
-#undef SIM_FWD2_LABEL
+#undef SIM_FORMS1
+#undef SIM_FORMS2
 
     if (h->state != SIM_HART_RUNNING || !h->icache)
         return h->state;
@@ -336,15 +337,17 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
      * them (a probe that sets watches ends the run's use of them: rlen). */
     bool quiet = !h->nwatches && !h->commit && !h->trig_mem;
 
-    /* The forwarded value: the result of the instruction just run, when
-     * it is one whose handler leaves it here (sim_handlers.forwards).  An
-     * entry whose source is that instruction's rd (an `_F1`/`_F2` form)
-     * reads it from this host register instead of x[], which the last
-     * handler has only just stored: dependent chains stop waiting on the
+    /* The forwarded values: f0 the result of the instruction just run,
+     * f1 the one before it, as the handlers of the instructions that
+     * forward (sim_handlers.forwards) leave them.  An entry whose source
+     * is one of those results (a form of hart_internal.h's tables) reads
+     * it from this host register instead of x[], which the handler that
+     * wrote it has only just stored: dependent chains stop waiting on the
      * host's store-to-load forwarding.  Whatever starts running at an
-     * entry other than the handler before it (ENTER) loads it from
-     * x[d->fwd], so entering mid-block is right too. */
-    uint64_t fwd = 0;
+     * entry other than the handler before it (ENTER) loads both from x[],
+     * for the registers the entry's block holds in them there
+     * (d->fwd), so entering mid-block is right too. */
+    uint64_t f0 = 0, f1 = 0;
 
     uint64_t cause = 0, tval = 0;
     uint64_t mem_addr = 0, mem_val = 0;
@@ -382,11 +385,21 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
 #define RS1 x[d->rs1]
 #define RS2 x[d->rs2]
 #define IMM ((uint64_t)(int64_t)d->imm)
+/* The result of a forwarding instruction: into x[rd] and f0, f0's last
+ * into f1. */
+#define FORWARD(v)                                                                             \
+    do {                                                                                       \
+        const uint64_t r_ = (v);                                                               \
+        f1 = f0;                                                                               \
+        f0 = r_;                                                                               \
+        RD = r_;                                                                               \
+    } while (0)
 /* Run entry d, not reached from the one before: the forwarded value
  * its form may read, from the register file. */
 #define ENTER()                                                                                \
     do {                                                                                       \
-        fwd = x[d->fwd];                                                                       \
+        f0 = x[d->fwd[0]];                                                                     \
+        f1 = x[d->fwd[1]];                                                                     \
         goto *d->run;                                                                          \
     } while (0)
 #define NEXT                                                                                   \
@@ -425,8 +438,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         if (LIKELY(o < rlen) && LIKELY(!(a & ((n) - 1)))) {                                    \
             type t;                                                                            \
             memcpy(&t, rhost + o, n);                                                          \
-            fwd = conv;                                                                        \
-            RD = fwd;                                                                          \
+            FORWARD(conv);                                                                     \
             x[0] = 0;                                                                          \
             cycle += rlat;                                                                     \
             mcycles += rlat;                                                                   \
@@ -622,44 +634,46 @@ op_FETCH_FAULT:
     goto trap;
 op_NOP: NEXT;
 
-op_LUI: fwd = IMM; RD = fwd; NEXT;
-op_AUIPC: fwd = d->pc + IMM; RD = fwd; NEXT;
-    /* The operations of hart_internal.h's tables, each in its plain form
-     * and in its forms reading the forwarded value. */
+op_LUI: FORWARD(IMM); NEXT;
+op_AUIPC: FORWARD(d->pc + IMM); NEXT;
+    /* The operations of the tables above, each in its plain form and in
+     * its forms reading a source from f0 (`0`) or f1 (`1`) instead of the
+     * register file (`R`): op_ADD_R0 reads rs1 from x[] and rs2 from f0. */
 #define ALU1_FORM(label, a, expr)                                                              \
     label: {                                                                                   \
         const uint64_t s1 = (a);                                                               \
-        fwd = (expr);                                                                          \
-        RD = fwd;                                                                              \
+        FORWARD(expr);                                                                         \
         NEXT;                                                                                  \
     }
 #define ALU1_HANDLERS(name, expr)                                                              \
-    ALU1_FORM(op_##name, RS1, expr) ALU1_FORM(op_##name##_F1, fwd, expr)
+    ALU1_FORM(op_##name, RS1, expr)                                                            \
+    ALU1_FORM(op_##name##_0, f0, expr) ALU1_FORM(op_##name##_1, f1, expr)
+/* The nine forms of a two-source operation: FORM(label, s1, s2, ...). */
+#define FORMS2(FORM, name, ...)                                                                \
+    FORM(op_##name, RS1, RS2, __VA_ARGS__)                                                     \
+    FORM(op_##name##_R0, RS1, f0, __VA_ARGS__) FORM(op_##name##_R1, RS1, f1, __VA_ARGS__)     \
+    FORM(op_##name##_0R, f0, RS2, __VA_ARGS__) FORM(op_##name##_00, f0, f0, __VA_ARGS__)      \
+    FORM(op_##name##_01, f0, f1, __VA_ARGS__) FORM(op_##name##_1R, f1, RS2, __VA_ARGS__)      \
+    FORM(op_##name##_10, f1, f0, __VA_ARGS__) FORM(op_##name##_11, f1, f1, __VA_ARGS__)
 #define ALU2_FORM(label, a, b, expr)                                                           \
     label: {                                                                                   \
         const uint64_t s1 = (a), s2 = (b);                                                     \
-        fwd = (expr);                                                                          \
-        RD = fwd;                                                                              \
+        FORWARD(expr);                                                                         \
         NEXT;                                                                                  \
     }
-#define ALU2_HANDLERS(name, expr)                                                              \
-    ALU2_FORM(op_##name, RS1, RS2, expr)                                                       \
-    ALU2_FORM(op_##name##_F1, fwd, RS2, expr) ALU2_FORM(op_##name##_F2, RS1, fwd, expr)
+#define ALU2_HANDLERS(name, expr) FORMS2(ALU2_FORM, name, expr)
 #define BRANCH_FORM(label, a, b, cond)                                                         \
     label: {                                                                                   \
         const uint64_t s1 = (a), s2 = (b);                                                     \
         BRANCH(cond);                                                                          \
     }
-#define BRANCH_HANDLERS(name, cond)                                                            \
-    BRANCH_FORM(op_##name, RS1, RS2, cond)                                                     \
-    BRANCH_FORM(op_##name##_F1, fwd, RS2, cond) BRANCH_FORM(op_##name##_F2, RS1, fwd, cond)
+#define BRANCH_HANDLERS(name, cond) FORMS2(BRANCH_FORM, name, cond)
 #define LOAD_HANDLERS(name, n, type, conv)                                                     \
     op_##name: LOAD(n, type, conv, RS1)                                                        \
-    op_##name##_F1: LOAD(n, type, conv, fwd)
-#define STORE_HANDLERS(name, n, type)                                                          \
-    op_##name: STORE(n, type, RS1, RS2)                                                        \
-    op_##name##_F1: STORE(n, type, fwd, RS2)                                                   \
-    op_##name##_F2: STORE(n, type, RS1, fwd)
+    op_##name##_0: LOAD(n, type, conv, f0)                                                     \
+    op_##name##_1: LOAD(n, type, conv, f1)
+#define STORE_FORM(label, a, b, n, type) label: STORE(n, type, a, b)
+#define STORE_HANDLERS(name, n, type) FORMS2(STORE_FORM, name, n, type)
     SIM_ALU1(ALU1_HANDLERS)
     SIM_ALU2(ALU2_HANDLERS)
     SIM_BRANCHES(BRANCH_HANDLERS)
@@ -672,7 +686,9 @@ op_AUIPC: fwd = d->pc + IMM; RD = fwd; NEXT;
 #undef BRANCH_FORM
 #undef BRANCH_HANDLERS
 #undef LOAD_HANDLERS
+#undef STORE_FORM
 #undef STORE_HANDLERS
+#undef FORMS2
 
 op_JAL:
     x[d->rd] = d->pc + d->len;
@@ -822,9 +838,8 @@ load_slow: {
         if (line) {
             cycle += m->cached.latency;
             mcycles += m->cached.latency;
-            x[d->rd] = load_extend(d->op, sim_mem_get(line, mem_size));
+            FORWARD(load_extend(d->op, sim_mem_get(line, mem_size)));
             x[0] = 0;
-            fwd = x[d->rd];
             NEXT_CHECKED;
         }
     }
@@ -842,9 +857,8 @@ load_slow: {
         tval = mem_addr;
         goto trap;
     }
-    x[d->rd] = load_extend(d->op, raw);
+    FORWARD(load_extend(d->op, raw));
     x[0] = 0;
-    fwd = x[d->rd];
     if (h->state != SIM_HART_RUNNING)
         goto halted_after;
     NEXT_CHECKED;

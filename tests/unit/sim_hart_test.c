@@ -1136,7 +1136,7 @@ static void forwarded_values(void **state)
     uint64_t at = r->h.x[20]; /* s4: the pc of 2: */
     const sim_insn *e = r->h.icache->map[(at - CODE_BASE) / 2];
     assert_non_null(e);
-    assert_int_equal(e->fwd, A1); /* its form reads a1 forwarded */
+    assert_int_equal(e->fwd[0], A1); /* entering it loads a1 into f0 */
 
     static const unsigned quanta[] = {1, 2, 3, 5, 7};
     for (size_t q = 0; q < sizeof quanta / sizeof quanta[0]; q++) {
