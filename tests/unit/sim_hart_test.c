@@ -1,15 +1,13 @@
 /* Tests for the hart (device/sim/hart*.c, rvc.c): programs assembled at
- * test time with the project's RISC-V toolchain (riscv64-unknown-elf-as
- * and -ld; $RV_PREFIX overrides the prefix) run on a hart whose memory is
- * plain RAM: code at CODE_BASE, data at DATA_BASE, and a small device
- * behind the callbacks at DEV_BASE.  mtvec starts at a `wfi` stub, so a
- * trap ends a run as a program's final `wfi` does.
+ * test time (rv_assemble.h) run on hart_rig.h's bench, its device
+ * DEV_SIZE bytes with a timer.  mtvec starts at a `wfi` stub, so a trap
+ * ends a run as a program's final `wfi` does.
  *
  * Most checks are tables of snippets that leave a result in a0: all of a
  * table's snippets are assembled into one program that stores each a0 to
- * the next doubleword at DATA_BASE (s11 walks it), and the test compares
- * them in order.  Snippets may use any register but s10/s11; s10 points
- * at a scratch doubleword-aligned area (DATA_BASE + 0x800). */
+ * the next doubleword at RIG_DATA_BASE (s11 walks it), and the test
+ * compares them in order.  Snippets may use any register but s10/s11; s10
+ * points at a scratch doubleword-aligned area (SCRATCH). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,102 +19,31 @@
 #include <unistd.h>
 
 #include "hart_internal.h"
+#include "hart_rig.h"
 #include "rv_assemble.h"
 #include "sim_hart.h"
 #include "sim_mem.h"
 
-#define CODE_BASE 0x80000000ull
-#define CODE_SIZE 0x3000u
 #define TRAP_STUB 0x2000u /* offset of the wfi that mtvec points at */
-#define DATA_BASE 0x80100000ull
-#define DATA_SIZE 0x1000u
-#define SCRATCH (DATA_BASE + 0x800)
-#define DEV_BASE 0x10000000ull
-#define DEV_SIZE 64u
-#define DEV_LATENCY 7u
-#define DEV_MTIME (DEV_BASE + 48) /* mtime, as a load reads it */
-#define DATA_LATENCY 5u
+#define SCRATCH (RIG_DATA_BASE + 0x800)
+#define DEV_SIZE 64u /* the device here: a load at 64 faults */
 
 enum { RA = 1, SP = 2, T0 = 5, T1 = 6, A0 = 10, A1 = 11, A2 = 12, T5 = 30, T6 = 31 };
 
-typedef struct rig {
-    sim_mem mem;
-    sim_hart h;
-    uint8_t code[CODE_SIZE];
-    uint8_t data[DATA_SIZE];
-    uint8_t dev[DEV_SIZE];
-    unsigned dev_loads, dev_stores;
-    uint64_t mtime;
-} rig;
-
-/* The device: DEV_SIZE bytes of backing that cost DEV_LATENCY cycles an
- * access; anything else answers nothing. */
-static int dev_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size, uint64_t *value)
-{
-    rig *r = m->ctx;
-    if (addr < DEV_BASE || addr - DEV_BASE + size > DEV_SIZE)
-        return SIM_CAUSE_LOAD_ACCESS;
-    if (addr == DEV_MTIME && size == 8) { /* as sim_mem promises: nothing else */
-        *value = m->mtime(m, h);
-        h->cycle += DEV_LATENCY;
-        return 0;
-    }
-    uint64_t v = 0;
-    memcpy(&v, r->dev + (addr - DEV_BASE), size);
-    *value = v;
-    h->cycle += DEV_LATENCY;
-    r->dev_loads++;
-    return 0;
-}
-
-static int dev_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size, uint64_t value)
-{
-    rig *r = m->ctx;
-    if (addr < DEV_BASE || addr - DEV_BASE + size > DEV_SIZE)
-        return SIM_CAUSE_STORE_ACCESS;
-    memcpy(r->dev + (addr - DEV_BASE), &value, size);
-    h->cycle += DEV_LATENCY;
-    r->dev_stores++;
-    if (addr == DEV_BASE + 56) /* the halt register */
-        sim_hart_halt(h);
-    return 0;
-}
-
-static uint64_t dev_mtime(sim_mem *m, sim_hart *h)
-{
-    rig *r = m->ctx;
-    return r->mtime + h->cycle / 10;
-}
-
-/* Assembles `src` (after the harness's prologue) linked at CODE_BASE and
- * returns the bytes of .text; asserts on a toolchain failure. */
+/* Assembles `src` (after the harness's prologue) linked at RIG_CODE_BASE
+ * and returns the bytes of .text; asserts on a toolchain failure. */
 static size_t assemble(const char *src, uint8_t *out, size_t max)
 {
     char prologue[128];
     snprintf(prologue, sizeof prologue, "li s11, 0x%llx\nli s10, 0x%llx\n",
-             (unsigned long long)DATA_BASE, (unsigned long long)SCRATCH);
-    return rv_assemble(prologue, src, CODE_BASE, out, max);
-}
-
-static void rig_init_mem(rig *r)
-{
-    memset(&r->mem, 0, sizeof r->mem);
-    r->mem.ram[0] = (sim_ram){CODE_BASE, CODE_SIZE, r->code, 0};
-    r->mem.ram[1] = (sim_ram){DATA_BASE, DATA_SIZE, r->data, DATA_LATENCY};
-    r->mem.nram = 2;
-    r->mem.load = dev_load;
-    r->mem.store = dev_store;
-    r->mem.mtime = dev_mtime;
-    r->mem.mtime_addr = DEV_MTIME;
-    r->mem.mtime_latency = DEV_LATENCY;
-    r->mem.ctx = r;
-    r->mtime = 1000;
+             (unsigned long long)RIG_DATA_BASE, (unsigned long long)SCRATCH);
+    return rv_assemble(prologue, src, RIG_CODE_BASE, out, max);
 }
 
 static void hart_start(rig *r, sim_hart *h, uint32_t id, uint64_t pc)
 {
-    assert_int_equal(sim_hart_init(h, &r->mem, id, pc, CODE_BASE, CODE_SIZE), 0);
-    h->mtvec = CODE_BASE + TRAP_STUB;
+    assert_int_equal(sim_hart_init(h, &r->mem, id, pc, RIG_CODE_BASE, RIG_CODE_SIZE), 0);
+    h->mtvec = RIG_CODE_BASE + TRAP_STUB;
 }
 
 static rig *rig_new(const char *src)
@@ -127,8 +54,8 @@ static rig *rig_new(const char *src)
     assert_true(n > 0 && n < TRAP_STUB);
     uint32_t wfi = 0x10500073;
     memcpy(r->code + TRAP_STUB, &wfi, 4);
-    rig_init_mem(r);
-    hart_start(r, &r->h, 0, CODE_BASE);
+    rig_init_mem(r, DEV_SIZE, true);
+    hart_start(r, &r->h, 0, RIG_CODE_BASE);
     return r;
 }
 
@@ -148,7 +75,7 @@ static void run_hart(sim_hart *h)
 static uint64_t data64(const rig *r, uint64_t addr)
 {
     uint64_t v;
-    memcpy(&v, r->data + (addr - DATA_BASE), 8);
+    memcpy(&v, r->data + (addr - RIG_DATA_BASE), 8);
     return v;
 }
 
@@ -180,7 +107,7 @@ static void run_table(const snippet *t, size_t n)
     assert_false(r->h.trapped);
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t got = data64(r, DATA_BASE + 8 * i);
+        uint64_t got = data64(r, RIG_DATA_BASE + 8 * i);
         if (got != t[i].want) {
             print_message("snippet %zu `%s`: got 0x%llx, want 0x%llx\n", i, t[i].code,
                           (unsigned long long)got, (unsigned long long)t[i].want);
@@ -457,7 +384,7 @@ static void reservation_lost_to_other_writers(void **state)
                      ".org 0x1000\n"
                      "li s10, 0x80100800; li t0, 5; sd t0, 56(s10); wfi");
     sim_hart other;
-    hart_start(r, &other, 1, CODE_BASE + 0x1000);
+    hart_start(r, &other, 1, RIG_CODE_BASE + 0x1000);
     assert_int_equal(r->mem.nharts, 2);
     run_hart(&r->h);
     assert_true(r->h.reserved);
@@ -577,7 +504,7 @@ static void csr_rules(void **state)
 }
 
 /* The modeled time of a known sequence: csrr (1), ld from RAM of latency
- * DATA_LATENCY (1 + 5), mul (1 + 3), div (1 + 20), a device load (1 + 7). */
+ * RIG_DATA_LATENCY (1 + 5), mul (1 + 3), div (1 + 20), a device load (1 + 7). */
 static void modeled_time(void **state)
 {
     (void)state;
@@ -586,8 +513,8 @@ static void modeled_time(void **state)
                      "csrr a1, mcycle; csrr a3, minstret; wfi");
     run_hart(&r->h);
     assert_false(r->h.trapped);
-    uint64_t want = 1 + 1 + (1 + DATA_LATENCY) + (1 + SIM_COST_MUL) + (1 + SIM_COST_DIV) +
-                    (1 + DEV_LATENCY);
+    uint64_t want = 1 + 1 + (1 + RIG_DATA_LATENCY) + (1 + SIM_COST_MUL) + (1 + SIM_COST_DIV) +
+                    (1 + RIG_DEV_LATENCY);
     assert_int_equal(r->h.x[A1] - r->h.x[A0], want);
     assert_int_equal(r->h.x[A1 + 2] - r->h.x[A2], 6);
     assert_int_equal(r->dev_loads, 1);
@@ -663,7 +590,7 @@ static void traps(void **state)
         run_hart(&r->h);
         sim_hart *h = &r->h;
         uint64_t want_tval = 0;
-        uint64_t epc_off = h->x[T6] - CODE_BASE;
+        uint64_t epc_off = h->x[T6] - RIG_CODE_BASE;
         uint32_t bits = 0;
         memcpy(&bits, r->code + epc_off, 4);
         if ((bits & 3) != 3)
@@ -687,7 +614,7 @@ static void traps(void **state)
         assert_int_equal(h->trap_cause, t[i].cause);
         assert_int_equal(h->trap_epc, h->x[T6]);
         assert_int_equal(h->trap_tval, want_tval);
-        assert_int_equal(h->pc, CODE_BASE + TRAP_STUB + 4); /* ran the stub's wfi */
+        assert_int_equal(h->pc, RIG_CODE_BASE + TRAP_STUB + 4); /* ran the stub's wfi */
         rig_free(r);
     }
 }
@@ -714,20 +641,20 @@ static void fetch_outside_code(void **state)
     rig_free(r);
 
     r = rig_new("nop; wfi");
-    r->h.pc = CODE_BASE + 1; /* only an owner can do this */
+    r->h.pc = RIG_CODE_BASE + 1; /* only an owner can do this */
     run_hart(&r->h);
     assert_int_equal(r->h.mcause, SIM_CAUSE_FETCH_MISALIGNED);
-    assert_int_equal(r->h.mtval, CODE_BASE + 1);
+    assert_int_equal(r->h.mtval, RIG_CODE_BASE + 1);
     rig_free(r);
 
     r = rig_new("nop");
     uint32_t addi = 0x00100513; /* li a0, 1 */
-    memcpy(r->code + CODE_SIZE - 2, &addi, 2);
-    r->h.pc = CODE_BASE + CODE_SIZE - 2;
+    memcpy(r->code + RIG_CODE_SIZE - 2, &addi, 2);
+    r->h.pc = RIG_CODE_BASE + RIG_CODE_SIZE - 2;
     run_hart(&r->h);
     assert_int_equal(r->h.mcause, SIM_CAUSE_FETCH_ACCESS);
-    assert_int_equal(r->h.mepc, CODE_BASE + CODE_SIZE - 2);
-    assert_int_equal(r->h.mtval, CODE_BASE + CODE_SIZE);
+    assert_int_equal(r->h.mepc, RIG_CODE_BASE + RIG_CODE_SIZE - 2);
+    assert_int_equal(r->h.mtval, RIG_CODE_BASE + RIG_CODE_SIZE);
     rig_free(r);
 }
 
@@ -898,7 +825,7 @@ static void probes_see_every_arrival(void **state)
     uint64_t pcs[3] = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         uint32_t w;
-        uint64_t off = trace[i].pc - CODE_BASE;
+        uint64_t off = trace[i].pc - RIG_CODE_BASE;
         memcpy(&w, ref->code + off, 4);
         if ((w & 0xfe00707f) == 0x02004033 && !pcs[1]) /* div */
             pcs[1] = trace[i].pc;
@@ -959,7 +886,7 @@ static void probes_may_change_registers(void **state)
         uint32_t w;
         memcpy(&w, r->code + off, 4);
         if ((w & 0x7f) == 0x13 && ((w >> 7) & 31) == A1) {
-            at = CODE_BASE + off;
+            at = RIG_CODE_BASE + off;
             break;
         }
     }
@@ -1060,7 +987,7 @@ static void probes_and_watches_stop(void **state)
         uint32_t w;
         memcpy(&w, r->code + off, 4);
         if ((w & 0xfe00707f) == 0x02004033)
-            at = CODE_BASE + off;
+            at = RIG_CODE_BASE + off;
     }
     assert_true(at != 0);
     r->h.probe = stop_always;
@@ -1134,7 +1061,7 @@ static void forwarded_values(void **state)
     assert_false(r->h.trapped);
     forward_check(&r->h);
     uint64_t at = r->h.x[20]; /* s4: the pc of 2: */
-    const sim_insn *e = r->h.icache->map[(at - CODE_BASE) / 2];
+    const sim_insn *e = r->h.icache->map[(at - RIG_CODE_BASE) / 2];
     assert_non_null(e);
     assert_int_equal(e->fwd[0], A1); /* entering it loads a1 into f0 */
 
@@ -1160,7 +1087,7 @@ static void harts_share_decoded_code(void **state)
     (void)state;
     rig *r = rig_new("li a0, 1; wfi");
     sim_hart other;
-    hart_start(r, &other, 1, CODE_BASE);
+    hart_start(r, &other, 1, RIG_CODE_BASE);
     assert_ptr_equal(other.icache, r->h.icache);
     assert_int_equal(r->h.icache->users, 2);
     run_hart(&r->h);
@@ -1268,7 +1195,7 @@ static void init_limits(void **state)
  * A proven wait loop skipped ahead ends exactly where running it would:
  * the same pc, cycle, instret, memory cycles and registers, for limits
  * that cut it anywhere, entered mid-way. */
-#define IDLE_FLAG (DATA_BASE + 0x100)
+#define IDLE_FLAG (RIG_DATA_BASE + 0x100)
 
 /* kmx's shape (kmx/start.c's worker): a turn counter, the flag every
  * turn, and every 8th turn more loads (a deadline that has not come). */
@@ -1296,12 +1223,12 @@ static rig *idle_rig(const rig *t, uint64_t a5)
     rig *r = calloc(1, sizeof *r);
     assert_non_null(r);
     memcpy(r->code, t->code, sizeof r->code);
-    rig_init_mem(r);
-    hart_start(r, &r->h, 0, CODE_BASE);
+    rig_init_mem(r, DEV_SIZE, true);
+    hart_start(r, &r->h, 0, RIG_CODE_BASE);
     r->h.x[15] = a5;
     uint64_t deadline = 1000, now = 5;
-    memcpy(r->data + (IDLE_FLAG + 16 - DATA_BASE), &deadline, 8);
-    memcpy(r->data + (IDLE_FLAG + 24 - DATA_BASE), &now, 8);
+    memcpy(r->data + (IDLE_FLAG + 16 - RIG_DATA_BASE), &deadline, 8);
+    memcpy(r->data + (IDLE_FLAG + 24 - RIG_DATA_BASE), &now, 8);
     return r;
 }
 
@@ -1328,8 +1255,8 @@ static void idle_skip_is_exact(const char *src, uint64_t a5)
         assert_memory_equal(r->h.x, ref->h.x, sizeof r->h.x);
         /* and the same afterwards: the flag set, both leave the loop */
         uint32_t one = 1;
-        memcpy(r->data + (IDLE_FLAG - DATA_BASE), &one, 4);
-        memcpy(ref->data + (IDLE_FLAG - DATA_BASE), &one, 4);
+        memcpy(r->data + (IDLE_FLAG - RIG_DATA_BASE), &one, 4);
+        memcpy(ref->data + (IDLE_FLAG - RIG_DATA_BASE), &one, 4);
         run_hart(&r->h);
         run_hart(&ref->h);
         assert_int_equal(r->h.cycle, ref->h.cycle);

@@ -5,9 +5,8 @@
  * and a device halting the hart, watches seeing every element before any
  * access, another hart's reservation, the commit record, the state at
  * reset, and the decoder's reserved encodings.  Programs are assembled at
- * test time (riscv64-unknown-elf-as, -march=rv64gcv; $RV_PREFIX
- * overrides) and run on a hart with code at CODE_BASE, data (latency
- * DATA_LATENCY) at DATA_BASE and a device (DEV_LATENCY) at DEV_BASE. */
+ * test time (rv_assemble.h, -march with v) and run on hart_rig.h's bench,
+ * its device RIG_DEV_MAX bytes with no timer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hart_rig.h"
 #include "rv_assemble.h"
 #include "fpu_soft.h"
 #include "hart_internal.h"
@@ -27,110 +27,29 @@
 #include "sim_vec.h"
 #include "vec_internal.h"
 
-#define CODE_BASE 0x80000000ull
-#define CODE_SIZE 0x1000u
-#define DATA_BASE 0x80100000ull
-#define DATA_SIZE 0x1000u
-#define DEV_BASE 0x10000000ull
-#define DEV_SIZE 128u
-#define DEV_HALT (DEV_BASE + 56) /* a store there halts the hart */
-#define DEV_LATENCY 7u
-#define DATA_LATENCY 5u
-
-typedef struct rig {
-    sim_mem mem;
-    sim_hart h, other;
-    uint8_t code[CODE_SIZE];
-    uint8_t data[DATA_SIZE];
-    uint8_t dev[DEV_SIZE];
-    unsigned dev_loads, dev_stores, watch_calls;
-    /* The device's writes in order (store_bytes' one writes and the
-     * element stores): address and bytes. */
-    struct {
-        uint64_t addr, n;
-        bool one;
-    } log[64];
-    unsigned nlog;
-} rig;
-
-static void log_write(rig *r, uint64_t addr, uint64_t n, bool one)
-{
-    if (r->nlog < 64) {
-        r->log[r->nlog].addr = addr;
-        r->log[r->nlog].n = n;
-        r->log[r->nlog].one = one;
-    }
-    r->nlog++;
-}
-
-static int dev_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size, uint64_t *value)
-{
-    rig *r = m->ctx;
-    if (addr < DEV_BASE || addr - DEV_BASE + size > DEV_SIZE)
-        return SIM_CAUSE_LOAD_ACCESS;
-    uint64_t v = 0;
-    memcpy(&v, r->dev + (addr - DEV_BASE), size);
-    *value = v;
-    h->cycle += DEV_LATENCY;
-    r->dev_loads++;
-    return 0;
-}
-
-static int dev_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size, uint64_t value)
-{
-    rig *r = m->ctx;
-    if (addr < DEV_BASE || addr - DEV_BASE + size > DEV_SIZE)
-        return SIM_CAUSE_STORE_ACCESS;
-    memcpy(r->dev + (addr - DEV_BASE), &value, size);
-    h->cycle += DEV_LATENCY;
-    r->dev_stores++;
-    log_write(r, addr, size, false);
-    if (addr == DEV_HALT)
-        sim_hart_halt(h);
-    return 0;
-}
-
-/* store_bytes for the device: one write of all n bytes, DEV_LATENCY + 1
- * a line after the first; not one (SIM_MEM_NOT_ONE) past its end. */
-#define DEV_LINE 3u
-static int dev_store_bytes(sim_mem *m, sim_hart *h, uint64_t addr, const uint8_t *src, uint64_t n)
-{
-    rig *r = m->ctx;
-    if (addr < DEV_BASE || addr - DEV_BASE + n > DEV_SIZE)
-        return SIM_MEM_NOT_ONE;
-    memcpy(r->dev + (addr - DEV_BASE), src, n);
-    h->cycle += DEV_LATENCY + DEV_LINE * (((addr + n - 1) >> 6) - (addr >> 6));
-    log_write(r, addr, n, true);
-    return 0;
-}
-
-/* Assembles src at CODE_BASE into out; returns its size. */
+/* Assembles src at RIG_CODE_BASE into out; returns its size. */
 static size_t assemble(const char *src, uint8_t *out, size_t max)
 {
-    return rv_assemble("", src, CODE_BASE, out, max);
+    return rv_assemble("", src, RIG_CODE_BASE, out, max);
 }
 
-/* A hart at CODE_BASE running src (which ends in wfi), VS and FS on,
- * a0 = DATA_BASE, a1 = DEV_BASE. */
+/* A hart at RIG_CODE_BASE running src (which ends in wfi), VS and FS on,
+ * a0 = RIG_DATA_BASE, a1 = RIG_DEV_BASE. */
 static rig *rig_new(const char *src)
 {
     rig *r = calloc(1, sizeof *r);
     assert_non_null(r);
-    assert_true(assemble(src, r->code, CODE_SIZE - 4) > 0);
+    assert_true(assemble(src, r->code, RIG_CODE_SIZE - 4) > 0);
     uint32_t wfi = 0x10500073; /* mtvec's: a trap ends the run there */
-    memcpy(r->code + CODE_SIZE - 4, &wfi, 4);
-    r->mem.ram[0] = (sim_ram){CODE_BASE, CODE_SIZE, r->code, 0};
-    r->mem.ram[1] = (sim_ram){DATA_BASE, DATA_SIZE, r->data, DATA_LATENCY};
-    r->mem.nram = 2;
-    r->mem.load = dev_load;
-    r->mem.store = dev_store;
-    r->mem.ctx = r;
-    assert_int_equal(sim_hart_init(&r->h, &r->mem, 0, CODE_BASE, CODE_BASE, CODE_SIZE), 0);
+    memcpy(r->code + RIG_CODE_SIZE - 4, &wfi, 4);
+    rig_init_mem(r, RIG_DEV_MAX, false);
+    assert_int_equal(
+        sim_hart_init(&r->h, &r->mem, 0, RIG_CODE_BASE, RIG_CODE_BASE, RIG_CODE_SIZE), 0);
     r->h.mstatus |= SIM_MSTATUS_VS | SIM_MSTATUS_FS;
-    r->h.mtvec = CODE_BASE + CODE_SIZE - 4;
-    r->h.x[10] = DATA_BASE;
-    r->h.x[11] = DEV_BASE;
-    for (unsigned i = 0; i < DATA_SIZE; i++)
+    r->h.mtvec = RIG_CODE_BASE + RIG_CODE_SIZE - 4;
+    r->h.x[10] = RIG_DATA_BASE;
+    r->h.x[11] = RIG_DEV_BASE;
+    for (unsigned i = 0; i < RIG_DATA_SIZE; i++)
         r->data[i] = (uint8_t)i;
     return r;
 }
@@ -154,7 +73,7 @@ static void run_to_wfi(rig *r)
     assert_int_equal(st, SIM_HART_WFI);
 }
 
-/* The cycles and memory cycles `body` takes (then wfi), a0 = DATA_BASE
+/* The cycles and memory cycles `body` takes (then wfi), a0 = RIG_DATA_BASE
  * + off. */
 static void timed(const char *body, uint64_t off, uint64_t cycles, uint64_t mem_cycles)
 {
@@ -182,22 +101,22 @@ static void modeled_time(void **state)
     char b[256];
     /* 16 x 32 bits = 2 beats, one line */
     snprintf(b, sizeof b, "%svle32.v v1, (a0)", e32);
-    timed(b, 0, 1 + (2 + DATA_LATENCY) + 1, DATA_LATENCY);
+    timed(b, 0, 1 + (2 + RIG_DATA_LATENCY) + 1, RIG_DATA_LATENCY);
     /* the same 64 bytes across two lines */
-    timed(b, 32, 1 + (2 + 2 * DATA_LATENCY) + 1, 2 * DATA_LATENCY);
+    timed(b, 32, 1 + (2 + 2 * RIG_DATA_LATENCY) + 1, 2 * RIG_DATA_LATENCY);
     snprintf(b, sizeof b, "%svse32.v v1, (a0)", e32);
-    timed(b, 0, 1 + (2 + DATA_LATENCY) + 1, DATA_LATENCY);
+    timed(b, 0, 1 + (2 + RIG_DATA_LATENCY) + 1, RIG_DATA_LATENCY);
     /* stride 64: every element its own line */
     timed("vsetivli t0, 4, e32, m1, ta, ma\nli t1, 64\nvlse32.v v1, (a0), t1", 0,
-          1 + 1 + (1 + 4 * DATA_LATENCY) + 1, 4 * DATA_LATENCY);
+          1 + 1 + (1 + 4 * RIG_DATA_LATENCY) + 1, 4 * RIG_DATA_LATENCY);
     /* stride 0: one line, charged once */
     timed("vsetivli t0, 8, e64, m1, ta, ma\nvlse64.v v1, (a0), zero", 0,
-          1 + (2 + DATA_LATENCY) + 1, DATA_LATENCY);
+          1 + (2 + RIG_DATA_LATENCY) + 1, RIG_DATA_LATENCY);
     /* masked off: no access, no latency */
     timed("vsetivli t0, 8, e64, m1, ta, ma\nvmv.v.i v0, 0\nvle64.v v1, (a0), v0.t", 0,
           1 + 2 + 2 + 1, 0);
     /* whole registers: 8 x 64 bytes = 16 beats, 8 lines */
-    timed("vl8re64.v v8, (a0)", 0, (16 + 8 * DATA_LATENCY) + 1, 8 * DATA_LATENCY);
+    timed("vl8re64.v v8, (a0)", 0, (16 + 8 * RIG_DATA_LATENCY) + 1, 8 * RIG_DATA_LATENCY);
     /* e64 m8 add: 64 x 64 bits = 16 beats */
     timed("vsetvli t0, zero, e64, m8, ta, ma\nvadd.vv v8, v16, v16", 0, 1 + 16 + 1, 0);
     /* vl 1: one beat whatever LMUL */
@@ -218,12 +137,12 @@ static void device_elements(void **state)
     (void)state;
     rig *r = rig_new("vsetivli t0, 8, e64, m1, ta, ma\nvle64.v v1, (a1)\n"
                      "vsetivli t0, 4, e16, m1, ta, ma\nvse16.v v1, (a1)\nwfi");
-    for (unsigned i = 0; i < DEV_SIZE; i++)
+    for (unsigned i = 0; i < RIG_DEV_MAX; i++)
         r->dev[i] = (uint8_t)(0x80 + i);
     run_to_wfi(r);
     assert_int_equal(r->dev_loads, 8);
     assert_int_equal(r->dev_stores, 4);
-    assert_int_equal(r->h.mem_cycles, 2 * DEV_LATENCY);
+    assert_int_equal(r->h.mem_cycles, 2 * RIG_DEV_LATENCY);
     assert_memory_equal(r->h.v[1], r->dev, 64);
     rig_free(r);
 }
@@ -242,7 +161,7 @@ static void device_halts(void **state)
     assert_int_equal(r->dev_stores, 16);
     assert_memory_equal(r->dev, pat, 128);
     assert_int_equal(r->h.instret, 2);
-    assert_int_equal(r->h.pc, CODE_BASE + 8);
+    assert_int_equal(r->h.pc, RIG_CODE_BASE + 8);
     rig_free(r);
 }
 
@@ -257,7 +176,7 @@ static void device_one_write(void **state)
                      "vsetivli t0, 2, e64, m1, ta, ma\nvse64.v v1, (a1), v0.t\n"
                      "li t1, 16\nvsse64.v v1, (a1), t1\nvs1r.v v1, (a1)\n"
                      "vsetivli t0, 8, e8, m1, ta, ma\nvsm.v v1, (a1)\nwfi");
-    r->mem.store_bytes = dev_store_bytes;
+    r->mem.store_bytes = rig_store_bytes;
     uint8_t pat[128];
     for (unsigned i = 0; i < sizeof pat; i++)
         pat[i] = (uint8_t)(0x40 + i);
@@ -267,14 +186,14 @@ static void device_one_write(void **state)
     run_to_wfi(r);
     assert_int_equal(r->nlog, 1 + 1 + 1 + 2 + 1 + 1);
     assert_true(r->log[0].one); /* vse8: 128 bytes, one write */
-    assert_int_equal(r->log[0].addr, DEV_BASE);
+    assert_int_equal(r->log[0].addr, RIG_DEV_BASE);
     assert_int_equal(r->log[0].n, 128);
     assert_false(r->log[1].one); /* sd: after it */
-    assert_int_equal(r->log[1].addr, DEV_BASE + 8);
+    assert_int_equal(r->log[1].addr, RIG_DEV_BASE + 8);
     assert_false(r->log[2].one); /* masked: element 0 alone */
     assert_int_equal(r->log[2].n, 8);
     assert_false(r->log[3].one); /* strided: two elements */
-    assert_int_equal(r->log[4].addr, DEV_BASE + 16);
+    assert_int_equal(r->log[4].addr, RIG_DEV_BASE + 16);
     assert_true(r->log[5].one); /* vs1r.v: one register */
     assert_int_equal(r->log[5].n, 64);
     assert_true(r->log[6].one); /* vsm.v: one byte */
@@ -283,22 +202,22 @@ static void device_one_write(void **state)
     assert_int_equal(r->dev[63], 0x77);
     rig_free(r);
 
-    /* Its cost is the device's, once (2 lines: + DEV_LINE), and the
+    /* Its cost is the device's, once (2 lines: + RIG_DEV_LINE), and the
      * datapath's beats: 128 bytes, 4 beats (1 + 3). */
     r = rig_new("vsetvli t0, zero, e8, m2, ta, ma\nvse8.v v2, (a1)\nwfi");
-    r->mem.store_bytes = dev_store_bytes;
+    r->mem.store_bytes = rig_store_bytes;
     run_to_wfi(r);
-    assert_int_equal(r->h.mem_cycles, DEV_LATENCY + DEV_LINE);
-    assert_int_equal(r->h.cycle, 1 + (1 + 3 + DEV_LATENCY + DEV_LINE) + 1);
+    assert_int_equal(r->h.mem_cycles, RIG_DEV_LATENCY + RIG_DEV_LINE);
+    assert_int_equal(r->h.cycle, 1 + (1 + 3 + RIG_DEV_LATENCY + RIG_DEV_LINE) + 1);
     rig_free(r);
 
     /* vstart 4: the bytes of elements 4 on. */
     r = rig_new("vsetivli t0, 8, e32, m1, ta, ma\ncsrwi vstart, 4\nvse32.v v1, (a1)\nwfi");
-    r->mem.store_bytes = dev_store_bytes;
+    r->mem.store_bytes = rig_store_bytes;
     memset(r->h.v[1], 0x99, 64);
     run_to_wfi(r);
     assert_int_equal(r->nlog, 1);
-    assert_int_equal(r->log[0].addr, DEV_BASE + 16);
+    assert_int_equal(r->log[0].addr, RIG_DEV_BASE + 16);
     assert_int_equal(r->log[0].n, 16);
     assert_int_equal(r->dev[15], 0);
     assert_int_equal(r->dev[16], 0x99);
@@ -312,12 +231,12 @@ static void device_element_fault(void **state)
 {
     (void)state;
     rig *r = rig_new("addi a1, a1, 64\nvsetivli t0, 16, e64, m2, ta, ma\nvse64.v v2, (a1)\nwfi");
-    r->mem.store_bytes = dev_store_bytes;
+    r->mem.store_bytes = rig_store_bytes;
     memset(r->h.v + 2, 0x5c, 128);
     assert_int_equal(sim_hart_run(&r->h, 1000000), SIM_HART_WFI);
     assert_true(r->h.trapped);
     assert_int_equal(r->h.trap_cause, SIM_CAUSE_STORE_ACCESS);
-    assert_int_equal(r->h.trap_tval, DEV_BASE + 128);
+    assert_int_equal(r->h.trap_tval, RIG_DEV_BASE + 128);
     assert_int_equal(r->h.vstart, 8);
     assert_int_equal(r->dev_stores, 8);
     assert_int_equal(r->dev[127], 0x5c);
@@ -342,14 +261,14 @@ static void watch_first(void **state)
     (void)state;
     rig *r = rig_new("vsetivli t0, 4, e32, m1, ta, ma\nvse32.v v1, (a0)\nwfi");
     memset(r->h.v[1], 0xee, 64);
-    static const sim_watch w = {DATA_BASE + 8, 4, false, true};
+    static const sim_watch w = {RIG_DATA_BASE + 8, 4, false, true};
     r->h.watches = &w;
     r->h.nwatches = 1;
     r->h.watch = on_watch;
     r->h.watch_ctx = r;
     assert_int_equal(sim_hart_run(&r->h, 1000000), SIM_HART_RUNNING);
     assert_int_equal(r->watch_calls, 1);
-    assert_int_equal(r->h.pc, CODE_BASE + 4);
+    assert_int_equal(r->h.pc, RIG_CODE_BASE + 4);
     assert_int_equal(r->h.instret, 1);
     assert_int_equal(r->data[0], 0);
     assert_int_equal(r->h.vstart, 0);
@@ -366,9 +285,10 @@ static void reservation(void **state)
 {
     (void)state;
     rig *r = rig_new("vsetivli t0, 1, e8, m1, ta, ma\nvse8.v v1, (a0)\nwfi");
-    assert_int_equal(sim_hart_init(&r->other, &r->mem, 1, CODE_BASE, CODE_BASE, CODE_SIZE), 0);
+    assert_int_equal(
+        sim_hart_init(&r->other, &r->mem, 1, RIG_CODE_BASE, RIG_CODE_BASE, RIG_CODE_SIZE), 0);
     r->other.reserved = true;
-    r->other.reservation = DATA_BASE;
+    r->other.reservation = RIG_DATA_BASE;
     r->h.x[10] += 63;
     run_to_wfi(r);
     assert_false(r->other.reserved);
@@ -414,7 +334,7 @@ static void reset_state(void **state)
     assert_int_equal(sim_hart_run(&r->h, 1000), SIM_HART_WFI);
     assert_true(r->h.trapped);
     assert_int_equal(r->h.trap_cause, SIM_CAUSE_ILLEGAL);
-    assert_int_equal(r->h.trap_epc, CODE_BASE);
+    assert_int_equal(r->h.trap_epc, RIG_CODE_BASE);
     rig_free(r);
     sim_hart h;
     sim_mem m;
@@ -560,10 +480,11 @@ static void fp_crosscheck_one(const fp_case *c, unsigned sz)
     for (unsigned rm = 0; rm <= 4; rm++) {
     if (rm) { /* the same program again, in the next rounding mode */
         sim_hart_free(&r->h);
-        assert_int_equal(sim_hart_init(&r->h, &r->mem, 0, CODE_BASE, CODE_BASE, CODE_SIZE), 0);
+        assert_int_equal(
+        sim_hart_init(&r->h, &r->mem, 0, RIG_CODE_BASE, RIG_CODE_BASE, RIG_CODE_SIZE), 0);
         r->h.mstatus |= SIM_MSTATUS_VS | SIM_MSTATUS_FS;
-        r->h.mtvec = CODE_BASE + CODE_SIZE - 4;
-        r->h.x[10] = DATA_BASE;
+        r->h.mtvec = RIG_CODE_BASE + RIG_CODE_SIZE - 4;
+        r->h.x[10] = RIG_DATA_BASE;
     }
     r->h.x[9] = rm;
     /* operands: A, B, C of n elements each, B and C near A */
