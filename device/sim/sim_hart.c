@@ -394,6 +394,21 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         f0 = r_;                                                                               \
         RD = r_;                                                                               \
     } while (0)
+/* Start d's block at d: its count and static cost at once, when its
+ * last instruction starts before the limit (else step).  Written out in
+ * each place that links blocks, so that each ends in an indirect jump of
+ * its own, which the host predicts by where it is. */
+#define BLOCK()                                                                                \
+    do {                                                                                       \
+        stop = limit + d->last_cost;                                                           \
+        cycle += d->cost_rest;                                                                 \
+        if (UNLIKELY(cycle >= stop)) {                                                         \
+            cycle -= d->cost_rest;                                                             \
+            goto step;                                                                         \
+        }                                                                                      \
+        instret += d->n_rest;                                                                  \
+        ENTER();                                                                               \
+    } while (0)
 /* Run entry d, not reached from the one before: the forwarded value
  * its form may read, from the register file. */
 #define ENTER()                                                                                \
@@ -421,7 +436,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         sim_insn *e_ = d->field;                                                               \
         if (LIKELY(e_ != NULL)) {                                                              \
             d = e_;                                                                            \
-            goto enter;                                                                        \
+            BLOCK();                                                                           \
         }                                                                                      \
         pc = (target);                                                                         \
         link = &((sim_insn *)d)->field;                                                        \
@@ -527,14 +542,7 @@ dispatch: {
     d = e;
 }
 enter:
-    stop = limit + d->last_cost;
-    cycle += d->cost_rest;
-    if (UNLIKELY(cycle >= stop)) {
-        cycle -= d->cost_rest;
-        goto step;
-    }
-    instret += d->n_rest;
-    ENTER();
+    BLOCK();
 
 step:
     /* d's block does not fit before the limit: run the part of it whose
@@ -703,7 +711,7 @@ op_JALR: {
     sim_insn *e = d->taken;
     if (LIKELY(e != NULL) && LIKELY(e->pc == target)) {
         d = e;
-        goto enter;
+        BLOCK();
     }
     pc = target;
     link = &((sim_insn *)d)->taken;
@@ -934,6 +942,7 @@ out:
 #undef RS1
 #undef RS2
 #undef IMM
+#undef BLOCK
 #undef ENTER
 #undef NEXT
 #undef NEXT_CHECKED
