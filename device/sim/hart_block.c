@@ -1,9 +1,14 @@
 /* hart_block: the decoded blocks a hart runs (hart_internal.h).
  *
- * A block is the straight run of instructions from an entry pc to the
- * first that changes the flow (a jump, a branch, a trap, mret, wfi,
- * fence.i) or SIM_BLOCK_MAX of them, decoded on first execution, closed by
- * a SIM_OP_BLOCK_END entry.  Each entry carries what the hot loop needs at
+ * A block is the run of instructions the hart executes from an entry pc
+ * up to the first that may go elsewhere each time (jalr, a trap, mret,
+ * wfi, fence.i) or SIM_BLOCK_MAX of them, decoded on first execution,
+ * closed by a SIM_OP_BLOCK_END entry.  A conditional branch does not end
+ * it: not taken, the hart goes on to the next entry; taken, it leaves the
+ * block early, as a trap does (sim_hart.c).  Nor does a jal: the block
+ * goes on at its target, unless that is already in the block (a loop
+ * would unroll) or outside the code.  So a loop's test, an if's
+ * fall-through and a jump around an else cost no block entry.  Each entry carries what the hot loop needs at
  * once: its handler's address, and its block's remaining instruction count
  * and static cost, computed here once instead of counted per instruction.
  * The static costs come from one place, sim_static_cost. */
@@ -12,13 +17,11 @@
 
 #include "hart_internal.h"
 
-/* Flow changes end a block: after them, the next pc is not pc + len. */
+/* What ends a block: after it, where the hart goes is known only then. */
 static bool ends_block(unsigned op)
 {
     switch (op) {
     case SIM_OP_JAL: case SIM_OP_JALR:
-    case SIM_OP_BEQ: case SIM_OP_BNE: case SIM_OP_BLT: case SIM_OP_BGE:
-    case SIM_OP_BLTU: case SIM_OP_BGEU:
     case SIM_OP_ILLEGAL: case SIM_OP_FETCH_FAULT: case SIM_OP_ECALL: case SIM_OP_EBREAK:
     case SIM_OP_MRET: case SIM_OP_WFI: case SIM_OP_FENCE_I:
         return true;
@@ -188,6 +191,19 @@ static void pick_form(sim_insn *d, fwd_state *fs, const sim_handlers *hs)
     }
 }
 
+/* Whether a block whose first n entries are at head goes on after a jal
+ * at `target`: inside the code, and not where the block has been. */
+static bool goes_on(const struct sim_icache *ic, const sim_insn *head, unsigned n,
+                    uint64_t target)
+{
+    if (target - ic->base >= ic->size)
+        return false;
+    for (unsigned i = 0; i < n; i++)
+        if (head[i].pc == target)
+            return false;
+    return true;
+}
+
 sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs)
 {
     struct sim_icache *ic = h->icache;
@@ -214,8 +230,13 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs)
         sim_decode_at(h, at, d);
         pick_form(d, &fs, hs);
         at += d->len;
-        if (ends_block(d->op) || n >= SIM_BLOCK_MAX || at - ic->base >= ic->size ||
-            probed(ic, at) || triggered(ic, at))
+        if (d->op == SIM_OP_JAL && goes_on(ic, head, n, d->pc + (uint64_t)(int64_t)d->imm)) {
+            d->run = hs->jal_on;
+            at = d->pc + (uint64_t)(int64_t)d->imm;
+        } else if (ends_block(d->op)) {
+            break;
+        }
+        if (n >= SIM_BLOCK_MAX || at - ic->base >= ic->size || probed(ic, at) || triggered(ic, at))
             break;
     }
     sim_insn *end = &head[n];

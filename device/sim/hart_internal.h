@@ -115,12 +115,11 @@ typedef enum sim_op { SIM_OPS(SIM_OP_ENUM) SIM_OP_COUNT } sim_op;
 typedef struct sim_insn {
     const void *run;
     uint64_t pc;
-    /* Branches and jal: the entries of the taken target and of the next
-     * instruction, filled on first use (the arena is flushed whole, so a
-     * link never outlives its target). */
+    /* Branches, jal and jalr: the entry of the taken target, filled on
+     * first use (the arena is flushed whole, so a link never outlives its
+     * target); a branch not taken goes on to the next entry. */
     struct sim_insn *taken;
     union {
-        struct sim_insn *fall; /* branches */
         sim_fpu_insn fpu;      /* SIM_OP_FPU: the operation, decoded once */
         sim_vec_insn vec;      /* SIM_OP_VEC: likewise */
     };
@@ -150,6 +149,7 @@ typedef struct sim_insn {
  * why. */
 typedef struct sim_handlers {
     const void *run[SIM_OP_COUNT];
+    const void *jal_on; /* a jal whose block goes on at its target */
     const void *form1[SIM_OP_COUNT][3];
     const void *form2[SIM_OP_COUNT][3][3];
     bool forwards[SIM_OP_COUNT];

@@ -296,6 +296,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
                        {&&op_##name##_1R, &&op_##name##_10, &&op_##name##_11}},
     static const sim_handlers handlers = {
         .run = {SIM_OPS(SIM_OP_LABEL)},
+        .jal_on = &&op_JAL_ON,
         .form1 = {SIM_ALU1(SIM_FORMS1) SIM_LOADS(SIM_FORMS1)},
         .form2 = {SIM_ALU2(SIM_FORMS2) SIM_BRANCHES(SIM_FORMS2) SIM_STORES(SIM_FORMS2)},
         .forwards = {SIM_ALU1(SIM_FWD_OUT) SIM_ALU2(SIM_FWD_OUT) SIM_LOADS(SIM_FWD_OUT)
@@ -506,11 +507,18 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         }                                                                                      \
         goto fp_mem_slow;                                                                      \
     }
+/* A branch falls through inside its block (the builder decodes on past
+ * it); taken, it leaves the block, taking back what the block's entries
+ * after it added (and ending a cut: step). */
 #define BRANCH(cond)                                                                           \
     do {                                                                                       \
-        if (cond)                                                                              \
+        if (cond) {                                                                            \
+            UNCUT();                                                                           \
+            cycle -= d[1].cost_rest;                                                           \
+            instret -= d[1].n_rest;                                                            \
             CHAIN(taken, d->pc + IMM);                                                         \
-        CHAIN(fall, d->pc + d->len);                                                           \
+        }                                                                                      \
+        NEXT;                                                                                  \
     } while (0)
 
     /* The RAM range the last run's accesses reached, again. */
@@ -702,6 +710,11 @@ op_JAL:
     x[d->rd] = d->pc + d->len;
     x[0] = 0;
     CHAIN(taken, d->pc + IMM);
+op_JAL_ON:
+    /* a jal its block goes on after, at its target */
+    x[d->rd] = d->pc + d->len;
+    x[0] = 0;
+    NEXT;
 op_JALR: {
     uint64_t target = (RS1 + IMM) & ~(uint64_t)1;
     x[d->rd] = d->pc + d->len;

@@ -724,8 +724,9 @@ static const char exact_program[] =
     "1: ld a0, 0(s10); addi a0, a0, 3; sd a0, 0(s10); mul a1, a0, s1\n"
     "lw a2, 0(s2); div a3, a1, s1; addi s0, s0, 1; andi t1, s0, 7\n"
     "bnez t1, 2f; ecall\n"
-    "2: addi t2, t2, 1; c.addi t2, 1; blt s0, s1, 1b; wfi\n"
-    "3: csrr t0, mepc; addi t0, t0, 4; csrw mepc, t0; mret";
+    "2: addi t2, t2, 1; c.addi t2, 1; j 5f; addi t2, t2, 100\n"
+    "5: blt s0, s1, 1b; j 6f; 7: wfi; 6: addi t2, t2, 3; j 7b\n"
+    ".balign 4; 3: csrr t0, mepc; addi t0, t0, 4; csrw mepc, t0; mret";
 
 typedef struct point {
     uint64_t pc, cycle, instret;
@@ -1028,7 +1029,7 @@ static void probes_and_watches_stop(void **state)
  * branch, a load's base, a store's base and value, a load that went the
  * slow path (the device, and the data RAM's first access) — must give
  * the register file's answer; and entering a block at such an entry (a
- * jump to 2: after its block was decoded from 1:) must take the value
+ * jr to 2: after its block was decoded from 1:) must take the value
  * from x[], not whatever the last handler left.  The same program run in
  * small quanta (blocks cut at every place) ends the same. */
 static const char forward_program[] =
@@ -1038,7 +1039,7 @@ static const char forward_program[] =
     "addi t0, s10, 8; sd a3, 0(t0); addi t1, a3, 0; sd t1, 16(s10)\n"
     "addi t2, s10, 16; ld a5, 0(t2); lw a6, 0(s2); addi a7, a6, 1\n"
     "ld t3, 0(s11); xor t4, a7, t3; beq t4, a7, 3f; li a0, -1\n"
-    "3: bnez s3, 4f; li s3, 1; li a1, 1000; li t5, 7; j 2b\n"
+    "3: bnez s3, 4f; li s3, 1; li a1, 1000; li t5, 7; jr s4\n"
     "4: wfi";
 
 static void forward_check(const sim_hart *h)
