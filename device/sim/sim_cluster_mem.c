@@ -79,6 +79,7 @@ int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, 
     sim_timing_cycles(mhz, cm->cost);
     sim_cache_init(&cm->cache, dram, cm->bank);
     sim_port_init(&cm->port, cm->cost[SIM_T_PORT_LINE]);
+    sim_port_init(&cm->noc_out, cm->cost[SIM_T_NOC_LINE]);
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         sim_streams_init(&cm->streams[i]);
     }
@@ -255,6 +256,25 @@ static void charge_cached(sim_cluster_mem *cm, sim_hart *h, uint64_t bank_addres
         cycles += cm->cost[SIM_T_EVICT_DIRTY];
     }
     h->cycle += cycles;
+}
+
+/* The cycles hart h (NULL: the cluster) waits on the cluster's NoC write
+ * path for a write of `lines` lines: each line takes the first free slot
+ * from where the one before it ended (the first from h's time), and the
+ * store goes on once its last line has its slot.  Alone that is
+ * (lines - 1) slots of NOC_LINE, the path's 3.2 GB/s; four cores writing
+ * at once share those slots (sim_port.h: booked at each one's own time,
+ * so the order the harts run in a quantum does not decide). */
+static uint64_t noc_out(sim_cluster_mem *cm, const sim_hart *h, uint64_t lines)
+{
+    uint64_t now = sim_cluster_mem_time(cm, h), t = now;
+    for (uint64_t i = 0; i < lines; i++) {
+        if (i != 0) {
+            t += cm->cost[SIM_T_NOC_LINE];
+        }
+        t += sim_port_book(&cm->noc_out, t);
+    }
+    return t - now;
 }
 
 uint64_t sim_cluster_mem_mtime(sim_mem *m, sim_hart *h)
@@ -616,12 +636,16 @@ static int store_other(sim_cluster_mem *cm, sim_hart *h, uint64_t addr, unsigned
     if (in_noc_windows(addr)) {
         const bh_noc_window_reg *t;
         uint64_t a;
+        if (!noc_window(cm, addr, &t, &a)) {
+            return fault(cm, SIM_CAUSE_STORE_ACCESS); /* closed: nothing leaves the core */
+        }
+        /* The write leaves when the write path gives it a slot, and lands
+         * from then on; one no tile takes (a fault) has had its slot. */
+        charge(h, noc_out(cm, h, 1));
         if (cm->checker) {
             check_at(cm, h); /* a push: the checker's watch records it */
         }
-        int stored = noc_window(cm, addr, &t, &a)
-                         ? sim_noc_store(cm->noc, t->x, t->y, a, size, value, hart_ps(cm, h))
-                         : -1;
+        int stored = sim_noc_store(cm->noc, t->x, t->y, a, size, value, hart_ps(cm, h));
         if (cm->checker) {
             sim_checker_at(cm->checker, NULL);
         }
@@ -643,7 +667,8 @@ static int store_other(sim_cluster_mem *cm, sim_hart *h, uint64_t addr, unsigned
 
 /* mem.store_bytes: a vector store's bytes into one NoC window as one
  * write (posted or not, by the window's mode), costing NOC_POSTED or
- * NOC_NONPOSTED once and NOC_LINE for each line after the first.  Any
+ * NOC_NONPOSTED once and a slot of the write path for each line it
+ * touches (noc_out: NOC_LINE for each line after the first alone).  Any
  * other place, a range that leaves its window or that no target holds
  * whole: SIM_MEM_NOT_ONE, nothing written (the element path stores and
  * faults as scalar stores do). */
@@ -669,15 +694,13 @@ static int store_bytes(sim_mem *m, sim_hart *h, uint64_t addr, const uint8_t *sr
         return SIM_MEM_NOT_ONE;
     }
     count_noc(cm, t, (unsigned)n, true);
+    uint64_t waited = noc_out(cm, h, ((addr + n - 1) >> 6) - (addr >> 6) + 1);
     if (t->mode == BH_NOC_POSTED) {
         cm->stats.noc_posted++;
-        charge(h, cm->cost[SIM_T_NOC_POSTED]);
+        charge(h, waited + cm->cost[SIM_T_NOC_POSTED]);
     } else {
         cm->stats.noc_nonposted++;
-        charge(h, cm->cost[SIM_T_NOC_NONPOSTED]);
-    }
-    for (uint64_t line = (addr >> 6) + 1; line <= (addr + n - 1) >> 6; line++) {
-        charge(h, cm->cost[SIM_T_NOC_LINE]);
+        charge(h, waited + cm->cost[SIM_T_NOC_NONPOSTED]);
     }
     return 0;
 }

@@ -25,7 +25,10 @@
  * given (sim_cluster_mem_attach_noc).  A closed window (BH_NOC_OFF or
  * an unknown mode), no router, an unknown tile or an address no target
  * holds: access fault.  Costs: NOC_POSTED / NOC_NONPOSTED by the
- * window's mode, NOC_LOAD for a load.
+ * window's mode, NOC_LOAD for a load; and every store (a scalar one, or
+ * a vector store's one write: mem.store_bytes) first waits for the
+ * cluster's NoC write path, one slot of NOC_LINE for each line it
+ * touches, which its four cores share (noc_out).
  *
  * FLUSH64 takes the line's address in either form: BH_DRAM_CACHED(a),
  * as kmx/ writes it, or the bare bank address a (below BH_BANK_BYTES).
@@ -88,7 +91,8 @@ typedef struct sim_cluster_mem {
     uint8_t *lim; /* BH_LIM_BYTES */
     uint32_t cost[SIM_T_COUNT]; /* sim_timing.h at mhz */
     sim_cache cache;
-    sim_port port;
+    sim_port port;    /* the read port: a slot of PORT_LINE a fill */
+    sim_port noc_out; /* the NoC write path: a slot of NOC_LINE a line */
     sim_streams streams[BH_CLUSTER_CORES];
     uint64_t offset[BH_CLUSTER_CORES]; /* hart i's clock: h->cycle + offset[i] */
     uint64_t now;               /* the cluster's time, in its cycles */

@@ -1,5 +1,8 @@
 /* sim_port: how long a cluster's cache fills take — the read port it
- * shares among its four cores, and each core's prefetch streams.
+ * shares among its four cores, and each core's prefetch streams; the
+ * same calendar also serves as the cluster's NoC write path
+ * (sim_cluster_mem.c noc_out: a slot of SIM_T_NOC_LINE per line of a
+ * NoC write, the X280 cluster's one way onto the NoC).
  *
  * The port.  The spec measures each cluster reading its bank at about
  * 1.2 GB/s with four cores "alone or with the others": a limit per
@@ -38,7 +41,7 @@ typedef struct sim_port {
     uint64_t slot_cycles; /* a slot's length */
     uint64_t base;        /* the oldest slot the calendar still holds */
     uint64_t busy[SIM_PORT_SLOTS / 64u]; /* slot s at bit s % SIM_PORT_SLOTS */
-    uint64_t booked, waited; /* fills, and cycles they waited for a slot */
+    uint64_t booked, waited; /* slots booked, and cycles spent waiting for them */
 } sim_port;
 
 void sim_port_init(sim_port *p, uint64_t slot_cycles);

@@ -17,7 +17,12 @@
  *     map runs 1.74 times faster on four cores than on one, so one core
  *     is well under the cluster's limit);
  *   - a FLUSH64 sweep over four cores runs at 5 to 8 GB/s of region at
- *     1750 MHz (FLUSH64, FLUSH64_DIRTY: about 7.7 GB/s clean, 4.8 dirty).
+ *     1750 MHz (FLUSH64, FLUSH64_DIRTY: about 7.7 GB/s clean, 4.8 dirty);
+ *   - kmx_push from cached data, 512-byte posted vector stores, 2.3 GB/s
+ *     on one core (NOC_POSTED once a store, NOC_LINE a further line: 3.2
+ *     GB/s on the write path, the rest the store loop's own loads and
+ *     beats).  The write path is one per cluster (sim_port): four cores
+ *     pushing at once share its 3.2 GB/s.
  *
  *   name            cycles  ps       what */
 #ifndef SIM_TIMING_H
@@ -46,8 +51,9 @@
     X(NOC_NONPOSTED,     20,  310000, "a non-posted store through a NoC window: waits "        \
                                       "for the acknowledgement")                               \
     X(NOC_LOAD,          20,  310000, "a load through a NoC window: a round trip")      \
-    X(NOC_LINE,           0,   20000, "each 64-byte line after the first of one NoC write " \
-                                      "(a vector store's): the write path's 3.2 GB/s")
+    X(NOC_LINE,           0,   20000, "a slot of the cluster's NoC write path: one 64-byte " \
+                                      "line of a NoC write, the four cores' lines in turn "  \
+                                      "(3.2 GB/s out of a cluster)")
 
 typedef enum sim_timing {
 #define SIM_TIMING_ENUM(name, cycles, ps, what) SIM_T_##name,
