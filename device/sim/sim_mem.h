@@ -108,7 +108,10 @@ typedef struct sim_mem_cached {
     uint64_t base, size;  /* core addresses [base, base + size); size 0: off */
     uint64_t *tag;        /* tag[i]: line address (a & ~63) | VALID | DIRTY, 0 when empty */
     uint8_t *data;        /* line i's 64 bytes at data + i * 64 */
-    uint64_t *hits;       /* the hit counter of the run's stats */
+    uint64_t *hits;       /* the hit counter of the run's stats, which the
+                             callbacks count in too (a vector access takes
+                             back the hits of its later elements within one
+                             line: vec_mem.c) */
     uint32_t mask;        /* lines - 1 (a power of two) */
     uint32_t latency;     /* cycles of a hit */
 } sim_mem_cached;

@@ -21,7 +21,9 @@
  *
  * Time: each access charges its memory's latency, but a run of accesses
  * inside one 64-byte line charges only its first (the line is what the
- * memory moves); the datapath's beats on top (vec_charge).  While a
+ * memory moves), and counts only its first in the cache's hits
+ * (mem.cached.hits, which the callbacks count in too); the datapath's
+ * beats on top (vec_charge).  While a
  * watch is set, every address is checked before any access, so that a
  * stop leaves the instruction not begun. */
 #include "vec_internal.h"
@@ -41,6 +43,7 @@ static int vacc_access(vacc *s, uint64_t addr, unsigned size, bool store, uint64
     if (addr & (size - 1))
         return store ? SIM_CAUSE_STORE_MISALIGNED : SIM_CAUSE_LOAD_MISALIGNED;
     uint64_t before = h->cycle;
+    uint64_t *hits = m->cached.hits, hits_before = hits ? *hits : 0;
     const sim_ram *r = s->ram >= 0 ? &m->ram[s->ram] : NULL;
     uint8_t *p = NULL;
     int rc = 0;
@@ -68,7 +71,11 @@ static int vacc_access(vacc *s, uint64_t addr, unsigned size, bool store, uint64
     }
     uint64_t line = (addr >> 6) + 1;
     if (!rc && line == s->line) {
-        h->cycle = before; /* the same line as the last access: charged once */
+        /* The same line as the last access: charged once, and counted
+         * once (the run of elements is one cache access). */
+        h->cycle = before;
+        if (hits)
+            *hits = hits_before;
     } else {
         h->mem_cycles += h->cycle - before;
         s->line = line;

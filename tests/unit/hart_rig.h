@@ -31,6 +31,7 @@
 #define RIG_DEV_MTIME (RIG_DEV_BASE + 48)
 #define RIG_DEV_HALT (RIG_DEV_BASE + 56)
 #define RIG_LOG_MAX 64u
+#define RIG_CACHE_LINES 2u /* a cached window's lines, for a test to map */
 
 typedef struct rig {
     sim_mem mem;
@@ -41,6 +42,12 @@ typedef struct rig {
     unsigned dev_size;
     unsigned dev_loads, dev_stores, watch_calls;
     uint64_t mtime;
+    /* A cached window a test may map over the device (sim_mem_cached):
+     * its tags, lines and hit counter; with dev_hits the device's
+     * accesses count a hit each there too, as a cluster's callbacks do. */
+    uint64_t tag[RIG_CACHE_LINES], hits;
+    uint8_t lines[RIG_CACHE_LINES][64];
+    bool dev_hits;
     /* The device's writes in order: address, bytes, and whether it was
      * one store_bytes write. */
     struct {
@@ -81,6 +88,7 @@ static inline int rig_dev_load(sim_mem *m, sim_hart *h, uint64_t addr, unsigned 
     *value = v;
     h->cycle += RIG_DEV_LATENCY;
     r->dev_loads++;
+    r->hits += r->dev_hits;
     return 0;
 }
 
@@ -93,6 +101,7 @@ static inline int rig_dev_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned
     memcpy(r->dev + (addr - RIG_DEV_BASE), &value, size);
     h->cycle += RIG_DEV_LATENCY;
     r->dev_stores++;
+    r->hits += r->dev_hits;
     rig_log(r, addr, size, false);
     if (addr == RIG_DEV_HALT)
         sim_hart_halt(h);

@@ -130,6 +130,51 @@ static void modeled_time(void **state)
     timed("vsetvli t0, zero, e8, m8, ta, ma\nvmand.mm v1, v2, v3", 0, 1 + 2 + 1, 0);
 }
 
+/* The cache counts a vector access's run of elements within one line as
+ * one hit, as the cost model charges it once: inline hits (mem.cached)
+ * and hits the device's callbacks count alike.  Elements on other lines
+ * (strided, a group over several lines) are a hit each. */
+static void cached_hits(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body;
+        uint64_t hits, elements;
+    } cases[] = {
+        {"vsetvli t0, zero, e32, m1, ta, ma\nvle32.v v1, (a1)", 1, 16},
+        /* line 1: DEV_HALT is in line 0 */
+        {"vsetvli t0, zero, e8, m1, ta, ma\naddi a1, a1, 64\nvse8.v v1, (a1)", 1, 64},
+        {"vsetvli t0, zero, e64, m1, ta, ma\nvle64.v v1, (a1)", 1, 8},
+        {"vsetivli t0, 8, e32, m1, ta, ma\naddi a1, a1, 48\nvle32.v v1, (a1)", 2, 8},
+        {"vsetivli t0, 2, e32, m1, ta, ma\nli t1, 64\nvlse32.v v1, (a1), t1", 2, 2},
+        {"vsetivli t0, 8, e32, m1, ta, ma\nli t1, 4\nvlse32.v v1, (a1), t1", 1, 8},
+        {"vsetvli t0, zero, e32, m2, ta, ma\nvle32.v v2, (a1)", 2, 32},
+    };
+    for (unsigned k = 0; k < 2 * sizeof cases / sizeof cases[0]; k++) {
+        bool callbacks = k % 2; /* the inline path, then the callbacks */
+        char src[256];
+        snprintf(src, sizeof src, "%s\nwfi\n", cases[k / 2].body);
+        rig *r = rig_new(src);
+        r->mem.cached = (sim_mem_cached){.base = RIG_DEV_BASE, .size = sizeof r->lines,
+                                         .tag = r->tag, .data = &r->lines[0][0],
+                                         .hits = &r->hits, .mask = RIG_CACHE_LINES - 1u,
+                                         .latency = RIG_DEV_LATENCY};
+        if (callbacks) {
+            r->dev_hits = true; /* tags empty: every element takes the device */
+        } else {
+            for (unsigned i = 0; i < RIG_CACHE_LINES; i++)
+                r->tag[i] = (uint64_t)i * 64u | SIM_MEM_LINE_VALID;
+        }
+        run_to_wfi(r);
+        if (r->hits != cases[k / 2].hits)
+            print_message("`%s` (%s): %llu hits\n", cases[k / 2].body,
+                          callbacks ? "callbacks" : "inline", (unsigned long long)r->hits);
+        assert_int_equal(r->hits, cases[k / 2].hits);
+        assert_int_equal(r->dev_loads + r->dev_stores, callbacks ? cases[k / 2].elements : 0);
+        rig_free(r);
+    }
+}
+
 /* Elements reach a device one access each, at its EEW; its latency is
  * charged once per line. */
 static void device_elements(void **state)
@@ -693,6 +738,7 @@ int main(void)
         cmocka_unit_test(reset_state),    cmocka_unit_test(decode_reserved),
         cmocka_unit_test(fp_crosscheck),  cmocka_unit_test(device_one_write),
         cmocka_unit_test(device_element_fault), cmocka_unit_test(estimates),
+        cmocka_unit_test(cached_hits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
