@@ -30,9 +30,11 @@
  * invalidate: the lead's four cores push the others' input chunks into
  * their copies of IN (kmx_parallel, kmx_push a chunk at a time); then
  * kmx_parallel_all: every core invalidates each input chunk it takes
- * (kmx_invalidate_at: stale lines of the last push), computes it and, off
- * the lead, pushes the output chunk back into the lead's copy; the lead
- * then invalidates what it received.  The prefix sum pushes each chunk
+ * (kmx_invalidate_at: stale lines of the last push) and computes it; off
+ * the lead, each core then pushes its output chunks back into the lead's
+ * copy, after its whole partition (the spec's table fits pushes that read
+ * their data from the bank, not from the cache: README); the lead then
+ * invalidates what it received.  The prefix sum pushes each chunk
  * sum's line to the lead after pass 1; the lead's core 0 turns the 256
  * sums into offsets and pushes OFFS to the others before pass 2.  The
  * lead flushes its output area before each of these (untimed): a dirty
@@ -238,14 +240,18 @@ static void part(int cluster, int core, uint64_t arg)
     int lead = cluster == kmx_lead();
     if (!lead && op == OP_PASS2)
         kmx_invalidate_at(0, OFF_OFFS, CHUNKS * 4u); /* pushed by the lead */
-    for (uint32_t chunk = LO(k, n) + (uint32_t)core; chunk < LO(k + 1u, n); chunk += BH_CLUSTER_CORES) {
+    const uint32_t first = LO(k, n) + (uint32_t)core, end = LO(k + 1u, n);
+    for (uint32_t chunk = first; chunk < end; chunk += BH_CLUSTER_CORES) {
         if (!lead)
             kmx_invalidate_at(0, OFF_IN + chunk * CHUNK_BYTES, CHUNK_BYTES);
         do_chunk(mem, op, chunk);
-        if (!lead) {
-            uint32_t bytes, at = out_offset(op, chunk, &bytes);
-            kmx_push(kmx_lead(), 0, at, mem + at, bytes);
-        }
+    }
+    if (lead)
+        return;
+    /* Then the outputs back, once the whole partition is computed. */
+    for (uint32_t chunk = first; chunk < end; chunk += BH_CLUSTER_CORES) {
+        uint32_t bytes, at = out_offset(op, chunk, &bytes);
+        kmx_push(kmx_lead(), 0, at, mem + at, bytes);
     }
 }
 
