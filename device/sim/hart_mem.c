@@ -165,9 +165,15 @@ int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval)
     }
     /* An AMO: one read-modify-write; the simulator runs one hart at a
      * time, so reading and writing through the callbacks is atomic. */
-    if (sim_watch_access(h, addr, size, false) | sim_watch_access(h, addr, size, true))
+    /* Both sides asked, the read's and the write's, even when the first
+     * says stop: each calls its watches and sets its triggers' hit bits. */
+    bool watch_r = sim_watch_access(h, addr, size, false);
+    bool watch_w = sim_watch_access(h, addr, size, true);
+    if (watch_r || watch_w)
         return SIM_HART_STOPPED;
-    if (sim_trigger_access(h, addr, size, false) | sim_trigger_access(h, addr, size, true))
+    bool trig_r = sim_trigger_access(h, addr, size, false);
+    bool trig_w = sim_trigger_access(h, addr, size, true);
+    if (trig_r || trig_w)
         return SIM_CAUSE_BREAKPOINT;
     int i = sim_mem_find_ram(m, addr, size);
     uint64_t src = h->x[d->rs2];
