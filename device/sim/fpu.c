@@ -1,12 +1,14 @@
-/* fpu: the decoding and dispatching half of sim_fpu (sim_fpu.h) —
+/* fpu: the decoding and the full execution of sim_fpu (sim_fpu.h) —
  * fields, rounding mode, NaN-boxing, register writes, fflags, latency,
- * and the choice between the host's FPU (fpu_host.h, the common case) and
- * the software arithmetic (fpu_soft.c, everything).
+ * and the choice between the host's FPU with its flags read back
+ * (fpu_host.h) and the software arithmetic (fpu_soft.c, everything).
  *
  * sim_fpu_decode turns the bits into a sim_fpu_insn once: a dense op
- * (kind * 2 + format), the registers, the rm field and the latency; an
- * encoding illegal whatever the state is refused there.  sim_fpu_run
- * dispatches on the op alone, one switch, and never looks at the bits.
+ * (kind * 2 + format, fpu_ops.h), the registers, the rm field and the
+ * latency; an encoding illegal whatever the state is refused there.
+ * sim_fpu_run (fpu_quick.c) looks first and finishes the common cases
+ * and the moves; sim_fpu_run_full here does the rest, dispatching on the
+ * op alone, one switch, never the bits.
  *
  * Contract: an illegal instruction (statically, or a reserved fcsr.frm
  * through rm 7) returns SIM_CAUSE_ILLEGAL and changes nothing.  Otherwise
@@ -17,38 +19,8 @@
 #include <stddef.h>
 
 #include "fpu_host.h"
+#include "fpu_ops.h"
 #include "fpu_soft.h"
-
-/* Operation kinds; the op is kind * 2 + format (S 0, D 1). */
-typedef enum fpu_kind {
-    K_ADD, K_SUB, K_MUL, K_DIV, K_SQRT,
-    K_FMADD, K_FMSUB, K_FNMSUB, K_FNMADD,
-    K_SGNJ, K_SGNJN, K_SGNJX, K_MIN, K_MAX,
-    K_CVT_FF, /* fcvt.s.d (fmt S) / fcvt.d.s (fmt D) */
-    K_LE, K_LT, K_EQ,
-    K_CVT_W, K_CVT_WU, K_CVT_L, K_CVT_LU,     /* to integers */
-    K_CVT_FW, K_CVT_FWU, K_CVT_FL, K_CVT_FLU, /* from integers */
-    K_MV_X, K_CLASS, K_MV_F,
-    K_CVT_FH, /* fcvt.s.h (fmt S) / fcvt.d.h (fmt D) */
-    K_COUNT
-} fpu_kind;
-
-#define OPS(k) k##_S = K_##k * 2, k##_D = K_##k * 2 + 1
-enum {
-    OPS(ADD), OPS(SUB), OPS(MUL), OPS(DIV), OPS(SQRT),
-    OPS(FMADD), OPS(FMSUB), OPS(FNMSUB), OPS(FNMADD),
-    OPS(SGNJ), OPS(SGNJN), OPS(SGNJX), OPS(MIN), OPS(MAX),
-    OPS(CVT_FF), OPS(LE), OPS(LT), OPS(EQ),
-    OPS(CVT_W), OPS(CVT_WU), OPS(CVT_L), OPS(CVT_LU),
-    OPS(CVT_FW), OPS(CVT_FWU), OPS(CVT_FL), OPS(CVT_FLU),
-    OPS(MV_X), OPS(CLASS), OPS(MV_F), OPS(CVT_FH),
-};
-#undef OPS
-
-/* Zfh's half-precision ops sit above all of those, one per kind
- * (op = OP_H + kind), so that the S and D switch is the one it was and
- * half precision costs it nothing: they are the switch's default. */
-enum { OP_H = 2 * K_COUNT };
 
 /* Modeled latency beyond the instruction's one cycle, by kind of
  * operation and format (S, D).  Not measured on silicon: an in-order
@@ -170,29 +142,6 @@ int sim_fpu_exec(sim_hart *h, uint32_t insn, uint32_t *extra_cycles)
     return 0;
 }
 
-/* The fast path's operand checks: a single properly NaN-boxed and not a
- * NaN; a double not a NaN. */
-static inline bool s_plain(uint64_t v)
-{
-    return (v >> 32) == 0xffffffffu && (v & 0x7fffffffu) <= 0x7f800000u;
-}
-static inline bool d_plain(uint64_t v)
-{
-    return (v & ~(1ull << 63)) <= 0x7ff0000000000000ull;
-}
-/* A result that can carry no flag but NX: finite and above the smallest
- * normal in magnitude (2^emin itself may come with UF, tininess being
- * judged after rounding with an unbounded exponent).  Zeros, subnormals,
- * infinities and NaNs are not "quiet". */
-static inline bool s_quiet(uint64_t r)
-{
-    return (uint32_t)((r & 0x7fffffffu) - 0x00800001u) < 0x7f800000u - 0x00800001u;
-}
-static inline bool d_quiet(uint64_t r)
-{
-    return ((r & ~(1ull << 63)) - 0x0010000000000001ull) <
-           0x7ff0000000000000ull - 0x0010000000000001ull;
-}
 /* A NaN result from the host (its default NaN) as RISC-V's canonical. */
 static inline uint64_t s_canon(uint64_t r)
 {
@@ -252,10 +201,7 @@ static uint64_t run_h(const sim_hart *h, const sim_fpu_insn *fi, int rm, uint32_
     }
 }
 
-#define SGN_S (1ull << 31)
-#define SGN_D (1ull << 63)
-
-int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
+int sim_fpu_run_full(sim_hart *h, const sim_fpu_insn *fi)
 {
     int rm = fi->rm;
     if (rm == 7) {
@@ -354,13 +300,7 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
     case FNMSUB_D: FMA_D(SGN_D, 0)
     case FNMADD_D: FMA_D(SGN_D, SGN_D)
 
-    /* Sign injection reads singles unboxed (a bad box is the canonical NaN). */
-    case SGNJ_S: r = (sim_fpu_unbox(a) & ~SGN_S) | (sim_fpu_unbox(b) & SGN_S); goto write_s;
-    case SGNJN_S: r = (sim_fpu_unbox(a) & ~SGN_S) | (~sim_fpu_unbox(b) & SGN_S); goto write_s;
-    case SGNJX_S: r = sim_fpu_unbox(a) ^ (sim_fpu_unbox(b) & SGN_S); goto write_s;
-    case SGNJ_D: r = (a & ~SGN_D) | (b & SGN_D); goto write_d;
-    case SGNJN_D: r = (a & ~SGN_D) | (~b & SGN_D); goto write_d;
-    case SGNJX_D: r = a ^ (b & SGN_D); goto write_d;
+    /* sign injection: in sim_fpu_run (fpu_quick.c) */
 
     case MIN_S: r = sim_fp_min(SIM_FP_S, sim_fpu_unbox(a), sim_fpu_unbox(b), &flags); goto write_s;
     case MAX_S: r = sim_fp_max(SIM_FP_S, sim_fpu_unbox(a), sim_fpu_unbox(b), &flags); goto write_s;
@@ -453,14 +393,9 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
     case CVT_FLU_S: r = sim_fp_from_int(SIM_FP_S, h->x[fi->rs1], false, 64, rm, &flags); goto write_s;
     case CVT_FLU_D: r = sim_fp_from_int(SIM_FP_D, h->x[fi->rs1], false, 64, rm, &flags); goto write_d;
 
-    case MV_X_S: /* the raw bits: fmv.x.w neither unboxes nor checks */
-        r = (uint64_t)(int64_t)(int32_t)(uint32_t)a;
-        goto write_x;
-    case MV_X_D: r = a; goto write_x;
+    /* fmv.x.w, fmv.x.d, fmv.w.x, fmv.d.x: in sim_fpu_run (fpu_quick.c) */
     case CLASS_S: r = sim_fp_class(SIM_FP_S, sim_fpu_unbox(a)); goto write_x;
     case CLASS_D: r = sim_fp_class(SIM_FP_D, a); goto write_x;
-    case MV_F_S: r = (uint32_t)h->x[fi->rs1]; goto write_s;
-    case MV_F_D: r = h->x[fi->rs1]; goto write_d;
     /* fcvt.s.h, fcvt.d.h: exact, in software (the host never sees a half) */
     case CVT_FH_S:
         r = sim_fp_convert(SIM_FP_S, SIM_FP_H, sim_fpu_unbox_h(a), rm, &flags);

@@ -218,6 +218,89 @@ HOST_TO_INT(host_d_to_l_rtz, "cvttsd2si", q, "q")
 HOST_FROM_INT(host_l_to_s, "cvtsi2ssq", d)
 HOST_FROM_INT(host_l_to_d, "cvtsi2sdq", q)
 
+/* The quick forms, for fpu_quick.c: the operation alone, no flags read
+ * (the caller uses them only where the flags cannot matter).  The
+ * operands are read from the f registers in memory straight into xmm
+ * registers (a single from the low half of its register: the caller
+ * checks the boxing) and the result comes back in one, for
+ * host_quick_store_d to write, and as bits in *bits, for the caller's
+ * checks: the value goes from one operation to the next without a trip
+ * through an integer register, which would lengthen every chain of
+ * dependent operations.  MXCSR is loaded all the same (cheap, unlike
+ * storing it): the thread's own never matters.  The result register is
+ * first loaded with a whole movsd / movss, which clears the rest of it:
+ * no dependency on whatever it held before. */
+static const uint32_t host_mxcsr_clean = SIM_MXCSR_CLEAN;
+/* W: "sd" or "ss"; B: the instruction that copies the result's bits to
+ * an integer register. */
+#define HOST_QUICK_BITS_sd "movq %[r], %[bits]"
+#define HOST_QUICK_BITS_ss "movd %[r], %k[bits]"
+#define HOST_QUICK2(name, insn, T, W)                                                 \
+    static inline T name(const uint64_t *a, const uint64_t *b, uint64_t *bits)        \
+    {                                                                                 \
+        T r;                                                                          \
+        __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
+                         "mov" #W " %[a], %[r]\n\t" insn " %[b], %[r]\n\t"             \
+                         HOST_QUICK_BITS_##W                                          \
+                         : [r] "=&x"(r), [bits] "=r"(*bits)                           \
+                         : [a] "m"(*a), [b] "m"(*b), [clean] "m"(host_mxcsr_clean));  \
+        return r;                                                                     \
+    }
+HOST_QUICK2(host_quick_add_d, "addsd", double, sd)
+HOST_QUICK2(host_quick_sub_d, "subsd", double, sd)
+HOST_QUICK2(host_quick_mul_d, "mulsd", double, sd)
+HOST_QUICK2(host_quick_div_d, "divsd", double, sd)
+HOST_QUICK2(host_quick_add_s, "addss", float, ss)
+HOST_QUICK2(host_quick_sub_s, "subss", float, ss)
+HOST_QUICK2(host_quick_mul_s, "mulss", float, ss)
+HOST_QUICK2(host_quick_div_s, "divss", float, ss)
+#define HOST_QUICK1(name, insn, T, W)                                                 \
+    static inline T name(const uint64_t *a, uint64_t *bits)                           \
+    {                                                                                 \
+        T r;                                                                          \
+        __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
+                         "mov" #W " %[a], %[r]\n\t" insn " %[r], %[r]\n\t"             \
+                         HOST_QUICK_BITS_##W                                          \
+                         : [r] "=&x"(r), [bits] "=r"(*bits)                           \
+                         : [a] "m"(*a), [clean] "m"(host_mxcsr_clean));               \
+        return r;                                                                     \
+    }
+HOST_QUICK1(host_quick_sqrt_d, "sqrtsd", double, sd)
+HOST_QUICK1(host_quick_sqrt_s, "sqrtss", float, ss)
+/* The fused multiply-adds, FMA3 (r = t * r + c in its 213 form):
+ * fmadd a*b+c vfmadd, fmsub a*b-c vfmsub, fnmsub -(a*b)+c vfnmadd,
+ * fnmadd -(a*b)-c vfnmsub, one rounding each.  x86 negates the exact
+ * product as RISC-V does; the one place the two could differ, the sign
+ * of an exact zero, never reaches the caller (a zero result is not one
+ * it keeps). */
+#define HOST_QUICK3(name, insn, T, W)                                                 \
+    static inline T name(const uint64_t *a, const uint64_t *b, const uint64_t *c,     \
+                         uint64_t *bits)                                              \
+    {                                                                                 \
+        T r, t;                                                                       \
+        __asm__ volatile("ldmxcsr %[clean]\n\t"                                       \
+                         "mov" #W " %[a], %[r]\n\t"                                    \
+                         "mov" #W " %[b], %[t]\n\t" insn " %[c], %[t], %[r]\n\t"       \
+                         HOST_QUICK_BITS_##W                                          \
+                         : [r] "=&x"(r), [t] "=&x"(t), [bits] "=r"(*bits)             \
+                         : [a] "m"(*a), [b] "m"(*b), [c] "m"(*c),                     \
+                           [clean] "m"(host_mxcsr_clean));                            \
+        return r;                                                                     \
+    }
+HOST_QUICK3(host_quick_fmadd_d, "vfmadd213sd", double, sd)
+HOST_QUICK3(host_quick_fmsub_d, "vfmsub213sd", double, sd)
+HOST_QUICK3(host_quick_fnmsub_d, "vfnmadd213sd", double, sd)
+HOST_QUICK3(host_quick_fnmadd_d, "vfnmsub213sd", double, sd)
+HOST_QUICK3(host_quick_fmadd_s, "vfmadd213ss", float, ss)
+HOST_QUICK3(host_quick_fmsub_s, "vfmsub213ss", float, ss)
+HOST_QUICK3(host_quick_fnmsub_s, "vfnmadd213ss", float, ss)
+HOST_QUICK3(host_quick_fnmadd_s, "vfnmsub213ss", float, ss)
+/* A double result into an f register, from its xmm register. */
+static inline void host_quick_store_d(uint64_t *dst, double v)
+{
+    __asm__("movsd %[v], %[dst]" : [dst] "=m"(*dst) : [v] "x"(v));
+}
+
 #else /* no fast path on this host: never called (sim_fpu_host_on is false) */
 
 #define HOST_STUB2(name)                                                              \
@@ -272,6 +355,52 @@ HOST_STUB_TO(host_d_to_l_rtz)
     }
 HOST_STUB_FROM(host_l_to_s)
 HOST_STUB_FROM(host_l_to_d)
+
+/* The quick forms: the same shapes. */
+#define HOST_QUICK_STUB2(name, T)                                                     \
+    static inline T name(const uint64_t *a, const uint64_t *b, uint64_t *bits)        \
+    {                                                                                 \
+        (void)a, (void)b;                                                             \
+        *bits = 0;                                                                    \
+        return 0;                                                                     \
+    }
+HOST_QUICK_STUB2(host_quick_add_d, double)
+HOST_QUICK_STUB2(host_quick_sub_d, double)
+HOST_QUICK_STUB2(host_quick_mul_d, double)
+HOST_QUICK_STUB2(host_quick_div_d, double)
+HOST_QUICK_STUB2(host_quick_add_s, float)
+HOST_QUICK_STUB2(host_quick_sub_s, float)
+HOST_QUICK_STUB2(host_quick_mul_s, float)
+HOST_QUICK_STUB2(host_quick_div_s, float)
+#define HOST_QUICK_STUB1(name, T)                                                     \
+    static inline T name(const uint64_t *a, uint64_t *bits)                           \
+    {                                                                                 \
+        (void)a;                                                                      \
+        *bits = 0;                                                                    \
+        return 0;                                                                     \
+    }
+HOST_QUICK_STUB1(host_quick_sqrt_d, double)
+HOST_QUICK_STUB1(host_quick_sqrt_s, float)
+#define HOST_QUICK_STUB3(name, T)                                                     \
+    static inline T name(const uint64_t *a, const uint64_t *b, const uint64_t *c,     \
+                         uint64_t *bits)                                              \
+    {                                                                                 \
+        (void)a, (void)b, (void)c;                                                    \
+        *bits = 0;                                                                    \
+        return 0;                                                                     \
+    }
+HOST_QUICK_STUB3(host_quick_fmadd_d, double)
+HOST_QUICK_STUB3(host_quick_fmsub_d, double)
+HOST_QUICK_STUB3(host_quick_fnmsub_d, double)
+HOST_QUICK_STUB3(host_quick_fnmadd_d, double)
+HOST_QUICK_STUB3(host_quick_fmadd_s, float)
+HOST_QUICK_STUB3(host_quick_fmsub_s, float)
+HOST_QUICK_STUB3(host_quick_fnmsub_s, float)
+HOST_QUICK_STUB3(host_quick_fnmadd_s, float)
+static inline void host_quick_store_d(uint64_t *dst, double v)
+{
+    (void)dst, (void)v;
+}
 
 #endif
 
