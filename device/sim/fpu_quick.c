@@ -84,8 +84,8 @@ static inline bool rne_nx(const sim_hart *h, const sim_fpu_insn *fi)
 
 int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi)
 {
-    /* The operands' addresses (the quick forms read them from memory) and
-     * values; which are used depends on the case. */
+    /* The source registers, where they are (the quick forms load them
+     * from there themselves); each case reads the ones it has. */
 #define A (&h->f[fi->rs1])
 #define B (&h->f[fi->rs2])
 #define C (&h->f[fi->rs3])
