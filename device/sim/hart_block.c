@@ -173,7 +173,11 @@ static void pick_form(sim_insn *d, fwd_state *fs, const sim_handlers *hs)
     unsigned op = d->op;
     for (unsigned i = 0; i < 2; i++)
         d->fwd[i] = fs->valid[i] ? fs->reg[i] : 0;
-    if (hs->form2[op][0][0])
+    if (op == SIM_OP_ADDI && d->rs1 == 0)
+        d->run = hs->li;
+    else if (op == SIM_OP_ADDI && d->imm == 0)
+        d->run = hs->mv[source_of(fs, d->rs1)];
+    else if (hs->form2[op][0][0])
         d->run = hs->form2[op][source_of(fs, d->rs1)][source_of(fs, d->rs2)];
     else if (hs->form1[op][0])
         d->run = hs->form1[op][source_of(fs, d->rs1)];

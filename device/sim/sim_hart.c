@@ -297,6 +297,8 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     static const sim_handlers handlers = {
         .run = {SIM_OPS(SIM_OP_LABEL)},
         .jal_on = &&op_JAL_ON,
+        .li = &&op_LI,
+        .mv = {&&op_MV, &&op_MV_0, &&op_MV_1},
         .form1 = {SIM_ALU1(SIM_FORMS1) SIM_LOADS(SIM_FORMS1)},
         .form2 = {SIM_ALU2(SIM_FORMS2) SIM_BRANCHES(SIM_FORMS2) SIM_STORES(SIM_FORMS2)},
         .forwards = {SIM_ALU1(SIM_FWD_OUT) SIM_ALU2(SIM_FWD_OUT) SIM_LOADS(SIM_FWD_OUT)
@@ -487,7 +489,8 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         if (LIKELY(o < rlen) && LIKELY(!(a & ((n) - 1))) && (h->mstatus & SIM_MSTATUS_FS)) {   \
             uint64_t t = sim_mem_get(rhost + o, n);                                             \
             h->f[d->rd] = boxed;                                                               \
-            h->mstatus |= SIM_MSTATUS_FS; /* Dirty: an f register changed */                   \
+            if (UNLIKELY((h->mstatus & SIM_MSTATUS_FS) != SIM_MSTATUS_FS))                     \
+                h->mstatus |= SIM_MSTATUS_FS; /* Dirty: an f register changed */               \
             cycle += rlat;                                                                     \
             mcycles += rlat;                                                                   \
             NEXT_CHECKED;                                                                      \
@@ -651,6 +654,11 @@ op_FETCH_FAULT:
 op_NOP: NEXT;
 
 op_LUI: FORWARD(IMM); NEXT;
+    /* addi's own forms: li (from x0) and mv (an immediate of 0) */
+op_LI: FORWARD(IMM); NEXT;
+op_MV: FORWARD(RS1); NEXT;
+op_MV_0: FORWARD(f0); NEXT;
+op_MV_1: FORWARD(f1); NEXT;
 op_AUIPC: FORWARD(d->pc + IMM); NEXT;
     /* The operations of the tables above, each in its plain form and in
      * its forms reading a source from f0 (`0`) or f1 (`1`) instead of the
@@ -842,7 +850,8 @@ op_FPU:
         tval = d->bits;
         goto trap;
     }
-    h->mstatus |= SIM_MSTATUS_FS; /* Dirty */
+    if (UNLIKELY((h->mstatus & SIM_MSTATUS_FS) != SIM_MSTATUS_FS))
+        h->mstatus |= SIM_MSTATUS_FS; /* Dirty (a store only when it was not) */
     x[0] = 0;
     NEXT;
 
