@@ -8,10 +8,13 @@
  * block early, as a trap does (sim_hart.c).  Nor does a jal: the block
  * goes on at its target, unless that is already in the block (a loop
  * would unroll) or outside the code.  So a loop's test, an if's
- * fall-through and a jump around an else cost no block entry.  Each entry carries what the hot loop needs at
- * once: its handler's address, and its block's remaining instruction count
- * and static cost, computed here once instead of counted per instruction.
- * The static costs come from one place, sim_static_cost. */
+ * fall-through and a jump around an else cost no block entry.
+ *
+ * Each entry carries what the hot loop needs at once: its handler's
+ * address (the form that reads each source where it is: pick_form), and
+ * its block's remaining instruction count and static cost, computed here
+ * once instead of counted per instruction.  The static costs come from
+ * one place, sim_static_cost. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -35,9 +35,10 @@ enum {
  * instruction vl bits); a multiply adds SIM_COST_MUL once (pipelined), a
  * divide SIM_VCOST_DIV a beat; a floating-point operation SIM_VCOST_FP
  * once (the scalar FPU's add/multiply/fma latency, pipelined), a
- * floating-point divide or square root SIM_VCOST_FDIV a beat.  A load or store adds its memory's latency
- * as the scalar path charges it, once for each run of elements in one
- * 64-byte line (sim_mem's latency: a RAM range's, a device's). */
+ * floating-point divide or square root SIM_VCOST_FDIV a beat.  A load or
+ * store adds its memory's latency as the scalar path charges it, once for
+ * each run of elements in one 64-byte line (sim_mem's latency: a RAM
+ * range's, a device's). */
 enum {
     SIM_VCOST_BEAT_BITS = 256,
     SIM_VCOST_DIV = SIM_COST_DIV,
