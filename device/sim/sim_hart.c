@@ -5,7 +5,9 @@
  * (hart_block.c): each entry holds its handler's address, and each
  * handler ends in its own computed goto to the next entry's (README, "The
  * hot loop"); a block's instruction count and static cost are added once,
- * on entering it.  Everything rare leaves the loop through a
+ * on entering it.  The last two results ride in locals too (f0, f1), and
+ * an entry reads a source from them when its block says one holds it.
+ * Everything rare leaves the loop through a
  * function: decoding, CSRs, atomics, FP, device accesses, traps; before
  * such a call the locals are written back to the hart (SYNC) because the
  * callee, or a device callback behind it, reads or advances them.
@@ -202,8 +204,8 @@ static inline uint64_t orc_b(uint64_t v)
 
 /* The operations whose handler is one expression of its sources (s1 the
  * value of rs1, s2 of rs2), written once here and expanded by sim_hart_run
- * into a plain form and the forms that take a source from the forwarded
- * value (sim_handlers): one source and an immediate, ... */
+ * into a plain form and the forms that take a source from a forwarded
+ * value, f0 or f1 (sim_handlers): one source and an immediate, ... */
 #define SIM_ALU1(X)                                                                            \
     X(ADDI, s1 + IMM) X(SLTI, (int64_t)s1 < (int64_t)IMM) X(SLTIU, s1 < IMM)                   \
     X(XORI, s1 ^ IMM) X(ORI, s1 | IMM) X(ANDI, s1 & IMM)                                       \
