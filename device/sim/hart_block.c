@@ -176,7 +176,9 @@ static void pick_form(sim_insn *d, fwd_state *fs, const sim_handlers *hs)
     unsigned op = d->op;
     for (unsigned i = 0; i < 2; i++)
         d->fwd[i] = fs->valid[i] ? fs->reg[i] : 0;
-    if (op == SIM_OP_ADDI && d->rs1 == 0)
+    if (d->rd == 0 && hs->load_x0[op])
+        d->run = hs->load_x0[op];
+    else if (op == SIM_OP_ADDI && d->rs1 == 0)
         d->run = hs->li;
     else if (op == SIM_OP_ADDI && d->imm == 0)
         d->run = hs->mv[source_of(fs, d->rs1)];

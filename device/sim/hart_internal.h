@@ -153,6 +153,9 @@ typedef struct sim_handlers {
     const void *jal_on; /* a jal whose block goes on at its target */
     const void *li;     /* addi from x0 */
     const void *mv[3];  /* addi of 0, its source from x[], f0 or f1 */
+    /* A load into x0 (its access and nothing else): the slow path, so
+     * that the others write rd without re-zeroing x0. */
+    const void *load_x0[SIM_OP_COUNT];
     const void *form1[SIM_OP_COUNT][3];
     const void *form2[SIM_OP_COUNT][3][3];
     bool forwards[SIM_OP_COUNT];

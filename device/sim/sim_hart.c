@@ -292,6 +292,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
 #define SIM_OP_LABEL(name) [SIM_OP_##name] = &&op_##name,
 #define SIM_FWD_OUT(name, ...) [SIM_OP_##name] = true,
 #define SIM_FORMS1(name, ...) [SIM_OP_##name] = {&&op_##name, &&op_##name##_0, &&op_##name##_1},
+#define SIM_LOAD_X0(name, ...) [SIM_OP_##name] = &&op_##name##_X0,
 #define SIM_FORMS2(name, ...)                                                                  \
     [SIM_OP_##name] = {{&&op_##name, &&op_##name##_R0, &&op_##name##_R1},                    \
                        {&&op_##name##_0R, &&op_##name##_00, &&op_##name##_01},                \
@@ -301,6 +302,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         .jal_on = &&op_JAL_ON,
         .li = &&op_LI,
         .mv = {&&op_MV, &&op_MV_0, &&op_MV_1},
+        .load_x0 = {SIM_LOADS(SIM_LOAD_X0)},
         .form1 = {SIM_ALU1(SIM_FORMS1) SIM_LOADS(SIM_FORMS1)},
         .form2 = {SIM_ALU2(SIM_FORMS2) SIM_BRANCHES(SIM_FORMS2) SIM_STORES(SIM_FORMS2)},
         .forwards = {SIM_ALU1(SIM_FWD_OUT) SIM_ALU2(SIM_FWD_OUT) SIM_LOADS(SIM_FWD_OUT)
@@ -309,6 +311,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
 #undef SIM_OP_LABEL
 #undef SIM_FWD_OUT
 #undef SIM_FORMS1
+#undef SIM_LOAD_X0
 #undef SIM_FORMS2
 
     if (h->state != SIM_HART_RUNNING || !h->icache)
@@ -458,8 +461,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         if (LIKELY(o < rlen) && LIKELY(!(a & ((n) - 1)))) {                                    \
             type t;                                                                            \
             memcpy(&t, rhost + o, n);                                                          \
-            FORWARD(conv);                                                                     \
-            x[0] = 0;                                                                          \
+            FORWARD(conv); /* rd is not x0: those take op_*_X0 */                              \
             cycle += rlat;                                                                     \
             mcycles += rlat;                                                                   \
             NEXT_CHECKED;                                                                      \
@@ -695,6 +697,10 @@ op_AUIPC: FORWARD(d->pc + IMM); NEXT;
     }
 #define BRANCH_HANDLERS(name, cond) FORMS2(BRANCH_FORM, name, cond)
 #define LOAD_HANDLERS(name, n, type, conv)                                                     \
+    op_##name##_X0: /* a load into x0: its access alone, the slow path's */                   \
+    mem_addr = RS1 + IMM;                                                                      \
+    mem_size = n;                                                                              \
+    goto load_slow;                                                                            \
     op_##name: LOAD(n, type, conv, RS1)                                                        \
     op_##name##_0: LOAD(n, type, conv, f0)                                                     \
     op_##name##_1: LOAD(n, type, conv, f1)
