@@ -79,6 +79,7 @@ struct sim_icache *sim_icache_new(uint64_t base, uint64_t size)
     ic->base = base;
     ic->size = size;
     ic->cap = cap;
+    ic->jit = sim_jit_wanted() ? sim_jit_new(cap) : NULL; /* none: interpreted */
     ic->map_lo = (size_t)slots;
     ic->map_hi = 0;
     return ic;
@@ -88,6 +89,7 @@ void sim_icache_free(struct sim_icache *ic)
 {
     if (!ic)
         return;
+    sim_jit_free(ic->jit);
     free(ic->probes);
     free(ic->map);
     free(ic->arena);
@@ -100,6 +102,8 @@ void sim_icache_flush(struct sim_icache *ic)
         memset(&ic->map[ic->map_lo], 0, (ic->map_hi - ic->map_lo) * sizeof *ic->map);
     ic->map_lo = (size_t)(ic->size / 2 + 1);
     ic->map_hi = 0;
+    if (ic->jit)
+        sim_jit_clear(ic, true);
     ic->used = 0;
     ic->gen++;
 }
@@ -279,5 +283,7 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs)
         }
     }
     ic->used += n + 1;
+    if (ic->jit)
+        sim_jit_mark_head(ic, head, hs);
     return head;
 }

@@ -159,6 +159,8 @@ typedef struct sim_handlers {
     const void *form1[SIM_OP_COUNT][3];
     const void *form2[SIM_OP_COUNT][3][3];
     bool forwards[SIM_OP_COUNT];
+    /* A block's head entered through its translation (hart_jit.c). */
+    const void *jit;
 } sim_handlers;
 
 /* Instructions a block holds at most: long enough that a straight run of
@@ -189,7 +191,57 @@ struct sim_icache {
     sim_insn *arena;
     size_t cap, used;
     uint64_t gen;
+    struct sim_jit *jit; /* the blocks' translations; NULL: interpret only */
 };
+
+/* The translated code (hart_jit.c, which says what it is): how the hot
+ * loop calls it, what it hands over and gets back. */
+typedef struct sim_jit_regs {
+    uint64_t cycle, instret, mcycles; /* in and out */
+    uint64_t limit;
+    uint64_t rbase, rlen, rlat; /* the RAM cache (sim_hart.c) */
+    uint8_t *rhost;
+    uint64_t *x;
+    sim_mem *m;
+    sim_hart *h;
+    void (*note_store)(sim_mem *m, const sim_hart *writer, uint64_t addr);
+    uint8_t others; /* stores must call note_store */
+    const sim_insn *d; /* out: where the hot loop goes on (sim_jit_exit) */
+} sim_jit_regs;
+
+/* Why translated code gave the hot loop back the run, at regs->d. */
+enum sim_jit_exit {
+    SIM_JIT_ENTER,   /* run d's handler: d's block is entered, d not begun */
+    SIM_JIT_STEP,    /* d's block does not fit before the limit: not entered */
+    SIM_JIT_OVERRUN, /* d ran, and its latency took its block past stop */
+    SIM_JIT_CHAIN,   /* d (a branch taken, a jal, a block's end) goes on at
+                      * its target, which is not linked yet */
+};
+
+typedef int sim_jit_fn(sim_jit_regs *regs, const void *code);
+
+/* Whether translation is wanted (KMRUN_JIT is not "off" or "0"). */
+bool sim_jit_wanted(void);
+/* Translations for a decoded arena of `cap` entries; NULL when this host
+ * has none (not x86-64 Linux) or memory is lacking. */
+struct sim_jit *sim_jit_new(size_t cap);
+void sim_jit_free(struct sim_jit *jt);
+/* Drops every translation; `flush`: the decoded entries go too. */
+void sim_jit_clear(struct sim_icache *ic, bool flush);
+/* The entry point that runs translated code (sim_jit_fn's `code`). */
+sim_jit_fn *sim_jit_enter_fn(const struct sim_jit *jt);
+/* A new block's head is entered through its translation (made on first
+ * entry, sim_jit_head): its run becomes hs->jit. */
+void sim_jit_mark_head(struct sim_icache *ic, sim_insn *head, const sim_handlers *hs);
+/* The translation of a marked head, past its block's accounting; NULL
+ * when it has none (its run is its handler again). */
+const void *sim_jit_head(struct sim_icache *ic, sim_insn *head, const sim_handlers *hs);
+/* The handler a marked head had. */
+const void *sim_jit_orig(const struct sim_icache *ic, const sim_insn *d);
+/* d's exit (SIM_JIT_CHAIN) goes on at entry e: straight to e's
+ * translation from now on (made now if need be). */
+void sim_jit_link(struct sim_icache *ic, const sim_insn *d, const sim_insn *e,
+                  const sim_handlers *hs);
 
 /* hart_trace.c: what sim_hart_step records of an access (nothing
  * outside a step). */

@@ -307,6 +307,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         .form2 = {SIM_ALU2(SIM_FORMS2) SIM_BRANCHES(SIM_FORMS2) SIM_STORES(SIM_FORMS2)},
         .forwards = {SIM_ALU1(SIM_FWD_OUT) SIM_ALU2(SIM_FWD_OUT) SIM_LOADS(SIM_FWD_OUT)
                          SIM_FWD_OUT(LUI) SIM_FWD_OUT(AUIPC)},
+        .jit = &&op_JIT,
     };
 #undef SIM_OP_LABEL
 #undef SIM_FWD_OUT
@@ -356,6 +357,11 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
      * for the registers the entry's block holds in them there
      * (d->fwd), so entering mid-block is right too. */
     uint64_t f0 = 0, f1 = 0;
+
+    /* The translated code (hart_jit.c): what it is handed each time the
+     * loop calls it at a block's head (op_JIT). */
+    sim_jit_regs jr = {.limit = limit, .x = x, .m = m, .h = h,
+                       .note_store = sim_mem_note_store, .others = others};
 
     uint64_t cause = 0, tval = 0;
     uint64_t mem_addr = 0, mem_val = 0;
@@ -626,6 +632,47 @@ halted_after:
     goto out;
 
 op_BLOCK_END: CHAIN(taken, d->pc);
+op_JIT: {
+    /* d heads a block the loop has entered (BLOCK): its translation runs
+     * it, and on past it as far as it can; a cut block (step) runs here */
+    const void *code = cut ? NULL : sim_jit_head(ic, (sim_insn *)d, &handlers);
+    if (!code)
+        goto *(d->run == &&op_JIT ? sim_jit_orig(ic, d) : d->run);
+    jr.cycle = cycle;
+    jr.instret = instret;
+    jr.mcycles = mcycles;
+    jr.rbase = rbase;
+    jr.rlen = rlen;
+    jr.rlat = rlat;
+    jr.rhost = rhost;
+    int why = sim_jit_enter_fn(ic->jit)(&jr, code);
+    cycle = jr.cycle;
+    instret = jr.instret;
+    mcycles = jr.mcycles;
+    d = jr.d;
+    switch (why) {
+    case SIM_JIT_ENTER: /* as after the handler before d */
+        stop = limit + d->last_cost;
+        f0 = x[d->fwd[0]];
+        f1 = x[d->fwd[1]];
+        goto *(d->run == &&op_JIT ? sim_jit_orig(ic, d) : d->run);
+    case SIM_JIT_STEP:
+        goto step;
+    case SIM_JIT_OVERRUN:
+        goto overrun;
+    default: { /* SIM_JIT_CHAIN: as the handler's CHAIN, then linked */
+        sim_insn *e = d->taken;
+        if (e) {
+            sim_jit_link(ic, d, e, &handlers);
+            d = e;
+            BLOCK();
+        }
+        pc = d->op == SIM_OP_BLOCK_END ? d->pc : d->pc + IMM;
+        link = &((sim_insn *)d)->taken;
+        goto dispatch;
+    }
+    }
+}
 op_PROBE:
     /* the callee sees the hart as of the next instruction's start, and
      * may change registers (x and f are the hart's own) */

@@ -1343,5 +1343,11 @@ int main(void)
         cmocka_unit_test(idle_loops_skip_exactly),
         cmocka_unit_test(idle_proofs_refuse),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* Every test twice: the hot loop's handlers alone (the reference),
+     * then with its blocks translated to host code (hart_jit.c), which
+     * must not change a register, a cycle or a count. */
+    setenv("KMRUN_JIT", "off", 1);
+    int failed = cmocka_run_group_tests_name("interpreted", tests, NULL, NULL);
+    unsetenv("KMRUN_JIT");
+    return failed + cmocka_run_group_tests_name("translated", tests, NULL, NULL);
 }
