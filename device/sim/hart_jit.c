@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "hart_internal.h"
+#include "sim_fpu.h"
 
 #if defined(__x86_64__) && defined(__linux__)
 #include <sys/mman.h>
@@ -322,6 +323,78 @@ static bool emit_store(tr *t, const sim_insn *d)
     return true;
 }
 
+#define HART(field) ((int32_t)offsetof(sim_hart, field)) /* off rbx: x is h's first field */
+#define FR(r) (HART(f) + (int32_t)(8 * (r)))
+
+/* test dword [h->mstatus], FS: jz (the FPU off) exits to d's handler */
+static void fpu_on(tr *t, const sim_insn *d)
+{
+    jx_mem(&t->j, 0, false, 0xf7, -1, 0, JX_RBX, JX_NONE, 0, HART(mstatus));
+    jx_u32(&t->j, (uint32_t)SIM_MSTATUS_FS);
+    exit_if(t, JX_CC_E, SIM_JIT_ENTER, d);
+}
+
+/* FLW/FLD/FSW/FSD: as the hot loop's FP_LOAD and FP_STORE. */
+static bool emit_fp_mem(tr *t, const sim_insn *d)
+{
+    jx *j = &t->j;
+    bool load = d->op == SIM_OP_FLW || d->op == SIM_OP_FLD;
+    bool dbl = d->op == SIM_OP_FLD || d->op == SIM_OP_FSD;
+    address(t, d, dbl ? 8 : 4);
+    fpu_on(t, d);
+    if (load) {
+        jx_mem(j, 0, dbl, 0x8b, -1, JX_RAX, JX_R10, JX_RDX, 0, 0);
+        if (!dbl) { /* NaN-boxed */
+            jx_mov_imm(j, JX_RCX, sim_fpu_box(0));
+            jx_alu(j, true, JX_OR, JX_RAX, JX_RCX);
+        }
+        jx_store(j, JX_RAX, JX_RBX, FR(d->rd));
+        /* or dword [h->mstatus], FS: Dirty (the value the handler leaves) */
+        jx_mem(j, 0, false, 0x81, -1, JX_OR, JX_RBX, JX_NONE, 0, HART(mstatus));
+        jx_u32(j, (uint32_t)SIM_MSTATUS_FS);
+        latency(t, d);
+    } else {
+        jx_load(j, JX_RCX, JX_RBX, FR(d->rs2));
+        jx_mem(j, 0, dbl, 0x89, -1, JX_RCX, JX_R10, JX_RDX, 0, 0);
+        latency(t, d);
+        jx_cmp8_mem(j, JX_R15, REG(others), 0);
+        uint8_t *at = jx_jcc(j, JX_CC_NE);
+        add_stub(t, at, STUB_NOTE, 0, d, j->p);
+    }
+    stop_check(t, d);
+    return true;
+}
+
+/* The FPU operations, through a call: 0 done, else nothing was done and
+ * d's handler takes the trap. */
+static int fpu_op(sim_hart *h, const sim_insn *d)
+{
+    if ((h->mstatus & SIM_MSTATUS_FS) == 0 || sim_fpu_run(h, &d->fpu))
+        return 1;
+    if ((h->mstatus & SIM_MSTATUS_FS) != SIM_MSTATUS_FS)
+        h->mstatus |= SIM_MSTATUS_FS;
+    h->x[0] = 0;
+    return 0;
+}
+
+static bool emit_fpu(tr *t, const sim_insn *d)
+{
+    jx *j = &t->j;
+    static const int keep[] = {JX_R8, JX_R9, JX_R10, JX_R11};
+    for (unsigned k = 0; k < 4; k++)
+        jx_push(j, keep[k]);
+    jx_mov(j, JX_RDI, JX_RBX);
+    jx_mov_imm(j, JX_RSI, (uint64_t)(uintptr_t)d);
+    jx_mov_imm(j, JX_RAX, (uint64_t)(uintptr_t)fpu_op);
+    jx_reg(j, false, 0xff, -1, 2, JX_RAX); /* call rax */
+    for (unsigned k = 4; k-- > 0;)
+        jx_pop(j, keep[k]);
+    jx_lea(j, JX_RSI, JX_RBP, JX_NONE, 0, d->last_cost);
+    jx_alu(j, false, JX_OR, JX_RAX, JX_RAX); /* test eax */
+    exit_if(t, JX_CC_NE, SIM_JIT_ENTER, d);
+    return true;
+}
+
 /* The branches' x86 conditions: rs1 compared with rs2. */
 static int branch_cc(unsigned op)
 {
@@ -541,6 +614,10 @@ static bool emit_insn(tr *t, const sim_insn *d, const sim_handlers *hs)
         return emit_load(t, d);
     case SIM_OP_SB: case SIM_OP_SH: case SIM_OP_SW: case SIM_OP_SD:
         return emit_store(t, d);
+    case SIM_OP_FLW: case SIM_OP_FLD: case SIM_OP_FSW: case SIM_OP_FSD:
+        return emit_fp_mem(t, d);
+    case SIM_OP_FPU:
+        return emit_fpu(t, d);
     case SIM_OP_JAL:
         if (d->rd) {
             jx_mov_imm(j, JX_RAX, d->pc + d->len);

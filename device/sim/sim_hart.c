@@ -12,6 +12,11 @@
  * such a call the locals are written back to the hart (SYNC) because the
  * callee, or a device callback behind it, reads or advances them.
  *
+ * Where blocks are translated to host code (hart_jit.c), a block's head
+ * has op_JIT as its handler, which runs the translation and takes back
+ * the run where it stops, at an entry, as if the handlers had run up to
+ * there.
+ *
  * Loads and stores hit a one-entry cache of the last RAM range they
  * reached (base, host pointer, latency): one subtraction and one compare
  * for the common case.  Everything else goes to the slow paths, which
