@@ -206,6 +206,10 @@ typedef struct sim_jit_regs {
     sim_hart *h;
     void (*note_store)(sim_mem *m, const sim_hart *writer, uint64_t addr);
     uint8_t others; /* stores must call note_store */
+    /* The cached window's inline hits (sim_mem.h), as the handlers' slow
+     * path serves them: m->cached, or one of size 0 while the run is not
+     * quiet (its accesses must reach the callbacks). */
+    const sim_mem_cached *cached;
     const sim_insn *d; /* out: where the hot loop goes on (sim_jit_exit) */
 } sim_jit_regs;
 

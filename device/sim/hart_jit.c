@@ -51,11 +51,11 @@
 
 /* Room one guest instruction's code may take, with its stubs and slot:
  * checked once per instruction, so the encoders need not. */
-#define INSN_ROOM 192u
+#define INSN_ROOM 384u
 /* Bytes of mapping per entry of the decoded arena: room for every entry
  * translated about twice (mid-block entries start translations of their
  * own). */
-#define BYTES_PER_ENTRY 160u
+#define BYTES_PER_ENTRY 256u
 
 struct sim_jit {
     uint8_t *buf;
@@ -183,6 +183,7 @@ enum stub_kind {
     STUB_EXIT,  /* to the hot loop: rdi = d, eax = why */
     STUB_TAKEN, /* a taken branch: take back the rest, then its slot */
     STUB_NOTE,  /* a store other harts' reservations must hear of */
+    STUB_CACHED, /* a load or store the RAM cache missed: the cached window? */
 };
 
 typedef struct stub {
@@ -199,7 +200,7 @@ typedef struct slot_use {
     const sim_insn *d;
 } slot_use;
 
-#define MAX_STUBS (4 * (SIM_BLOCK_MAX + 4))
+#define MAX_STUBS (8 * (SIM_BLOCK_MAX + 4))
 
 typedef struct tr {
     const struct sim_icache *ic;
@@ -262,8 +263,10 @@ static void stop_check(tr *t, const sim_insn *d)
 }
 
 /* rdx = the offset of x[rs1] + imm in the RAM cache's range, rax the
- * address; a miss or a misaligned address exits to d's handler. */
-static void address(tr *t, const sim_insn *d, unsigned size)
+ * address; a misaligned address exits to d's handler, and so does a miss,
+ * or (`cached`) it goes to a stub that tries the cached window: the
+ * stub's index, whose `back` the caller sets. */
+static unsigned address(tr *t, const sim_insn *d, unsigned size, bool cached)
 {
     jx *j = &t->j;
     get(j, JX_RAX, d->rs1);
@@ -272,10 +275,50 @@ static void address(tr *t, const sim_insn *d, unsigned size)
     jx_mov(j, JX_RDX, JX_RAX);
     jx_alu(j, true, JX_SUB, JX_RDX, JX_R8);
     jx_alu(j, true, JX_CMP, JX_RDX, JX_R9);
-    exit_if(t, JX_CC_AE, SIM_JIT_ENTER, d);
+    unsigned miss = t->nstubs;
+    if (cached)
+        add_stub(t, jx_jcc(j, JX_CC_AE), STUB_CACHED, 0, d, NULL);
+    else
+        exit_if(t, JX_CC_AE, SIM_JIT_ENTER, d);
     if (size > 1) {
         jx_test8(j, JX_RAX, size - 1);
         exit_if(t, JX_CC_NE, SIM_JIT_ENTER, d);
+    }
+    return miss;
+}
+
+static unsigned mem_size(unsigned op)
+{
+    switch (op) {
+    case SIM_OP_LB: case SIM_OP_LBU: case SIM_OP_SB: return 1;
+    case SIM_OP_LH: case SIM_OP_LHU: case SIM_OP_SH: return 2;
+    case SIM_OP_LD: case SIM_OP_SD: return 8;
+    default: return 4;
+    }
+}
+
+/* rax = the value load `op` reads at [base + index] */
+static void load_from(jx *j, unsigned op, int base, int index)
+{
+    switch (op) {
+    case SIM_OP_LB: jx_mem(j, 0, true, 0x0f, 0xbe, JX_RAX, base, index, 0, 0); break;
+    case SIM_OP_LBU: jx_mem(j, 0, false, 0x0f, 0xb6, JX_RAX, base, index, 0, 0); break;
+    case SIM_OP_LH: jx_mem(j, 0, true, 0x0f, 0xbf, JX_RAX, base, index, 0, 0); break;
+    case SIM_OP_LHU: jx_mem(j, 0, false, 0x0f, 0xb7, JX_RAX, base, index, 0, 0); break;
+    case SIM_OP_LW: jx_mem(j, 0, true, 0x63, -1, JX_RAX, base, index, 0, 0); break;
+    case SIM_OP_LWU: jx_mem(j, 0, false, 0x8b, -1, JX_RAX, base, index, 0, 0); break;
+    default: jx_mem(j, 0, true, 0x8b, -1, JX_RAX, base, index, 0, 0); break;
+    }
+}
+
+/* [base + index] = rcx's low `size` bytes */
+static void store_to(jx *j, unsigned size, int base, int index)
+{
+    switch (size) {
+    case 1: jx_mem(j, 0, false, 0x88, -1, JX_RCX, base, index, 0, 0); break;
+    case 2: jx_mem(j, 0x66, false, 0x89, -1, JX_RCX, base, index, 0, 0); break;
+    case 4: jx_mem(j, 0, false, 0x89, -1, JX_RCX, base, index, 0, 0); break;
+    default: jx_mem(j, 0, true, 0x89, -1, JX_RCX, base, index, 0, 0); break;
     }
 }
 
@@ -284,43 +327,108 @@ static bool emit_load(tr *t, const sim_insn *d)
     jx *j = &t->j;
     if (d->rd == 0) /* the slow path's (sim_handlers.load_x0) */
         return false;
-    unsigned size = d->op == SIM_OP_LB || d->op == SIM_OP_LBU ? 1
-                    : d->op == SIM_OP_LH || d->op == SIM_OP_LHU ? 2
-                    : d->op == SIM_OP_LD ? 8 : 4;
-    address(t, d, size);
-    switch (d->op) { /* rax = the value, from [r10 + rdx] */
-    case SIM_OP_LB: jx_mem(j, 0, true, 0x0f, 0xbe, JX_RAX, JX_R10, JX_RDX, 0, 0); break;
-    case SIM_OP_LBU: jx_mem(j, 0, false, 0x0f, 0xb6, JX_RAX, JX_R10, JX_RDX, 0, 0); break;
-    case SIM_OP_LH: jx_mem(j, 0, true, 0x0f, 0xbf, JX_RAX, JX_R10, JX_RDX, 0, 0); break;
-    case SIM_OP_LHU: jx_mem(j, 0, false, 0x0f, 0xb7, JX_RAX, JX_R10, JX_RDX, 0, 0); break;
-    case SIM_OP_LW: jx_mem(j, 0, true, 0x63, -1, JX_RAX, JX_R10, JX_RDX, 0, 0); break;
-    case SIM_OP_LWU: jx_mem(j, 0, false, 0x8b, -1, JX_RAX, JX_R10, JX_RDX, 0, 0); break;
-    default: jx_mem(j, 0, true, 0x8b, -1, JX_RAX, JX_R10, JX_RDX, 0, 0); break;
-    }
+    unsigned miss = address(t, d, mem_size(d->op), true);
+    load_from(j, d->op, JX_R10, JX_RDX);
     put(j, JX_RAX, d->rd);
     latency(t, d);
+    t->stubs[miss].back = j->p;
     stop_check(t, d);
     return true;
+}
+
+/* sim_mem_note_store(m, h, rdx) when other harts share the memory;
+ * rsi (the stop) is made again after the call */
+static void note_store(tr *t, const sim_insn *d)
+{
+    jx *j = &t->j;
+    static const int keep[] = {JX_R8, JX_R9, JX_R10, JX_R11};
+    jx_cmp8_mem(j, JX_R15, REG(others), 0);
+    uint8_t *skip = jx_jcc(j, JX_CC_E);
+    for (unsigned k = 0; k < 4; k++)
+        jx_push(j, keep[k]);
+    jx_load(j, JX_RDI, JX_R15, REG(m));
+    jx_load(j, JX_RSI, JX_R15, REG(h));
+    jx_call_mem(j, JX_R15, REG(note_store));
+    for (unsigned k = 4; k-- > 0;)
+        jx_pop(j, keep[k]);
+    jx_lea(j, JX_RSI, JX_RBP, JX_NONE, 0, d->last_cost);
+    jx_patch(skip, j->p);
 }
 
 static bool emit_store(tr *t, const sim_insn *d)
 {
     jx *j = &t->j;
-    unsigned size = d->op == SIM_OP_SB ? 1 : d->op == SIM_OP_SH ? 2 : d->op == SIM_OP_SW ? 4 : 8;
-    address(t, d, size);
+    unsigned size = mem_size(d->op);
+    unsigned miss = address(t, d, size, true);
     get(j, JX_RCX, d->rs2);
-    switch (size) { /* [r10 + rdx] = rcx's low bytes */
-    case 1: jx_mem(j, 0, false, 0x88, -1, JX_RCX, JX_R10, JX_RDX, 0, 0); break;
-    case 2: jx_mem(j, 0x66, false, 0x89, -1, JX_RCX, JX_R10, JX_RDX, 0, 0); break;
-    case 4: jx_mem(j, 0, false, 0x89, -1, JX_RCX, JX_R10, JX_RDX, 0, 0); break;
-    default: jx_mem(j, 0, true, 0x89, -1, JX_RCX, JX_R10, JX_RDX, 0, 0); break;
-    }
+    store_to(j, size, JX_R10, JX_RDX);
     latency(t, d);
     jx_cmp8_mem(j, JX_R15, REG(others), 0);
     uint8_t *at = jx_jcc(j, JX_CC_NE);
     add_stub(t, at, STUB_NOTE, 0, d, j->p);
+    t->stubs[miss].back = j->p;
     stop_check(t, d);
     return true;
+}
+
+/* A load or store the RAM cache missed (rax its address), served from
+ * the cluster's cached window as the handlers' slow path does: a hit
+ * counts, a store marks its line dirty, the access costs the window's
+ * latency; anything else exits to d's handler. */
+static void emit_cached(tr *t, const stub *s)
+{
+    jx *j = &t->j;
+    const sim_insn *d = s->d;
+    bool store = d->op >= SIM_OP_SB && d->op <= SIM_OP_SD;
+    unsigned size = mem_size(d->op);
+#define C(field) ((int32_t)offsetof(sim_mem_cached, field))
+    if (size > 1) {
+        jx_test8(j, JX_RAX, size - 1);
+        exit_if(t, JX_CC_NE, SIM_JIT_ENTER, d);
+    }
+    jx_load(j, JX_RDI, JX_R15, REG(cached));
+    jx_mov(j, JX_RDX, JX_RAX);
+    jx_alu_mem(j, true, JX_SUB, JX_RDX, JX_RDI, C(base));
+    jx_alu_mem(j, true, JX_CMP, JX_RDX, JX_RDI, C(size));
+    exit_if(t, JX_CC_AE, SIM_JIT_ENTER, d);
+    jx_mov(j, JX_RCX, JX_RDX); /* rcx = the line's index */
+    jx_shift_imm(j, true, JX_SHR, JX_RCX, 6);
+    jx_alu_mem(j, false, JX_AND, JX_RCX, JX_RDI, C(mask));
+    jx_load(j, JX_RAX, JX_RDI, C(tag)); /* rax = &tag[i] */
+    jx_lea(j, JX_RAX, JX_RAX, JX_RCX, 3, 0);
+    jx_test8_mem(j, JX_RAX, 0, SIM_MEM_LINE_VALID);
+    exit_if(t, JX_CC_E, SIM_JIT_ENTER, d);
+    jx_load(j, JX_RSI, JX_RAX, 0); /* the line's address is the offset's */
+    jx_alu(j, true, JX_XOR, JX_RSI, JX_RDX);
+    jx_alu_imm(j, true, JX_AND, JX_RSI, -64);
+    exit_if(t, JX_CC_NE, SIM_JIT_ENTER, d);
+    jx_load(j, JX_RSI, JX_RDI, C(hits));
+    jx_alu_mem_imm8(j, JX_ADD, JX_RSI, 0, 1);
+    if (store)
+        jx_alu_mem_imm8(j, JX_OR, JX_RAX, 0, SIM_MEM_LINE_DIRTY);
+    jx_shift_imm(j, true, JX_SHL, JX_RCX, 6); /* rdx = the bytes' host address */
+    jx_alu_mem(j, true, JX_ADD, JX_RCX, JX_RDI, C(data));
+    jx_alu_imm(j, false, JX_AND, JX_RDX, 63);
+    jx_alu(j, true, JX_ADD, JX_RDX, JX_RCX);
+    if (store) {
+        get(j, JX_RCX, d->rs2);
+        store_to(j, size, JX_RDX, JX_NONE);
+    } else {
+        load_from(j, d->op, JX_RDX, JX_NONE);
+        put(j, JX_RAX, d->rd);
+    }
+    jx_mem(j, 0, false, 0x8b, -1, JX_RAX, JX_RDI, JX_NONE, 0, C(latency));
+    jx_alu(j, true, JX_ADD, JX_R12, JX_RAX);
+    jx_alu(j, true, JX_ADD, JX_R14, JX_RAX);
+    if (store) { /* the address again: the store changed no register */
+        get(j, JX_RDX, d->rs1);
+        if (d->imm)
+            jx_lea(j, JX_RDX, JX_RDX, JX_NONE, 0, d->imm);
+        note_store(t, d);
+    }
+    jx_lea(j, JX_RSI, JX_RBP, JX_NONE, 0, d->last_cost);
+    jx_patch(jx_jmp(j), s->back);
+#undef C
 }
 
 #define HART(field) ((int32_t)offsetof(sim_hart, field)) /* off rbx: x is h's first field */
@@ -340,7 +448,7 @@ static bool emit_fp_mem(tr *t, const sim_insn *d)
     jx *j = &t->j;
     bool load = d->op == SIM_OP_FLW || d->op == SIM_OP_FLD;
     bool dbl = d->op == SIM_OP_FLD || d->op == SIM_OP_FSD;
-    address(t, d, dbl ? 8 : 4);
+    address(t, d, dbl ? 8 : 4, false);
     fpu_on(t, d);
     if (load) {
         jx_mem(j, 0, dbl, 0x8b, -1, JX_RAX, JX_R10, JX_RDX, 0, 0);
@@ -658,20 +766,14 @@ static void emit_tail(struct sim_icache *ic, tr *t)
             jx_alu_imm(j, true, JX_SUB, JX_R13, (int32_t)s->d[1].n_rest);
             jump_slot(t, s->d);
             break;
-        case STUB_NOTE: { /* sim_mem_note_store(m, h, address) */
-            static const int keep[] = {JX_R8, JX_R9, JX_R10, JX_R11};
-            for (unsigned k = 0; k < 4; k++)
-                jx_push(j, keep[k]);
+        case STUB_CACHED:
+            emit_cached(t, s);
+            break;
+        case STUB_NOTE: /* rdx: the offset in the RAM cache's range */
             jx_lea(j, JX_RDX, JX_RDX, JX_R8, 0, 0);
-            jx_load(j, JX_RDI, JX_R15, REG(m));
-            jx_load(j, JX_RSI, JX_R15, REG(h));
-            jx_call_mem(j, JX_R15, REG(note_store));
-            for (unsigned k = 4; k-- > 0;)
-                jx_pop(j, keep[k]);
-            jx_lea(j, JX_RSI, JX_RBP, JX_NONE, 0, s->d->last_cost);
+            note_store(t, s->d);
             jx_patch(jx_jmp(j), s->back);
             break;
-        }
         }
     }
     /* An entry's slot is shared by every translation that reaches it, so

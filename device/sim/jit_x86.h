@@ -228,6 +228,18 @@ static inline void jx_test8(jx *j, int r, unsigned v)
     jx_reg(j, false, 0xf6, -1, 0, r);
     jx_b(j, v);
 }
+/* ALU qword [base + disp], imm8 (sign-extended) */
+static inline void jx_alu_mem_imm8(jx *j, unsigned op, int base, int32_t disp, int8_t v)
+{
+    jx_mem(j, 0, true, 0x83, -1, (int)op, base, JX_NONE, 0, disp);
+    jx_b(j, (uint8_t)v);
+}
+/* test byte [base + disp], imm8 */
+static inline void jx_test8_mem(jx *j, int base, int32_t disp, unsigned v)
+{
+    jx_mem(j, 0, false, 0xf6, -1, 0, base, JX_NONE, 0, disp);
+    jx_b(j, v);
+}
 /* cmp byte [base + disp], imm8 */
 static inline void jx_cmp8_mem(jx *j, int base, int32_t disp, unsigned v)
 {

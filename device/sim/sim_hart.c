@@ -365,6 +365,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
 
     /* The translated code (hart_jit.c): what it is handed each time the
      * loop calls it at a block's head (op_JIT). */
+    static const sim_mem_cached no_cached; /* size 0: every access misses */
     sim_jit_regs jr = {.limit = limit, .x = x, .m = m, .h = h,
                        .note_store = sim_mem_note_store, .others = others};
 
@@ -650,6 +651,7 @@ op_JIT: {
     jr.rlen = rlen;
     jr.rlat = rlat;
     jr.rhost = rhost;
+    jr.cached = quiet ? &m->cached : &no_cached;
     int why = sim_jit_enter_fn(ic->jit)(&jr, code);
     cycle = jr.cycle;
     instret = jr.instret;

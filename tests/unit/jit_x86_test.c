@@ -57,6 +57,10 @@ static void e_not(jx *j) { jx_not(j, JX_RAX); }
 static void e_bswap(jx *j) { jx_bswap(j, JX_RAX); }
 static void e_test8(jx *j) { jx_test8(j, JX_RCX, 7); }
 static void e_cmp8(jx *j) { jx_cmp8_mem(j, JX_R15, 96, 0); }
+static void e_or_mem(jx *j) { jx_alu_mem_imm8(j, JX_OR, JX_RAX, 0, 2); }
+static void e_add_mem(jx *j) { jx_alu_mem_imm8(j, JX_ADD, JX_RSI, 0, 1); }
+static void e_test8_mem(jx *j) { jx_test8_mem(j, JX_RAX, 0, 1); }
+static void e_and32_mem(jx *j) { jx_alu_mem(j, false, JX_AND, JX_RCX, JX_RDI, 40); }
 static void e_push_r8(jx *j) { jx_push(j, JX_R8); }
 static void e_pop_rbx(jx *j) { jx_pop(j, JX_RBX); }
 static void e_jmp_rsi(jx *j) { jx_jmp_reg(j, JX_RSI); }
@@ -105,6 +109,10 @@ static const enc_case cases[] = {
     {"bswap", "bswap %rax", "480fc8", e_bswap},
     {"test8", "test $7,%cl", "f6c107", e_test8},
     {"cmp8", "cmpb $0,96(%r15)", "41807f6000", e_cmp8},
+    {"or_mem", "orq $2,(%rax)", "48830802", e_or_mem},
+    {"add_mem", "addq $1,(%rsi)", "48830601", e_add_mem},
+    {"test8_mem", "testb $1,(%rax)", "f60001", e_test8_mem},
+    {"and32_mem", "and 40(%rdi),%ecx", "234f28", e_and32_mem},
     {"push_r8", "push %r8", "4150", e_push_r8},
     {"pop_rbx", "pop %rbx", "5b", e_pop_rbx},
     {"jmp_rsi", "jmp *%rsi", "ffe6", e_jmp_rsi},
