@@ -211,6 +211,7 @@ typedef struct sim_jit_regs {
      * quiet (its accesses must reach the callbacks). */
     const sim_mem_cached *cached;
     const sim_insn *d; /* out: where the hot loop goes on (sim_jit_exit) */
+    uint64_t target;   /* out: SIM_JIT_JALR's target */
 } sim_jit_regs;
 
 /* Why translated code gave the hot loop back the run, at regs->d. */
@@ -220,6 +221,8 @@ enum sim_jit_exit {
     SIM_JIT_OVERRUN, /* d ran, and its latency took its block past stop */
     SIM_JIT_CHAIN,   /* d (a branch taken, a jal, a block's end) goes on at
                       * its target, which is not linked yet */
+    SIM_JIT_JALR,    /* d, a jalr, goes on at regs->target, not the one its
+                      * slot is linked to */
 };
 
 typedef int sim_jit_fn(sim_jit_regs *regs, const void *code);
@@ -242,8 +245,9 @@ void sim_jit_mark_head(struct sim_icache *ic, sim_insn *head, const sim_handlers
 const void *sim_jit_head(struct sim_icache *ic, sim_insn *head, const sim_handlers *hs);
 /* The handler a marked head had. */
 const void *sim_jit_orig(const struct sim_icache *ic, const sim_insn *d);
-/* d's exit (SIM_JIT_CHAIN) goes on at entry e: straight to e's
- * translation from now on (made now if need be). */
+/* d's exit (SIM_JIT_CHAIN, SIM_JIT_JALR) goes on at entry e: straight to
+ * e's translation from now on (made now if need be); a jalr's, when its
+ * target is e's pc. */
 void sim_jit_link(struct sim_icache *ic, const sim_insn *d, const sim_insn *e,
                   const sim_handlers *hs);
 

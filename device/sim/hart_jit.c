@@ -1,4 +1,4 @@
-/* hart_jit: decoded blocks translated to x86-64 code (hart_internal.h,
+/* hart_jit: decoded blocks translated to x86-64 code (device/sim/README.md,
  * "The translated code"), which the hot loop (sim_hart.c) calls in place
  * of its handlers where it can.
  *
@@ -51,7 +51,7 @@
 
 /* Room one guest instruction's code may take, with its stubs and slot:
  * checked once per instruction, so the encoders need not. */
-#define INSN_ROOM 384u
+#define INSN_ROOM 512u
 /* Bytes of mapping per entry of the decoded arena: room for every entry
  * translated about twice (mid-block entries start translations of their
  * own). */
@@ -184,6 +184,7 @@ enum stub_kind {
     STUB_TAKEN, /* a taken branch: take back the rest, then its slot */
     STUB_NOTE,  /* a store other harts' reservations must hear of */
     STUB_CACHED, /* a load or store the RAM cache missed: the cached window? */
+    STUB_JALR,   /* a jalr to a target not linked: rax the target */
 };
 
 typedef struct stub {
@@ -194,10 +195,14 @@ typedef struct stub {
     uint8_t *back; /* STUB_NOTE: where to go on */
 } stub;
 
-/* An exit slot's users: a jmp [rip + slot] to point at it, the entry. */
+/* An exit slot's users: the rip-relative displacement to point at it
+ * (plus `add`: a jalr's compare reads the slot's second word), the entry.
+ * A slot holds the address to jump to; a jalr's also the target pc it
+ * goes with (an odd pc, which no target is, until it is linked). */
 typedef struct slot_use {
     uint8_t *disp;
     const sim_insn *d;
+    int32_t add;
 } slot_use;
 
 #define MAX_STUBS (8 * (SIM_BLOCK_MAX + 4))
@@ -207,7 +212,7 @@ typedef struct tr {
     jx j;
     stub stubs[MAX_STUBS];
     unsigned nstubs;
-    slot_use slots[SIM_BLOCK_MAX + 4];
+    slot_use slots[2 * (SIM_BLOCK_MAX + 4)];
     unsigned nslots;
 } tr;
 
@@ -228,7 +233,17 @@ static void jump_slot(tr *t, const sim_insn *d)
 {
     jx_b(&t->j, 0xff);
     jx_b(&t->j, 0x25);
-    t->slots[t->nslots++] = (slot_use){t->j.p, d};
+    t->slots[t->nslots++] = (slot_use){t->j.p, d, 0};
+    jx_u32(&t->j, 0);
+}
+
+/* cmp rax, [rip + d's slot + 8]: a jalr's target against its linked pc */
+static void compare_slot_pc(tr *t, const sim_insn *d)
+{
+    jx_b(&t->j, 0x48);
+    jx_b(&t->j, 0x3b);
+    jx_b(&t->j, 0x05);
+    t->slots[t->nslots++] = (slot_use){t->j.p, d, 8};
     jx_u32(&t->j, 0);
 }
 
@@ -734,6 +749,21 @@ static bool emit_insn(tr *t, const sim_insn *d, const sim_handlers *hs)
         if (!jal_on(t, d, hs)) /* else the block goes on at its target */
             jump_slot(t, d);
         return true;
+    case SIM_OP_JALR:
+        /* on at the target its slot was linked to, else back to the
+         * handlers' jalr with the target (the link may have taken rs1) */
+        get(j, JX_RAX, d->rs1);
+        if (d->imm)
+            jx_lea(j, JX_RAX, JX_RAX, JX_NONE, 0, d->imm);
+        jx_alu_imm(j, true, JX_AND, JX_RAX, -2);
+        if (d->rd) {
+            jx_mov_imm(j, JX_RCX, d->pc + d->len);
+            put(j, JX_RCX, d->rd);
+        }
+        compare_slot_pc(t, d);
+        add_stub(t, jx_jcc(j, JX_CC_NE), STUB_JALR, 0, d, NULL);
+        jump_slot(t, d);
+        return true;
     case SIM_OP_BLOCK_END:
         jump_slot(t, d);
         return true;
@@ -769,6 +799,10 @@ static void emit_tail(struct sim_icache *ic, tr *t)
         case STUB_CACHED:
             emit_cached(t, s);
             break;
+        case STUB_JALR:
+            jx_store(j, JX_RAX, JX_R15, REG(target));
+            emit_exit(t, s->d, SIM_JIT_JALR, jt->exit);
+            break;
         case STUB_NOTE: /* rdx: the offset in the RAM cache's range */
             jx_lea(j, JX_RDX, JX_RDX, JX_R8, 0, 0);
             note_store(t, s->d);
@@ -779,11 +813,14 @@ static void emit_tail(struct sim_icache *ic, tr *t)
     /* An entry's slot is shared by every translation that reaches it, so
      * that linking it once serves them all: a new one starts at an exit
      * back to the hot loop (SIM_JIT_CHAIN). */
-    const uint8_t *fresh[SIM_BLOCK_MAX + 4];
+    const uint8_t *fresh[2 * (SIM_BLOCK_MAX + 4)];
     for (unsigned i = 0; i < t->nslots; i++) {
         size_t k = (size_t)(t->slots[i].d - ic->arena);
+        bool planned = false;
+        for (unsigned p = 0; p < i; p++)
+            planned |= t->slots[p].d == t->slots[i].d;
         fresh[i] = NULL;
-        if (!jt->slot[k]) {
+        if (!jt->slot[k] && !planned) {
             fresh[i] = j->p;
             emit_exit(t, t->slots[i].d, SIM_JIT_CHAIN, jt->exit);
         }
@@ -791,12 +828,15 @@ static void emit_tail(struct sim_icache *ic, tr *t)
     while ((uintptr_t)j->p & 7)
         jx_b(j, 0xcc);
     for (unsigned i = 0; i < t->nslots; i++) {
-        size_t k = (size_t)(t->slots[i].d - ic->arena);
+        const sim_insn *d = t->slots[i].d;
+        size_t k = (size_t)(d - ic->arena);
         if (fresh[i]) {
             jt->slot[k] = (uint32_t)(j->p - jt->buf);
             jx_u64(j, (uint64_t)(uintptr_t)fresh[i]);
+            if (d->op == SIM_OP_JALR)
+                jx_u64(j, 1);
         }
-        jx_patch(t->slots[i].disp, jt->buf + jt->slot[k]);
+        jx_patch(t->slots[i].disp, jt->buf + jt->slot[k] + t->slots[i].add);
     }
 }
 
@@ -845,7 +885,7 @@ static int translate(struct sim_icache *ic, const sim_insn *from, const sim_hand
             break;
         }
         done++;
-        if (d->op == SIM_OP_BLOCK_END ||
+        if (d->op == SIM_OP_BLOCK_END || d->op == SIM_OP_JALR ||
             (d->op == SIM_OP_JAL && !jal_on(&t, d, hs)))
             break;
     }
@@ -901,6 +941,8 @@ void sim_jit_link(struct sim_icache *ic, const sim_insn *d, const sim_insn *e,
         return; /* not translated, or the clearing took d's slot */
     const uint8_t *to = jt->buf + jt->checked[e - ic->arena];
     memcpy(jt->buf + jt->slot[k], &to, sizeof to);
+    if (d->op == SIM_OP_JALR) /* the target this address goes with */
+        memcpy(jt->buf + jt->slot[k] + 8, &e->pc, sizeof e->pc);
 }
 
 #else /* no translation on this host */

@@ -667,6 +667,17 @@ op_JIT: {
         goto step;
     case SIM_JIT_OVERRUN:
         goto overrun;
+    case SIM_JIT_JALR: { /* as the handler's jalr past its link, then linked */
+        sim_insn *e = d->taken;
+        if (e && e->pc == jr.target) {
+            sim_jit_link(ic, d, e, &handlers);
+            d = e;
+            BLOCK();
+        }
+        pc = jr.target;
+        link = &((sim_insn *)d)->taken;
+        goto dispatch;
+    }
     default: { /* SIM_JIT_CHAIN: as the handler's CHAIN, then linked */
         sim_insn *e = d->taken;
         if (e) {

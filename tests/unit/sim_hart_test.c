@@ -1100,6 +1100,41 @@ static void harts_share_decoded_code(void **state)
     rig_free(r);
 }
 
+/* Calls and returns: jal and jalr to changing targets, a jalr whose link
+ * register is its own base (the target read before the link is written),
+ * the same whether run at once or in quanta of any size (the translated
+ * code links a jalr to the last target its handler found, and leaves it
+ * for the handlers on any other). */
+static void calls_and_returns(void **state)
+{
+    (void)state;
+    static const char prog[] =
+        "li s0, 0; li s1, 0\n"
+        "1: jal ra, 2f; add s1, s1, a0; jal ra, 3f; add s1, s1, a0\n"
+        "la t0, 4f; jalr t0, 0(t0)\n"
+        "addi s0, s0, 1; li t1, 50; blt s0, t1, 1b; wfi\n"
+        "2: li a0, 3; ret\n"
+        "3: li a0, 5; ret\n"
+        "4: addi s1, s1, 7; jr t0";
+    rig *ref = rig_new(prog);
+    run_hart(&ref->h);
+    assert_false(ref->h.trapped);
+    assert_int_equal(ref->h.x[9], 50 * (3 + 5 + 7)); /* s1 */
+    static const unsigned quanta[] = {1, 3, 7, 17, 64};
+    for (size_t q = 0; q < sizeof quanta / sizeof quanta[0]; q++) {
+        rig *r = rig_new(prog);
+        uint64_t limit = 0;
+        do
+            limit += quanta[q];
+        while (sim_hart_run(&r->h, limit) == SIM_HART_RUNNING);
+        assert_int_equal(r->h.cycle, ref->h.cycle);
+        assert_int_equal(r->h.instret, ref->h.instret);
+        assert_memory_equal(r->h.x, ref->h.x, sizeof r->h.x);
+        rig_free(r);
+    }
+    rig_free(ref);
+}
+
 /* fence.i drops the decoded cache: code written before it runs as
  * written; without it, the decoded (old) instruction still runs. */
 static void fence_i_drops_decoded(void **state)
@@ -1336,6 +1371,7 @@ int main(void)
         cmocka_unit_test(probes_may_change_registers),
         cmocka_unit_test(watches_see_every_access),
         cmocka_unit_test(probes_and_watches_stop),
+        cmocka_unit_test(calls_and_returns),
         cmocka_unit_test(fence_i_drops_decoded),
         cmocka_unit_test(fp_loads_and_stores),
         cmocka_unit_test(device_accesses),
