@@ -231,20 +231,13 @@ static void exit_if(tr *t, unsigned cc, unsigned why, const sim_insn *d)
 /* jmp [rip + d's slot] (patched once the slot has its place) */
 static void jump_slot(tr *t, const sim_insn *d)
 {
-    jx_b(&t->j, 0xff);
-    jx_b(&t->j, 0x25);
-    t->slots[t->nslots++] = (slot_use){t->j.p, d, 0};
-    jx_u32(&t->j, 0);
+    t->slots[t->nslots++] = (slot_use){jx_jmp_rip(&t->j), d, 0};
 }
 
 /* cmp rax, [rip + d's slot + 8]: a jalr's target against its linked pc */
 static void compare_slot_pc(tr *t, const sim_insn *d)
 {
-    jx_b(&t->j, 0x48);
-    jx_b(&t->j, 0x3b);
-    jx_b(&t->j, 0x05);
-    t->slots[t->nslots++] = (slot_use){t->j.p, d, 8};
-    jx_u32(&t->j, 0);
+    t->slots[t->nslots++] = (slot_use){jx_cmp_rip(&t->j, JX_RAX), d, 8};
 }
 
 /* rax = x[r] */
@@ -263,14 +256,15 @@ static void put(jx *j, int host, unsigned rd)
         jx_store(j, host, JX_RBX, XR(rd));
 }
 
-/* After a memory access's latency (r11) is added: past the block's stop,
- * the rest of the block one instruction at a time (the hot loop's). */
+/* A RAM access's latency (r11), into cycle and the memory cycles. */
 static void latency(tr *t, const sim_insn *d)
 {
     jx_alu(&t->j, true, JX_ADD, JX_R12, JX_R11);
     jx_alu(&t->j, true, JX_ADD, JX_R14, JX_R11);
 }
 
+/* After a latency: past the block's stop, the rest of the block one
+ * instruction at a time (the hot loop's overrun, then step mode). */
 static void stop_check(tr *t, const sim_insn *d)
 {
     jx_alu(&t->j, true, JX_CMP, JX_R12, JX_RSI);

@@ -280,12 +280,24 @@ static inline void jx_patch(uint8_t *at, const uint8_t *to)
     int32_t rel = (int32_t)(to - (at + 4));
     memcpy(at, &rel, 4);
 }
-/* jmp qword [rip + disp]: to the address held at `slot` (within 2 GiB) */
-static inline void jx_jmp_slot(jx *j, const void *slot)
+/* jmp qword [rip + disp] and cmp r64, [rip + disp]: both return their
+ * displacement for jx_patch to point at the memory operand. */
+static inline uint8_t *jx_jmp_rip(jx *j)
 {
     jx_b(j, 0xff);
     jx_b(j, 0x25);
-    jx_u32(j, (uint32_t)(int32_t)((const uint8_t *)slot - (j->p + 4)));
+    uint8_t *at = j->p;
+    jx_u32(j, 0);
+    return at;
+}
+static inline uint8_t *jx_cmp_rip(jx *j, int r)
+{
+    jx_rex(j, true, r, JX_NONE, 0, false);
+    jx_b(j, 0x3b);
+    jx_b(j, (unsigned)(r & 7) << 3 | 5);
+    uint8_t *at = j->p;
+    jx_u32(j, 0);
+    return at;
 }
 /* jmp r64; call [base + disp] */
 static inline void jx_jmp_reg(jx *j, int r)

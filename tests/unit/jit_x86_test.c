@@ -152,11 +152,14 @@ static void test_jumps(void **state)
     static const uint8_t want[] = {0x0f, 0x83, 0x0e, 0, 0, 0, 0xe9, 0xf5, 0xff, 0xff, 0xff};
     assert_int_equal(j.p - buf, sizeof want);
     assert_memory_equal(buf, want, sizeof want);
-    /* jmp [rip + disp] to a slot 16 bytes past the instruction's start */
+    /* jmp [rip + disp] and cmp r64, [rip + disp] to a word 16 bytes past
+     * the first one's start */
     j.p = buf;
-    jx_jmp_slot(&j, buf + 16);
-    static const uint8_t slot[] = {0xff, 0x25, 0x0a, 0, 0, 0};
-    assert_memory_equal(buf, slot, sizeof slot);
+    jx_patch(jx_jmp_rip(&j), buf + 16);
+    jx_patch(jx_cmp_rip(&j, JX_R9), buf + 16);
+    static const uint8_t rip[] = {0xff, 0x25, 0x0a, 0, 0, 0, 0x4c, 0x3b, 0x0d, 0x03, 0, 0, 0};
+    assert_memory_equal(buf, rip, sizeof rip);
+    j.p = buf + 6;
     assert_true(jx_room(&j, 26));
     assert_false(jx_room(&j, 27));
 }
