@@ -268,7 +268,8 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs)
         cost += sim_static_cost(d);
         count += d->op != SIM_OP_PROBE && d->op != SIM_OP_TRIGGER;
         d->cost_rest = cost;
-        d->n_rest = count;
+        d->n_rest = (uint8_t)count; /* a block holds at most SIM_BLOCK_MAX */
+        d->jit = ic->jit ? SIM_JIT_UNTRIED : SIM_JIT_NONE;
         d->last_cost = (uint16_t)last;
     }
     for (unsigned i = 0; i < n; i++) {
@@ -282,8 +283,7 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs)
                 ic->map_hi = s + 1;
         }
     }
+    end->jit = SIM_JIT_NONE; /* never entered: the next pc has its own entry */
     ic->used += n + 1;
-    if (ic->jit)
-        sim_jit_mark_head(ic, head, hs);
     return head;
 }

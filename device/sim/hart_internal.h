@@ -127,7 +127,8 @@ typedef struct sim_insn {
     int32_t imm;
     uint32_t bits; /* the encoding as fetched (16 bits for RVC): mtval */
     uint32_t cost_rest;
-    uint16_t n_rest;
+    uint8_t n_rest; /* at most SIM_BLOCK_MAX */
+    uint8_t jit;    /* sim_jit_state: its translation from here */
     uint16_t last_cost;
     uint8_t op; /* sim_op */
     uint8_t rd, rs1, rs2;
@@ -159,8 +160,6 @@ typedef struct sim_handlers {
     const void *form1[SIM_OP_COUNT][3];
     const void *form2[SIM_OP_COUNT][3][3];
     bool forwards[SIM_OP_COUNT];
-    /* A block's head entered through its translation (hart_jit.c). */
-    const void *jit;
 } sim_handlers;
 
 /* Instructions a block holds at most: long enough that a straight run of
@@ -227,6 +226,10 @@ enum sim_jit_exit {
 
 typedef int sim_jit_fn(sim_jit_regs *regs, const void *code);
 
+/* An entry's translation (sim_insn.jit): not tried yet, made, or none
+ * (nothing there it translates, or no translation at all). */
+enum sim_jit_state { SIM_JIT_UNTRIED, SIM_JIT_MADE, SIM_JIT_NONE };
+
 /* Whether translation is wanted (KMRUN_JIT is not "off" or "0"). */
 bool sim_jit_wanted(void);
 /* Translations for a decoded arena of `cap` entries; NULL when this host
@@ -237,19 +240,14 @@ void sim_jit_free(struct sim_jit *jt);
 void sim_jit_clear(struct sim_icache *ic, bool flush);
 /* The entry point that runs translated code (sim_jit_fn's `code`). */
 sim_jit_fn *sim_jit_enter_fn(const struct sim_jit *jt);
-/* A new block's head is entered through its translation (made on first
- * entry, sim_jit_head): its run becomes hs->jit. */
-void sim_jit_mark_head(struct sim_icache *ic, sim_insn *head, const sim_handlers *hs);
-/* The translation of a marked head, past its block's accounting; NULL
- * when it has none (its run is its handler again). */
-const void *sim_jit_head(struct sim_icache *ic, sim_insn *head, const sim_handlers *hs);
-/* The handler a marked head had. */
-const void *sim_jit_orig(const struct sim_icache *ic, const sim_insn *d);
+/* The translation from entry d on, past its block's accounting (the hot
+ * loop has done that): made now if it was not tried; NULL when d has none
+ * (d->jit is then SIM_JIT_NONE). */
+const void *sim_jit_body(struct sim_icache *ic, sim_insn *d, const sim_handlers *hs);
 /* d's exit (SIM_JIT_CHAIN, SIM_JIT_JALR) goes on at entry e: straight to
  * e's translation from now on (made now if need be); a jalr's, when its
  * target is e's pc. */
-void sim_jit_link(struct sim_icache *ic, const sim_insn *d, const sim_insn *e,
-                  const sim_handlers *hs);
+void sim_jit_link(struct sim_icache *ic, const sim_insn *d, sim_insn *e, const sim_handlers *hs);
 
 /* hart_trace.c: what sim_hart_step records of an access (nothing
  * outside a step). */

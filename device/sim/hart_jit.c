@@ -69,9 +69,6 @@ struct sim_jit {
      * entry accounting; `body` the same past it (the hot loop has done
      * that); `slot` the exit slot of a branch, jal or block end. */
     uint32_t *checked, *body, *slot;
-    /* A block's head that the hot loop enters through its translation:
-     * the handler its entry had (run is then sim_handlers.jit). */
-    const void **orig;
 };
 
 #define REG(field) ((int32_t)offsetof(sim_jit_regs, field))
@@ -128,8 +125,7 @@ struct sim_jit *sim_jit_new(size_t cap)
     jt->checked = calloc(cap, sizeof *jt->checked);
     jt->body = calloc(cap, sizeof *jt->body);
     jt->slot = calloc(cap, sizeof *jt->slot);
-    jt->orig = calloc(cap, sizeof *jt->orig);
-    if (p == MAP_FAILED || !jt->checked || !jt->body || !jt->slot || !jt->orig) {
+    if (p == MAP_FAILED || !jt->checked || !jt->body || !jt->slot) {
         if (p != MAP_FAILED)
             munmap(p, jt->size);
         jt->buf = NULL;
@@ -150,7 +146,6 @@ void sim_jit_free(struct sim_jit *jt)
     free(jt->checked);
     free(jt->body);
     free(jt->slot);
-    free(jt->orig);
     free(jt);
 }
 
@@ -161,19 +156,16 @@ void sim_jit_clear(struct sim_icache *ic, bool flush)
     memset(jt->checked, 0, n * sizeof *jt->checked);
     memset(jt->body, 0, n * sizeof *jt->body);
     memset(jt->slot, 0, n * sizeof *jt->slot);
-    if (flush) /* the entries are gone; else heads stay marked, translated again on entry */
-        memset(jt->orig, 0, n * sizeof *jt->orig);
+    if (!flush) /* the entries stay: made again when next entered */
+        for (size_t i = 0; i < n; i++)
+            if (ic->arena[i].jit == SIM_JIT_MADE)
+                ic->arena[i].jit = SIM_JIT_UNTRIED;
     jt->used = jt->start;
 }
 
 sim_jit_fn *sim_jit_enter_fn(const struct sim_jit *jt)
 {
     return jt->enter;
-}
-
-const void *sim_jit_orig(const struct sim_icache *ic, const sim_insn *d)
-{
-    return ic->jit->orig[d - ic->arena];
 }
 
 /* ---- translating one block's entries ---------------------------------- */
@@ -208,7 +200,6 @@ typedef struct slot_use {
 #define MAX_STUBS (8 * (SIM_BLOCK_MAX + 4))
 
 typedef struct tr {
-    const struct sim_icache *ic;
     jx j;
     stub stubs[MAX_STUBS];
     unsigned nstubs;
@@ -697,18 +688,10 @@ static bool emit_alu(tr *t, const sim_insn *d)
     return true;
 }
 
-/* d's handler as the block builder picked it (a head entered through its
- * translation has sim_handlers.jit in run). */
-static const void *run_of(const struct sim_icache *ic, const sim_insn *d)
-{
-    const void *o = ic->jit->orig[d - ic->arena];
-    return o ? o : d->run;
-}
-
 /* A jal its block goes on after, at its target (not its end). */
-static bool jal_on(const tr *t, const sim_insn *d, const sim_handlers *hs)
+static bool jal_on(const sim_insn *d, const sim_handlers *hs)
 {
-    return run_of(t->ic, d) == hs->jal_on;
+    return d->run == hs->jal_on;
 }
 
 /* Emits entry d; false when d is not translated (the code so far exits
@@ -740,7 +723,7 @@ static bool emit_insn(tr *t, const sim_insn *d, const sim_handlers *hs)
             jx_mov_imm(j, JX_RAX, d->pc + d->len);
             put(j, JX_RAX, d->rd);
         }
-        if (!jal_on(t, d, hs)) /* else the block goes on at its target */
+        if (!jal_on(d, hs)) /* else the block goes on at its target */
             jump_slot(t, d);
         return true;
     case SIM_OP_JALR:
@@ -837,19 +820,20 @@ static void emit_tail(struct sim_icache *ic, tr *t)
 /* Translates from entry `from` to its block's end (or the first entry it
  * cannot translate).  0: done; -1: nothing to translate there; -2: no
  * room (the caller clears and may try again). */
-static int translate(struct sim_icache *ic, const sim_insn *from, const sim_handlers *hs)
+static int translate(struct sim_icache *ic, sim_insn *from, const sim_handlers *hs)
 {
     struct sim_jit *jt = ic->jit;
     size_t idx = (size_t)(from - ic->arena);
-    if (jt->checked[idx])
+    if (from->jit == SIM_JIT_MADE)
         return 0;
+    if (from->jit == SIM_JIT_NONE)
+        return -1;
     unsigned n = 1;
     while (from[n - 1].op != SIM_OP_BLOCK_END)
         n++;
     if (jt->size - jt->used < (size_t)(n + 4) * INSN_ROOM)
         return -2;
     tr t;
-    t.ic = ic;
     t.j = (jx){jt->buf + jt->used, jt->buf + jt->size};
     t.nstubs = t.nslots = 0;
     jx *j = &t.j;
@@ -873,25 +857,28 @@ static int translate(struct sim_icache *ic, const sim_insn *from, const sim_hand
             j->p = mark;
             t.nstubs = ns;
             t.nslots = nsl;
-            if (done == 0)
+            if (done == 0) {
+                from->jit = SIM_JIT_NONE;
                 return -1;
+            }
             add_stub(&t, jx_jmp(j), STUB_EXIT, SIM_JIT_ENTER, d, NULL);
             break;
         }
         done++;
         if (d->op == SIM_OP_BLOCK_END || d->op == SIM_OP_JALR ||
-            (d->op == SIM_OP_JAL && !jal_on(&t, d, hs)))
+            (d->op == SIM_OP_JAL && !jal_on(d, hs)))
             break;
     }
     emit_tail(ic, &t);
     jt->checked[idx] = (uint32_t)(checked - jt->buf);
     jt->body[idx] = (uint32_t)(body - jt->buf);
+    from->jit = SIM_JIT_MADE;
     jt->used = ((size_t)(j->p - jt->buf) + 15) & ~(size_t)15;
     return 0;
 }
 
 /* translate, clearing everything once when there is no room */
-static int translate_or_clear(struct sim_icache *ic, const sim_insn *from, const sim_handlers *hs)
+static int translate_or_clear(struct sim_icache *ic, sim_insn *from, const sim_handlers *hs)
 {
     int rc = translate(ic, from, hs);
     if (rc == -2) {
@@ -901,31 +888,14 @@ static int translate_or_clear(struct sim_icache *ic, const sim_insn *from, const
     return rc;
 }
 
-void sim_jit_mark_head(struct sim_icache *ic, sim_insn *head, const sim_handlers *hs)
+const void *sim_jit_body(struct sim_icache *ic, sim_insn *d, const sim_handlers *hs)
 {
-    struct sim_jit *jt = ic->jit;
-    size_t k = (size_t)(head - ic->arena);
-    if (jt->orig[k])
-        return;
-    jt->orig[k] = head->run;
-    head->run = hs->jit;
-}
-
-const void *sim_jit_head(struct sim_icache *ic, sim_insn *head, const sim_handlers *hs)
-{
-    struct sim_jit *jt = ic->jit;
-    size_t k = (size_t)(head - ic->arena);
-    if (!jt->body[k] && translate_or_clear(ic, head, hs) != 0) {
-        /* never worth it here: the hot loop runs the head as it was */
-        head->run = jt->orig[k];
-        jt->orig[k] = NULL;
+    if (d->jit == SIM_JIT_NONE || translate_or_clear(ic, d, hs) != 0)
         return NULL;
-    }
-    return jt->buf + jt->body[k];
+    return ic->jit->buf + ic->jit->body[d - ic->arena];
 }
 
-void sim_jit_link(struct sim_icache *ic, const sim_insn *d, const sim_insn *e,
-                  const sim_handlers *hs)
+void sim_jit_link(struct sim_icache *ic, const sim_insn *d, sim_insn *e, const sim_handlers *hs)
 {
     struct sim_jit *jt = ic->jit;
     size_t k = (size_t)(d - ic->arena);
@@ -960,26 +930,14 @@ sim_jit_fn *sim_jit_enter_fn(const struct sim_jit *jt)
     (void)jt;
     return NULL;
 }
-const void *sim_jit_orig(const struct sim_icache *ic, const sim_insn *d)
+const void *sim_jit_body(struct sim_icache *ic, sim_insn *d, const sim_handlers *hs)
 {
     (void)ic;
-    return d->run;
-}
-void sim_jit_mark_head(struct sim_icache *ic, sim_insn *head, const sim_handlers *hs)
-{
-    (void)ic;
-    (void)head;
     (void)hs;
-}
-const void *sim_jit_head(struct sim_icache *ic, sim_insn *head, const sim_handlers *hs)
-{
-    (void)ic;
-    (void)head;
-    (void)hs;
+    d->jit = SIM_JIT_NONE;
     return NULL;
 }
-void sim_jit_link(struct sim_icache *ic, const sim_insn *d, const sim_insn *e,
-                  const sim_handlers *hs)
+void sim_jit_link(struct sim_icache *ic, const sim_insn *d, sim_insn *e, const sim_handlers *hs)
 {
     (void)ic;
     (void)d;

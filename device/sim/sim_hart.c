@@ -12,10 +12,10 @@
  * such a call the locals are written back to the hart (SYNC) because the
  * callee, or a device callback behind it, reads or advances them.
  *
- * Where blocks are translated to host code (hart_jit.c), a block's head
- * has op_JIT as its handler, which runs the translation and takes back
- * the run where it stops, at an entry, as if the handlers had run up to
- * there.
+ * Where blocks are translated to host code (hart_jit.c), entering a
+ * block at an entry that has a translation runs that instead (BLOCK:
+ * `translated`), and the loop takes the run back where it stops, at an
+ * entry, as if the handlers had run up to there.
  *
  * Loads and stores hit a one-entry cache of the last RAM range they
  * reached (base, host pointer, latency): one subtraction and one compare
@@ -312,7 +312,6 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         .form2 = {SIM_ALU2(SIM_FORMS2) SIM_BRANCHES(SIM_FORMS2) SIM_STORES(SIM_FORMS2)},
         .forwards = {SIM_ALU1(SIM_FWD_OUT) SIM_ALU2(SIM_FWD_OUT) SIM_LOADS(SIM_FWD_OUT)
                          SIM_FWD_OUT(LUI) SIM_FWD_OUT(AUIPC)},
-        .jit = &&op_JIT,
     };
 #undef SIM_OP_LABEL
 #undef SIM_FWD_OUT
@@ -364,7 +363,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     uint64_t f0 = 0, f1 = 0;
 
     /* The translated code (hart_jit.c): what it is handed each time the
-     * loop calls it at a block's head (op_JIT). */
+     * loop calls it on entering a block (`translated`). */
     static const sim_mem_cached no_cached; /* size 0: every access misses */
     sim_jit_regs jr = {.limit = limit, .x = x, .m = m, .h = h,
                        .note_store = sim_mem_note_store, .others = others};
@@ -427,6 +426,8 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
             goto step;                                                                         \
         }                                                                                      \
         instret += d->n_rest;                                                                  \
+        if (d->jit != SIM_JIT_NONE)                                                            \
+            goto translated;                                                                   \
         ENTER();                                                                               \
     } while (0)
 /* Run entry d, not reached from the one before: the forwarded value
@@ -638,12 +639,12 @@ halted_after:
     goto out;
 
 op_BLOCK_END: CHAIN(taken, d->pc);
-op_JIT: {
-    /* d heads a block the loop has entered (BLOCK): its translation runs
-     * it, and on past it as far as it can; a cut block (step) runs here */
-    const void *code = cut ? NULL : sim_jit_head(ic, (sim_insn *)d, &handlers);
+translated: {
+    /* d's block is entered (BLOCK): its translation from d runs it, and
+     * on past it as far as it can */
+    const void *code = sim_jit_body(ic, (sim_insn *)d, &handlers);
     if (!code)
-        goto *(d->run == &&op_JIT ? sim_jit_orig(ic, d) : d->run);
+        ENTER();
     jr.cycle = cycle;
     jr.instret = instret;
     jr.mcycles = mcycles;
@@ -660,9 +661,7 @@ op_JIT: {
     switch (why) {
     case SIM_JIT_ENTER: /* as after the handler before d */
         stop = limit + d->last_cost;
-        f0 = x[d->fwd[0]];
-        f1 = x[d->fwd[1]];
-        goto *(d->run == &&op_JIT ? sim_jit_orig(ic, d) : d->run);
+        ENTER();
     case SIM_JIT_STEP:
         goto step;
     case SIM_JIT_OVERRUN:
