@@ -20,6 +20,8 @@
  * gives the same results and the same modeled time, which the tests
  * compare.
  *
+ * An entry's translation is made the first time the hot loop enters a
+ * block there (sim_jit_body), wherever that is in its decoded block.
  * Blocks chain to each other through a slot per exit (a taken branch, a
  * jal, a block's end) that holds the address of the target's translation
  * once the hot loop has found and translated it, and until then the
