@@ -238,6 +238,10 @@ struct sim_jit *sim_jit_new(size_t cap);
 void sim_jit_free(struct sim_jit *jt);
 /* Drops every translation; `flush`: the decoded entries go too. */
 void sim_jit_clear(struct sim_icache *ic, bool flush);
+/* For tests: translations may fill only `bytes` of the mapping, so that
+ * it fills (and is cleared) soon; how many times it was. */
+void sim_jit_limit(struct sim_jit *jt, size_t bytes);
+uint64_t sim_jit_clears(const struct sim_jit *jt);
 /* The entry point that runs translated code (sim_jit_fn's `code`). */
 sim_jit_fn *sim_jit_enter_fn(const struct sim_jit *jt);
 /* The translation from entry d on, past its block's accounting (the hot

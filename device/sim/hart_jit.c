@@ -61,7 +61,9 @@
 
 struct sim_jit {
     uint8_t *buf;
-    size_t size, used;
+    size_t mapped;     /* the mapping's bytes */
+    size_t size, used; /* of those, what translations may fill */
+    uint64_t clears;   /* times it was full and everything went */
     size_t start; /* the entry/exit code's bytes, kept on a reset */
     sim_jit_fn *enter;
     uint8_t *exit; /* rdi: the entry to go on at, eax: why */
@@ -119,17 +121,17 @@ struct sim_jit *sim_jit_new(size_t cap)
     if (!jt)
         return NULL;
     jt->cap = cap;
-    jt->size = (cap * BYTES_PER_ENTRY + 4095) & ~(size_t)4095;
+    jt->size = jt->mapped = (cap * BYTES_PER_ENTRY + 4095) & ~(size_t)4095;
     /* Written as it is run (slots are patched in place): one mapping,
      * readable, writable and executable, paid for where touched. */
-    void *p = mmap(NULL, jt->size, PROT_READ | PROT_WRITE | PROT_EXEC,
+    void *p = mmap(NULL, jt->mapped, PROT_READ | PROT_WRITE | PROT_EXEC,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     jt->checked = calloc(cap, sizeof *jt->checked);
     jt->body = calloc(cap, sizeof *jt->body);
     jt->slot = calloc(cap, sizeof *jt->slot);
     if (p == MAP_FAILED || !jt->checked || !jt->body || !jt->slot) {
         if (p != MAP_FAILED)
-            munmap(p, jt->size);
+            munmap(p, jt->mapped);
         jt->buf = NULL;
         sim_jit_free(jt);
         return NULL;
@@ -144,7 +146,7 @@ void sim_jit_free(struct sim_jit *jt)
     if (!jt)
         return;
     if (jt->buf)
-        munmap(jt->buf, jt->size);
+        munmap(jt->buf, jt->mapped);
     free(jt->checked);
     free(jt->body);
     free(jt->slot);
@@ -158,11 +160,24 @@ void sim_jit_clear(struct sim_icache *ic, bool flush)
     memset(jt->checked, 0, n * sizeof *jt->checked);
     memset(jt->body, 0, n * sizeof *jt->body);
     memset(jt->slot, 0, n * sizeof *jt->slot);
-    if (!flush) /* the entries stay: made again when next entered */
+    if (!flush) { /* the entries stay: made again when next entered */
         for (size_t i = 0; i < n; i++)
             if (ic->arena[i].jit == SIM_JIT_MADE)
                 ic->arena[i].jit = SIM_JIT_UNTRIED;
+        jt->clears++;
+    }
     jt->used = jt->start;
+}
+
+void sim_jit_limit(struct sim_jit *jt, size_t bytes)
+{
+    if (bytes < jt->mapped && bytes > jt->used)
+        jt->size = bytes;
+}
+
+uint64_t sim_jit_clears(const struct sim_jit *jt)
+{
+    return jt->clears;
 }
 
 sim_jit_fn *sim_jit_enter_fn(const struct sim_jit *jt)
@@ -886,6 +901,8 @@ static int translate_or_clear(struct sim_icache *ic, sim_insn *from, const sim_h
     if (rc == -2) {
         sim_jit_clear(ic, false);
         rc = translate(ic, from, hs);
+        if (rc == -2) /* not even in an empty mapping (a test's limit) */
+            from->jit = SIM_JIT_NONE;
     }
     return rc;
 }
@@ -931,6 +948,16 @@ sim_jit_fn *sim_jit_enter_fn(const struct sim_jit *jt)
 {
     (void)jt;
     return NULL;
+}
+void sim_jit_limit(struct sim_jit *jt, size_t bytes)
+{
+    (void)jt;
+    (void)bytes;
+}
+uint64_t sim_jit_clears(const struct sim_jit *jt)
+{
+    (void)jt;
+    return 0;
 }
 const void *sim_jit_body(struct sim_icache *ic, sim_insn *d, const sim_handlers *hs)
 {

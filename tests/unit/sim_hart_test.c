@@ -1135,6 +1135,36 @@ static void calls_and_returns(void **state)
     rig_free(ref);
 }
 
+/* Translations that fill their mapping are dropped and made again as
+ * the code runs on: a mapping with room for a few blocks only gives the
+ * same run as one that never fills, at once and in quanta. */
+static void translations_cleared_when_full(void **state)
+{
+    (void)state;
+    rig *ref = rig_new(exact_program);
+    run_hart(&ref->h);
+    static const unsigned quanta[] = {10000000, 5, 29};
+    for (size_t q = 0; q < sizeof quanta / sizeof quanta[0]; q++) {
+        rig *r = rig_new(exact_program);
+        struct sim_jit *jt = r->h.icache->jit; /* NULL: interpreted */
+        if (jt)
+            sim_jit_limit(jt, 8 * 1024);
+        uint64_t limit = 0;
+        do
+            limit += quanta[q];
+        while (sim_hart_run(&r->h, limit) == SIM_HART_RUNNING);
+        assert_int_equal(r->h.state, SIM_HART_WFI);
+        assert_int_equal(r->h.cycle, ref->h.cycle);
+        assert_int_equal(r->h.instret, ref->h.instret);
+        assert_int_equal(r->h.traps, ref->h.traps);
+        assert_memory_equal(r->h.x, ref->h.x, sizeof r->h.x);
+        if (jt)
+            assert_true(sim_jit_clears(jt) > 0);
+        rig_free(r);
+    }
+    rig_free(ref);
+}
+
 /* fence.i drops the decoded cache: code written before it runs as
  * written; without it, the decoded (old) instruction still runs. */
 static void fence_i_drops_decoded(void **state)
@@ -1372,6 +1402,7 @@ int main(void)
         cmocka_unit_test(watches_see_every_access),
         cmocka_unit_test(probes_and_watches_stop),
         cmocka_unit_test(calls_and_returns),
+        cmocka_unit_test(translations_cleared_when_full),
         cmocka_unit_test(fence_i_drops_decoded),
         cmocka_unit_test(fp_loads_and_stores),
         cmocka_unit_test(device_accesses),
