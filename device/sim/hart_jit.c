@@ -300,7 +300,7 @@ static int translate_or_clear(struct sim_icache *ic, sim_insn *from, const sim_h
 
 const void *sim_jit_body(struct sim_icache *ic, sim_insn *d, const sim_handlers *hs)
 {
-    if (d->jit == SIM_JIT_NONE || translate_or_clear(ic, d, hs) != 0)
+    if (d->jit != SIM_JIT_MADE && translate_or_clear(ic, d, hs) != 0)
         return NULL;
     return ic->jit->buf + ic->jit->body[d - ic->arena];
 }

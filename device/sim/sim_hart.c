@@ -363,10 +363,11 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     uint64_t f0 = 0, f1 = 0;
 
     /* The translated code (hart_jit.c): what it is handed each time the
-     * loop calls it on entering a block (`translated`). */
+     * loop calls it on entering a block (`translated`), filled there (a
+     * run that never calls it pays nothing for it: most of a cluster's
+     * runs are one quantum). */
     static const sim_mem_cached no_cached; /* size 0: every access misses */
-    sim_jit_regs jr = {.limit = limit, .x = x, .m = m, .h = h,
-                       .note_store = sim_mem_note_store, .others = others};
+    sim_jit_regs jr;
 
     uint64_t cause = 0, tval = 0;
     uint64_t mem_addr = 0, mem_val = 0;
@@ -645,6 +646,12 @@ translated: {
     const void *code = sim_jit_body(ic, (sim_insn *)d, &handlers);
     if (!code)
         ENTER();
+    jr.limit = limit;
+    jr.x = x;
+    jr.m = m;
+    jr.h = h;
+    jr.note_store = sim_mem_note_store;
+    jr.others = others;
     jr.cycle = cycle;
     jr.instret = instret;
     jr.mcycles = mcycles;
