@@ -202,9 +202,7 @@ typedef struct sim_jit_regs {
     uint8_t *rhost;
     uint64_t *x;
     sim_mem *m;
-    sim_hart *h;
-    void (*note_store)(sim_mem *m, const sim_hart *writer, uint64_t addr);
-    uint8_t others; /* stores must call note_store */
+    uint8_t others; /* stores must call sim_mem_note_store */
     /* The cached window's inline hits (sim_mem.h), as the handlers' slow
      * path serves them: m->cached, or one of size 0 while the run is not
      * quiet (its accesses must reach the callbacks). */

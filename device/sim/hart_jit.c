@@ -224,6 +224,7 @@ static void emit_tail(struct sim_icache *ic, tr *t)
         jx_patch(t->slots[i].disp, jt->buf + jt->slot[k] + t->slots[i].add);
     }
 }
+
 /* Translates from entry `from` to its block's end (or the first entry it
  * cannot translate).  0: done; -1: nothing to translate there; -2: no
  * room (the caller clears and may try again). */
@@ -273,8 +274,8 @@ static int translate(struct sim_icache *ic, sim_insn *from, const sim_handlers *
             break;
         }
         done++;
-        if (d->op == SIM_OP_BLOCK_END || d->op == SIM_OP_JALR ||
-            (d->op == SIM_OP_JAL && !sim_jit_jal_on(d, hs)))
+        if (t.nslots > nsl) /* it jumps away (a block's end, jal, jalr): the
+                             * body's only slots; a branch's are its stub's */
             break;
     }
     emit_tail(ic, &t);

@@ -28,7 +28,7 @@ static void put(jx *j, int host, unsigned rd)
 }
 
 /* A RAM access's latency (r11), into cycle and the memory cycles. */
-static void latency(tr *t, const sim_insn *d)
+static void latency(tr *t)
 {
     jx_alu(&t->j, true, JX_ADD, JX_R12, JX_R11);
     jx_alu(&t->j, true, JX_ADD, JX_R14, JX_R11);
@@ -110,29 +110,43 @@ static bool emit_load(tr *t, const sim_insn *d)
     unsigned miss = address(t, d, mem_size(d->op), true);
     load_from(j, d->op, JX_R10, JX_RDX);
     put(j, JX_RAX, d->rd);
-    latency(t, d);
+    latency(t);
     t->stubs[miss].back = j->p;
     stop_check(t, d);
     return true;
 }
 
-/* sim_mem_note_store(m, h, rdx) when other harts share the memory;
- * rsi (the stop) is made again after the call */
-static void note_store(tr *t, const sim_insn *d)
+/* Calls fn (System V: rdi, rsi, rdx as the caller set them) from d's
+ * code: r8-r11 kept across it (the stack stays 16-aligned: four pushes),
+ * rsi (the stop) made again after it; rax its result. */
+static void call_c(tr *t, const sim_insn *d, const void *fn)
 {
     jx *j = &t->j;
     static const int keep[] = {JX_R8, JX_R9, JX_R10, JX_R11};
-    jx_cmp8_mem(j, JX_R15, REG(others), 0);
-    uint8_t *skip = jx_jcc(j, JX_CC_E);
     for (unsigned k = 0; k < 4; k++)
         jx_push(j, keep[k]);
-    jx_load(j, JX_RDI, JX_R15, REG(m));
-    jx_load(j, JX_RSI, JX_R15, REG(h));
-    jx_call_mem(j, JX_R15, REG(note_store));
+    jx_mov_imm(j, JX_RAX, (uint64_t)(uintptr_t)fn);
+    jx_reg(j, false, 0xff, -1, 2, JX_RAX); /* call rax */
     for (unsigned k = 4; k-- > 0;)
         jx_pop(j, keep[k]);
     jx_lea(j, JX_RSI, JX_RBP, JX_NONE, 0, d->last_cost);
-    jx_patch(skip, j->p);
+}
+
+/* sim_mem_note_store(m, h, rdx) */
+static void note_store(tr *t, const sim_insn *d)
+{
+    jx_load(&t->j, JX_RDI, JX_R15, REG(m));
+    jx_mov(&t->j, JX_RSI, JX_RBX); /* h: x is its first field */
+    call_c(t, d, (const void *)sim_mem_note_store);
+}
+
+/* After a store through the RAM cache (rdx its offset there): when other
+ * harts share the memory, a stub tells them (note_store) and comes back. */
+static void noted(tr *t, const sim_insn *d)
+{
+    jx_cmp8_mem(&t->j, JX_R15, REG(others), 0);
+    uint8_t *at = jx_jcc(&t->j, JX_CC_NE);
+    add_stub(t, at, STUB_NOTE, 0, d, t->j.p);
 }
 
 static bool emit_store(tr *t, const sim_insn *d)
@@ -142,10 +156,8 @@ static bool emit_store(tr *t, const sim_insn *d)
     unsigned miss = address(t, d, size, true);
     get(j, JX_RCX, d->rs2);
     store_to(j, size, JX_R10, JX_RDX);
-    latency(t, d);
-    jx_cmp8_mem(j, JX_R15, REG(others), 0);
-    uint8_t *at = jx_jcc(j, JX_CC_NE);
-    add_stub(t, at, STUB_NOTE, 0, d, j->p);
+    latency(t);
+    noted(t, d);
     t->stubs[miss].back = j->p;
     stop_check(t, d);
     return true;
@@ -200,11 +212,14 @@ static void emit_cached(tr *t, const stub *s)
     jx_mem(j, 0, false, 0x8b, -1, JX_RAX, JX_RDI, JX_NONE, 0, C(latency));
     jx_alu(j, true, JX_ADD, JX_R12, JX_RAX);
     jx_alu(j, true, JX_ADD, JX_R14, JX_RAX);
-    if (store) { /* the address again: the store changed no register */
+    if (store) { /* the address again (the store changed no register) */
+        jx_cmp8_mem(j, JX_R15, REG(others), 0);
+        uint8_t *alone = jx_jcc(j, JX_CC_E);
         get(j, JX_RDX, d->rs1);
         if (d->imm)
             jx_lea(j, JX_RDX, JX_RDX, JX_NONE, 0, d->imm);
         note_store(t, d);
+        jx_patch(alone, j->p);
     }
     jx_lea(j, JX_RSI, JX_RBP, JX_NONE, 0, d->last_cost);
     jx_patch(jx_jmp(j), s->back);
@@ -233,7 +248,7 @@ static bool emit_fp_mem(tr *t, const sim_insn *d)
     address(t, d, dbl ? 8 : 4, false);
     fpu_on(t, d);
     if (load) {
-        jx_mem(j, 0, dbl, 0x8b, -1, JX_RAX, JX_R10, JX_RDX, 0, 0);
+        load_from(j, dbl ? SIM_OP_LD : SIM_OP_LWU, JX_R10, JX_RDX);
         if (!dbl) { /* NaN-boxed */
             jx_mov_imm(j, JX_RCX, sim_fpu_box(0));
             jx_alu(j, true, JX_OR, JX_RAX, JX_RCX);
@@ -242,14 +257,12 @@ static bool emit_fp_mem(tr *t, const sim_insn *d)
         /* or dword [h->mstatus], FS: Dirty (the value the handler leaves) */
         jx_mem(j, 0, false, 0x81, -1, JX_OR, JX_RBX, JX_NONE, 0, HART(mstatus));
         jx_u32(j, (uint32_t)SIM_MSTATUS_FS);
-        latency(t, d);
+        latency(t);
     } else {
         jx_load(j, JX_RCX, JX_RBX, FR(d->rs2));
-        jx_mem(j, 0, dbl, 0x89, -1, JX_RCX, JX_R10, JX_RDX, 0, 0);
-        latency(t, d);
-        jx_cmp8_mem(j, JX_R15, REG(others), 0);
-        uint8_t *at = jx_jcc(j, JX_CC_NE);
-        add_stub(t, at, STUB_NOTE, 0, d, j->p);
+        store_to(j, dbl ? 8 : 4, JX_R10, JX_RDX);
+        latency(t);
+        noted(t, d);
     }
     stop_check(t, d);
     return true;
@@ -270,16 +283,9 @@ static int fpu_op(sim_hart *h, const sim_insn *d)
 static bool emit_fpu(tr *t, const sim_insn *d)
 {
     jx *j = &t->j;
-    static const int keep[] = {JX_R8, JX_R9, JX_R10, JX_R11};
-    for (unsigned k = 0; k < 4; k++)
-        jx_push(j, keep[k]);
-    jx_mov(j, JX_RDI, JX_RBX);
+    jx_mov(j, JX_RDI, JX_RBX); /* h */
     jx_mov_imm(j, JX_RSI, (uint64_t)(uintptr_t)d);
-    jx_mov_imm(j, JX_RAX, (uint64_t)(uintptr_t)fpu_op);
-    jx_reg(j, false, 0xff, -1, 2, JX_RAX); /* call rax */
-    for (unsigned k = 4; k-- > 0;)
-        jx_pop(j, keep[k]);
-    jx_lea(j, JX_RSI, JX_RBP, JX_NONE, 0, d->last_cost);
+    call_c(t, d, (const void *)fpu_op);
     jx_alu(j, false, JX_OR, JX_RAX, JX_RAX); /* test eax */
     exit_if(t, JX_CC_NE, SIM_JIT_ENTER, d);
     return true;
@@ -470,7 +476,6 @@ static bool emit_alu(tr *t, const sim_insn *d)
     return true;
 }
 
-
 bool sim_jit_emit_insn(tr *t, const sim_insn *d, const sim_handlers *hs)
 {
     jx *j = &t->j;
@@ -498,7 +503,7 @@ bool sim_jit_emit_insn(tr *t, const sim_insn *d, const sim_handlers *hs)
             jx_mov_imm(j, JX_RAX, d->pc + d->len);
             put(j, JX_RAX, d->rd);
         }
-        if (!sim_jit_jal_on(d, hs)) /* else the block goes on at its target */
+        if (d->run != hs->jal_on) /* else the block goes on at its target */
             jump_slot(t, d);
         return true;
     case SIM_OP_JALR:
@@ -530,6 +535,7 @@ void sim_jit_emit_exit(tr *t, const sim_insn *d, unsigned why)
     jx_mov_imm(&t->j, JX_RAX, why);
     jx_patch(jx_jmp(&t->j), t->exit);
 }
+
 void sim_jit_emit_stub(tr *t, const stub *s)
 {
     jx *j = &t->j;

@@ -79,14 +79,10 @@ static inline void compare_slot_pc(tr *t, const sim_insn *d)
 }
 
 
-/* A jal its block goes on after, at its target (not the block's end). */
-static inline bool sim_jit_jal_on(const sim_insn *d, const sim_handlers *hs)
-{
-    return d->run == hs->jal_on;
-}
-
 /* Emits entry d's code; false when it is not translated (the caller
- * rewinds and leaves the entry to its handler). */
+ * rewinds and leaves the entry to its handler).  An entry that jumps away
+ * for good (a block's end, a jal its block does not go on after, a jalr)
+ * is the only kind whose body takes an exit slot (jump_slot). */
 bool sim_jit_emit_insn(tr *t, const sim_insn *d, const sim_handlers *hs);
 /* Emits stub s (the caller has pointed its jump here); may add stubs. */
 void sim_jit_emit_stub(tr *t, const stub *s);

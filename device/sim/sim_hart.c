@@ -649,8 +649,6 @@ translated: {
     jr.limit = limit;
     jr.x = x;
     jr.m = m;
-    jr.h = h;
-    jr.note_store = sim_mem_note_store;
     jr.others = others;
     jr.cycle = cycle;
     jr.instret = instret;
@@ -673,25 +671,18 @@ translated: {
         goto step;
     case SIM_JIT_OVERRUN:
         goto overrun;
-    case SIM_JIT_JALR: { /* as the handler's jalr past its link, then linked */
+    default: {
+        /* SIM_JIT_CHAIN, SIM_JIT_JALR: as the handler's CHAIN or jalr
+         * past its link, then linked */
+        uint64_t target = why == SIM_JIT_JALR ? jr.target
+                          : d->op == SIM_OP_BLOCK_END ? d->pc : d->pc + IMM;
         sim_insn *e = d->taken;
-        if (e && e->pc == jr.target) {
+        if (e && e->pc == target) {
             sim_jit_link(ic, d, e, &handlers);
             d = e;
             BLOCK();
         }
-        pc = jr.target;
-        link = &((sim_insn *)d)->taken;
-        goto dispatch;
-    }
-    default: { /* SIM_JIT_CHAIN: as the handler's CHAIN, then linked */
-        sim_insn *e = d->taken;
-        if (e) {
-            sim_jit_link(ic, d, e, &handlers);
-            d = e;
-            BLOCK();
-        }
-        pc = d->op == SIM_OP_BLOCK_END ? d->pc : d->pc + IMM;
+        pc = target;
         link = &((sim_insn *)d)->taken;
         goto dispatch;
     }
