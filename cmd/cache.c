@@ -2,10 +2,12 @@
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "km_rundir.h"
 #include "km_suggest.h"
 #include "units.h"
 
@@ -44,6 +46,15 @@ static int stats(km_cache *c, int json)
     return KM_OK;
 }
 
+/* The end of gc's or clear's line: the entries a run or build uses now. */
+static void print_kept(uint64_t kept)
+{
+    if (kept)
+        fprintf(stderr, ", of which %llu in use by a running build or run (kept)",
+                (unsigned long long)kept);
+    fputc('\n', stderr);
+}
+
 static int gc(km_cache *c, const char *size_text)
 {
     uint64_t max = 0;
@@ -58,19 +69,40 @@ static int gc(km_cache *c, const char *size_text)
                                        "B, KiB, MiB or GiB, such as 512MiB)",
                               size_text);
     }
-    uint64_t removed = 0;
+    uint64_t removed = 0, kept = 0;
     km_error err = {0};
-    int rc = km_cache_gc(c, max, &removed, &err);
+    int rc = km_cache_gc(c, max, &removed, &kept, &err);
     if (rc != KM_OK) {
         fprintf(stderr, "kmrun: %s\n", err.message);
         return rc;
     }
+    /* And what killed runs left in the runs folder, when there is one. */
+    char *runs = km_runs_root(NULL);
+    km_rundir_sweep(runs);
+    free(runs);
     km_cache_stats s;
     km_cache_stats_get(c, &s, &err);
     char a[32];
-    fprintf(stderr, "removed %llu entr%s; %llu left (%s)\n", (unsigned long long)removed,
+    fprintf(stderr, "removed %llu entr%s; %llu left (%s)", (unsigned long long)removed,
             removed == 1 ? "y" : "ies", (unsigned long long)s.entries,
             km_format_size(s.entry_bytes, a, sizeof a));
+    print_kept(kept);
+    return KM_OK;
+}
+
+static int clear(km_cache *c)
+{
+    uint64_t kept = 0;
+    km_error err = {0};
+    int rc = km_cache_clear(c, &kept, &err);
+    if (rc != KM_OK) {
+        fprintf(stderr, "kmrun: %s\n", err.message);
+        return rc;
+    }
+    if (kept) {
+        fprintf(stderr, "cleared");
+        print_kept(kept);
+    }
     return KM_OK;
 }
 
@@ -130,9 +162,7 @@ int cmd_cache(int argc, char **argv)
         rc = gc(&cache, max_size);
         break;
     default:
-        rc = km_cache_clear(&cache, &err);
-        if (rc != KM_OK)
-            fprintf(stderr, "kmrun: %s\n", err.message);
+        rc = clear(&cache);
         break;
     }
     km_cache_close(&cache);

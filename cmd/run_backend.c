@@ -111,16 +111,21 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
         rc = out->timeline ? km_session_timeline(out->s, out->timeline, err)
                            : km_fail(err, KM_EXIT_SYSTEM, "out of memory for the timeline");
     }
-    if (rc == KM_OK)
-        rc = km_session_load(out->s, cache, &opts, err);
     if (rc != KM_OK)
         return rc;
-    /* The folder is begun before the run so that a run killed at any point
-     * leaves its mark; failing to begin it does not stop the run. */
+    /* The folder is begun before the build and the run, so that a run
+     * killed at any point leaves its mark (read-region then says it was
+     * interrupted); failing to begin it does not stop the run. */
     km_run_id(out->id);
     char *runs = km_runs_root(run_dir);
     km_rundir_writer *w = NULL;
     out->folder_rc = km_rundir_begin(runs, out->id, &w, &out->folder_err);
+    rc = km_session_load(out->s, cache, &opts, err);
+    if (rc != KM_OK) {
+        km_rundir_abort(w); /* it failed, and said so: not an interrupted run */
+        free(runs);
+        return rc;
+    }
     if (wants->trace)
         open_trace(out, wants, w);
     if (wants->gdb)

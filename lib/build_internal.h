@@ -46,6 +46,7 @@ typedef struct km_build_ctx {
     bool has_clang;
     char *root;        /* the manifest's folder, real path */
     char *work;        /* the program's work folder */
+    char *work_rel;    /* the same, under the cache's root (work/<hex>) */
     char *gen;         /* work/gen, holding km_handlers.h */
     char *header;      /* the generated header's text */
     km_target *targets;
@@ -54,7 +55,9 @@ typedef struct km_build_ctx {
 
 /* build_keys.c */
 void km_target_direct_key(km_build_ctx *b, km_target *t);
-int km_target_lookup(km_build_ctx *b, km_target *t);  /* KM_OK: a hit */
+/* KM_OK: a hit; KM_CACHE_MISS; else an error in err (an entry that could
+ * not be checked: memory, I/O). */
+int km_target_lookup(km_build_ctx *b, km_target *t, km_error *err);
 int km_target_store(km_build_ctx *b, km_target *t, km_error *err);
 
 /* build_ninja.c */

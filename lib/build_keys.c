@@ -166,40 +166,51 @@ static void fill_built(km_target *t, const char *dir, const cJSON *meta,
 
 /* Whether an intact entry's metadata tells the truth about its file: what
  * a build reports (the SHA-256, the image's sizes) is measured again, not
- * taken from entry.json on trust.  NULL, or why not. */
-static const char *meta_mismatch(const km_target *t, const char *dir, const cJSON *meta)
+ * taken from entry.json on trust.  KM_OK; KM_CACHE_MISS and why not; or,
+ * when it could not be measured (memory, I/O: nothing said about the
+ * entry), the error in err. */
+static int meta_mismatch(const km_target *t, const char *dir, const cJSON *meta,
+                         const char **why, km_error *err)
 {
     char *path = km_path_join(dir, km_target_file(t->kind));
     km_digest d;
     char hex[KM_HEX_LEN] = "";
-    const char *why = NULL;
+    *why = NULL;
     const cJSON *sha = cJSON_GetObjectItemCaseSensitive(meta, "sha256");
-    if (km_hash_file(path, &d, NULL) == KM_OK)
+    int rc = km_hash_file(path, &d, err);
+    if (rc == KM_OK) {
         km_digest_hex(&d, hex);
-    if (!cJSON_IsString(sha) || strcmp(sha->valuestring, hex) != 0)
-        why = "its recorded sha256 is not its file's";
+        if (!cJSON_IsString(sha) || strcmp(sha->valuestring, hex) != 0)
+            *why = "its recorded sha256 is not its file's";
+    }
     km_image_info info;
-    if (!why && t->kind == KM_TARGET_IMAGE) {
-        if (km_image_check(path, t->display, &info, NULL) != KM_OK)
-            why = "its image does not pass the image checks";
+    if (rc == KM_OK && !*why && t->kind == KM_TARGET_IMAGE) {
+        km_error e = {0};
+        int checked = km_image_check(path, t->display, &info, &e);
+        if (checked == KM_EXIT_BUILD)
+            *why = "its image does not pass the image checks";
+        else if (checked != KM_OK)
+            rc = km_fail(err, checked, "cannot check the cache entry '%s' (it is left as it is): "
+                         "%s", dir, e.message);
         const struct { const char *name; uint64_t value; } sizes[] = {
             {"bytes", info.loadable_bytes}, {"text", info.text_bytes},
             {"rodata", info.rodata_bytes}, {"data", info.data_bytes},
         };
-        for (size_t i = 0; !why && i < sizeof sizes / sizeof *sizes; i++) {
+        for (size_t i = 0; rc == KM_OK && !*why && i < sizeof sizes / sizeof *sizes; i++) {
             const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, sizes[i].name);
             if (!cJSON_IsNumber(v) || (uint64_t)v->valuedouble != sizes[i].value)
-                why = "its recorded sizes are not its image's";
+                *why = "its recorded sizes are not its image's";
         }
     }
     free(path);
-    return why;
+    return rc != KM_OK ? rc : *why ? KM_CACHE_MISS : KM_OK;
 }
 
 /* One alternative of a record: its entry key, then "sha256 name" per
  * header, sorted.  KM_OK with the entry filled in when every header still
- * has its recorded content and the entry is intact. */
-static int lookup_block(km_build_ctx *b, km_target *t, char *block)
+ * has its recorded content and the entry is intact; KM_CACHE_MISS; or an
+ * error (the entry could not be checked) in err. */
+static int lookup_block(km_build_ctx *b, km_target *t, char *block, km_error *err)
 {
     char **lines = NULL;
     size_t n = 0;
@@ -248,15 +259,16 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block)
         char *dir = NULL;
         cJSON *meta = NULL;
         const char *why = NULL;
-        if (ok && memcmp(&check, &ekey, sizeof check) == 0 &&
-            km_cache_get(b->c, &ekey, &dir, &meta) == KM_OK) {
-            if ((why = meta_mismatch(t, dir, meta))) {
-                km_cache_reject(b->c, &ekey, why);
-            } else {
-                fill_built(t, dir, meta, &ekey, true);
-                rc = KM_OK;
-            }
-        }
+        int got = ok && memcmp(&check, &ekey, sizeof check) == 0
+                      ? km_cache_get(b->c, &ekey, &dir, &meta, err)
+                      : KM_CACHE_MISS;
+        if (got == KM_OK)
+            got = meta_mismatch(t, dir, meta, &why, err);
+        if (got == KM_CACHE_MISS && why)
+            km_cache_reject(b->c, &ekey, why);
+        else if (got == KM_OK)
+            fill_built(t, dir, meta, &ekey, true);
+        rc = got;
         free(dir);
         cJSON_Delete(meta);
     }
@@ -270,19 +282,19 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block)
 #define RECORD_ALTERNATIVES 8
 #define BLOCK_SEP "\n\n"
 
-int km_target_lookup(km_build_ctx *b, km_target *t)
+int km_target_lookup(km_build_ctx *b, km_target *t, km_error *err)
 {
     char *text = NULL;
     if (km_cache_record_get(b->c, &t->dkey, &text) != KM_OK)
         return KM_CACHE_MISS;
     int rc = KM_CACHE_MISS;
-    for (char *block = text; block && *block && rc != KM_OK;) {
+    for (char *block = text; block && *block && rc == KM_CACHE_MISS;) {
         char *next = strstr(block, BLOCK_SEP);
         if (next) {
             *next = 0;
             next += strlen(BLOCK_SEP);
         }
-        rc = lookup_block(b, t, block);
+        rc = lookup_block(b, t, block, err);
         block = next;
     }
     free(text);

@@ -201,12 +201,14 @@ static void free_ctx(km_build_ctx *b)
         km_tool_free(&b->clang);
     free(b->root);
     free(b->work);
+    free(b->work_rel);
     free(b->gen);
     free(b->header);
 }
 
-/* The work folder: one per manifest location (never part of a key). */
-static char *work_folder(km_cache *c, const char *manifest, km_error *err)
+/* The work folder: one per manifest location (never part of a key); *rel
+ * (allocated) is its name under the cache's root. */
+static char *work_folder(km_cache *c, const char *manifest, char **rel, km_error *err)
 {
     char *real = realpath(manifest, NULL);
     km_hasher h;
@@ -215,13 +217,11 @@ static char *work_folder(km_cache *c, const char *manifest, km_error *err)
     free(real);
     km_digest d;
     km_hasher_final(&h, &d);
-    char hex[KM_HEX_LEN], *name = NULL;
+    char hex[KM_HEX_LEN];
     km_digest_hex(&d, hex);
-    if (asprintf(&name, "work/%.16s", hex) < 0)
+    if (asprintf(rel, "work/%.16s", hex) < 0)
         abort();
-    char *dir = km_cache_subdir(c, name, err);
-    free(name);
-    return dir;
+    return km_cache_subdir(c, *rel, err);
 }
 
 static int setup(km_build_ctx *b, const km_program *p, km_cache *c, const km_build_opts *opts,
@@ -256,7 +256,7 @@ static int setup(km_build_ctx *b, const km_program *p, km_cache *c, const km_bui
     }
     if (rc != KM_OK)
         return rc;
-    b->work = work_folder(c, p->manifest, err);
+    b->work = work_folder(c, p->manifest, &b->work_rel, err);
     if (!b->work)
         return KM_EXIT_SYSTEM;
     b->gen = km_path_join(b->work, "gen");
@@ -471,22 +471,34 @@ int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
     int rc = setup(&b, p, c, opts, out, err);
     km_target **todo = calloc(b.ntargets + 1, sizeof *todo);
     size_t ntodo = 0;
-    for (size_t i = 0; rc == KM_OK && i < b.ntargets; i++)
-        if (km_target_lookup(&b, &b.targets[i]) != KM_OK)
+    for (size_t i = 0; rc == KM_OK && i < b.ntargets; i++) {
+        int found = km_target_lookup(&b, &b.targets[i], err);
+        if (found == KM_CACHE_MISS)
             todo[ntodo++] = &b.targets[i];
+        else if (found != KM_OK)
+            rc = found;
+    }
     int lock = -1;
     if (rc == KM_OK && ntodo) {
         /* One build per work folder at a time; whoever waited may find
          * that the one before it stored what it needs. */
         char *lock_path = km_path_join(b.work, "lock");
-        lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        lock = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
         free(lock_path);
         if (lock < 0 || flock(lock, LOCK_EX) != 0)
             rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot lock '%s'", b.work);
         size_t still = 0;
-        for (size_t i = 0; rc == KM_OK && i < ntodo; i++)
-            if (km_target_lookup(&b, todo[i]) != KM_OK)
+        for (size_t i = 0; rc == KM_OK && i < ntodo; i++) {
+            int found = km_target_lookup(&b, todo[i], err);
+            if (found == KM_CACHE_MISS)
                 todo[still++] = todo[i];
+            else if (found != KM_OK)
+                rc = found;
+        }
+        /* Ninja and the compilers write through paths and follow links:
+         * a link planted in the work folder is refused before they run. */
+        if (rc == KM_OK && still)
+            rc = km_cache_check_links(c, b.work_rel, err);
         ntodo = rc == KM_OK ? still : ntodo;
     }
     if (rc == KM_OK && ntodo) {

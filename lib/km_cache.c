@@ -1,9 +1,12 @@
-/* km_cache: entries and records of the content-addressed cache (km_cache.h). */
+/* km_cache: entries and records of the content-addressed cache (km_cache.h).
+ * Every path below the root is reached from the root's descriptor without
+ * following links (km_fs_at.h). */
 #include "km_cache.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +17,11 @@
 
 #include "cache_internal.h"
 #include "km_fs.h"
+#include "km_fs_at.h"
 
 #define ENTRY_FORMAT 1
 #define ENTRY_JSON "entry.json"
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 char *km_cache_default_root(km_error *err)
 {
@@ -38,33 +43,52 @@ char *km_cache_default_root(km_error *err)
 int km_cache_open(km_cache *c, const char *root, km_error *err)
 {
     memset(c, 0, sizeof *c);
+    c->fd = -1;
     char *r = root ? strdup(root) : km_cache_default_root(err);
     if (!r)
         return KM_EXIT_SYSTEM;
+    /* The root is the user's choice (a link to it is theirs to make);
+     * everything below it is kmrun's, reached from its descriptor. */
+    int rc = km_mkdir_p(r, err);
+    int fd = rc == KM_OK ? open(r, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (rc == KM_OK && fd < 0)
+        rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot open the cache '%s'", r);
     static const char *const dirs[] = {"objects", "direct", "tmp"};
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        char *d = km_path_join(r, dirs[i]);
-        int rc = km_mkdir_p(d, err);
-        free(d);
-        if (rc != KM_OK) {
-            free(r);
-            return rc;
-        }
+    for (size_t i = 0; rc == KM_OK && i < sizeof dirs / sizeof dirs[0]; i++) {
+        int d = km_at_dir(fd, dirs[i], true, r, err);
+        if (d < 0)
+            rc = KM_EXIT_SYSTEM;
+        else
+            close(d);
+    }
+    if (rc != KM_OK) {
+        if (fd >= 0)
+            close(fd);
+        free(r);
+        return rc;
     }
     /* Backup and indexing tools skip a folder with this tag. */
-    char *tag = km_path_join(r, "CACHEDIR.TAG");
-    if (access(tag, F_OK) != 0) {
+    struct stat st;
+    if (fstatat(fd, "CACHEDIR.TAG", &st, AT_SYMLINK_NOFOLLOW) != 0) {
         static const char text[] = "Signature: 8a477f597d28d172789f06886806bc55\n"
                                    "# kmrun's build cache; see 'kmrun cache'.\n";
-        km_write_file_atomic(tag, text, sizeof text - 1, NULL);
+        km_at_write(fd, "CACHEDIR.TAG", text, sizeof text - 1, false, r, NULL);
     }
-    free(tag);
     c->root = r;
+    c->fd = fd;
     return KM_OK;
 }
 
 void km_cache_close(km_cache *c)
 {
+    for (size_t i = 0; i < c->npins; i++)
+        close(c->pins[i]);
+    free(c->pins);
+    c->pins = NULL;
+    c->npins = 0;
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
     free(c->root);
     c->root = NULL;
 }
@@ -82,64 +106,170 @@ static void warn(km_cache *c, const char *fmt, ...)
         c->warn(msg, c->warn_ctx);
 }
 
-/* objects/ab/cdef... for a key. */
-static char *keyed_path(const km_cache *c, const char *kind, const km_digest *key)
+/* root/objects/ab/cdef... for a key. */
+static char *keyed_path(const km_cache *c, const char *kind, const char *hex)
 {
-    char hex[KM_HEX_LEN];
-    km_digest_hex(key, hex);
     char *p = NULL;
     if (asprintf(&p, "%s/%s/%.2s/%s", c->root, kind, hex, hex + 2) < 0)
         abort();
     return p;
 }
 
-/* Moves a broken entry out of the way in one step, then deletes it, so no
- * reader ever sees it half removed. */
-int km_cache_discard(km_cache *c, const char *dir)
+int km_cache_shard(km_cache *c, const char *kind, const char *hex, bool create, km_error *err)
 {
-    char *tmp = NULL;
-    int rc = -1, saved = 0;
-    if (asprintf(&tmp, "%s/tmp/discard.XXXXXX", c->root) < 0)
-        abort();
-    if (mkdtemp(tmp)) {
-        char *dest = km_path_join(tmp, "entry");
-        rc = rename(dir, dest);
+    char rel[32];
+    snprintf(rel, sizeof rel, "%s/%.2s", kind, hex);
+    return km_at_dir(c->fd, rel, create, c->root, err);
+}
+
+/* Two opens of the same folder or file? */
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Releases this handle's own pin on the entry at dir/name, if it has one. */
+static void unpin(km_cache *c, int dir, const char *name)
+{
+    struct stat st, pst;
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return;
+    for (size_t i = 0; i < c->npins; i++) {
+        if (fstat(c->pins[i], &pst) == 0 && same_file(&st, &pst)) {
+            close(c->pins[i]);
+            c->pins[i] = c->pins[--c->npins];
+            return;
+        }
+    }
+}
+
+int km_cache_take(int dir, const char *name)
+{
+    int fd = openat(dir, name, DIR_FLAGS);
+    if (fd < 0)
+        return errno == ELOOP || errno == ENOTDIR ? -2 : -1; /* not a folder: nothing to lock */
+    struct stat a, b;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        errno = EBUSY;
+        return -1;
+    }
+    /* Still the one at dir/name, not one moved away meanwhile. */
+    if (fstat(fd, &a) != 0 || fstatat(dir, name, &b, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !same_file(&a, &b)) {
+        close(fd);
+        errno = ENOENT;
+        return -1;
+    }
+    return fd;
+}
+
+int km_cache_discard(km_cache *c, int dir, const char *name)
+{
+    unpin(c, dir, name);
+    int lock = km_cache_take(dir, name);
+    if (lock == -1)
+        return -1; /* in use (EBUSY), gone, or unreadable */
+    int tmp = km_at_dir(c->fd, "tmp", false, NULL, NULL), saved = errno;
+    char *away = NULL;
+    int rc = -1;
+    if (tmp >= 0 && km_at_mkdtemp(tmp, "discard", &away) == 0) {
+        int into = openat(tmp, away, DIR_FLAGS);
+        rc = into >= 0 ? renameat(dir, name, into, "entry") : -1;
         saved = errno;
-        if (rc == 0)
-            km_rm_rf(tmp);
-        else
-            rmdir(tmp);
-        free(dest);
+        if (into >= 0)
+            close(into);
+        km_at_rm_rf(tmp, away);
     } else {
         saved = errno;
     }
-    free(tmp);
+    free(away);
+    if (tmp >= 0)
+        close(tmp);
+    if (lock >= 0)
+        close(lock);
     errno = saved;
     return rc;
 }
 
-/* Checks an entry folder against its entry.json; NULL and a reason in why
- * when it does not hold. */
-static cJSON *verify(const char *dir, const km_digest *key, char *why, size_t n)
+/* cJSON's allocations, watched: a parse that failed because memory ran
+ * out says nothing about the text, and must not condemn an entry. */
+static _Thread_local bool json_out_of_memory;
+
+static void *json_malloc(size_t n)
 {
-    char *path = km_path_join(dir, ENTRY_JSON), *text = NULL;
-    int rc = km_read_file(path, &text, NULL, NULL);
-    free(path);
+    void *p = malloc(n);
+    if (!p)
+        json_out_of_memory = true;
+    return p;
+}
+
+static void json_hooks(void)
+{
+    cJSON_Hooks hooks = {json_malloc, free};
+    cJSON_InitHooks(&hooks);
+}
+
+typedef enum verdict { ENTRY_OK, ENTRY_BAD, ENTRY_UNCHECKED } verdict;
+
+/* Whether an error reading an entry's file says the entry is bad (a file
+ * missing or of the wrong kind) or only that it could not be checked now
+ * (memory, descriptors, I/O): only the first may condemn it. */
+static verdict verdict_of_errno(int e)
+{
+    return e == ENOENT || e == ELOOP || e == ENOTDIR || e == EISDIR || e == EINVAL
+               ? ENTRY_BAD
+               : ENTRY_UNCHECKED;
+}
+
+/* The entry.json of the entry folder fd, parsed. */
+static verdict read_entry_json(int fd, cJSON **doc, char *why, size_t n, km_error *err)
+{
+    *doc = NULL;
+    int jf = openat(fd, ENTRY_JSON, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    char *text = NULL;
+    km_error e = {0};
+    int rc = jf < 0 ? km_fail_errno(&e, KM_EXIT_SYSTEM, "cannot open its %s", ENTRY_JSON)
+                    : km_read_fd(jf, ENTRY_JSON, &text, NULL, &e);
+    int saved = errno;
+    if (jf >= 0)
+        close(jf);
     if (rc != KM_OK) {
-        snprintf(why, n, "its %s is missing", ENTRY_JSON);
-        return NULL;
+        verdict v = jf < 0 || saved == EINVAL ? verdict_of_errno(saved) : ENTRY_UNCHECKED;
+        snprintf(why, n, "its %s is %s", ENTRY_JSON,
+                 saved == ENOENT ? "missing" : "not a regular file");
+        if (v == ENTRY_UNCHECKED)
+            km_fail(err, KM_EXIT_SYSTEM, "%s", e.message);
+        return v;
     }
-    cJSON *doc = cJSON_Parse(text);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, json_hooks);
+    json_out_of_memory = false;
+    *doc = cJSON_Parse(text);
     free(text);
-    char hex[KM_HEX_LEN];
-    km_digest_hex(key, hex);
+    if (!*doc && json_out_of_memory) {
+        km_fail(err, KM_EXIT_SYSTEM, "out of memory reading its %s", ENTRY_JSON);
+        return ENTRY_UNCHECKED;
+    }
+    return ENTRY_OK;
+}
+
+/* Checks the entry folder fd against its entry.json: ENTRY_OK with the
+ * document in *out, ENTRY_BAD with a reason in why, or ENTRY_UNCHECKED
+ * with err saying what ran out or failed. */
+static verdict verify(int fd, const char *hex, cJSON **out, char *why, size_t n, km_error *err)
+{
+    cJSON *doc;
+    verdict v = read_entry_json(fd, &doc, why, n, err);
+    if (v != ENTRY_OK)
+        return v;
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(doc, "key");
     const cJSON *files = cJSON_GetObjectItemCaseSensitive(doc, "files");
     if (!doc || !cJSON_IsString(k) || strcmp(k->valuestring, hex) != 0 ||
         !cJSON_IsArray(files)) {
         snprintf(why, n, "its %s is damaged", ENTRY_JSON);
         cJSON_Delete(doc);
-        return NULL;
+        return ENTRY_BAD;
     }
     const cJSON *f;
     cJSON_ArrayForEach(f, files) {
@@ -150,30 +280,73 @@ static cJSON *verify(const char *dir, const km_digest *key, char *why, size_t n)
             strchr(name->valuestring, '/')) {
             snprintf(why, n, "its %s is damaged", ENTRY_JSON);
             cJSON_Delete(doc);
-            return NULL;
+            return ENTRY_BAD;
         }
-        char *fp = km_path_join(dir, name->valuestring);
+        int ff = openat(fd, name->valuestring, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         struct stat st;
         km_digest d;
         char got[KM_HEX_LEN] = "";
-        int ok = stat(fp, &st) == 0 && (double)st.st_size == bytes->valuedouble &&
-                 km_hash_file(fp, &d, NULL) == KM_OK;
-        if (ok)
+        km_error e = {0};
+        if (ff < 0 || fstat(ff, &st) != 0 || !S_ISREG(st.st_mode)) {
+            v = ff < 0 ? verdict_of_errno(errno) : ENTRY_BAD;
+            if (v == ENTRY_UNCHECKED)
+                km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read its '%s'", name->valuestring);
+        } else if ((double)st.st_size != bytes->valuedouble) {
+            v = ENTRY_BAD;
+        } else if (km_hash_fd(ff, name->valuestring, &d, &e) != KM_OK) {
+            v = ENTRY_UNCHECKED;
+            km_fail(err, KM_EXIT_SYSTEM, "%s", e.message);
+        } else {
             km_digest_hex(&d, got);
-        free(fp);
-        if (!ok || strcmp(got, sha->valuestring) != 0) {
+            v = strcmp(got, sha->valuestring) == 0 ? ENTRY_OK : ENTRY_BAD;
+        }
+        if (ff >= 0)
+            close(ff);
+        if (v != ENTRY_OK) {
             snprintf(why, n, "'%s' does not match its checksum", name->valuestring);
             cJSON_Delete(doc);
-            return NULL;
+            return v;
         }
     }
-    return doc;
+    *out = doc;
+    return ENTRY_OK;
 }
 
-void km_cache_reject(km_cache *c, const km_digest *key, const char *why)
+/* The entry at dir/name opened and locked shared: a pin, which gc and
+ * clear (km_cache_take) respect.  -1 when it is not there (any more). */
+static int pin_open(int dir, const char *name, int *open_errno)
 {
-    char *dir = keyed_path(c, "objects", key);
-    if (km_cache_discard(c, dir) == 0)
+    int fd = openat(dir, name, DIR_FLAGS);
+    *open_errno = fd < 0 ? errno : 0;
+    if (fd < 0)
+        return -1;
+    struct stat a, b;
+    /* A discard holds it exclusive while it moves it: after the wait, it
+     * must still be the one in place. */
+    if (flock(fd, LOCK_SH) != 0 || fstat(fd, &a) != 0 ||
+        fstatat(dir, name, &b, AT_SYMLINK_NOFOLLOW) != 0 || !same_file(&a, &b)) {
+        close(fd);
+        *open_errno = ENOENT;
+        return -1;
+    }
+    return fd;
+}
+
+static void keep_pin(km_cache *c, int fd)
+{
+    int *more = realloc(c->pins, (c->npins + 1) * sizeof *more);
+    if (!more) {
+        close(fd); /* unpinned: at worst a concurrent gc makes us rebuild */
+        return;
+    }
+    c->pins = more;
+    c->pins[c->npins++] = fd;
+}
+
+static void reject_at(km_cache *c, int shard, const char *hex, const char *why)
+{
+    char *dir = keyed_path(c, "objects", hex);
+    if (km_cache_discard(c, shard, hex + 2) == 0 || errno == ENOENT)
         warn(c, "cache entry '%s' is corrupt (%s); removing it and building again", dir, why);
     else
         warn(c, "cache entry '%s' is corrupt (%s) and cannot be removed (%s); building again "
@@ -182,139 +355,210 @@ void km_cache_reject(km_cache *c, const km_digest *key, const char *why)
     free(dir);
 }
 
-int km_cache_get(km_cache *c, const km_digest *key, char **entry_dir, cJSON **meta)
+void km_cache_reject(km_cache *c, const km_digest *key, const char *why)
 {
-    char *dir = keyed_path(c, "objects", key);
-    struct stat st;
-    if (stat(dir, &st) != 0) {
-        free(dir);
-        return KM_CACHE_MISS;
+    char hex[KM_HEX_LEN];
+    km_digest_hex(key, hex);
+    int shard = km_cache_shard(c, "objects", hex, false, NULL);
+    if (shard >= 0) {
+        reject_at(c, shard, hex, why);
+        close(shard);
+    }
+}
+
+int km_cache_get(km_cache *c, const km_digest *key, char **entry_dir, cJSON **meta,
+                 km_error *err)
+{
+    char hex[KM_HEX_LEN];
+    km_digest_hex(key, hex);
+    km_error e = {0};
+    int shard = km_cache_shard(c, "objects", hex, false, &e);
+    if (shard < 0)
+        return errno == ENOENT ? KM_CACHE_MISS : km_fail(err, KM_EXIT_SYSTEM, "%s", e.message);
+    int open_errno;
+    int fd = pin_open(shard, hex + 2, &open_errno);
+    if (fd < 0) {
+        int rc = KM_CACHE_MISS;
+        if (open_errno == ELOOP || open_errno == ENOTDIR)
+            reject_at(c, shard, hex, "it is not a folder"); /* a link or a file: removed */
+        else if (open_errno != ENOENT) {
+            errno = open_errno;
+            rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot open the cache entry '%s/objects/"
+                               "%.2s/%s'", c->root, hex, hex + 2);
+        }
+        close(shard);
+        return rc;
     }
     char why[512];
-    cJSON *doc = verify(dir, key, why, sizeof why);
-    if (!doc) {
-        km_cache_reject(c, key, why);
-        free(dir);
-        return KM_CACHE_MISS;
+    cJSON *doc = NULL;
+    verdict v = verify(fd, hex, &doc, why, sizeof why, &e);
+    if (v != ENTRY_OK) {
+        close(fd);
+        int rc = KM_CACHE_MISS;
+        if (v == ENTRY_BAD)
+            reject_at(c, shard, hex, why);
+        else
+            rc = km_fail(err, KM_EXIT_SYSTEM, "cannot check the cache entry '%s/objects/%.2s/%s' "
+                         "(it is left as it is): %s", c->root, hex, hex + 2, e.message);
+        close(shard);
+        return rc;
     }
+    close(shard);
     /* Its time says when it was last used, for gc's least-recently-used. */
-    char *ej = km_path_join(dir, ENTRY_JSON);
-    utimensat(AT_FDCWD, ej, NULL, 0);
-    free(ej);
+    utimensat(fd, ENTRY_JSON, NULL, AT_SYMLINK_NOFOLLOW);
+    keep_pin(c, fd);
     if (meta)
         *meta = cJSON_DetachItemFromObjectCaseSensitive(doc, "meta");
     cJSON_Delete(doc);
     if (entry_dir)
-        *entry_dir = dir;
-    else
-        free(dir);
+        *entry_dir = keyed_path(c, "objects", hex);
     return KM_OK;
 }
 
-static int fsync_dir(const char *dir)
+/* Copies files into the new entry folder fd and writes its entry.json. */
+static int fill_entry(int fd, const char *shown, const char *hex, const km_cache_file *files,
+                      size_t nfiles, const cJSON *meta, km_error *err)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
-int km_cache_put(km_cache *c, const km_digest *key, const km_cache_file *files,
-                 size_t nfiles, const cJSON *meta, char **entry_dir, km_error *err)
-{
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s/tmp/entry.XXXXXX", c->root) < 0)
-        abort();
-    if (!mkdtemp(tmp)) {
-        int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write to the cache '%s'", c->root);
-        free(tmp);
-        return rc;
-    }
-    chmod(tmp, 0755);
-    char hex[KM_HEX_LEN];
-    km_digest_hex(key, hex);
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddNumberToObject(doc, "format", ENTRY_FORMAT);
     cJSON_AddStringToObject(doc, "key", hex);
     cJSON *list = cJSON_AddArrayToObject(doc, "files");
     int rc = KM_OK;
     for (size_t i = 0; i < nfiles && rc == KM_OK; i++) {
-        char *dest = km_path_join(tmp, files[i].name);
-        km_digest d;
-        struct stat st;
-        rc = km_copy_file(files[i].path, dest, err);
+        char *data = NULL;
+        size_t n = 0;
+        rc = km_read_file(files[i].path, &data, &n, err);
         if (rc == KM_OK)
-            rc = km_hash_file(dest, &d, err);
-        if (rc == KM_OK && stat(dest, &st) != 0)
-            rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", dest);
+            rc = km_at_write(fd, files[i].name, data, n, false, shown, err);
         if (rc == KM_OK) {
+            km_hasher h;
+            km_digest d;
             char dh[KM_HEX_LEN];
+            km_hasher_init(&h);
+            km_hasher_bytes(&h, data, n);
+            km_hasher_final(&h, &d);
             km_digest_hex(&d, dh);
             cJSON *f = cJSON_CreateObject();
             cJSON_AddStringToObject(f, "name", files[i].name);
-            cJSON_AddNumberToObject(f, "bytes", (double)st.st_size);
+            cJSON_AddNumberToObject(f, "bytes", (double)n);
             cJSON_AddStringToObject(f, "sha256", dh);
             cJSON_AddItemToArray(list, f);
         }
-        free(dest);
+        free(data);
     }
     if (rc == KM_OK) {
         cJSON_AddItemToObject(doc, "meta", meta ? cJSON_Duplicate(meta, 1) : cJSON_CreateObject());
         char *text = cJSON_Print(doc);
-        char *ej = km_path_join(tmp, ENTRY_JSON);
-        rc = km_write_file_atomic(ej, text, strlen(text), err);
-        free(ej);
+        rc = text ? km_at_write(fd, ENTRY_JSON, text, strlen(text), false, shown, err)
+                  : km_fail(err, KM_EXIT_SYSTEM, "out of memory writing a cache entry");
         free(text);
     }
     cJSON_Delete(doc);
-    char *dir = keyed_path(c, "objects", key);
-    if (rc == KM_OK) {
-        char *parent = km_dirname(dir);
-        rc = km_mkdir_p(parent, err);
-        if (rc == KM_OK)
-            fsync_dir(tmp);
-        /* One rename publishes the whole entry.  When it is taken, another
-         * build stored the same key first: keep a good one, replace a bad. */
-        bool placed = false, stuck = false;
-        for (int attempt = 0; rc == KM_OK && !placed && !stuck && attempt < 3; attempt++) {
-            if (rename(tmp, dir) == 0) {
-                fsync_dir(parent);
-                placed = true;
-                break;
-            }
-            struct stat st;
-            int saved = errno;
-            /* Taken, or in a folder we may not change (a shared cache). */
-            if (saved != ENOTEMPTY && saved != EEXIST && stat(dir, &st) != 0) {
-                errno = saved;
-                rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot store '%s' in the cache", dir);
-                break;
-            }
-            char why[512];
-            cJSON *other = verify(dir, key, why, sizeof why);
-            if (other) {
-                cJSON_Delete(other);
-                placed = true; /* a racing writer's, as good as ours */
-                break;
-            }
-            stuck = km_cache_discard(c, dir) != 0;
+    if (rc == KM_OK)
+        fsync(fd);
+    return rc;
+}
+
+/* Publishes tmp/<name> as objects/ab/<rest>: one rename.  When the key is
+ * taken, another build stored it first: keep a good one, replace a bad.
+ * *placed false (and KM_OK) when a corrupt entry holds the key and cannot
+ * be removed. */
+static int publish(km_cache *c, int tmp, const char *name, int shard, const char *hex,
+                   bool *placed, km_error *err)
+{
+    *placed = false;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        if (renameat(tmp, name, shard, hex + 2) == 0) {
+            fsync(shard);
+            *placed = true;
+            return KM_OK;
         }
-        if (rc == KM_OK && !placed) {
-            /* A corrupt entry that cannot be removed is never served: this
-             * build's entry stays where it was written (gc removes it). */
-            warn(c, "cannot replace the corrupt cache entry '%s'; this build's copy is '%s'",
-                 dir, tmp);
-            free(dir);
-            dir = tmp;
-            tmp = NULL;
+        int saved = errno;
+        struct stat st;
+        /* Taken, or in a folder we may not change (a shared cache). */
+        if (saved != ENOTEMPTY && saved != EEXIST && saved != ENOTDIR &&
+            fstatat(shard, hex + 2, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            errno = saved;
+            return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot store '%s/objects/%.2s/%s' in the "
+                                 "cache", c->root, hex, hex + 2);
         }
-        free(parent);
+        int open_errno, other = pin_open(shard, hex + 2, &open_errno);
+        char why[512];
+        cJSON *doc = NULL;
+        km_error e = {0};
+        verdict v = other >= 0 ? verify(other, hex, &doc, why, sizeof why, &e) : ENTRY_BAD;
+        cJSON_Delete(doc);
+        if (other >= 0)
+            close(other);
+        if (v == ENTRY_OK) {
+            *placed = true; /* a racing writer's, as good as ours */
+            return KM_OK;
+        }
+        if (v == ENTRY_UNCHECKED)
+            return km_fail(err, KM_EXIT_SYSTEM, "cannot check the cache entry '%s/objects/%.2s/%s' "
+                           "(it is left as it is): %s", c->root, hex, hex + 2, e.message);
+        if (km_cache_discard(c, shard, hex + 2) != 0 && errno != ENOENT)
+            return KM_OK;
     }
-    if (tmp)
-        km_rm_rf(tmp);
-    free(tmp);
+    return KM_OK;
+}
+
+int km_cache_put(km_cache *c, const km_digest *key, const km_cache_file *files,
+                 size_t nfiles, const cJSON *meta, char **entry_dir, km_error *err)
+{
+    char hex[KM_HEX_LEN];
+    km_digest_hex(key, hex);
+    int tmp = km_at_dir(c->fd, "tmp", false, c->root, err);
+    if (tmp < 0)
+        return KM_EXIT_SYSTEM;
+    char *name = NULL;
+    if (km_at_mkdtemp(tmp, "entry", &name) != 0) {
+        close(tmp);
+        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write to the cache '%s'", c->root);
+    }
+    char *shown = NULL;
+    if (asprintf(&shown, "%s/tmp/%s", c->root, name) < 0)
+        abort();
+    int fd = openat(tmp, name, DIR_FLAGS);
+    int rc = fd < 0 ? km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write '%s'", shown)
+                    : fill_entry(fd, shown, hex, files, nfiles, meta, err);
+    if (fd >= 0)
+        close(fd);
+    int shard = rc == KM_OK ? km_cache_shard(c, "objects", hex, true, err) : -1;
+    if (rc == KM_OK && shard < 0)
+        rc = KM_EXIT_SYSTEM;
+    bool placed = false;
+    if (rc == KM_OK)
+        rc = publish(c, tmp, name, shard, hex, &placed, err);
+    char *dir = NULL;
+    if (rc == KM_OK && placed) {
+        int open_errno, pin = pin_open(shard, hex + 2, &open_errno);
+        if (pin >= 0)
+            keep_pin(c, pin);
+        dir = keyed_path(c, "objects", hex);
+    } else if (rc == KM_OK) {
+        /* A corrupt entry that cannot be removed is never served: this
+         * build's entry stays where it was written, pinned (gc removes it
+         * once no one uses it). */
+        dir = keyed_path(c, "objects", hex);
+        warn(c, "cannot replace the corrupt cache entry '%s'; this build's copy is '%s'", dir,
+             shown);
+        free(dir);
+        int open_errno, pin = pin_open(tmp, name, &open_errno);
+        if (pin >= 0)
+            keep_pin(c, pin);
+        dir = shown;
+        shown = NULL;
+        free(name);
+        name = NULL;
+    }
+    if (name)
+        km_at_rm_rf(tmp, name); /* gone already when it was renamed */
+    if (shard >= 0)
+        close(shard);
+    close(tmp);
+    free(name);
+    free(shown);
     if (rc == KM_OK && entry_dir)
         *entry_dir = dir;
     else
@@ -324,50 +568,78 @@ int km_cache_put(km_cache *c, const km_digest *key, const km_cache_file *files,
 
 int km_cache_record_get(km_cache *c, const km_digest *key, char **text)
 {
-    char *path = keyed_path(c, "direct", key);
-    int rc = km_read_file(path, text, NULL, NULL);
-    free(path);
+    char hex[KM_HEX_LEN];
+    km_digest_hex(key, hex);
+    int shard = km_cache_shard(c, "direct", hex, false, NULL);
+    int fd = shard >= 0 ? openat(shard, hex + 2, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                        : -1;
+    int rc = fd >= 0 ? km_read_fd(fd, "record", text, NULL, NULL) : KM_CACHE_MISS;
+    if (fd >= 0)
+        close(fd);
+    if (shard >= 0)
+        close(shard);
     return rc == KM_OK ? KM_OK : KM_CACHE_MISS;
 }
 
 int km_cache_record_put(km_cache *c, const km_digest *key, const char *text,
                         km_error *err)
 {
-    char *path = keyed_path(c, "direct", key);
-    char *parent = km_dirname(path);
-    int rc = km_mkdir_p(parent, err);
-    if (rc == KM_OK)
-        rc = km_write_file_atomic(path, text, strlen(text), err);
-    free(parent);
-    free(path);
+    char hex[KM_HEX_LEN];
+    km_digest_hex(key, hex);
+    int shard = km_cache_shard(c, "direct", hex, true, err);
+    if (shard < 0)
+        return KM_EXIT_SYSTEM;
+    char *shown = NULL;
+    if (asprintf(&shown, "%s/direct/%.2s", c->root, hex) < 0)
+        abort();
+    int rc = km_at_write(shard, hex + 2, text, strlen(text), false, shown, err);
+    free(shown);
+    close(shard);
     return rc;
+}
+
+/* A file of the root's own (lock, stats): opened without following a link,
+ * read-write, or read-only in another user's shared cache. */
+static int root_file(km_cache *c, const char *name, bool read_only_ok, km_error *err)
+{
+    int fd = openat(c->fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && read_only_ok && errno != ELOOP)
+        fd = openat(c->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ELOOP)
+        km_at_fail_link(err, c->root, name);
+    else if (fd < 0)
+        km_fail_errno(err, KM_EXIT_SYSTEM, "cannot open '%s/%s'", c->root, name);
+    return fd;
 }
 
 int km_cache_hold(km_cache *c, bool exclusive, km_error *err)
 {
-    char *path = km_path_join(c->root, "lock");
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0)
-        fd = open(path, O_RDONLY | O_CLOEXEC); /* another user's shared cache */
-    int rc = fd < 0 ? -1 : flock(fd, exclusive ? LOCK_EX : LOCK_SH);
-    if (rc != 0) {
-        km_fail_errno(err, KM_EXIT_SYSTEM, "cannot lock the cache '%s'", path);
-        if (fd >= 0)
-            close(fd);
+    int fd = root_file(c, "lock", true, err);
+    if (fd >= 0 && flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0) {
+        km_fail_errno(err, KM_EXIT_SYSTEM, "cannot lock the cache '%s/lock'", c->root);
+        close(fd);
         fd = -1;
     }
-    free(path);
     return fd;
 }
 
 char *km_cache_subdir(km_cache *c, const char *name, km_error *err)
 {
-    char *p = km_path_join(c->root, name);
-    if (km_mkdir_p(p, err) != KM_OK) {
-        free(p);
+    int fd = km_at_dir(c->fd, name, true, c->root, err);
+    if (fd < 0)
         return NULL;
-    }
-    return p;
+    close(fd);
+    return km_path_join(c->root, name);
+}
+
+int km_cache_check_links(km_cache *c, const char *name, km_error *err)
+{
+    char *found = NULL;
+    if (!km_at_find_link(c->fd, name, &found))
+        return KM_OK;
+    int rc = km_at_fail_link(err, c->root, found);
+    free(found);
+    return rc;
 }
 
 /* The counters file, read and rewritten under an exclusive lock so that
@@ -375,9 +647,7 @@ char *km_cache_subdir(km_cache *c, const char *name, km_error *err)
 static int stats_io(km_cache *c, unsigned add_hits, unsigned add_misses,
                     uint64_t *hits, uint64_t *misses)
 {
-    char *path = km_path_join(c->root, "stats");
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    free(path);
+    int fd = root_file(c, "stats", false, NULL);
     if (fd < 0)
         return -1;
     flock(fd, LOCK_EX);

@@ -17,9 +17,21 @@
  * An entry is written under tmp/ and renamed into objects/ in one step, so
  * a reader sees a whole entry or none; when two writers race, the second
  * finds the first's entry in place and drops its own.  Every read checks
- * each file against entry.json: a corrupt entry is reported through the
- * warning hook, removed (or, when it cannot be, left and never used), and
- * read as a miss. */
+ * each file against entry.json: a corrupt entry (a file missing, of another
+ * size or checksum, a damaged entry.json) is reported through the warning
+ * hook, removed (or, when it cannot be, left and never used), and read as a
+ * miss.  An entry that cannot be checked now (memory, descriptors, I/O) is
+ * an error, and left as it is: only a content mismatch condemns an entry.
+ *
+ * Below the root nothing is reached through a symbolic link: a link planted
+ * where the cache keeps a folder or file is refused with an error naming it
+ * (km_fs_at.h), so no cache operation reads, writes or removes outside.
+ *
+ * An entry a handle has found or stored is pinned (its folder held open
+ * with a shared flock) until km_cache_close: its files stay in place for
+ * whoever loads them, however long the run, and gc and clear, which take
+ * an entry exclusively without waiting before they move it, leave a
+ * pinned entry where it is. */
 #ifndef KM_CACHE_H
 #define KM_CACHE_H
 
@@ -34,6 +46,9 @@ struct cJSON;
 
 typedef struct km_cache {
     char *root;
+    int fd;           /* the root, open: everything below is reached from it */
+    int *pins;        /* the entries this handle found or stored, held */
+    size_t npins;
     void (*warn)(const char *message, void *ctx);
     void *warn_ctx;
 } km_cache;
@@ -50,10 +65,11 @@ int km_cache_open(km_cache *c, const char *root, km_error *err);
 void km_cache_close(km_cache *c);
 
 /* KM_OK and the entry's folder (allocated) and its metadata (caller frees
- * with cJSON_Delete; may pass NULL) when a whole, intact entry is there;
- * KM_CACHE_MISS otherwise. */
+ * with cJSON_Delete; may pass NULL) when a whole, intact entry is there,
+ * pinned; KM_CACHE_MISS when there is none (or a corrupt one, removed);
+ * KM_EXIT_SYSTEM with err when it cannot be checked or reached. */
 int km_cache_get(km_cache *c, const km_digest *key, char **entry_dir,
-                 struct cJSON **meta);
+                 struct cJSON **meta, km_error *err);
 
 /* For a caller that finds an intact entry's metadata wrong: reported
  * through the warning hook and removed like a corrupt entry (when it can
@@ -87,8 +103,13 @@ int km_cache_record_put(km_cache *c, const km_digest *key, const char *text,
 int km_cache_hold(km_cache *c, bool exclusive, km_error *err);
 
 /* A path under the root for the caller's own use (work/, toolchains/),
- * created; allocated. */
+ * created, each folder on the way a real one; allocated. */
 char *km_cache_subdir(km_cache *c, const char *name, km_error *err);
+
+/* KM_OK when nothing under the root's `name` (a folder of the caller's,
+ * such as a work folder handed to Ninja and the compilers, which follow
+ * links) is a symbolic link; else an error naming the first. */
+int km_cache_check_links(km_cache *c, const char *name, km_error *err);
 
 /* Adds to the hit and miss counters. */
 void km_cache_count(km_cache *c, unsigned hits, unsigned misses);
@@ -101,13 +122,16 @@ typedef struct km_cache_stats {
 int km_cache_stats_get(km_cache *c, km_cache_stats *s, km_error *err);
 
 /* Removes the least recently used entries until the entries take at most
- * max_bytes; *removed counts them.  Records whose entry is gone go too, and
- * what killed writers left: tmp/'s contents and "*.tmp.XXXXXX" files.
- * Waits for live builds (km_cache_hold). */
-int km_cache_gc(km_cache *c, uint64_t max_bytes, uint64_t *removed, km_error *err);
+ * max_bytes; *removed counts them, *kept the pinned ones left (both may be
+ * NULL).  Records whose entry is gone go too, and what killed writers left:
+ * tmp/'s contents and "*.tmp.XXXXXX" files.  Waits for live builds
+ * (km_cache_hold); an entry in use (pinned) stays. */
+int km_cache_gc(km_cache *c, uint64_t max_bytes, uint64_t *removed, uint64_t *kept,
+                km_error *err);
 
-/* Removes every entry, record, memo and build folder; waits for live
- * builds (km_cache_hold). */
-int km_cache_clear(km_cache *c, km_error *err);
+/* Removes every entry, record, memo and build folder, but the entries in
+ * use (pinned), which *kept counts (may be NULL); waits for live builds
+ * (km_cache_hold). */
+int km_cache_clear(km_cache *c, uint64_t *kept, km_error *err);
 
 #endif

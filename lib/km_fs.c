@@ -1,15 +1,57 @@
 /* km_fs: whole-file I/O, atomic writes, trees (km_fs.h). */
 #include "km_fs.h"
+#include "km_fs_at.h"
 #include "ks_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+int km_read_fd(int fd, const char *shown, char **data, size_t *n, km_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", shown);
+    if (!S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        return km_fail(err, KM_EXIT_SYSTEM, "cannot read '%s': not a regular file", shown);
+    }
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (buf && len + 1 >= cap) {
+            char *more = realloc(buf, cap * 2);
+            if (!more)
+                free(buf);
+            buf = more;
+            cap *= 2;
+        }
+        if (!buf) {
+            errno = ENOMEM;
+            return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", shown);
+        }
+        ssize_t r = read(fd, buf + len, cap - len - 1);
+        if (r == 0)
+            break;
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", shown);
+            free(buf);
+            return rc;
+        }
+        len += (size_t)r;
+    }
+    buf[len] = 0;
+    *data = buf;
+    if (n)
+        *n = len;
+    return KM_OK;
+}
 
 int km_read_file(const char *path, char **data, size_t *n, km_error *err)
 {
@@ -21,124 +63,20 @@ int km_read_file(const char *path, char **data, size_t *n, km_error *err)
                        "(expected a regular file)", path, kind);
     if (fd < 0)
         return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", path);
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (len + 1 >= cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-        }
-        ssize_t r = read(fd, buf + len, cap - len - 1);
-        if (r == 0)
-            break;
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", path);
-            free(buf);
-            close(fd);
-            return rc;
-        }
-        len += (size_t)r;
-    }
+    int rc = km_read_fd(fd, path, data, n, err), saved = errno;
     close(fd);
-    buf[len] = 0;
-    *data = buf;
-    if (n)
-        *n = len;
-    return KM_OK;
+    errno = saved;
+    return rc;
 }
-
-static int write_all(int fd, const void *data, size_t n)
-{
-    const char *p = data;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Blocks of zeros are skipped with lseek and the size set with ftruncate,
- * so the file system allocates nothing for them; reads give zeros back. */
-#define HOLE_BLOCK 4096
-
-static bool all_zero(const unsigned char *p, size_t n)
-{
-    return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
-}
-
-static int write_sparse(int fd, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t at = 0; at < n;) {
-        size_t len = n - at < HOLE_BLOCK ? n - at : HOLE_BLOCK;
-        if (all_zero(p + at, len)) {
-            at += len;
-            continue;
-        }
-        size_t end = at + len; /* a run of data blocks: one write */
-        while (end < n) {
-            size_t next = n - end < HOLE_BLOCK ? n - end : HOLE_BLOCK;
-            if (all_zero(p + end, next))
-                break;
-            end += next;
-        }
-        if (lseek(fd, (off_t)at, SEEK_SET) < 0 || write_all(fd, p + at, end - at) != 0)
-            return -1;
-        at = end;
-    }
-    return ftruncate(fd, (off_t)n);
-}
-
-static int write_atomic(const char *path, const void *data, size_t n, bool sparse,
-                        km_error *err);
 
 int km_write_file_atomic(const char *path, const void *data, size_t n, km_error *err)
 {
-    return write_atomic(path, data, n, false, err);
+    return km_at_write(AT_FDCWD, path, data, n, false, NULL, err);
 }
 
 int km_write_file_sparse(const char *path, const void *data, size_t n, km_error *err)
 {
-    return write_atomic(path, data, n, true, err);
-}
-
-static int write_atomic(const char *path, const void *data, size_t n, bool sparse,
-                        km_error *err)
-{
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
-        return km_fail(err, KM_EXIT_SYSTEM, "out of memory");
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write '%s'", path);
-        free(tmp);
-        return rc;
-    }
-    fchmod(fd, 0644);
-    if ((sparse ? write_sparse(fd, data, n) : write_all(fd, data, n)) != 0 || fsync(fd) != 0) {
-        int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write '%s'", path);
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return rc;
-    }
-    close(fd);
-    if (rename(tmp, path) != 0) {
-        int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write '%s'", path);
-        unlink(tmp);
-        free(tmp);
-        return rc;
-    }
-    free(tmp);
-    return KM_OK;
+    return km_at_write(AT_FDCWD, path, data, n, true, NULL, err);
 }
 
 int km_write_file_if_changed(const char *path, const void *data, size_t n,
@@ -189,34 +127,14 @@ int km_mkdir_p(const char *path, km_error *err)
     return rc;
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path) != 0 && errno != ENOENT ? -1 : 0;
-}
-
 int km_rm_rf(const char *path)
 {
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return errno == ENOENT ? 0 : -1;
-    return nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static uint64_t tree_total;
-static int add_size(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)path, (void)ftw;
-    if (flag == FTW_F && S_ISREG(st->st_mode))
-        tree_total += (uint64_t)st->st_size;
-    return 0;
+    return km_at_rm_rf(AT_FDCWD, path);
 }
 
 uint64_t km_tree_bytes(const char *path)
 {
-    tree_total = 0;
-    nftw(path, add_size, 16, FTW_PHYS);
-    return tree_total;
+    return km_at_tree_bytes(AT_FDCWD, path);
 }
 
 char *km_path_join(const char *a, const char *b)

@@ -13,6 +13,11 @@
 /* Reads a whole file; *data is NUL-terminated (not counted in *n). */
 int km_read_file(const char *path, char **data, size_t *n, km_error *err);
 
+/* The same from an open descriptor, which must be a regular file (else
+ * errno EINVAL); `shown` names it in messages.  errno says why it failed
+ * (ENOMEM when memory ran out). */
+int km_read_fd(int fd, const char *shown, char **data, size_t *n, km_error *err);
+
 /* Writes a file so that readers see the old content or the new, never a
  * part: a temporary name beside it, fsync, rename. */
 int km_write_file_atomic(const char *path, const void *data, size_t n,

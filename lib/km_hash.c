@@ -94,11 +94,8 @@ int km_digest_parse(const char *hex, km_digest *out)
     return hex[64] == 0 ? 0 : -1;
 }
 
-int km_hash_file(const char *path, km_digest *out, km_error *err)
+int km_hash_fd(int fd, const char *shown, km_digest *out, km_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", path);
     km_hasher h;
     km_hasher_init(&h);
     unsigned char buf[65536];
@@ -109,14 +106,22 @@ int km_hash_file(const char *path, km_digest *out, km_error *err)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", path);
+            int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", shown);
             km_hasher_final(&h, out);
-            close(fd);
             return rc;
         }
         km_hasher_bytes(&h, buf, (size_t)n);
     }
-    close(fd);
     km_hasher_final(&h, out);
     return KM_OK;
+}
+
+int km_hash_file(const char *path, km_digest *out, km_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", path);
+    int rc = km_hash_fd(fd, path, out, err);
+    close(fd);
+    return rc;
 }

@@ -32,4 +32,7 @@ int km_digest_parse(const char *hex, km_digest *out); /* 0 on success */
 /* The SHA-256 of a file's content. */
 int km_hash_file(const char *path, km_digest *out, km_error *err);
 
+/* The same from an open descriptor, read to its end; `shown` names it. */
+int km_hash_fd(int fd, const char *shown, km_digest *out, km_error *err);
+
 #endif

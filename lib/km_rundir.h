@@ -9,15 +9,21 @@
  *
  *   RUNS/.writing.<run id>.<suffix>    a run being written: its writer
  *                                      holds an flock on it from the run's
- *                                      start; one nobody holds was
- *                                      interrupted (killed), and the next
- *                                      run's km_rundir_begin removes it
+ *                                      start (before its build); one nobody
+ *                                      holds was interrupted (killed), and
+ *                                      the next run's km_rundir_begin (or
+ *                                      km_rundir_sweep) removes it
  *
  * RUNS is --run-dir, else $KMRUN_RUNS, else .kmrun/runs in the current
- * folder.  A run is written under a temporary name and renamed into place
- * whole, then `latest` is replaced by a rename too: a reader sees an old
- * run or the new one, never a part.  Region names come from regions.json,
- * never from a path the user typed, so no name can reach outside the run. */
+ * folder.  A run is written under a temporary name; at its end `latest` is
+ * pointed at its id, then the folder renamed to it: a reader sees an old
+ * run or the new one, never a part, and a run killed at any step is seen as
+ * interrupted — by its .writing folder, or, once that is removed or when it
+ * died between the two renames, by a `latest` that names no folder — and
+ * never read as if an older run were the last.  Region names come from
+ * regions.json, never from a path the user typed, and every path below RUNS
+ * is reached without following a link, so nothing outside the run is read
+ * or written. */
 #ifndef KM_RUNDIR_H
 #define KM_RUNDIR_H
 
@@ -76,15 +82,21 @@ int km_rundir_write(const char *runs, const char *id, const char *result_json,
                     const km_region_copy *regions, size_t nregions, char **path,
                     km_error *err);
 
+/* Removes what killed runs left under runs (their .writing and .new
+ * folders); a dead run newer than `latest` leaves `latest` naming it. */
+void km_rundir_sweep(const char *runs);
+
 /* Whether an interrupted run's folder is under runs; id and *when (the
  * folder's last change) the newest's. */
 int km_rundir_interrupted(const char *runs, char id[KM_RUN_ID_BYTES], struct timespec *when);
 
 /* The folder of a run: `run` is NULL (the latest), a run id under runs,
  * or a path to a run folder.  With run NULL, a run interrupted after the
- * latest one was written (its folder changed since, and is still there) is a KM_EXIT_SYSTEM error:
- * `latest` is not the newest run, and reading it unasked would show an
- * older run's bytes as if they were the last. */
+ * latest one was written (its folder changed since, and is still there),
+ * or a `latest` that names no folder (its run was interrupted), is a
+ * KM_EXIT_SYSTEM error: reading `latest` unasked would show an older run's
+ * bytes as if they were the last.  A `latest` that is not kmrun's link to a
+ * run id is refused, never followed. */
 int km_rundir_find(const char *runs, const char *run, char **dir, km_error *err);
 
 /* The bytes of region `name` of `cluster` (0: the only cluster that has

@@ -205,7 +205,10 @@ returned" ]
     [ "$status" -eq 3 ]
     [ -z "$output" ]
     [[ $stderr == *"'nope' undeclared"* ]]
-    [ ! -e "$runs" ]
+    # The run's folder was begun before its build; a build that failed, and
+    # said so, leaves no run (nor a `latest`) behind.
+    [ -z "$(ls "$runs")" ]
+    [ ! -e "$runs/latest" ]
 }
 
 @test "run: the JSON names each image by the hash kmrun build gives it" {

@@ -54,6 +54,17 @@ static int teardown(void **state)
     return 0;
 }
 
+/* A new handle on the same cache: the old one's pins are gone. */
+static void reopen(fixture *f)
+{
+    km_cache_close(&f->cache);
+    char *root = km_path_join(f->dir, "cache");
+    assert_int_equal(km_cache_open(&f->cache, root, NULL), KM_OK);
+    free(root);
+    f->cache.warn = on_warn;
+    f->cache.warn_ctx = f;
+}
+
 static km_digest key_of(const char *s)
 {
     km_hasher h;
@@ -88,7 +99,7 @@ static void put_then_get(void **state)
     km_digest k = key_of("a");
     char *got = NULL;
     cJSON *meta = NULL;
-    assert_int_equal(km_cache_get(&f->cache, &k, &got, &meta), KM_OK);
+    assert_int_equal(km_cache_get(&f->cache, &k, &got, &meta, NULL), KM_OK);
     assert_string_equal(got, dir);
     assert_int_equal(cJSON_GetObjectItem(meta, "bytes")->valueint, 42);
     char *file = km_path_join(got, "image.elf"), *text = NULL;
@@ -106,7 +117,7 @@ static void unknown_key_misses(void **state)
 {
     fixture *f = *state;
     km_digest k = key_of("never stored");
-    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL), KM_CACHE_MISS);
+    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL, NULL), KM_CACHE_MISS);
     assert_int_equal(f->warnings, 0);
 }
 
@@ -119,7 +130,7 @@ static void corrupt_file_is_a_miss_with_a_warning(void **state)
     fputc('X', fp);
     fclose(fp);
     km_digest k = key_of("b");
-    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL), KM_CACHE_MISS);
+    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL, NULL), KM_CACHE_MISS);
     assert_int_equal(f->warnings, 1);
     assert_non_null(strstr(f->last_warning, "'image.elf' does not match its checksum"));
     assert_int_not_equal(access(dir, F_OK), 0); /* removed */
@@ -134,7 +145,7 @@ static void damaged_entry_json_is_a_miss(void **state)
     char *ej = km_path_join(dir, "entry.json");
     assert_int_equal(truncate(ej, 10), 0);
     km_digest k = key_of("c");
-    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL), KM_CACHE_MISS);
+    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL, NULL), KM_CACHE_MISS);
     assert_non_null(strstr(f->last_warning, "entry.json is damaged"));
     free(ej);
     free(dir);
@@ -161,7 +172,7 @@ static void writer_replaces_a_corrupt_entry(void **state)
     assert_int_equal(truncate(file, 1), 0);
     free(put(f, "e", "good"));
     km_digest k = key_of("e");
-    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL), KM_OK);
+    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL, NULL), KM_OK);
     free(file);
     free(dir);
 }
@@ -192,12 +203,14 @@ static void gc_removes_least_recently_used_first(void **state)
     km_cache_stats s;
     km_cache_stats_get(&f->cache, &s, NULL);
     assert_int_equal(s.entries, 2);
-    uint64_t removed = 0;
-    assert_int_equal(km_cache_gc(&f->cache, s.entry_bytes - 1, &removed, NULL), KM_OK);
+    reopen(f); /* this handle's own entries are pinned until it closes */
+    uint64_t removed = 0, kept = 0;
+    assert_int_equal(km_cache_gc(&f->cache, s.entry_bytes - 1, &removed, &kept, NULL), KM_OK);
     assert_int_equal(removed, 1);
+    assert_int_equal(kept, 0);
     km_digest old = key_of("old"), young = key_of("new");
-    assert_int_equal(km_cache_get(&f->cache, &old, NULL, NULL), KM_CACHE_MISS);
-    assert_int_equal(km_cache_get(&f->cache, &young, NULL, NULL), KM_OK);
+    assert_int_equal(km_cache_get(&f->cache, &old, NULL, NULL, NULL), KM_CACHE_MISS);
+    assert_int_equal(km_cache_get(&f->cache, &young, NULL, NULL, NULL), KM_OK);
 }
 
 static void counters_add_up_and_clear_empties(void **state)
@@ -210,10 +223,142 @@ static void counters_add_up_and_clear_empties(void **state)
     km_cache_stats_get(&f->cache, &s, NULL);
     assert_int_equal(s.hits, 3);
     assert_int_equal(s.misses, 1);
-    assert_int_equal(km_cache_clear(&f->cache, NULL), KM_OK);
+    reopen(f);
+    assert_int_equal(km_cache_clear(&f->cache, NULL, NULL), KM_OK);
     km_cache_stats_get(&f->cache, &s, NULL);
     assert_int_equal(s.entries, 0);
     assert_int_equal(s.hits, 0);
+}
+
+/* Another process's run or build has the entry pinned: gc and clear leave
+ * it, whatever the size asked for, and say so. */
+static void gc_and_clear_keep_an_entry_in_use(void **state)
+{
+    fixture *f = *state;
+    free(put(f, "used", "0123456789"));
+    km_cache other;
+    char *root = km_path_join(f->dir, "cache");
+    assert_int_equal(km_cache_open(&other, root, NULL), KM_OK);
+    km_digest k = key_of("used");
+    char *dir = NULL;
+    assert_int_equal(km_cache_get(&other, &k, &dir, NULL, NULL), KM_OK);
+    reopen(f);
+    uint64_t removed = 9, kept = 0;
+    assert_int_equal(km_cache_gc(&f->cache, 0, &removed, &kept, NULL), KM_OK);
+    assert_int_equal(removed, 0);
+    assert_int_equal(kept, 1);
+    assert_int_equal(km_cache_clear(&f->cache, &kept, NULL), KM_OK);
+    assert_int_equal(kept, 1);
+    char *file = km_path_join(dir, "image.elf");
+    assert_int_equal(access(file, R_OK), 0);
+    /* Once the user lets go, it can go. */
+    km_cache_close(&other);
+    assert_int_equal(km_cache_gc(&f->cache, 0, &removed, &kept, NULL), KM_OK);
+    assert_int_equal(removed, 1);
+    assert_int_equal(kept, 0);
+    assert_int_not_equal(access(file, F_OK), 0);
+    free(file);
+    free(dir);
+    free(root);
+}
+
+static void gc_of_an_empty_cache_removes_nothing(void **state)
+{
+    fixture *f = *state;
+    uint64_t removed = 9, kept = 9;
+    assert_int_equal(km_cache_gc(&f->cache, 0, &removed, &kept, NULL), KM_OK);
+    assert_int_equal(removed, 0);
+    assert_int_equal(kept, 0);
+}
+
+/* A folder outside the cache with a file in it, and `name` under the
+ * cache's root replaced by a link to it. */
+static char *plant_link(fixture *f, const char *name)
+{
+    char *victim = km_path_join(f->dir, "victim");
+    char *keep = km_path_join(victim, "keep.txt");
+    assert_int_equal(km_mkdir_p(victim, NULL), KM_OK);
+    assert_int_equal(km_write_file_atomic(keep, "mine", 4, NULL), KM_OK);
+    char *at = NULL;
+    assert_true(asprintf(&at, "%s/cache/%s", f->dir, name) > 0);
+    assert_int_equal(km_rm_rf(at), 0);
+    assert_int_equal(symlink(victim, at), 0);
+    free(at);
+    free(victim);
+    return keep;
+}
+
+static void gc_refuses_a_planted_tmp_link_and_removes_nothing_outside(void **state)
+{
+    fixture *f = *state;
+    char *keep = plant_link(f, "tmp");
+    km_error err = {0};
+    uint64_t removed = 0;
+    assert_int_equal(km_cache_gc(&f->cache, 0, &removed, NULL, &err), KM_EXIT_SYSTEM);
+    assert_non_null(strstr(err.message, "/cache/tmp' is a symbolic link"));
+    assert_int_equal(km_cache_clear(&f->cache, NULL, &err), KM_EXIT_SYSTEM);
+    assert_int_equal(access(keep, R_OK), 0);
+    /* Opening the cache names it too. */
+    km_cache again;
+    char *root = km_path_join(f->dir, "cache");
+    assert_int_equal(km_cache_open(&again, root, &err), KM_EXIT_SYSTEM);
+    assert_non_null(strstr(err.message, "/cache/tmp' is a symbolic link"));
+    free(root);
+    free(keep);
+}
+
+static void a_planted_shard_link_is_refused_not_followed(void **state)
+{
+    fixture *f = *state;
+    km_digest k = key_of("shard");
+    char hex[KM_HEX_LEN], name[16];
+    km_digest_hex(&k, hex);
+    snprintf(name, sizeof name, "objects/%.2s", hex);
+    char *keep = plant_link(f, name);
+    km_error err = {0};
+    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL, &err), KM_EXIT_SYSTEM);
+    assert_non_null(strstr(err.message, "is a symbolic link"));
+    assert_non_null(strstr(err.message, name));
+    char *src = km_path_join(f->dir, "payload");
+    assert_int_equal(km_write_file_atomic(src, "x", 1, NULL), KM_OK);
+    km_cache_file file = {"image.elf", src};
+    assert_int_equal(km_cache_put(&f->cache, &k, &file, 1, NULL, NULL, &err), KM_EXIT_SYSTEM);
+    uint64_t removed;
+    assert_int_equal(km_cache_gc(&f->cache, 0, &removed, NULL, &err), KM_EXIT_SYSTEM);
+    assert_non_null(strstr(err.message, name));
+    /* Nothing was written into, or removed from, the link's target. */
+    char *victim = km_dirname(keep), *list = NULL;
+    assert_true(asprintf(&list, "ls -A '%s' | wc -l | grep -qx 1", victim) > 0);
+    assert_int_equal(system(list), 0);
+    free(list);
+    free(victim);
+    free(src);
+    free(keep);
+}
+
+/* An entry that is a link (to a folder that would pass) is never used,
+ * and removing it removes the link only. */
+static void an_entry_that_is_a_link_is_removed_as_itself(void **state)
+{
+    fixture *f = *state;
+    char *real = put(f, "real", "abc");
+    km_digest k = key_of("linked"), r = key_of("real");
+    char hex[KM_HEX_LEN], name[80];
+    km_digest_hex(&k, hex);
+    snprintf(name, sizeof name, "objects/%.2s/%s", hex, hex + 2);
+    char *at = NULL, *parent = NULL;
+    assert_true(asprintf(&at, "%s/cache/%s", f->dir, name) > 0);
+    parent = km_dirname(at);
+    assert_int_equal(km_mkdir_p(parent, NULL), KM_OK);
+    assert_int_equal(symlink(real, at), 0);
+    assert_int_equal(km_cache_get(&f->cache, &k, NULL, NULL, NULL), KM_CACHE_MISS);
+    struct stat st;
+    assert_int_not_equal(lstat(at, &st), 0);
+    reopen(f);
+    assert_int_equal(km_cache_get(&f->cache, &r, NULL, NULL, NULL), KM_OK);
+    free(parent);
+    free(at);
+    free(real);
 }
 
 int main(void)
@@ -228,6 +373,14 @@ int main(void)
         cmocka_unit_test_setup_teardown(records_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(gc_removes_least_recently_used_first, setup, teardown),
         cmocka_unit_test_setup_teardown(counters_add_up_and_clear_empties, setup, teardown),
+        cmocka_unit_test_setup_teardown(gc_and_clear_keep_an_entry_in_use, setup, teardown),
+        cmocka_unit_test_setup_teardown(gc_of_an_empty_cache_removes_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(gc_refuses_a_planted_tmp_link_and_removes_nothing_outside,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_planted_shard_link_is_refused_not_followed, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(an_entry_that_is_a_link_is_removed_as_itself, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -215,6 +215,78 @@ static void latest_is_refused_when_a_newer_run_was_interrupted(void **state)
     close(live);
 }
 
+/* Killed between pointing `latest` at its id and renaming its folder: the
+ * run is read as interrupted, before and after its folder is swept. */
+static void a_run_killed_between_latest_and_its_folder_is_interrupted(void **state)
+{
+    (void)state;
+    char *dir = NULL;
+    km_error err = {0};
+    free(write_run("run-a"));
+    writing_folder(".writing.run-b.abcdef", 0);
+    char *latest = km_path_join(root, "latest");
+    assert_int_equal(unlink(latest), 0);
+    assert_int_equal(symlink("run-b", latest), 0);
+    assert_int_equal(km_rundir_find(root, NULL, &dir, &err), KM_EXIT_SYSTEM);
+    assert_non_null(strstr(err.message, "the newest run 'run-b' in"));
+    assert_non_null(strstr(err.message, "interrupted"));
+    assert_non_null(strstr(err.message, "--run run-a"));
+    km_rundir_sweep(root);
+    assert_false(exists(".writing.run-b.abcdef"));
+    assert_int_equal(km_rundir_find(root, NULL, &dir, &err), KM_EXIT_SYSTEM);
+    assert_non_null(strstr(err.message, "the newest run 'run-b' in"));
+    assert_non_null(strstr(err.message, "--run run-a"));
+    free(latest);
+}
+
+/* A dead run newer than `latest`, swept: `latest` is left naming it. */
+static void a_swept_newer_run_leaves_latest_naming_it(void **state)
+{
+    (void)state;
+    char *dir = NULL;
+    km_error err = {0};
+    free(write_run("run-a"));
+    sleep(1); /* file times: the dead run's folder is newer than `latest` */
+    writing_folder(".writing.run-b.abcdef", 0);
+    km_rundir_sweep(root);
+    assert_false(exists(".writing.run-b.abcdef"));
+    char target[64] = "";
+    char *latest = km_path_join(root, "latest");
+    assert_int_equal(readlink(latest, target, sizeof target - 1), 5);
+    assert_string_equal(target, "run-b");
+    assert_int_equal(km_rundir_find(root, NULL, &dir, &err), KM_EXIT_SYSTEM);
+    assert_non_null(strstr(err.message, "interrupted"));
+    /* An older dead run does not move it. */
+    free(write_run("run-c"));
+    writing_folder(".writing.run-0.aaaaaa", 0);
+    char *old = km_path_join(root, ".writing.run-0.aaaaaa");
+    struct timespec past[2] = {{1000000000, 0}, {1000000000, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, old, past, 0), 0);
+    km_rundir_sweep(root);
+    assert_int_equal(readlink(latest, target, sizeof target - 1), 5);
+    assert_string_equal(target, "run-c");
+    free(old);
+    free(latest);
+}
+
+static void latest_that_is_not_a_link_to_a_run_id_is_refused(void **state)
+{
+    (void)state;
+    char *dir = NULL;
+    km_error err = {0};
+    free(write_run("run-a"));
+    char *latest = km_path_join(root, "latest");
+    assert_int_equal(unlink(latest), 0);
+    assert_int_equal(symlink("/etc", latest), 0);
+    assert_int_equal(km_rundir_find(root, NULL, &dir, &err), KM_EXIT_SYSTEM);
+    assert_non_null(strstr(err.message, "points to '/etc', not to a run id"));
+    assert_int_equal(unlink(latest), 0);
+    assert_int_equal(mkdir(latest, 0755), 0);
+    assert_int_equal(km_rundir_find(root, NULL, &dir, &err), KM_EXIT_SYSTEM);
+    assert_non_null(strstr(err.message, "is not kmrun's link to a run"));
+    free(latest);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +298,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(interrupted_folders_are_removed_never_a_live_one, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(latest_is_refused_when_a_newer_run_was_interrupted, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_run_killed_between_latest_and_its_folder_is_interrupted,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_swept_newer_run_leaves_latest_naming_it, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(latest_that_is_not_a_link_to_a_run_id_is_refused, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
