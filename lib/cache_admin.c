@@ -14,8 +14,6 @@
 #include "km_fs.h"
 #include "km_fs_at.h"
 
-#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-
 typedef void (*entry_fn)(int shard, const char *name, const char *hex, void *ctx);
 
 typedef struct walk_ctx {
@@ -45,7 +43,7 @@ static int each_shard(int kind, const char *name, void *ctx)
     walk_ctx *w = ctx;
     if (strlen(name) != 2 || w->rc != KM_OK)
         return 0;
-    int shard = openat(kind, name, DIR_FLAGS);
+    int shard = openat(kind, name, KM_AT_DIR_FLAGS);
     if (shard < 0) {
         char *rel = NULL;
         if (asprintf(&rel, "%s/%s", w->kind, name) < 0)
@@ -101,7 +99,7 @@ static void collect(int shard, const char *name, const char *hex, void *ctx)
     memcpy(e->hex, hex, KM_HEX_LEN);
     e->bytes = km_at_tree_bytes(shard, name);
     e->used = (struct timespec){0, 0};
-    int fd = openat(shard, name, DIR_FLAGS);
+    int fd = openat(shard, name, KM_AT_DIR_FLAGS);
     struct stat st;
     if (fd >= 0 && fstatat(fd, "entry.json", &st, AT_SYMLINK_NOFOLLOW) == 0)
         e->used = st.st_mtim;
@@ -182,7 +180,7 @@ static int drop_temporaries(int dir, const char *name, void *ctx)
     if (S_ISREG(st.st_mode) && is_temporary(name)) {
         unlinkat(dir, name, 0);
     } else if (S_ISDIR(st.st_mode)) {
-        int fd = openat(dir, name, DIR_FLAGS);
+        int fd = openat(dir, name, KM_AT_DIR_FLAGS);
         if (fd >= 0) {
             km_at_each(fd, drop_temporaries, ctx);
             close(fd);

@@ -21,8 +21,6 @@
 
 #define ENTRY_FORMAT 1
 #define ENTRY_JSON "entry.json"
-#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-
 char *km_cache_default_root(km_error *err)
 {
     const char *env = getenv("KMRUN_CACHE");
@@ -145,7 +143,7 @@ static void unpin(km_cache *c, int dir, const char *name)
 
 int km_cache_take(int dir, const char *name)
 {
-    int fd = openat(dir, name, DIR_FLAGS);
+    int fd = openat(dir, name, KM_AT_DIR_FLAGS);
     if (fd < 0)
         return errno == ELOOP || errno == ENOTDIR ? -2 : -1; /* not a folder: nothing to lock */
     struct stat a, b;
@@ -174,7 +172,7 @@ int km_cache_discard(km_cache *c, int dir, const char *name)
     char *away = NULL;
     int rc = -1;
     if (tmp >= 0 && km_at_mkdtemp(tmp, "discard", &away) == 0) {
-        int into = openat(tmp, away, DIR_FLAGS);
+        int into = openat(tmp, away, KM_AT_DIR_FLAGS);
         rc = into >= 0 ? renameat(dir, name, into, "entry") : -1;
         saved = errno;
         if (into >= 0)
@@ -316,7 +314,7 @@ static verdict verify(int fd, const char *hex, cJSON **out, char *why, size_t n,
  * clear (km_cache_take) respect.  -1 when it is not there (any more). */
 static int pin_open(int dir, const char *name, int *open_errno)
 {
-    int fd = openat(dir, name, DIR_FLAGS);
+    int fd = openat(dir, name, KM_AT_DIR_FLAGS);
     *open_errno = fd < 0 ? errno : 0;
     if (fd < 0)
         return -1;
@@ -519,7 +517,7 @@ int km_cache_put(km_cache *c, const km_digest *key, const km_cache_file *files,
     char *shown = NULL;
     if (asprintf(&shown, "%s/tmp/%s", c->root, name) < 0)
         abort();
-    int fd = openat(tmp, name, DIR_FLAGS);
+    int fd = openat(tmp, name, KM_AT_DIR_FLAGS);
     int rc = fd < 0 ? km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write '%s'", shown)
                     : fill_entry(fd, shown, hex, files, nfiles, meta, err);
     if (fd >= 0)

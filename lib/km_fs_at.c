@@ -13,8 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-
 static const char *or_empty(const char *s)
 {
     return s ? s : "";
@@ -60,10 +58,10 @@ int km_at_dir(int dir, const char *rel, bool create, const char *shown, km_error
     }
     char *copy = strdup(rel), *save = NULL;
     for (char *comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-        int next = openat(cur, comp, DIR_FLAGS);
+        int next = openat(cur, comp, KM_AT_DIR_FLAGS);
         if (next < 0 && errno == ENOENT && create &&
             (mkdirat(cur, comp, 0755) == 0 || errno == EEXIST))
-            next = openat(cur, comp, DIR_FLAGS);
+            next = openat(cur, comp, KM_AT_DIR_FLAGS);
         if (next < 0) {
             int saved = errno;
             explain(cur, rel, (size_t)(comp - copy) + strlen(comp), comp, shown, err);
@@ -253,7 +251,7 @@ int km_at_rm_rf(int dir, const char *name)
         return errno == ENOENT ? 0 : -1;
     if (!S_ISDIR(st.st_mode))
         return unlinkat(dir, name, 0) != 0 && errno != ENOENT ? -1 : 0;
-    int fd = openat(dir, name, DIR_FLAGS);
+    int fd = openat(dir, name, KM_AT_DIR_FLAGS);
     if (fd < 0)
         return errno == ENOENT ? 0 : -1;
     int rc = km_at_each(fd, remove_entry, NULL);
@@ -277,7 +275,7 @@ uint64_t km_at_tree_bytes(int dir, const char *name)
     if (S_ISREG(st.st_mode))
         return (uint64_t)st.st_size;
     uint64_t total = 0;
-    int fd = S_ISDIR(st.st_mode) ? openat(dir, name, DIR_FLAGS) : -1;
+    int fd = S_ISDIR(st.st_mode) ? openat(dir, name, KM_AT_DIR_FLAGS) : -1;
     if (fd >= 0) {
         km_at_each(fd, add_bytes, &total);
         close(fd);
@@ -307,7 +305,7 @@ static int look_for_link(int dir, const char *name, void *ctx)
         s->found = path;
         return 0;
     }
-    int fd = S_ISDIR(st.st_mode) ? openat(dir, name, DIR_FLAGS) : -1;
+    int fd = S_ISDIR(st.st_mode) ? openat(dir, name, KM_AT_DIR_FLAGS) : -1;
     if (fd >= 0) {
         link_search inner = {path, NULL};
         km_at_each(fd, look_for_link, &inner);

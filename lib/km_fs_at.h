@@ -17,10 +17,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "km_error.h"
+
+/* How a folder below dir is opened: read-only, a folder, never a link. */
+#define KM_AT_DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 /* Opens the folder rel below dir, each component a real folder; with
  * create, missing ones are made (0755).  The descriptor (O_DIRECTORY,

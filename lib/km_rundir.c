@@ -116,7 +116,7 @@ static bool waited_for_writer(const char *runs, const char *id)
         char wid[KM_RUN_ID_BYTES];
         if (!km_rundir_writing_id(e->d_name, wid) || strcmp(wid, id) != 0)
             continue;
-        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int fd = openat(dirfd(d), e->d_name, KM_AT_DIR_FLAGS);
         if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0) {
             flock(fd, LOCK_SH);
             waited = true;

@@ -6,6 +6,8 @@
  *                                      bank, bank address, bytes, file
  *   RUNS/<run id>/regions/cluster<N>/<name>.bin   sparse: zeros are holes
  *   RUNS/latest -> <run id>            the newest run
+ *   RUNS/.lock                         orders sweeps against the writers
+ *                                      that make folders and move latest
  *
  *   RUNS/.writing.<run id>.<suffix>    a run being written: its writer
  *                                      holds an flock on it from the run's

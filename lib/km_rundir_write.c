@@ -33,8 +33,6 @@
 #include "km_fs_at.h"
 #include "km_rundir_names.h"
 
-#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-
 struct km_rundir_writer {
     char *runs, *id, *name, *tmp; /* name: .writing.<id>.<suffix>; tmp: runs/name */
     int runs_fd;
@@ -58,7 +56,7 @@ static int order_lock(int runs, int how)
  * when the lock was free (its writer is gone), else -1. */
 static int take_abandoned(int runs, const char *name, int how)
 {
-    int fd = openat(runs, name, DIR_FLAGS);
+    int fd = openat(runs, name, KM_AT_DIR_FLAGS);
     if (fd < 0)
         return -1; /* renamed to its run id, or removed, since readdir */
     struct stat a, b;
@@ -217,7 +215,7 @@ static int make_folder(km_rundir_writer *w, km_error *err)
     } else {
         if (asprintf(&w->name, ".writing.%s.%s", w->id, strrchr(fresh, '.') + 1) < 0)
             abort();
-        w->fd = openat(w->runs_fd, fresh, DIR_FLAGS);
+        w->fd = openat(w->runs_fd, fresh, KM_AT_DIR_FLAGS);
         if (w->fd < 0 || flock(w->fd, LOCK_EX) != 0 ||
             renameat(w->runs_fd, fresh, w->runs_fd, w->name) != 0) {
             rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write the run folder in '%s'",
