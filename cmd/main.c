@@ -38,7 +38,8 @@ const cmd_command_entry cmd_commands[] = {
         "                 in the JSON as each thread's \"host\"\n"
         "\n"
         "Exit status: 0 built, 2 usage or manifest error, 3 a compile error or\n"
-        "a rejected image, 4 a missing tool or an unusable cache.\n",
+        "a rejected image, 4 a missing tool, an unusable cache, or a full disk,\n"
+        "a quota, a file size or memory limit that stopped a compile or link.\n",
     },
     {
         "run", cmd_run,

@@ -66,3 +66,59 @@ fail_threads() {
     done
     [ "$status" -eq 0 ] || { echo "no run ran under ulimit -v 128 MiB: $stderr"; false; }
 }
+
+# build_under LIMIT_COMMAND: kmrun build of 01_hello in a fresh cache, after
+# LIMIT_COMMAND (a ulimit) in the same shell.
+build_under() {
+    rm -rf "$BATS_TEST_TMPDIR/cache"
+    run --separate-stderr bash -c "$1"' && exec kmrun build "$1"' _ "$hello"
+}
+
+@test "a build under a file size limit names the limit, exit 4, not a build error" {
+    # What a compiler, assembler or linker killed by SIGXFSZ (or told
+    # EFBIG) says; every step of the build meets it at some size.
+    export KMRUN_CACHE=$BATS_TEST_TMPDIR/cache
+    local kib limited=0
+    for kib in 4 8 16 32 64 128 256 1024 4096; do
+        build_under "ulimit -f $kib"
+        case $status in
+        0) ;;
+        4) [[ "$stderr" == *": file too large "*"(a file size limit: ulimit -f)"* ]] ||
+               { echo "ulimit -f $kib: $stderr"; false; }
+           limited=$((limited + 1)) ;;
+        *) echo "ulimit -f $kib: exit $status: $stderr"; false ;;
+        esac
+    done
+    [ "$limited" -gt 0 ] || { echo "no limit stopped the build"; false; }
+    [ "$status" -eq 0 ] # and the largest let it through
+}
+
+@test "a build on a full disk says no space left on device and the file, exit 4, not a build error" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root to mount a 2 MiB tmpfs (the unit test build_log_test covers the log)"
+    local disk=$BATS_TEST_TMPDIR/disk
+    mkdir -p "$disk"
+    mount -t tmpfs -o size=2M tmpfs "$disk" 2>/dev/null ||
+        skip "cannot mount a tmpfs here (no CAP_SYS_ADMIN; build_log_test covers the log)"
+    export KMRUN_CACHE=$disk/cache
+    local kib full=0 status_all=0
+    # The free space left: each step of the build meets the full disk.
+    for kib in 16 40 100 200; do
+        rm -rf "${disk:?}"/*
+        local avail
+        avail=$(df -k --output=avail "$disk" | tail -1)
+        dd if=/dev/zero of="$disk/filler" bs=1K count=$((avail - kib)) 2>/dev/null || true
+        run --separate-stderr kmrun build "$hello"
+        case $status in
+        0) ;;
+        4) if [[ "$stderr" != *"no space left on device "*"/cache/work/"* &&
+                 "$stderr" != *"No space left on device"* ]]; then
+               echo "$kib KiB free: $stderr"; status_all=1
+           fi
+           full=$((full + 1)) ;;
+        *) echo "$kib KiB free: exit $status: $stderr"; status_all=1 ;;
+        esac
+    done
+    umount "$disk"
+    [ "$status_all" -eq 0 ]
+    [ "$full" -gt 0 ]
+}
