@@ -29,6 +29,20 @@ static void out_flush(shown_out *o)
     o->len = 0;
 }
 
+/* Bytes shown as they are. */
+static void out_plain(shown_out *o, const char *s, size_t len)
+{
+    if (o->len + len > sizeof o->buf) {
+        out_flush(o);
+        if (len > sizeof o->buf) {
+            fwrite(s, 1, len, raw);
+            return;
+        }
+    }
+    memcpy(o->buf + o->len, s, len);
+    o->len += len;
+}
+
 /* Shows the character at s[0..len) into o; returns the bytes it covers. */
 static size_t show_one(shown_out *o, const char *s, size_t len)
 {
@@ -96,6 +110,16 @@ static ssize_t filter_write(void *cookie, const char *buf, size_t size)
         }
     }
     while (i < size) {
+        /* Plain ASCII, the common case, as it is. */
+        size_t j = i;
+        while (j < size && (unsigned char)buf[j] < 0x7f &&
+               ((unsigned char)buf[j] >= 0x20 || buf[j] == '\n' || buf[j] == '\t'))
+            j++;
+        if (j > i) {
+            out_plain(&o, buf + i, j - i);
+            i = j;
+            continue;
+        }
         if (size - i < 4 && cut_short(buf + i, size - i)) {
             memcpy(held, buf + i, size - i);
             nheld = size - i;
