@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_stderr.h"
 #include "km_build.h"
 #include "ks_text.h"
 #include "kmx_layout.h"
@@ -21,7 +22,8 @@ typedef struct progress {
 static void on_progress(const char *line, void *ctx)
 {
     progress *p = ctx;
-    fprintf(stderr, "\r\033[K%s", line);
+    cmd_stderr_control(stderr, "\r\033[K");
+    fputs(line, stderr);
     fflush(stderr);
     p->live = 1;
 }
@@ -30,7 +32,7 @@ static void on_output(const char *line, void *ctx)
 {
     progress *p = ctx;
     if (p->live) {
-        fputs("\r\033[K", stderr);
+        cmd_stderr_control(stderr, "\r\033[K");
         p->live = 0;
     }
     fprintf(stderr, "%s\n", line);
@@ -125,8 +127,8 @@ int cmd_build(int argc, char **argv)
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*end || v < 1 || v > 1024)
-                return cmd_usage_error("build", "invalid job count '%s' (expected 1 to 1024)",
-                                      optarg);
+                return cmd_usage_error("build", "invalid job count %s (expected 1 to 1024)",
+                                      KS_QUOTED(optarg));
             opts.jobs = (int)v;
             break;
         }
@@ -156,7 +158,7 @@ int cmd_build(int argc, char **argv)
     if (rc == KM_OK)
         rc = km_build(p, &cache, &opts, &r, &err);
     if (pr.live)
-        fputs("\r\033[K", stderr);
+        cmd_stderr_control(stderr, "\r\033[K");
     if (rc == KM_OK) {
         print_json(p, &r, &cache);
         if (!quiet)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cmd_run.h"
+#include "cmd_stderr.h"
 #include "km_fs.h"
 #include "km_handlers.h"
 #include "km_run_json.h"
@@ -37,16 +38,26 @@ static void microseconds(uint64_t ps, char *out, size_t n)
     snprintf(out, n, "%s µs", text);
 }
 
-static const char *paint(bool color, const char *what)
+/* A colour: terminal control of kmrun's own, past the stderr filter. */
+static void paint(FILE *f, bool color, const char *what)
 {
-    return color ? what : "";
+    if (color)
+        cmd_stderr_control(f, what);
+}
+
+/* `text` in colour `what`. */
+static void painted(FILE *f, bool color, const char *what, const char *text)
+{
+    paint(f, color, what);
+    fputs(text, f);
+    paint(f, color, PLAIN);
 }
 
 static void thread_line(FILE *f, bool color, const km_run_result *r, const km_thread_result *t)
 {
     bool ok = t->state == KM_STATE_RETURNED;
-    fprintf(f, "  cluster %d: %s%s%s", t->cluster, paint(color, ok ? GREEN : RED),
-            km_state_name(t->state), paint(color, PLAIN));
+    fprintf(f, "  cluster %d: ", t->cluster);
+    painted(f, color, ok ? GREEN : RED, km_state_name(t->state));
     if (t->error != KMX_ERROR_NONE)
         fprintf(f, " (error %s)", km_kmx_error_name(t->error));
     if (t->has_code)
@@ -74,9 +85,9 @@ void cmd_summary_write(FILE *f, bool color, const km_program *p, const km_run_re
     char device[48], count[32];
     microseconds(r->device_ps, device, sizeof device);
     ks_thousands(r->instructions, count, sizeof count);
-    fprintf(f, "%s%s%s: %s %s, %s instructions, %.2f s of this machine\n", paint(color, BOLD),
-            p->name, paint(color, PLAIN), device, r->host_times ? "(host)" : "modeled", count,
-            wall_seconds);
+    painted(f, color, BOLD, p->name);
+    fprintf(f, ": %s %s, %s instructions, %.2f s of this machine\n", device,
+            r->host_times ? "(host)" : "modeled", count, wall_seconds);
     for (unsigned i = 0; i < r->nthreads; i++)
         thread_line(f, color, r, &r->threads[i]);
     for (size_t i = 0; r->commands && i < r->ncommands; i++) {
@@ -87,9 +98,9 @@ void cmd_summary_write(FILE *f, bool color, const km_program *p, const km_run_re
                                                               : "rejected";
         char us[48];
         microseconds(c->ps, us, sizeof us);
-        fprintf(f, "  command %zu %s: %s%s%s, %s\n", i, p->commands[i].handler,
-                paint(color, c->ended && c->event == KM_EVENT_DONE ? GREEN : YELLOW), kind,
-                paint(color, PLAIN), us);
+        fprintf(f, "  command %zu %s: ", i, p->commands[i].handler);
+        painted(f, color, c->ended && c->event == KM_EVENT_DONE ? GREEN : YELLOW, kind);
+        fprintf(f, ", %s\n", us);
     }
     if (r->has_stats) {
         const sim_card_stats *st = &r->stats;
@@ -122,17 +133,31 @@ void cmd_summary_write(FILE *f, bool color, const km_program *p, const km_run_re
             dropped += r->print_drops.x280[c][k];
     for (unsigned k = 0; k < BH_GRID_CORES; k++)
         dropped += r->print_drops.tensix[k];
-    if (r->nprints > 0 || dropped > 0)
-        fprintf(f, "  prints: %zu shown%s%s%" PRIu64 " dropped%s (prints.txt)\n", r->nprints,
-                dropped ? ", " : "", paint(color, dropped ? YELLOW : PLAIN), dropped,
-                paint(color, PLAIN));
-    if (r->nport_waits > 0)
-        fprintf(f, "  %s%u X280 port wait%s gave up%s (port_waits)\n", paint(color, YELLOW),
-                r->nport_waits, r->nport_waits == 1 ? "" : "s", paint(color, PLAIN));
-    if (r->handover_checked)
-        fprintf(f, "  hand-over checker: %s%u finding%s%s\n",
-                paint(color, r->nhandovers ? RED : GREEN), r->nhandovers,
-                r->nhandovers == 1 ? "" : "s", paint(color, PLAIN));
+    if (r->nprints > 0 || dropped > 0) {
+        fprintf(f, "  prints: %zu shown", r->nprints);
+        if (dropped) {
+            char n[48];
+            snprintf(n, sizeof n, "%" PRIu64 " dropped", dropped);
+            fputs(", ", f);
+            painted(f, color, YELLOW, n);
+        }
+        fputs(" (prints.txt)\n", f);
+    }
+    if (r->nport_waits > 0) {
+        char n[64];
+        snprintf(n, sizeof n, "%u X280 port wait%s gave up", r->nport_waits,
+                 r->nport_waits == 1 ? "" : "s");
+        fputs("  ", f);
+        painted(f, color, YELLOW, n);
+        fputs(" (port_waits)\n", f);
+    }
+    if (r->handover_checked) {
+        char n[48];
+        snprintf(n, sizeof n, "%u finding%s", r->nhandovers, r->nhandovers == 1 ? "" : "s");
+        fputs("  hand-over checker: ", f);
+        painted(f, color, r->nhandovers ? RED : GREEN, n);
+        fputc('\n', f);
+    }
     if (folder)
         fprintf(f, "  run %s: %s\n", id, folder);
 }

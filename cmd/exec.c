@@ -191,8 +191,8 @@ int cmd_exec(int argc, char **argv)
             if (!parse_count(optarg, &max) || max == 0)
                 return cmd_usage_error("exec",
                                       "--max-instructions needs a positive "
-                                      "count such as 1000000 or 1e9, not '%s'",
-                                      optarg);
+                                      "count such as 1000000 or 1e9, not %s",
+                                      KS_QUOTED(optarg));
             break;
         case OPT_JSON:
             json = true;
@@ -207,8 +207,8 @@ int cmd_exec(int argc, char **argv)
             char *end;
             long v = strtol(optarg, &end, 10);
             if (!*optarg || *end || v < 0 || v > 65535)
-                return cmd_usage_error("exec", "invalid --gdb port '%s' (expected 0 to 65535; 0: "
-                                       "any free one)", optarg);
+                return cmd_usage_error("exec", "invalid --gdb port %s (expected 0 to 65535; 0: "
+                                       "any free one)", KS_QUOTED(optarg));
             gdb_port = (int)v;
             break;
         }
@@ -219,7 +219,7 @@ int cmd_exec(int argc, char **argv)
     if (optind == argc)
         return cmd_usage_error("exec", "no ELF file given");
     if (optind + 1 < argc)
-        return cmd_usage_error("exec", "unexpected argument '%s'", argv[optind + 1]);
+        return cmd_usage_error("exec", "unexpected argument %s", KS_QUOTED(argv[optind + 1]));
     const char *path = argv[optind];
 
     sim_exec *x;
@@ -230,14 +230,14 @@ int cmd_exec(int argc, char **argv)
         return km_exit_of(err.status);
     }
     if (no_tohost)
-        fprintf(stderr, "kmrun: warning: '%s' has no 'tohost' symbol: it can "
-                "end only in a trap, in wfi or at the instruction limit\n", path);
+        fprintf(stderr, "kmrun: warning: %s has no 'tohost' symbol: it can "
+                "end only in a trap, in wfi or at the instruction limit\n", KS_QUOTED(path));
 
     FILE *trace_file = NULL;
     if (trace) {
         trace_file = trace_path ? fopen(trace_path, "w") : stderr;
         if (!trace_file) {
-            fprintf(stderr, "kmrun: cannot write the trace '%s': %s\n", trace_path,
+            fprintf(stderr, "kmrun: cannot write the trace %s: %s\n", KS_QUOTED(trace_path),
                     strerror(errno));
             sim_exec_free(x);
             return KM_EXIT_SYSTEM;
@@ -259,7 +259,7 @@ int cmd_exec(int argc, char **argv)
     }
     sim_exec_free(x);
     if (trace_file && trace_file != stderr && fclose(trace_file) != 0) {
-        fprintf(stderr, "kmrun: cannot write the trace '%s': %s\n", trace_path,
+        fprintf(stderr, "kmrun: cannot write the trace %s: %s\n", KS_QUOTED(trace_path),
                 strerror(errno));
         return KM_EXIT_SYSTEM;
     }

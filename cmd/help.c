@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "km_error.h"
 #include "km_suggest.h"
+#include "ks_text.h"
 
 /* The documented exit codes (lib/km_error.h; man/kmrun.1, EXIT STATUS). */
 static const struct {
@@ -61,10 +62,10 @@ int cmd_unknown_command(const char *name)
         names[n++] = cmd_commands[i].name;
     const char *near = km_suggest(name, names, n);
     if (near)
-        fprintf(stderr, "kmrun: '%s' is not a kmrun command (did you mean '%s'?)\n",
-                name, near);
+        fprintf(stderr, "kmrun: %s is not a kmrun command (did you mean '%s'?)\n",
+                KS_QUOTED(name), near);
     else
-        fprintf(stderr, "kmrun: '%s' is not a kmrun command\n", name);
+        fprintf(stderr, "kmrun: %s is not a kmrun command\n", KS_QUOTED(name));
     fputs("kmrun: see 'kmrun --help'\n", stderr);
     return KM_EXIT_USAGE;
 }
@@ -83,7 +84,7 @@ int cmd_help(int argc, char **argv)
         return KM_OK;
     }
     if (argc - optind > 1)
-        return cmd_usage_error("help", "unexpected argument '%s'", argv[optind + 1]);
+        return cmd_usage_error("help", "unexpected argument %s", KS_QUOTED(argv[optind + 1]));
     const cmd_command_entry *entry = cmd_command_find(argv[optind]);
     if (!entry)
         return cmd_unknown_command(argv[optind]);

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_stderr.h"
 #include "km_error.h"
+#include "ks_text.h"
 
 const cmd_command_entry cmd_commands[] = {
     {
@@ -36,7 +38,8 @@ const cmd_command_entry cmd_commands[] = {
         "                 in the JSON as each thread's \"host\"\n"
         "\n"
         "Exit status: 0 built, 2 usage or manifest error, 3 a compile error or\n"
-        "a rejected image, 4 a missing tool or an unusable cache.\n",
+        "a rejected image, 4 a missing tool, an unusable cache, or a full disk,\n"
+        "a quota, a file size or memory limit that stopped a compile or link.\n",
     },
     {
         "run", cmd_run,
@@ -291,11 +294,11 @@ int cmd_option_error(const char *command, int c, char **argv,
             return cmd_usage_error(command, "option '--%s' requires a value",
                                   o->name);
         if (is_long)
-            return cmd_usage_error(command, "option '%s' requires a value", name);
+            return cmd_usage_error(command, "option %s requires a value", KS_QUOTED(name));
         return cmd_usage_error(command, "switch '-%c' requires a value", optopt);
     }
     if (optopt == 0 && is_long)
-        return cmd_usage_error(command, "unknown option '%s'", name);
+        return cmd_usage_error(command, "unknown option %s", KS_QUOTED(name));
     if (is_long && strchr(word, '=')) {
         const struct option *o = long_by_val(longopts, optopt);
         if (o && strncmp(o->name, name + 2, strlen(name + 2)) == 0)
@@ -304,7 +307,7 @@ int cmd_option_error(const char *command, int c, char **argv,
     }
     if (optopt > 0 && optopt < 256)
         return cmd_usage_error(command, "unknown switch '-%c'", optopt);
-    return cmd_usage_error(command, "unknown option '%s'", word);
+    return cmd_usage_error(command, "unknown option %s", KS_QUOTED(word));
 }
 
 /* `kmrun --help` style aliases for commands. */
@@ -330,13 +333,14 @@ static int check_stdout(int status)
 
 int main(int argc, char **argv)
 {
+    cmd_stderr_guard();
     if (argc < 2) {
         cmd_print_overview(stderr);
         return KM_EXIT_USAGE;
     }
     const char *name = alias(argv[1]);
     if (name[0] == '-')
-        return cmd_usage_error(NULL, "unknown option '%s'", name);
+        return cmd_usage_error(NULL, "unknown option %s", KS_QUOTED(name));
 
     const cmd_command_entry *c = cmd_command_find(name);
     if (!c)

@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "km_rundir.h"
 #include "units.h"
+#include "ks_text.h"
 
 enum format { FORMAT_RAW, FORMAT_HEX, FORMAT_U32, FORMAT_JSON };
 
@@ -18,8 +19,8 @@ static int parse_bytes(const char *option, const char *text, uint64_t *out)
     const char *hint = NULL;
     if (km_parse_size(text, out, &has_unit, &hint) != KM_UNITS_OK)
         return cmd_usage_error("read-region",
-                              "invalid %s '%s' (expected bytes, or a number with KiB, MiB or GiB)",
-                              option, text);
+                              "invalid %s %s (expected bytes, or a number with KiB, MiB or GiB)",
+                              option, KS_QUOTED(text));
     return KM_OK;
 }
 
@@ -75,8 +76,8 @@ int cmd_read_region(int argc, char **argv)
             break;
         case 'c':
             if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3')
-                return cmd_usage_error("read-region", "invalid cluster '%s' (expected 1, 2 or 3)",
-                                      optarg);
+                return cmd_usage_error("read-region", "invalid cluster %s (expected 1, 2 or 3)",
+                                      KS_QUOTED(optarg));
             cluster = optarg[0] - '0';
             break;
         case 'f': {
@@ -86,7 +87,7 @@ int cmd_read_region(int argc, char **argv)
                 i++;
             if (i == 4)
                 return cmd_usage_error("read-region",
-                                      "unknown format '%s' (expected raw, hex, u32 or json)", optarg);
+                                      "unknown format %s (expected raw, hex, u32 or json)", KS_QUOTED(optarg));
             format = (enum format)i;
             break;
         }
@@ -115,14 +116,14 @@ int cmd_read_region(int argc, char **argv)
     if (rc == KM_OK)
         rc = km_rundir_region(dir, name, cluster, &data, &n, &got_cluster, &err);
     if (rc == KM_OK && offset > n)
-        rc = km_fail(&err, KM_EXIT_USAGE, "offset %llu is past the end of region '%s' (%zu bytes)",
-                     (unsigned long long)offset, name, n);
+        rc = km_fail(&err, KM_EXIT_USAGE, "offset %llu is past the end of region %s (%zu bytes)",
+                     (unsigned long long)offset, KS_QUOTED(name), n);
     if (rc == KM_OK && !has_length)
         length = n - offset;
     if (rc == KM_OK && length > n - offset)
         rc = km_fail(&err, KM_EXIT_USAGE,
-                     "offset %llu and length %llu run past the end of region '%s' (%zu bytes)",
-                     (unsigned long long)offset, (unsigned long long)length, name, n);
+                     "offset %llu and length %llu run past the end of region %s (%zu bytes)",
+                     (unsigned long long)offset, (unsigned long long)length, KS_QUOTED(name), n);
     if (rc == KM_OK && format == FORMAT_U32 && (offset % 4 || length % 4))
         rc = km_fail(&err, KM_EXIT_USAGE, "--format u32 needs an offset and a length that are "
                                           "multiples of 4");

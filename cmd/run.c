@@ -21,6 +21,7 @@
 #include "km_run_json.h"
 #include "km_rundir.h"
 #include "km_timeline.h"
+#include "ks_text.h"
 
 static void on_progress(int cluster, uint32_t where, uint64_t ticks, void *ctx)
 {
@@ -76,9 +77,9 @@ int cmd_run(int argc, char **argv)
             if (optarg[0] < '0' || optarg[0] > '9' ||
                 sscanf(optarg, "%u.%u%c", &wants.trace_cluster, &wants.trace_core, &tail) != 2)
                 return cmd_usage_error("run",
-                                       "invalid --trace-instructions '%s' (expected "
+                                       "invalid --trace-instructions %s (expected "
                                        "CLUSTER.CORE, such as 1.0)",
-                                       optarg);
+                                       KS_QUOTED(optarg));
             wants.trace = true;
             break;
         }
@@ -86,9 +87,9 @@ int cmd_run(int argc, char **argv)
             char *end;
             long v = strtol(optarg, &end, 10);
             if (!*optarg || *end || v < 0 || v > 65535)
-                return cmd_usage_error("run", "invalid --gdb port '%s' (expected 0 to 65535; 0: "
+                return cmd_usage_error("run", "invalid --gdb port %s (expected 0 to 65535; 0: "
                                               "any free one)",
-                                      optarg);
+                                      KS_QUOTED(optarg));
             wants.gdb = true;
             wants.gdb_port = (int)v;
             break;
@@ -109,15 +110,15 @@ int cmd_run(int argc, char **argv)
             else if (strcmp(optarg, "host") == 0)
                 backend = KM_BACKEND_HOST;
             else
-                return cmd_usage_error("run", "invalid --thread '%s' (expected sim or host)",
-                                      optarg);
+                return cmd_usage_error("run", "invalid --thread %s (expected sim or host)",
+                                      KS_QUOTED(optarg));
             break;
         case 'j': {
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*end || v < 1 || v > 1024)
-                return cmd_usage_error("run", "invalid job count '%s' (expected 1 to 1024)",
-                                      optarg);
+                return cmd_usage_error("run", "invalid job count %s (expected 1 to 1024)",
+                                      KS_QUOTED(optarg));
             bo.jobs = (int)v;
             break;
         }
@@ -168,8 +169,8 @@ int cmd_run(int argc, char **argv)
         }
         if (out.timeline && out.timeline_rc == KM_OK && km_timeline_dropped(out.timeline))
             fprintf(stderr,
-                    "kmrun: the timeline '%s' holds its first %u events; %llu more were dropped\n",
-                    wants.timeline, KM_TIMELINE_MAX_EVENTS,
+                    "kmrun: the timeline %s holds its first %u events; %llu more were dropped\n",
+                    KS_QUOTED(wants.timeline), KM_TIMELINE_MAX_EVENTS,
                     (unsigned long long)km_timeline_dropped(out.timeline));
         cmd_run_outcome_folder(&out, &rc, &err);
     }

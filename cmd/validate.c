@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -14,6 +15,7 @@
 #include "km_ports.h"
 #include "km_program.h"
 #include "km_run_json.h"
+#include "ks_text.h"
 
 enum { OPT_JSON = 256 };
 
@@ -38,7 +40,9 @@ static void print_summary(const char *path, const km_program *p)
                 on[t->clusters[j]] = true;
         }
     }
-    printf("%s: ok (program '%s': %zu %s", path, p->name, nthreads,
+    char path_shown[1024];
+    printf("%s: ok (program %s: %zu %s", ks_escape(path_shown, sizeof path_shown, path, strlen(path), 0),
+           KS_QUOTED(p->name), nthreads,
            plural(nthreads, "thread", "threads"));
     if (nthreads) {
         printf(" on %s", plural(nthreads, "cluster", "clusters"));
@@ -292,7 +296,7 @@ int cmd_validate(int argc, char **argv)
             if (err.message[0])
                 fprintf(stderr, "kmrun: %s\n", err.message);
             else if (diags.count == 0)
-                fprintf(stderr, "kmrun: cannot load '%s'\n", path);
+                fprintf(stderr, "kmrun: cannot load %s\n", KS_QUOTED(path));
         }
         if (p)
             km_program_free(p);

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "km_build.h"
 #include "km_error.h"
+#include "ks_text.h"
 
 #ifndef KMRUN_VERSION
 #error "KMRUN_VERSION must come from the Makefile (the VERSION file)"
@@ -28,7 +29,7 @@ int cmd_version(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1)
         return cmd_option_error("version", c, argv, longopts);
     if (optind < argc)
-        return cmd_usage_error("version", "unexpected argument '%s'", argv[optind]);
+        return cmd_usage_error("version", "unexpected argument %s", KS_QUOTED(argv[optind]));
 
     printf("kmrun %s\n", KMRUN_VERSION);
     printf("target: %s, %s\n", KMRUN_RV_TARGET, KMRUN_RV_ARCH);

@@ -12,7 +12,10 @@
  * (host_object.c).
  *
  * Run: the run driver (km_driver.h) on the host's wall clock; each
- * thread's kmx_host_run on a thread of its own.  The kernel moves one pass
+ * thread's kmx_host_run on a thread of its own.  A thread whose threads
+ * (its core 0's, which this file starts, or cores 1-3's, which the
+ * runtime does) cannot start is the host's failure, not the thread's:
+ * the run ends with a system error that names the limit.  The kernel moves one pass
  * per `step` its ring calls make (so the grid and the dispatcher advance
  * in modeled time only while a thread waits), and a pass per look of the
  * driver while host-fed commands are pending; all of it under one lock.
@@ -172,12 +175,28 @@ static uint64_t on_host_now_ps(void *ctx)
 static void *thread_main(void *arg)
 {
     host_thread *t = arg;
-    if (t->run(&t->ctx) != 0) {
+    int rc = t->run(&t->ctx);
+    if (rc > 0) {
+        /* Its cores 1-3 could not start: the host's trouble, not the
+         * thread's (on_host_read_block says so). */
+        __atomic_store_n(&t->no_threads, rc, __ATOMIC_RELEASE);
+    } else if (rc != 0) {
         /* The fallback refused its context: an ABI mismatch. */
         t->result.error = KMX_ERROR_HOST;
         __atomic_store_n(&t->result.state, KMX_STATE_FAILED, __ATOMIC_RELEASE);
     }
     return NULL;
+}
+
+/* A thread the host could not start (pthread_create's error e), named
+ * with the resource a process or memory limit takes. */
+static int no_threads(km_error *err, int cluster, int e)
+{
+    const char *limit = e == EAGAIN   ? " (a process or memory limit: ulimit -u / -v)"
+                        : e == ENOMEM ? " (a memory limit: ulimit -v)"
+                                      : "";
+    return km_fail(err, KM_EXIT_SYSTEM, "cannot start the host fallback's threads for cluster %d: "
+                   "%s%s", cluster, strerror(e), limit);
 }
 
 static void on_host_ask_stop(void *ctx, unsigned i)
@@ -206,12 +225,11 @@ static int on_host_start(void *ctx, km_error *err)
         host_thread *t = &b->threads[i];
         e = pthread_create(&t->tid, &attr, thread_main, t);
         if (e != 0) {
-            errno = e;
             for (unsigned k = 0; k < i; k++)
                 on_host_ask_stop(b, k);
             b->leak = true; /* the ones started may still run */
             pthread_attr_destroy(&attr);
-            return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot start a host thread");
+            return no_threads(err, t->cp->cluster, e);
         }
         t->started = true;
     }
@@ -266,7 +284,13 @@ static int on_host_read_block(void *ctx, unsigned i, kmx_result_block *out, km_e
 {
     host_backend *b = ctx;
     host_thread *t = &b->threads[i];
-    (void)err;
+    int e = __atomic_load_n(&t->no_threads, __ATOMIC_ACQUIRE);
+    if (e) {
+        /* Nothing of this thread ran; the others stop, the run fails. */
+        for (unsigned k = 0; k < b->nthreads; k++)
+            on_host_ask_stop(b, k);
+        return no_threads(err, t->cp->cluster, e);
+    }
     uint32_t state = __atomic_load_n(&t->result.state, __ATOMIC_ACQUIRE);
     if (KMX_STATE_FINAL(state)) {
         *out = t->result;

@@ -1,7 +1,7 @@
 /* build_internal: what the parts of `kmrun build` share — km_build.c (the
  * flow), build_keys.c (cache keys, direct mode), build_search.c (the
- * include search order), build_cpp.c (preprocessor mode) and build_ninja.c
- * (the generated build.ninja).
+ * include search order), build_cpp.c (preprocessor mode), build_ninja.c
+ * (the generated build.ninja) and build_log.c (a failed tool's output).
  * One target is one thread image or the kernels' shared object. */
 #ifndef KM_BUILD_INTERNAL_H
 #define KM_BUILD_INTERNAL_H
@@ -70,6 +70,23 @@ char *km_flag_expand(const km_build_ctx *b, const char *flag);
  * (KM_OK, or KM_CACHE_MISS when the preprocessor fails). */
 bool km_cpp_needed(char *const *paths, size_t n);
 int km_cpp_key(km_build_ctx *b, const km_target *t, km_digest *key);
+
+/* build_log.c: whether a failed tool's output says the host ran out of a
+ * resource — disk space, quota, a file size limit, memory — and which file
+ * it names (into file, n bytes; "" when none). */
+typedef enum km_log_resource {
+    KM_LOG_NONE = 0,
+    KM_LOG_NO_SPACE,  /* "No space left on device" (ENOSPC) */
+    KM_LOG_QUOTA,     /* "Disk quota exceeded" (EDQUOT) */
+    KM_LOG_FILE_SIZE, /* "File too large" (EFBIG), "File size limit exceeded" (SIGXFSZ) */
+    KM_LOG_MEMORY,    /* "Cannot allocate memory" (ENOMEM), cc1's "out of memory" */
+} km_log_resource;
+km_log_resource km_log_resource_of(const char *output, char *file, size_t n);
+/* When it does: KM_EXIT_SYSTEM and err's message "<what>: <the resource>
+ * writing '<the file named>' (<what to do>)", or "making '<made>'" (what
+ * the step makes) when the output names none; else KM_OK, err untouched. */
+int km_log_resource_failure(const char *output, const char *what, const char *made,
+                            km_error *err);
 
 /* build_search.c: the folders a target's compiles search for headers, in
  * the compiler's order (as the flags name them: relative to the manifest's

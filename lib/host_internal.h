@@ -43,6 +43,7 @@ typedef struct host_thread {
     uint8_t *base[KMX_MAX_REGIONS]; /* DRAM as the copy last saw it */
     pthread_t tid;
     bool started, joined;
+    int no_threads; /* atomic: kmx_host_run could not start cores 1-3 (its error) */
     char unsupported[64]; /* the first call the fallback could not honour */
     char called[64];      /* the first exit or abort of thread code, e.g. "exit(3)" */
     uint32_t trap_claim;  /* atomic: the first trap is recorded */

@@ -348,9 +348,22 @@ static void append(char **msg, const char *text)
     free(old);
 }
 
+/* A step that failed for want of a resource (build_log.c): its message,
+ * "<what>: <the resource> ...", appended, and true; the build is then the
+ * host's failure (exit 4). */
+static bool host_ran_out(const char *block, const char *what, const char *made, char **msg)
+{
+    km_error e = {0};
+    if (km_log_resource_failure(block, what, made, &e) == KM_OK)
+        return false;
+    append(msg, e.message);
+    return true;
+}
+
 static int explain_failure(km_build_ctx *b, const char *log, km_error *err)
 {
     char *msg = NULL;
+    bool host = false; /* a step ran out of disk, quota or memory */
     for (size_t i = 0; i < b->ntargets; i++) {
         km_target *t = &b->targets[i];
         char *block = NULL, *line = NULL;
@@ -361,10 +374,15 @@ static int explain_failure(km_build_ctx *b, const char *log, km_error *err)
             char *oversize = NULL;
             if (asprintf(&oversize, "%s.oversize", t->out) < 0)
                 abort();
-            /* Measured, an image too large names its largest symbols,
-             * which the linker's own message cannot. */
-            if (strstr(block, "overflowed") && access(oversize, R_OK) == 0 &&
-                km_image_check(oversize, t->display, NULL, &e) != KM_OK) {
+            if (asprintf(&line, "cannot link the %s", t->display) < 0)
+                abort();
+            if (host_ran_out(block, line, t->out, &msg)) {
+                host = true;
+                known = 1;
+            } else if (strstr(block, "overflowed") && access(oversize, R_OK) == 0 &&
+                       km_image_check(oversize, t->display, NULL, &e) != KM_OK) {
+                /* Measured, an image too large names its largest
+                 * symbols, which the linker's own message cannot. */
                 append(&msg, e.message);
                 known = 1;
             } else if (km_link_log_explain(block, t->display, &e) == KM_EXIT_BUILD) {
@@ -372,34 +390,49 @@ static int explain_failure(km_build_ctx *b, const char *log, km_error *err)
                 known = 1;
             }
             free(oversize);
+            free(line);
+            line = NULL;
             if (!known && asprintf(&line, "cannot link the %s:\n%s", t->display, block) >= 0)
                 append(&msg, line);
         }
         for (size_t s = 0; s < t->nsources; s++) {
             char *cblock = NULL;
-            if (failed_block(log, t->objs[s], &cblock) && (t->failed = true) &&
-                asprintf(&line, "cannot compile '%s' for the %s:\n%s", t->sources[s],
-                         t->display, cblock) >= 0) {
+            if (!failed_block(log, t->objs[s], &cblock)) {
+                free(cblock);
+                continue;
+            }
+            t->failed = true;
+            char *what = NULL;
+            if (asprintf(&what, "cannot compile '%s' for the %s", t->sources[s], t->display) < 0)
+                abort();
+            if (host_ran_out(cblock, what, t->objs[s], &msg)) {
+                host = true;
+            } else if (asprintf(&line, "%s:\n%s", what, cblock) >= 0) {
                 append(&msg, line);
                 free(line);
                 line = NULL;
             }
+            free(what);
             free(cblock);
         }
         free(line);
         free(block);
     }
     if (!msg) {
-        /* Not a failure we know how to read: show it all, and trust no
-         * output of this run. */
-        msg = strdup(log);
+        /* Not a failure we know how to read (Ninja's own, say): show it
+         * all, and trust no output of this run. */
+        host = host_ran_out(log, "cannot build the program", b->work, &msg);
+        if (!msg)
+            msg = strdup(log);
         for (size_t i = 0; i < b->ntargets; i++)
             b->targets[i].failed = true;
     }
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n')
         msg[--n] = 0;
-    int rc = km_fail(err, KM_EXIT_BUILD, "%s", msg);
+    /* What the host lacked is the run's story, whatever else failed
+     * beside it (a full disk can break any step). */
+    int rc = km_fail(err, host ? KM_EXIT_SYSTEM : KM_EXIT_BUILD, "%s", msg);
     free(msg);
     return rc;
 }

@@ -79,6 +79,15 @@ void km_diags_add(km_diags *d, const char *file, int line, int col,
     if (vasprintf(&message, fmt, ap) < 0)
         message = NULL;
     va_end(ap);
+    /* A key or a value of the manifest quoted raw is shown escaped. */
+    if (message && !ks_shows_as_is(message, strlen(message), KS_SHOW_LINES)) {
+        size_t n = strlen(message) * 4 + 1;
+        char *shown = malloc(n);
+        if (shown)
+            ks_escape(shown, n, message, strlen(message), KS_SHOW_LINES);
+        free(message);
+        message = shown;
+    }
     km_diag *g = &d->items[d->count++];
     g->file = file ? strdup(file) : NULL;
     g->line = line;
@@ -149,12 +158,42 @@ static bool find_line(const shown *s, int want, const char **line, size_t *len)
     return true;
 }
 
+/* The source line as it is shown (its control bytes escaped, its tabs
+ * kept), then a caret under column `col` (in characters, as libyaml
+ * counts them): each character is matched by as many spaces as it is
+ * shown wide, a tab by a tab. */
+static void show_line(FILE *out, const char *text, size_t len, int col)
+{
+    char piece[KS_SHOWN_MAX];
+    size_t k;
+    fputs("  ", out);
+    for (size_t i = 0; i < len;) {
+        i += ks_show_next(text + i, len - i, KS_SHOW_LINES, piece, &k);
+        fputs(piece, out);
+    }
+    fputs("\n  ", out);
+    int at = 1;
+    for (size_t i = 0; i < len && at < col; at++) {
+        i += ks_show_next(text + i, len - i, KS_SHOW_LINES, piece, &k);
+        if (piece[0] == '\t')
+            fputc('\t', out);
+        else if (piece[0] == '\\') /* escaped: one column a piece byte */
+            fprintf(out, "%*s", (int)k, "");
+        else
+            fputc(' ', out); /* a printable character, one column */
+    }
+    fputs("^\n", out);
+}
+
 void km_diags_print(const km_diags *d, FILE *out)
 {
     shown s = {0};
     for (size_t i = 0; i < d->count; i++) {
         const km_diag *g = &d->items[i];
-        const char *file = g->file ? g->file : "<input>";
+        char file_shown[1024];
+        const char *file = g->file ? ks_escape(file_shown, sizeof file_shown, g->file,
+                                               strlen(g->file), 0)
+                                   : "<input>";
         if (g->line > 0)
             fprintf(out, "%s:%d:%d: %s\n", file, g->line, g->col,
                     g->message ? g->message : "out of memory");
@@ -170,17 +209,7 @@ void km_diags_print(const km_diags *d, FILE *out)
             continue;
         if (len > 1023)
             len = 1023;
-        fprintf(out, "  %.*s\n  ", (int)len, text);
-        /* The column counts characters, as libyaml's do; tabs stay tabs
-         * so the caret lines up under them. */
-        int col = 1;
-        for (size_t k = 0; k < len && col < g->col; k++) {
-            if (!ks_char_start(text[k]))
-                continue;
-            fputc(text[k] == '\t' ? '\t' : ' ', out);
-            col++;
-        }
-        fputs("^\n", out);
+        show_line(out, text, len, g->col);
     }
     free(s.text);
     if (d->dropped)

@@ -5,11 +5,22 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ks_text.h"
+
 void ks_format(char *buf, size_t n, int errnum, const char *fmt, va_list ap)
 {
     int len = vsnprintf(buf, n, fmt, ap);
     if (errnum != 0 && len >= 0 && (size_t)len < n)
         snprintf(buf + len, n - (size_t)len, ": %s", strerror(errnum));
+    /* A name put in raw (a user's, a run folder's) is shown escaped all
+     * the same: the message is safe wherever it goes. */
+    size_t used = strnlen(buf, n);
+    if (n && !ks_shows_as_is(buf, used, KS_SHOW_LINES)) {
+        char raw[KS_MESSAGE_BYTES];
+        size_t keep = used < sizeof raw ? used : sizeof raw - 1;
+        memcpy(raw, buf, keep);
+        ks_escape(buf, n, raw, keep, KS_SHOW_LINES);
+    }
 }
 
 static int fail(ks_error *err, ks_status status, int errnum, const char *fmt, va_list ap)

@@ -38,7 +38,10 @@ int ks_fail_errno(ks_error *err, ks_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Formats fmt into buf (n bytes), then ": <strerror(errnum)>" when errnum
- * is not 0: the one message writer of ks_fail and km_fail. */
+ * is not 0: the one message writer of ks_fail and km_fail.  What would
+ * reach a terminal raw is escaped (ks_escape with KS_SHOW_LINES: a
+ * message keeps its lines), whoever put it in; names are still best
+ * quoted with ks_quote (ks_text.h), which escapes a quote too. */
 void ks_format(char *buf, size_t n, int errnum, const char *fmt, va_list ap);
 
 #endif

@@ -147,8 +147,10 @@ typedef struct kmx_host_ctx {
 } kmx_host_ctx;
 
 /* Runs the thread to its end and fills ctx->result (its state last).
- * Returns 0, or -1 when ctx is not usable (wrong abi, NULL fields): then
- * nothing ran. */
+ * Returns 0; -1 when ctx is not usable (wrong abi, NULL fields); or, when
+ * the threads of cores 1-3 cannot be started, the error number that
+ * stopped them (EAGAIN from pthread_create: a process or memory limit).
+ * When it does not return 0, nothing ran and ctx->result is untouched. */
 int kmx_host_run(kmx_host_ctx *ctx);
 
 #endif

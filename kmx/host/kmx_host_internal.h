@@ -111,7 +111,7 @@ int kmx_host_core0_only(void) KMX_HOST_HIDDEN;
 void kmx_host_poll_time(struct timespec *at) KMX_HOST_HIDDEN;
 
 /* kmx_host_spawn.c: the workers' threads. */
-int kmx_host_workers_start(void) KMX_HOST_HIDDEN; /* 0, or -1 (none left running) */
+int kmx_host_workers_start(void) KMX_HOST_HIDDEN; /* 0, or the error (none left running) */
 void kmx_host_workers_settle(void) KMX_HOST_HIDDEN;
 void kmx_host_workers_end(void) KMX_HOST_HIDDEN;  /* the end: they leave, joined */
 /* kmx_parallel_all's part on this cluster (core 0): 1 if cores 1-3 are

@@ -3,7 +3,8 @@
  *
  * kmx_host_run checks the ctx (-1, nothing ran, when it is not usable),
  * starts cores 1-3 on threads of their own, parked until kmx_spawn gives
- * them work, then does what the card's core 0 does: records the start,
+ * them work (the error that stopped one, nothing ran, when one cannot
+ * start), then does what the card's core 0 does: records the start,
  * checks that the argument block is this run's (error `args`), marks the
  * run running, records the prefetcher decision, checks every region (errors
  * `region`, `bank`) and the ring's kind (error `ring`), calls kmx_main(0)
@@ -192,10 +193,10 @@ int kmx_host_run(kmx_host_ctx *ctx) {
     pthread_condattr_destroy(&attr);
     kmx_host_core = 0;
 
-    int rc = 0;
-    if (kmx_host_workers_start() != 0) {
-        rc = -1; /* nothing ran: the result block is as kmrun wrote it */
-    } else {
+    /* Nothing ran when the workers cannot start: the result block is as
+     * kmrun wrote it, and kmrun says why (kmx_host.h). */
+    int rc = kmx_host_workers_start();
+    if (rc == 0) {
         uint32_t state = core0_armed(ctx);
         end_run(state);
         kmx_host_workers_end();

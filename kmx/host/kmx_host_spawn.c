@@ -92,21 +92,24 @@ void kmx_host_workers_end(void) {
     }
 }
 
-/* Each worker's stack is the size kmx_host.h promises, under its guard. */
+/* Each worker's stack is the size kmx_host.h promises, under its guard.
+ * 0, or the error of the call that failed (EAGAIN from pthread_create: a
+ * process or memory limit); then no worker runs. */
 int kmx_host_workers_start(void) {
     pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0) {
-        return -1;
+    int rc = pthread_attr_init(&attr);
+    if (rc != 0) {
+        return rc;
     }
-    int rc = pthread_attr_setstacksize(&attr, KMX_HOST_STACK_BYTES) == 0 &&
-                     pthread_attr_setguardsize(&attr, KMX_HOST_GUARD_BYTES) == 0
-                 ? 0
-                 : -1;
+    rc = pthread_attr_setstacksize(&attr, KMX_HOST_STACK_BYTES);
+    if (rc == 0) {
+        rc = pthread_attr_setguardsize(&attr, KMX_HOST_GUARD_BYTES);
+    }
     for (int core = 1; rc == 0 && core < (int)BH_CLUSTER_CORES; core++) {
         kmx_host_worker *w = &kmx_host.workers[core];
-        if (pthread_create(&w->thread, &attr, worker_main, (void *)(intptr_t)core) != 0) {
+        rc = pthread_create(&w->thread, &attr, worker_main, (void *)(intptr_t)core);
+        if (rc != 0) {
             kmx_host_workers_end();
-            rc = -1;
         } else {
             w->started = 1;
         }
