@@ -131,15 +131,21 @@ static ssize_t filter_write(void *cookie, const char *buf, size_t size)
     return (ssize_t)size;
 }
 
+/* Writes out what is held; the caller holds the filter's lock. */
+static void drain(void)
+{
+    shown_out o;
+    o.len = 0;
+    release_held(&o);
+    out_flush(&o);
+}
+
 static void release_at_exit(void)
 {
     if (!guarded)
         return;
     flockfile(guarded);
-    shown_out o;
-    o.len = 0;
-    release_held(&o);
-    out_flush(&o);
+    drain();
     funlockfile(guarded);
 }
 
@@ -165,10 +171,7 @@ void cmd_stderr_control(FILE *f, const char *sequence)
         return;
     }
     flockfile(guarded);
-    shown_out o;
-    o.len = 0;
-    release_held(&o);
-    out_flush(&o);
+    drain();
     fputs(sequence, raw);
     funlockfile(guarded);
 }
