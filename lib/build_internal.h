@@ -53,7 +53,9 @@ typedef struct km_build_ctx {
 } km_build_ctx;
 
 /* build_keys.c */
-void km_target_direct_key(km_build_ctx *b, km_target *t);
+/* The direct key; KM_EXIT_BUILD when a source is not text (a NUL byte,
+ * unless the flags name another -finput-charset). */
+int km_target_direct_key(km_build_ctx *b, km_target *t, km_error *err);
 int km_target_lookup(km_build_ctx *b, km_target *t);  /* KM_OK: a hit */
 int km_target_store(km_build_ctx *b, km_target *t, km_error *err);
 
