@@ -322,6 +322,8 @@ void sim_cluster_step_cycles(sim_cluster *c, uint64_t until)
             break;
         }
         uint64_t end = c->m.now + SIM_CLUSTER_QUANTUM;
+        if (c->hooks && c->hooks->leave)
+            sim_cluster_hooks_install(c); /* between quanta: nobody observes now */
         if (c->hooks)
             sim_cluster_observe_pause(c);
         run_quantum(c, end);

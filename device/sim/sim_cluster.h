@@ -59,6 +59,9 @@ typedef struct sim_cluster_hooks {
      * installed again; with probes_dirty the probes too, which drops the
      * decoded code). */
     bool dirty, probes_dirty;
+    /* Nobody observes any more: the cluster lets the hooks go at its next
+     * install (sim_card_debug_adopt), never under a run's feet. */
+    bool leave;
     /* The card's dispatch: an event of observer `who`. */
     void (*event)(void *ctx, sim_card_observer who, const sim_card_event *ev);
     void *ctx;

@@ -150,6 +150,15 @@ static uint64_t *all_probes(const sim_cluster_hooks *k, unsigned *n, bool *ok)
 void sim_cluster_hooks_install(sim_cluster *c)
 {
     sim_cluster_hooks *k = c->hooks;
+    if (k && k->leave) {
+        /* nobody observes any more: the cores run as if nobody ever had */
+        if (k->installed_watches != k->watches) {
+            free(k->installed_watches);
+            k->installed_watches = k->watches;
+        }
+        k->leave = k->dirty = k->probes_dirty = false;
+        c->hooks = k = NULL;
+    }
     unsigned n = 0;
     bool ok = true;
     bool probes = !k || k->probes_dirty;
@@ -170,7 +179,8 @@ void sim_cluster_hooks_install(sim_cluster *c)
         h->nwatches = k ? k->nwatches : 0;
         h->watch = k ? on_watch : NULL;
         h->watch_ctx = c;
-        h->on_trap = k ? on_trap : NULL;
+        /* only while traps are caught: a trap loop nobody sees may park */
+        h->on_trap = k && k->catch_traps ? on_trap : NULL;
         h->trap_ctx = c;
     }
     free(pcs);
@@ -188,8 +198,8 @@ void sim_cluster_run_observed(sim_cluster *c, unsigned core, uint64_t until)
     sim_hart *h = &c->harts[core];
     while (h->state == SIM_HART_RUNNING && h->cycle < until) {
         if (k->dirty)
-            sim_cluster_hooks_install(c);
-        if (k->stepping & (1u << core)) {
+            sim_cluster_hooks_install(c); /* (c->hooks NULL when they left) */
+        if (c->hooks && (k->stepping & (1u << core))) {
             uint64_t instret = h->instret, traps = h->traps;
             sim_hart_run(h, h->cycle + 1); /* one instruction starts before the limit */
             if (h->instret != instret || h->traps != traps) {

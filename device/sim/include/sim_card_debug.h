@@ -58,8 +58,11 @@ typedef struct sim_card_event {
 typedef void (*sim_card_observe_fn)(void *ctx, const sim_card_event *ev);
 
 /* The observer `who` is fn(ctx) from now on (fn NULL: no more; its probes,
- * watches and stepping go).  Applies to every work cluster, added now or
- * later. */
+ * watches, stepping and trap catching go).  Applies to every work cluster,
+ * added now or later.  An observer may leave from inside its own event:
+ * when the last one has left, each cluster lets go of its cores' hooks
+ * before their next instruction, and from then on the card runs as one
+ * nobody ever observed (a waiting core, or one in a trap loop, parks). */
 void sim_card_debug_observe(sim_card *card, sim_card_observer who, sim_card_observe_fn fn,
                             void *ctx);
 
