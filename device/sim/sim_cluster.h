@@ -73,6 +73,13 @@ typedef struct sim_cluster_hooks {
         uint64_t pc, instret;
         bool probe, watch;
     } skip[BH_CLUSTER_CORES];
+    /* A pc an observer wrote at a probe or a watch (a debugger's jump):
+     * the core's run ends before the instruction, which puts the hart's
+     * own pc back, and then goes on from this one. */
+    struct sim_cluster_moved {
+        bool set;
+        uint64_t pc;
+    } moved[BH_CLUSTER_CORES];
 } sim_cluster_hooks;
 
 typedef struct sim_cluster {

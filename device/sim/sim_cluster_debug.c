@@ -9,7 +9,9 @@
  * runs the core on.  Ending a run early and running on is the same run,
  * cycle for cycle (the hart stops exactly before an instruction), so no
  * modeled time moves.  The core then meets the same probe or watch again
- * at the same instruction: `skip` says it was reported. */
+ * at the same instruction: `skip` says it was reported.  A pc the event
+ * wrote (a debugger's jump) ends the run the same way, which puts the
+ * hart's own pc back; the run loop then sets the new one (`moved`). */
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -72,6 +74,17 @@ static bool end_run_after(sim_cluster_hooks *k, const sim_hart *h, bool probe)
     return true;
 }
 
+/* After an event at `at`: whether the observer wrote the core's pc (kept
+ * for sim_cluster_run_observed, the hart's put back: the run ends). */
+static bool moved(sim_cluster_hooks *k, sim_hart *h, uint64_t at)
+{
+    if (h->pc == at)
+        return false;
+    k->moved[core_of(h)] = (struct sim_cluster_moved){.set = true, .pc = h->pc};
+    h->pc = at;
+    return true;
+}
+
 static bool on_probe(void *ctx, sim_hart *h)
 {
     sim_cluster *c = ctx;
@@ -80,9 +93,10 @@ static bool on_probe(void *ctx, sim_hart *h)
         return false;
     sim_card_event ev = event_at(c, h, SIM_CARD_AT_PROBE);
     for (unsigned who = 0; who < SIM_CARD_OBSERVERS; who++)
-        if (has_pc(k->probes[who], k->nprobes[who], h->pc))
+        if (has_pc(k->probes[who], k->nprobes[who], ev.pc))
             k->event(k->ctx, (sim_card_observer)who, &ev);
-    return end_run_after(k, h, true);
+    bool jump = moved(k, h, ev.pc);
+    return end_run_after(k, h, true) || jump;
 }
 
 static bool on_watch(void *ctx, sim_hart *h, unsigned index, bool store)
@@ -95,7 +109,8 @@ static bool on_watch(void *ctx, sim_hart *h, unsigned index, bool store)
     ev.watch = index;
     ev.store = store;
     k->event(k->ctx, SIM_CARD_DEBUGGER, &ev);
-    return end_run_after(k, h, false);
+    bool jump = moved(k, h, ev.pc);
+    return end_run_after(k, h, false) || jump;
 }
 
 static bool on_trap(void *ctx, sim_hart *h, uint64_t cause, uint64_t tval)
@@ -210,6 +225,10 @@ void sim_cluster_run_observed(sim_cluster *c, unsigned core, uint64_t until)
             sim_hart_run_traced(h, until, h->hartid, 0, c->trace_line, c->trace_ctx);
         } else {
             sim_hart_run(h, until);
+        }
+        if (k->moved[core].set) { /* it ended before the instruction */
+            h->pc = k->moved[core].pc;
+            k->moved[core].set = false;
         }
     }
 }

@@ -172,6 +172,19 @@ gdb_batch() {
     done
 }
 
+@test "gdb run: a pc the debugger sets wild at a breakpoint is where the core goes: the thread traps there" {
+    # The runtime's handler is set by then: it reports the fetch fault.
+    local manifest=$KMRUN_TOP/programs/01_hello/program.yaml
+    run_limit=60 start_run "$manifest"
+    gdb_batch "break kmx_main" "continue" 'set $pc = 0xfffffffffffffffe' "detach"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *'[Inferior 1 (Remote target) detached]'* ]]
+    wait_run
+    [ "$run_status" -eq 1 ]
+    [ "$(jq -r '.threads[0] | [.state, .error, .trap.core, .trap.mcause, .trap.name] | @csv' run.out)" = \
+        '"trapped","trap",0,1,"instruction access fault"' ]
+}
+
 @test "gdb run: Ctrl-C stops a core that spins; kill ends kmrun (exit 1, no result, no run folder)" {
     start_run "$KMRUN_TOP/tests/fixtures/hazards/stuck.yaml"
     interrupt_and_kill "$kmrun_pid" "$port"

@@ -172,6 +172,32 @@ static void memory_as_a_core_sees_it(void **state)
     sim_card_free(card);
 }
 
+/* A pc written at a probe is where the core goes on (a debugger's jump):
+ * core 0, at its loop's first turn, is sent past the loop. */
+static void jump(void *ctx, const sim_card_event *ev)
+{
+    sim_card *card = ctx;
+    assert_int_equal(ev->kind, SIM_CARD_AT_PROBE);
+    assert_int_equal(ev->pc, LOOP);
+    assert_int_equal(sim_card_debug_set_reg(card, 1, ev->core, SIM_REG_PC, 0, LOOP + 12), 0);
+    assert_int_equal(sim_card_debug_probes(card, SIM_CARD_DEBUGGER, 1, NULL, 0, NULL), KS_OK);
+}
+
+static void a_pc_written_at_a_probe_is_where_the_core_goes_on(void **state)
+{
+    (void)state;
+    sim_card *card = card_new();
+    sim_card_debug_observe(card, SIM_CARD_DEBUGGER, jump, card);
+    uint64_t loop = LOOP;
+    assert_int_equal(sim_card_debug_probes(card, SIM_CARD_DEBUGGER, 1, &loop, 1, NULL), KS_OK);
+    sim_card_step(card, SPAN_PS);
+    core_end ends[BH_CLUSTER_CORES];
+    ends_of(card, ends);
+    assert_int_equal(ends[0].a0, 0); /* core 0, the first there: no turn */
+    assert_int_equal(ends[1].a0, COUNT);
+    sim_card_free(card);
+}
+
 /* Core 0's pc set wild before the start (as a debugger may): its fetch
  * faults, to mtvec 0, which faults too — a trap loop only a reset ends.
  * The observer catches traps and leaves at the third. */
@@ -231,6 +257,7 @@ int main(void)
         cmocka_unit_test(observed_run_is_the_plain_run),
         cmocka_unit_test(memory_as_a_core_sees_it),
         cmocka_unit_test(trap_loop_parks_once_the_observer_left),
+        cmocka_unit_test(a_pc_written_at_a_probe_is_where_the_core_goes_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

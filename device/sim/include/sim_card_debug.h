@@ -10,8 +10,9 @@
  * registers and time), every other core is between two instructions, and
  * nothing runs: the callee may take as long as it likes (a debugger waits
  * there for its client), read and write registers and memory through the
- * functions below, and change the probes, watches and stepping (they take
- * effect before the core's next instruction).  It must not step the card.
+ * functions below (the core's pc too: it goes on from there), and change
+ * the probes, watches and stepping (they take effect before the core's
+ * next instruction).  It must not step the card.
  *
  * Observing costs no modeled time and changes nothing a program sees: a
  * run with observers, paused and stepped, gives the same results and the
