@@ -240,6 +240,12 @@ static void on_card_locate(void *ctx, unsigned i, km_driver_where *w)
     w->pc_known = true;
     w->pc = core.pc;
     w->running = core.running;
+    w->trap_loop = core.trap_loop;
+    if (core.trap_loop) {
+        char buf[sizeof w->trap_name];
+        snprintf(w->trap_name, sizeof w->trap_name, "%s",
+                 sim_cause_name(core.trap_cause, buf, sizeof buf));
+    }
     km_source_lookup(km_session_image(s, &s->plan.clusters[i]), core.pc, &w->source);
 }
 

@@ -54,7 +54,9 @@ typedef struct km_build_ctx {
 } km_build_ctx;
 
 /* build_keys.c */
-void km_target_direct_key(km_build_ctx *b, km_target *t);
+/* The direct key; KM_EXIT_BUILD when a source is not text (a NUL byte,
+ * unless the flags name another -finput-charset). */
+int km_target_direct_key(km_build_ctx *b, km_target *t, km_error *err);
 /* KM_OK: a hit; KM_CACHE_MISS; else an error in err (an entry that could
  * not be checked: memory, I/O). */
 int km_target_lookup(km_build_ctx *b, km_target *t, km_error *err);

@@ -25,7 +25,17 @@
 #include "km_fs.h"
 #include "km_image.h"
 
-void km_target_direct_key(km_build_ctx *b, km_target *t)
+/* Whether the flags tell the compiler that sources are in another
+ * encoding (UTF-16 text has NUL bytes). */
+static bool other_charset(const km_target *t)
+{
+    for (size_t i = 0; i < t->nflags; i++)
+        if (strncmp(t->flags[i], "-finput-charset=", 16) == 0)
+            return true;
+    return false;
+}
+
+int km_target_direct_key(km_build_ctx *b, km_target *t, km_error *err)
 {
     km_hasher h;
     km_hasher_init(&h);
@@ -59,16 +69,29 @@ void km_target_direct_key(km_build_ctx *b, km_target *t)
             km_hasher_str(&h, b->p->kernels.handlers[i]);
     }
     km_hasher_u64(&h, t->nsources);
-    for (size_t i = 0; i < t->nsources; i++) {
+    bool text = !other_charset(t);
+    int rc = KM_OK;
+    for (size_t i = 0; rc == KM_OK && i < t->nsources; i++) {
         char *path = km_path_join(b->root, t->sources[i]);
         km_digest d = {{0}};
-        /* An unreadable source fails the compile, which says so better. */
-        km_hash_file(t->sources[i][0] == '/' ? t->sources[i] : path, &d, NULL);
+        long long nul = -1;
+        /* An unreadable source fails the compile, which says so better.
+         * A NUL byte is no C: the compiler would warn, ignore it and echo
+         * the line it is on in full, eight bytes a NUL ("<U+0000>"), which
+         * for a large file takes minutes and gigabytes. */
+        km_hash_text_file(t->sources[i][0] == '/' ? t->sources[i] : path, &d,
+                          text ? &nul : NULL, NULL);
         free(path);
+        if (nul >= 0)
+            rc = km_fail(err, KM_EXIT_BUILD,
+                         "'%s' (a source of the %s) is not a text file: a NUL byte at offset "
+                         "%lld (expected C source)",
+                         t->sources[i], t->display, nul);
         km_hasher_str(&h, t->sources[i]);
         km_hasher_digest(&h, &d);
     }
     km_hasher_final(&h, &t->dkey);
+    return rc;
 }
 
 /* A recorded header's name: "./x" under the manifest's folder, "@data/x"

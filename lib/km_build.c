@@ -279,9 +279,9 @@ static int setup(km_build_ctx *b, const km_program *p, km_cache *c, const km_bui
     if (out->has_kernels)
         add_target(b, KM_TARGET_KERNELS, NULL, p->kernels.sources, p->kernels.nsources,
                    &out->kernels);
-    for (size_t i = 0; i < b->ntargets; i++)
-        km_target_direct_key(b, &b->targets[i]);
-    return KM_OK;
+    for (size_t i = 0; rc == KM_OK && i < b->ntargets; i++)
+        rc = km_target_direct_key(b, &b->targets[i], err);
+    return rc;
 }
 
 typedef struct ninja_out {

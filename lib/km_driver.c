@@ -193,7 +193,13 @@ static void mark_stuck(drive *d, unsigned i, uint64_t grace_ps, km_thread_result
     if (w.pc_known)
         snprintf(at, sizeof at, " at pc 0x%llx%s", (unsigned long long)w.pc, where);
     double grace_s = (double)grace_ps / (double)BH_PS_PER_SECOND;
-    if (w.running)
+    if (w.running && w.trap_loop)
+        snprintf(r->stuck_info.detail, sizeof r->stuck_info.detail,
+                 "core %u did not return within %g s of the stop flag: it traps%s again and "
+                 "again (%.64s), its trap handler (mtvec) being where it traps; the cluster "
+                 "needs a reset",
+                 w.core, grace_s, at, w.trap_name);
+    else if (w.running)
         snprintf(r->stuck_info.detail, sizeof r->stuck_info.detail,
                  "core %u did not return within %g s of the stop flag: it still runs%s, in a "
                  "loop that never polls the stop (kmx_stop_requested); the cluster needs a "

@@ -36,6 +36,10 @@ typedef struct km_driver_where {
     uint64_t pc;     /* as the result reports it (an offset in a host object) */
     bool running;    /* the core still runs (else every core waits or is halted) */
     km_source source; /* of pc */
+    /* It runs in a trap loop: what is at pc (its trap handler, mtvec)
+     * traps too, with this cause ("instruction access fault"). */
+    bool trap_loop;
+    char trap_name[64];
 } km_driver_where;
 
 typedef struct km_driver_hooks {

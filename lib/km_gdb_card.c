@@ -31,6 +31,7 @@ struct km_gdb_card {
     pthread_cond_t changed;
     bool running;   /* the run may go on (else it waits) */
     bool released;  /* nobody debugs any more: never stop */
+    bool let_go;    /* and the card knows it (let_go) */
     bool ended;     /* the run is over */
     int exit_code;
     km_gdb_resume how; /* the last resume */
@@ -76,6 +77,8 @@ void km_gdb_card_free(km_gdb_card *t)
 }
 
 /* ---- the run's thread ------------------------------------------------------ */
+
+static void let_go(km_gdb_card *t);
 
 /* Whether an event stops the run, as the last resume asked. */
 static bool stops(const km_gdb_card *t, int thread, const sim_card_event *ev)
@@ -123,6 +126,8 @@ static void on_event(void *ctx, const sim_card_event *ev)
         while (!t->running)
             pthread_cond_wait(&t->changed, &t->lock);
     }
+    if (t->released)
+        let_go(t);
     pthread_mutex_unlock(&t->lock);
 }
 
@@ -133,6 +138,8 @@ void km_gdb_card_wait_start(km_gdb_card *t)
     pthread_mutex_lock(&t->lock);
     while (!t->running)
         pthread_cond_wait(&t->changed, &t->lock);
+    if (t->released)
+        let_go(t);
     pthread_mutex_unlock(&t->lock);
 }
 
@@ -321,17 +328,39 @@ static int resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, void *p
     return 0;
 }
 
-/* D: the points go and the run goes on free. */
-static void detach(void *ctx)
+/* The points and their triggers go, and stepping and trap catching:
+ * while the card is held (by either thread). */
+static void forget_points(km_gdb_card *t)
 {
-    km_gdb_card *t = ctx;
     for (unsigned i = 0; i < t->points.n; i++)
         release_triggers(t, t->points.p[i].type, t->points.p[i].addr);
     km_gdb_points_clear(&t->points);
     (void)apply_points(t);
     set_stepping(t, &(km_gdb_resume){.thread = -1});
     sim_card_debug_catch_traps(t->card, false);
+}
+
+/* D: the points go and the run goes on free. */
+static void detach(void *ctx)
+{
+    km_gdb_card *t = ctx;
+    forget_points(t);
     km_gdb_card_release(t);
+}
+
+/* The run's thread, released (detached, or the client gone), under the
+ * lock: the debugger observes the card no more.  What it left goes (a
+ * client that went away without D left its points), and the clusters
+ * drop their hooks before their next instruction, so the rest of the run
+ * is the one without the debugger, at its speed: a waiting core, or one
+ * in a trap loop (a pc the debugger set wild), parks again. */
+static void let_go(km_gdb_card *t)
+{
+    if (t->let_go)
+        return;
+    t->let_go = true;
+    forget_points(t);
+    sim_card_debug_observe(t->card, SIM_CARD_DEBUGGER, NULL, NULL);
 }
 
 static void kill_target(void *ctx)

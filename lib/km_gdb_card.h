@@ -52,7 +52,10 @@ void km_gdb_card_wait_start(km_gdb_card *t);
 void km_gdb_card_ended(km_gdb_card *t, int exit_code);
 
 /* The GDB thread, when its session is over without the program's end
- * (detached, or the client gone): the run goes on free, no longer held. */
+ * (detached, or the client gone): the run goes on free, no longer held,
+ * and no longer observed — what the debugger left set (points, triggers)
+ * goes and the run's thread lets go of the card as it wakes, so the rest
+ * is the run without a debugger, at its speed. */
 void km_gdb_card_release(km_gdb_card *t);
 
 #endif

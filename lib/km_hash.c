@@ -6,6 +6,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* SHA-256 fetched once.  OpenSSL's configuration file is not read: it
@@ -94,8 +95,13 @@ int km_digest_parse(const char *hex, km_digest *out)
     return hex[64] == 0 ? 0 : -1;
 }
 
-int km_hash_fd(int fd, const char *shown, km_digest *out, km_error *err)
+/* The SHA-256 of what fd holds, read to its end; with nul_at, stopping at
+ * its first NUL byte. */
+static int hash_fd(int fd, const char *shown, km_digest *out, long long *nul_at, km_error *err)
 {
+    if (nul_at)
+        *nul_at = -1;
+    long long at = 0;
     km_hasher h;
     km_hasher_init(&h);
     unsigned char buf[65536];
@@ -110,18 +116,40 @@ int km_hash_fd(int fd, const char *shown, km_digest *out, km_error *err)
             km_hasher_final(&h, out);
             return rc;
         }
+        const unsigned char *nul = nul_at ? memchr(buf, 0, (size_t)n) : NULL;
+        if (nul) {
+            *nul_at = at + (nul - buf);
+            km_hasher_bytes(&h, buf, (size_t)(nul - buf));
+            break;
+        }
         km_hasher_bytes(&h, buf, (size_t)n);
+        at += n;
     }
     km_hasher_final(&h, out);
     return KM_OK;
 }
 
-int km_hash_file(const char *path, km_digest *out, km_error *err)
+int km_hash_fd(int fd, const char *shown, km_digest *out, km_error *err)
+{
+    return hash_fd(fd, shown, out, NULL, err);
+}
+
+static int hash_path(const char *path, km_digest *out, long long *nul_at, km_error *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", path);
-    int rc = km_hash_fd(fd, path, out, err);
+    int rc = hash_fd(fd, path, out, nul_at, err);
     close(fd);
     return rc;
+}
+
+int km_hash_file(const char *path, km_digest *out, km_error *err)
+{
+    return hash_path(path, out, NULL, err);
+}
+
+int km_hash_text_file(const char *path, km_digest *out, long long *nul_at, km_error *err)
+{
+    return hash_path(path, out, nul_at, err);
 }

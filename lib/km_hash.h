@@ -35,4 +35,10 @@ int km_hash_file(const char *path, km_digest *out, km_error *err);
 /* The same from an open descriptor, read to its end; `shown` names it. */
 int km_hash_fd(int fd, const char *shown, km_digest *out, km_error *err);
 
+/* km_hash_file of a file that should be text: *nul_at is the offset of
+ * its first NUL byte, or -1 when it has none.  Reading stops at that byte
+ * (then *out is not the file's digest): one NUL is enough to know that the
+ * file is not text, however large it is. */
+int km_hash_text_file(const char *path, km_digest *out, long long *nul_at, km_error *err);
+
 #endif

@@ -37,7 +37,17 @@
  * and its turn-groups cost the same cycles (an instruction's static cost
  * from its block, plus its RAM range's fixed latency) every time, as long
  * as those bytes stay as they were: the caller checks (sim_cluster.c,
- * before each of the hart's turns). */
+ * before each of the hart's turns).
+ *
+ * A trap loop is the other thing a hart can spin in: its pc is mtvec's,
+ * and what is there traps whatever the registers hold (a fetch outside
+ * the code, an illegal instruction, ecall, ebreak), so each turn is one
+ * trap back to the same pc.  Once a trap there leaves every CSR as it
+ * found it (mepc that pc, mcause and mtval the trap's, MIE and MPIE
+ * clear: after two turns at most), every later turn is the same
+ * SIM_COST_TRAP cycles and nothing else: a period that retires nothing,
+ * loads nothing, and counts one trap — for ever, as on a card, where
+ * only a reset ends it. */
 #include <string.h>
 
 #include "hart_internal.h"
@@ -384,8 +394,67 @@ static bool walk_turns(walk *w, uint64_t head, unsigned p)
     return true;
 }
 
+/* The trap the instruction at h's pc takes whatever the registers hold;
+ * false when it may do anything else. */
+static bool always_traps(const sim_hart *h, uint64_t *cause, uint64_t *tval)
+{
+    const uint64_t pc = h->pc;
+    if (pc - h->code_base >= h->code_size) {
+        *cause = SIM_CAUSE_FETCH_ACCESS;
+        *tval = pc;
+        return true;
+    }
+    const sim_insn *d = entry_at(h->icache, pc);
+    switch (d ? d->op : SIM_OP_COUNT) {
+    case SIM_OP_FETCH_FAULT:
+        *cause = SIM_CAUSE_FETCH_ACCESS;
+        *tval = pc + (uint64_t)(int64_t)d->imm;
+        return true;
+    case SIM_OP_ILLEGAL:
+        *cause = SIM_CAUSE_ILLEGAL;
+        *tval = d->bits;
+        return true;
+    case SIM_OP_ECALL:
+        *cause = SIM_CAUSE_ECALL_M;
+        *tval = 0;
+        return true;
+    case SIM_OP_EBREAK:
+        *cause = SIM_CAUSE_BREAKPOINT;
+        *tval = pc;
+        return true;
+    default: /* anything else, a probe or a trigger before it, not decoded yet */
+        return false;
+    }
+}
+
+bool sim_hart_trap_loop(const sim_hart *h, uint64_t *cause)
+{
+    uint64_t c, tval;
+    const uint64_t pc = h->pc;
+    if (h->state != SIM_HART_RUNNING || !h->icache || (pc & 1) || !always_traps(h, &c, &tval))
+        return false;
+    /* the trap changes nothing: it goes back to pc, and finds the CSRs
+     * and the last trap's record as it leaves them */
+    bool fixed = (h->mtvec & ~(uint64_t)3) == pc && h->mepc == pc && h->mcause == c &&
+                 h->mtval == tval && !(h->mstatus & (SIM_MSTATUS_MIE | SIM_MSTATUS_MPIE)) &&
+                 h->trapped && h->trap_cause == c && h->trap_epc == pc && h->trap_tval == tval;
+    if (fixed && cause)
+        *cause = c;
+    return fixed;
+}
+
 bool sim_hart_idle_prove(const sim_hart *h, sim_idle *p)
 {
+    /* (a trap hook or a commit record sees each turn) */
+    if (!h->on_trap && !h->commit && sim_hart_trap_loop(h, NULL)) {
+        memset(p, 0, sizeof *p);
+        p->pc = h->pc;
+        memcpy(p->x, h->x, sizeof p->x);
+        p->period_cycles = SIM_COST_TRAP;
+        p->period_traps = 1;
+        p->max_periods = IDLE_PERIODS_MAX;
+        return true;
+    }
     /* an armed trigger must see every access and instruction */
     if (h->state != SIM_HART_RUNNING || !h->icache || h->probe || h->nwatches || h->commit ||
         h->icache->nprobes || h->trig_exec || h->trig_mem)
@@ -487,5 +556,6 @@ uint64_t sim_hart_idle_skip(sim_hart *h, const sim_idle *p, uint64_t until_cycle
     h->cycle = start + k * p->period_cycles;
     h->instret += p->prefix_instret + k * p->period_instret;
     h->mem_cycles += p->prefix_mem_cycles + k * p->period_mem_cycles;
+    h->traps += k * p->period_traps;
     return k;
 }

@@ -358,6 +358,7 @@ void sim_card_core_at(const sim_card *card, unsigned cluster, unsigned core, sim
     const sim_hart *h = sim_cluster_hart(card->clusters[cluster], core);
     out->pc = h->pc;
     out->running = h->state == SIM_HART_RUNNING;
+    out->trap_loop = sim_hart_trap_loop(h, &out->trap_cause);
 }
 
 uint64_t sim_card_instructions(const sim_card *card)

@@ -35,8 +35,13 @@ void sim_card_debug_adopt(sim_card *card, unsigned cluster)
     k->ctx = card;
     k->pause = &card->pause;
     k->dirty = k->probes_dirty = true;
-    c->hooks = observed(card) ? k : NULL;
-    if (!c->hooks)
+    k->leave = false;
+    if (observed(card))
+        c->hooks = k;
+    else if (c->hooks)
+        k->leave = true; /* nobody: at the cluster's next install, which may be
+                            an observer's event away (a core held inside it) */
+    else
         sim_cluster_hooks_install(c); /* nobody: the cores' hooks go */
 }
 
@@ -190,8 +195,12 @@ int sim_card_debug_claim_trigger(sim_card *card, unsigned cluster, bool execute,
 
 void sim_card_debug_catch_traps(sim_card *card, bool on)
 {
-    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++)
-        card->hooks[c].catch_traps = on;
+    for (unsigned c = 1; c <= BH_WORK_CLUSTERS; c++) {
+        sim_cluster_hooks *k = &card->hooks[c];
+        if (k->catch_traps != on)
+            k->dirty = true; /* the cores' trap hook comes or goes */
+        k->catch_traps = on;
+    }
 }
 
 void sim_card_debug_pause(sim_card *card)

@@ -213,10 +213,15 @@ static void idle_later(sim_cluster *c, unsigned i, uint64_t end)
  * `end`). */
 static void park_hart(sim_cluster *c, unsigned i, uint64_t end)
 {
-    /* an observer (a debugger, the timeline) sees every instruction run */
-    if (end < c->idle_retry[i] || c->trace_line || c->m.checker || c->hooks)
+    if (end < c->idle_retry[i] || c->trace_line || c->m.checker)
         return;
     const sim_hart *h = &c->harts[i];
+    /* an observer (a debugger, the timeline) sees every instruction run:
+     * under one, only a core that runs none parks (a trap loop whose traps
+     * nobody catches), when it is not stepped and nothing is to change */
+    const sim_cluster_hooks *hooks = c->hooks;
+    if (hooks && (hooks->dirty || (hooks->stepping & (1u << i)) || !sim_hart_trap_loop(h, NULL)))
+        return;
     sim_idle *p = &c->idle_proof[i];
     bool ok = sim_hart_idle_prove(h, p);
     for (unsigned k = 0; ok && k < p->nloads; k++) /* only LIM: the cluster's RAM */
@@ -317,6 +322,8 @@ void sim_cluster_step_cycles(sim_cluster *c, uint64_t until)
             break;
         }
         uint64_t end = c->m.now + SIM_CLUSTER_QUANTUM;
+        if (c->hooks && c->hooks->leave)
+            sim_cluster_hooks_install(c); /* between quanta: nobody observes now */
         if (c->hooks)
             sim_cluster_observe_pause(c);
         run_quantum(c, end);

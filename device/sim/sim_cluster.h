@@ -59,6 +59,9 @@ typedef struct sim_cluster_hooks {
      * installed again; with probes_dirty the probes too, which drops the
      * decoded code). */
     bool dirty, probes_dirty;
+    /* Nobody observes any more: the cluster lets the hooks go at its next
+     * install (sim_card_debug_adopt), never under a run's feet. */
+    bool leave;
     /* The card's dispatch: an event of observer `who`. */
     void (*event)(void *ctx, sim_card_observer who, const sim_card_event *ev);
     void *ctx;
@@ -70,6 +73,13 @@ typedef struct sim_cluster_hooks {
         uint64_t pc, instret;
         bool probe, watch;
     } skip[BH_CLUSTER_CORES];
+    /* A pc an observer wrote at a probe or a watch (a debugger's jump):
+     * the core's run ends before the instruction, which puts the hart's
+     * own pc back, and then goes on from this one. */
+    struct sim_cluster_moved {
+        bool set;
+        uint64_t pc;
+    } moved[BH_CLUSTER_CORES];
 } sim_cluster_hooks;
 
 typedef struct sim_cluster {

@@ -9,7 +9,9 @@
  * runs the core on.  Ending a run early and running on is the same run,
  * cycle for cycle (the hart stops exactly before an instruction), so no
  * modeled time moves.  The core then meets the same probe or watch again
- * at the same instruction: `skip` says it was reported. */
+ * at the same instruction: `skip` says it was reported.  A pc the event
+ * wrote (a debugger's jump) ends the run the same way, which puts the
+ * hart's own pc back; the run loop then sets the new one (`moved`). */
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -72,6 +74,17 @@ static bool end_run_after(sim_cluster_hooks *k, const sim_hart *h, bool probe)
     return true;
 }
 
+/* After an event at `at`: whether the observer wrote the core's pc (kept
+ * for sim_cluster_run_observed, the hart's put back: the run ends). */
+static bool moved(sim_cluster_hooks *k, sim_hart *h, uint64_t at)
+{
+    if (h->pc == at)
+        return false;
+    k->moved[core_of(h)] = (struct sim_cluster_moved){.set = true, .pc = h->pc};
+    h->pc = at;
+    return true;
+}
+
 static bool on_probe(void *ctx, sim_hart *h)
 {
     sim_cluster *c = ctx;
@@ -80,9 +93,10 @@ static bool on_probe(void *ctx, sim_hart *h)
         return false;
     sim_card_event ev = event_at(c, h, SIM_CARD_AT_PROBE);
     for (unsigned who = 0; who < SIM_CARD_OBSERVERS; who++)
-        if (has_pc(k->probes[who], k->nprobes[who], h->pc))
+        if (has_pc(k->probes[who], k->nprobes[who], ev.pc))
             k->event(k->ctx, (sim_card_observer)who, &ev);
-    return end_run_after(k, h, true);
+    bool jump = moved(k, h, ev.pc);
+    return end_run_after(k, h, true) || jump;
 }
 
 static bool on_watch(void *ctx, sim_hart *h, unsigned index, bool store)
@@ -95,7 +109,8 @@ static bool on_watch(void *ctx, sim_hart *h, unsigned index, bool store)
     ev.watch = index;
     ev.store = store;
     k->event(k->ctx, SIM_CARD_DEBUGGER, &ev);
-    return end_run_after(k, h, false);
+    bool jump = moved(k, h, ev.pc);
+    return end_run_after(k, h, false) || jump;
 }
 
 static bool on_trap(void *ctx, sim_hart *h, uint64_t cause, uint64_t tval)
@@ -150,6 +165,15 @@ static uint64_t *all_probes(const sim_cluster_hooks *k, unsigned *n, bool *ok)
 void sim_cluster_hooks_install(sim_cluster *c)
 {
     sim_cluster_hooks *k = c->hooks;
+    if (k && k->leave) {
+        /* nobody observes any more: the cores run as if nobody ever had */
+        if (k->installed_watches != k->watches) {
+            free(k->installed_watches);
+            k->installed_watches = k->watches;
+        }
+        k->leave = k->dirty = k->probes_dirty = false;
+        c->hooks = k = NULL;
+    }
     unsigned n = 0;
     bool ok = true;
     bool probes = !k || k->probes_dirty;
@@ -170,7 +194,8 @@ void sim_cluster_hooks_install(sim_cluster *c)
         h->nwatches = k ? k->nwatches : 0;
         h->watch = k ? on_watch : NULL;
         h->watch_ctx = c;
-        h->on_trap = k ? on_trap : NULL;
+        /* only while traps are caught: a trap loop nobody sees may park */
+        h->on_trap = k && k->catch_traps ? on_trap : NULL;
         h->trap_ctx = c;
     }
     free(pcs);
@@ -188,8 +213,8 @@ void sim_cluster_run_observed(sim_cluster *c, unsigned core, uint64_t until)
     sim_hart *h = &c->harts[core];
     while (h->state == SIM_HART_RUNNING && h->cycle < until) {
         if (k->dirty)
-            sim_cluster_hooks_install(c);
-        if (k->stepping & (1u << core)) {
+            sim_cluster_hooks_install(c); /* (c->hooks NULL when they left) */
+        if (c->hooks && (k->stepping & (1u << core))) {
             uint64_t instret = h->instret, traps = h->traps;
             sim_hart_run(h, h->cycle + 1); /* one instruction starts before the limit */
             if (h->instret != instret || h->traps != traps) {
@@ -200,6 +225,10 @@ void sim_cluster_run_observed(sim_cluster *c, unsigned core, uint64_t until)
             sim_hart_run_traced(h, until, h->hartid, 0, c->trace_line, c->trace_ctx);
         } else {
             sim_hart_run(h, until);
+        }
+        if (k->moved[core].set) { /* it ended before the instruction */
+            h->pc = k->moved[core].pc;
+            k->moved[core].set = false;
         }
     }
 }

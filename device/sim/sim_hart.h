@@ -282,13 +282,19 @@ void sim_mem_note_store(sim_mem *m, const sim_hart *writer, uint64_t addr);
  * ensure), and h has not run since the proof; it returns the periods
  * skipped (0: h unchanged).  A sim_hart_run to until_cycle after it ends
  * where the run alone would have.  mtime, an 8-byte load at
- * mem->mtime_addr, is the one device load a proof accepts. */
+ * mem->mtime_addr, is the one device load a proof accepts.
+ *
+ * A trap loop is proven too (sim_hart_trap_loop), unless a trap hook
+ * (on_trap) or a commit record would see its traps: its period is one
+ * trap (period_traps 1, SIM_COST_TRAP cycles, no instruction), its
+ * registers never change, and it has no bound. */
 #define SIM_IDLE_LOADS_MAX 16
 typedef struct sim_idle {
     uint64_t pc;
     uint64_t prefix_cycles, prefix_instret, prefix_mem_cycles;
     uint64_t x[32], dx[32];
     uint64_t period_cycles, period_instret, period_mem_cycles;
+    uint64_t period_traps; /* a trap loop's: 1 */
     uint64_t max_periods;
     /* Registers that end a period holding mtime (a load at
      * mem->mtime_addr), read in period 0 at the hart's cycle
@@ -305,6 +311,13 @@ typedef struct sim_idle {
     } loads[SIM_IDLE_LOADS_MAX];
 } sim_idle;
 bool sim_hart_idle_prove(const sim_hart *h, sim_idle *p);
+/* Whether h spins in a trap loop that changes nothing but time: its pc is
+ * mtvec's, what is there traps whatever the registers hold (a fetch
+ * outside the code range, an illegal instruction, ecall, ebreak), and the
+ * trap leaves the CSRs as they are (mepc, mcause and mtval already its,
+ * MIE and MPIE clear).  *cause (if not NULL): its mcause.  Only a reset
+ * ends such a loop. */
+bool sim_hart_trap_loop(const sim_hart *h, uint64_t *cause);
 uint64_t sim_hart_idle_skip(sim_hart *h, const sim_idle *p, uint64_t until_cycle);
 
 #endif

@@ -206,6 +206,28 @@ C
     [[ "$stderr" == *"thread/main.c:1:"*"nope"* ]]
 }
 
+@test "a source of NUL bytes is refused at once, named, as no text; a text source as large builds" {
+    # 100 MB of NULs kept the compiler busy for a minute echoing one line
+    # of "<U+0000>"s (800 MB of warnings): now a build error, before any
+    # compile, whatever the size.
+    truncate -s 100M "$prog/thread/big.c"
+    sed -i 's|sources: \[thread/main.c\]|sources: [thread/main.c, thread/big.c]|' "$prog/program.yaml"
+    run --separate-stderr timeout 20 kmrun build "$prog/program.yaml"
+    [ "$status" -eq 3 ]
+    [ "$stderr" = "kmrun: 'thread/big.c' (a source of the thread on cluster 1) is not a text file: a NUL byte at offset 0 (expected C source)" ]
+    [ -z "$output" ]
+    # a NUL after some text: its offset
+    printf 'int big;\n\0' >"$prog/thread/big.c"
+    run --separate-stderr timeout 20 kmrun build "$prog/program.yaml"
+    [ "$status" -eq 3 ]
+    [[ "$stderr" == *"'thread/big.c' (a source of the thread on cluster 1) is not a text file: a NUL byte at offset 9"* ]]
+    # 100 MB of C (a comment) builds
+    { printf '/*'; head -c 100M /dev/zero | tr '\0' ' '; printf '*/\nint big(void) { return 1; }\n'; } >"$prog/thread/big.c"
+    run --separate-stderr timeout 60 kmrun build "$prog/program.yaml"
+    [ "$status" -eq 0 ]
+    [ "$(json 'd["threads"][0]["image"]["cache"]')" = miss ]
+}
+
 @test "a declared handler that no kernel defines is rejected" {
     sed -i 's/handlers: \[scale\]/handlers: [scale, shift]/' "$prog/program.yaml"
     build

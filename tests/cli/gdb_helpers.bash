@@ -33,3 +33,25 @@ interrupt_and_kill() {
     exec {sock}<&-
     echo "$reply"
 }
+
+# send_packets PORT PACKET...: connects to kmrun's server on PORT, sends
+# each packet (framed, in no-ack mode), then closes the connection once
+# the server has (after D) or after 2 s of its replies, which it sets in
+# reply.  A last packet "close" sends nothing: the client just goes away.
+send_packets() {
+    local port=$1 sock p sum i c
+    shift
+    exec {sock}<>"/dev/tcp/127.0.0.1/$port"
+    printf '$QStartNoAckMode#b0' >&"$sock"
+    for p in "$@"; do
+        [ "$p" = close ] && break
+        sum=0
+        for ((i = 0; i < ${#p}; i++)); do
+            printf -v c '%d' "'${p:i:1}"
+            sum=$(((sum + c) % 256))
+        done
+        printf '$%s#%02x' "$p" "$sum" >&"$sock"
+    done
+    reply=$(timeout 2 cat <&"$sock" || true)
+    exec {sock}<&-
+}

@@ -4,7 +4,8 @@
 # line, a local, a step, another core's thread, watchpoints on a region
 # word and on a word another core writes, a trap and a stuck core as
 # stops at their lines, Ctrl-C, the end as the process's exit — and the
-# run's JSON the same as without the debugger.
+# run's JSON the same as without the debugger; after it leaves, whatever
+# it left (a wild pc), the run ends as the card's would.
 
 # shellcheck disable=SC2154 # output, status: set by run
 load helpers
@@ -16,9 +17,11 @@ setup() {
 }
 
 # start_run ARGS...: kmrun run --gdb 0 ARGS in the background; sets port,
-# image and src from the line it prints.
+# image and src from the line it prints.  With run_limit set, kmrun is
+# killed after that many seconds (a run that would hang fails instead).
 start_run() {
-    kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" --gdb 0 "$@" >run.out 2>run.err &
+    ${run_limit:+timeout "$run_limit"} kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" --gdb 0 "$@" \
+        >run.out 2>run.err &
     kmrun_pid=$!
     port=
     for _ in $(seq 600); do
@@ -146,6 +149,40 @@ gdb_batch() {
     [ "$run_status" -eq 1 ]
     [ "$(jq -r '.threads[0].state' run.out)" = stuck ]
     same_as_plain 1 --timeout 0.001 "$manifest"
+}
+
+@test "gdb run: a run whose pc the debugger left wild ends in a documented state: stuck in a fetch-fault loop at pc 0" {
+    # Before the first instruction the runtime has set no trap handler:
+    # the fetch at the wild pc faults to mtvec 0, which faults too, as on
+    # an X280 until a reset.  Whether GDB detaches or just goes away, the
+    # run ends at its stop (10 s of modeled time, 1 s of grace) as a run
+    # without the debugger would, in under a second of real time: the run
+    # limit fails a regression, which took minutes.
+    local manifest=$KMRUN_TOP/programs/01_hello/program.yaml
+    for leave in D close; do
+        run_limit=20 start_run --timeout 10 "$manifest"
+        send_packets "$port" Hg1 P20=ffffffffffffffff g "$leave"
+        [[ "$reply" == *'$OK#9a'*'feffffffffffffff#'* ]] # P's OK, and g: the pc, bit 0 dropped
+        wait_run
+        [ "$run_status" -eq 1 ]
+        [ "$(jq -r '.threads[0] | [.state, .error, .stuck.core, .stuck.pc] | @csv' run.out)" = \
+            '"stuck","none",0,0' ]
+        [ "$(jq -r .device_microseconds run.out)" = 11000000 ]
+        [[ "$(jq -r .threads[0].stuck.detail run.out)" == *"it traps at pc 0x0 again and again (instruction access fault)"* ]]
+    done
+}
+
+@test "gdb run: a pc the debugger sets wild at a breakpoint is where the core goes: the thread traps there" {
+    # The runtime's handler is set by then: it reports the fetch fault.
+    local manifest=$KMRUN_TOP/programs/01_hello/program.yaml
+    run_limit=60 start_run "$manifest"
+    gdb_batch "break kmx_main" "continue" 'set $pc = 0xfffffffffffffffe' "detach"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *'[Inferior 1 (Remote target) detached]'* ]]
+    wait_run
+    [ "$run_status" -eq 1 ]
+    [ "$(jq -r '.threads[0] | [.state, .error, .trap.core, .trap.mcause, .trap.name] | @csv' run.out)" = \
+        '"trapped","trap",0,1,"instruction access fault"' ]
 }
 
 @test "gdb run: Ctrl-C stops a core that spins; kill ends kmrun (exit 1, no result, no run folder)" {

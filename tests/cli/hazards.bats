@@ -3,7 +3,8 @@
 # thread that is wrong on the card is wrong here too, loudly and with the
 # source line"): stale lines, unflushed writes, a dirty line written back
 # over newer data, a misaligned access into a region, a loop that never
-# polls the stop, a deadline passed; and the start-up checks that fail.
+# polls the stop, a trap handler that faults, a deadline passed; and the
+# start-up checks that fail.
 # The threads are in tests/fixtures/hazards/thread/, each saying what it
 # returns.
 
@@ -86,6 +87,19 @@ line_of() {
     # data[0] = 0xAB went into the cache only: DRAM still holds 0.
     run kmrun read-region --run-dir "$runs" --format u32 --length 4 data
     [ "$output" = 0 ]
+}
+
+@test "hazard: a trap handler that faults too loops until the run finds the thread stuck, named as a trap loop" {
+    # 10 s of modeled time to the stop, 1 s of grace: 1.1e10 traps, which
+    # took over a minute to run one by one; a trap loop is parked, so the
+    # run ends at once (the timeout only keeps a regression from hanging).
+    run --separate-stderr timeout 30 kmrun run --run-dir "$runs" --timeout 10 "$hazards/trap_loop.yaml"
+    [ "$status" -eq 1 ]
+    [ "$(field '.threads[0] | [.ran, .state, .error, .code, .where, .trap] | @csv')" = \
+        'false,"stuck","none",,3,' ]
+    [ "$(field .device_microseconds)" = 11000000 ]
+    [ "$(field '.threads[0].stuck | [.core, .pc, .source] | @csv')" = '0,16,' ]
+    [ "$(field .threads[0].stuck.detail)" = "core 0 did not return within 1 s of the stop flag: it traps at pc 0x10 again and again (instruction access fault), its trap handler (mtvec) being where it traps; the cluster needs a reset" ]
 }
 
 @test "hazard: a loop that polls kmx_stop_requested ends late at its deadline" {

@@ -1,5 +1,6 @@
 /* Tests for lib/km_cache.c and lib/cache_admin.c: entries, records,
- * corruption, races, gc and clear, on a cache in a temporary folder. */
+ * corruption, races, gc and clear, on a cache in a temporary folder; and
+ * lib/km_hash.c's file hashes, which keys are made of. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -361,6 +362,36 @@ static void an_entry_that_is_a_link_is_removed_as_itself(void **state)
     free(real);
 }
 
+/* A text file's hash is km_hash_file's; a NUL byte is found wherever it
+ * is, past the first read too, and ends the reading there. */
+static void a_text_hash_finds_the_first_nul(void **state)
+{
+    fixture *f = *state;
+    size_t n = 200000;
+    char *bytes = malloc(n);
+    memset(bytes, 'c', n);
+    char *path = km_path_join(f->dir, "source.c");
+    assert_int_equal(km_write_file_atomic(path, bytes, n, NULL), KM_OK);
+    km_digest whole, text;
+    long long nul = 0;
+    assert_int_equal(km_hash_file(path, &whole, NULL), KM_OK);
+    assert_int_equal(km_hash_text_file(path, &text, &nul, NULL), KM_OK);
+    assert_int_equal(nul, -1);
+    assert_memory_equal(whole.b, text.b, sizeof whole.b);
+    bytes[70000] = 0;
+    bytes[150000] = 0;
+    assert_int_equal(km_write_file_atomic(path, bytes, n, NULL), KM_OK);
+    assert_int_equal(km_hash_text_file(path, &text, &nul, NULL), KM_OK);
+    assert_int_equal(nul, 70000);
+    km_error err = {0};
+    char *missing = km_path_join(f->dir, "missing.c");
+    assert_int_equal(km_hash_text_file(missing, &text, &nul, &err), KM_EXIT_SYSTEM);
+    assert_non_null(strstr(err.message, "missing.c"));
+    free(missing);
+    free(path);
+    free(bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +412,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(an_entry_that_is_a_link_is_removed_as_itself, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(a_text_hash_finds_the_first_nul, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

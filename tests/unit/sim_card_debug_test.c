@@ -2,7 +2,10 @@
  * observers see every probe, watch, step and trap of the work cores, may
  * change the sets from inside an event, read registers and memory as a
  * core does — and the observed run ends exactly where the plain one does
- * (every core's pc, cycles, instructions, registers). */
+ * (every core's pc, cycles, instructions, registers).  An observer may
+ * leave from inside its event: the cores then run as if nobody had ever
+ * observed, and park as they would (a trap loop costs no time to
+ * simulate). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +16,7 @@
 
 #include "counting_card.h"
 #include "sim_card_debug.h"
+#include "sim_card_internal.h"
 
 typedef struct core_end {
     uint64_t pc, cycle, instret, a0;
@@ -168,11 +172,92 @@ static void memory_as_a_core_sees_it(void **state)
     sim_card_free(card);
 }
 
+/* A pc written at a probe is where the core goes on (a debugger's jump):
+ * core 0, at its loop's first turn, is sent past the loop. */
+static void jump(void *ctx, const sim_card_event *ev)
+{
+    sim_card *card = ctx;
+    assert_int_equal(ev->kind, SIM_CARD_AT_PROBE);
+    assert_int_equal(ev->pc, LOOP);
+    assert_int_equal(sim_card_debug_set_reg(card, 1, ev->core, SIM_REG_PC, 0, LOOP + 12), 0);
+    assert_int_equal(sim_card_debug_probes(card, SIM_CARD_DEBUGGER, 1, NULL, 0, NULL), KS_OK);
+}
+
+static void a_pc_written_at_a_probe_is_where_the_core_goes_on(void **state)
+{
+    (void)state;
+    sim_card *card = card_new();
+    sim_card_debug_observe(card, SIM_CARD_DEBUGGER, jump, card);
+    uint64_t loop = LOOP;
+    assert_int_equal(sim_card_debug_probes(card, SIM_CARD_DEBUGGER, 1, &loop, 1, NULL), KS_OK);
+    sim_card_step(card, SPAN_PS);
+    core_end ends[BH_CLUSTER_CORES];
+    ends_of(card, ends);
+    assert_int_equal(ends[0].a0, 0); /* core 0, the first there: no turn */
+    assert_int_equal(ends[1].a0, COUNT);
+    sim_card_free(card);
+}
+
+/* Core 0's pc set wild before the start (as a debugger may): its fetch
+ * faults, to mtvec 0, which faults too — a trap loop only a reset ends.
+ * The observer catches traps and leaves at the third. */
+#define WILD 0xfffffffffffffffeull
+#define LONG_PS (2000ull * 1000 * 1000 * 1000) /* 2 s: 2e9 traps */
+
+typedef struct leaver {
+    sim_card *card;
+    unsigned traps;
+} leaver;
+
+static void leave_at_third_trap(void *ctx, const sim_card_event *ev)
+{
+    leaver *l = ctx;
+    assert_int_equal(ev->kind, SIM_CARD_AT_TRAP);
+    assert_int_equal(ev->core, 0);
+    assert_int_equal(ev->cause, 1); /* instruction access fault */
+    assert_int_equal(ev->pc, ++l->traps == 1 ? WILD : 0);
+    if (l->traps == 3)
+        sim_card_debug_observe(l->card, SIM_CARD_DEBUGGER, NULL, NULL);
+}
+
+static void trap_loop_parks_once_the_observer_left(void **state)
+{
+    (void)state;
+    core_end plain[BH_CLUSTER_CORES], left[BH_CLUSTER_CORES];
+    sim_card *card = card_new();
+    assert_int_equal(sim_card_debug_set_reg(card, 1, 0, SIM_REG_PC, 0, WILD), 0);
+    sim_card_step(card, LONG_PS);
+    ends_of(card, plain);
+    sim_card_free(card);
+
+    card = card_new();
+    leaver l = {.card = card};
+    sim_card_debug_observe(card, SIM_CARD_DEBUGGER, leave_at_third_trap, &l);
+    sim_card_debug_catch_traps(card, true);
+    assert_int_equal(sim_card_debug_set_reg(card, 1, 0, SIM_REG_PC, 0, WILD), 0);
+    sim_card_step(card, LONG_PS);
+    assert_int_equal(l.traps, 3); /* none reported after it left */
+    assert_null(card->clusters[1]->hooks);
+    /* core 0 parked: 2 s of quanta passed without running it */
+    assert_true(card->clusters[1]->idle_quanta > 30000000);
+    ends_of(card, left);
+    assert_memory_equal(plain, left, sizeof plain);
+    sim_card_core core;
+    sim_card_core_at(card, 1, 0, &core);
+    assert_true(core.running && core.trap_loop);
+    assert_int_equal(core.trap_cause, 1);
+    assert_int_equal(core.pc, 0);
+    assert_true(sim_cluster_hart(card->clusters[1], 0)->traps >= 2000000000ull);
+    sim_card_free(card);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(observed_run_is_the_plain_run),
         cmocka_unit_test(memory_as_a_core_sees_it),
+        cmocka_unit_test(trap_loop_parks_once_the_observer_left),
+        cmocka_unit_test(a_pc_written_at_a_probe_is_where_the_core_goes_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

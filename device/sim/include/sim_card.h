@@ -156,10 +156,14 @@ void sim_card_request_stop(sim_card *card, unsigned cluster);
 bool sim_card_failed(const sim_card *card, unsigned cluster, ks_error *err);
 
 /* Where a cluster's core is: its pc, and whether it runs (not in wfi, not
- * halted). */
+ * halted); trap_loop: it runs in a trap loop that only a reset ends (what
+ * is at pc, which is mtvec, traps with mcause trap_cause and comes back
+ * there: sim_hart_trap_loop). */
 typedef struct sim_card_core {
     uint64_t pc;
     bool running;
+    bool trap_loop;
+    uint64_t trap_cause;
 } sim_card_core;
 void sim_card_core_at(const sim_card *card, unsigned cluster, unsigned core, sim_card_core *out);
 

@@ -10,8 +10,9 @@
  * registers and time), every other core is between two instructions, and
  * nothing runs: the callee may take as long as it likes (a debugger waits
  * there for its client), read and write registers and memory through the
- * functions below, and change the probes, watches and stepping (they take
- * effect before the core's next instruction).  It must not step the card.
+ * functions below (the core's pc too: it goes on from there), and change
+ * the probes, watches and stepping (they take effect before the core's
+ * next instruction).  It must not step the card.
  *
  * Observing costs no modeled time and changes nothing a program sees: a
  * run with observers, paused and stepped, gives the same results and the
@@ -58,8 +59,11 @@ typedef struct sim_card_event {
 typedef void (*sim_card_observe_fn)(void *ctx, const sim_card_event *ev);
 
 /* The observer `who` is fn(ctx) from now on (fn NULL: no more; its probes,
- * watches and stepping go).  Applies to every work cluster, added now or
- * later. */
+ * watches, stepping and trap catching go).  Applies to every work cluster,
+ * added now or later.  An observer may leave from inside its own event:
+ * when the last one has left, each cluster lets go of its cores' hooks
+ * before their next instruction, and from then on the card runs as one
+ * nobody ever observed (a waiting core, or one in a trap loop, parks). */
 void sim_card_debug_observe(sim_card *card, sim_card_observer who, sim_card_observe_fn fn,
                             void *ctx);
 
