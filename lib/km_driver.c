@@ -195,9 +195,9 @@ static void mark_stuck(drive *d, unsigned i, uint64_t grace_ps, km_thread_result
     double grace_s = (double)grace_ps / (double)BH_PS_PER_SECOND;
     if (w.running && w.trap_loop)
         snprintf(r->stuck_info.detail, sizeof r->stuck_info.detail,
-                 "core %u did not return within %g s of the stop flag: it traps%s again and "
-                 "again (%.64s), its trap handler (mtvec) being where it traps; the cluster "
-                 "needs a reset",
+                 "core %u did not return within %g s of the stop flag: it traps%.700s again "
+                 "and again (%.64s), its trap handler (mtvec) being where it traps; the "
+                 "cluster needs a reset",
                  w.core, grace_s, at, w.trap_name);
     else if (w.running)
         snprintf(r->stuck_info.detail, sizeof r->stuck_info.detail,
