@@ -17,7 +17,7 @@
 #define SLICE (1ull << 20)        /* cycles a sim_hart_run call may go on */
 /* The most memory the hart fetches from: the span of everything loaded,
  * when it is at most this (the decoded code keeps a slot per halfword of
- * it); else only the executable segments. */
+ * it); else only the code segments (sim_exec.c, is_code). */
 #define FETCH_SPAN_MAX (256ull << 20)
 
 struct sim_exec {
