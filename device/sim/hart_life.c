@@ -2,7 +2,8 @@
  * wake, halt — and the owner's hold on its decoded code (probes, a
  * flush).  Harts of one memory with the same code range share their
  * decoded code (hart_internal.h, struct sim_icache); init and free keep
- * its users and the set of execute triggers that code carries. */
+ * its users and the sets of execute triggers and locked PMP entries that
+ * code carries.  A reset clears the PMP, locked entries too. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,8 +69,10 @@ int sim_hart_init(sim_hart *h, sim_mem *mem, uint32_t hartid, uint64_t reset_pc,
         }
         mem->harts[mem->nharts++] = h;
     }
-    /* what h armed before its reset is gone from the shared code's set */
+    /* what h armed or locked before its reset is gone from the shared
+     * code's sets */
     sim_icache_retrigger(mem, h->icache);
+    sim_icache_repmp(mem, h->icache);
     return 0;
 }
 
@@ -84,8 +87,10 @@ void sim_hart_free(sim_hart *h)
                 break;
             }
         }
-        if (h->icache && h->icache->users > 1) /* its triggers leave the set */
+        if (h->icache && h->icache->users > 1) { /* its triggers and locks leave the sets */
             sim_icache_retrigger(m, h->icache);
+            sim_icache_repmp(m, h->icache);
+        }
     }
     drop_icache(h);
 }

@@ -241,9 +241,12 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     /* Only stores that could break another hart's reservation need
      * sim_mem_note_store on the fast path: h is one of m->harts. */
     const bool others = m->nharts > 1;
-    /* Nothing watches or records accesses: the inline paths may serve
-     * them (a probe that sets watches ends the run's use of them: rlen). */
-    bool quiet = !h->nwatches && !h->commit && !h->trig_mem;
+    /* Nothing watches, records or checks accesses (watches, a commit
+     * record, load/store triggers, locked PMP entries): the inline paths
+     * may serve them (a probe that sets watches ends the run's use of
+     * them: rlen). */
+#define QUIET() (!h->nwatches && !h->commit && !h->trig_mem && !h->pmp_locked)
+    bool quiet = QUIET();
 
     /* The forwarded values: f0 the result of the instruction just run,
      * f1 the one before it, as the handlers of the instructions that
@@ -590,7 +593,7 @@ op_PROBE:
         SYNC();
         bool stop_here = h->probe(h->probe_ctx, h);
         rlen = 0; /* it may have set watches */
-        quiet = !h->nwatches && !h->commit && !h->trig_mem;
+        quiet = QUIET();
         if (stop_here)
             goto stopped;
     }
@@ -601,6 +604,14 @@ op_TRIGGER:
     if (h->trig_exec && sim_trigger_exec(h, d->pc)) {
         cause = SIM_CAUSE_BREAKPOINT;
         tval = d->pc;
+        goto trap;
+    }
+    NEXT;
+op_PMP:
+    /* a locked PMP entry of a hart sharing the code meets the next
+     * entry's instruction: may this hart fetch it? */
+    if (h->pmp_locked && sim_pmp_fetch_denied(h, d[1].pc, d[1].len, &tval)) {
+        cause = SIM_CAUSE_FETCH_ACCESS;
         goto trap;
     }
     NEXT;
@@ -772,11 +783,11 @@ op_CSR: {
         tval = d->bits;
         goto trap;
     }
-    /* a trigger write may have armed loads and stores (the RAM cache
-     * must be bypassed) or changed the execute set (the decoded code is
-     * gone: on from the next pc, decoded anew, the rest of this block
-     * taken back as a trap would) */
-    quiet = !h->nwatches && !h->commit && !h->trig_mem;
+    /* a trigger or PMP write may have armed loads and stores (the RAM
+     * cache must be bypassed) or changed the execute or fetch set (the
+     * decoded code is gone: on from the next pc, decoded anew, the rest
+     * of this block taken back as a trap would) */
+    quiet = QUIET();
     if (UNLIKELY(!quiet))
         rlen = 0;
     if (UNLIKELY(gen != ic->gen)) {
@@ -922,6 +933,7 @@ out:
     h->instret = instret;
     h->mem_cycles = mcycles;
     return h->state;
+#undef QUIET
 #undef SYNC
 #undef UNCUT
 #undef RESYNC
