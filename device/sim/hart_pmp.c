@@ -27,11 +27,12 @@
  * entry's edge): h->pmp_locked counts the locked entries that match
  * something, and while it is 0 nothing is checked.  While it is not, every
  * load and store takes the slow path, which asks sim_pmp_denies (the hot
- * loop's `quiet`, as for watches and load/store triggers), and each
- * instruction a locked entry of a hart sharing the decoded code meets is
- * preceded there by a PMP entry (hart_block.c), which asks the hart's own
- * entries for the fetch: the set of their ranges is the decoded code's,
- * and a change of it drops the decoded code (sim_icache_repmp). */
+ * loop's `quiet`, as for watches and load/store triggers:
+ * h->checks_mem), and each instruction a locked entry of a hart sharing
+ * the decoded code meets is preceded there by a PMP entry (hart_block.c),
+ * which asks the hart's own entries for the fetch: the set of their
+ * ranges is the decoded code's, and a change of it drops the decoded code
+ * (sim_icache_repmp). */
 #include <string.h>
 
 #include "hart_internal.h"
@@ -137,6 +138,7 @@ static void relock(sim_hart *h)
         n += locked(h, i, &lo, &hi);
     }
     h->pmp_locked = n;
+    h->checks_mem = h->trig_mem || h->pmp_locked;
     if (h->icache && h->mem)
         sim_icache_repmp(h->mem, h->icache);
 }

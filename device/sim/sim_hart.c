@@ -245,7 +245,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
      * record, load/store triggers, locked PMP entries): the inline paths
      * may serve them (a probe that sets watches ends the run's use of
      * them: rlen). */
-#define QUIET() (!h->nwatches && !h->commit && !h->trig_mem && !h->pmp_locked)
+#define QUIET() (!h->nwatches && !h->commit && !h->checks_mem)
     bool quiet = QUIET();
 
     /* The forwarded values: f0 the result of the instruction just run,

@@ -180,6 +180,10 @@ typedef struct sim_hart {
     uint8_t pmpcfg[SIM_HART_PMP];
     uint64_t pmpaddr[SIM_HART_PMP];
     unsigned pmp_locked;
+    /* Nonzero while every load and store must reach the slow path that
+     * checks it: trig_mem or pmp_locked is (hart_trigger.c and hart_pmp.c
+     * keep it), so that the hot loop tests one field for both. */
+    unsigned checks_mem;
     /* The vector unit's state (sim_vec.h), last: the scalar fields the hot
      * loop touches stay together ahead of these 2 KiB.  vtype bit 63 is
      * vill; vxrm and vxsat are vcsr's two fields.  Register r's byte b is

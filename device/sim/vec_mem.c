@@ -119,7 +119,7 @@ static int lg2(unsigned v)
 static bool one_write(sim_hart *h, const sim_vec_insn *vi, const vshape *s, unsigned vd)
 {
     sim_mem *m = h->mem;
-    if (!m->store_bytes || h->trig_mem || h->pmp_locked || !vi->vm || s->nf != 1 ||
+    if (!m->store_bytes || h->checks_mem || !vi->vm || s->nf != 1 ||
         (s->form != VEC_UNIT && s->form != VEC_WHOLE && s->form != VEC_MASK) ||
         (s->base & (s->bytes - 1)))
         return false;
