@@ -218,7 +218,7 @@ int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
         vec_charge(h, s.evl * s.nf * s.bytes * 8, 1);
         return 0;
     }
-    vacc a = {h, !nwatches && !h->commit && !h->pmp_locked,
+    vacc a = {h, !nwatches && !h->commit && !h->checks_mem,
               h->ram_hint < h->mem->nram ? (int)h->ram_hint : -1, 0};
     int rc = 0;
     h->vmem = store ? SIM_MEM_VSTORE : SIM_MEM_VLOAD;
