@@ -253,9 +253,14 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs)
     for (;;) {
         /* An instruction a locked PMP entry meets, behind its fetch
          * check, anywhere in a block: every way to its pc (the map, a
-         * link, the entry before) meets the check first. */
-        if (fenced(ic, at))
-            put_check(&head[n++], SIM_OP_PMP, at, hs);
+         * link, the entry before) meets the check first.  Entered, the
+         * check loads the forwarded values the instruction reads. */
+        if (fenced(ic, at)) {
+            put_check(&head[n], SIM_OP_PMP, at, hs);
+            for (unsigned i = 0; i < 2; i++)
+                head[n].fwd[i] = fs.valid[i] ? fs.reg[i] : 0;
+            n++;
+        }
         sim_insn *d = &head[n++];
         sim_decode_at(h, at, d);
         pick_form(d, &fs, hs);

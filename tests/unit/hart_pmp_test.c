@@ -40,6 +40,12 @@ enum { R = 0x01, W = 0x02, X = 0x04, TOR = 0x08, NA4 = 0x10, NAPOT = 0x18, L = 0
      (((uint32_t)(imm) & 31) << 7) | 0x23u)
 #define AMOADD_W(rd, rs1, rs2) (((rs2) << 20) | ((rs1) << 15) | (2u << 12) | ((rd) << 7) | 0x2fu)
 #define JALR(rd, rs1) (((rs1) << 15) | ((rd) << 7) | 0x67u)
+#define ADD(rd, rs1, rs2) (((rs2) << 20) | ((rs1) << 15) | ((rd) << 7) | 0x33u)
+/* blt rs1, rs2, off (off a multiple of 2, within +-4 KiB) */
+#define BLT(rs1, rs2, off)                                                                     \
+    (((((uint32_t)(off) >> 12) & 1) << 31) | ((((uint32_t)(off) >> 5) & 0x3f) << 25) |         \
+     ((rs2) << 20) | ((rs1) << 15) | (4u << 12) | ((((uint32_t)(off) >> 1) & 0xf) << 8) |      \
+     ((((uint32_t)(off) >> 11) & 1) << 7) | 0x63u)
 #define CSRW(csr, rs1) (((uint32_t)(csr) << 20) | ((rs1) << 15) | (1u << 12) | 0x73u)
 
 typedef struct rig {
@@ -438,6 +444,27 @@ static void locked_by_the_instruction_before(void **state)
     rig_free(r);
 }
 
+/* A block whose instructions carry fetch checks, entered in the middle
+ * (a loop's branch back to its second instruction): the check there
+ * loads the forwarded values the instruction after it reads (sim_hart.c),
+ * as any entry does. */
+static void checks_keep_forwarded_values(void **state)
+{
+    (void)state;
+    /* li a0, 5; add a1, a0, a0; addi t0, t0, 1; blt t0, t1, -8; wfi */
+    const uint32_t prog[] = {ADDI(A0, 0, 5), ADD(A1, A0, A0), ADDI(T0, T0, 1), BLT(T0, T1, -8),
+                             WFI};
+    rig *r = rig_new(0, prog, 5);
+    r->h.x[T1] = 3;
+    entry(&r->h, 0, napot(CODE_BASE, PAGE), L | NAPOT | R | W | X);
+    run_to_wfi(&r->h);
+    assert_false(r->h.trapped);
+    assert_int_equal(r->h.x[A1], 10);
+    assert_int_equal(r->h.x[T0], 3);
+    assert_int_equal(r->h.instret, 1 + 3 * 3 + 1);
+    rig_free(r);
+}
+
 /* With no entry locked nothing is checked: the decoded code carries no
  * check, the accesses take the fast path, and the time is the same. */
 static void unlocked_entries_cost_nothing(void **state)
@@ -475,6 +502,7 @@ int main(void)
         cmocka_unit_test(locked_entries_deny_fetches),
         cmocka_unit_test(harts_sharing_code_keep_their_own),
         cmocka_unit_test(locked_by_the_instruction_before),
+        cmocka_unit_test(checks_keep_forwarded_values),
         cmocka_unit_test(unlocked_entries_cost_nothing),
     };
     setenv("KMRUN_JIT", "off", 1);
