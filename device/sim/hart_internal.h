@@ -329,14 +329,26 @@ bool sim_pmp_range(const sim_hart *h, unsigned i, uint64_t *lo, uint64_t *hi);
 bool sim_pmp_allows(const sim_hart *h, uint64_t addr, unsigned size, unsigned perm);
 static inline bool sim_pmp_denies(const sim_hart *h, uint64_t addr, unsigned size, unsigned perm)
 {
-    return __builtin_expect(h->pmp_locked != 0, 0) && !sim_pmp_allows(h, addr, size, perm);
+    return __builtin_expect(h->pmp_deny != 0, 0) && !sim_pmp_allows(h, addr, size, perm);
+}
+/* Whether no entry of h that may deny a load or store (locked, without R
+ * or W) meets [base, base + size): then PMP allows every access there. */
+bool sim_pmp_open(const sim_hart *h, uint64_t base, uint64_t size);
+/* Whether the hot loop's RAM cache may serve RAM range r although the
+ * run is not quiet (sim_hart.c): PMP alone asks to see accesses (no
+ * watch, commit record or load/store trigger), and none of its entries
+ * that may deny one meets r. */
+static inline bool sim_ram_open(const sim_hart *h, const sim_ram *r)
+{
+    return !h->nwatches && !h->commit && !h->trig_mem && sim_pmp_open(h, r->base, r->size);
 }
 /* Whether h's PMP denies fetching the `len`-byte instruction at pc (in
  * 2-byte parcels); then *tval is the first parcel denied. */
 bool sim_pmp_fetch_denied(const sim_hart *h, uint64_t pc, unsigned len, uint64_t *tval);
-/* Whether a locked entry in ic's set meets [pc, pc + 4) (the decoder
- * asks); sim_icache_repmp recollects the set from the harts of m that
- * share ic, and flushes ic when it changed. */
+/* Whether an entry in ic's set (the locked entries without X of the
+ * harts sharing it) meets [pc, pc + 4) (the decoder asks);
+ * sim_icache_repmp recollects the set from the harts of m that share ic,
+ * and flushes ic when it changed. */
 bool sim_icache_pmp_fenced(const struct sim_icache *ic, uint64_t pc);
 void sim_icache_repmp(sim_mem *m, struct sim_icache *ic);
 

@@ -22,17 +22,22 @@
  * its bytes decides; if it does not match them all, the access fails;
  * else a locked entry allows what its R, W, X say, an unlocked one
  * everything (machine mode); no entry matching allows it.  So in machine
- * mode only locked entries deny anything (with 4 KiB granules no aligned
- * access of at most 8 bytes, nor a 2-byte fetch parcel, can straddle an
- * entry's edge): h->pmp_locked counts the locked entries that match
- * something, and while it is 0 nothing is checked.  While it is not, every
- * load and store takes the slow path, which asks sim_pmp_denies (the hot
- * loop's `quiet`, as for watches and load/store triggers:
- * h->checks_mem), and each instruction a locked entry of a hart sharing
- * the decoded code meets is preceded there by a PMP entry (hart_block.c),
- * which asks the hart's own entries for the fetch: the set of their
- * ranges is the decoded code's, and a change of it drops the decoded code
- * (sim_icache_repmp). */
+ * mode only a locked entry without one of R, W, X denies anything (with
+ * 4 KiB granules no aligned access of at most 8 bytes, nor a 2-byte fetch
+ * parcel, can straddle an entry's edge): h->pmp_deny counts those, and
+ * while it is 0 nothing is checked.  While it is not:
+ *   - loads and stores leave the hot loop's inline paths (its `quiet`,
+ *     as for watches and load/store triggers: h->checks_mem), but for
+ *     the RAM range its one-entry cache holds when no entry without R or
+ *     W meets that range (sim_pmp_open); the slow path asks
+ *     sim_pmp_denies;
+ *   - each instruction that a locked entry without X of a hart sharing
+ *     the decoded code meets is preceded there by a PMP entry
+ *     (hart_block.c), which asks the hart's own entries about the fetch;
+ *     those entries' ranges are the decoded code's set, and a change of
+ *     it drops the decoded code (sim_icache_repmp).  Locked entries do
+ *     not change until reset, so the set changes only when one is locked
+ *     or a hart resets or leaves. */
 #include <string.h>
 
 #include "hart_internal.h"
@@ -122,23 +127,38 @@ bool sim_pmp_fetch_denied(const sim_hart *h, uint64_t pc, unsigned len, uint64_t
     return false;
 }
 
-/* Whether entry i is locked and matches something. */
-static bool locked(const sim_hart *h, unsigned i, uint64_t *lo, uint64_t *hi)
+/* Whether entry i may deny machine mode an access needing one of `perms`:
+ * it is locked, matches something, and lacks one of them (then [*lo,
+ * *hi) is its range).  No other entry ever denies one: an unlocked entry
+ * allows machine mode everything, and cannot match only part of an
+ * access (module comment). */
+static bool denies(const sim_hart *h, unsigned i, unsigned perms, uint64_t *lo, uint64_t *hi)
 {
-    return (h->pmpcfg[i] & SIM_PMP_L) && sim_pmp_range(h, i, lo, hi);
+    uint8_t c = h->pmpcfg[i];
+    return (c & SIM_PMP_L) && (c & perms) != perms && sim_pmp_range(h, i, lo, hi);
 }
 
-/* After h's PMP changed: its locked count, and the fetch set of the
- * decoded code it shares. */
+bool sim_pmp_open(const sim_hart *h, uint64_t base, uint64_t size)
+{
+    for (unsigned i = 0; i < SIM_HART_PMP; i++) {
+        uint64_t lo, hi;
+        if (denies(h, i, SIM_PMP_R | SIM_PMP_W, &lo, &hi) && base < hi && lo < base + size)
+            return false;
+    }
+    return true;
+}
+
+/* After h's PMP changed: how many entries may deny, and the fetch set of
+ * the decoded code it shares. */
 static void relock(sim_hart *h)
 {
     unsigned n = 0;
     for (unsigned i = 0; i < SIM_HART_PMP; i++) {
         uint64_t lo, hi;
-        n += locked(h, i, &lo, &hi);
+        n += denies(h, i, SIM_PMP_R | SIM_PMP_W | SIM_PMP_X, &lo, &hi);
     }
-    h->pmp_locked = n;
-    h->checks_mem = h->trig_mem || h->pmp_locked;
+    h->pmp_deny = n;
+    h->checks_mem = h->trig_mem || h->pmp_deny;
     if (h->icache && h->mem)
         sim_icache_repmp(h->mem, h->icache);
 }
@@ -150,10 +170,10 @@ void sim_icache_repmp(sim_mem *m, struct sim_icache *ic)
     memset(set, 0, sizeof set);
     for (unsigned k = 0; k < m->nharts; k++) {
         const sim_hart *o = m->harts[k];
-        if (o->icache != ic || !o->pmp_locked)
+        if (o->icache != ic || !o->pmp_deny)
             continue;
         for (unsigned i = 0; i < SIM_HART_PMP; i++)
-            if (locked(o, i, &set[n].lo, &set[n].hi))
+            if (denies(o, i, SIM_PMP_X, &set[n].lo, &set[n].hi))
                 n++;
     }
     if (n == ic->npmp && memcmp(set, ic->pmp, n * sizeof *set) == 0)

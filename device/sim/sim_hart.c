@@ -362,11 +362,12 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         link = &((sim_insn *)d)->field;                                                        \
         goto dispatch;                                                                         \
     } while (0)
-/* The one-entry RAM cache, kept only while nothing watches or records
- * accesses (they must reach the slow path that does). */
+/* The one-entry RAM cache, kept only while nothing watches, records or
+ * checks accesses to the range (they must reach the slow path that does). */
 #define REFILL(r)                                                                              \
-    (rbase = (r)->base, rlen = (r)->size >= 8 && quiet ? (r)->size - 7 : 0, rhost = (r)->host, \
-     rlat = (r)->latency, h->ram_hint = (unsigned)((r) - m->ram))
+    (rbase = (r)->base,                                                                        \
+     rlen = (r)->size >= 8 && (quiet || sim_ram_open(h, r)) ? (r)->size - 7 : 0,               \
+     rhost = (r)->host, rlat = (r)->latency, h->ram_hint = (unsigned)((r) - m->ram))
 #define LOAD(n, type, conv, base)                                                              \
     {                                                                                          \
         uint64_t a = (base) + IMM, o = a - rbase;                                                 \
@@ -610,7 +611,7 @@ op_TRIGGER:
 op_PMP:
     /* a locked PMP entry of a hart sharing the code meets the next
      * entry's instruction: may this hart fetch it? */
-    if (h->pmp_locked && sim_pmp_fetch_denied(h, d[1].pc, d[1].len, &tval)) {
+    if (h->pmp_deny && sim_pmp_fetch_denied(h, d[1].pc, d[1].len, &tval)) {
         cause = SIM_CAUSE_FETCH_ACCESS;
         goto trap;
     }

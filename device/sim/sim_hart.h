@@ -174,14 +174,15 @@ typedef struct sim_hart {
     unsigned tselect;
     unsigned trig_exec, trig_mem;
     /* Physical memory protection (hart_pmp.c): each entry's pmpcfg byte
-     * and pmpaddr, as written (legal values), and how many entries are
-     * locked and match something: the hot loop looks at that count only
-     * (0: nothing is checked). */
+     * and pmpaddr, as written (legal values), and how many entries may
+     * deny machine mode anything (locked, matching something, without
+     * one of R, W, X): the hot loop looks at that count only (0: nothing
+     * is checked). */
     uint8_t pmpcfg[SIM_HART_PMP];
     uint64_t pmpaddr[SIM_HART_PMP];
-    unsigned pmp_locked;
+    unsigned pmp_deny;
     /* Nonzero while every load and store must reach the slow path that
-     * checks it: trig_mem or pmp_locked is (hart_trigger.c and hart_pmp.c
+     * checks it: trig_mem or pmp_deny is (hart_trigger.c and hart_pmp.c
      * keep it), so that the hot loop tests one field for both. */
     unsigned checks_mem;
     /* The vector unit's state (sim_vec.h), last: the scalar fields the hot

@@ -156,7 +156,8 @@ static void locks_until_reset(void **state)
     rig *r = rig_new(0, (uint32_t[]){WFI}, 1);
     sim_hart *h = &r->h;
     entry(h, 1, napot(DATA_BASE, PAGE), L | NAPOT | R);
-    assert_int_equal(h->pmp_locked, 1);
+    assert_int_equal(h->pmp_deny, 1);
+    assert_int_equal(h->checks_mem, 1);
     sim_pmp_csr_write(h, PMPADDR0 + 1, 0);
     sim_pmp_csr_write(h, PMPCFG0, 0);
     assert_int_equal(csr(h, PMPADDR0 + 1), napot(DATA_BASE, PAGE));
@@ -168,13 +169,13 @@ static void locks_until_reset(void **state)
     assert_int_equal(csr(h, PMPADDR0 + 3), DATA_BASE >> 2);
     sim_pmp_csr_write(h, PMPADDR0 + 5, 0x1234000);
     assert_int_equal(csr(h, PMPADDR0 + 5), 0x1234000);
-    assert_int_equal(h->pmp_locked, 2);
+    assert_int_equal(h->pmp_deny, 2);
     /* a locked entry that matches nothing is not counted */
     entry(h, 6, 0, L | TOR); /* [pmpaddr5 << 2, 0): empty */
-    assert_int_equal(h->pmp_locked, 2);
+    assert_int_equal(h->pmp_deny, 2);
     /* reset unlocks */
     assert_int_equal(sim_hart_init(h, &r->mem, 0, CODE_BASE, CODE_BASE, CODE_SIZE), 0);
-    assert_int_equal(h->pmp_locked, 0);
+    assert_int_equal(h->pmp_deny, 0);
     assert_int_equal(csr(h, PMPCFG0), 0);
     assert_int_equal(csr(h, PMPADDR0 + 1), 0);
     rig_free(r);
@@ -376,10 +377,12 @@ static void locked_entries_deny_fetches(void **state)
     assert_int_equal(h->x[A0], 0);
     assert_int_equal(h->instret, 2); /* the jalr, the stub's wfi */
     assert_int_equal(h->cycle, 3);
-    /* the same, with X: runs as with nothing locked, in the same time */
+    /* the same, with X: runs as with nothing locked, in the same time,
+     * no fetch checked (only a locked entry without X denies a fetch) */
     restart_fetch(r, CODE_BASE + PAGE);
     entry(h, 0, napot(CODE_BASE + PAGE, PAGE), L | NAPOT | X);
-    assert_true(h->icache->npmp > 0);
+    assert_int_equal(h->pmp_deny, 1);
+    assert_int_equal(h->icache->npmp, 0);
     run_to_wfi(h);
     assert_false(h->trapped);
     assert_int_equal(h->x[A0], 19);
@@ -456,12 +459,61 @@ static void checks_keep_forwarded_values(void **state)
                              WFI};
     rig *r = rig_new(0, prog, 5);
     r->h.x[T1] = 3;
-    entry(&r->h, 0, napot(CODE_BASE, PAGE), L | NAPOT | R | W | X);
+    /* checked fetches, allowed: the unlocked entry 0 decides */
+    entry(&r->h, 0, napot(CODE_BASE, PAGE), NAPOT);
+    entry(&r->h, 1, napot(CODE_BASE, PAGE), L | NAPOT);
+    assert_int_equal(r->h.icache->npmp, 1);
     run_to_wfi(&r->h);
     assert_false(r->h.trapped);
     assert_int_equal(r->h.x[A1], 10);
     assert_int_equal(r->h.x[T0], 3);
     assert_int_equal(r->h.instret, 1 + 3 * 3 + 1);
+    unsigned checks = 0;
+    for (const sim_insn *d = r->h.icache->arena; d < r->h.icache->arena + r->h.icache->used; d++)
+        checks += d->op == SIM_OP_PMP;
+    assert_true(checks >= 4);
+    rig_free(r);
+}
+
+/* sim_pmp_open: whether a range is clear of every entry that may deny a
+ * load or store (the hot loop's RAM cache keeps such a range). */
+static void open_ranges(void **state)
+{
+    (void)state;
+    rig *r = rig_new(0, (uint32_t[]){WFI}, 1);
+    sim_hart *h = &r->h;
+    const uint64_t p = 0x80010000;
+    assert_true(sim_pmp_open(h, p, 4 * PAGE));
+    entry(h, 0, napot(p + PAGE, PAGE), NAPOT); /* unlocked */
+    entry(h, 1, napot(p + 2 * PAGE, PAGE), L | NAPOT | R | W); /* allows loads and stores */
+    assert_true(sim_pmp_open(h, p, 4 * PAGE));
+    entry(h, 2, napot(p + 3 * PAGE, PAGE), L | NAPOT | R | X); /* no W */
+    assert_false(sim_pmp_open(h, p, 4 * PAGE));
+    assert_false(sim_pmp_open(h, p + 3 * PAGE + 8, 8));
+    assert_true(sim_pmp_open(h, p, 3 * PAGE));
+    assert_true(sim_pmp_open(h, p + 4 * PAGE, PAGE));
+    rig_free(r);
+}
+
+/* Locked entries that allow everything (R, W and X) deny nothing: no
+ * check at all, as with none locked. */
+static void allowing_locks_cost_nothing(void **state)
+{
+    (void)state;
+    rig *r = rig_new(0, accesses, 4);
+    run_to_wfi(&r->h);
+    uint64_t cycle = r->h.cycle, mem_cycles = r->h.mem_cycles;
+    sim_hart_init(&r->h, &r->mem, 0, CODE_BASE, CODE_BASE, CODE_SIZE);
+    r->h.mtvec = CODE_BASE + TRAP_STUB;
+    r->h.x[S0] = DATA_BASE;
+    entry(&r->h, 0, napot(CODE_BASE, 1ull << 30), L | NAPOT | R | W | X);
+    assert_int_equal(r->h.pmp_deny, 0);
+    assert_int_equal(r->h.checks_mem, 0);
+    assert_int_equal(r->h.icache->npmp, 0);
+    run_to_wfi(&r->h);
+    assert_false(r->h.trapped);
+    assert_int_equal(r->h.cycle, cycle);
+    assert_int_equal(r->h.mem_cycles, mem_cycles);
     rig_free(r);
 }
 
@@ -478,7 +530,7 @@ static void unlocked_entries_cost_nothing(void **state)
     r->h.x[S0] = DATA_BASE;
     for (unsigned i = 0; i < SIM_HART_PMP; i++)
         entry(&r->h, i, napot(CODE_BASE, 1ull << 30), NAPOT); /* no L */
-    assert_int_equal(r->h.pmp_locked, 0);
+    assert_int_equal(r->h.pmp_deny, 0);
     assert_int_equal(r->h.icache->npmp, 0);
     run_to_wfi(&r->h);
     assert_false(r->h.trapped);
@@ -503,6 +555,8 @@ int main(void)
         cmocka_unit_test(harts_sharing_code_keep_their_own),
         cmocka_unit_test(locked_by_the_instruction_before),
         cmocka_unit_test(checks_keep_forwarded_values),
+        cmocka_unit_test(open_ranges),
+        cmocka_unit_test(allowing_locks_cost_nothing),
         cmocka_unit_test(unlocked_entries_cost_nothing),
     };
     setenv("KMRUN_JIT", "off", 1);
