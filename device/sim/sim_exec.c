@@ -84,6 +84,26 @@ static int dev_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
     return 0;
 }
 
+/* A trap taken while mtvec is still the catch point: recorded here, as
+ * the catch point's store would record it, and the hart halted at the
+ * catch point once the trap is taken, before it fetches or stores
+ * anything there (a locked PMP entry may deny either: the program's own
+ * trap is still the one reported).  Its instructions and cycles are the
+ * hart's when the run returns (sim_exec_ended): the trap's cycle counted,
+ * nothing after. */
+static bool on_trap(void *ctx, sim_hart *h, uint64_t cause, uint64_t tval)
+{
+    sim_exec *x = ctx;
+    if (!x->catcher || h->mtvec != x->catcher || x->caught)
+        return false;
+    x->caught = x->caught_at_trap = true;
+    x->caught_cause = cause;
+    x->caught_epc = h->pc;
+    x->caught_tval = tval;
+    sim_hart_halt(h);
+    return true;
+}
+
 static uint64_t dev_mtime(sim_mem *m, sim_hart *h)
 {
     return h->cycle / CYCLES_PER_MTIME_TICK;
@@ -410,6 +430,8 @@ static int load(sim_exec *x, const char *path, bool *no_tohost, ks_error *err)
     x->hart_ready = true;
     x->hart.x[2] = x->stack_top;
     x->hart.mtvec = x->catcher;
+    x->hart.on_trap = on_trap;
+    x->hart.trap_ctx = x;
     *no_tohost = !x->has_tohost;
     return KS_OK;
 
@@ -466,6 +488,11 @@ bool sim_exec_ended(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
 {
     sim_hart *h = &x->hart;
     memset(r, 0, sizeof *r);
+    if (x->caught_at_trap) { /* on_trap: the run stopped right after it */
+        x->caught_at_trap = false;
+        x->caught_instret = h->instret;
+        x->caught_cycle = h->cycle;
+    }
     if (x->caught) {
         r->end = SIM_EXEC_TRAP;
         r->mcause = x->caught_cause;

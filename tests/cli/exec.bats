@@ -197,6 +197,26 @@ END
     [[ $output == "trap: illegal instruction (mcause 2) at mepc 0x"*", mtval 0x1234500b, with no handler installed, after "* ]]
 }
 
+@test "exec: a trap with no handler is reported when a locked PMP entry denies the catch point" {
+    # TOR [0, 0x80000000) locked, no permissions: the catch point's store
+    # to address 0 would fault; the program's own trap is still reported
+    prog lowlock <<'END'
+#include "test.h"
+TEST_BEGIN
+    li t0, 0x80000000 >> 2
+    csrw pmpaddr0, t0
+    li t0, 0x88
+    csrw pmpcfg0, t0
+bad:
+    .word 0
+TEST_END
+END
+    run -1 --separate-stderr kmrun exec --json --max-instructions 100000 "$tmp/lowlock.elf"
+    [ "$(field end)" = trap ]
+    [[ $output == *'"mcause": 2,'* ]]
+    [[ $output == *"\"mepc\": $(addr bad "$tmp/lowlock.elf"),"* ]]
+}
+
 @test "exec: a load from an address nothing answers is an access fault" {
     prog fault <<'END'
 #include "test.h"
