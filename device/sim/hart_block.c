@@ -43,6 +43,7 @@ static uint32_t sim_static_cost(const sim_insn *d)
         return SIM_COST_INSN + d->fpu.extra;
     case SIM_OP_PROBE:
     case SIM_OP_TRIGGER:
+    case SIM_OP_PMP:
         return 0;
     case SIM_OP_MUL: case SIM_OP_MULH: case SIM_OP_MULHSU: case SIM_OP_MULHU:
     case SIM_OP_MULW:
@@ -142,7 +143,18 @@ static bool triggered(const struct sim_icache *ic, uint64_t pc)
     return ic->ntexec && sim_icache_triggered(ic, pc);
 }
 
-/* A zeroed entry of op `op` for pc: a probe or a trigger check. */
+static bool fenced(const struct sim_icache *ic, uint64_t pc)
+{
+    return ic->npmp && sim_icache_pmp_fenced(ic, pc);
+}
+
+/* Whether entry d is a check before an instruction (no instruction). */
+static bool is_check(const sim_insn *d)
+{
+    return d->op == SIM_OP_PROBE || d->op == SIM_OP_TRIGGER || d->op == SIM_OP_PMP;
+}
+
+/* A zeroed entry of op `op` for pc: a probe, a trigger or PMP check. */
 static void put_check(sim_insn *d, unsigned op, uint64_t pc, const sim_handlers *hs)
 {
     memset(d, 0, sizeof *d);
@@ -239,6 +251,16 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs)
         put_check(&head[n++], SIM_OP_TRIGGER, pc, hs);
     fwd_state fs = {{0, 0}, {false, false}};
     for (;;) {
+        /* An instruction a locked PMP entry meets, behind its fetch
+         * check, anywhere in a block: every way to its pc (the map, a
+         * link, the entry before) meets the check first.  Entered, the
+         * check loads the forwarded values the instruction reads. */
+        if (fenced(ic, at)) {
+            put_check(&head[n], SIM_OP_PMP, at, hs);
+            for (unsigned i = 0; i < 2; i++)
+                head[n].fwd[i] = fs.valid[i] ? fs.reg[i] : 0;
+            n++;
+        }
         sim_insn *d = &head[n++];
         sim_decode_at(h, at, d);
         pick_form(d, &fs, hs);
@@ -249,7 +271,8 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs)
         } else if (ends_block(d->op)) {
             break;
         }
-        if (n >= SIM_BLOCK_MAX || at - ic->base >= ic->size || probed(ic, at) || triggered(ic, at))
+        if (n + fenced(ic, at) >= SIM_BLOCK_MAX || at - ic->base >= ic->size ||
+            probed(ic, at) || triggered(ic, at))
             break;
     }
     sim_insn *end = &head[n];
@@ -259,14 +282,15 @@ sim_insn *sim_block_entry(sim_hart *h, uint64_t pc, const sim_handlers *hs)
     end->pc = at;
 
     /* The totals from each entry to the end, backwards (a probe or a
-     * trigger check is no instruction); then the map's slots, where no earlier block decoded
-     * that pc already (a probe or a check before its instruction). */
+     * check is no instruction); then the map's slots, where no earlier
+     * block decoded that pc already (a probe or a check before its
+     * instruction). */
     uint32_t cost = 0, last = sim_static_cost(&head[n - 1]);
     uint16_t count = 0;
     for (unsigned i = n; i-- > 0;) {
         sim_insn *d = &head[i];
         cost += sim_static_cost(d);
-        count += d->op != SIM_OP_PROBE && d->op != SIM_OP_TRIGGER;
+        count += !is_check(d);
         d->cost_rest = cost;
         d->n_rest = (uint8_t)count; /* a block holds at most SIM_BLOCK_MAX */
         d->jit = ic->jit ? SIM_JIT_UNTRIED : SIM_JIT_NONE;

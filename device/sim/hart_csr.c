@@ -4,8 +4,8 @@
  * the vector CSRs (sim_vec_csr_*: illegal while mstatus.VS is Off; a
  * write sets VS Dirty), mstatus, misa, mie, mtvec, mscratch, mepc,
  * mcause, mtval, mip, and the read-only mvendorid/marchid/mimpid (0: not
- * given) and mhartid, and the trigger module's tselect, tdata1-3 and tinfo
- * (hart_trigger.c).  Any
+ * given) and mhartid, the trigger module's tselect, tdata1-3 and tinfo
+ * (hart_trigger.c), and PMP's pmpcfg0, pmpcfg2, pmpaddr0-15 (hart_pmp.c).  Any
  * other number is an illegal instruction, as is a write to a read-only
  * CSR.  The write rules: csrrw(i) always writes; csrrs/csrrc with rs1 =
  * x0 and csrrsi/csrrci with uimm 0 do not (so they may read read-only
@@ -91,7 +91,9 @@ static bool csr_read(sim_hart *h, unsigned csr, uint64_t *v)
     case CSR_MARCHID:
     case CSR_MIMPID: *v = 0; return true;
     case CSR_MHARTID: *v = h->hartid; return true;
-    default: return sim_trigger_csr_read(h, csr, v) || sim_vec_csr_read(h, csr, v);
+    default:
+        return sim_trigger_csr_read(h, csr, v) || sim_pmp_csr_read(h, csr, v) ||
+               sim_vec_csr_read(h, csr, v);
     }
 }
 
@@ -115,6 +117,8 @@ static void csr_write(sim_hart *h, unsigned csr, uint64_t v)
     default: /* misa and mip: WARL, nothing writable */
         if (csr >= 0x7a0 && csr <= 0x7a4) { /* the trigger module */
             sim_trigger_csr_write(h, csr, v);
+        } else if (sim_pmp_is_csr(csr)) {
+            sim_pmp_csr_write(h, csr, v);
         } else if (sim_vec_is_csr(csr)) {
             sim_vec_csr_write(h, csr, v);
             h->mstatus |= SIM_MSTATUS_VS;

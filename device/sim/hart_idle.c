@@ -455,9 +455,10 @@ bool sim_hart_idle_prove(const sim_hart *h, sim_idle *p)
         p->max_periods = IDLE_PERIODS_MAX;
         return true;
     }
-    /* an armed trigger must see every access and instruction */
+    /* an armed trigger or a locked PMP entry must see every access and
+     * instruction */
     if (h->state != SIM_HART_RUNNING || !h->icache || h->probe || h->nwatches || h->commit ||
-        h->icache->nprobes || h->trig_exec || h->trig_mem)
+        h->icache->nprobes || h->trig_exec || h->trig_mem || h->pmp_deny)
         return false;
     const sim_insn *at = entry_at(h->icache, h->pc);
     if (!at || at->op == SIM_OP_PROBE)

@@ -2,7 +2,8 @@
  * dense operation enum, the decoded blocks (hart_block.c), the cost table
  * of modeled time, the mstatus bits, and the functions the hot loop
  * (sim_hart.c) calls out to: the decoder (hart_decode.c, rvc.c), CSRs
- * (hart_csr.c), traps and memory slow paths (hart_trap.c, hart_mem.c).
+ * (hart_csr.c), traps and memory slow paths (hart_trap.c, hart_mem.c),
+ * the trigger module and PMP (hart_trigger.c, hart_pmp.c).
  * Not for other modules: they use sim_hart.h. */
 #ifndef SIM_HART_INTERNAL_H
 #define SIM_HART_INTERNAL_H
@@ -62,7 +63,9 @@ enum {
  * before an instruction at a probed pc (sim_hart_set_probes), costs
  * nothing and counts as no instruction; TRIGGER likewise, after any
  * PROBE, before an instruction an armed execute trigger of a hart sharing
- * the code matches (hart_trigger.c); FETCH_FAULT's imm is the offset
+ * the code matches (hart_trigger.c); PMP likewise, after any TRIGGER,
+ * before an instruction a locked PMP entry of a hart sharing the code
+ * meets: the hart's own fetch check (hart_pmp.c); FETCH_FAULT's imm is the offset
  * of the faulting address from pc; NOP covers fence, hints and ALU ops
  * writing x0; LR/SC/AMO keep the access size (4 or 8) in imm and an AMO's
  * funct5 in aux; CSR keeps funct3 in aux, the CSR number in imm, rs1 the
@@ -98,7 +101,7 @@ enum {
     /* V: one op, the entry's `vec` says which (sim_vec_exec) */                               \
     X(VEC)                                                                                     \
     /* kmrun's own: a probe, a trigger check before the next entry's instruction */            \
-    X(PROBE) X(TRIGGER)
+    X(PROBE) X(TRIGGER) X(PMP)
 
 #define SIM_OP_ENUM(name) SIM_OP_##name,
 typedef enum sim_op { SIM_OPS(SIM_OP_ENUM) SIM_OP_COUNT } sim_op;
@@ -167,6 +170,11 @@ typedef struct sim_handlers {
  * mode near a run's cycle limit (sim_hart.c) stays cheap. */
 #define SIM_BLOCK_MAX 32
 
+/* An address range [lo, hi). */
+typedef struct sim_pmp_span {
+    uint64_t lo, hi;
+} sim_pmp_span;
+
 /* The decoded code of one hart: `map` has a slot per halfword of the code
  * range (index (pc - base) / 2) pointing at an entry that decodes that pc
  * (the first decoded: a pc inside a longer block keeps that block's
@@ -185,6 +193,11 @@ struct sim_icache {
      * behind a TRIGGER entry (sim_icache_retrigger keeps it). */
     sim_trigger texec[SIM_MEM_MAX_HARTS * SIM_HART_TRIGGERS];
     unsigned ntexec;
+    /* The ranges of the locked PMP entries of the harts that share it
+     * (hart_pmp.c): an instruction one meets is preceded by a PMP entry
+     * (sim_icache_repmp keeps it). */
+    sim_pmp_span pmp[SIM_MEM_MAX_HARTS * SIM_HART_PMP];
+    unsigned npmp;
     sim_insn **map;
     size_t map_lo, map_hi; /* slots set since the last flush */
     sim_insn *arena;
@@ -301,6 +314,43 @@ bool sim_icache_triggered(const struct sim_icache *ic, uint64_t pc);
 /* Recollects ic's set from the harts of m that share it; flushes ic when
  * the set changed. */
 void sim_icache_retrigger(sim_mem *m, struct sim_icache *ic);
+
+/* hart_pmp.c: physical memory protection.  The CSRs (pmpcfg0 0x3a0,
+ * pmpcfg2 0x3a2, pmpaddr0-15 0x3b0-0x3bf): sim_pmp_csr_read is false for
+ * another number; a write keeps the legal value and what locks allow. */
+bool sim_pmp_is_csr(unsigned csr);
+bool sim_pmp_csr_read(const sim_hart *h, unsigned csr, uint64_t *v);
+void sim_pmp_csr_write(sim_hart *h, unsigned csr, uint64_t v);
+/* Entry i's range [lo, hi) as its pmpcfg and pmpaddr (and pmpaddr i-1 for
+ * TOR) say; false when it matches nothing (off, or an empty TOR). */
+bool sim_pmp_range(const sim_hart *h, unsigned i, uint64_t *lo, uint64_t *hi);
+/* Whether h's PMP lets machine mode make an access of `size` bytes at
+ * addr that needs `perm` (SIM_PMP_R, W or X; an AMO R | W). */
+bool sim_pmp_allows(const sim_hart *h, uint64_t addr, unsigned size, unsigned perm);
+static inline bool sim_pmp_denies(const sim_hart *h, uint64_t addr, unsigned size, unsigned perm)
+{
+    return __builtin_expect(h->pmp_deny != 0, 0) && !sim_pmp_allows(h, addr, size, perm);
+}
+/* Whether no entry of h that may deny a load or store (locked, without R
+ * or W) meets [base, base + size): then PMP allows every access there. */
+bool sim_pmp_open(const sim_hart *h, uint64_t base, uint64_t size);
+/* Whether the hot loop's RAM cache may serve RAM range r although the
+ * run is not quiet (sim_hart.c): PMP alone asks to see accesses (no
+ * watch, commit record or load/store trigger), and none of its entries
+ * that may deny one meets r. */
+static inline bool sim_ram_open(const sim_hart *h, const sim_ram *r)
+{
+    return !h->nwatches && !h->commit && !h->trig_mem && sim_pmp_open(h, r->base, r->size);
+}
+/* Whether h's PMP denies fetching the `len`-byte instruction at pc (in
+ * 2-byte parcels); then *tval is the first parcel denied. */
+bool sim_pmp_fetch_denied(const sim_hart *h, uint64_t pc, unsigned len, uint64_t *tval);
+/* Whether an entry in ic's set (the locked entries without X of the
+ * harts sharing it) meets [pc, pc + 4) (the decoder asks);
+ * sim_icache_repmp recollects the set from the harts of m that share ic,
+ * and flushes ic when it changed. */
+bool sim_icache_pmp_fenced(const struct sim_icache *ic, uint64_t pc);
+void sim_icache_repmp(sim_mem *m, struct sim_icache *ic);
 
 /* rvc.c: the 32-bit instruction a compressed one stands for, or 0 when
  * `c` is reserved or illegal (0 is itself illegal as a 32-bit word). */

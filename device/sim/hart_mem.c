@@ -12,7 +12,10 @@
  *
  * Before an access reaches memory, the owner's watches are asked, then
  * the hart's armed load/store triggers (hart_trigger.c): one that fires
- * is the breakpoint exception, mtval the address. */
+ * is the breakpoint exception, mtval the address; then its PMP
+ * (hart_pmp.c): a load it denies is cause 5, a store, SC or AMO cause 7
+ * (an AMO needs R and W; an SC is checked whether or not it would
+ * succeed, as Spike), mtval the address. */
 #include <string.h>
 
 #include "hart_internal.h"
@@ -60,6 +63,8 @@ int sim_hart_load_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64_
         return SIM_HART_STOPPED;
     if (sim_trigger_access(h, addr, size, false))
         return SIM_CAUSE_BREAKPOINT;
+    if (sim_pmp_denies(h, addr, size, SIM_PMP_R))
+        return SIM_CAUSE_LOAD_ACCESS;
     sim_commit_load(h, addr);
     if (i >= 0) {
         const sim_ram *r = &m->ram[i];
@@ -83,6 +88,8 @@ int sim_hart_store_slow(sim_hart *h, int i, uint64_t addr, unsigned size, uint64
         return SIM_HART_STOPPED;
     if (sim_trigger_access(h, addr, size, true))
         return SIM_CAUSE_BREAKPOINT;
+    if (sim_pmp_denies(h, addr, size, SIM_PMP_W))
+        return SIM_CAUSE_STORE_ACCESS;
     sim_commit_store(h, addr, value, size);
     if (i >= 0) {
         const sim_ram *r = &m->ram[i];
@@ -153,6 +160,8 @@ int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval)
          * reservation either way. */
         bool ok = h->reserved && h->reservation == (addr & LINE_MASK);
         h->reserved = false;
+        if (!ok && sim_pmp_denies(h, addr, size, SIM_PMP_W))
+            return SIM_CAUSE_STORE_ACCESS; /* as a store would (Spike) */
         if (ok) {
             rc = sim_hart_store_slow(h, sim_mem_find_ram(m, addr, size), addr, size, h->x[d->rs2]);
             if (rc)
@@ -175,6 +184,8 @@ int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval)
     bool trig_w = sim_trigger_access(h, addr, size, true);
     if (trig_r || trig_w)
         return SIM_CAUSE_BREAKPOINT;
+    if (sim_pmp_denies(h, addr, size, SIM_PMP_R | SIM_PMP_W))
+        return SIM_CAUSE_STORE_ACCESS;
     int i = sim_mem_find_ram(m, addr, size);
     uint64_t src = h->x[d->rs2];
     if (i >= 0) {

@@ -111,7 +111,7 @@ static void entry_at(sim_hart *h, sim_insn *d)
     if (off >= h->code_size || (h->pc & 1))
         return; /* it will fault: no line */
     const sim_insn *e = h->icache->map[off >> 1];
-    while (e && (e->op == SIM_OP_PROBE || e->op == SIM_OP_TRIGGER))
+    while (e && (e->op == SIM_OP_PROBE || e->op == SIM_OP_TRIGGER || e->op == SIM_OP_PMP))
         e++;
     if (e)
         *d = *e;
@@ -163,6 +163,12 @@ bool sim_hart_step(sim_hart *h, uint64_t until_cycle, sim_commit *c)
 
 static const char *csr_name(unsigned csr)
 {
+    static const char *const pmpaddr[16] = {
+        "pmpaddr0", "pmpaddr1", "pmpaddr2",  "pmpaddr3",  "pmpaddr4",  "pmpaddr5",
+        "pmpaddr6", "pmpaddr7", "pmpaddr8",  "pmpaddr9",  "pmpaddr10", "pmpaddr11",
+        "pmpaddr12", "pmpaddr13", "pmpaddr14", "pmpaddr15"};
+    if (csr >= 0x3b0 && csr <= 0x3bf)
+        return pmpaddr[csr - 0x3b0];
     switch (csr) {
     case 0x001: return "fflags";
     case 0x002: return "frm";
@@ -176,6 +182,8 @@ static const char *csr_name(unsigned csr)
     case 0x342: return "mcause";
     case 0x343: return "mtval";
     case 0x344: return "mip";
+    case 0x3a0: return "pmpcfg0";
+    case 0x3a2: return "pmpcfg2";
     case 0xb00: return "mcycle";
     case 0xb02: return "minstret";
     default: return "unknown";

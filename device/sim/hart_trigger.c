@@ -89,6 +89,7 @@ static void rearm(sim_hart *h)
     }
     h->trig_exec = x;
     h->trig_mem = m;
+    h->checks_mem = h->trig_mem || h->pmp_deny;
     if (h->icache && h->mem)
         sim_icache_retrigger(h->mem, h->icache);
 }

@@ -84,6 +84,26 @@ static int dev_store(sim_mem *m, sim_hart *h, uint64_t addr, unsigned size,
     return 0;
 }
 
+/* A trap taken while mtvec is still the catch point: recorded here, as
+ * the catch point's store would record it, and the hart halted at the
+ * catch point once the trap is taken, before it fetches or stores
+ * anything there (a locked PMP entry may deny either: the program's own
+ * trap is still the one reported).  Its instructions and cycles are the
+ * hart's when the run returns (sim_exec_ended): the trap's cycle counted,
+ * nothing after. */
+static bool on_trap(void *ctx, sim_hart *h, uint64_t cause, uint64_t tval)
+{
+    sim_exec *x = ctx;
+    if (!x->catcher || h->mtvec != x->catcher || x->caught)
+        return false;
+    x->caught = x->caught_at_trap = true;
+    x->caught_cause = cause;
+    x->caught_epc = h->pc;
+    x->caught_tval = tval;
+    sim_hart_halt(h);
+    return true;
+}
+
 static uint64_t dev_mtime(sim_mem *m, sim_hart *h)
 {
     return h->cycle / CYCLES_PER_MTIME_TICK;
@@ -119,6 +139,26 @@ static const char *type_name(unsigned t)
     }
 }
 
+/* Whether segment p holds address a. */
+static bool holds(const Elf64_Phdr *p, uint64_t a)
+{
+    return a - p->p_vaddr < p->p_memsz;
+}
+
+/* Which loadable segments are code, the hart's code range (before the
+ * catch point and fetch_from_all widen it).  p_flags do not decide what
+ * loads, nor what may run: Spike and QEMU load every PT_LOAD whatever its
+ * flags and fetch from any of them, and the official riscv-tests, linked
+ * by riscv-test-env's env/p/link.ld since it asked for FLAGS(SHF_ALLOC |
+ * SHF_EXECINSTR), have one PT_LOAD with p_flags 0.  So: the segments with
+ * PF_X, and the one holding the entry point; in a file with no PF_X at
+ * all, every segment (but only the entry's when together they span more
+ * than FETCH_SPAN_MAX, what the decoded code's map may cover). */
+static bool is_code(const ks_elf *e, const Elf64_Phdr *p, bool all)
+{
+    return all || (p->p_flags & PF_X) || holds(p, e->eh.e_entry);
+}
+
 /* Checks what sim_exec needs of the file's header and segments, and
  * collects the loadable spans and the code range. */
 static int check_elf(sim_exec *x, const ks_elf *e, const char *subject,
@@ -135,7 +175,8 @@ static int check_elf(sim_exec *x, const ks_elf *e, const char *subject,
                        subject, type_name(e->eh.e_type));
     unsigned n = 0;
     uint64_t code_lo = UINT64_MAX, code_hi = 0, total = 0;
-    bool entry_ok = false;
+    uint64_t all_lo = UINT64_MAX, all_hi = 0;
+    bool entry_ok = false, any_x = false;
     for (size_t i = 0; i < e->phnum; i++) {
         const Elf64_Phdr *p = &e->ph[i];
         if (p->p_type != PT_LOAD || p->p_memsz == 0)
@@ -166,31 +207,35 @@ static int check_elf(sim_exec *x, const ks_elf *e, const char *subject,
         spans[n].hi = (p->p_vaddr + p->p_memsz + PAGE - 1) & ~(uint64_t)(PAGE - 1);
         total += spans[n].hi - spans[n].lo;
         n++;
-        if (p->p_flags & PF_X) {
-            if (p->p_vaddr < code_lo)
-                code_lo = p->p_vaddr;
-            if (p->p_vaddr + p->p_memsz > code_hi)
-                code_hi = p->p_vaddr + p->p_memsz;
-            if (e->eh.e_entry - p->p_vaddr < p->p_memsz)
-                entry_ok = true;
-        }
+        any_x |= (p->p_flags & PF_X) != 0;
+        entry_ok |= holds(p, e->eh.e_entry);
+        if (p->p_vaddr < all_lo)
+            all_lo = p->p_vaddr;
+        if (p->p_vaddr + p->p_memsz > all_hi)
+            all_hi = p->p_vaddr + p->p_memsz;
     }
     if (n == 0)
         return ks_fail(err, KS_ERR_IMAGE, "%s has no loadable segment",
                        subject);
-    if (code_hi == 0)
-        return ks_fail(err, KS_ERR_IMAGE,
-                       "%s has no executable segment (PT_LOAD with PF_X)",
-                       subject);
     if (!entry_ok)
         return ks_fail(err, KS_ERR_IMAGE,
-                       "%s: its entry point 0x%llx is not in an executable "
+                       "%s: its entry point 0x%llx is not in a loadable "
                        "segment", subject, (unsigned long long)e->eh.e_entry);
     if (total > SIM_EXEC_MAX_BYTES)
         return ks_fail(err, KS_ERR_IMAGE,
                        "%s: its segments span %s bytes; kmrun exec maps at "
                        "most %s bytes", subject, ks_thousands(total, a, sizeof a),
                        ks_thousands(SIM_EXEC_MAX_BYTES, b, sizeof b));
+    bool all = !any_x && all_hi - all_lo <= FETCH_SPAN_MAX;
+    for (size_t i = 0; i < e->phnum; i++) {
+        const Elf64_Phdr *p = &e->ph[i];
+        if (p->p_type != PT_LOAD || p->p_memsz == 0 || !is_code(e, p, all))
+            continue;
+        if (p->p_vaddr < code_lo)
+            code_lo = p->p_vaddr;
+        if (p->p_vaddr + p->p_memsz > code_hi)
+            code_hi = p->p_vaddr + p->p_memsz;
+    }
     x->entry = e->eh.e_entry;
     x->code_base = code_lo;
     x->code_size = code_hi - code_lo;
@@ -224,7 +269,7 @@ static void place_catcher(sim_exec *x, const ks_elf *e, span *spans, unsigned *n
 }
 
 /* A hart fetches from any memory it can reach, as a real one does: the
- * code range grows from the executable segments to the span of every
+ * code range grows from the code segments (is_code) to the span of every
  * range loaded (data, the stack), so code written at run time runs after
  * fence.i; where nothing answers inside the span, a fetch still faults. */
 static void fetch_from_all(sim_exec *x, const span *spans, unsigned n)
@@ -385,6 +430,8 @@ static int load(sim_exec *x, const char *path, bool *no_tohost, ks_error *err)
     x->hart_ready = true;
     x->hart.x[2] = x->stack_top;
     x->hart.mtvec = x->catcher;
+    x->hart.on_trap = on_trap;
+    x->hart.trap_ctx = x;
     *no_tohost = !x->has_tohost;
     return KS_OK;
 
@@ -441,6 +488,11 @@ bool sim_exec_ended(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
 {
     sim_hart *h = &x->hart;
     memset(r, 0, sizeof *r);
+    if (x->caught_at_trap) { /* on_trap: the run stopped right after it */
+        x->caught_at_trap = false;
+        x->caught_instret = h->instret;
+        x->caught_cycle = h->cycle;
+    }
     if (x->caught) {
         r->end = SIM_EXEC_TRAP;
         r->mcause = x->caught_cause;

@@ -17,7 +17,7 @@
 #define SLICE (1ull << 20)        /* cycles a sim_hart_run call may go on */
 /* The most memory the hart fetches from: the span of everything loaded,
  * when it is at most this (the decoded code keeps a slot per halfword of
- * it); else only the executable segments. */
+ * it); else only the code segments (sim_exec.c, is_code). */
 #define FETCH_SPAN_MAX (256ull << 20)
 
 struct sim_exec {
@@ -34,9 +34,12 @@ struct sim_exec {
     uint8_t *line_host; /* the line's bytes */
     bool exited;
     uint64_t exit_code;
-    /* The catch point (0: none could be placed) and what it caught. */
+    /* The catch point (0: none could be placed) and what it caught: a
+     * trap taken while mtvec is the catch point (on_trap, which sets
+     * caught_at_trap until sim_exec_ended reads the hart's counts), or a
+     * jump to it (its store reaches the device). */
     uint64_t catcher;
-    bool caught;
+    bool caught, caught_at_trap;
     uint64_t caught_cause, caught_epc, caught_tval, caught_instret, caught_cycle;
     /* sim_exec_trace's receiver, or NULL */
     void (*trace)(void *ctx, const char *text);

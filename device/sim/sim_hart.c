@@ -1,5 +1,5 @@
-/* hart: the life of a hart (init, free, wake, halt, dropping the decoded
- * cache) and its hot loop, sim_hart_run.
+/* hart: the hart's hot loop, sim_hart_run (its life — init, free, wake,
+ * halt, the decoded cache's flushes — is hart_life.c's).
  *
  * The loop keeps pc, cycle and instret in locals and runs decoded blocks
  * (hart_block.c): each entry holds its handler's address, and each
@@ -21,115 +21,10 @@
  * reached (base, host pointer, latency): one subtraction and one compare
  * for the common case.  Everything else goes to the slow paths, which
  * also check alignment and refill that cache. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "hart_internal.h"
 #include "sim_fpu.h"
-
-/* Whether h is in m->harts (then it was initialised before). */
-static bool registered(const sim_mem *m, const sim_hart *h)
-{
-    for (unsigned i = 0; i < m->nharts; i++)
-        if (m->harts[i] == h)
-            return true;
-    return false;
-}
-
-/* Gives up h's hold on its decoded code. */
-static void drop_icache(sim_hart *h)
-{
-    if (h->icache && --h->icache->users == 0)
-        sim_icache_free(h->icache);
-    h->icache = NULL;
-}
-
-int sim_hart_init(sim_hart *h, sim_mem *mem, uint32_t hartid, uint64_t reset_pc,
-                  uint64_t code_base, uint64_t code_size)
-{
-    bool known = registered(mem, h);
-    if (known)
-        drop_icache(h);
-    memset(h, 0, sizeof *h);
-    h->mem = mem;
-    h->hartid = hartid;
-    h->pc = reset_pc;
-    h->code_base = code_base;
-    h->code_size = code_size;
-    h->state = SIM_HART_RUNNING;
-    for (unsigned i = 0; i < SIM_HART_TRIGGERS; i++)
-        h->trig[i].tdata1 = SIM_MC_TYPE2; /* an address-match trigger, off */
-    h->vtype = 1ull << 63; /* vill, as RVV recommends at reset */
-
-    /* Harts of one memory with one code range run the same bytes: they
-     * share the decoded code (a cluster's four cores decode its image
-     * once, and its entries stay warm in the host's caches).  An init
-     * follows a load of new code: what the others decoded is dropped. */
-    for (unsigned i = 0; i < mem->nharts && !h->icache; i++) {
-        sim_hart *o = mem->harts[i];
-        if (o != h && o->icache && o->code_base == code_base && o->code_size == code_size) {
-            h->icache = o->icache;
-            h->icache->users++;
-            sim_icache_flush(h->icache);
-        }
-    }
-    if (!h->icache) {
-        h->icache = sim_icache_new(code_base, code_size);
-        if (!h->icache)
-            return -1;
-        h->icache->users = 1;
-    }
-
-    if (!known) {
-        if (mem->nharts >= SIM_MEM_MAX_HARTS) {
-            sim_hart_free(h);
-            return -1;
-        }
-        mem->harts[mem->nharts++] = h;
-    }
-    /* what h armed before its reset is gone from the shared code's set */
-    sim_icache_retrigger(mem, h->icache);
-    return 0;
-}
-
-void sim_hart_free(sim_hart *h)
-{
-    sim_mem *m = h->mem;
-    if (m) {
-        for (unsigned i = 0; i < m->nharts; i++) {
-            if (m->harts[i] == h) {
-                memmove(&m->harts[i], &m->harts[i + 1], (m->nharts - i - 1) * sizeof *m->harts);
-                m->nharts--;
-                break;
-            }
-        }
-        if (h->icache && h->icache->users > 1) /* its triggers leave the set */
-            sim_icache_retrigger(m, h->icache);
-    }
-    drop_icache(h);
-}
-
-void sim_hart_wake(sim_hart *h)
-{
-    if (h->state == SIM_HART_WFI)
-        h->state = SIM_HART_RUNNING;
-}
-
-void sim_hart_halt(sim_hart *h)
-{
-    h->state = SIM_HART_HALTED;
-}
-
-int sim_hart_set_probes(sim_hart *h, const uint64_t *pcs, unsigned n)
-{
-    return h->icache ? sim_icache_set_probes(h->icache, pcs, n) : -1;
-}
-
-void sim_hart_flush_icache(sim_hart *h)
-{
-    if (h->icache)
-        sim_icache_flush(h->icache);
-}
 
 static inline uint64_t sext32(uint64_t v)
 {
@@ -346,9 +241,12 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     /* Only stores that could break another hart's reservation need
      * sim_mem_note_store on the fast path: h is one of m->harts. */
     const bool others = m->nharts > 1;
-    /* Nothing watches or records accesses: the inline paths may serve
-     * them (a probe that sets watches ends the run's use of them: rlen). */
-    bool quiet = !h->nwatches && !h->commit && !h->trig_mem;
+    /* Nothing watches, records or checks accesses (watches, a commit
+     * record, load/store triggers, locked PMP entries): the inline paths
+     * may serve them (a probe that sets watches ends the run's use of
+     * them: rlen). */
+#define QUIET() (!h->nwatches && !h->commit && !h->checks_mem)
+    bool quiet = QUIET();
 
     /* The forwarded values: f0 the result of the instruction just run,
      * f1 the one before it, as the handlers of the instructions that
@@ -464,11 +362,12 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
         link = &((sim_insn *)d)->field;                                                        \
         goto dispatch;                                                                         \
     } while (0)
-/* The one-entry RAM cache, kept only while nothing watches or records
- * accesses (they must reach the slow path that does). */
+/* The one-entry RAM cache, kept only while nothing watches, records or
+ * checks accesses to the range (they must reach the slow path that does). */
 #define REFILL(r)                                                                              \
-    (rbase = (r)->base, rlen = (r)->size >= 8 && quiet ? (r)->size - 7 : 0, rhost = (r)->host, \
-     rlat = (r)->latency, h->ram_hint = (unsigned)((r) - m->ram))
+    (rbase = (r)->base,                                                                        \
+     rlen = (r)->size >= 8 && (quiet || sim_ram_open(h, r)) ? (r)->size - 7 : 0,               \
+     rhost = (r)->host, rlat = (r)->latency, h->ram_hint = (unsigned)((r) - m->ram))
 #define LOAD(n, type, conv, base)                                                              \
     {                                                                                          \
         uint64_t a = (base) + IMM, o = a - rbase;                                                 \
@@ -695,7 +594,7 @@ op_PROBE:
         SYNC();
         bool stop_here = h->probe(h->probe_ctx, h);
         rlen = 0; /* it may have set watches */
-        quiet = !h->nwatches && !h->commit && !h->trig_mem;
+        quiet = QUIET();
         if (stop_here)
             goto stopped;
     }
@@ -706,6 +605,14 @@ op_TRIGGER:
     if (h->trig_exec && sim_trigger_exec(h, d->pc)) {
         cause = SIM_CAUSE_BREAKPOINT;
         tval = d->pc;
+        goto trap;
+    }
+    NEXT;
+op_PMP:
+    /* a locked PMP entry of a hart sharing the code meets the next
+     * entry's instruction: may this hart fetch it? */
+    if (h->pmp_deny && sim_pmp_fetch_denied(h, d[1].pc, d[1].len, &tval)) {
+        cause = SIM_CAUSE_FETCH_ACCESS;
         goto trap;
     }
     NEXT;
@@ -877,11 +784,11 @@ op_CSR: {
         tval = d->bits;
         goto trap;
     }
-    /* a trigger write may have armed loads and stores (the RAM cache
-     * must be bypassed) or changed the execute set (the decoded code is
-     * gone: on from the next pc, decoded anew, the rest of this block
-     * taken back as a trap would) */
-    quiet = !h->nwatches && !h->commit && !h->trig_mem;
+    /* a trigger or PMP write may have armed loads and stores (the RAM
+     * cache must be bypassed) or changed the execute or fetch set (the
+     * decoded code is gone: on from the next pc, decoded anew, the rest
+     * of this block taken back as a trap would) */
+    quiet = QUIET();
     if (UNLIKELY(!quiet))
         rlen = 0;
     if (UNLIKELY(gen != ic->gen)) {
@@ -1027,6 +934,7 @@ out:
     h->instret = instret;
     h->mem_cycles = mcycles;
     return h->state;
+#undef QUIET
 #undef SYNC
 #undef UNCUT
 #undef RESYNC

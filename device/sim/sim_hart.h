@@ -15,6 +15,11 @@
  * execute, load and store, which raise a breakpoint exception before the
  * instruction or access (hart_trigger.c; device/sim/README.md, "Triggers").
  *
+ * Each hart has physical memory protection: SIM_HART_PMP entries
+ * (pmpcfg0, pmpaddr0-7), of which, in machine mode, only the locked ones
+ * check anything: an access or fetch one denies is an access fault
+ * (hart_pmp.c; device/sim/README.md, "PMP").
+ *
  * Traps go to mtvec (direct mode) with mcause, mepc and mtval set;
  * misaligned loads and stores trap (as the card's regions do).  Modeled
  * time: one cycle per instruction plus each access's latency (sim_mem.h),
@@ -68,6 +73,18 @@ struct sim_icache; /* the decoded instructions (hart_block.c) */
 typedef struct sim_trigger {
     uint64_t tdata1, tdata2; /* as read: always a legal value */
 } sim_trigger;
+
+/* Physical memory protection (hart_pmp.c): the entries and their
+ * granularity, 2^(SIM_PMP_G + 2) bytes (4 KiB) — our choice, the X280's
+ * manual not being public (device/sim/README.md, "PMP") — and a pmpcfg
+ * byte's fields. */
+#define SIM_HART_PMP 8
+#define SIM_PMP_G 10
+#define SIM_PMP_R 0x01u
+#define SIM_PMP_W 0x02u
+#define SIM_PMP_X 0x04u
+#define SIM_PMP_A 0x18u /* 0 off, 0x08 TOR, 0x10 NA4, 0x18 NAPOT */
+#define SIM_PMP_L 0x80u /* locked: read-only until reset, and checked in machine mode */
 
 /* One retired instruction as a commit log records it (Spike's
  * --log-commits, which co-simulation scripts read): the registers and
@@ -156,6 +173,18 @@ typedef struct sim_hart {
     sim_trigger trig[SIM_HART_TRIGGERS];
     unsigned tselect;
     unsigned trig_exec, trig_mem;
+    /* Physical memory protection (hart_pmp.c): each entry's pmpcfg byte
+     * and pmpaddr, as written (legal values), and how many entries may
+     * deny machine mode anything (locked, matching something, without
+     * one of R, W, X): the hot loop looks at that count only (0: nothing
+     * is checked). */
+    uint8_t pmpcfg[SIM_HART_PMP];
+    uint64_t pmpaddr[SIM_HART_PMP];
+    unsigned pmp_deny;
+    /* Nonzero while every load and store must reach the slow path that
+     * checks it: trig_mem or pmp_deny is (hart_trigger.c and hart_pmp.c
+     * keep it), so that the hot loop tests one field for both. */
+    unsigned checks_mem;
     /* The vector unit's state (sim_vec.h), last: the scalar fields the hot
      * loop touches stay together ahead of these 2 KiB.  vtype bit 63 is
      * vill; vxrm and vxsat are vcsr's two fields.  Register r's byte b is

@@ -31,7 +31,7 @@
 /* The accesses of one instruction. */
 typedef struct vacc {
     sim_hart *h;
-    bool quiet;    /* nothing watches or records: the inline paths may serve */
+    bool quiet;    /* nothing watches, records or checks: the inline paths may serve */
     int ram;       /* the RAM range the last access reached, or -1 */
     uint64_t line; /* the line the last access touched, + 1 (0: none yet) */
 } vacc;
@@ -114,12 +114,12 @@ static int lg2(unsigned v)
  * register, mask) handed to the memory as one write when it takes one
  * there (sim_mem.h store_bytes: a NoC window; one posted write of the
  * bytes, as on the card).  False: nothing stored, take the element path
- * (any other memory, a trigger armed, a misaligned base, a part that
- * faults: the element path finds the element). */
+ * (any other memory, a trigger armed or a PMP entry locked, a misaligned
+ * base, a part that faults: the element path finds the element). */
 static bool one_write(sim_hart *h, const sim_vec_insn *vi, const vshape *s, unsigned vd)
 {
     sim_mem *m = h->mem;
-    if (!m->store_bytes || h->trig_mem || !vi->vm || s->nf != 1 ||
+    if (!m->store_bytes || h->checks_mem || !vi->vm || s->nf != 1 ||
         (s->form != VEC_UNIT && s->form != VEC_WHOLE && s->form != VEC_MASK) ||
         (s->base & (s->bytes - 1)))
         return false;
@@ -218,7 +218,8 @@ int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
         vec_charge(h, s.evl * s.nf * s.bytes * 8, 1);
         return 0;
     }
-    vacc a = {h, !nwatches && !h->commit, h->ram_hint < h->mem->nram ? (int)h->ram_hint : -1, 0};
+    vacc a = {h, !nwatches && !h->commit && !h->checks_mem,
+              h->ram_hint < h->mem->nram ? (int)h->ram_hint : -1, 0};
     int rc = 0;
     h->vmem = store ? SIM_MEM_VSTORE : SIM_MEM_VLOAD;
     uint64_t i;

@@ -197,6 +197,26 @@ END
     [[ $output == "trap: illegal instruction (mcause 2) at mepc 0x"*", mtval 0x1234500b, with no handler installed, after "* ]]
 }
 
+@test "exec: a trap with no handler is reported when a locked PMP entry denies the catch point" {
+    # TOR [0, 0x80000000) locked, no permissions: the catch point's store
+    # to address 0 would fault; the program's own trap is still reported
+    prog lowlock <<'END'
+#include "test.h"
+TEST_BEGIN
+    li t0, 0x80000000 >> 2
+    csrw pmpaddr0, t0
+    li t0, 0x88
+    csrw pmpcfg0, t0
+bad:
+    .word 0
+TEST_END
+END
+    run -1 --separate-stderr kmrun exec --json --max-instructions 100000 "$tmp/lowlock.elf"
+    [ "$(field end)" = trap ]
+    [[ $output == *'"mcause": 2,'* ]]
+    [[ $output == *"\"mepc\": $(addr bad "$tmp/lowlock.elf"),"* ]]
+}
+
 @test "exec: a load from an address nothing answers is an access fault" {
     prog fault <<'END'
 #include "test.h"
@@ -364,6 +384,86 @@ END
     run -3 --separate-stderr kmrun exec "$tmp/obj.o"
     expect stderr <<END
 kmrun: '$tmp/obj.o' is a relocatable object (not linked); expected a linked executable (ET_EXEC)
+END
+}
+
+# link NAME SCRIPT: links $tmp/NAME.S (test.h available) with the linker
+# script SCRIPT (stdin's text) into $tmp/NAME.elf.
+link() {
+    cat >"$tmp/$1.ld"
+    riscv64-unknown-elf-gcc -march=rv64gc -mabi=lp64d -nostdlib -nostartfiles -static \
+        -I"$KMRUN_TOP/tests/isa" -T "$tmp/$1.ld" -Wl,--no-warn-rwx-segments \
+        -o "$tmp/$1.elf" "$tmp/$1.S"
+}
+
+# load_flags ELF: each PT_LOAD's flags as readelf shows them, one a line
+# ("-" for none): the fields between MemSiz and Align.
+load_flags() {
+    riscv64-unknown-elf-readelf -lW "$1" | awk '$1 == "LOAD" {
+        f = ""
+        for (i = 7; i < NF; i++) f = f $i
+        print (f == "" ? "-" : f)
+    }'
+}
+
+@test "exec: a PT_LOAD with no flags, as the official riscv-tests link, loads and runs (as under Spike and QEMU)" {
+    # riscv-test-env's env/p/link.ld (tests/isa/noflags.ld): one PT_LOAD
+    # with p_flags 0 holding the code, tohost and the data
+    "$KMRUN_TOP/tests/isa/assemble" "$tmp" "$KMRUN_TOP/tests/isa/noflags.S"
+    [ "$(load_flags "$tmp/noflags.elf")" = - ]
+    run -0 --separate-stderr kmrun exec --json "$tmp/noflags.elf"
+    expect stderr </dev/null
+    [ "$(field exit_code)" = 0 ]
+    # read-only segments only (no X anywhere): their code runs too
+    cp "$KMRUN_TOP/tests/isa/noflags.S" "$tmp/ronly.S"
+    sed 's/FLAGS(SHF_ALLOC | SHF_EXECINSTR)/FLAGS(4)/' "$KMRUN_TOP/tests/isa/noflags.ld" |
+        link ronly
+    [ "$(load_flags "$tmp/ronly.elf")" = R ]
+    run -0 --separate-stderr kmrun exec --json "$tmp/ronly.elf"
+    [ "$(field exit_code)" = 0 ]
+}
+
+@test "exec: an entry point in a segment without PF_X runs (as under Spike and QEMU)" {
+    cat >"$tmp/dataentry.S" <<'END'
+#include "test.h"
+    .section .data.start, "aw", @progbits
+    .globl start_in_data
+start_in_data:
+    la t0, _start
+    jr t0
+TEST_BEGIN
+    TEST 1
+    li a0, 5
+    CHECK a0, 5
+TEST_END
+END
+    link dataentry <<'END'
+OUTPUT_ARCH(riscv)
+ENTRY(start_in_data)
+PHDRS { text PT_LOAD FLAGS(5); data PT_LOAD FLAGS(6); }
+SECTIONS
+{
+    . = 0x80000000;
+    .text : { *(.text.init) *(.text .text.*) } :text
+    . = ALIGN(0x1000);
+    .data : { *(.data.start) *(.tohost) *(.data .data.*) } :data
+}
+END
+    [ "$(load_flags "$tmp/dataentry.elf" | tr '\n' ' ')" = "RE RW " ]
+    run -0 --separate-stderr kmrun exec --json "$tmp/dataentry.elf"
+    [ "$(field exit_code)" = 0 ]
+}
+
+@test "exec: an entry point outside every loadable segment is refused, status 3" {
+    printf '.globl nowhere\n.set nowhere, 0x90000000\n_start: j _start\n' >"$tmp/noentry.S"
+    link noentry <<'END'
+OUTPUT_ARCH(riscv)
+ENTRY(nowhere)
+SECTIONS { . = 0x80000000; .text : { *(.text) } }
+END
+    run -3 --separate-stderr kmrun exec "$tmp/noentry.elf"
+    expect stderr <<END
+kmrun: '$tmp/noentry.elf': its entry point 0x90000000 is not in a loadable segment
 END
 }
 

@@ -43,7 +43,9 @@ isa() {
 @test "isa: zbb" { isa zbb; }
 @test "isa: fence.i (self-modifying code)" { isa fencei; }
 @test "isa: triggers (tselect/tdata1/tdata2: execute, load, store, a second trigger; rv64mi-p-breakpoint's checks)" { isa triggers; }
+@test "isa: pmp (pmpcfg/pmpaddr legal values, G = 10, locks; locked NAPOT and TOR entries deny loads, stores, AMOs, fetches in machine mode, unlocked ones do not; rv64mi-p-pmpaddr's checks)" { isa pmp; }
 @test "isa: the commit log's sample program" { isa commitlog; }
+@test "isa: noflags (the official riscv-tests' layout: one PT_LOAD with no flags holding code, tohost and data)" { isa noflags; }
 @test "isa: rvv_cfg (vsetvl*: every SEW and LMUL, vill, AVL rules, vector CSRs, mstatus.VS)" { isa rvv_cfg; }
 @test "isa: rvv_mem (unit-stride, mask, strided, indexed, whole-register, segment, fault-only-first loads and stores)" { isa rvv_mem; }
 @test "isa: rvv_int (integer arithmetic, compares, reductions, masks, moves; LMUL, tail, mask, vstart)" { isa rvv_int; }

@@ -11,7 +11,8 @@
 # trigger, selected by tselect, fires while the first still does.  Beyond
 # it: the legal values tdata1 keeps (write any, read legal), tinfo, tdata3,
 # tselect past the last trigger, the hit bit, mtval, a disarmed trigger,
-# any byte of an access matching, the >= and < matches, AMOs, m clear.
+# any byte of an access matching, the >= and < matches, AMOs, m clear, a
+# vector load's element.
 #
 # The handler records mcause in s2, mepc in s3, mtval in s4 and counts
 # traps in s5, then skips the trapping instruction (mepc + 4: the code
@@ -309,6 +310,21 @@ tests:
     sw a1, 0(s0)
     ld a1, 8(a3)
     CHECK s5, 0
+    TEST 19                   # a vector load: at its element, any of them
+    VECTOR_ON
+    addi a3, s0, 3
+    csrw tdata2, a3
+    li a0, TYPE2 | M | LD
+    csrw tdata1, a0
+    li a1, 8
+    vsetvli zero, a1, e8, m1, ta, ma
+    ARM
+1:  vle8.v v1, (s0)
+    BROKE 1b, a3
+    csrr a0, vstart           # elements 0..2 done
+    CHECK a0, 3
+    csrw vstart, zero
+    ALL_OFF
     j 1f
     .option rvc               # (norvc padding fills 4 bytes at a time)
     .balign 4                 # test 5 loads a word from it
