@@ -8,6 +8,7 @@
 
 #include "km_fs.h"
 #include "km_handover.h"
+#include "km_wild.h"
 #include "sim_card.h"
 
 static int card_write(sim_card *card, unsigned bank, uint64_t bank_address, const void *src,
@@ -235,6 +236,18 @@ static const km_source *known_source(const km_handover *h, unsigned n, const km_
     return NULL;
 }
 
+/* The image each work cluster ran (NULL: none). */
+static void images_by_cluster(const km_session *s, const char *image_of[BH_WORK_CLUSTERS + 1])
+{
+    for (unsigned c = 0; c <= BH_WORK_CLUSTERS; c++)
+        image_of[c] = NULL;
+    for (unsigned i = 0; i < s->plan.nclusters; i++) {
+        const km_cluster_plan *cp = &s->plan.clusters[i];
+        if (cp->cluster >= 1 && cp->cluster <= (int)BH_WORK_CLUSTERS)
+            image_of[cp->cluster] = km_session_image(s, cp);
+    }
+}
+
 int km_card_handovers(km_session *s, km_run_result *r, km_error *err)
 {
     r->handover_checked = false;
@@ -252,12 +265,8 @@ int km_card_handovers(km_session *s, km_run_result *r, km_error *err)
     s->handovers = calloc(n, sizeof *s->handovers);
     if (!s->handovers)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory for %u hand-over findings", n);
-    const char *image_of[BH_WORK_CLUSTERS + 1] = {NULL};
-    for (unsigned i = 0; i < s->plan.nclusters; i++) {
-        const km_cluster_plan *cp = &s->plan.clusters[i];
-        if (cp->cluster >= 1 && cp->cluster <= (int)BH_WORK_CLUSTERS)
-            image_of[cp->cluster] = km_session_image(s, cp);
-    }
+    const char *image_of[BH_WORK_CLUSTERS + 1];
+    images_by_cluster(s, image_of);
     const char *kernels = s->build.has_kernels ? s->build.kernels.path : NULL;
     for (unsigned i = 0; i < n; i++) {
         km_handover *h = &s->handovers[i];
@@ -274,6 +283,40 @@ int km_card_handovers(km_session *s, km_run_result *r, km_error *err)
     s->nhandovers = n;
     r->handovers = s->handovers;
     r->nhandovers = n;
+    return KM_OK;
+}
+
+int km_card_wild_writes(km_session *s, km_run_result *r, km_error *err)
+{
+    r->wild_writes = NULL;
+    r->nwild_writes = 0;
+    r->wild_more = 0;
+    unsigned n = 0;
+    const sim_wild_write *records = s->card ? sim_card_wild_writes(s->card, &n, &r->wild_more)
+                                            : NULL;
+    if (!records || n == 0)
+        return KM_OK;
+    free(s->wild);
+    s->nwild = 0;
+    s->wild = calloc(n, sizeof *s->wild);
+    if (!s->wild)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for %u wild writes", n);
+    const char *image_of[BH_WORK_CLUSTERS + 1];
+    images_by_cluster(s, image_of);
+    for (unsigned i = 0; i < n; i++) {
+        km_wild_write *w = &s->wild[i];
+        km_wild_name(&records[i], w);
+        km_site_source(&w->writer, image_of, NULL);
+        /* The thread whose memory it was: a note, if it has nothing to say. */
+        for (unsigned k = 0; k < r->nthreads; k++) {
+            km_thread_result *t = &r->threads[k];
+            if (t->cluster == w->target && !t->message[0])
+                km_wild_note(w, t->message, sizeof t->message);
+        }
+    }
+    s->nwild = n;
+    r->wild_writes = s->wild;
+    r->nwild_writes = n;
     return KM_OK;
 }
 

@@ -8,6 +8,7 @@
 
 #include "km_handlers.h"
 #include "km_handover.h"
+#include "km_wild.h"
 #include "km_ports.h"
 #include "ks_text.h"
 
@@ -294,6 +295,24 @@ cJSON *km_handover_json(const km_handover *h)
     return o;
 }
 
+cJSON *km_wild_json(const km_wild_write *w)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "writer", site_json(&w->writer));
+    cJSON_AddNumberToObject(o, "target", w->target);
+    cJSON *tile = cJSON_AddArrayToObject(o, "tile");
+    cJSON_AddItemToArray(tile, cJSON_CreateNumber(w->x));
+    cJSON_AddItemToArray(tile, cJSON_CreateNumber(w->y));
+    add_u64(o, "address", w->first);
+    add_u64(o, "end", w->end);
+    add_u64(o, "bytes", w->bytes);
+    cJSON_AddNumberToObject(o, "stores", w->stores);
+    char us[40];
+    km_ps_us(w->last_ps, us, sizeof us);
+    cJSON_AddRawToObject(o, "last_microseconds", us);
+    return o;
+}
+
 /* The card's counters (sim_card.h, "counters"): X280 cores of the
  * clusters that ran, clusters, NoC routes, the Tensix cores that ran a
  * handler, the dispatcher. */
@@ -425,6 +444,10 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
     } else {
         cJSON_AddNullToObject(doc, "handover");
     }
+    /* Wild writes: always watched, [] when none. */
+    cJSON *wild = cJSON_AddArrayToObject(doc, "wild_writes");
+    for (unsigned i = 0; i < r->nwild_writes; i++)
+        cJSON_AddItemToArray(wild, km_wild_json(&r->wild_writes[i]));
     /* The card's counters: null on the host fallback. */
     if (r->has_stats)
         cJSON_AddItemToObject(doc, "stats", stats_json(&r->stats));

@@ -68,6 +68,8 @@ struct km_session {
     void *trace_ctx;
     struct km_handover *handovers; /* named findings (km_card_handovers) */
     unsigned nhandovers;
+    struct km_wild_write *wild; /* named wild writes (km_card_wild_writes) */
+    unsigned nwild;
     struct km_print_line *prints; /* the run's (km_run_result.prints) */
     size_t nprints;
     struct km_timeline *timeline; /* km_session_timeline (NULL: none) */
@@ -125,6 +127,10 @@ bool km_card_checks_handovers(const km_session *s);
  * source lines, into s->handovers and r (r->handover_checked set).  Only
  * the sim backend asks.  KM_EXIT_SYSTEM when memory runs out. */
 int km_card_handovers(km_session *s, km_run_result *r, km_error *err);
+/* The card's wild writes, named with their writers' source lines, into
+ * s->wild and r; a thread whose memory one wrote gets a note in its
+ * message (when it has none). */
+int km_card_wild_writes(km_session *s, km_run_result *r, km_error *err);
 /* km_backend_ops.read_dram of a backend on the card. */
 int km_card_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,
                       km_error *err);

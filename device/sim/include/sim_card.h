@@ -313,6 +313,38 @@ typedef struct sim_handover {
  * the checker off).  The card's, until it is freed. */
 const sim_handover *sim_card_handovers(const sim_card *card, unsigned *n);
 
+/* ---- wild writes (always watched) -----------------------------------------
+ *
+ * An X280 core's store through a NoC window into memory that is not its
+ * cluster's to write: another work cluster's local memory outside the
+ * lines kmx_layout.h lets other clusters write there (its cluster lines,
+ * its ports line, its pull counters: kmx_parallel_all, kmx_serve, the
+ * ports, the pull), or the dispatcher's local memory (cluster 0's)
+ * outside the writer's own ring area (KMX_DISPATCH_RING_AREA).  On a card
+ * such a write silently overwrites the target's code, stacks, result
+ * block or runtime lines, or the dispatcher's own memory.  The bytes land
+ * here as on a card (the simulated dispatcher, a model, reads only the
+ * ring areas of its memory); each writer core, store pc and target is
+ * listed once (device/sim/README.md, "Wild writes"). */
+#define SIM_WILD_WRITES_KEPT 64u
+typedef struct sim_wild_write {
+    uint8_t cluster, core; /* the writer: its work cluster and core */
+    uint8_t target;        /* whose memory: 0 the dispatcher's, else that work cluster's */
+    uint8_t x, y;          /* the target's tile */
+    uint64_t pc;           /* the store's address in the writer's image */
+    uint64_t caller;       /* the writer's return address register at the first store */
+    uint64_t first, end;   /* the local-memory addresses its stores covered, [first, end)
+                              (NoC addresses of the tile: the same) */
+    uint64_t bytes;        /* bytes stored (the sum of its stores' sizes) */
+    uint32_t stores;
+    uint64_t first_ps, last_ps; /* modeled time of its first and last store */
+} sim_wild_write;
+
+/* The wild writes so far, in the order of their first store; *n how many
+ * (at most SIM_WILD_WRITES_KEPT), *more the stores of others not kept
+ * (may be NULL).  The card's, until it is freed. */
+const sim_wild_write *sim_card_wild_writes(const sim_card *card, unsigned *n, uint64_t *more);
+
 /* The Tensix cores' X280 port waits that gave up and sends refused, in
  * the order they happened (the first KM_PORT_WAITS_KEPT); *n how many.
  * The card's, until it is freed. */
