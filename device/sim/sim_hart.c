@@ -370,10 +370,7 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     sim_jit_regs jr;
 
     uint64_t cause = 0, tval = 0;
-    /* A trap loop (below, at trap_at_pc): the last trap that left the
-     * hart as it found it, and the time then. */
-    bool loop_seen = false;
-    uint64_t loop_cycle = 0, loop_mcycles = 0, loop_instret = 0;
+    sim_trap_loop loop = {0}; /* trap_at_pc: a trap loop's turns (hart_trap.c) */
     uint64_t mem_addr = 0, mem_val = 0;
     unsigned mem_size = 0;
 
@@ -1016,43 +1013,15 @@ trap_at_pc:
     h->instret = instret;
     h->mem_cycles = mcycles;
     {
-        /* A trap loop: the first instruction at mtvec traps (its code was
-         * overwritten, mtvec points outside the code) and the trap leaves
-         * everything as it was — mepc, mcause, mtval already hold what it
-         * writes, MIE and MPIE are clear — so every turn from here to the
-         * limit is this one again: nothing retires, nothing is accessed,
-         * only time and the trap count move.  A turn is measured between
-         * two such traps with nothing retired between them, and all but
-         * the last whole turns before the limit are taken at once (the
-         * last ones run as before, so the call ends exactly where it
-         * would).  Nobody else runs during a call, and only fence.i or
-         * the owner changes the decoded code, so the turns are the same;
-         * not with an observer of traps, a trace, watches or triggers. */
-        bool fixed = (cause == SIM_CAUSE_ILLEGAL || cause == SIM_CAUSE_FETCH_ACCESS) &&
-                     pc == (h->mtvec & ~(uint64_t)3) && h->mepc == pc && h->mcause == cause &&
-                     h->mtval == tval &&
-                     !(h->mstatus & (SIM_MSTATUS_MIE | SIM_MSTATUS_MPIE)) && !h->on_trap &&
-                     quiet && !h->trig_exec;
+        /* (a trap loop's turns are taken whole: not under a trace or watches) */
+        bool fixed = quiet && sim_hart_trap_fixed(h, cause, tval);
         bool end = h->on_trap && h->on_trap(h->trap_ctx, h, cause, tval);
         sim_hart_trap(h, cause, tval);
         pc = h->pc;
         cycle += SIM_COST_TRAP;
         if (h->state != SIM_HART_RUNNING || end) /* a device halted it, then faulted */
             goto out;
-        if (fixed && loop_seen && instret == loop_instret && cycle > loop_cycle &&
-            cycle < limit) {
-            uint64_t turn = cycle - loop_cycle, k = (limit - cycle) / turn;
-            if (k > 1) {
-                k--;
-                cycle += k * turn;
-                mcycles += k * (mcycles - loop_mcycles);
-                h->traps += k;
-            }
-        }
-        loop_seen = fixed;
-        loop_cycle = cycle;
-        loop_mcycles = mcycles;
-        loop_instret = instret;
+        sim_hart_trap_loop(h, &loop, fixed, &cycle, &mcycles, instret, limit);
     }
     goto dispatch;
 
