@@ -8,6 +8,7 @@
 #include "cmd_run.h"
 #include "km_fs.h"
 #include "km_handover.h"
+#include "km_kernel_fault.h"
 #include "km_wild.h"
 #include "km_prints.h"
 #include "km_run_json.h"
@@ -226,8 +227,15 @@ unsigned cmd_run_outcome_findings(const cmd_run_outcome *o)
     if (r->wild_more)
         fprintf(stderr, "kmrun: and %llu more stores of wild writes past the %u kept\n",
                 (unsigned long long)r->wild_more, r->nwild_writes);
+    for (unsigned i = 0; i < r->nkernel_faults; i++) {
+        km_kernel_fault_line(&r->kernel_faults[i], line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
+    if (r->kernel_faults_more)
+        fprintf(stderr, "kmrun: and %u more Tensix handlers taken out past the %u kept\n",
+                r->kernel_faults_more, r->nkernel_faults);
     fflush(stderr);
-    return found + r->nwild_writes;
+    return found + r->nwild_writes + r->nkernel_faults + r->kernel_faults_more;
 }
 
 void cmd_note_host_handover(void)

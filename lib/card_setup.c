@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "km_fs.h"
+#include "km_driver.h"
 #include "km_handover.h"
+#include "km_kernel_fault.h"
 #include "km_wild.h"
 #include "sim_card.h"
 
@@ -179,6 +181,7 @@ int km_card_create(km_session *s, km_error *err)
             .trace_core = s->trace_core,
             .trace_line = s->trace_line,
             .trace_ctx = s->trace_ctx,
+            .handler_spin_ms = KM_HANDLER_SPIN_MS,
         };
         ks_error e;
         if (sim_card_create(&s->card, &params, &e) != KS_OK)
@@ -317,6 +320,45 @@ int km_card_wild_writes(km_session *s, km_run_result *r, km_error *err)
     s->nwild = n;
     r->wild_writes = s->wild;
     r->nwild_writes = n;
+    return KM_OK;
+}
+
+unsigned km_card_kernel_fault_count(km_session *s)
+{
+    unsigned n = 0, more = 0;
+    if (s->card)
+        sim_card_handler_faults(s->card, &n, &more);
+    return n + more;
+}
+
+int km_card_kernel_faults(km_session *s, km_run_result *r, km_error *err)
+{
+    r->kernel_faults = NULL;
+    r->nkernel_faults = r->kernel_faults_more = 0;
+    unsigned n = 0, more = 0;
+    const sim_handler_fault *records =
+        s->card ? sim_card_handler_faults(s->card, &n, &more) : NULL;
+    r->kernel_faults_more = more;
+    if (!records || n == 0)
+        return KM_OK;
+    free(s->kfaults);
+    s->nkfaults = 0;
+    s->kfaults = calloc(n, sizeof *s->kfaults);
+    if (!s->kfaults)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for %u kernel faults", n);
+    const char *kernels = s->build.has_kernels ? s->build.kernels.path : NULL;
+    for (unsigned i = 0; i < n; i++) {
+        km_kernel_fault *k = &s->kfaults[i];
+        km_kernel_fault_name(s->p, &records[i], kernels, k);
+        for (unsigned t = 0; t < r->nthreads; t++) {
+            km_thread_result *th = &r->threads[t];
+            if (k->cluster > 0 && th->cluster == k->cluster && !th->message[0])
+                km_kernel_fault_note(k, th->message, sizeof th->message);
+        }
+    }
+    s->nkfaults = n;
+    r->kernel_faults = s->kfaults;
+    r->nkernel_faults = n;
     return KM_OK;
 }
 

@@ -195,6 +195,8 @@ int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_err
         rc = km_card_handovers(s, r, err);
     if (rc == KM_OK && s->card)
         rc = km_card_wild_writes(s, r, err);
+    if (rc == KM_OK && s->card)
+        rc = km_card_kernel_faults(s, r, err);
     return rc;
 }
 
@@ -276,6 +278,7 @@ void km_session_close(km_session *s)
     km_session_tl_free(s);
     free(s->handovers);
     free(s->wild);
+    free(s->kfaults);
     for (size_t i = 0; i < s->nprints; i++)
         free(s->prints[i].text);
     free(s->prints);
