@@ -157,7 +157,7 @@ static void newest_finished(const char *runs, const char *not, char out[KM_RUN_I
         if (lstat(result, &st) == 0 && S_ISREG(st.st_mode) &&
             (!out[0] || st.st_mtim.tv_sec > best.tv_sec ||
              (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec > best.tv_nsec))) {
-            snprintf(out, KM_RUN_ID_BYTES, "%s", e->d_name);
+            snprintf(out, KM_RUN_ID_BYTES, "%.*s", KM_RUN_ID_BYTES - 1, e->d_name);
             best = st.st_mtim;
         }
         free(result);
