@@ -68,7 +68,7 @@ static void sentence(km_kernel_fault *k)
             ks_text_add(&t, " at address 0x%" PRIx64, k->address);
         if (!k->in_kernels)
             ks_text_add(&t, ", inside %s, %s", k->symbol[0] ? k->symbol : "kmrun or a library",
-                        k->call ? "in the card's API the handler called there"
+                        k->call ? "which the handler called there"
                                 : "outside the kernels' object");
         ks_text_add(&t, "; ");
     }

@@ -30,6 +30,18 @@ uint64_t ks_trap_pc(const void *uctx)
 #endif
 }
 
+uint64_t ks_trap_sp(const void *uctx)
+{
+#if defined(__x86_64__)
+    return (uint64_t)((const ucontext_t *)uctx)->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    return (uint64_t)((const ucontext_t *)uctx)->uc_mcontext.sp;
+#else
+    (void)uctx;
+    return 0;
+#endif
+}
+
 static void on_fault(int sig, siginfo_t *info, void *uctx)
 {
     for (ks_trap_claim *c = innermost; c; c = c->outer)

@@ -52,8 +52,9 @@ void ks_trap_pop(ks_trap_claim *c);
  * yet (ks_trap_push does): for a handler of kmrun's own signals. */
 void ks_trap_alt_stack(void);
 
-/* The pc of the interrupted context a handler's third argument points
- * at (0 on a host this does not know). */
+/* The pc and the stack pointer of the interrupted context a handler's
+ * third argument points at (0 on a host this does not know). */
 uint64_t ks_trap_pc(const void *uctx);
+uint64_t ks_trap_sp(const void *uctx);
 
 #endif

@@ -103,6 +103,7 @@ struct km_core {
     uint8_t halt_kind;
     int halt_sig;
     uint64_t halt_addr, halt_pc;
+    uint64_t halt_return; /* pc outside the object: a return address into it on the stack */
 };
 
 /* Messages on their way from the cores to their X280 cores' mailbox

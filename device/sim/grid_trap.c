@@ -99,15 +99,37 @@ void grid_stack_free(void *stack)
 
 /* ---- taking a core out (in a signal handler) ---- */
 
+/* A fault outside the handler's code with no noted call (libc's memcpy
+ * or abort called by the handler itself): the handler's innermost call
+ * is the first word from the interrupted stack pointer up to the top of
+ * the core's stack that points into the object's code — a return address
+ * in all but odd cases (a code pointer a libc frame keeps).  Reading the
+ * core's own stack is safe here. */
+static uintptr_t handler_return(const km_core *c, const grid_trap *t, uint64_t sp)
+{
+    uintptr_t lo = (uintptr_t)c->stack, hi = lo + SIM_GRID_STACK_BYTES;
+    if (sp < lo || sp >= hi)
+        return 0;
+    for (const uintptr_t *w = (const uintptr_t *)(uintptr_t)(sp & ~(uint64_t)7);
+         (uintptr_t)w < hi; w++)
+        if (*w >= t->lo && *w < t->hi)
+            return *w;
+    return 0;
+}
+
 /* The core halts and the thread goes back to the grid's side of the
  * switch, as if the core had given way. */
-static void take_out(km_core *c, uint8_t kind, int sig, uint64_t addr, uint64_t pc)
+static void take_out(km_core *c, uint8_t kind, int sig, uint64_t addr, const void *uctx)
 {
     sim_grid *g = c->grid;
+    uint64_t pc = ks_trap_pc(uctx);
     c->halt_kind = kind;
     c->halt_sig = sig;
     c->halt_addr = addr;
     c->halt_pc = pc;
+    c->halt_return = pc >= g->trap->lo && pc < g->trap->hi
+                         ? 0
+                         : handler_return(c, g->trap, ks_trap_sp(uctx));
     c->state = CORE_HALTED;
     grid_current = NULL;
 #ifdef GRID_ASAN
@@ -123,7 +145,7 @@ static void on_fault(ks_trap_claim *self, int sig, siginfo_t *info, void *uctx)
     if (!c || c->grid != t->g)
         return; /* not a handler's: the grid's own code, or another grid */
     take_out(c, SIM_HANDLER_FAULT, sig, sig == SIGABRT ? 0 : (uint64_t)(uintptr_t)info->si_addr,
-             ks_trap_pc(uctx));
+             uctx);
 }
 
 static void on_spin(int sig, siginfo_t *info, void *uctx)
@@ -142,7 +164,7 @@ static void on_spin(int sig, siginfo_t *info, void *uctx)
     if (pc < t->lo || pc >= t->hi)
         return; /* not in the handler's own code: a lock may be held, later */
     __atomic_store_n(&t->spin_asked, 0u, __ATOMIC_RELEASE);
-    take_out(c, SIM_HANDLER_SPIN, 0, 0, pc);
+    take_out(c, SIM_HANDLER_SPIN, 0, 0, uctx);
 }
 
 static void install_spin(void)
@@ -341,7 +363,10 @@ void grid_trap_resumed(sim_grid *g, km_core *c)
         .ps = c->time_ps,
     };
     c->halt_kind = 0; /* recorded */
-    uintptr_t pc = (uintptr_t)c->halt_pc, from = (uintptr_t)c->call_from;
+    /* Outside the object: the handler's call into the card's API, else
+     * its innermost call found on its stack. */
+    uintptr_t pc = (uintptr_t)c->halt_pc,
+              from = c->call_from ? (uintptr_t)c->call_from : (uintptr_t)c->halt_return;
     if (pc >= t->lo && pc < t->hi) {
         f.in_kernels = true;
         f.pc = pc - g->so_base;

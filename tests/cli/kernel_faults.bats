@@ -124,6 +124,16 @@ check_spin() {
     done
 }
 
+@test "kernel fault: a handler's abort() is a fault (SIGABRT), with the line of the call" {
+    for backend in sim host; do
+        run_bounded --thread "$backend" "$fixtures/quit.yaml"
+        stopped_with_folder
+        [ "$(field '.kernel_faults[0] | [.kind, .core, .handler, .signal, .address, .in_kernels, .source.file, .source.line] | @csv')" = \
+            "\"fault\",5,\"quit\",\"SIGABRT\",,false,\"kernels/bad.c\",$(line_of QUIT)" ]
+        [[ $(field '.kernel_faults[0].detail') == *"SIGABRT, the handler called abort()"* ]]
+    done
+}
+
 @test "kernel fault: a host-fed command's handler fault stops the run; the command before it is kept" {
     run_bounded "$fixtures/fed.yaml"
     stopped_with_folder

@@ -376,9 +376,11 @@ typedef struct sim_handler_fault {
     uint64_t pc;       /* in_kernels: an offset in the object; else the address */
     char symbol[64];   /* !in_kernels: the function pc is in, as dladdr names it, else
                           its object's file name ("" unknown) */
-    uint64_t call;     /* !in_kernels: the handler's call into the card's API it faulted
-                          inside (km_noc_write with a bad pointer), as its return
-                          address's offset in the object; 0 when none */
+    uint64_t call;     /* !in_kernels: the handler's call it faulted inside — into the
+                          card's API (km_noc_write with a bad pointer), as that call
+                          noted it, else the innermost return address into the object
+                          on the core's stack (libc's abort, memcpy) — as an offset in
+                          the object; 0 when none is known */
     uint64_t ps;       /* the core's modeled time then */
 } sim_handler_fault;
 
