@@ -282,7 +282,7 @@ int cmd_check(int argc, char **argv)
                 printf("%s\n", cJSON_GetObjectItem(d, "text")->valuestring);
             }
         }
-        unsigned found = cmd_run_outcome_handovers(&sim);
+        unsigned found = cmd_run_outcome_findings(&sim) + cmd_run_outcome_findings(&host);
         rc = c.ndiff == 0 && found == 0 ? KM_OK : KM_EXIT_FAILED;
         fflush(stdout);
         bool color;

@@ -83,6 +83,13 @@ bool cmd_run_outcome_ok(const cmd_run_outcome *o);
 #define CMD_HANDOVER_LINES 100u
 unsigned cmd_run_outcome_handovers(const cmd_run_outcome *o);
 
+/* Every finding of the run, one diagnostic line each on stderr: the
+ * hand-over checker's (cmd_run_outcome_handovers), the wild writes
+ * (km_wild.h; the first CMD_HANDOVER_LINES, then how many more the JSON
+ * lists) and the Tensix handlers the card took out (km_kernel_fault.h);
+ * returns how many there are (any fails the run). */
+unsigned cmd_run_outcome_findings(const cmd_run_outcome *o);
+
 /* The note `kmrun run --thread host` prints once when the checker was
  * asked for (by the flag or the manifest). */
 void cmd_note_host_handover(void);

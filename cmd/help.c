@@ -15,7 +15,8 @@ static const struct {
     const char *meaning;
 } exit_codes[] = {
     {KM_OK, "success"},
-    {KM_EXIT_FAILED, "a thread failed, a check found a difference or a wrong hand-over"},
+    {KM_EXIT_FAILED, "a thread or a kernel failed, a check found a difference, a wrong "
+                     "hand-over or a wild write"},
     {KM_EXIT_USAGE, "usage error, or an error in a manifest"},
     {KM_EXIT_BUILD, "build error: a compile failure or a rejected image"},
     {KM_EXIT_SYSTEM, "system error: I/O, a missing tool, an unusable cache"},

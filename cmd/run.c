@@ -155,7 +155,7 @@ int cmd_run(int argc, char **argv)
     if (rc == KM_OK) {
         printf("%s\n", out.json);
         fflush(stdout); /* the results first, then what went wrong with the folder */
-        unsigned found = cmd_run_outcome_handovers(&out);
+        unsigned found = cmd_run_outcome_findings(&out);
         rc = cmd_run_outcome_ok(&out) && found == 0 ? KM_OK : KM_EXIT_FAILED;
         bool color;
         if (cmd_summary_wanted(&color))

@@ -8,6 +8,8 @@
 #include "cmd_run.h"
 #include "km_fs.h"
 #include "km_handover.h"
+#include "km_kernel_fault.h"
+#include "km_wild.h"
 #include "km_prints.h"
 #include "km_run_json.h"
 #include "km_rundir.h"
@@ -208,6 +210,32 @@ unsigned cmd_run_outcome_handovers(const cmd_run_outcome *o)
                 r->nhandovers - CMD_HANDOVER_LINES);
     fflush(stderr);
     return r->nhandovers;
+}
+
+unsigned cmd_run_outcome_findings(const cmd_run_outcome *o)
+{
+    const km_run_result *r = &o->result;
+    unsigned found = cmd_run_outcome_handovers(o);
+    char line[2048];
+    for (unsigned i = 0; i < r->nwild_writes && i < CMD_HANDOVER_LINES; i++) {
+        km_wild_line(&r->wild_writes[i], line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
+    if (r->nwild_writes > CMD_HANDOVER_LINES)
+        fprintf(stderr, "kmrun: %u more wild writes in the run's JSON (wild_writes)\n",
+                r->nwild_writes - CMD_HANDOVER_LINES);
+    if (r->wild_more)
+        fprintf(stderr, "kmrun: and %llu more stores of wild writes past the %u kept\n",
+                (unsigned long long)r->wild_more, r->nwild_writes);
+    for (unsigned i = 0; i < r->nkernel_faults; i++) {
+        km_kernel_fault_line(&r->kernel_faults[i], line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
+    if (r->kernel_faults_more)
+        fprintf(stderr, "kmrun: and %u more Tensix handlers taken out past the %u kept\n",
+                r->kernel_faults_more, r->nkernel_faults);
+    fflush(stderr);
+    return found + r->nwild_writes + r->nkernel_faults + r->kernel_faults_more;
 }
 
 void cmd_note_host_handover(void)

@@ -361,6 +361,16 @@ static void on_host_retire(void *ctx, unsigned i, bool stuck)
     }
 }
 
+/* The grid runs on whichever host thread steps the card, under the lock. */
+static unsigned on_host_kernel_faults(void *ctx)
+{
+    host_backend *b = ctx;
+    pthread_mutex_lock(&b->lock);
+    unsigned n = km_card_kernel_fault_count(b->s);
+    pthread_mutex_unlock(&b->lock);
+    return n;
+}
+
 static void on_host_drain_prints(void *ctx, sim_card_print_fn fn, void *fn_ctx)
 {
     host_backend *b = ctx;
@@ -393,6 +403,7 @@ static void host_hooks(km_session *s, km_driver_hooks *h)
         .describe = on_host_describe,
         .locate = on_host_locate,
         .retire = on_host_retire,
+        .kernel_faults = on_host_kernel_faults,
         .drain_prints = on_host_drain_prints,
         .finish = on_host_finish,
     };

@@ -259,6 +259,11 @@ static void on_card_retire(void *ctx, unsigned i, bool stuck)
     sim_card_park(s->card, cluster_of(s, i));
 }
 
+static unsigned on_card_kernel_faults(void *ctx)
+{
+    return km_card_kernel_fault_count(ctx);
+}
+
 static void on_card_drain_prints(void *ctx, sim_card_print_fn fn, void *fn_ctx)
 {
     km_session *s = ctx;
@@ -290,6 +295,7 @@ static void sim_hooks(km_session *s, km_driver_hooks *h)
         .describe = on_card_describe,
         .locate = on_card_locate,
         .retire = on_card_retire,
+        .kernel_faults = on_card_kernel_faults,
         .drain_prints = on_card_drain_prints,
         .finish = on_card_finish,
     };

@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "km_fs.h"
+#include "km_driver.h"
 #include "km_handover.h"
+#include "km_kernel_fault.h"
+#include "km_wild.h"
 #include "sim_card.h"
 
 static int card_write(sim_card *card, unsigned bank, uint64_t bank_address, const void *src,
@@ -178,6 +181,7 @@ int km_card_create(km_session *s, km_error *err)
             .trace_core = s->trace_core,
             .trace_line = s->trace_line,
             .trace_ctx = s->trace_ctx,
+            .handler_spin_ms = KM_HANDLER_SPIN_MS,
         };
         ks_error e;
         if (sim_card_create(&s->card, &params, &e) != KS_OK)
@@ -235,6 +239,18 @@ static const km_source *known_source(const km_handover *h, unsigned n, const km_
     return NULL;
 }
 
+/* The image each work cluster ran (NULL: none). */
+static void images_by_cluster(const km_session *s, const char *image_of[BH_WORK_CLUSTERS + 1])
+{
+    for (unsigned c = 0; c <= BH_WORK_CLUSTERS; c++)
+        image_of[c] = NULL;
+    for (unsigned i = 0; i < s->plan.nclusters; i++) {
+        const km_cluster_plan *cp = &s->plan.clusters[i];
+        if (cp->cluster >= 1 && cp->cluster <= (int)BH_WORK_CLUSTERS)
+            image_of[cp->cluster] = km_session_image(s, cp);
+    }
+}
+
 int km_card_handovers(km_session *s, km_run_result *r, km_error *err)
 {
     r->handover_checked = false;
@@ -252,12 +268,8 @@ int km_card_handovers(km_session *s, km_run_result *r, km_error *err)
     s->handovers = calloc(n, sizeof *s->handovers);
     if (!s->handovers)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory for %u hand-over findings", n);
-    const char *image_of[BH_WORK_CLUSTERS + 1] = {NULL};
-    for (unsigned i = 0; i < s->plan.nclusters; i++) {
-        const km_cluster_plan *cp = &s->plan.clusters[i];
-        if (cp->cluster >= 1 && cp->cluster <= (int)BH_WORK_CLUSTERS)
-            image_of[cp->cluster] = km_session_image(s, cp);
-    }
+    const char *image_of[BH_WORK_CLUSTERS + 1];
+    images_by_cluster(s, image_of);
     const char *kernels = s->build.has_kernels ? s->build.kernels.path : NULL;
     for (unsigned i = 0; i < n; i++) {
         km_handover *h = &s->handovers[i];
@@ -274,6 +286,79 @@ int km_card_handovers(km_session *s, km_run_result *r, km_error *err)
     s->nhandovers = n;
     r->handovers = s->handovers;
     r->nhandovers = n;
+    return KM_OK;
+}
+
+int km_card_wild_writes(km_session *s, km_run_result *r, km_error *err)
+{
+    r->wild_writes = NULL;
+    r->nwild_writes = 0;
+    r->wild_more = 0;
+    unsigned n = 0;
+    const sim_wild_write *records = s->card ? sim_card_wild_writes(s->card, &n, &r->wild_more)
+                                            : NULL;
+    if (!records || n == 0)
+        return KM_OK;
+    free(s->wild);
+    s->nwild = 0;
+    s->wild = calloc(n, sizeof *s->wild);
+    if (!s->wild)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for %u wild writes", n);
+    const char *image_of[BH_WORK_CLUSTERS + 1];
+    images_by_cluster(s, image_of);
+    for (unsigned i = 0; i < n; i++) {
+        km_wild_write *w = &s->wild[i];
+        km_wild_name(&records[i], w);
+        km_site_source(&w->writer, image_of, NULL);
+        /* The thread whose memory it was: a note, if it has nothing to say. */
+        for (unsigned k = 0; k < r->nthreads; k++) {
+            km_thread_result *t = &r->threads[k];
+            if (t->cluster == w->target && !t->message[0])
+                km_wild_note(w, t->message, sizeof t->message);
+        }
+    }
+    s->nwild = n;
+    r->wild_writes = s->wild;
+    r->nwild_writes = n;
+    return KM_OK;
+}
+
+unsigned km_card_kernel_fault_count(km_session *s)
+{
+    unsigned n = 0, more = 0;
+    if (s->card)
+        sim_card_handler_faults(s->card, &n, &more);
+    return n + more;
+}
+
+int km_card_kernel_faults(km_session *s, km_run_result *r, km_error *err)
+{
+    r->kernel_faults = NULL;
+    r->nkernel_faults = r->kernel_faults_more = 0;
+    unsigned n = 0, more = 0;
+    const sim_handler_fault *records =
+        s->card ? sim_card_handler_faults(s->card, &n, &more) : NULL;
+    r->kernel_faults_more = more;
+    if (!records || n == 0)
+        return KM_OK;
+    free(s->kfaults);
+    s->nkfaults = 0;
+    s->kfaults = calloc(n, sizeof *s->kfaults);
+    if (!s->kfaults)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for %u kernel faults", n);
+    const char *kernels = s->build.has_kernels ? s->build.kernels.path : NULL;
+    for (unsigned i = 0; i < n; i++) {
+        km_kernel_fault *k = &s->kfaults[i];
+        km_kernel_fault_name(s->p, &records[i], kernels, k);
+        for (unsigned t = 0; t < r->nthreads; t++) {
+            km_thread_result *th = &r->threads[t];
+            if (k->cluster > 0 && th->cluster == k->cluster && !th->message[0])
+                km_kernel_fault_note(k, th->message, sizeof th->message);
+        }
+    }
+    s->nkfaults = n;
+    r->kernel_faults = s->kfaults;
+    r->nkernel_faults = n;
     return KM_OK;
 }
 

@@ -23,6 +23,7 @@ typedef struct drive_thread {
 
 typedef struct drive {
     const km_driver_hooks *h;
+    bool kernel_failed; /* a handler was taken out: the kernel stops, the threads too */
     km_run_result *r;
     uint64_t next_drain; /* modeled: the next drain of the prints */
     const km_run_opts *o;
@@ -266,14 +267,19 @@ int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km
         bool all_done = true;
         for (unsigned i = 0; i < n; i++)
             all_done &= done(&d.t[i]);
-        bool pending = d.now < timeout_ps && h->commands_pending(h->ctx);
+        /* (A command whose handler was taken out never ends.) */
+        bool pending = !d.kernel_failed && d.now < timeout_ps && h->commands_pending(h->ctx);
         if (all_done && !pending)
             break;
         uint64_t next = next_look(&d, pending, timeout_ps, grace_ps);
         h->advance(h->ctx, next);
         d.now = h->now ? h->now(h->ctx) : next;
         drain(&d, false);
-        if (d.now >= timeout_ps)
+        if (!d.kernel_failed && h->kernel_faults && h->kernel_faults(h->ctx) > 0) {
+            d.kernel_failed = true;
+            stop_others(&d);
+        }
+        if (d.now >= timeout_ps || d.kernel_failed)
             h->stop_kernel(h->ctx);
         for (unsigned i = 0; i < n; i++) {
             if (done(&d.t[i]))

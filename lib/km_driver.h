@@ -17,7 +17,10 @@
  * (a failure — km_state_stops_others — asks every other thread to stop);
  * a thread still running at the timeout is asked to stop, and one still
  * running `grace` after its stop is stuck (and the others are asked to
- * stop).  Deterministic whenever the backend's time is. */
+ * stop).  A Tensix handler the card took out (kernel_faults: it faulted,
+ * or never gave way) fails the run the same way: the kernel stops, every
+ * thread still running is asked to stop, and no host-fed command is
+ * waited for any more.  Deterministic whenever the backend's time is. */
 #ifndef KM_DRIVER_H
 #define KM_DRIVER_H
 
@@ -41,6 +44,14 @@ typedef struct km_driver_where {
     bool trap_loop;
     char trap_name[64];
 } km_driver_where;
+
+/* A Tensix handler that runs this long in real time without giving way (a
+ * call that spends modeled time) is endless: the card takes its core out
+ * (sim_card_params.handler_spin_ms; km_kernel_fault.h).  Modeled time
+ * stands still while a handler runs natively, so no modeled deadline can
+ * end it; 1 s of the host's time is far beyond any handler's work between
+ * two such calls. */
+#define KM_HANDLER_SPIN_MS 1000u
 
 typedef struct km_driver_hooks {
     void *ctx;
@@ -83,6 +94,12 @@ typedef struct km_driver_hooks {
     /* The host is done with thread i (final, or stuck): nothing of it
      * runs on, as far as the backend can make it. */
     void (*retire)(void *ctx, unsigned i, bool stuck);
+    /* Optional: how many Tensix handlers the card has taken out so far
+     * (faulted, or endless): the first one fails the run — the kernel
+     * stops and every thread still running is asked to stop, as after a
+     * thread's failure (the core is halted for good and its command never
+     * ends, so the grid is no longer whole). */
+    unsigned (*kernel_faults)(void *ctx);
     /* Optional: drains the card's prints (sim_card_drain_prints), each to
      * fn; the driver calls it every KM_PRINT_DRAIN_PS of modeled time (at
      * every look on the host's time) and once after the stop. */

@@ -8,6 +8,8 @@
 
 #include "km_handlers.h"
 #include "km_handover.h"
+#include "km_kernel_fault.h"
+#include "km_wild.h"
 #include "km_ports.h"
 #include "ks_text.h"
 
@@ -294,6 +296,64 @@ cJSON *km_handover_json(const km_handover *h)
     return o;
 }
 
+cJSON *km_wild_json(const km_wild_write *w)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "writer", site_json(&w->writer));
+    cJSON_AddNumberToObject(o, "target", w->target);
+    cJSON *tile = cJSON_AddArrayToObject(o, "tile");
+    cJSON_AddItemToArray(tile, cJSON_CreateNumber(w->x));
+    cJSON_AddItemToArray(tile, cJSON_CreateNumber(w->y));
+    add_u64(o, "address", w->first);
+    add_u64(o, "end", w->end);
+    add_u64(o, "bytes", w->bytes);
+    cJSON_AddNumberToObject(o, "stores", w->stores);
+    char us[40];
+    km_ps_us(w->last_ps, us, sizeof us);
+    cJSON_AddRawToObject(o, "last_microseconds", us);
+    return o;
+}
+
+cJSON *km_kernel_fault_json(const km_kernel_fault *k)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", k->stuck ? "stuck" : "fault");
+    cJSON_AddNumberToObject(o, "core", k->core);
+    if (k->handler)
+        cJSON_AddStringToObject(o, "handler", k->handler);
+    else
+        cJSON_AddNullToObject(o, "handler");
+    if (k->cluster > 0)
+        cJSON_AddNumberToObject(o, "cluster", k->cluster);
+    else
+        cJSON_AddNullToObject(o, "cluster");
+    if (k->handle > 0)
+        cJSON_AddNumberToObject(o, "handle", k->handle);
+    else
+        cJSON_AddNullToObject(o, "handle");
+    char sig[32];
+    if (k->stuck)
+        cJSON_AddNullToObject(o, "signal");
+    else
+        cJSON_AddStringToObject(o, "signal", km_signal_name(k->signal, sig, sizeof sig));
+    if (k->has_address)
+        add_u64(o, "address", k->address);
+    else
+        cJSON_AddNullToObject(o, "address");
+    cJSON_AddBoolToObject(o, "in_kernels", k->in_kernels);
+    add_u64(o, "pc", k->pc);
+    if (!k->in_kernels && k->symbol[0])
+        cJSON_AddStringToObject(o, "function", k->symbol);
+    else
+        cJSON_AddNullToObject(o, "function");
+    cJSON_AddItemToObject(o, "source", source_json(&k->source));
+    char us[40];
+    km_ps_us(k->ps, us, sizeof us);
+    cJSON_AddRawToObject(o, "microseconds", us);
+    cJSON_AddStringToObject(o, "detail", k->detail);
+    return o;
+}
+
 /* The card's counters (sim_card.h, "counters"): X280 cores of the
  * clusters that ran, clusters, NoC routes, the Tensix cores that ran a
  * handler, the dispatcher. */
@@ -425,6 +485,14 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
     } else {
         cJSON_AddNullToObject(doc, "handover");
     }
+    /* The Tensix handlers the card took out: [] when none. */
+    cJSON *kernel_faults = cJSON_AddArrayToObject(doc, "kernel_faults");
+    for (unsigned i = 0; i < r->nkernel_faults; i++)
+        cJSON_AddItemToArray(kernel_faults, km_kernel_fault_json(&r->kernel_faults[i]));
+    /* Wild writes: always watched, [] when none. */
+    cJSON *wild = cJSON_AddArrayToObject(doc, "wild_writes");
+    for (unsigned i = 0; i < r->nwild_writes; i++)
+        cJSON_AddItemToArray(wild, km_wild_json(&r->wild_writes[i]));
     /* The card's counters: null on the host fallback. */
     if (r->has_stats)
         cJSON_AddItemToObject(doc, "stats", stats_json(&r->stats));

@@ -38,6 +38,16 @@ struct km_handover;
  * (schemas/run.schema.json, $defs handover; cJSON_Delete it). */
 struct cJSON *km_handover_json(const struct km_handover *h);
 
+struct km_kernel_fault;
+/* One handler the card took out as the run JSON's `kernel_faults` lists
+ * it ($defs kernel_fault; cJSON_Delete it). */
+struct cJSON *km_kernel_fault_json(const struct km_kernel_fault *k);
+
+struct km_wild_write;
+/* One wild write as the run JSON's `wild_writes` lists it ($defs
+ * wild_write; cJSON_Delete it). */
+struct cJSON *km_wild_json(const struct km_wild_write *w);
+
 /* "12.34": mtime ticks as microseconds, exact (trailing zeros dropped). */
 void km_ticks_us(uint64_t ticks, char *out, size_t n);
 

@@ -193,6 +193,10 @@ int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_err
      * there (the card keeps its records until it is freed at close). */
     if (rc == KM_OK && s->card)
         rc = km_card_handovers(s, r, err);
+    if (rc == KM_OK && s->card)
+        rc = km_card_wild_writes(s, r, err);
+    if (rc == KM_OK && s->card)
+        rc = km_card_kernel_faults(s, r, err);
     return rc;
 }
 
@@ -273,6 +277,8 @@ void km_session_close(km_session *s)
     sim_card_free(s->card);
     km_session_tl_free(s);
     free(s->handovers);
+    free(s->wild);
+    free(s->kfaults);
     for (size_t i = 0; i < s->nprints; i++)
         free(s->prints[i].text);
     free(s->prints);

@@ -143,6 +143,20 @@ typedef struct km_run_result {
     bool handover_checked;
     const struct km_handover *handovers;
     unsigned nhandovers;
+    /* The card's wild writes (km_wild.h): X280 stores through a NoC window
+     * into another cluster's local memory or the dispatcher's, always
+     * watched, named with their source lines (the session's, until
+     * km_session_close); wild_more: stores of writes past the ones kept.
+     * None on the host fallback, whose threads have no NoC windows. */
+    const struct km_wild_write *wild_writes;
+    unsigned nwild_writes;
+    uint64_t wild_more;
+    /* The Tensix handlers the card took out (km_kernel_fault.h): faulted,
+     * or endless; named with their source lines (the session's, until
+     * km_session_close), kernel_faults_more past the ones kept.  Any one
+     * stopped the run (km_driver.h). */
+    const struct km_kernel_fault *kernel_faults;
+    unsigned nkernel_faults, kernel_faults_more;
     uint64_t device_ps;    /* modeled time from the start to the stop (host: wall time) */
     bool host_times;       /* the times are the host's (the host fallback), not modeled */
     uint64_t instructions; /* retired by every X280 core */

@@ -68,6 +68,10 @@ struct km_session {
     void *trace_ctx;
     struct km_handover *handovers; /* named findings (km_card_handovers) */
     unsigned nhandovers;
+    struct km_wild_write *wild; /* named wild writes (km_card_wild_writes) */
+    unsigned nwild;
+    struct km_kernel_fault *kfaults; /* named handler faults (km_card_kernel_faults) */
+    unsigned nkfaults;
     struct km_print_line *prints; /* the run's (km_run_result.prints) */
     size_t nprints;
     struct km_timeline *timeline; /* km_session_timeline (NULL: none) */
@@ -125,6 +129,17 @@ bool km_card_checks_handovers(const km_session *s);
  * source lines, into s->handovers and r (r->handover_checked set).  Only
  * the sim backend asks.  KM_EXIT_SYSTEM when memory runs out. */
 int km_card_handovers(km_session *s, km_run_result *r, km_error *err);
+/* The card's wild writes, named with their writers' source lines, into
+ * s->wild and r; a thread whose memory one wrote gets a note in its
+ * message (when it has none). */
+int km_card_wild_writes(km_session *s, km_run_result *r, km_error *err);
+/* The Tensix handlers the card took out, named with their source lines in
+ * the kernels' object, into s->kfaults and r; the thread whose command it
+ * was gets a note in its message (when it has none).  Both backends: the
+ * grid is the card's. */
+int km_card_kernel_faults(km_session *s, km_run_result *r, km_error *err);
+/* How many the card has taken out so far (the driver's kernel_faults). */
+unsigned km_card_kernel_fault_count(km_session *s);
 /* km_backend_ops.read_dram of a backend on the card. */
 int km_card_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,
                       km_error *err);

@@ -28,6 +28,8 @@ enum core_state {
     CORE_BLOCKED,  /* the leader, waiting for its group */
     CORE_WAITING,  /* in a port wait: runs again at wake_ps (or earlier, woken) */
     CORE_RETURNED, /* returned from its handler; the job goes on */
+    CORE_HALTED,   /* its handler faulted or never gave way: taken out for good,
+                      its job never ends (grid_trap.c) */
 };
 
 typedef struct grid_job {
@@ -87,11 +89,21 @@ struct km_core {
     ucontext_t context; /* the first entry onto its stack */
     jmp_buf jmp;        /* where it gave way */
     bool entered;       /* on its stack since the job began: resume by jmp */
-    void *stack; /* SIM_GRID_STACK_BYTES, allocated on the core's first job */
+    void *stack; /* SIM_GRID_STACK_BYTES above a guard page, from the core's first job */
 #ifdef GRID_ASAN
     void *fake_stack;
 #endif
     grid_port port;
+    /* Inside a km_* call that reaches the handler's memory (its pointers):
+     * the call's return address, so that a fault there names the
+     * handler's line (grid_trap.c); else NULL. */
+    const void *call_from;
+    /* How it was taken out (SIM_HANDLER_*; 0: not, or recorded), written
+     * by grid_trap.c's signal handlers. */
+    uint8_t halt_kind;
+    int halt_sig;
+    uint64_t halt_addr, halt_pc;
+    uint64_t halt_return; /* pc outside the object: a return address into it on the stack */
 };
 
 /* Messages on their way from the cores to their X280 cores' mailbox
@@ -141,7 +153,33 @@ struct sim_grid {
     kmx_print_buffer *prints[BH_GRID_CORES];
     /* Bytes over the NoC (sim_grid_stats). */
     uint64_t bank_bytes, mailbox_bytes;
+    /* The program's handlers contained (grid_trap.c): NULL until kernels
+     * are loaded (the built-ins are trusted); the spin limit. */
+    struct grid_trap *trap;
+    unsigned spin_ms;
 };
+
+/* ---- grid_trap.c: faults and endless handlers ----
+ *
+ * grid_trap_open at a load of the kernels (g->so_base and the object's
+ * code span, the watchdog); grid_trap_close at the grid's end.  While a
+ * step runs cores, grid_trap_step_begin/_end hold the grid's claim on
+ * the thread's faults; around each switch into a core
+ * grid_trap_resuming/_resumed tell the watchdog and note a core that was
+ * taken out (CORE_HALTED).  grid_current: the core on its stack, on this
+ * thread. */
+typedef struct grid_trap grid_trap;
+extern __thread km_core *grid_current;
+int grid_trap_open(sim_grid *g, void *so, ks_error *err);
+void grid_trap_close(sim_grid *g);
+void grid_trap_step_begin(sim_grid *g);
+void grid_trap_step_end(sim_grid *g);
+void grid_trap_resuming(sim_grid *g, km_core *c);
+void grid_trap_resumed(sim_grid *g, km_core *c);
+/* A core's stack: SIM_GRID_STACK_BYTES above a guard page (NULL: no
+ * memory); freed with grid_stack_free (NULL is fine). */
+void *grid_stack_alloc(void);
+void grid_stack_free(void *stack);
 
 /* The built-in handlers, indexed by id (NULL where none). */
 extern const km_handler_fn sim_grid_builtins[KM_HANDLER_FIRST_PROGRAM];

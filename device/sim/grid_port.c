@@ -247,7 +247,10 @@ bool km_port_call(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2, km_x280_
     if (!may_send(port))
         return false;
     ask(c, w0, w1, w2);
-    return take_answer(c, answer);
+    c->call_from = __builtin_return_address(0); /* *answer is the handler's */
+    bool ok = take_answer(c, answer);
+    c->call_from = NULL;
+    return ok;
 }
 
 bool km_port_tell(km_port *port, uint32_t w0, uint32_t w1, uint32_t w2)

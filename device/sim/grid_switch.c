@@ -8,8 +8,9 @@
  * signal stack ("longjmp causes uninitialized stack frame"): it takes a
  * jump onto another stack for a jump into frames that have returned.
  * Here every jump is onto another stack on purpose, a core's coroutine or
- * the grid's own, so the check is wrong for these two functions and only
- * for them; the rest of the grid keeps the fortified library.  The #undef
+ * the grid's own (also from a signal handler on the alternate stack, which
+ * takes a core out: grid_trap.c), so the check is wrong for these
+ * functions and only for them; the rest of the grid keeps the fortified library.  The #undef
  * is in the source, before the first header, rather than a -U in the
  * Makefile: it holds however the file is compiled, whichever way the flag
  * arrived (-D, -Wp,-D, the compiler's own default).
@@ -31,6 +32,11 @@ void grid_switch(jmp_buf here, jmp_buf there)
 {
     if (_setjmp(here) == 0)
         _longjmp(there, 1);
+}
+
+void grid_switch_leave(jmp_buf there)
+{
+    _longjmp(there, 1);
 }
 
 void grid_switch_enter(jmp_buf here, const ucontext_t *first)

@@ -9,6 +9,10 @@
  * another call of these; returns when something goes back to `here`. */
 void grid_switch(jmp_buf here, jmp_buf there);
 
+/* Goes to `there`, a place saved by grid_switch, for good: from a signal
+ * handler that takes a core off its stack (grid_trap.c). */
+void grid_switch_leave(jmp_buf there) __attribute__((noreturn));
+
 /* Saves the caller's place in `here` and enters `first`, a makecontext'd
  * context that has not run yet; returns when something goes back to
  * `here`.  Aborts if setcontext fails. */

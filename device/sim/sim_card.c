@@ -460,6 +460,20 @@ const sim_handover *sim_card_handovers(const sim_card *card, unsigned *n)
     return sim_checker_found(card->checker, n);
 }
 
+const sim_handler_fault *sim_card_handler_faults(const sim_card *card, unsigned *n,
+                                                 unsigned *more)
+{
+    return sim_kernel_faults(card->kernel, n, more);
+}
+
+const sim_wild_write *sim_card_wild_writes(const sim_card *card, unsigned *n, uint64_t *more)
+{
+    *n = card->noc.wild.n;
+    if (more)
+        *more = card->noc.wild.more;
+    return card->noc.wild.w;
+}
+
 /* ---- prints ------------------------------------------------------------------ */
 
 /* A format string in a cluster's LIM (the image's .rodata), read a line

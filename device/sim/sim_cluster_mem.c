@@ -569,6 +569,37 @@ static void noc_reg_store(sim_cluster_mem *cm, uint64_t addr, unsigned size, uin
     cm->stats.noc_reg_writes++;
 }
 
+/* A window store of n bytes at NoC address a of tile t by hart h: into
+ * another cluster's local memory where the contract does not let this
+ * cluster write, it is noted as a wild write (sim_wild.h).  The host's
+ * writes (h NULL) are not a cluster's. */
+static void check_wild(sim_cluster_mem *cm, const sim_hart *h, const bh_noc_window_reg *t,
+                       uint64_t a, uint64_t n)
+{
+    const sim_noc_target *to = sim_noc_find(cm->noc, t->x, t->y);
+    if (h == NULL || to == NULL || to->kind != SIM_NOC_LIM ||
+        sim_wild_allowed(cm->cluster, to->cm->cluster, a, n)) {
+        return;
+    }
+    uint64_t ps = hart_ps(cm, h);
+    sim_wild_write w = {
+        .cluster = (uint8_t)cm->cluster,
+        .core = (uint8_t)h->hartid,
+        .target = (uint8_t)to->cm->cluster,
+        .x = (uint8_t)t->x,
+        .y = (uint8_t)t->y,
+        .pc = h->pc,
+        .caller = h->x[1],
+        .first = a,
+        .end = a + n,
+        .bytes = n,
+        .stores = 1,
+        .first_ps = ps,
+        .last_ps = ps,
+    };
+    sim_wild_note(&cm->noc->wild, &w);
+}
+
 static __attribute__((noinline)) int store_other(sim_cluster_mem *cm, sim_hart *h,
                                                  uint64_t addr, unsigned size,
                                                  uint64_t value);
@@ -652,6 +683,7 @@ static int store_other(sim_cluster_mem *cm, sim_hart *h, uint64_t addr, unsigned
         if (stored != 0) {
             return fault(cm, SIM_CAUSE_STORE_ACCESS);
         }
+        check_wild(cm, h, t, a, size);
         count_noc(cm, t, size, true);
         if (t->mode == BH_NOC_POSTED) {
             cm->stats.noc_posted++;
@@ -693,6 +725,7 @@ static int store_bytes(sim_mem *m, sim_hart *h, uint64_t addr, const uint8_t *sr
     if (stored != 0) {
         return SIM_MEM_NOT_ONE;
     }
+    check_wild(cm, h, t, a, n);
     count_noc(cm, t, (unsigned)n, true);
     uint64_t waited = noc_out(cm, h, ((addr + n - 1) >> 6) - (addr >> 6) + 1);
     if (t->mode == BH_NOC_POSTED) {

@@ -92,6 +92,17 @@ struct sim_dispatcher {
     bool worked; /* this pass did something (for the recorder) */
 };
 
+bool sim_dispatcher_job_command(const sim_dispatcher *d, uint32_t slot, unsigned *ring_id,
+                                uint32_t *handle)
+{
+    if (slot >= d->p.job_slots || d->jobs[slot].state != JOB_RUNNING) {
+        return false;
+    }
+    *ring_id = d->jobs[slot].ring;
+    *handle = d->jobs[slot].handle;
+    return true;
+}
+
 void sim_dispatcher_record(sim_dispatcher *d, sim_card_moment_fn fn, void *ctx)
 {
     d->record = fn;

@@ -178,6 +178,11 @@ uint64_t sim_dispatcher_step(sim_dispatcher *d, uint64_t until_ps);
  * flight still end with their events. */
 void sim_dispatcher_stop(sim_dispatcher *d);
 
+/* The command job slot `job` runs for the grid: its ring and handle
+ * (false when the slot runs nothing). */
+bool sim_dispatcher_job_command(const sim_dispatcher *d, uint32_t job, unsigned *ring,
+                                uint32_t *handle);
+
 /* The passes that did something and what happened to each command
  * (SIM_MOMENT_PASS, _TAKEN, _STARTED, _EVENT) to fn (NULL: none).  Costs
  * no modeled time. */

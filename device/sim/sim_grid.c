@@ -42,6 +42,8 @@ static void resume(sim_grid *g, km_core *c)
     void *fake = NULL;
     __sanitizer_start_switch_fiber(&fake, c->stack, SIM_GRID_STACK_BYTES);
 #endif
+    if (g->trap)
+        grid_trap_resuming(g, c);
     if (c->entered) {
         grid_switch(g->main_jmp, c->jmp);
     } else {
@@ -51,6 +53,8 @@ static void resume(sim_grid *g, km_core *c)
 #ifdef GRID_ASAN
     __sanitizer_finish_switch_fiber(fake, NULL, NULL);
 #endif
+    if (g->trap)
+        grid_trap_resumed(g, c);
 }
 
 /* From a core back to the grid; `last`: never resumed again. */
@@ -89,7 +93,7 @@ static void core_entry(unsigned lo, unsigned hi)
 static bool start_core(km_core *c)
 {
     if (!c->stack) {
-        c->stack = malloc(SIM_GRID_STACK_BYTES);
+        c->stack = grid_stack_alloc();
         if (!c->stack)
             return false;
     }
@@ -157,7 +161,8 @@ static void release_job(sim_grid *g, grid_job *j, uint64_t cut_ps)
         km_core *c = &g->cores[j->first + i];
         if (g->record)
             record_part(g, j, c, cut_ps);
-        c->state = CORE_IDLE;
+        if (c->state != CORE_HALTED) /* a halted core stays so, busy */
+            c->state = CORE_IDLE;
         c->job = NULL;
     }
     j->active = false;
@@ -230,8 +235,10 @@ void sim_grid_free(sim_grid *g)
 {
     if (!g)
         return;
+    /* (A core taken out is off its stack: nothing runs there.) */
+    grid_trap_close(g);
     for (unsigned i = 0; i < BH_GRID_CORES; i++) {
-        free(g->cores[i].stack);
+        grid_stack_free(g->cores[i].stack);
         free(g->prints[i]);
     }
     if (g->so)
@@ -264,9 +271,12 @@ int sim_grid_load_kernels(sim_grid *g, const char *so_path, const char *const na
         }
         /* POSIX guarantees a dlsym'd function converts back. */
         memcpy(&fns[i], &f, sizeof f);
-        Dl_info info;
-        if (i == 0 && dladdr(f, &info) != 0)
-            g->so_base = (uintptr_t)info.dli_fbase;
+    }
+    /* Where it is (g->so_base), and its handlers contained from now on. */
+    int rc = grid_trap_open(g, so, err);
+    if (rc != KS_OK) {
+        dlclose(so);
+        return rc;
     }
     if (g->so)
         dlclose(g->so);
@@ -373,6 +383,9 @@ void sim_grid_step(sim_grid *g, uint64_t until_ps)
         g->stepped_ps = until_ps;
     /* (With X280 ports the card steps the grid every quantum: an idle
      * grid must cost nothing.) */
+    bool claimed = g->trap && g->njobs > 0;
+    if (claimed)
+        grid_trap_step_begin(g);
     for (; g->njobs > 0;) {
         km_core *next = NULL;
         uint64_t next_at = 0;
@@ -396,6 +409,8 @@ void sim_grid_step(sim_grid *g, uint64_t until_ps)
         if (next->state == CORE_RETURNED && j->returned == j->count)
             end_job(g, j, j->end_ps, false);
     }
+    if (claimed)
+        grid_trap_step_end(g);
     /* A job still running past its deadline has every core there (or
      * waiting for one that is): it timed out. */
     for (unsigned i = 0; i < BH_GRID_CORES; i++) {
@@ -470,7 +485,9 @@ int km_region_address(const km_core *c, int cluster, const char *name, unsigned 
                       uint64_t *bank_address, uint64_t *bytes)
 {
     const sim_grid *g = c->grid;
-    for (unsigned i = 0; name && i < g->nregions; i++) {
+    ((km_core *)c)->call_from = __builtin_return_address(0); /* name and the outs are the handler's */
+    int found = -1;
+    for (unsigned i = 0; found < 0 && name && i < g->nregions; i++) {
         const km_region_place *r = &g->regions[i];
         if (r->cluster != cluster || strcmp(r->name, name) != 0)
             continue;
@@ -480,9 +497,10 @@ int km_region_address(const km_core *c, int cluster, const char *name, unsigned 
             *bank_address = r->bank_address;
         if (bytes)
             *bytes = r->bytes;
-        return 0;
+        found = 0;
     }
-    return -1;
+    ((km_core *)c)->call_from = NULL;
+    return found;
 }
 
 void km_set_result(km_core *c, uint32_t word)
@@ -569,8 +587,12 @@ int km_noc_read(km_core *c, unsigned bank, uint64_t bank_address, void *dst, uin
         sim_checker_read(c->grid->checker, bank, bank_address, n, 0);
         sim_checker_at(c->grid->checker, NULL);
     }
-    /* The bytes as they are when the read completes. */
-    return sim_dram_read(c->grid->dram, bank, bank_address, dst, n, NULL) == KS_OK ? 0 : -1;
+    /* The bytes as they are when the read completes, into the handler's
+     * memory (a fault there names its call: grid_trap.c). */
+    c->call_from = from;
+    int rc = sim_dram_read(c->grid->dram, bank, bank_address, dst, n, NULL) == KS_OK ? 0 : -1;
+    c->call_from = NULL;
+    return rc;
 }
 
 int km_noc_write(km_core *c, unsigned bank, uint64_t bank_address, const void *src, uint64_t n)
@@ -582,7 +604,9 @@ int km_noc_write(km_core *c, unsigned bank, uint64_t bank_address, const void *s
     grid_spend_ps(c, SIM_GRID_NOC_WRITE_PS + transfer_ps(c, n));
     if (c->grid->checker)
         check_at(c, from); /* the checker's watch records the write */
+    c->call_from = from; /* src is the handler's (grid_trap.c) */
     int rc = sim_dram_write(c->grid->dram, bank, bank_address, src, n, NULL) == KS_OK ? 0 : -1;
+    c->call_from = NULL;
     if (c->grid->checker)
         sim_checker_at(c->grid->checker, NULL);
     return rc;

@@ -27,7 +27,12 @@
  * off where they were (their writes not yet landed never land) and are
  * free again.
  *
- * Not thread-safe: one owner calls everything. */
+ * A program's handler that faults or never gives way is taken out of its
+ * core, which halts for good (sim_grid_faults; grid_trap.c keeps a
+ * watchdog thread of its own for that while kernels are loaded).
+ *
+ * Not thread-safe: one owner calls everything (from any one thread at a
+ * time). */
 #ifndef SIM_GRID_H
 #define SIM_GRID_H
 
@@ -51,7 +56,7 @@
 #define SIM_GRID_SUM_CYCLES_PER_WORD 1u  /* built-in sum: adding a word */
 #define SIM_GRID_COMBINE_CYCLES 20u      /* built-in sum: the leader takes one share */
 #define SIM_GRID_CHUNK_BYTES 4096u       /* fill/copy/sum move this much a NoC call */
-#define SIM_GRID_STACK_BYTES (256u * 1024u) /* each core's coroutine stack */
+#define SIM_GRID_STACK_BYTES SIM_HANDLER_STACK_BYTES /* each core's coroutine stack */
 #define SIM_GRID_PORT_LOOK_CYCLES 8u     /* a look at a slot of its control block */
 
 typedef struct sim_grid sim_grid;
@@ -141,6 +146,15 @@ void sim_grid_set_stop(sim_grid *grid, bool stop);
  * writes report to (NULL: none). */
 struct sim_checker;
 void sim_grid_set_checker(sim_grid *grid, struct sim_checker *checker);
+
+/* The program's handlers contained (grid_trap.c; sim_card.h,
+ * sim_card_handler_faults): a handler that faults, or that runs `ms` of
+ * real time without giving way (0: never checked), is taken out: its
+ * core halts for good (busy to every later submit), its job never ends
+ * (its owner's cancel releases the other cores).  The built-ins are
+ * trusted: only with kernels loaded. */
+void sim_grid_set_spin_limit(sim_grid *grid, unsigned ms);
+const sim_handler_fault *sim_grid_faults(const sim_grid *grid, unsigned *n, unsigned *more);
 
 /* Each core's part of each job, as the job ends (SIM_MOMENT_HANDLER, to
  * fn; NULL: none).  Costs no modeled time. */

@@ -60,6 +60,10 @@ struct sim_kernel {
     sim_ring_noc ring_ports[SIM_DISPATCH_RINGS][2];
     sim_ring_mem ring_mems[SIM_DISPATCH_RINGS][2];
     km_region_place regions[BH_WORK_CLUSTERS * KMX_MAX_REGIONS]; /* km_region_address's */
+    /* The grid's handlers taken out, each with its command's ring and
+     * handle, noted after every step of the grid while the job runs. */
+    sim_handler_fault faults[SIM_HANDLER_FAULTS_KEPT];
+    unsigned nfaults;
     /* The host fallback's rings (sim_kernel_attach_host_ring): in host memory. */
     struct host_ring {
         uint8_t cmd_bytes[64u * (KMX_RING_COMMAND_DEPTH + 1u)];
@@ -237,6 +241,7 @@ int sim_kernel_create(sim_kernel **out, const sim_card_params *p, sim_dram *dram
     }
     set_regions(f, p->regions, p->nregions);
     sim_grid_set_ports(f->grid, p->ports);
+    sim_grid_set_spin_limit(f->grid, p->handler_spin_ms);
     if (p->kernels_so) {
         int rc = sim_grid_load_kernels(f->grid, p->kernels_so, p->handlers, p->nhandlers, err);
         if (rc != KS_OK) {
@@ -352,11 +357,28 @@ bool sim_kernel_done(const sim_kernel *f)
     return true;
 }
 
+/* The grid's new faults, with their commands (the jobs still run: a
+ * halted core never ends its job before the dispatcher's own limit). */
+static void note_faults(sim_kernel *f)
+{
+    unsigned n = 0;
+    const sim_handler_fault *found = sim_grid_faults(f->grid, &n, NULL);
+    for (; f->nfaults < n; f->nfaults++) {
+        sim_handler_fault *k = &f->faults[f->nfaults];
+        *k = found[f->nfaults];
+        if (!sim_dispatcher_job_command(f->d, k->job, &k->ring, &k->handle)) {
+            k->ring = 0;
+            k->handle = 0;
+        }
+    }
+}
+
 void sim_kernel_step(sim_kernel *f, uint64_t until_ps)
 {
     while (f->next_pass_ps <= until_ps) {
         uint64_t t = f->next_pass_ps;
         sim_grid_step(f->grid, t);
+        note_faults(f);
         f->next_pass_ps = sim_dispatcher_step(f->d, t);
         feed(f, f->next_pass_ps);
     }
@@ -365,6 +387,14 @@ void sim_kernel_step(sim_kernel *f, uint64_t until_ps)
 void sim_kernel_step_grid(sim_kernel *f, uint64_t until_ps)
 {
     sim_grid_step(f->grid, until_ps);
+    note_faults(f);
+}
+
+const sim_handler_fault *sim_kernel_faults(const sim_kernel *f, unsigned *n, unsigned *more)
+{
+    sim_grid_faults(f->grid, n, more);
+    *n = f->nfaults;
+    return f->faults;
 }
 
 sim_grid *sim_kernel_grid(sim_kernel *f)

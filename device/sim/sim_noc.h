@@ -18,6 +18,7 @@
 #include "ks_error.h"
 #include "blackhole.h"
 #include "sim_dram.h"
+#include "sim_wild.h"
 
 struct sim_cluster_mem;
 
@@ -58,6 +59,9 @@ typedef struct sim_noc {
     unsigned ntargets;
     int16_t at[SIM_NOC_COLUMNS][SIM_NOC_ROWS]; /* target index by tile, -1: none */
     sim_noc_tile_ops tensix;                   /* ctx NULL: no grid */
+    /* The clusters' window stores into local memory that is not theirs
+     * to write (sim_wild.h): each cluster notes its own here. */
+    sim_wild_list wild;
 } sim_noc;
 
 /* A router for the card whose banks are `dram` (which must outlive it):

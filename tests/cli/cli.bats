@@ -13,7 +13,7 @@ load helpers
     output=$(awk '/^Exit status:/ { on = 1; next } on && /^$/ { exit } on' <<<"$output")
     expect stdout <<'END'
    0   success
-   1   a thread failed, a check found a difference or a wrong hand-over
+   1   a thread or a kernel failed, a check found a difference, a wrong hand-over or a wild write
    2   usage error, or an error in a manifest
    3   build error: a compile failure or a rejected image
    4   system error: I/O, a missing tool, an unusable cache

@@ -3,7 +3,8 @@
  * follows a script on modeled time (progress markers, an end, how it
  * answers a stop), and the tests check what the driver makes of it —
  * states, stops asked and when, stuck and its message, the wall timeout,
- * progress reports, host-fed commands that keep the run going. */
+ * progress reports, host-fed commands that keep the run going, a kernel
+ * fault that stops it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,6 +41,7 @@ typedef struct fake {
     fake_thread t[3];
     unsigned n;
     unsigned pending_commands_until_us; /* commands_pending until then */
+    uint64_t kernel_fault_ps; /* a handler is taken out then (0: never) */
     bool kernel_stopped;
     uint64_t kernel_stopped_ps;
     /* Progress reports seen. */
@@ -102,6 +104,12 @@ static void stop_kernel(void *ctx)
     if (!f->kernel_stopped)
         f->kernel_stopped_ps = f->now;
     f->kernel_stopped = true;
+}
+
+static unsigned kernel_faults(void *ctx)
+{
+    fake *f = ctx;
+    return f->kernel_fault_ps && f->now >= f->kernel_fault_ps ? 1u : 0u;
 }
 
 static int read_block(void *ctx, unsigned i, kmx_result_block *out, km_error *err)
@@ -186,6 +194,7 @@ static km_driver_hooks hooks(fake *f)
         .describe = describe,
         .locate = locate,
         .retire = retire,
+        .kernel_faults = kernel_faults,
         .finish = finish,
     };
 }
@@ -363,6 +372,32 @@ static void pending_commands_keep_the_run_going_until_the_timeout(void **state)
     assert_int_equal(f.kernel_stopped_ps, 30 * US);
 }
 
+/* A Tensix handler taken out (a fault, an endless loop) fails the run:
+ * the kernel stops and every thread still running is asked to stop at
+ * once; host-fed commands are no longer waited for; a thread that had
+ * returned keeps its result. */
+static void a_kernel_fault_stops_the_kernel_and_every_thread(void **state)
+{
+    (void)state;
+    fake f = {.n = 3, .pending_commands_until_us = 1000, .kernel_fault_ps = 5 * US};
+    f.t[0] = ends(500 * US, KMX_STATE_DONE);
+    f.t[1] = ends(600 * US, KMX_STATE_DONE);
+    f.t[2] = ends(2 * US, KMX_STATE_DONE);
+    km_run_result r;
+    km_error err = {0};
+    assert_int_equal(drive(&f, NULL, 900 * US, &r, &err), KM_OK);
+    assert_true(f.kernel_stopped);
+    assert_int_equal(f.kernel_stopped_ps, 5 * US);
+    assert_int_equal(f.t[0].stop_asked_ps, 5 * US);
+    assert_int_equal(f.t[1].stop_asked_ps, 5 * US);
+    assert_false(f.t[2].stop_asked);
+    assert_int_equal(r.threads[0].state, KM_STATE_STOPPED);
+    assert_int_equal(r.threads[1].state, KM_STATE_STOPPED);
+    assert_int_equal(r.threads[2].state, KM_STATE_RETURNED);
+    /* Ended with the threads' stop, not at the timeout the commands held. */
+    assert_int_equal(r.device_ps, 7 * US);
+}
+
 static void the_wall_timeout_gives_up_with_the_modeled_time(void **state)
 {
     (void)state;
@@ -424,6 +459,7 @@ int main(void)
         cmocka_unit_test(the_backend_may_delay_a_stop_after_another_failure),
         cmocka_unit_test(progress_markers_are_reported_once_each),
         cmocka_unit_test(pending_commands_keep_the_run_going_until_the_timeout),
+        cmocka_unit_test(a_kernel_fault_stops_the_kernel_and_every_thread),
         cmocka_unit_test(the_wall_timeout_gives_up_with_the_modeled_time),
         cmocka_unit_test(a_block_that_is_not_this_runs_fails_its_thread_at_once),
         cmocka_unit_test(more_threads_than_work_clusters_is_a_bug),

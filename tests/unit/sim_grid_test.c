@@ -2,6 +2,7 @@
  * built-in handlers, a program's handler from a kernels object built here,
  * coroutine waits, time limits, busy cores and determinism. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,26 @@ static sim_grid_done run(const km_command_t *c, uint32_t id, uint64_t limit, uin
     assert_int_equal(d.job_id, id);
     assert_false(sim_grid_poll_done(grid, &more));
     assert_int_equal(sim_grid_jobs(grid), 0);
+    return d;
+}
+
+/* What km_compute(cycles) spends: rounded up to whole picoseconds. */
+static uint64_t compute_ps(uint64_t cycles)
+{
+    uint64_t ps = sim_cycles_to_ps(cycles, SIM_GRID_MHZ);
+    return sim_ps_to_cycles(ps, SIM_GRID_MHZ) < cycles ? ps + 1 : ps;
+}
+
+/* As run, with other jobs still running (they are not polled). */
+static sim_grid_done run_more(const km_command_t *c, uint32_t id, uint64_t now)
+{
+    unsigned before = sim_grid_jobs(grid);
+    assert_int_equal(sim_grid_submit(grid, id, c, 0, now), KM_REASON_NONE);
+    sim_grid_step(grid, now + 100 * MS);
+    sim_grid_done d;
+    assert_true(sim_grid_poll_done(grid, &d));
+    assert_int_equal(d.job_id, id);
+    assert_int_equal(sim_grid_jobs(grid), before);
     return d;
 }
 
@@ -396,7 +417,20 @@ static const char kernel_source[] =
     "    km_noc_write(core, command->a3, to, &w, 4);\n"
     "    km_set_result(core, km_command(core)->a2 * 2 + (km_is_leader(core) ? 0 : 1));\n"
     "}\n"
-    "KM_HANDLER(who) { km_set_result(core, 1000 + km_core_id(core) + km_group_count(core)); }\n";
+    "KM_HANDLER(who) { km_set_result(core, 1000 + km_core_id(core) + km_group_count(core)); }\n"
+    "/* A store through a null pointer, after the launch. */\n"
+    "KM_HANDLER(crash)\n"
+    "{\n"
+    "    km_compute(core, 5);\n"
+    "    *(volatile uint32_t *)(uintptr_t)(16u + command->a0) = 1;\n"
+    "}\n"
+    "/* A loop with no modeled cost. */\n"
+    "KM_HANDLER(forever)\n"
+    "{\n"
+    "    volatile unsigned n = 0;\n"
+    "    for (;;)\n"
+    "        n++;\n"
+    "}\n";
 
 static char so_dir[64];
 static char so_path[128];
@@ -470,6 +504,62 @@ static void a_program_handler_runs_from_its_object(void **state)
     assert_int_equal(run(&c, 80, 0, 0).result, 1001);
 }
 
+/* A handler that faults, or that never gives way (past the spin limit,
+ * in real time), is taken out: its core halts for good (busy), its job
+ * never ends, the record says how; the rest of the grid goes on, and a
+ * cancel releases the job's other cores. */
+static void faulting_and_endless_handlers_are_taken_out(void **state)
+{
+    (void)state;
+    const char *names[] = {"double_it", "who", "crash", "forever"};
+    ks_error err;
+    sim_grid_set_spin_limit(grid, 200);
+    assert_int_equal(sim_grid_load_kernels(grid, so_path, names, 4, &err), KS_OK);
+    km_command_t c = command(KM_HANDLER_FIRST_PROGRAM + 2, KM_FLAG_RESULT, 3, 2);
+    assert_int_equal(sim_grid_submit(grid, 5, &c, 0, 0), KM_REASON_NONE);
+    sim_grid_step(grid, 10 * MS);
+    sim_grid_done d;
+    assert_false(sim_grid_poll_done(grid, &d));
+    unsigned n = 9, more = 9;
+    const sim_handler_fault *f = sim_grid_faults(grid, &n, &more);
+    assert_int_equal(n, 2); /* both cores of the group */
+    assert_int_equal(more, 0);
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(f[i].kind, SIM_HANDLER_FAULT);
+        assert_int_equal(f[i].core, 3 + i);
+        assert_int_equal(f[i].handler, KM_HANDLER_FIRST_PROGRAM + 2);
+        assert_int_equal(f[i].job, 5);
+        assert_int_equal(f[i].signal, SIGSEGV);
+        assert_int_equal(f[i].address, 16);
+        assert_true(f[i].in_kernels);
+        assert_false(f[i].stack_overflow);
+        assert_int_equal(f[i].ps, compute_ps(SIM_GRID_LAUNCH_CYCLES) + compute_ps(5));
+    }
+    assert_true(sim_grid_busy(grid, 3, 1));
+    assert_int_equal(sim_grid_jobs(grid), 1);
+    /* The rest of the grid works. */
+    c = command(KM_HANDLER_FIRST_PROGRAM + 1, KM_FLAG_RESULT, 20, 1);
+    assert_int_equal(run_more(&c, 6, 10 * MS).result, 1021);
+    /* An endless loop, taken out after the spin limit. */
+    c = command(KM_HANDLER_FIRST_PROGRAM + 3, 0, 30, 1);
+    assert_int_equal(sim_grid_submit(grid, 7, &c, 0, 20 * MS), KM_REASON_NONE);
+    sim_grid_step(grid, 30 * MS);
+    f = sim_grid_faults(grid, &n, NULL);
+    assert_int_equal(n, 3);
+    assert_int_equal(f[2].kind, SIM_HANDLER_SPIN);
+    assert_int_equal(f[2].core, 30);
+    assert_true(f[2].in_kernels);
+    assert_false(sim_grid_poll_done(grid, &d));
+    /* A cancel releases the jobs; the halted cores stay busy. */
+    assert_true(sim_grid_cancel(grid, 5, NULL));
+    assert_true(sim_grid_cancel(grid, 7, NULL));
+    assert_int_equal(sim_grid_jobs(grid), 0);
+    assert_true(sim_grid_busy(grid, 3, 2));
+    assert_true(sim_grid_busy(grid, 30, 1));
+    c = command(KM_HANDLER_NOP, 0, 30, 1);
+    assert_int_equal(sim_grid_submit(grid, 8, &c, 0, 30 * MS), KM_REASON_BUSY);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -485,6 +575,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(bad_submissions_are_rejected, setup, teardown),
         cmocka_unit_test(same_jobs_same_times),
         cmocka_unit_test_setup_teardown(the_recorder_hears_each_cores_part, setup, teardown),
+        cmocka_unit_test_setup_teardown(faulting_and_endless_handlers_are_taken_out,
+                                        build_kernels, remove_kernels),
         cmocka_unit_test_setup_teardown(a_program_handler_runs_from_its_object, build_kernels,
                                         remove_kernels),
     };

@@ -138,6 +138,58 @@ static void store_to_bank_bypasses_caches(void **state)
     assert_int_equal(f->cm[0].stats.noc_posted, 1);
 }
 
+/* Wild writes (sim_wild.h): a core's window store into another cluster's
+ * LIM outside the lines the contract shares is noted, once per core, pc
+ * and target, its span growing; the shared lines, the host's stores and a
+ * cluster's own LIM are not.  The dispatcher's LIM: only the writer's own
+ * ring area. */
+static void wild_writes(void **state)
+{
+    fixture *f = *state;
+    sim_hart *h = &f->fake[0][1];
+    open_window(&f->cm[0], 2, BH_CLUSTER_TILE_X(2u), BH_CLUSTER_TILE_Y(2u), BH_NOC_LIM_BASE,
+                BH_NOC_POSTED);
+    open_window(&f->cm[0], 3, BH_CLUSTER_TILE_X(1u), BH_CLUSTER_TILE_Y(1u), BH_NOC_LIM_BASE,
+                BH_NOC_POSTED);
+    uint64_t lines = KMX_LIM_CLUSTER_LINES - BH_LIM_BASE, pull = KMX_LIM_PULL - BH_LIM_BASE;
+    h->pc = 0x8000100u;
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(2) + lines, 8, 1), 0);
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(2) + pull + 8u, 8, 1), 0);
+    assert_int_equal(st(&f->cm[0], NULL, BH_NOC_WINDOW(2) + 0x40u, 8, 1), 0); /* the host */
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(3) + 0x40u, 8, 1), 0);    /* its own */
+    assert_int_equal(f->noc.wild.n, 0);
+    /* Twice from one pc, once from another. */
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(2) + 0x48u, 8, 7), 0);
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(2) + 0x40u, 4, 7), 0);
+    h->pc = 0x8000200u;
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(2) + lines - 8u, 8, 7), 0);
+    assert_int_equal(f->noc.wild.n, 2);
+    const sim_wild_write *w = &f->noc.wild.w[0];
+    assert_int_equal(w->cluster, 1);
+    assert_int_equal(w->core, 1);
+    assert_int_equal(w->target, 2);
+    assert_int_equal(w->x, BH_CLUSTER_TILE_X(2u));
+    assert_int_equal(w->y, BH_CLUSTER_TILE_Y(2u));
+    assert_int_equal(w->pc, 0x8000100u);
+    assert_int_equal(w->first, BH_LIM_BASE + 0x40u);
+    assert_int_equal(w->end, BH_LIM_BASE + 0x50u);
+    assert_int_equal(w->bytes, 12);
+    assert_int_equal(w->stores, 2);
+    assert_int_equal(f->noc.wild.w[1].first, KMX_LIM_CLUSTER_LINES - 8u);
+    /* The bytes landed all the same. */
+    uint64_t got = 0;
+    assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], BH_LIM_BASE + 0x48u, &got, 8, NULL), KS_OK);
+    assert_int_equal(got, 7);
+    /* The dispatcher's LIM: the writer's ring area, nothing else. */
+    assert_true(sim_wild_allowed(1, 0, KMX_DISPATCH_RING_AREA(1), 64));
+    assert_true(sim_wild_allowed(3, 0, KMX_DISPATCH_RING_AREA(3) + KMX_DISPATCH_RING_AREA_BYTES - 8u, 8));
+    assert_false(sim_wild_allowed(1, 0, KMX_DISPATCH_RING_AREA(2), 8));
+    assert_false(sim_wild_allowed(1, 0, KMX_DISPATCH_RING_AREA(1) - 8u, 16));
+    assert_false(sim_wild_allowed(2, 0, BH_LIM_BASE, 8));
+    assert_true(sim_wild_allowed(2, 1, KMX_LIM_PORTS, 8));
+    assert_false(sim_wild_allowed(2, 1, KMX_LIM_PORTS + 64u, 8)); /* its table */
+}
+
 /* Closed windows, unknown tiles, addresses nothing holds, no router. */
 static void faults(void **state)
 {
@@ -456,6 +508,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(store_lands_in_other_lim, setup, teardown),
         cmocka_unit_test_setup_teardown(store_to_bank_bypasses_caches, setup, teardown),
+        cmocka_unit_test_setup_teardown(wild_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(faults, setup, teardown),
         cmocka_unit_test_setup_teardown(every_bank_port_reaches_its_bank, setup, teardown),
         cmocka_unit_test_setup_teardown(mode_written_last, setup, teardown),

@@ -86,6 +86,10 @@ typedef struct sim_card_params {
     unsigned trace_cluster, trace_core;
     void (*trace_line)(void *ctx, const char *text);
     void *trace_ctx;
+    /* A handler that runs this long in real time (ms) without giving way
+     * (a call that spends modeled time) is taken out as endless
+     * (sim_card_handler_faults); 0: never. */
+    unsigned handler_spin_ms;
 } sim_card_params;
 
 /* A fresh card.  KS_OK; KS_ERR_IMAGE when the kernels cannot be loaded,
@@ -316,6 +320,79 @@ typedef struct sim_handover {
 /* What the checker found, in the order it happened; *n how many (0 with
  * the checker off).  The card's, until it is freed. */
 const sim_handover *sim_card_handovers(const sim_card *card, unsigned *n);
+
+/* ---- wild writes (always watched) -----------------------------------------
+ *
+ * An X280 core's store through a NoC window into memory that is not its
+ * cluster's to write: another work cluster's local memory outside the
+ * lines kmx_layout.h lets other clusters write there (its cluster lines,
+ * its ports line, its pull counters: kmx_parallel_all, kmx_serve, the
+ * ports, the pull), or the dispatcher's local memory (cluster 0's)
+ * outside the writer's own ring area (KMX_DISPATCH_RING_AREA).  On a card
+ * such a write silently overwrites the target's code, stacks, result
+ * block or runtime lines, or the dispatcher's own memory.  The bytes land
+ * here as on a card (the simulated dispatcher, a model, reads only the
+ * ring areas of its memory); each writer core, store pc and target is
+ * listed once (device/sim/README.md, "Wild writes"). */
+#define SIM_WILD_WRITES_KEPT 64u
+typedef struct sim_wild_write {
+    uint8_t cluster, core; /* the writer: its work cluster and core */
+    uint8_t target;        /* whose memory: 0 the dispatcher's, else that work cluster's */
+    uint8_t x, y;          /* the target's tile */
+    uint64_t pc;           /* the store's address in the writer's image */
+    uint64_t caller;       /* the writer's return address register at the first store */
+    uint64_t first, end;   /* the local-memory addresses its stores covered, [first, end)
+                              (NoC addresses of the tile: the same) */
+    uint64_t bytes;        /* bytes stored (the sum of its stores' sizes) */
+    uint32_t stores;
+    uint64_t first_ps, last_ps; /* modeled time of its first and last store */
+} sim_wild_write;
+
+/* The wild writes so far, in the order of their first store; *n how many
+ * (at most SIM_WILD_WRITES_KEPT), *more the stores of others not kept
+ * (may be NULL).  The card's, until it is freed. */
+const sim_wild_write *sim_card_wild_writes(const sim_card *card, unsigned *n, uint64_t *more);
+
+/* ---- the program's handlers, contained ---------------------------------------
+ *
+ * A Tensix handler runs natively in kmrun's process.  One that faults (a
+ * bad pointer, a stack overflow, abort) or never gives way (a loop that
+ * calls nothing that spends modeled time, for params.handler_spin_ms of
+ * real time) is taken out of its core: the core halts for good, its
+ * command never ends (as on a card, where such a core hangs the
+ * dispatcher's wait for it), and the card lists it here.  The rest of the
+ * card runs on (device/sim/README.md, "Faults and endless handlers"). */
+#define SIM_HANDLER_FAULT 1u /* its code faulted: a signal */
+#define SIM_HANDLER_SPIN 2u  /* it never gave way */
+#define SIM_HANDLER_FAULTS_KEPT 16u
+#define SIM_HANDLER_STACK_BYTES (256u * 1024u) /* each Tensix core's stack */
+typedef struct sim_handler_fault {
+    uint8_t kind;      /* SIM_HANDLER_* */
+    bool in_kernels;   /* pc is in the kernels' object */
+    bool stack_overflow; /* FAULT: the address is the guard below the core's stack */
+    uint16_t core;     /* the Tensix core, grid order */
+    uint32_t handler;  /* its id */
+    uint32_t job;      /* the dispatcher's job slot */
+    unsigned ring;     /* the command's ring: 0 host-fed, else the cluster whose thread sent it */
+    uint32_t handle;   /* its handle in that ring (0: not known) */
+    int signal;        /* FAULT: the signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) */
+    uint64_t address;  /* FAULT: the faulting address (0 for SIGABRT) */
+    uint64_t pc;       /* in_kernels: an offset in the object; else the address */
+    char symbol[64];   /* !in_kernels: the function pc is in, as dladdr names it, else
+                          its object's file name ("" unknown) */
+    uint64_t call;     /* !in_kernels: the handler's call it faulted inside — into the
+                          card's API (km_noc_write with a bad pointer), as that call
+                          noted it, else the innermost return address into the object
+                          on the core's stack (libc's abort, memcpy) — as an offset in
+                          the object; 0 when none is known */
+    uint64_t ps;       /* the core's modeled time then */
+} sim_handler_fault;
+
+/* The handlers taken out so far, in order (the first
+ * SIM_HANDLER_FAULTS_KEPT; *more: the others).  The card's, until it is
+ * freed. */
+const sim_handler_fault *sim_card_handler_faults(const sim_card *card, unsigned *n,
+                                                 unsigned *more);
 
 /* The Tensix cores' X280 port waits that gave up and sends refused, in
  * the order they happened (the first KM_PORT_WAITS_KEPT); *n how many.
