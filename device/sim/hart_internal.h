@@ -392,27 +392,6 @@ void sim_hart_trap(sim_hart *h, uint64_t cause, uint64_t tval);
 /* hart_trap.c: mret: MIE = MPIE, MPIE = 1, pc = mepc. */
 void sim_hart_mret(sim_hart *h);
 
-/* Trap loops (hart_trap.c).  sim_hart_trap_fixed: whether the trap about
- * to be taken (h->pc the trapping pc) is a turn of a trap loop — the
- * first instruction at mtvec traps (illegal, or a fetch fault: its code
- * was overwritten, mtvec points outside the code) and the trap writes
- * nothing new (mepc, mcause, mtval already its values, MIE and MPIE
- * clear), so every later turn is the same trap; never with a trap
- * observer or execute triggers.  sim_hart_trap_loop, after each trap of
- * a sim_hart_run (loop zeroed at its start): from the second such turn
- * with nothing retired since the last, all but the last whole turns
- * before `limit` are taken at once (*cycle, *mcycles and h->traps move),
- * so the run ends exactly where it would have.  Nobody else runs during
- * a run and only fence.i or the owner changes the decoded code, so the
- * turns are the same. */
-typedef struct sim_trap_loop {
-    bool seen;
-    uint64_t cycle, mcycles, instret; /* after the last fixed turn */
-} sim_trap_loop;
-bool sim_hart_trap_fixed(const sim_hart *h, uint64_t cause, uint64_t tval);
-void sim_hart_trap_loop(sim_hart *h, sim_trap_loop *loop, bool fixed, uint64_t *cycle,
-                        uint64_t *mcycles, uint64_t instret, uint64_t limit);
-
 /* hart_mem.c: the slow paths of a load and a store of `size` bytes at an
  * aligned addr: RAM range `ram` (sim_mem_find_ram's answer, found by the
  * caller, which also wants it), else (-1) the device callbacks.  Return 0

@@ -2,8 +2,7 @@
  * A trap saves pc in mepc, sets mcause and mtval, moves mstatus.MIE to
  * MPIE and clears MIE (MPP stays machine), and jumps to mtvec's base
  * (direct mode: mtvec's low bits are never set).  It also records the
- * trap in h->trap_* for the owner's report.  mret undoes it.  A trap loop
- * at mtvec is taken whole (hart_internal.h, sim_hart_trap_loop). */
+ * trap in h->trap_* for the owner's report.  mret undoes it. */
 #include "hart_internal.h"
 
 void sim_hart_trap(sim_hart *h, uint64_t cause, uint64_t tval)
@@ -21,33 +20,6 @@ void sim_hart_trap(sim_hart *h, uint64_t cause, uint64_t tval)
     h->trap_epc = h->pc;
     h->trap_tval = tval;
     h->pc = h->mtvec & ~(uint64_t)3; /* direct mode; the owner may set mtvec */
-}
-
-bool sim_hart_trap_fixed(const sim_hart *h, uint64_t cause, uint64_t tval)
-{
-    return (cause == SIM_CAUSE_ILLEGAL || cause == SIM_CAUSE_FETCH_ACCESS) &&
-           h->pc == (h->mtvec & ~(uint64_t)3) && h->mepc == h->pc && h->mcause == cause &&
-           h->mtval == tval && !(h->mstatus & (SIM_MSTATUS_MIE | SIM_MSTATUS_MPIE)) &&
-           !h->on_trap && !h->trig_exec;
-}
-
-void sim_hart_trap_loop(sim_hart *h, sim_trap_loop *loop, bool fixed, uint64_t *cycle,
-                        uint64_t *mcycles, uint64_t instret, uint64_t limit)
-{
-    if (fixed && loop->seen && instret == loop->instret && *cycle > loop->cycle &&
-        *cycle < limit) {
-        uint64_t turn = *cycle - loop->cycle, k = (limit - *cycle) / turn;
-        if (k > 1) {
-            k--;
-            *mcycles += k * (*mcycles - loop->mcycles);
-            *cycle += k * turn;
-            h->traps += k;
-        }
-    }
-    loop->seen = fixed;
-    loop->cycle = *cycle;
-    loop->mcycles = *mcycles;
-    loop->instret = instret;
 }
 
 void sim_hart_mret(sim_hart *h)

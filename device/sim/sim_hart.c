@@ -268,7 +268,6 @@ sim_hart_state sim_hart_run(sim_hart *h, uint64_t until_cycle)
     sim_jit_regs jr;
 
     uint64_t cause = 0, tval = 0;
-    sim_trap_loop loop = {0}; /* trap_at_pc: a trap loop's turns (hart_trap.c) */
     uint64_t mem_addr = 0, mem_val = 0;
     unsigned mem_size = 0;
 
@@ -920,15 +919,12 @@ trap_at_pc:
     h->instret = instret;
     h->mem_cycles = mcycles;
     {
-        /* (a trap loop's turns are taken whole: not under a trace or watches) */
-        bool fixed = quiet && sim_hart_trap_fixed(h, cause, tval);
         bool end = h->on_trap && h->on_trap(h->trap_ctx, h, cause, tval);
         sim_hart_trap(h, cause, tval);
         pc = h->pc;
         cycle += SIM_COST_TRAP;
         if (h->state != SIM_HART_RUNNING || end) /* a device halted it, then faulted */
             goto out;
-        sim_hart_trap_loop(h, &loop, fixed, &cycle, &mcycles, instret, limit);
     }
     goto dispatch;
 

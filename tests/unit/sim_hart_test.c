@@ -1142,44 +1142,6 @@ static void calls_and_returns(void **state)
     rig_free(ref);
 }
 
-/* A trap loop: mtvec points at an instruction that traps, so every turn
- * from the second trap on leaves the hart as it was (sim_hart_run takes
- * all but the last turns before its limit at once).  Run to the same
- * cycle in one call and in quanta, down to one cycle a call (one turn
- * a call: nothing skipped), it ends in the same state with the same trap
- * count. */
-static void trap_loops_skip_exactly(void **state)
-{
-    (void)state;
-    static const char prog[] = "la t0, 1f; csrw mtvec, t0; li a0, 7; 1: .word 0; wfi";
-    static const unsigned quanta[] = {1, 3, 64, 1000, 200003};
-    const uint64_t until = 200003;
-    rig *ref = NULL;
-    for (size_t q = 0; q < sizeof quanta / sizeof quanta[0]; q++) {
-        rig *r = rig_new(prog);
-        sim_hart *h = &r->h;
-        while (h->cycle < until && sim_hart_run(h, h->cycle + quanta[q] < until
-                                                       ? h->cycle + quanta[q]
-                                                       : until) == SIM_HART_RUNNING)
-            ;
-        assert_int_equal(h->state, SIM_HART_RUNNING);
-        assert_int_equal(h->mcause, SIM_CAUSE_ILLEGAL);
-        assert_int_equal(h->mepc, h->pc);
-        assert_true(h->traps > 1000);
-        if (!ref) {
-            ref = r;
-            continue;
-        }
-        assert_same_run(h, &ref->h);
-        assert_int_equal(h->traps, ref->h.traps);
-        assert_int_equal(h->pc, ref->h.pc);
-        assert_int_equal(h->mstatus, ref->h.mstatus);
-        assert_int_equal(h->mem_cycles, ref->h.mem_cycles);
-        rig_free(r);
-    }
-    rig_free(ref);
-}
-
 /* Translations that fill their mapping are dropped and made again as
  * the code runs on: a mapping with room for a few blocks only gives the
  * same run as one that never fills, at once and in quanta. */
@@ -1430,7 +1392,6 @@ int main(void)
         cmocka_unit_test(csr_rules),
         cmocka_unit_test(modeled_time),
         cmocka_unit_test(traps),
-        cmocka_unit_test(trap_loops_skip_exactly),
         cmocka_unit_test(fetch_outside_code),
         cmocka_unit_test(mret_returns),
         cmocka_unit_test(wfi_waits),
