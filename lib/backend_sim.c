@@ -221,32 +221,42 @@ static void on_card_describe(void *ctx, unsigned i, km_thread_result *r)
     km_source_lookup(km_session_image(s, &s->plan.clusters[i]), r->trap.mepc, &r->trap.source);
 }
 
-/* The core a stuck report names: core 0 if it still runs (it is the one
- * that must return), else the first core that does; all four in wfi or
- * halted: core 0. */
-static void on_card_locate(void *ctx, unsigned i, km_driver_where *w)
+/* Whether core `core` (1-3) still runs a call it was given: its spawn
+ * mailbox (kmx_layout.h) has a call posted and not done, the runtime did
+ * not mark it halted (a trap), and the core runs (the runtime's cores
+ * wait only in kmx__park's wfi).  Read from LIM as a card's host would. */
+static bool on_card_in_call(void *ctx, unsigned i, unsigned core)
 {
     km_session *s = ctx;
-    sim_card_core core = {0};
-    w->core = 0;
-    for (unsigned k = 0; k < BH_CLUSTER_CORES; k++) {
-        sim_card_core_at(s->card, cluster_of(s, i), k, &core);
-        if (core.running) {
-            w->core = k;
-            break;
-        }
-    }
-    sim_card_core_at(s->card, cluster_of(s, i), w->core, &core);
+    kmx_spawn_mailbox mb;
+    sim_card_core at;
+    ks_error e;
+    if (core == 0 || core >= BH_CLUSTER_CORES ||
+        sim_card_read_lim(s->card, cluster_of(s, i), KMX_LIM_SPAWN + 64u * core, &mb, sizeof mb,
+                          &e) != KS_OK)
+        return false;
+    sim_card_core_at(s->card, cluster_of(s, i), core, &at);
+    return mb.posted != mb.done && !mb.halted && at.running;
+}
+
+/* Where core `core` of a stuck thread is: its pc and source line, and
+ * whether it runs, in a trap loop or not. */
+static void on_card_locate_core(void *ctx, unsigned i, unsigned core, km_driver_where *w)
+{
+    km_session *s = ctx;
+    sim_card_core at = {0};
+    sim_card_core_at(s->card, cluster_of(s, i), core, &at);
+    w->core = core;
     w->pc_known = true;
-    w->pc = core.pc;
-    w->running = core.running;
-    w->trap_loop = core.trap_loop;
-    if (core.trap_loop) {
+    w->pc = at.pc;
+    w->running = at.running;
+    w->trap_loop = at.trap_loop;
+    if (at.trap_loop) {
         char buf[sizeof w->trap_name];
         snprintf(w->trap_name, sizeof w->trap_name, "%s",
-                 sim_cause_name(core.trap_cause, buf, sizeof buf));
+                 sim_cause_name(at.trap_cause, buf, sizeof buf));
     }
-    km_source_lookup(km_session_image(s, &s->plan.clusters[i]), core.pc, &w->source);
+    km_source_lookup(km_session_image(s, &s->plan.clusters[i]), at.pc, &w->source);
 }
 
 /* A thread that ended, or is stuck (the runtime would mark the cluster
@@ -293,7 +303,8 @@ static void sim_hooks(km_session *s, km_driver_hooks *h)
         .read_block = on_card_read_block,
         .ask_stop = on_card_ask_stop,
         .describe = on_card_describe,
-        .locate = on_card_locate,
+        .in_call = on_card_in_call,
+        .locate_core = on_card_locate_core,
         .retire = on_card_retire,
         .kernel_faults = on_card_kernel_faults,
         .drain_prints = on_card_drain_prints,

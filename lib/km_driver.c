@@ -10,7 +10,8 @@
 #include "session_internal.h"
 
 typedef struct drive_thread {
-    bool final;
+    bool final;       /* its block holds a final state: the result is built */
+    bool lingers;     /* final, but a core still runs a call (km_driver.h, "Stopped") */
     bool overwritten; /* its block is not this run's: nothing in it is believed */
     bool stuck;
     bool stop_asked;
@@ -42,7 +43,25 @@ double km_wall_now(void)
 
 static bool done(const drive_thread *t)
 {
-    return t->final || t->stuck;
+    return (t->final && !t->lingers) || t->stuck;
+}
+
+/* Whether core `core` of thread i has not stopped (km_driver.h,
+ * "Stopped"): core 0 until the block holds a final state, cores 1-3 while
+ * the backend says they run a call. */
+static bool core_unstopped(const drive *d, unsigned i, unsigned core)
+{
+    if (core == 0)
+        return !d->t[i].final;
+    return d->h->in_call && d->h->in_call(d->h->ctx, i, core);
+}
+
+static bool any_core_in_call(const drive *d, unsigned i)
+{
+    for (unsigned k = 1; k < BH_CLUSTER_CORES; k++)
+        if (core_unstopped(d, i, k))
+            return true;
+    return false;
 }
 
 static void ask_stop(drive *d, unsigned i)
@@ -147,10 +166,18 @@ static void overwritten(drive *d, unsigned i, km_thread_result *r)
     stop_others(d);
 }
 
-/* Reads thread i's block: progress, and a final state becomes its result. */
+/* Reads thread i's block: progress, and a final state becomes its result
+ * — the thread is done then, or once no core still runs a call. */
 static int look(drive *d, unsigned i, km_run_result *r, km_error *err)
 {
     drive_thread *t = &d->t[i];
+    if (t->lingers) { /* its result is built: only its cores are waited for */
+        if (!any_core_in_call(d, i)) {
+            t->lingers = false;
+            d->h->retire(d->h->ctx, i, false);
+        }
+        return KM_OK;
+    }
     int rc = d->h->read_block(d->h->ctx, i, &t->block, err);
     if (rc != KM_OK)
         return rc;
@@ -164,10 +191,101 @@ static int look(drive *d, unsigned i, km_run_result *r, km_error *err)
     t->final = true;
     km_result_from_block(&t->block, d->clusters[i], &r->threads[i]);
     d->h->describe(d->h->ctx, i, &r->threads[i]);
-    d->h->retire(d->h->ctx, i, false);
+    if (any_core_in_call(d, i)) {
+        /* Core 0 gave up on a core that still runs: it has the stop's
+         * grace to return, from the stop asked now (after the deadline)
+         * or before. */
+        t->lingers = true;
+        ask_stop(d, i);
+    } else {
+        d->h->retire(d->h->ctx, i, false);
+    }
     if (km_state_stops_others(r->threads[i].state))
         stop_others(d);
     return KM_OK;
+}
+
+/* Every core of thread i that did not stop, with where it is, by number
+ * (km_driver.h, "Stopped"); how many (at least one). */
+static unsigned unstopped_cores(drive *d, unsigned i, km_driver_where w[BH_CLUSTER_CORES])
+{
+    const km_driver_hooks *h = d->h;
+    unsigned n = 0;
+    if (h->locate_core) {
+        for (unsigned k = 0; k < BH_CLUSTER_CORES; k++) {
+            if (!core_unstopped(d, i, k))
+                continue;
+            memset(&w[n], 0, sizeof w[n]);
+            w[n].core = k;
+            h->locate_core(h->ctx, i, k, &w[n]);
+            w[n].core = k;
+            n++;
+        }
+    }
+    if (n == 0) { /* the backend names the core */
+        memset(&w[0], 0, sizeof w[0]);
+        if (h->locate)
+            h->locate(h->ctx, i, &w[0]);
+        else
+            h->locate_core(h->ctx, i, 0, &w[0]);
+        n = 1;
+    }
+    return n;
+}
+
+/* " at pc 0x... (file:line in function)", or "" when the pc is unknown. */
+static void where_text(const km_driver_where *w, char *out, size_t size)
+{
+    char where[700] = "";
+    if (w->source.known)
+        snprintf(where, sizeof where, " (%.400s:%u%s%.200s)", w->source.file, w->source.line,
+                 w->source.has_function ? " in " : "",
+                 w->source.has_function ? w->source.function : "");
+    out[0] = 0;
+    if (w->pc_known)
+        snprintf(out, size, " at pc 0x%llx%s", (unsigned long long)w->pc, where);
+}
+
+/* The detail sentence: the named core first, then each other core that
+ * did not stop, then the reset. */
+static void stuck_detail(const km_driver_where *w, unsigned n, unsigned named, bool final,
+                         uint64_t grace_ps, char *out, size_t size)
+{
+    const km_driver_where *m = &w[named];
+    double grace_s = (double)grace_ps / (double)BH_PS_PER_SECOND;
+    char at[800];
+    where_text(m, at, sizeof at);
+    int len;
+    if (m->running && m->trap_loop)
+        len = snprintf(out, size,
+                       "core %u did not return within %g s of the stop flag: it traps%s again "
+                       "and again (%.64s), its trap handler (mtvec) being where it traps",
+                       m->core, grace_s, at, m->trap_name);
+    else if (m->running)
+        len = snprintf(out, size,
+                       "core %u did not return within %g s of the stop flag: it still runs%s, "
+                       "in a loop that never polls the stop (kmx_stop_requested)",
+                       m->core, grace_s, at);
+    else if (!final)
+        len = snprintf(out, size,
+                       "the thread did not end within %g s of the stop flag: every core waits "
+                       "in wfi or is halted (core %u%s) and none wrote a final state",
+                       grace_s, m->core, at);
+    else
+        len = snprintf(out, size,
+                       "core %u did not return within %g s of the stop flag: it waits%s",
+                       m->core, grace_s, at);
+    for (unsigned k = 0; k < n && len >= 0 && (size_t)len < size; k++) {
+        if (k == named)
+            continue;
+        where_text(&w[k], at, sizeof at);
+        const char *what = !w[k].running ? "waits" : w[k].trap_loop ? "traps again and again"
+                                                                     : "still runs";
+        len += snprintf(out + len, size - (size_t)len, "; core %u did not return either: it %s%s",
+                        w[k].core, what, at);
+    }
+    if (len >= 0 && (size_t)len < size)
+        snprintf(out + len, size - (size_t)len, "; the cluster needs a reset");
 }
 
 static void mark_stuck(drive *d, unsigned i, uint64_t grace_ps, km_thread_result *r)
@@ -175,43 +293,27 @@ static void mark_stuck(drive *d, unsigned i, uint64_t grace_ps, km_thread_result
     drive_thread *t = &d->t[i];
     km_result_from_block(&t->block, d->clusters[i], r);
     d->h->describe(d->h->ctx, i, r);
-    km_driver_where w;
-    memset(&w, 0, sizeof w);
-    d->h->locate(d->h->ctx, i, &w);
+    km_driver_where w[BH_CLUSTER_CORES];
+    unsigned n = unstopped_cores(d, i, w);
+    unsigned named = 0;
+    for (unsigned k = 0; k < n; k++)
+        if (w[k].running) {
+            named = k;
+            break;
+        }
     r->state = KM_STATE_STUCK;
     r->has_code = false;
     r->has_ticks = false;
     r->stuck = true;
-    r->stuck_info.core = w.core;
-    r->stuck_info.pc = w.pc;
-    r->stuck_info.source = w.source;
-    char where[700] = "";
-    if (w.source.known)
-        snprintf(where, sizeof where, " (%.400s:%u%s%.200s)", w.source.file, w.source.line,
-                 w.source.has_function ? " in " : "",
-                 w.source.has_function ? w.source.function : "");
-    char at[800] = "";
-    if (w.pc_known)
-        snprintf(at, sizeof at, " at pc 0x%llx%s", (unsigned long long)w.pc, where);
-    double grace_s = (double)grace_ps / (double)BH_PS_PER_SECOND;
-    if (w.running && w.trap_loop)
-        snprintf(r->stuck_info.detail, sizeof r->stuck_info.detail,
-                 "core %u did not return within %g s of the stop flag: it traps%.700s again "
-                 "and again (%.64s), its trap handler (mtvec) being where it traps; the "
-                 "cluster needs a reset",
-                 w.core, grace_s, at, w.trap_name);
-    else if (w.running)
-        snprintf(r->stuck_info.detail, sizeof r->stuck_info.detail,
-                 "core %u did not return within %g s of the stop flag: it still runs%s, in a "
-                 "loop that never polls the stop (kmx_stop_requested); the cluster needs a "
-                 "reset",
-                 w.core, grace_s, at);
-    else
-        snprintf(r->stuck_info.detail, sizeof r->stuck_info.detail,
-                 "the thread did not end within %g s of the stop flag: every core waits in wfi "
-                 "or is halted (core %u%s) and none wrote a final state; the cluster needs a "
-                 "reset",
-                 grace_s, w.core, at);
+    km_stuck_info *s = &r->stuck_info;
+    s->core = w[named].core;
+    s->pc = w[named].pc;
+    s->source = w[named].source;
+    s->ncores = n;
+    for (unsigned k = 0; k < n; k++)
+        s->cores[k] = (km_stuck_core){.core = w[k].core, .pc = w[k].pc,
+                                      .running = w[k].running, .source = w[k].source};
+    stuck_detail(w, n, named, t->final, grace_ps, s->detail, sizeof s->detail);
     t->stuck = true;
     d->h->retire(d->h->ctx, i, true);
     stop_all(d);

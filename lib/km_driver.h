@@ -20,7 +20,19 @@
  * stop).  A Tensix handler the card took out (kernel_faults: it faulted,
  * or never gave way) fails the run the same way: the kernel stops, every
  * thread still running is asked to stop, and no host-fed command is
- * waited for any more.  Deterministic whenever the backend's time is. */
+ * waited for any more.  Deterministic whenever the backend's time is.
+ *
+ * Stopped, one rule for every core: a thread has stopped once its block
+ * holds a final state (core 0 writes it last) and none of cores 1-3 still
+ * runs a call it was given (in_call: a spawn's, kmx_parallel's,
+ * kmx_parallel_all's or a serve's function).  Core 0 gives up waiting
+ * for such a core a while after a stop or the deadline and writes its
+ * final state all the same, so a final state alone is not the end: the
+ * thread is asked to stop then (if it was not) and, like one whose core 0
+ * never wrote a state, is stuck if a core still runs `grace` after the
+ * stop.  A stuck result lists every core that did not stop (core 0 while
+ * no final state is written), each with its pc and source line, and names
+ * the first of them that still runs (else the first). */
 #ifndef KM_DRIVER_H
 #define KM_DRIVER_H
 
@@ -89,9 +101,19 @@ typedef struct km_driver_hooks {
      * name and source, a message.  Called for a final state and for a
      * stuck thread (before it is marked stuck). */
     void (*describe)(void *ctx, unsigned i, km_thread_result *r);
-    /* Where stuck thread i is. */
+    /* Where stuck thread i is: the one core the result lists.  Optional
+     * with locate_core (then used only when no core is found unstopped). */
     void (*locate)(void *ctx, unsigned i, km_driver_where *w);
-    /* The host is done with thread i (final, or stuck): nothing of it
+    /* Optional: whether core `core` (1..BH_CLUSTER_CORES-1) of thread i
+     * still runs a call it was given — one that has not returned, on a
+     * core that has not trapped and does not wait in wfi.  NULL: cores
+     * 1-3 are never held to the stop (only core 0 is, by the block). */
+    bool (*in_call)(void *ctx, unsigned i, unsigned core);
+    /* Optional: where core `core` of stuck thread i is; called for each
+     * core that did not stop.  NULL: `locate` gives the one core the
+     * result lists. */
+    void (*locate_core)(void *ctx, unsigned i, unsigned core, km_driver_where *w);
+    /* The host is done with thread i (stopped, or stuck): nothing of it
      * runs on, as far as the backend can make it. */
     void (*retire)(void *ctx, unsigned i, bool stuck);
     /* Optional: how many Tensix handlers the card has taken out so far

@@ -113,6 +113,16 @@ static cJSON *thread_json(const km_thread_result *t)
         add_u64(stuck, "pc", t->stuck_info.pc);
         cJSON_AddItemToObject(stuck, "source", source_json(&t->stuck_info.source));
         cJSON_AddStringToObject(stuck, "detail", t->stuck_info.detail);
+        cJSON *cores = cJSON_AddArrayToObject(stuck, "cores");
+        for (unsigned k = 0; k < t->stuck_info.ncores; k++) {
+            const km_stuck_core *c = &t->stuck_info.cores[k];
+            cJSON *core = cJSON_CreateObject();
+            cJSON_AddNumberToObject(core, "core", c->core);
+            add_u64(core, "pc", c->pc);
+            cJSON_AddItemToObject(core, "source", source_json(&c->source));
+            cJSON_AddBoolToObject(core, "running", c->running);
+            cJSON_AddItemToArray(cores, core);
+        }
         cJSON_AddItemToObject(o, "stuck", stuck);
     } else {
         cJSON_AddNullToObject(o, "stuck");

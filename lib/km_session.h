@@ -82,11 +82,21 @@ typedef struct km_trap_info {
     km_source source; /* of mepc */
 } km_trap_info;
 
+/* A core that did not stop (km_driver.h, "Stopped"). */
+typedef struct km_stuck_core {
+    unsigned core;
+    uint64_t pc;
+    bool running;     /* it still runs (else it waits in wfi or is halted) */
+    km_source source; /* of pc */
+} km_stuck_core;
+
 typedef struct km_stuck_info {
-    unsigned core; /* the core named: core 0 if it still runs, else the first that does */
+    unsigned core; /* the core named: the first of cores[] that still runs, else the first */
     uint64_t pc;
     km_source source; /* of pc */
     char detail[1024];
+    unsigned ncores;  /* 1..BH_CLUSTER_CORES */
+    km_stuck_core cores[BH_CLUSTER_CORES]; /* every core that did not stop, by number */
 } km_stuck_info;
 
 typedef struct km_thread_result {

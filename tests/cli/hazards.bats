@@ -21,6 +21,23 @@ line_of() {
     grep -n "$2" "$1" | head -1 | cut -d: -f1
 }
 
+# stuck_at T CORE FILE MARK: thread T of the run's JSON is stuck, its
+# core CORE named and listed alone, spinning on the line of MARK in
+# $hazards/FILE, with the pc and line in the reset message.
+stuck_at() {
+    local t=$1 core=$2 file=$3 line pc
+    line=$(line_of "$hazards/$file" "$4")
+    [ "$(field ".threads[$t] | [.ran, .state, .code, .microseconds, .trap] | @csv")" = \
+        'false,"stuck",,,' ] || { field ".threads[$t]"; false; }
+    [ "$(field ".threads[$t].stuck | [.core, .source.file, .source.line] | @csv")" = \
+        "$core,\"$file\",$line" ] || { field ".threads[$t].stuck"; false; }
+    [ "$(field ".threads[$t].stuck | [.cores[] | [.core, .pc, .source.line, .running]] | @json")" = \
+        "$(field ".threads[$t].stuck | [[.core, .pc, .source.line, true]] | @json")" ]
+    pc=$(printf '0x%x' "$(field ".threads[$t].stuck.pc")")
+    [ "$(field ".threads[$t].stuck.detail")" = \
+        "core $core did not return within 1 s of the stop flag: it still runs at pc $pc ($file:$line in $(field ".threads[$t].stuck.source.function")), in a loop that never polls the stop (kmx_stop_requested); the cluster needs a reset" ]
+}
+
 @test "hazard: DRAM changed behind the cache is not seen through a cached line until kmx_invalidate" {
     run_json "$hazards/stale.yaml"
     [ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -84,9 +101,62 @@ line_of() {
     [ "$(field '.threads[0].stuck | [.core, .source.file, .source.line, .source.function] | @csv')" = \
         "0,\"thread/stuck.c\",$line,\"kmx_main\"" ]
     [[ "$(field .threads[0].stuck.detail)" == "core 0 did not return within 1 s of the stop flag"*"thread/stuck.c:$line"* ]]
+    stuck_at 0 0 thread/stuck.c SPIN
     # data[0] = 0xAB went into the cache only: DRAM still holds 0.
     run kmrun read-region --run-dir "$runs" --format u32 --length 4 data
     [ "$output" = 0 ]
+}
+
+# A worker core (1-3) that never polls the stop: its core 0 gives up
+# waiting for it and writes a final state, but the core still runs; the
+# thread is stuck as when core 0 spins, naming that core.
+@test "hazard: a worker core spinning in kmx_parallel past the deadline ends stuck, named with its line" {
+    run_json "$hazards/stuck_parallel.yaml"
+    [ "$status" -eq 1 ]
+    stuck_at 0 1 thread/stuck_parallel.c SPIN
+    [ "$(field '.threads[0] | [.error, .where] | @csv')" = '"none",2' ]
+    # The runtime's end 100 ms after the deadline (1 ms): the stop, then its grace.
+    [ "$(field '.device_microseconds > 1100000 and .device_microseconds < 1102000')" = true ]
+}
+
+@test "hazard: a spawned function that never polls the stop ends stuck, named with its line" {
+    run_json --timeout 0.001 "$hazards/stuck_spawn.yaml"
+    [ "$status" -eq 1 ]
+    stuck_at 0 2 thread/stuck_spawn.c SPIN
+    # The stop at 1 ms, the grace of 1 s after it, as for core 0.
+    [ "$(field .device_microseconds)" = 1001000 ]
+}
+
+@test "hazard: a core spinning in kmx_parallel_all on twelve cores makes its cluster stuck, the others late" {
+    run_json "$hazards/stuck_all.yaml"
+    [ "$status" -eq 1 ]
+    [ "$(field '[.threads[] | [.cluster, .state]] | @json')" = '[[1,"late"],[2,"stuck"],[3,"late"]]' ]
+    stuck_at 1 3 thread/stuck_all.c SPIN
+    [ "$(field '[.threads[0, 2].stuck] | @json')" = '[null,null]' ]
+}
+
+@test "hazard: a core spinning in a port serve (kmx_port_run) ends stuck, named with its line" {
+    run_json "$hazards/stuck_serve.yaml"
+    [ "$status" -eq 1 ]
+    stuck_at 0 1 thread/stuck_serve.c SPIN
+    # kmx_port_run gave up at the deadline: KMX_LATE.
+    [ "$(field '.threads[0].words | @csv')" = 4 ]
+}
+
+@test "hazard: several cores that never poll the stop are all listed, core 0 named first" {
+    run_json --timeout 0.001 "$hazards/stuck_cores.yaml"
+    [ "$status" -eq 1 ]
+    line0=$(line_of "$hazards/thread/stuck_cores.c" SPIN0)
+    line3=$(line_of "$hazards/thread/stuck_cores.c" SPIN3)
+    [ "$(field '.threads[0] | [.state, .stuck.core, .stuck.source.line] | @csv')" = "\"stuck\",0,$line0" ]
+    [ "$(field '.threads[0].stuck.cores | [.[] | [.core, .source.file, .source.line, .source.function, .running]] | @json')" = \
+        "[[0,\"thread/stuck_cores.c\",$line0,\"kmx_main\",true],[3,\"thread/stuck_cores.c\",$line3,\"spin\",true]]" ]
+    pc3=$(printf '0x%x' "$(field '.threads[0].stuck.cores[1].pc')")
+    [[ "$(field .threads[0].stuck.detail)" == "core 0 did not return within 1 s of the stop flag: it still runs at pc "*"(thread/stuck_cores.c:$line0 in kmx_main), in a loop that never polls the stop (kmx_stop_requested); core 3 did not return either: it still runs at pc $pc3 (thread/stuck_cores.c:$line3 in spin); the cluster needs a reset" ]]
+    # stuck.cores is in the schema.
+    printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/run.json"
+    python3 "$KMRUN_TOP/tests/cli/schema_check.py" "$KMRUN_TOP/schemas/run.schema.json" \
+        "$BATS_TEST_TMPDIR/run.json"
 }
 
 @test "hazard: a trap handler that faults too loops until the run finds the thread stuck, named as a trap loop" {

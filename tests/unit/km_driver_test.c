@@ -28,6 +28,7 @@ typedef struct fake_thread {
     uint64_t marker_ps[4]; /* progress marker k + 1 at marker_ps[k] (0: none) */
     uint64_t delay_ps;   /* the backend's stop delay after another's failure */
     uint64_t end_late_ps; /* its end is written this much after the look that sees it */
+    uint64_t call_end_ps[4]; /* core k (1-3) runs a call until then (0: none; NEVER) */
     /* What the driver did to it. */
     bool stop_asked;
     uint64_t stop_asked_ps;
@@ -86,9 +87,13 @@ static void advance(void *ctx, uint64_t until_ps)
 static bool busy(void *ctx)
 {
     fake *f = ctx;
-    for (unsigned i = 0; i < f->n; i++)
+    for (unsigned i = 0; i < f->n; i++) {
         if (!KMX_STATE_FINAL(f->t[i].block.state) && f->t[i].end_ps != NEVER)
             return true;
+        for (unsigned k = 1; k < 4; k++) /* a call that will return */
+            if (f->t[i].call_end_ps[k] > f->now && f->t[i].call_end_ps[k] != NEVER)
+                return true;
+    }
     return false;
 }
 
@@ -152,6 +157,26 @@ static void locate(void *ctx, unsigned i, km_driver_where *w)
     w->source.known = true;
     snprintf(w->source.file, sizeof w->source.file, "thread/spin.c");
     w->source.line = 12;
+}
+
+static bool in_call(void *ctx, unsigned i, unsigned core)
+{
+    fake *f = ctx;
+    assert_true(core >= 1 && core < 4);
+    return f->t[i].call_end_ps[core] > f->now;
+}
+
+static void locate_core(void *ctx, unsigned i, unsigned core, km_driver_where *w)
+{
+    (void)ctx;
+    (void)i;
+    w->core = core;
+    w->pc_known = true;
+    w->pc = 0x8000100 + core;
+    w->running = true;
+    w->source.known = true;
+    snprintf(w->source.file, sizeof w->source.file, "thread/core%u.c", core);
+    w->source.line = 10 + core;
 }
 
 static void retire(void *ctx, unsigned i, bool stuck)
@@ -294,6 +319,103 @@ static void a_thread_that_ignores_the_stop_is_stuck_with_its_line(void **state)
     /* The grace is counted from the stop: stuck 1 s after the timeout. */
     assert_int_equal(r.device_ps, 10 * US + BH_PS_PER_SECOND);
     assert_int_equal(r.threads[1].state, KM_STATE_STOPPED);
+}
+
+/* Where each core is, and which still run a call (km_driver.h, "Stopped"). */
+static int drive_cores(fake *f, uint64_t timeout_ps, km_run_result *r, km_error *err)
+{
+    km_driver_hooks h = hooks(f);
+    h.locate = NULL;
+    h.in_call = in_call;
+    h.locate_core = locate_core;
+    memset(r, 0, sizeof *r);
+    return km_drive(&h, clusters, f->n, NULL, timeout_ps, 1000000 * US, r, err);
+}
+
+/* Core 0 gives up on a worker at the deadline and writes `late`: the
+ * worker still runs, so the thread is asked to stop and, a grace later,
+ * is stuck, naming that core. */
+static void a_final_state_with_a_core_still_in_its_call_is_stuck_naming_that_core(void **state)
+{
+    (void)state;
+    fake f = {.n = 2};
+    f.t[0] = ends(100 * US, KMX_STATE_LATE);
+    f.t[0].call_end_ps[2] = NEVER;
+    f.t[1] = ends(NEVER, KMX_STATE_DONE);
+    km_run_result r;
+    km_error err = {0};
+    assert_int_equal(drive_cores(&f, 10 * BH_PS_PER_SECOND, &r, &err), KM_OK);
+    const km_thread_result *t = &r.threads[0];
+    /* Asked to stop when its final state was seen, stuck a grace later. */
+    assert_true(f.t[0].stop_asked);
+    assert_int_equal(f.t[0].stop_asked_ps, 100 * US);
+    assert_int_equal(t->state, KM_STATE_STUCK);
+    assert_false(t->has_code);
+    assert_false(t->has_ticks);
+    assert_int_equal(t->stuck_info.core, 2);
+    assert_int_equal(t->stuck_info.pc, 0x8000102);
+    assert_int_equal(t->stuck_info.ncores, 1);
+    assert_int_equal(t->stuck_info.cores[0].core, 2);
+    assert_string_equal(t->stuck_info.detail,
+                        "core 2 did not return within 1 s of the stop flag: it still runs at pc "
+                        "0x8000102 (thread/core2.c:12), in a loop that never polls the stop "
+                        "(kmx_stop_requested); the cluster needs a reset");
+    /* Retired once, stuck: not when its final state was seen. */
+    assert_int_equal(f.t[0].retired, 1);
+    assert_true(f.t[0].retired_stuck);
+    /* A late thread does not stop the others; a stuck one does, when it
+     * is found stuck. */
+    assert_int_equal(f.t[1].stop_asked_ps, 100 * US + BH_PS_PER_SECOND);
+    assert_int_equal(r.threads[1].state, KM_STATE_STOPPED);
+}
+
+/* A worker that returns within the grace: the final state stands, and
+ * the thread is retired once its cores have stopped. */
+static void a_core_that_returns_within_the_grace_leaves_the_final_state(void **state)
+{
+    (void)state;
+    fake f = {.n = 1};
+    f.t[0] = ends(100 * US, KMX_STATE_LATE);
+    f.t[0].call_end_ps[1] = 300 * US;
+    km_run_result r;
+    km_error err = {0};
+    assert_int_equal(drive_cores(&f, 10 * BH_PS_PER_SECOND, &r, &err), KM_OK);
+    assert_int_equal(r.threads[0].state, KM_STATE_LATE);
+    assert_true(r.threads[0].has_code);
+    assert_false(r.threads[0].stuck);
+    assert_int_equal(f.t[0].retired, 1);
+    assert_false(f.t[0].retired_stuck);
+    assert_int_equal(r.device_ps, 300 * US);
+}
+
+/* Core 0 and two workers never return: every core is listed, core 0
+ * named; the others follow in the sentence. */
+static void every_core_that_did_not_stop_is_listed_core_0_named(void **state)
+{
+    (void)state;
+    fake f = {.n = 1};
+    f.t[0] = ends(NEVER, KMX_STATE_DONE);
+    f.t[0].honours_stop = false;
+    f.t[0].call_end_ps[1] = NEVER;
+    f.t[0].call_end_ps[3] = NEVER;
+    km_run_result r;
+    km_error err = {0};
+    assert_int_equal(drive_cores(&f, 10 * US, &r, &err), KM_OK);
+    const km_stuck_info *s = &r.threads[0].stuck_info;
+    assert_int_equal(r.threads[0].state, KM_STATE_STUCK);
+    assert_int_equal(s->core, 0);
+    assert_int_equal(s->ncores, 3);
+    assert_int_equal(s->cores[0].core, 0);
+    assert_int_equal(s->cores[1].core, 1);
+    assert_int_equal(s->cores[2].core, 3);
+    assert_int_equal(s->cores[2].source.line, 13);
+    assert_string_equal(s->detail,
+                        "core 0 did not return within 1 s of the stop flag: it still runs at pc "
+                        "0x8000100 (thread/core0.c:10), in a loop that never polls the stop "
+                        "(kmx_stop_requested); core 1 did not return either: it still runs at "
+                        "pc 0x8000101 (thread/core1.c:11); core 3 did not return either: it "
+                        "still runs at pc 0x8000103 (thread/core3.c:13); the cluster needs a "
+                        "reset");
 }
 
 static void a_failure_stops_the_others_at_once(void **state)
@@ -454,6 +576,9 @@ int main(void)
         cmocka_unit_test(device_time_covers_an_end_past_the_last_look),
         cmocka_unit_test(a_thread_running_at_the_timeout_is_asked_to_stop),
         cmocka_unit_test(a_thread_that_ignores_the_stop_is_stuck_with_its_line),
+        cmocka_unit_test(a_final_state_with_a_core_still_in_its_call_is_stuck_naming_that_core),
+        cmocka_unit_test(a_core_that_returns_within_the_grace_leaves_the_final_state),
+        cmocka_unit_test(every_core_that_did_not_stop_is_listed_core_0_named),
         cmocka_unit_test(a_failure_stops_the_others_at_once),
         cmocka_unit_test(a_late_thread_does_not_stop_the_others),
         cmocka_unit_test(the_backend_may_delay_a_stop_after_another_failure),
