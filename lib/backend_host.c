@@ -21,7 +21,10 @@
  * driver while host-fed commands are pending; all of it under one lock.
  * The JSON says `times: host`.  A thread that does not end within the
  * grace after its stop word is stuck: its host thread is left running (it
- * cannot be killed) and nothing of the backend is ever freed. */
+ * cannot be killed) and nothing of the backend is ever freed; so is a
+ * thread whose core 0 ended the run while one of its cores 1-3 still
+ * spun in thread code (kmx_host.h, left_running), as the card's runtime
+ * ends it. */
 #include "host_internal.h"
 
 #include <dlfcn.h>
@@ -405,11 +408,18 @@ static void host_free(km_session *s)
         return;
     s->backend = NULL;
     /* A host thread that has not ended may still touch all of it, the
-     * card included. */
+     * card included: core 0's (no final state), or a core the runtime
+     * left running in thread code (kmx_host.h, left_running), which
+     * kmx_host_run says once it returns — promptly after the final
+     * state. */
     for (unsigned i = 0; i < b->nthreads; i++) {
-        const host_thread *t = &b->threads[i];
+        host_thread *t = &b->threads[i];
         if (t->started && !t->joined &&
-            !KMX_STATE_FINAL(__atomic_load_n(&t->result.state, __ATOMIC_ACQUIRE)))
+            KMX_STATE_FINAL(__atomic_load_n(&t->result.state, __ATOMIC_ACQUIRE))) {
+            pthread_join(t->tid, NULL);
+            t->joined = true;
+        }
+        if ((t->started && !t->joined) || t->ctx.left_running != 0)
             b->leak = true;
     }
     if (b->leak) {

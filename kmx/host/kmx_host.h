@@ -30,7 +30,7 @@
 
 #include "kmx_layout.h"
 
-#define KMX_HOST_ABI 5u
+#define KMX_HOST_ABI 6u
 
 /* The stack of every thread that runs thread code (core 0's, which kmrun
  * starts, and cores 1-3's, which the runtime starts): big and known, under
@@ -68,6 +68,15 @@ typedef struct kmx_host_ctx {
     void *region[KMX_MAX_REGIONS]; /* the thread's copies, args->nregions of them */
     kmx_result_block *result; /* zero but the nonce; the runtime fills it */
     volatile uint32_t *stop; /* non-zero once the host asks the thread to stop */
+    /* Written by kmx_host_run before it returns: bit c set when core c
+     * was still in thread code (a spawn or a kmx_parallel function that
+     * never returned, not even KMX_SETTLE_TICKS after the stop or the
+     * deadline; the card's core spins on, while its core 0 ends the run).
+     * Its host thread cannot be stopped: it runs on, with this ctx, the
+     * region copies and every callback, until the process exits, so
+     * kmrun must free none of them; and the copy of the runtime it runs
+     * in refuses another run.  0: every core of the run has left. */
+    uint32_t left_running;
 
     void *ops; /* the first argument of every callback */
     /* Region lines changing hands (offsets and sizes in bytes, whole 64-byte

@@ -113,7 +113,10 @@ void kmx_host_poll_time(struct timespec *at) KMX_HOST_HIDDEN;
 /* kmx_host_spawn.c: the workers' threads. */
 int kmx_host_workers_start(void) KMX_HOST_HIDDEN; /* 0, or the error (none left running) */
 void kmx_host_workers_settle(void) KMX_HOST_HIDDEN;
-void kmx_host_workers_end(void) KMX_HOST_HIDDEN;  /* the end: they leave, joined */
+/* The end: the workers leave and are joined; one still in thread code
+ * (a function that never returned) is detached instead.  Returns those,
+ * bit c for core c (kmx_host.h, left_running). */
+uint32_t kmx_host_workers_end(void) KMX_HOST_HIDDEN;
 /* kmx_parallel_all's part on this cluster (core 0): 1 if cores 1-3 are
  * idle; then all(cluster, core, arg) on the four cores, joined (KMX_OK, or
  * the stop's or the deadline's status). */

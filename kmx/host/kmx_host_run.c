@@ -12,8 +12,11 @@
  * clusters of the image if it leads (twelve cores), lets spawned work
  * finish (at most KMX_SETTLE_TICKS after a stop or the deadline),
  * flushes every region through ctx->flush and writes the final state
- * last, after a release fence.  It returns once the workers' threads have left, so no
- * callback is called after it returns.
+ * last, after a release fence.  It returns once the workers' threads have
+ * left, so no callback is called after it returns — but for a core whose
+ * function never returned (ctx->left_running, kmx_host.h): its thread is
+ * left running, as the card's core is, and kmrun keeps everything it may
+ * touch.
  *
  * Not mirrored: the bank check line (the fallback reads no DRAM of its
  * own: its regions are kmrun's copies) and the ring descriptor's addresses
@@ -196,17 +199,25 @@ int kmx_host_run(kmx_host_ctx *ctx) {
     /* Nothing ran when the workers cannot start: the result block is as
      * kmrun wrote it, and kmrun says why (kmx_host.h). */
     int rc = kmx_host_workers_start();
+    uint32_t left = 0;
     if (rc == 0) {
         uint32_t state = core0_armed(ctx);
         end_run(state);
-        kmx_host_workers_end();
+        left = kmx_host_workers_end();
+    }
+    ctx->left_running = left;
+    kmx_host_core = -1;
+    if (left != 0) {
+        /* A core still runs thread code, and may yet call the runtime:
+         * its state stays as it is, and this copy runs no other run
+         * (`running` stays taken). */
+        return 0;
     }
 
     pthread_cond_destroy(&kmx_host.done_cond);
     pthread_cond_destroy(&kmx_host.posted_cond);
     pthread_mutex_destroy(&kmx_host.lock);
     kmx_host.ctx = NULL;
-    kmx_host_core = -1;
     atomic_store(&running, 0);
     return rc;
 }

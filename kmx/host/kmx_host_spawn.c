@@ -11,6 +11,13 @@
  * kmx_parallel, the end's settle) wake on each return and at least every
  * KMX_HOST_POLL_NS to look at the stop and the deadline.
  *
+ * A core whose function never returns (a loop that never polls the stop)
+ * is left running at the end, as the card's core is: core 0 gives it
+ * KMX_SETTLE_TICKS after the stop or the deadline, as the card's does,
+ * then ends the run; kmx_host_workers_end detaches its thread instead of
+ * joining it (a join would wait for ever) and says so (kmx_host.h,
+ * left_running).
+ *
  * The rules are the card's: only core 0 outside kmx_parallel's function
  * (the error `parallel`, KMX_STOPPED otherwise); KMX_BAD for a core other
  * than 1-3 or a NULL function; the stop's status (nothing started) once the
@@ -79,17 +86,31 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
-void kmx_host_workers_end(void) {
+uint32_t kmx_host_workers_end(void) {
+    uint32_t left = 0;
     pthread_mutex_lock(&kmx_host.lock);
     kmx_host.finished = 1;
     pthread_cond_broadcast(&kmx_host.posted_cond);
-    pthread_mutex_unlock(&kmx_host.lock);
     for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
-        if (kmx_host.workers[core].started) {
-            pthread_join(kmx_host.workers[core].thread, NULL);
-            kmx_host.workers[core].started = 0;
+        kmx_host_worker *w = &kmx_host.workers[core];
+        if (w->started && w->posted != w->done) {
+            left |= 1u << core; /* still in thread code: it may never leave */
         }
     }
+    pthread_mutex_unlock(&kmx_host.lock);
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
+        kmx_host_worker *w = &kmx_host.workers[core];
+        if (!w->started) {
+            continue;
+        }
+        if (left & (1u << core)) {
+            pthread_detach(w->thread); /* its end, if it comes, frees it */
+        } else {
+            pthread_join(w->thread, NULL);
+        }
+        w->started = 0;
+    }
+    return left;
 }
 
 /* Each worker's stack is the size kmx_host.h promises, under its guard.

@@ -1,0 +1,55 @@
+#!/usr/bin/env bats
+# The host fallback as the card's twin (issue 27): where the card's
+# behaviour is defined — a worker core that never polls, a division the
+# RISC-V defines, a misaligned load, a library error's later statuses, a
+# serve whose lead never calls, a short timeout — `kmrun run --thread host`
+# ends as `kmrun run` does, so that `kmrun check` compares and is not
+# noise.  Each test runs its fixture on both backends.  The threads are in
+# tests/fixtures/twin/ (its README says what each does and returns).
+
+# shellcheck disable=SC2154 # output, stderr, status, lines: set by run
+load helpers
+
+setup() {
+    runs=$BATS_TEST_TMPDIR/runs
+    twin=$KMRUN_TOP/tests/fixtures/twin
+}
+
+# The line of thread/FILE that holds MARK.
+line_of() {
+    grep -n "$2" "$twin/thread/$1" | head -1 | cut -d: -f1
+}
+
+# on_both ARGS... MANIFEST: runs it on the simulated card, then on the
+# host, each within 60 s of real time (a hang is a failure, not a hung
+# suite); $sim and $host hold the two JSON documents.
+on_both() {
+    run --separate-stderr timeout 60 kmrun run --run-dir "$runs" --wall-timeout 50 "$@"
+    [ "$status" -le 1 ] || { echo "sim: status $status: $stderr"; false; }
+    sim=$output
+    run --separate-stderr timeout 60 kmrun run --run-dir "$runs" --wall-timeout 50 --thread host "$@"
+    [ "$status" -le 1 ] || { echo "host: status $status: $stderr"; false; }
+    host=$output
+}
+
+# both FILTER: jq -r FILTER on each run; prints "sim: ..., host: ..." and
+# fails when they differ; else leaves the value in $output.
+both() {
+    local s h
+    s=$(jq -r "$1" <<<"$sim")
+    h=$(jq -r "$1" <<<"$host")
+    [ "$s" = "$h" ] || { echo "$1: sim $s, host $h"; false; }
+    output=$s
+}
+
+@test "host agrees: a worker core spinning in kmx_parallel ends the run as on the card, kmrun does not hang" {
+    on_both --timeout 0.2 "$twin/spin_worker.yaml"
+    # core 0's join ends at the stop, kmx_main returns, the runtime gives
+    # core 2 KMX_SETTLE_TICKS and ends the run; core 2 spins on
+    both '.threads[0] | [.state, .error, .code, .where, .stuck] | @csv'
+    [ "$output" = '"stopped","none",5,2,' ]
+    both '.threads[0].words | @csv'
+    [ "$output" = 3 ]
+    run --separate-stderr timeout 60 kmrun check --timeout 0.2 --run-dir "$runs" "$twin/spin_worker.yaml"
+    [ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
+}
