@@ -9,6 +9,8 @@
  *                  signal stack), thread code's exits and aborts, and the
  *                  pc of a stuck thread
  * host_object.c    a fallback's shared object: loaded, and its source lines
+ * host_divide.c    an integer division that faulted (SIGFPE), completed
+ *                  with RISC-V's result
  *
  * Locks: `lock` guards the card (DRAM, the kernel side, the rings);
  * `bus_lock` the cluster bus, and is never held with `lock`, so a cluster
@@ -91,6 +93,14 @@ bool host_bus_told_to_end(host_thread *t);
 void host_cb_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp);
 void host_cb_quit(void *ops, const char *call, int code, uint64_t pc);
 uint64_t host_sample_pc(host_thread *t);
+
+/* host_divide.c: completes the integer division that raised SIGFPE in
+ * the signal context uctx (a ucontext_t) as RISC-V defines it — by zero:
+ * the quotient all ones, the remainder the dividend; the most negative
+ * value by -1: the quotient that value, the remainder 0 — and moves its
+ * pc past it: true.  False, nothing changed, for anything it cannot
+ * complete soundly (host_divide.c says what), which stays a trap. */
+bool host_divide_complete(void *uctx);
 
 /* host_object.c: loads the fallback of t's thread (a copy of its own:
  * dlopen of one path gives one set of globals); the source line of a pc

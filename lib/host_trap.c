@@ -8,7 +8,11 @@
  * A stack overflow faults on the thread's guard with no stack left to run
  * a handler on, which the kernel answers by killing the process: each
  * thread that arms gets an alternate signal stack of its own (the handler
- * is SA_ONSTACK), kept until the thread exits. */
+ * is SA_ONSTACK), kept until the thread exits.
+ *
+ * Not every SIGFPE is a trap: x86 faults on an integer division by zero
+ * and on the signed overflow, which RISC-V defines; the handler completes
+ * such a division with the card's result and returns (host_divide.c). */
 #include "host_internal.h"
 
 #include <signal.h>
@@ -58,6 +62,11 @@ static void on_trap(int sig, siginfo_t *info, void *uctx)
         raise(sig);
         return;
     }
+    /* An integer division RISC-V defines (by zero, the signed overflow):
+     * the card's result, and the thread goes on (host_divide.c). */
+    if (sig == SIGFPE && (info->si_code == FPE_INTDIV || info->si_code == FPE_INTOVF) &&
+        host_divide_complete(uctx))
+        return;
     armed.jmp = NULL; /* a fault while the runtime recovers is a crash */
     if (__atomic_exchange_n(&t->trap_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
         t->result.trap_mcause = KMX_HOST_TRAP_CAUSE(sig);

@@ -53,3 +53,14 @@ both() {
     run --separate-stderr timeout 60 kmrun check --timeout 0.2 --run-dir "$runs" "$twin/spin_worker.yaml"
     [ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
 }
+
+@test "host agrees: integer division by zero and INT_MIN / -1 give RISC-V's results, not SIGFPE" {
+    on_both "$twin/divide.yaml"
+    both '.threads[0] | [.state, .error, .code, .trap.name] | @csv'
+    [ "$output" = '"returned","none",0,' ]
+    # by zero: all ones and the dividend; the overflow: INT_MIN and 0
+    both '.threads[0].words | @csv'
+    [ "$output" = 4294967295,7,2147483648,0,4294967295,7,4294967295,4294967295,4294967287,4294967295,2147483648,0,4294967295,4294967295 ]
+    run --separate-stderr kmrun check --run-dir "$runs" "$twin/divide.yaml"
+    [ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
+}
