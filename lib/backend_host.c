@@ -37,6 +37,7 @@
 #include "km_driver.h"
 #include "kmx.h"
 #include "sim_card.h"
+#include "sim_exec.h" /* sim_cause_name */
 
 /* How often the driver looks when no command is pending, as sim looks
  * once a slice. */
@@ -125,6 +126,7 @@ static void fill_ctx(host_thread *t, uint64_t nonce)
     c->step = cb_step;
     c->unsupported = cb_unsupported;
     c->trap_arm = host_cb_trap_arm;
+    c->trap = host_cb_trap;
     c->quit = host_cb_quit;
     c->print = cb_print;
     host_bus_fill(c);
@@ -317,10 +319,18 @@ static void on_host_describe(void *ctx, unsigned i, km_thread_result *r)
 {
     host_backend *b = ctx;
     host_thread *t = &b->threads[i];
-    if (r->trapped && KMX_HOST_IS_TRAP_CAUSE(r->trap.mcause)) {
-        int sig = KMX_HOST_TRAP_SIGNAL(r->trap.mcause);
-        snprintf(r->trap.name, sizeof r->trap.name, "%s (host fallback, %s)", strsignal(sig),
-                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+    if (r->trapped) {
+        if (KMX_HOST_IS_TRAP_CAUSE(r->trap.mcause)) {
+            int sig = KMX_HOST_TRAP_SIGNAL(r->trap.mcause);
+            snprintf(r->trap.name, sizeof r->trap.name, "%s (host fallback, %s)",
+                     strsignal(sig), sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        } else {
+            /* The card's cause, found by the runtime's own check (a
+             * misaligned access: kmx_host_align.c), named as the card's. */
+            char buf[sizeof r->trap.name];
+            snprintf(r->trap.name, sizeof r->trap.name, "%s (host fallback, alignment check)",
+                     sim_cause_name(r->trap.mcause, buf, sizeof buf));
+        }
         /* The pc as an offset in the fallback's object: the same every
          * run, whatever address the object was loaded at. */
         r->trap.mepc = host_object_source(t, r->trap.mepc, &r->trap.source);

@@ -88,9 +88,10 @@ void host_bus_destroy(host_backend *b);
 void host_bus_fill(kmx_host_ctx *c);
 bool host_bus_told_to_end(host_thread *t);
 
-/* host_trap.c: the trap and quit callbacks; the pc core 0 of t runs at
+/* host_trap.c: the trap, trap_arm and quit callbacks; the pc core 0 of t runs at
  * (0 when it cannot be had). */
 void host_cb_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp);
+void host_cb_trap(void *ops, uint32_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval);
 void host_cb_quit(void *ops, const char *call, int code, uint64_t pc);
 uint64_t host_sample_pc(host_thread *t);
 

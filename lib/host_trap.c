@@ -53,6 +53,21 @@ static uint64_t fault_pc(const void *uctx)
 #endif
 }
 
+/* Records a trap of armed thread t (the first one's fields; every one
+ * counted) and disarms the thread: a fault while the runtime recovers is
+ * a crash. */
+static void record(host_thread *t, uint64_t mcause, uint64_t mepc, uint64_t mtval)
+{
+    armed.jmp = NULL;
+    if (__atomic_exchange_n(&t->trap_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
+        t->result.trap_mcause = mcause;
+        t->result.trap_mepc = mepc;
+        t->result.trap_mtval = mtval;
+        t->result.trap_core = armed.core;
+    }
+    __atomic_fetch_add(&t->result.traps, 1u, __ATOMIC_SEQ_CST);
+}
+
 static void on_trap(int sig, siginfo_t *info, void *uctx)
 {
     sigjmp_buf *jmp = armed.jmp;
@@ -67,15 +82,10 @@ static void on_trap(int sig, siginfo_t *info, void *uctx)
     if (sig == SIGFPE && (info->si_code == FPE_INTDIV || info->si_code == FPE_INTOVF) &&
         host_divide_complete(uctx))
         return;
-    armed.jmp = NULL; /* a fault while the runtime recovers is a crash */
-    if (__atomic_exchange_n(&t->trap_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
-        t->result.trap_mcause = KMX_HOST_TRAP_CAUSE(sig);
-        t->result.trap_mepc = sig == SIGABRT && armed.quit_pc ? armed.quit_pc : fault_pc(uctx);
-        /* SIGABRT has no faulting address (si_addr is the sender's pid). */
-        t->result.trap_mtval = sig == SIGABRT ? 0 : (uint64_t)(uintptr_t)info->si_addr;
-        t->result.trap_core = armed.core;
-    }
-    __atomic_fetch_add(&t->result.traps, 1u, __ATOMIC_SEQ_CST);
+    /* SIGABRT has no faulting address (si_addr is the sender's pid). */
+    record(t, KMX_HOST_TRAP_CAUSE(sig),
+           sig == SIGABRT && armed.quit_pc ? armed.quit_pc : fault_pc(uctx),
+           sig == SIGABRT ? 0 : (uint64_t)(uintptr_t)info->si_addr);
     siglongjmp(*jmp, 1);
 }
 
@@ -148,6 +158,16 @@ void host_cb_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp)
     armed.core = core;
     armed.quit_pc = 0;
     armed.jmp = jmp;
+}
+
+/* A trap the runtime found itself (kmx_host.h, trap): a misaligned
+ * access, with the card's cause. */
+void host_cb_trap(void *ops, uint32_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval)
+{
+    host_thread *t = ops;
+    if (armed.t == t)
+        armed.core = core;
+    record(t, mcause, mepc, mtval);
 }
 
 /* Thread code called an exit or abort (kmx_host.h, quit), on this armed

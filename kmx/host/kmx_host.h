@@ -109,6 +109,14 @@ typedef struct kmx_host_ctx {
      * stack (sigaltstack), kept until it exits, so a stack overflow traps
      * too. */
     void (*trap_arm)(void *ops, uint32_t core, sigjmp_buf *jmp);
+    /* A trap the runtime found itself, with no signal: a misaligned
+     * access the thread's alignment checks caught (kmx_host_align.c;
+     * `mcause` the card's: 4 load, 6 store, `mepc` the pc of the check
+     * in thread code, `mtval` the address).  Called on the armed thread
+     * of core `core`; kmrun records it as it records a fault's (the first
+     * trap, traps counted) and disarms the thread; the runtime then
+     * siglongjmps to its armed buffer with 1, as after a fault. */
+    void (*trap)(void *ops, uint32_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval);
     /* Twelve cores (kmx_parallel_all, kmx_serve, kmx_push): the cluster
      * bus between the clusters that run one image, kmrun's, as the
      * clusters' LIM lines are on the card.  The runtime keeps the card's

@@ -97,7 +97,8 @@ static int ctx_usable(const kmx_host_ctx *ctx) {
     if (ctx == NULL || ctx->abi != KMX_HOST_ABI || ctx->args == NULL || ctx->result == NULL ||
         ctx->stop == NULL || ctx->flush == NULL || ctx->invalidate == NULL ||
         ctx->submit == NULL || ctx->poll == NULL || ctx->step == NULL ||
-        ctx->unsupported == NULL || ctx->trap_arm == NULL || ctx->serve_begin == NULL ||
+        ctx->unsupported == NULL || ctx->trap_arm == NULL || ctx->trap == NULL ||
+        ctx->serve_begin == NULL ||
         ctx->serve_next == NULL || ctx->serve_done == NULL || ctx->serving == NULL ||
         ctx->post == NULL || ctx->done == NULL || ctx->push == NULL || ctx->quit == NULL ||
         ctx->print == NULL) {

@@ -64,3 +64,17 @@ both() {
     run --separate-stderr kmrun check --run-dir "$runs" "$twin/divide.yaml"
     [ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
 }
+
+@test "host agrees: a misaligned 64-bit load from a region traps, with its line; packed and memcpy do not" {
+    on_both "$twin/misaligned.yaml"
+    both '.threads[0] | [.state, .error, .where, .trap.mcause, .trap.core] | @csv'
+    [ "$output" = '"trapped","trap",2,4,0' ]
+    both '.threads[0].trap.source | "\(.file):\(.line)"'
+    [ "$output" = "thread/misaligned.c:$(line_of misaligned.c MISALIGNED)" ]
+    # the packed member and the copy, bytes 2..9 and 4..11 of 1, 2, 3, ...
+    both '.threads[0].words | @csv'
+    [ "$output" = 84148994,117835012 ]
+    [ "$(jq -r '.threads[0].trap.name' <<<"$host")" = "load address misaligned (host fallback, alignment check)" ]
+    run --separate-stderr kmrun check --run-dir "$runs" "$twin/misaligned.yaml"
+    [ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
+}

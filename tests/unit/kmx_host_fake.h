@@ -331,6 +331,21 @@ static __attribute__((unused)) void fake_fault(uint32_t core) {
     siglongjmp(*jmp, 1);
 }
 
+/* ctx->trap: the runtime's own trap (a misaligned access), recorded as
+ * fake_fault records a fault; the runtime jumps back itself. */
+static void fake_trap(void *ops, uint32_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval) {
+    (void)ops;
+    fake_armed = NULL;
+    uint32_t none = 0;
+    if (__atomic_compare_exchange_n(&result.traps, &none, 1u, 0, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST)) {
+        result.trap_mcause = mcause;
+        result.trap_mepc = mepc;
+        result.trap_mtval = mtval;
+        result.trap_core = core;
+    }
+}
+
 #define NONCE 0x0123456789ABCDEFull
 
 static int setup(void **state) {
@@ -388,6 +403,7 @@ static int setup(void **state) {
     ctx.step = fake_step;
     ctx.unsupported = fake_unsupported;
     ctx.trap_arm = fake_trap_arm;
+    ctx.trap = fake_trap;
     ctx.serve_begin = fake_serve_begin;
     ctx.serve_next = fake_serve_next;
     ctx.serve_done = fake_serve_done;

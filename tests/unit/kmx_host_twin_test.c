@@ -4,6 +4,56 @@
  * the runtime unusable (a core left running): it stays last. */
 #include "kmx_host_fake.h"
 
+/* ---- a misaligned access -------------------------------------------------- */
+
+/* What the compiler's alignment check hands the runtime's handler
+ * (kmx_host_align.c). */
+typedef struct mismatch {
+    const char *file;
+    uint32_t line, column;
+    const void *type;
+    unsigned char log_alignment, type_check_kind;
+} mismatch;
+_Noreturn void __ubsan_handle_type_mismatch_v1_abort(mismatch *data, uintptr_t pointer);
+void __ubsan_handle_type_mismatch_v1(mismatch *data, uintptr_t pointer);
+
+static mismatch load8 = {"t.c", 1, 1, NULL, 3, 0};
+static mismatch store4 = {"t.c", 2, 1, NULL, 2, 1};
+static volatile int after_check = -1;
+
+static void misaligned_store_on_core2(int core, void *arg) {
+    (void)arg;
+    if (core == 2) {
+        __ubsan_handle_type_mismatch_v1_abort(&store4, 0x1002);
+    }
+}
+
+static int body_misaligned(int core) {
+    (void)core;
+    /* a pointer that meets its alignment: no trap (the recoverable one) */
+    __ubsan_handle_type_mismatch_v1(&load8, 0x1008);
+    after_check = kmx_parallel(misaligned_store_on_core2, NULL);
+    EXPECT(after_check == KMX_OK || after_check == KMX_STOPPED);
+    __ubsan_handle_type_mismatch_v1_abort(&load8, 0x1004);
+    after_check = 99; /* never: core 0 left its code */
+    return 1;
+}
+
+static void misaligned_access_is_the_cards_trap(void **state) {
+    (void)state;
+    after_check = -1;
+    run(body_misaligned);
+    assert_int_not_equal(after_check, 99);
+    assert_int_equal(result.state, KMX_STATE_TRAPPED);
+    assert_int_equal(result.error, KMX_ERROR_TRAP);
+    /* the first: core 2's store, cause 6, its address */
+    assert_int_equal(result.trap_core, 2);
+    assert_int_equal(result.trap_mcause, 6);
+    assert_int_equal(result.trap_mtval, 0x1002);
+    assert_true(result.trap_mepc != 0);
+    assert_int_equal(result.error_detail, 6);
+}
+
 /* ---- a core that never returns -------------------------------------------- */
 
 static volatile uint32_t spin_release;
@@ -53,6 +103,7 @@ static void worker_that_never_returns_is_left_running(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(misaligned_access_is_the_cards_trap, setup, teardown),
         cmocka_unit_test_setup_teardown(worker_that_never_returns_is_left_running, setup,
                                         teardown),
     };
