@@ -212,11 +212,23 @@ static void on_host_ask_stop(void *ctx, unsigned i)
 
 /* Core 0's stack is the size kmx_host.h promises, under its guard: an
  * overflow faults there, and the trap handler runs on the thread's
- * alternate signal stack (host_trap.c). */
-static int on_host_start(void *ctx, km_error *err)
+ * alternate signal stack (host_trap.c).  Every thread's clock starts
+ * with the driver's (kmx_host.h, start_ns), and each sees the timeout's
+ * stop at timeout_ps on it (stop_at_ns) even when the driver, on a busy
+ * host, writes the stop word later. */
+static int on_host_start(void *ctx, uint64_t timeout_ps, km_error *err)
 {
     host_backend *b = ctx;
-    b->start = km_wall_now();
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now); /* km_wall_now's clock */
+    uint64_t start_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    b->start = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+    uint64_t timeout_ns = timeout_ps / 1000u;
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        b->threads[i].ctx.start_ns = start_ns;
+        b->threads[i].ctx.stop_at_ns =
+            timeout_ns < UINT64_MAX - start_ns ? start_ns + timeout_ns : 0;
+    }
     pthread_attr_t attr;
     int e = pthread_attr_init(&attr);
     if (e == 0 && ((e = pthread_attr_setstacksize(&attr, KMX_HOST_STACK_BYTES)) != 0 ||

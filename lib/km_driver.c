@@ -252,7 +252,7 @@ int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km
     r->host_times = !h->modeled;
     double wall_start = km_wall_now();
     if (h->start) {
-        int rc = h->start(h->ctx, err);
+        int rc = h->start(h->ctx, timeout_ps, err);
         if (rc != KM_OK)
             return rc;
     }

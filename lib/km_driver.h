@@ -50,8 +50,12 @@ typedef struct km_driver_hooks {
     bool modeled;
     uint64_t (*now)(void *ctx); /* picoseconds since the start; NULL when modeled */
     uint64_t slice_ps;          /* how far one look is from the next */
-    /* Optional: starts the threads (the card's started at load). */
-    int (*start)(void *ctx, km_error *err);
+    /* Optional: starts the threads (the card's started at load);
+     * timeout_ps is when the driver will ask the ones still running to
+     * stop (a backend on the host's time may let its threads see that
+     * stop on their own clock, not only when the driver gets to write
+     * it). */
+    int (*start)(void *ctx, uint64_t timeout_ps, km_error *err);
     /* Moves time to until_ps (modeled), or lets the threads go on a
      * while (the host's). */
     void (*advance)(void *ctx, uint64_t until_ps);

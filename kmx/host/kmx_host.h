@@ -68,6 +68,16 @@ typedef struct kmx_host_ctx {
     void *region[KMX_MAX_REGIONS]; /* the thread's copies, args->nregions of them */
     kmx_result_block *result; /* zero but the nonce; the runtime fills it */
     volatile uint32_t *stop; /* non-zero once the host asks the thread to stop */
+    /* The run's clock (CLOCK_MONOTONIC, in ns): start_ns is its 0, where
+     * kmx_time counts from, the thread's start-up and its deadline with
+     * it — one for every cluster of the run, as a card starts its
+     * clusters at once (0: kmx_host_run's own start).  stop_at_ns is when
+     * kmrun writes *stop for the run's timeout (0: never): the runtime
+     * reads the stop word as written from then on, so the thread sees its
+     * timeout on its own clock, however late kmrun's thread gets to write
+     * it. */
+    uint64_t start_ns;
+    uint64_t stop_at_ns;
     /* Written by kmx_host_run before it returns: bit c set when core c
      * was still in thread code (a spawn or a kmx_parallel function that
      * never returned, not even KMX_SETTLE_TICKS after the stop or the

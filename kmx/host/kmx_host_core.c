@@ -3,9 +3,13 @@
  * library's error and stop bookkeeping: the card's kmx_core.c on the
  * host.
  *
- * kmx_time is CLOCK_MONOTONIC since kmx_host_run began, in 50 MHz ticks
- * (BH_TICKS_PER_SECOND): the thread's deadline is wall time here, while
- * the card's kernel side moves on modeled time through ctx->step. */
+ * kmx_time is CLOCK_MONOTONIC since the run's start (ctx->start_ns), in
+ * 50 MHz ticks (BH_TICKS_PER_SECOND): the thread's deadline is wall time
+ * here, while the card's kernel side moves on modeled time through
+ * ctx->step.  The stop word reads as written from the run's timeout on
+ * (ctx->stop_at_ns): the thread sees its timeout when it comes, not when
+ * kmrun's thread, which the host's scheduler may hold back for
+ * milliseconds, gets to write the word. */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <time.h>
@@ -80,8 +84,16 @@ int kmx_host_stop_status(void) {
         __atomic_load_n(&kmx_host.stop, __ATOMIC_ACQUIRE) != 0) {
         return KMX_STOPPED;
     }
-    uint64_t deadline = kmx_host.deadline;
-    if (deadline != 0 && kmx_time() >= deadline) {
+    uint64_t stop_at = kmx_host.stop_at_ns, deadline = kmx_host.deadline;
+    if (stop_at == 0 && deadline == 0) {
+        return KMX_OK;
+    }
+    uint64_t now = kmx_host_now_ns();
+    if (stop_at != 0 && now >= stop_at) {
+        return KMX_STOPPED; /* the timeout's stop word, written or not yet */
+    }
+    uint64_t start = kmx_host.start_ns;
+    if (deadline != 0 && (now > start ? (now - start) / NS_PER_TICK : 0) >= deadline) {
         return KMX_LATE;
     }
     return KMX_OK;

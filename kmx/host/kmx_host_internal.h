@@ -42,7 +42,8 @@ typedef struct kmx_host_worker {
 
 typedef struct kmx_host_state {
     kmx_host_ctx *ctx;
-    uint64_t start_ns;   /* CLOCK_MONOTONIC at kmx_host_run's start */
+    uint64_t start_ns;   /* CLOCK_MONOTONIC of kmx_time's 0 (ctx->start_ns) */
+    uint64_t stop_at_ns; /* CLOCK_MONOTONIC of the timeout's stop; 0: none */
     uint64_t deadline;   /* absolute ticks; 0: none */
     uint32_t stop;       /* atomic: KMX_STOPPED once a library error stopped the run */
     uint32_t ended;      /* atomic: KMX_STOPPED / KMX_LATE, the first wait that ended so */

@@ -54,6 +54,49 @@ static void misaligned_access_is_the_cards_trap(void **state) {
     assert_int_equal(result.error_detail, 6);
 }
 
+/* ---- the run's clock and the timeout --------------------------------------- */
+
+static volatile uint64_t first_tick, stop_tick;
+static volatile int stop_status = -1;
+
+static int body_poll_stop(int core) {
+    (void)core;
+    first_tick = kmx_time();
+    while (!kmx_stop_requested()) {
+    }
+    stop_tick = kmx_time();
+    return 0;
+}
+
+/* The stop word is never written: the timeout's time alone stops it. */
+static void timeout_stops_on_the_threads_clock(void **state) {
+    (void)state;
+    uint64_t now = now_ns();
+    ctx.start_ns = now;
+    ctx.stop_at_ns = now + 20000000u; /* 20 ms */
+    run(body_poll_stop);
+    assert_int_equal(stop_word, 0);
+    assert_int_equal(result.state, KMX_STATE_STOPPED);
+    assert_true(stop_tick >= BH_TICKS_PER_SECOND / 50u);
+    assert_true(stop_tick < BH_TICKS_PER_SECOND * 5u);
+    assert_int_equal(result.start_ticks, 0);
+}
+
+/* Start-up, the times and the deadline count from the run's start, not
+ * from when the host got to run the thread. */
+static void deadline_counts_from_the_runs_start(void **state) {
+    (void)state;
+    ctx.start_ns = now_ns() - 10000000u; /* the run began 10 ms ago */
+    args.deadline = BH_TICKS_PER_SECOND / 1000u * 15u; /* 15 ms */
+    run(body_poll_stop);
+    assert_int_equal(result.state, KMX_STATE_LATE);
+    assert_true(first_tick >= BH_TICKS_PER_SECOND / 100u); /* >= 10 ms */
+    assert_true(stop_tick >= args.deadline);
+    assert_true(stop_tick - first_tick < BH_TICKS_PER_SECOND); /* ~5 ms, on a busy host more */
+    assert_int_equal(result.start_ticks, 0);
+    assert_true(result.end_ticks >= args.deadline);
+}
+
 /* ---- a core that never returns -------------------------------------------- */
 
 static volatile uint32_t spin_release;
@@ -104,6 +147,8 @@ static void worker_that_never_returns_is_left_running(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(misaligned_access_is_the_cards_trap, setup, teardown),
+        cmocka_unit_test_setup_teardown(timeout_stops_on_the_threads_clock, setup, teardown),
+        cmocka_unit_test_setup_teardown(deadline_counts_from_the_runs_start, setup, teardown),
         cmocka_unit_test_setup_teardown(worker_that_never_returns_is_left_running, setup,
                                         teardown),
     };
