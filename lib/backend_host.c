@@ -104,6 +104,31 @@ static int cb_print(void *ops, uint32_t core, uint64_t *rec, unsigned n)
     return ok ? KMX_OK : KMX_FULL;
 }
 
+/* kmx_host.h, ready: this thread is ready (its cores' threads made);
+ * then the run's start (on_host_start), or the run called off. */
+static void mark_ready(host_thread *t)
+{
+    host_backend *b = t->b;
+    if (!t->readied) {
+        t->readied = true;
+        b->ready++;
+        pthread_cond_broadcast(&b->start_cond);
+    }
+}
+
+static int cb_ready(void *ops)
+{
+    host_thread *t = ops;
+    host_backend *b = t->b;
+    pthread_mutex_lock(&b->lock);
+    mark_ready(t);
+    while (!b->go)
+        pthread_cond_wait(&b->start_cond, &b->lock);
+    bool cancelled = b->cancelled;
+    pthread_mutex_unlock(&b->lock);
+    return cancelled ? ECANCELED : 0;
+}
+
 /* ---- load -------------------------------------------------------------------- */
 
 static void fill_ctx(host_thread *t, uint64_t nonce)
@@ -118,6 +143,7 @@ static void fill_ctx(host_thread *t, uint64_t nonce)
     c->result = &t->result;
     c->stop = &t->stop;
     c->ops = t;
+    c->ready = cb_ready;
     c->flush = host_cb_flush;
     c->invalidate = host_cb_invalidate;
     c->push = host_cb_push;
@@ -139,6 +165,7 @@ static int host_load(km_session *s, km_error *err)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the host backend");
     b->s = s;
     pthread_mutex_init(&b->lock, NULL);
+    pthread_cond_init(&b->start_cond, NULL);
     host_bus_init(b);
     s->backend = b;
     int rc = km_card_create(s, err);
@@ -180,7 +207,16 @@ static uint64_t on_host_now_ps(void *ctx)
 static void *thread_main(void *arg)
 {
     host_thread *t = arg;
+    host_backend *b = t->b;
     int rc = t->run(&t->ctx);
+    /* One that never got to ready (its cores 1-3 could not start, or it
+     * refused its ctx) must not hold the others' start back. */
+    pthread_mutex_lock(&b->lock);
+    mark_ready(t);
+    bool cancelled = b->cancelled;
+    pthread_mutex_unlock(&b->lock);
+    if (cancelled)
+        return NULL;
     if (rc > 0) {
         /* Its cores 1-3 could not start: the host's trouble, not the
          * thread's (on_host_read_block says so). */
@@ -210,15 +246,12 @@ static void on_host_ask_stop(void *ctx, unsigned i)
     __atomic_store_n(&b->threads[i].stop, 1u, __ATOMIC_RELEASE);
 }
 
-/* Core 0's stack is the size kmx_host.h promises, under its guard: an
- * overflow faults there, and the trap handler runs on the thread's
- * alternate signal stack (host_trap.c).  Every thread's clock starts
- * with the driver's (kmx_host.h, start_ns), and each sees the timeout's
- * stop at timeout_ps on it (stop_at_ns) even when the driver, on a busy
- * host, writes the stop word later. */
-static int on_host_start(void *ctx, uint64_t timeout_ps, km_error *err)
+/* The start, once every thread is ready: the run's clock starts now, for
+ * all of them (kmx_host.h, start_ns), and each sees the timeout's stop at
+ * timeout_ps on it (stop_at_ns) even when the driver, on a busy host,
+ * writes the stop word later.  Under the lock. */
+static void go(host_backend *b, uint64_t timeout_ps)
 {
-    host_backend *b = ctx;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now); /* km_wall_now's clock */
     uint64_t start_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
@@ -229,6 +262,20 @@ static int on_host_start(void *ctx, uint64_t timeout_ps, km_error *err)
         b->threads[i].ctx.stop_at_ns =
             timeout_ns < UINT64_MAX - start_ns ? start_ns + timeout_ns : 0;
     }
+    b->go = true;
+    pthread_cond_broadcast(&b->start_cond);
+}
+
+/* Core 0's stack is the size kmx_host.h promises, under its guard: an
+ * overflow faults there, and the trap handler runs on the thread's
+ * alternate signal stack (host_trap.c).  The threads are made first and
+ * make their cores 1-3's, then wait (cb_ready); the run starts once all
+ * of them are there, so that none starts late by the time a busy host
+ * takes to schedule a new thread and make three more (milliseconds; a
+ * waiting thread wakes in tens of microseconds). */
+static int on_host_start(void *ctx, uint64_t timeout_ps, km_error *err)
+{
+    host_backend *b = ctx;
     pthread_attr_t attr;
     int e = pthread_attr_init(&attr);
     if (e == 0 && ((e = pthread_attr_setstacksize(&attr, KMX_HOST_STACK_BYTES)) != 0 ||
@@ -242,15 +289,27 @@ static int on_host_start(void *ctx, uint64_t timeout_ps, km_error *err)
         host_thread *t = &b->threads[i];
         e = pthread_create(&t->tid, &attr, thread_main, t);
         if (e != 0) {
-            for (unsigned k = 0; k < i; k++)
-                on_host_ask_stop(b, k);
-            b->leak = true; /* the ones started may still run */
+            /* The ones made leave without running anything. */
+            pthread_mutex_lock(&b->lock);
+            b->cancelled = true;
+            b->go = true;
+            pthread_cond_broadcast(&b->start_cond);
+            pthread_mutex_unlock(&b->lock);
+            for (unsigned k = 0; k < i; k++) {
+                pthread_join(b->threads[k].tid, NULL);
+                b->threads[k].joined = true;
+            }
             pthread_attr_destroy(&attr);
             return no_threads(err, t->cp->cluster, e);
         }
         t->started = true;
     }
     pthread_attr_destroy(&attr);
+    pthread_mutex_lock(&b->lock);
+    while (b->ready < b->nthreads)
+        pthread_cond_wait(&b->start_cond, &b->lock);
+    go(b, timeout_ps);
+    pthread_mutex_unlock(&b->lock);
     return KM_OK;
 }
 
@@ -456,6 +515,7 @@ static void host_free(km_session *s)
             dlclose(t->so);
         host_copy_free(t);
     }
+    pthread_cond_destroy(&b->start_cond);
     pthread_mutex_destroy(&b->lock);
     host_bus_destroy(b);
     free(b);

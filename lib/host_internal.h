@@ -49,6 +49,7 @@ typedef struct host_thread {
     char unsupported[64]; /* the first call the fallback could not honour */
     char called[64];      /* the first exit or abort of thread code, e.g. "exit(3)" */
     uint32_t trap_claim;  /* atomic: the first trap is recorded */
+    bool readied;         /* counted in the backend's `ready` (under its lock) */
 } host_thread;
 
 /* One cluster's lines on the cluster bus (twelve cores), as its LIM and
@@ -67,6 +68,13 @@ typedef struct host_backend {
     unsigned nthreads;
     double start;  /* wall seconds when the threads started */
     bool leak;     /* a host thread may still run: nothing may be freed */
+    /* The start (backend_host.c), under `lock`: `ready` threads are
+     * ready to run (kmx_host.h, ready) or ended without it; they wait
+     * until `go` (`cancelled`: the run is called off, they leave without
+     * running anything). */
+    pthread_cond_t start_cond;
+    unsigned ready;
+    bool go, cancelled;
     pthread_mutex_t bus_lock;
     pthread_cond_t bus_cond;             /* any line changed */
     host_bus bus[BH_WORK_CLUSTERS + 1]; /* [cluster], [0] unused */

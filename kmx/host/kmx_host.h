@@ -68,14 +68,14 @@ typedef struct kmx_host_ctx {
     void *region[KMX_MAX_REGIONS]; /* the thread's copies, args->nregions of them */
     kmx_result_block *result; /* zero but the nonce; the runtime fills it */
     volatile uint32_t *stop; /* non-zero once the host asks the thread to stop */
-    /* The run's clock (CLOCK_MONOTONIC, in ns): start_ns is its 0, where
-     * kmx_time counts from, the thread's start-up and its deadline with
-     * it — one for every cluster of the run, as a card starts its
-     * clusters at once (0: kmx_host_run's own start).  stop_at_ns is when
-     * kmrun writes *stop for the run's timeout (0: never): the runtime
-     * reads the stop word as written from then on, so the thread sees its
-     * timeout on its own clock, however late kmrun's thread gets to write
-     * it. */
+    /* The run's clock (CLOCK_MONOTONIC, in ns), read once `ready`
+     * returned: start_ns is its 0, where kmx_time counts from, the
+     * thread's start-up and its deadline with it — one for every cluster
+     * of the run, as a card starts its clusters at once (0: the time
+     * `ready` returned).  stop_at_ns is when kmrun writes *stop for the
+     * run's timeout (0: never): the runtime reads the stop word as written
+     * from then on, so the thread sees its timeout on its own clock,
+     * however late kmrun's thread gets to write it. */
     uint64_t start_ns;
     uint64_t stop_at_ns;
     /* Written by kmx_host_run before it returns: bit c set when core c
@@ -89,6 +89,13 @@ typedef struct kmx_host_ctx {
     uint32_t left_running;
 
     void *ops; /* the first argument of every callback */
+    /* Called once, on kmx_host_run's thread, when cores 1-3's threads are
+     * made and before anything of the run happens: returns when the run
+     * starts (kmrun starts every cluster's at once, having set start_ns
+     * and stop_at_ns), 0; or non-zero, the run called off: kmx_host_run
+     * then returns that, nothing ran.  What takes a busy host long (new
+     * threads, their stacks) is done before the run's clock starts. */
+    int (*ready)(void *ops);
     /* Region lines changing hands (offsets and sizes in bytes, whole 64-byte
      * lines: the runtime rounds outwards as the card's sweeps do). */
     void (*flush)(void *ops, uint32_t id, uint64_t offset, uint64_t bytes);

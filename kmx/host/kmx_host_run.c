@@ -95,7 +95,7 @@ static void end_run(uint32_t state) {
 
 static int ctx_usable(const kmx_host_ctx *ctx) {
     if (ctx == NULL || ctx->abi != KMX_HOST_ABI || ctx->args == NULL || ctx->result == NULL ||
-        ctx->stop == NULL || ctx->flush == NULL || ctx->invalidate == NULL ||
+        ctx->stop == NULL || ctx->ready == NULL || ctx->flush == NULL || ctx->invalidate == NULL ||
         ctx->submit == NULL || ctx->poll == NULL || ctx->step == NULL ||
         ctx->unsupported == NULL || ctx->trap_arm == NULL || ctx->trap == NULL ||
         ctx->serve_begin == NULL ||
@@ -190,8 +190,6 @@ int kmx_host_run(kmx_host_ctx *ctx) {
 
     memset(&kmx_host, 0, sizeof kmx_host);
     kmx_host.ctx = ctx;
-    kmx_host.start_ns = ctx->start_ns != 0 ? ctx->start_ns : kmx_host_now_ns();
-    kmx_host.stop_at_ns = ctx->stop_at_ns;
     kmx_host_ring_reset();
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
@@ -206,7 +204,11 @@ int kmx_host_run(kmx_host_ctx *ctx) {
      * kmrun wrote it, and kmrun says why (kmx_host.h). */
     int rc = kmx_host_workers_start();
     uint32_t left = 0;
-    if (rc == 0) {
+    if (rc == 0 && (rc = ctx->ready(ctx->ops)) != 0) {
+        kmx_host_workers_end(); /* called off: they leave, idle */
+    } else if (rc == 0) {
+        kmx_host.start_ns = ctx->start_ns != 0 ? ctx->start_ns : kmx_host_now_ns();
+        kmx_host.stop_at_ns = ctx->stop_at_ns;
         uint32_t state = core0_armed(ctx);
         end_run(state);
         left = kmx_host_workers_end();

@@ -331,6 +331,12 @@ static __attribute__((unused)) void fake_fault(uint32_t core) {
     siglongjmp(*jmp, 1);
 }
 
+/* ctx->ready: the run starts at once. */
+static int fake_ready(void *ops) {
+    (void)ops;
+    return 0;
+}
+
 /* ctx->trap: the runtime's own trap (a misaligned access), recorded as
  * fake_fault records a fault; the runtime jumps back itself. */
 static void fake_trap(void *ops, uint32_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval) {
@@ -396,6 +402,7 @@ static int setup(void **state) {
     ctx.result = &result;
     ctx.stop = &stop_word;
     ctx.ops = &f;
+    ctx.ready = fake_ready;
     ctx.flush = fake_flush;
     ctx.invalidate = fake_invalidate;
     ctx.submit = fake_submit;
