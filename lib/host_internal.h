@@ -56,9 +56,11 @@ typedef struct host_thread {
  * the lead's hold them on the card. */
 typedef struct host_bus {
     bool serving;       /* its kmx_serve began */
-    kmx_host_call call; /* the lead's last call line to it */
+    uint64_t serving_ticks; /* when (kmx_time, the run's clock) */
+    kmx_host_call call; /* the lead's last call line to it (with its time) */
     uint32_t done;      /* its done line: the last sequence it finished */
     int status;         /* and that call's status */
+    uint64_t done_ticks; /* when the done line was written */
 } host_bus;
 
 typedef struct host_backend {

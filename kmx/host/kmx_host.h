@@ -53,12 +53,15 @@
  * one other cluster.  `function` is an offset from the base of the
  * fallback's object (each cluster runs its own copy of the same object:
  * the lead subtracts its base, the server adds its own); op is
- * KMX_CLUSTER_CALL or KMX_CLUSTER_END; sequence 0: nothing posted yet. */
+ * KMX_CLUSTER_CALL or KMX_CLUSTER_END; sequence 0: nothing posted yet;
+ * ticks: the lead's kmx_time when it posted (every line of the bus says
+ * when it was written, on the run's one clock: see kmx_host_twelve.c). */
 typedef struct kmx_host_call {
     uint64_t function;
     uint64_t arg;
     uint32_t sequence;
     uint32_t op;
+    uint64_t ticks;
 } kmx_host_call;
 
 typedef struct kmx_host_ctx {
@@ -143,24 +146,28 @@ typedef struct kmx_host_ctx {
      * a short bounded wait (a millisecond or so; they may return at
      * once) so that the runtime looks at the stop and the deadline between
      * them; none holds kmrun's card lock while it waits.
-     * - serve_begin: this cluster serves (the lead's wait for it ends).
+     * Each line keeps the kmx_time its writer gave (`ticks`), and a
+     *   reader gets it with the line.
+     * - serve_begin: this cluster serves (the lead's wait for it ends),
+     *   since `ticks`.
      * - serve_next: 1 and *call once this cluster's call line holds a
      *   sequence other than `seen`; else 0.
-     * - serve_done: this cluster's done line: `sequence`, `status`.
-     * - serving: 1 once cluster `cluster` serves; else 0.
+     * - serve_done: this cluster's done line: `sequence`, `status`,
+     *   written at `ticks`.
+     * - serving: 1 and *ticks once cluster `cluster` serves; else 0.
      * - post: writes the call line of cluster `cluster` (the lead's).
-     * - done: 1 and *status once cluster `cluster`'s done line says
-     *   `sequence`; else 0.
+     * - done: 1, *status and *ticks once cluster `cluster`'s done line
+     *   says `sequence`; else 0.
      * - push: stores `bytes` from `source` into cluster `cluster`'s region
      *   `id` at `offset` in the card's DRAM (not into that thread's copy:
      *   it invalidates before reading, as on the card); the runtime checked
      *   the arguments; KMX_OK, or KMX_BAD if kmrun finds no such region. */
-    void (*serve_begin)(void *ops);
+    void (*serve_begin)(void *ops, uint64_t ticks);
     int (*serve_next)(void *ops, uint32_t seen, kmx_host_call *call);
-    void (*serve_done)(void *ops, uint32_t sequence, int status);
-    int (*serving)(void *ops, uint32_t cluster);
+    void (*serve_done)(void *ops, uint32_t sequence, int status, uint64_t ticks);
+    int (*serving)(void *ops, uint32_t cluster, uint64_t *ticks);
     void (*post)(void *ops, uint32_t cluster, const kmx_host_call *call);
-    int (*done)(void *ops, uint32_t cluster, uint32_t sequence, int *status);
+    int (*done)(void *ops, uint32_t cluster, uint32_t sequence, int *status, uint64_t *ticks);
     int (*push)(void *ops, uint32_t cluster, uint32_t id, uint64_t offset, const void *source,
                 uint64_t bytes);
     /* Thread code called exit, _exit, _Exit, quick_exit (`code` its
@@ -181,10 +188,11 @@ typedef struct kmx_host_ctx {
 } kmx_host_ctx;
 
 /* Runs the thread to its end and fills ctx->result (its state last).
- * Returns 0; -1 when ctx is not usable (wrong abi, NULL fields); or, when
+ * Returns 0; -1 when ctx is not usable (wrong abi, NULL fields); when
  * the threads of cores 1-3 cannot be started, the error number that
- * stopped them (EAGAIN from pthread_create: a process or memory limit).
- * When it does not return 0, nothing ran and ctx->result is untouched. */
+ * stopped them (EAGAIN from pthread_create: a process or memory limit);
+ * or what ctx->ready returned to call the run off.  When it does not
+ * return 0, nothing ran and ctx->result is untouched. */
 int kmx_host_run(kmx_host_ctx *ctx);
 
 #endif

@@ -99,6 +99,17 @@ int kmx_host_stop_status(void) {
     return KMX_OK;
 }
 
+int kmx_host_timed_status(uint64_t ticks) {
+    uint64_t stop_at = kmx_host.stop_at_ns, deadline = kmx_host.deadline;
+    if (stop_at != 0 && kmx_host.start_ns + ticks * NS_PER_TICK >= stop_at) {
+        return KMX_STOPPED;
+    }
+    if (deadline != 0 && ticks >= deadline) {
+        return KMX_LATE;
+    }
+    return KMX_OK;
+}
+
 int kmx_stop_requested(void) {
     return kmx_host_stop_status() != KMX_OK;
 }

@@ -97,6 +97,12 @@ uint64_t kmx_host_now_ns(void) KMX_HOST_HIDDEN;
  * KMX_LATE (the thread's deadline): the card's kmx__stop_status. */
 int kmx_host_stop_status(void) KMX_HOST_HIDDEN;
 
+/* The stop's status as of kmx_time `ticks` from what has a time: the
+ * timeout's stop (KMX_STOPPED) once stop_at_ns, the deadline (KMX_LATE);
+ * KMX_OK before both.  A line of the cluster bus written at `ticks` came
+ * after them when this is not KMX_OK (kmx_host_twelve.c). */
+int kmx_host_timed_status(uint64_t ticks) KMX_HOST_HIDDEN;
+
 /* Records a library error (the first one wins) and stops the run. */
 void kmx_host_error(uint32_t error, uint32_t detail) KMX_HOST_HIDDEN;
 

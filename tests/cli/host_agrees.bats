@@ -105,3 +105,14 @@ both() {
     [ "$status" -eq 1 ] # the tick counts differ, as times do
     [ "$(grep -c '^thread on cluster 1: result word 0: sim ' <<<"$output")" = 1 ]
 }
+
+@test "host agrees: kmx_serve whose lead never calls ends late at the deadline, every run, as on the card" {
+    local i
+    for i in 1 2 3 4 5; do
+        on_both "$twin/serve_late.yaml"
+        both '[.threads[] | [.cluster, .state, .error, .code, (.words | @csv)] | @csv] | join(" ")'
+        [ "$output" = '1,"late","none",0,"9" 2,"late","none",0,"4"' ]
+    done
+    run --separate-stderr kmrun check --run-dir "$runs" "$twin/serve_late.yaml"
+    [ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
+}

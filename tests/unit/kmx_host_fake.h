@@ -101,6 +101,8 @@ typedef struct fake {
     char unsupported_name[64];
     /* the cluster bus */
     uint32_t serving;        /* bit c: cluster c serves */
+    uint64_t serving_ticks;  /* since when (every one) */
+    uint64_t done_ticks;     /* when every done line was written */
     int done_status;         /* what every other cluster reports */
     int serve_begins;
     kmx_host_call script[8]; /* a server's call lines, in order */
@@ -207,8 +209,9 @@ static void nap(void) {
     nanosleep(&t, NULL);
 }
 
-static void fake_serve_begin(void *ops) {
+static void fake_serve_begin(void *ops, uint64_t ticks) {
     fake *k = ops;
+    (void)ticks;
     pthread_mutex_lock(&k->lock);
     k->serve_begins++;
     pthread_mutex_unlock(&k->lock);
@@ -228,8 +231,9 @@ static int fake_serve_next(void *ops, uint32_t seen, kmx_host_call *line) {
     return found;
 }
 
-static void fake_serve_done(void *ops, uint32_t sequence, int status) {
+static void fake_serve_done(void *ops, uint32_t sequence, int status, uint64_t ticks) {
     fake *k = ops;
+    (void)ticks;
     pthread_mutex_lock(&k->lock);
     if (k->ndones < 8) {
         k->dones[k->ndones].sequence = sequence;
@@ -238,10 +242,11 @@ static void fake_serve_done(void *ops, uint32_t sequence, int status) {
     pthread_mutex_unlock(&k->lock);
 }
 
-static int fake_serving(void *ops, uint32_t cluster) {
+static int fake_serving(void *ops, uint32_t cluster, uint64_t *ticks) {
     fake *k = ops;
     pthread_mutex_lock(&k->lock);
     int serving = (k->serving >> cluster) & 1u;
+    *ticks = k->serving_ticks;
     pthread_mutex_unlock(&k->lock);
     if (!serving) {
         nap();
@@ -259,7 +264,8 @@ static void fake_post(void *ops, uint32_t cluster, const kmx_host_call *line) {
     pthread_mutex_unlock(&k->lock);
 }
 
-static int fake_done(void *ops, uint32_t cluster, uint32_t sequence, int *status) {
+static int fake_done(void *ops, uint32_t cluster, uint32_t sequence, int *status,
+                     uint64_t *ticks) {
     fake *k = ops;
     int posted = 0;
     pthread_mutex_lock(&k->lock);
@@ -269,6 +275,7 @@ static int fake_done(void *ops, uint32_t cluster, uint32_t sequence, int *status
     pthread_mutex_unlock(&k->lock);
     if (posted) {
         *status = k->done_status;
+        *ticks = k->done_ticks;
     }
     return posted;
 }

@@ -802,10 +802,10 @@ static void serve_runs_calls_until_end(void **state) {
     nested_status = -1;
     uint64_t offset = offset_of((void *)serve_fn);
     assert_true(offset != 0);
-    f.script[0] = (kmx_host_call){offset, 9, 1, KMX_CLUSTER_CALL};
-    f.script[1] = (kmx_host_call){0, 0, 2, KMX_CLUSTER_CALL}; /* no function */
-    f.script[2] = (kmx_host_call){offset, 9, 3, 7};          /* no such op */
-    f.script[3] = (kmx_host_call){0, 0, 4, KMX_CLUSTER_END};
+    f.script[0] = (kmx_host_call){offset, 9, 1, KMX_CLUSTER_CALL, 0};
+    f.script[1] = (kmx_host_call){0, 0, 2, KMX_CLUSTER_CALL, 0}; /* no function */
+    f.script[2] = (kmx_host_call){offset, 9, 3, 7, 0};          /* no such op */
+    f.script[3] = (kmx_host_call){0, 0, 4, KMX_CLUSTER_END, 0};
     f.nscript = 4;
     run(body_server);
     assert_int_equal(result.state, KMX_STATE_DONE);

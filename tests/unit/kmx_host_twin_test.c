@@ -97,6 +97,93 @@ static void deadline_counts_from_the_runs_start(void **state) {
     assert_true(result.end_ticks >= args.deadline);
 }
 
+/* ---- a line of the cluster bus written after the deadline ------------------ */
+
+static void two_clusters(uint32_t self) {
+    args.cluster = self;
+    ctx.cluster = self;
+    args.clusters = (1u << 1) | (1u << 2);
+    args.bank = self == 1 ? 6u : 7u;
+    for (uint32_t i = 0; i < REGIONS; i++) {
+        args.regions[i].bank = args.bank;
+    }
+    args.peers[0].present = 1;
+    args.peers[1].present = 1;
+    args.deadline = BH_TICKS_PER_SECOND / 10u; /* 100 ms */
+}
+
+static volatile int serve_status = -1;
+
+static int body_serve(int core) {
+    (void)core;
+    serve_status = kmx_serve();
+    return 0;
+}
+
+/* The lead's END written after this cluster's deadline: the card's
+ * server meets its deadline first, whenever the host's wakes. */
+static void end_after_the_deadline_is_late(void **state) {
+    (void)state;
+    two_clusters(2);
+    f.script[0] = (kmx_host_call){0, 0, 1, KMX_CLUSTER_END, args.deadline};
+    f.nscript = 1;
+    run(body_serve);
+    assert_int_equal(serve_status, KMX_LATE);
+    assert_int_equal(result.state, KMX_STATE_LATE);
+}
+
+/* ... and one written before it is taken, also if seen after it. */
+static void end_before_the_deadline_is_taken(void **state) {
+    (void)state;
+    two_clusters(2);
+    f.script[0] = (kmx_host_call){0, 0, 1, KMX_CLUSTER_END, args.deadline - 1u};
+    f.nscript = 1;
+    run(body_serve);
+    assert_int_equal(serve_status, KMX_OK);
+    assert_int_equal(result.state, KMX_STATE_DONE);
+}
+
+static volatile int all_status = -1;
+
+static void nothing(int cluster, int core, uint64_t arg) {
+    (void)cluster, (void)core, (void)arg;
+}
+
+static int body_lead_all(int core) {
+    (void)core;
+    all_status = kmx_parallel_all(nothing, 0);
+    return 0;
+}
+
+/* The lead: a cluster that began serving, or finished a call, after the
+ * lead's deadline came too late, as on the card. */
+static void serving_or_done_after_the_deadline_is_late(void **state) {
+    (void)state;
+    two_clusters(1);
+    f.serving = 1u << 2;
+    f.serving_ticks = args.deadline;
+    run(body_lead_all);
+    assert_int_equal(all_status, KMX_LATE);
+    assert_int_equal(result.state, KMX_STATE_LATE);
+    assert_int_equal(f.nposts, 1); /* only the END: no call was posted */
+
+    setup(NULL);
+    two_clusters(1);
+    f.serving = 1u << 2;
+    f.done_ticks = args.deadline + 5u;
+    run(body_lead_all);
+    assert_int_equal(all_status, KMX_LATE);
+    assert_int_equal(result.state, KMX_STATE_LATE);
+
+    setup(NULL);
+    two_clusters(1);
+    f.serving = 1u << 2;
+    f.done_ticks = args.deadline - 5u;
+    run(body_lead_all);
+    assert_int_equal(all_status, KMX_OK);
+    assert_int_equal(result.state, KMX_STATE_DONE);
+}
+
 /* ---- a core that never returns -------------------------------------------- */
 
 static volatile uint32_t spin_release;
@@ -149,6 +236,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(misaligned_access_is_the_cards_trap, setup, teardown),
         cmocka_unit_test_setup_teardown(timeout_stops_on_the_threads_clock, setup, teardown),
         cmocka_unit_test_setup_teardown(deadline_counts_from_the_runs_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(end_after_the_deadline_is_late, setup, teardown),
+        cmocka_unit_test_setup_teardown(end_before_the_deadline_is_taken, setup, teardown),
+        cmocka_unit_test_setup_teardown(serving_or_done_after_the_deadline_is_late, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(worker_that_never_returns_is_left_running, setup,
                                         teardown),
     };
