@@ -390,6 +390,8 @@ static void on_host_describe(void *ctx, unsigned i, km_thread_result *r)
 {
     host_backend *b = ctx;
     host_thread *t = &b->threads[i];
+    if (r->error_call != KMX_API_NONE && r->error_pc != 0)
+        r->error_pc = host_object_source(t, r->error_pc - 1, &r->error_source) + 1;
     if (r->trapped) {
         if (KMX_HOST_IS_TRAP_CAUSE(r->trap.mcause)) {
             int sig = KMX_HOST_TRAP_SIGNAL(r->trap.mcause);

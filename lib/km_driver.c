@@ -163,6 +163,7 @@ static int look(drive *d, unsigned i, km_run_result *r, km_error *err)
     t->final = true;
     km_result_from_block(&t->block, d->clusters[i], &r->threads[i]);
     d->h->describe(d->h->ctx, i, &r->threads[i]);
+    km_result_explain(&r->threads[i]);
     d->h->retire(d->h->ctx, i, false);
     if (km_state_stops_others(r->threads[i].state))
         stop_others(d);
@@ -174,6 +175,7 @@ static void mark_stuck(drive *d, unsigned i, uint64_t grace_ps, km_thread_result
     drive_thread *t = &d->t[i];
     km_result_from_block(&t->block, d->clusters[i], r);
     d->h->describe(d->h->ctx, i, r);
+    km_result_explain(r);
     km_driver_where w;
     memset(&w, 0, sizeof w);
     d->h->locate(d->h->ctx, i, &w);

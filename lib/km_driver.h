@@ -75,8 +75,10 @@ typedef struct km_driver_hooks {
      * to stop (0: at once). */
     uint64_t (*stop_delay_ps)(void *ctx, unsigned i);
     /* The backend's part of a result built from the block: the trap's
-     * name and source, a message.  Called for a final state and for a
-     * stuck thread (before it is marked stuck). */
+     * name and source, a `parallel` error's source (error_pc - 1 looked
+     * up, a pc inside the call), a message.  Called for a final state and
+     * for a stuck thread (before it is marked stuck); then the driver
+     * writes the message a result without one has (km_result_explain). */
     void (*describe)(void *ctx, unsigned i, km_thread_result *r);
     /* Where stuck thread i is. */
     void (*locate)(void *ctx, unsigned i, km_driver_where *w);

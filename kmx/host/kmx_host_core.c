@@ -119,12 +119,23 @@ static void fence(void) {
     atomic_thread_fence(memory_order_seq_cst);
 }
 
-void kmx_host_error(uint32_t error, uint32_t detail) {
+/* The card's kmx__error, with the call and its caller of a `parallel`
+ * error (else 0, 0). */
+static void error_at(uint32_t error, uint32_t detail, uint32_t call, uint64_t pc) {
     if (__atomic_exchange_n(&kmx_host.error_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
         volatile kmx_result_block *r = kmx_host.ctx->result;
-        KMX_ERROR_PUT(r, kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u, error, detail, fence);
+        KMX_ERROR_PUT(r, kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u, error, detail, call,
+                      pc, fence);
     }
     __atomic_store_n(&kmx_host.stop, (uint32_t)KMX_STOPPED, __ATOMIC_SEQ_CST);
+}
+
+void kmx_host_error(uint32_t error, uint32_t detail) {
+    error_at(error, detail, KMX_API_NONE, 0);
+}
+
+uint32_t kmx_host_error_stop(void) {
+    return __atomic_load_n(&kmx_host.stop, __ATOMIC_SEQ_CST);
 }
 
 void kmx_host_ended(int status) {
@@ -135,9 +146,9 @@ void kmx_host_ended(int status) {
     }
 }
 
-int kmx_host_core0_only(void) {
+int kmx_host_core0_only(uint32_t call, uint64_t pc) {
     if (kmx_host_core != 0 || kmx_host.in_parallel) {
-        kmx_host_error(KMX_ERROR_PARALLEL, kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u);
+        error_at(KMX_ERROR_PARALLEL, kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u, call, pc);
         return KMX_STOPPED;
     }
     return KMX_OK;

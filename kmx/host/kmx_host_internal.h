@@ -110,8 +110,13 @@ void kmx_host_error(uint32_t error, uint32_t detail) KMX_HOST_HIDDEN;
 void kmx_host_ended(int status) KMX_HOST_HIDDEN;
 
 /* KMX_OK on core 0 outside kmx_parallel's function; else records the
- * error `parallel` and returns KMX_STOPPED. */
-int kmx_host_core0_only(void) KMX_HOST_HIDDEN;
+ * error `parallel`, made by kmx.h call `call` (KMX_API_*) returning to
+ * `pc` (KMX_CALLER()), and returns KMX_STOPPED. */
+int kmx_host_core0_only(uint32_t call, uint64_t pc) KMX_HOST_HIDDEN;
+
+/* The runtime's own stop (an error or a trap stopped the run): the card's
+ * KMX_PRIVATE->stop, for kmx_joined. */
+uint32_t kmx_host_error_stop(void) KMX_HOST_HIDDEN;
 
 /* An absolute CLOCK_MONOTONIC time KMX_HOST_POLL_NS from now, for
  * pthread_cond_timedwait. */

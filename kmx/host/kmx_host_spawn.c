@@ -24,7 +24,9 @@
  * run is stopping; KMX_FULL while the core still runs its last spawn, and
  * from kmx_parallel (nothing started) while any does; a join returns KMX_OK
  * once the core has returned, else the stop's or the deadline's status,
- * which the run's final state records. */
+ * which the run's final state records — and KMX_STOPPED, whatever the
+ * cores did, once a library error or a trap stopped the run (kmx_rules.h,
+ * kmx_joined). */
 #include <setjmp.h>
 #include <stdint.h>
 
@@ -201,12 +203,12 @@ static int join_workers(void) {
     for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         result = kmx_first_failure(result, wait_done(core, posted_count(core)));
     }
-    return result;
+    return kmx_joined(result, kmx_host_error_stop());
 }
 
 int kmx_spawn(int core, kmx_function function, void *arg) {
-    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(), !kmx_worker_core(core) || function == NULL,
-                        kmx_host_stop_status());
+    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(KMX_API_SPAWN, KMX_CALLER()),
+                        !kmx_worker_core(core) || function == NULL, kmx_host_stop_status());
     pthread_mutex_lock(&kmx_host.lock);
     if (busy(core)) {
         pthread_mutex_unlock(&kmx_host.lock);
@@ -219,12 +221,14 @@ int kmx_spawn(int core, kmx_function function, void *arg) {
 }
 
 int kmx_join(int core) {
-    KMX_CALLER_OR_RETURN(kmx_host_core0_only(), !kmx_worker_core(core));
-    return wait_done(core, posted_count(core));
+    KMX_CALLER_OR_RETURN(kmx_host_core0_only(KMX_API_JOIN, KMX_CALLER()), !kmx_worker_core(core));
+    int status = wait_done(core, posted_count(core));
+    return kmx_joined(status, kmx_host_error_stop());
 }
 
 int kmx_parallel(kmx_function function, void *arg) {
-    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(), function == NULL, kmx_host_stop_status());
+    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(KMX_API_PARALLEL, KMX_CALLER()), function == NULL,
+                        kmx_host_stop_status());
     pthread_mutex_lock(&kmx_host.lock);
     for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         if (busy(core)) {

@@ -110,7 +110,8 @@ static void post_all(uint32_t others, uint32_t op, uint32_t sequence, uint64_t f
 }
 
 int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
-    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(), KMX_PARALLEL_ALL_REFUSED(function),
+    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(KMX_API_PARALLEL_ALL, KMX_CALLER()),
+                        KMX_PARALLEL_ALL_REFUSED(function),
                         kmx_host_stop_status());
     if (!kmx_host_local_idle()) {
         return KMX_FULL; /* nothing started */
@@ -152,7 +153,7 @@ static int serve_call(const kmx_host_call *call) {
 }
 
 int kmx_serve(void) {
-    int status = kmx_host_core0_only();
+    int status = kmx_host_core0_only(KMX_API_SERVE, KMX_CALLER());
     if (status != KMX_OK) {
         return status;
     }

@@ -116,3 +116,30 @@ both() {
     run --separate-stderr kmrun check --run-dir "$runs" "$twin/serve_late.yaml"
     [ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
 }
+
+@test "host agrees: after a parallel error the later calls return KMX_STOPPED, and the message names the call and its line" {
+    local y words line call core
+    for y in parallel_error parallel_error_core1; do
+        on_both "$twin/$y.yaml"
+        both '.threads[0] | [.state, .error] | @csv'
+        [ "$output" = '"failed","parallel"' ]
+        both '.threads[0].words | @csv'
+        words=$output
+        both '.threads[0].message'
+        if [ "$y" = parallel_error ]; then
+            # kmx_parallel after its function's error, and the kmx_join
+            # that made it; the last spawn: the run is stopping
+            [ "$words" = 3,3,9,3 ]
+            line=$(line_of parallel_error.c 'JOIN INSIDE')
+            [ "$output" = "kmx_join was called on core 0 inside a function kmx_parallel or kmx_parallel_all runs (thread/parallel_error.c:$line in join_inside): a core-0 call (kmx(3)); it returned KMX_STOPPED and the run stopped" ]
+        else
+            # the spawn, then the join of the core that erred, and what
+            # its kmx_parallel returned
+            [ "$words" = 0,3,3,3 ]
+            line=$(line_of parallel_error.c 'PARALLEL ON CORE 1')
+            [ "$output" = "kmx_parallel was called on core 1 (thread/parallel_error.c:$line in parallel_on_core1): a core-0 call (kmx(3)); it returned KMX_STOPPED and the run stopped" ]
+        fi
+        run --separate-stderr kmrun check --run-dir "$runs" "$twin/$y.yaml"
+        [ "$status" -eq 0 ] || { echo "$y: $output $stderr"; false; }
+    done
+}

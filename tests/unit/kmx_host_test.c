@@ -221,8 +221,8 @@ static void spawn_from_worker(int core, void *arg) {
 
 static int body_spawn_from_core1(int core) {
     EXPECT(kmx_spawn(1, spawn_from_worker, NULL) == KMX_OK);
-    int s = kmx_join(1); /* KMX_OK if it returned before the join looked */
-    EXPECT(s == KMX_OK || s == KMX_STOPPED);
+    int s = kmx_join(1); /* after the error: KMX_STOPPED (kmx_joined) */
+    EXPECT(s == KMX_STOPPED);
     wait_set(&nested_status);
     EXPECT(nested_status == KMX_STOPPED);
     EXPECT(kmx_stop_requested());
@@ -237,6 +237,9 @@ static void spawn_from_core1_is_parallel_error(void **state) {
     assert_int_equal(result.state, KMX_STATE_FAILED);
     assert_int_equal(result.error, KMX_ERROR_PARALLEL);
     assert_int_equal(result.error_core, 1);
+    assert_int_equal(result.error_call, KMX_API_SPAWN);
+    assert_true(result.error_pc > (uint64_t)(uintptr_t)spawn_from_worker &&
+                result.error_pc < (uint64_t)(uintptr_t)spawn_from_worker + 256u);
 }
 
 static void spawn_inside_parallel(int core, void *arg) {
@@ -248,7 +251,7 @@ static void spawn_inside_parallel(int core, void *arg) {
 
 static int body_core0_inside_parallel(int core) {
     int s = kmx_parallel(spawn_inside_parallel, NULL);
-    EXPECT(s == KMX_OK || s == KMX_STOPPED);
+    EXPECT(s == KMX_STOPPED); /* after the error, whatever cores 1-3 did */
     EXPECT(nested_status == KMX_STOPPED);
     return 0;
 }
@@ -260,6 +263,10 @@ static void core0_call_inside_parallel_is_parallel_error(void **state) {
     assert_int_equal(result.state, KMX_STATE_FAILED);
     assert_int_equal(result.error, KMX_ERROR_PARALLEL);
     assert_int_equal(result.error_core, 0);
+    /* the call and where it returns to, in spawn_inside_parallel */
+    assert_int_equal(result.error_call, KMX_API_JOIN);
+    assert_true(result.error_pc > (uint64_t)(uintptr_t)spawn_inside_parallel &&
+                result.error_pc < (uint64_t)(uintptr_t)spawn_inside_parallel + 256u);
 }
 
 static void until_stop(int core, void *arg) {
