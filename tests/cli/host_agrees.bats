@@ -88,18 +88,19 @@ both() {
     # the card: at 5 ms (250,000 ticks of 50 MHz) and a few ticks
     [ "$card" -ge 250000 ] && [ "$card" -lt 250500 ] || { echo "card: $card"; false; }
     # the host, several times (its scheduler varies): never before the
-    # time asked, on the run's clock (not the thread's own), and within
-    # the documented margin of it (README, kmrun(1): microseconds on a
-    # host that runs the thread then; a generous bound here, for a busy
-    # machine).  The old stop came when kmrun's thread got to write it,
-    # on a clock that started with the thread: 2 to 18 ms.
+    # time asked, on the run's clock (not the thread's own: the old code
+    # saw it before 5 ms in 5 runs of 12), and within the documented
+    # margin (README, kmrun(1): a fraction of a microsecond on a host that
+    # runs the thread then, plus whatever a busy host's scheduler keeps it
+    # off the CPU, 30 ms at worst measured under a load of 6 on 2 CPUs; a
+    # bound far above that here, so that a busy machine does not fail it).
     local i seen
     for i in 1 2 3 4 5 6 7 8; do
         run_json --thread host --timeout 0.005 "$twin/timeout.yaml"
         [ "$status" -eq 1 ] || { echo "$stderr"; false; }
         [ "$(field '.threads[0] | [.state, .error, .code] | @csv')" = '"stopped","none",0' ]
         seen=$(field '.threads[0].words[0]')
-        [ "$seen" -ge 249990 ] && [ "$seen" -lt 1250000 ] || { echo "host, run $i: $seen ticks"; false; }
+        [ "$seen" -ge 249990 ] && [ "$seen" -lt 10250000 ] || { echo "host, run $i: $seen ticks"; false; }
     done
     run --separate-stderr kmrun check --timeout 0.005 --run-dir "$runs" "$twin/timeout.yaml"
     [ "$status" -eq 1 ] # the tick counts differ, as times do
