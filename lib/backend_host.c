@@ -240,28 +240,30 @@ static int no_threads(km_error *err, int cluster, int e)
                    "%s%s", cluster, strerror(e), limit);
 }
 
+/* The stop word: the timeout's from the timeout on (a thread whose clock
+ * started later does not see it before its own timeout: kmx_host.h),
+ * any other's before. */
+static uint64_t on_host_now_ps(void *ctx);
+
 static void on_host_ask_stop(void *ctx, unsigned i)
 {
     host_backend *b = ctx;
-    __atomic_store_n(&b->threads[i].stop, 1u, __ATOMIC_RELEASE);
+    uint32_t word = b->go && on_host_now_ps(b) >= b->timeout_ps ? KMX_HOST_STOP_TIMEOUT
+                                                                : KMX_HOST_STOP_ASKED;
+    __atomic_store_n(&b->threads[i].stop, word, __ATOMIC_RELEASE);
 }
 
-/* The start, once every thread is ready: the run's clock starts now, for
- * all of them (kmx_host.h, start_ns), and each sees the timeout's stop at
- * timeout_ps on it (stop_at_ns) even when the driver, on a busy host,
- * writes the stop word later.  Under the lock. */
+/* The start, once every thread is ready: the driver's clock starts now,
+ * and each thread's when it wakes, microseconds later; each sees the
+ * timeout's stop at timeout_ps on its own clock (kmx_host.h, timeout_ns)
+ * even when the driver, on a busy host, writes the stop word later.
+ * Under the lock. */
 static void go(host_backend *b, uint64_t timeout_ps)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now); /* km_wall_now's clock */
-    uint64_t start_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-    b->start = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-    uint64_t timeout_ns = timeout_ps / 1000u;
-    for (unsigned i = 0; i < b->nthreads; i++) {
-        b->threads[i].ctx.start_ns = start_ns;
-        b->threads[i].ctx.stop_at_ns =
-            timeout_ns < UINT64_MAX - start_ns ? start_ns + timeout_ns : 0;
-    }
+    b->start = km_wall_now();
+    b->timeout_ps = timeout_ps;
+    for (unsigned i = 0; i < b->nthreads; i++)
+        b->threads[i].ctx.timeout_ns = timeout_ps / 1000u;
     b->go = true;
     pthread_cond_broadcast(&b->start_cond);
 }

@@ -56,7 +56,7 @@ typedef struct host_thread {
  * the lead's hold them on the card. */
 typedef struct host_bus {
     bool serving;       /* its kmx_serve began */
-    uint64_t serving_ticks; /* when (kmx_time, the run's clock) */
+    uint64_t serving_ticks; /* when (the server's kmx_time) */
     kmx_host_call call; /* the lead's last call line to it (with its time) */
     uint32_t done;      /* its done line: the last sequence it finished */
     int status;         /* and that call's status */
@@ -69,6 +69,7 @@ typedef struct host_backend {
     host_thread threads[BH_WORK_CLUSTERS];
     unsigned nthreads;
     double start;  /* wall seconds when the threads started */
+    uint64_t timeout_ps; /* the run's timeout, from `start` */
     bool leak;     /* a host thread may still run: nothing may be freed */
     /* The start (backend_host.c), under `lock`: `ready` threads are
      * ready to run (kmx_host.h, ready) or ended without it; they wait

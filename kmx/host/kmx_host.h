@@ -32,6 +32,10 @@
 
 #define KMX_HOST_ABI 6u
 
+/* What kmrun writes into a thread's stop word (kmx_host_ctx.stop). */
+#define KMX_HOST_STOP_ASKED 1u
+#define KMX_HOST_STOP_TIMEOUT 2u
+
 /* The stack of every thread that runs thread code (core 0's, which kmrun
  * starts, and cores 1-3's, which the runtime starts): big and known, under
  * a guard of PROT_NONE pages wide enough that a large frame does not step
@@ -55,7 +59,7 @@
  * the lead subtracts its base, the server adds its own); op is
  * KMX_CLUSTER_CALL or KMX_CLUSTER_END; sequence 0: nothing posted yet;
  * ticks: the lead's kmx_time when it posted (every line of the bus says
- * when it was written, on the run's one clock: see kmx_host_twelve.c). */
+ * when its writer wrote it, on its own clock: see kmx_host_twelve.c). */
 typedef struct kmx_host_call {
     uint64_t function;
     uint64_t arg;
@@ -70,17 +74,21 @@ typedef struct kmx_host_ctx {
     const kmx_args *args;    /* the argument block the card would get */
     void *region[KMX_MAX_REGIONS]; /* the thread's copies, args->nregions of them */
     kmx_result_block *result; /* zero but the nonce; the runtime fills it */
-    volatile uint32_t *stop; /* non-zero once the host asks the thread to stop */
-    /* The run's clock (CLOCK_MONOTONIC, in ns), read once `ready`
-     * returned: start_ns is its 0, where kmx_time counts from, the
-     * thread's start-up and its deadline with it — one for every cluster
-     * of the run, as a card starts its clusters at once (0: the time
-     * `ready` returned).  stop_at_ns is when kmrun writes *stop for the
-     * run's timeout (0: never): the runtime reads the stop word as written
-     * from then on, so the thread sees its timeout on its own clock,
-     * however late kmrun's thread gets to write it. */
-    uint64_t start_ns;
-    uint64_t stop_at_ns;
+    /* Non-zero once the host asks the thread to stop: KMX_HOST_STOP_ASKED
+     * (another thread failed, a stuck one, the wall-clock limit), or
+     * KMX_HOST_STOP_TIMEOUT (the run's timeout, timeout_ns below). */
+    volatile uint32_t *stop;
+    /* The run's timeout on the thread's own clock, in ns (0: none).  Each
+     * thread's kmx_time counts from its own start-up, as each of a card's
+     * clusters counts from the card's start, where they start together:
+     * the host starts its threads within microseconds of each other
+     * (`ready`), but a busy host may run one later, and its time, its
+     * deadline and its timeout are then later too.  From timeout_ns on the
+     * runtime reads the stop word as written, so the thread sees its
+     * timeout when its clock gets there, however late kmrun's thread gets
+     * to write the word; and a KMX_HOST_STOP_TIMEOUT written before that
+     * (on kmrun's clock, which started first) is not seen before it. */
+    uint64_t timeout_ns;
     /* Written by kmx_host_run before it returns: bit c set when core c
      * was still in thread code (a spawn or a kmx_parallel function that
      * never returned, not even KMX_SETTLE_TICKS after the stop or the
@@ -94,10 +102,10 @@ typedef struct kmx_host_ctx {
     void *ops; /* the first argument of every callback */
     /* Called once, on kmx_host_run's thread, when cores 1-3's threads are
      * made and before anything of the run happens: returns when the run
-     * starts (kmrun starts every cluster's at once, having set start_ns
-     * and stop_at_ns), 0; or non-zero, the run called off: kmx_host_run
-     * then returns that, nothing ran.  What takes a busy host long (new
-     * threads, their stacks) is done before the run's clock starts. */
+     * starts (kmrun starts every cluster's at once, having set
+     * timeout_ns), 0; or non-zero, the run called off: kmx_host_run then
+     * returns that, nothing ran.  What takes a busy host long (new
+     * threads, their stacks) is done before the thread's clock starts. */
     int (*ready)(void *ops);
     /* Region lines changing hands (offsets and sizes in bytes, whole 64-byte
      * lines: the runtime rounds outwards as the card's sweeps do). */

@@ -3,13 +3,15 @@
  * library's error and stop bookkeeping: the card's kmx_core.c on the
  * host.
  *
- * kmx_time is CLOCK_MONOTONIC since the run's start (ctx->start_ns), in
- * 50 MHz ticks (BH_TICKS_PER_SECOND): the thread's deadline is wall time
+ * kmx_time is CLOCK_MONOTONIC since the thread's start (after ctx->ready),
+ * in 50 MHz ticks (BH_TICKS_PER_SECOND): the thread's deadline is wall time
  * here, while the card's kernel side moves on modeled time through
  * ctx->step.  The stop word reads as written from the run's timeout on
- * (ctx->stop_at_ns): the thread sees its timeout when it comes, not when
- * kmrun's thread, which the host's scheduler may hold back for
- * milliseconds, gets to write the word. */
+ * that clock (ctx->timeout_ns): the thread sees its timeout when its clock
+ * gets there, not when kmrun's thread, which the host's scheduler may
+ * hold back for milliseconds, gets to write the word; and the timeout's
+ * word (KMX_HOST_STOP_TIMEOUT), which kmrun writes on its own clock,
+ * started before the thread's, is not seen before then. */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <time.h>
@@ -79,29 +81,29 @@ uint64_t kmx_time(void) {
 }
 
 int kmx_host_stop_status(void) {
-    volatile uint32_t *host_stop = kmx_host.ctx->stop;
-    if (*host_stop != 0 ||
+    uint32_t word = *kmx_host.ctx->stop;
+    uint64_t timeout = kmx_host.timeout_ns, deadline = kmx_host.deadline;
+    if ((word != 0 && (word != KMX_HOST_STOP_TIMEOUT || timeout == 0)) ||
         __atomic_load_n(&kmx_host.stop, __ATOMIC_ACQUIRE) != 0) {
         return KMX_STOPPED;
     }
-    uint64_t stop_at = kmx_host.stop_at_ns, deadline = kmx_host.deadline;
-    if (stop_at == 0 && deadline == 0) {
+    if (timeout == 0 && deadline == 0) {
         return KMX_OK;
     }
-    uint64_t now = kmx_host_now_ns();
-    if (stop_at != 0 && now >= stop_at) {
+    uint64_t now = kmx_host_now_ns(), start = kmx_host.start_ns;
+    uint64_t elapsed = now > start ? now - start : 0;
+    if (timeout != 0 && elapsed >= timeout) {
         return KMX_STOPPED; /* the timeout's stop word, written or not yet */
     }
-    uint64_t start = kmx_host.start_ns;
-    if (deadline != 0 && (now > start ? (now - start) / NS_PER_TICK : 0) >= deadline) {
+    if (deadline != 0 && elapsed / NS_PER_TICK >= deadline) {
         return KMX_LATE;
     }
     return KMX_OK;
 }
 
 int kmx_host_timed_status(uint64_t ticks) {
-    uint64_t stop_at = kmx_host.stop_at_ns, deadline = kmx_host.deadline;
-    if (stop_at != 0 && kmx_host.start_ns + ticks * NS_PER_TICK >= stop_at) {
+    uint64_t timeout = kmx_host.timeout_ns, deadline = kmx_host.deadline;
+    if (timeout != 0 && ticks * NS_PER_TICK >= timeout) {
         return KMX_STOPPED;
     }
     if (deadline != 0 && ticks >= deadline) {

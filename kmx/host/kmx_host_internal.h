@@ -42,8 +42,8 @@ typedef struct kmx_host_worker {
 
 typedef struct kmx_host_state {
     kmx_host_ctx *ctx;
-    uint64_t start_ns;   /* CLOCK_MONOTONIC of kmx_time's 0 (ctx->start_ns) */
-    uint64_t stop_at_ns; /* CLOCK_MONOTONIC of the timeout's stop; 0: none */
+    uint64_t start_ns;   /* CLOCK_MONOTONIC of kmx_time's 0: the thread's start */
+    uint64_t timeout_ns; /* the run's timeout on that clock (ctx); 0: none */
     uint64_t deadline;   /* absolute ticks; 0: none */
     uint32_t stop;       /* atomic: KMX_STOPPED once a library error stopped the run */
     uint32_t ended;      /* atomic: KMX_STOPPED / KMX_LATE, the first wait that ended so */
@@ -98,7 +98,7 @@ uint64_t kmx_host_now_ns(void) KMX_HOST_HIDDEN;
 int kmx_host_stop_status(void) KMX_HOST_HIDDEN;
 
 /* The stop's status as of kmx_time `ticks` from what has a time: the
- * timeout's stop (KMX_STOPPED) once stop_at_ns, the deadline (KMX_LATE);
+ * timeout's stop (KMX_STOPPED) from timeout_ns, the deadline (KMX_LATE);
  * KMX_OK before both.  A line of the cluster bus written at `ticks` came
  * after them when this is not KMX_OK (kmx_host_twelve.c). */
 int kmx_host_timed_status(uint64_t ticks) KMX_HOST_HIDDEN;

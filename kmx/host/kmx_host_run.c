@@ -4,7 +4,9 @@
  * kmx_host_run checks the ctx (-1, nothing ran, when it is not usable),
  * starts cores 1-3 on threads of their own, parked until kmx_spawn gives
  * them work (the error that stopped one, nothing ran, when one cannot
- * start), then does what the card's core 0 does: records the start,
+ * start), waits for the run's start (ctx->ready; what it returns when the
+ * run is called off), starts the thread's clock (kmx_time's 0, start-up),
+ * then does what the card's core 0 does: records the start,
  * checks that the argument block is this run's (error `args`), marks the
  * run running, records the prefetcher decision, checks every region (errors
  * `region`, `bank`) and the ring's kind (error `ring`), calls kmx_main(0)
@@ -118,10 +120,9 @@ static int ctx_usable(const kmx_host_ctx *ctx) {
 static uint32_t core0(kmx_host_ctx *ctx) {
     volatile kmx_result_block *r = result_block();
     const kmx_args *a = ctx->args;
-    /* Start-up is the run's start, kmx_time's 0 (ctx->start_ns), for
-     * every cluster, as on the card, where the clusters start together:
-     * the times and the deadline count from it, however late the host
-     * got to run this thread. */
+    /* Start-up is the thread's clock's 0 (kmx_host.h, timeout_ns): its
+     * deadline and every time it writes on the cluster bus count from the
+     * same instant, however long the host then takes to get here. */
     uint64_t start = 0;
 
     r->start_ticks = start;
@@ -207,8 +208,8 @@ int kmx_host_run(kmx_host_ctx *ctx) {
     if (rc == 0 && (rc = ctx->ready(ctx->ops)) != 0) {
         kmx_host_workers_end(); /* called off: they leave, idle */
     } else if (rc == 0) {
-        kmx_host.start_ns = ctx->start_ns != 0 ? ctx->start_ns : kmx_host_now_ns();
-        kmx_host.stop_at_ns = ctx->stop_at_ns;
+        kmx_host.start_ns = kmx_host_now_ns(); /* kmx_time's 0 */
+        kmx_host.timeout_ns = ctx->timeout_ns;
         uint32_t state = core0_armed(ctx);
         end_run(state);
         left = kmx_host_workers_end();

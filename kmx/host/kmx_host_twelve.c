@@ -43,8 +43,9 @@
  * deadline (or after the timeout's stop) is never seen before them: the
  * wait ends late (stopped).  Here a wait may sleep through both and wake
  * to find the line, and the host's scheduler decides which it saw first.
- * So each line of the bus says when it was written on the run's one clock
- * (kmx_host.h: kmx_time, the same for every cluster), and a wait that
+ * So each line of the bus says when its writer wrote it (kmx_time, which
+ * counts from the writer's start-up as the reader's from its own, as the
+ * card's clusters' clocks count from their common start), and a wait that
  * finds a line written at or after its deadline or its timeout's stop
  * ends as the card's would have (kmx_host_timed_status), whatever it woke
  * to first.  The stop kmrun asks for another thread's failure has no such

@@ -79,7 +79,7 @@ both() {
     [ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
 }
 
-@test "host agrees: a 5 ms --timeout stops the host thread at 5 ms on the run's clock, never before" {
+@test "host agrees: a 5 ms --timeout stops the host thread at 5 ms on its clock, never before" {
     run_json --timeout 0.005 "$twin/timeout.yaml"
     [ "$status" -eq 1 ]
     [ "$(field '.threads[0] | [.state, .error, .code] | @csv')" = '"stopped","none",0' ]
@@ -88,8 +88,8 @@ both() {
     # the card: at 5 ms (250,000 ticks of 50 MHz) and a few ticks
     [ "$card" -ge 250000 ] && [ "$card" -lt 250500 ] || { echo "card: $card"; false; }
     # the host, several times (its scheduler varies): never before the
-    # time asked, on the run's clock (not the thread's own: the old code
-    # saw it before 5 ms in 5 runs of 12), and within the documented
+    # time asked on its clock (the old code, which wrote the stop on
+    # kmrun's, saw it before 5 ms in 5 runs of 12), and within the documented
     # margin (README, kmrun(1): a fraction of a microsecond on a host that
     # runs the thread then, plus whatever a busy host's scheduler keeps it
     # off the CPU, 30 ms at worst measured under a load of 6 on 2 CPUs; a

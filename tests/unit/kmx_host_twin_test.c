@@ -54,47 +54,53 @@ static void misaligned_access_is_the_cards_trap(void **state) {
     assert_int_equal(result.error_detail, 6);
 }
 
-/* ---- the run's clock and the timeout --------------------------------------- */
+/* ---- the thread's clock and the timeout ----------------------------------- */
 
-static volatile uint64_t first_tick, stop_tick;
+static volatile uint64_t stop_tick;
 static volatile int stop_status = -1;
 
 static int body_poll_stop(int core) {
     (void)core;
-    first_tick = kmx_time();
     while (!kmx_stop_requested()) {
     }
     stop_tick = kmx_time();
     return 0;
 }
 
-/* The stop word is never written: the timeout's time alone stops it. */
+/* The stop word is never written: the timeout's time alone stops it, on
+ * the thread's own clock. */
 static void timeout_stops_on_the_threads_clock(void **state) {
     (void)state;
-    uint64_t now = now_ns();
-    ctx.start_ns = now;
-    ctx.stop_at_ns = now + 20000000u; /* 20 ms */
+    ctx.timeout_ns = 20000000u; /* 20 ms */
     run(body_poll_stop);
     assert_int_equal(stop_word, 0);
     assert_int_equal(result.state, KMX_STATE_STOPPED);
     assert_true(stop_tick >= BH_TICKS_PER_SECOND / 50u);
     assert_true(stop_tick < BH_TICKS_PER_SECOND * 5u);
-    assert_int_equal(result.start_ticks, 0);
 }
 
-/* Start-up, the times and the deadline count from the run's start, not
- * from when the host got to run the thread. */
-static void deadline_counts_from_the_runs_start(void **state) {
+/* kmrun's timeout word, written on kmrun's clock (which started first),
+ * is not seen before the thread's own timeout; any other stop at once. */
+static void timeout_word_waits_for_the_threads_clock(void **state) {
     (void)state;
-    ctx.start_ns = now_ns() - 10000000u; /* the run began 10 ms ago */
-    args.deadline = BH_TICKS_PER_SECOND / 1000u * 15u; /* 15 ms */
+    ctx.timeout_ns = 30000000u; /* 30 ms */
+    stop_word = KMX_HOST_STOP_TIMEOUT;
     run(body_poll_stop);
-    assert_int_equal(result.state, KMX_STATE_LATE);
-    assert_true(first_tick >= BH_TICKS_PER_SECOND / 100u); /* >= 10 ms */
-    assert_true(stop_tick >= args.deadline);
-    assert_true(stop_tick - first_tick < BH_TICKS_PER_SECOND); /* ~5 ms, on a busy host more */
-    assert_int_equal(result.start_ticks, 0);
-    assert_true(result.end_ticks >= args.deadline);
+    assert_int_equal(result.state, KMX_STATE_STOPPED);
+    assert_true(stop_tick >= BH_TICKS_PER_SECOND / 1000u * 30u);
+
+    setup(NULL);
+    ctx.timeout_ns = 30000000u;
+    stop_word = KMX_HOST_STOP_ASKED;
+    run(body_poll_stop);
+    assert_int_equal(result.state, KMX_STATE_STOPPED);
+    assert_true(stop_tick < BH_TICKS_PER_SECOND / 1000u * 30u);
+
+    setup(NULL); /* no timeout known: the word is a stop */
+    stop_word = KMX_HOST_STOP_TIMEOUT;
+    run(body_poll_stop);
+    assert_int_equal(result.state, KMX_STATE_STOPPED);
+    assert_true(stop_tick < BH_TICKS_PER_SECOND / 1000u * 30u);
 }
 
 /* ---- a line of the cluster bus written after the deadline ------------------ */
@@ -125,7 +131,8 @@ static int body_serve(int core) {
 static void end_after_the_deadline_is_late(void **state) {
     (void)state;
     two_clusters(2);
-    f.script[0] = (kmx_host_call){0, 0, 1, KMX_CLUSTER_END, args.deadline};
+    /* (the deadline counts from start-up, a few ticks into the clock) */
+    f.script[0] = (kmx_host_call){0, 0, 1, KMX_CLUSTER_END, args.deadline + 50000u};
     f.nscript = 1;
     run(body_serve);
     assert_int_equal(serve_status, KMX_LATE);
@@ -161,7 +168,7 @@ static void serving_or_done_after_the_deadline_is_late(void **state) {
     (void)state;
     two_clusters(1);
     f.serving = 1u << 2;
-    f.serving_ticks = args.deadline;
+    f.serving_ticks = args.deadline + 50000u;
     run(body_lead_all);
     assert_int_equal(all_status, KMX_LATE);
     assert_int_equal(result.state, KMX_STATE_LATE);
@@ -170,7 +177,7 @@ static void serving_or_done_after_the_deadline_is_late(void **state) {
     setup(NULL);
     two_clusters(1);
     f.serving = 1u << 2;
-    f.done_ticks = args.deadline + 5u;
+    f.done_ticks = args.deadline + 50000u;
     run(body_lead_all);
     assert_int_equal(all_status, KMX_LATE);
     assert_int_equal(result.state, KMX_STATE_LATE);
@@ -235,7 +242,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(misaligned_access_is_the_cards_trap, setup, teardown),
         cmocka_unit_test_setup_teardown(timeout_stops_on_the_threads_clock, setup, teardown),
-        cmocka_unit_test_setup_teardown(deadline_counts_from_the_runs_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(timeout_word_waits_for_the_threads_clock, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(end_after_the_deadline_is_late, setup, teardown),
         cmocka_unit_test_setup_teardown(end_before_the_deadline_is_taken, setup, teardown),
         cmocka_unit_test_setup_teardown(serving_or_done_after_the_deadline_is_late, setup,
