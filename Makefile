@@ -176,7 +176,7 @@ $(B)/tests/gdb_fake_server: tests/gdb/fake_server.c tests/unit/gdb_fake.h $(LIBS
 	@mkdir -p $(@D)
 	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -MF $@.d $(HOST_LDFLAGS) $< -o $@ $(LIBS) $(HOST_LDLIBS)
 
-# The host fallback's runtime and its test (which brings its own kmx_main).
+# The host fallback's runtime and its tests (which bring their own kmx_main).
 $(B)/pic/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(KMX_HOST_CFLAGS) -c $< -o $@
@@ -186,7 +186,8 @@ $(SHARE)/kmx/host/libkmx_host.a: $(KMX_HOST_OBJ)
 $(SHARE)/kmx/host/%.h: kmx/host/%.h
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
-$(B)/tests/kmx_host_test: tests/unit/kmx_host_test.c $(SHARE)/kmx/host/libkmx_host.a
+$(B)/tests/kmx_host_test $(B)/tests/kmx_host_twin_test: $(B)/tests/%: tests/unit/%.c \
+  $(SHARE)/kmx/host/libkmx_host.a
 	@mkdir -p $(@D)
 	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -pthread -MF $@.d $(LDFLAGS) $< -o $@ \
 	  $(SHARE)/kmx/host/libkmx_host.a -lcmocka -pthread

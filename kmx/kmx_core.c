@@ -43,18 +43,24 @@ int kmx_stop_requested(void) {
     return kmx__stop_status() != KMX_OK;
 }
 
-void kmx__error(uint32_t error, uint32_t detail) {
+/* Records the first library error, with the call and its caller for a
+ * `parallel` error (else 0, 0), and stops the run. */
+static void error_at(uint32_t error, uint32_t detail, uint32_t call, uint64_t pc) {
     volatile kmx_private *p = KMX_PRIVATE;
     if (__atomic_exchange_n(&p->error_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
         volatile kmx_result_block *r = KMX_RESULT;
-        KMX_ERROR_PUT(r, (uint32_t)kmx__hart(), error, detail, kmx__fence);
+        KMX_ERROR_PUT(r, (uint32_t)kmx__hart(), error, detail, call, pc, kmx__fence);
     }
     p->stop = KMX_STOPPED;
     kmx__fence();
 }
 
-int kmx__not_core0(void) {
-    kmx__error(KMX_ERROR_PARALLEL, (uint32_t)kmx__hart());
+void kmx__error(uint32_t error, uint32_t detail) {
+    error_at(error, detail, KMX_API_NONE, 0);
+}
+
+int kmx__not_core0(uint32_t call, uint64_t pc) {
+    error_at(KMX_ERROR_PARALLEL, (uint32_t)kmx__hart(), call, pc);
     return KMX_STOPPED;
 }
 

@@ -143,14 +143,15 @@ static inline void kmx__ended(int status) {
     }
 }
 
-/* Records the error `parallel` and returns KMX_STOPPED. */
-int kmx__not_core0(void);
+/* Records the error `parallel`, made by kmx.h call `call` (KMX_API_*)
+ * returning to `pc` (KMX_CALLER()), and returns KMX_STOPPED. */
+int kmx__not_core0(uint32_t call, uint64_t pc);
 
 /* KMX_OK on core 0 outside kmx_parallel's function; else records the
- * error `parallel` and returns KMX_STOPPED. */
-static inline int kmx__core0_only(void) {
+ * error `parallel` (with the call and pc) and returns KMX_STOPPED. */
+static inline int kmx__core0_only(uint32_t call, uint64_t pc) {
     if (kmx__hart() != 0 || KMX_PRIVATE->in_parallel) {
-        return kmx__not_core0();
+        return kmx__not_core0(call, pc);
     }
     return KMX_OK;
 }

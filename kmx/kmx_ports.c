@@ -323,7 +323,8 @@ int kmx_port_open(void) {
 
 int kmx_port_run(const km_command_t *command, kmx_cluster_function function, uint64_t arg,
                  kmx_event *event) {
-    KMX_ENTRY_OR_RETURN(kmx__core0_only(), KMX_PARALLEL_ALL_REFUSED(function),
+    KMX_ENTRY_OR_RETURN(kmx__core0_only(KMX_API_PORT_RUN, KMX_CALLER()),
+                        KMX_PARALLEL_ALL_REFUSED(function),
                         kmx__stop_status());
     if (command == 0 || event == 0 || !KMX_ARGS->ports.enabled) {
         return KMX_BAD;

@@ -8,12 +8,14 @@
  * KMX_PORTS_ABSENT(refuse, core0_only) defines the eight port calls and
  * KMX_PULL_ABSENT(refuse, core0_only) kmx_pull_run: each calls
  * refuse("its name") (int refuse(const char *call): the status a call
- * that returns one returns), after core0_only() (KMX_OK, or the status to
- * return) for the core-0-only ones. */
+ * that returns one returns), after core0_only(call, pc) (KMX_OK, or the
+ * status to return: kmx__core0_only's arguments) for the core-0-only
+ * ones. */
 #ifndef KMX_PORTS_ABSENT_H
 #define KMX_PORTS_ABSENT_H
 
 #include "kmx.h"
+#include "kmx_rules.h"
 
 #define KMX_PORTS_ABSENT(refuse, core0_only)                                                   \
     int kmx_port_cores(void) {                                                                 \
@@ -47,7 +49,7 @@
     }                                                                                          \
     int kmx_port_run(const km_command_t *command, kmx_cluster_function function, uint64_t arg, \
                      kmx_event *event) {                                                       \
-        int status = core0_only();                                                             \
+        int status = core0_only(KMX_API_PORT_RUN, KMX_CALLER());                               \
         if (status != KMX_OK) {                                                                \
             return status;                                                                     \
         }                                                                                      \
@@ -57,7 +59,7 @@
 
 #define KMX_PULL_ABSENT(refuse, core0_only)                                                    \
     int kmx_pull_run(const km_command_t *command, const kmx_pull *settings, kmx_event *event) { \
-        int status = core0_only();                                                             \
+        int status = core0_only(KMX_API_PULL_RUN, KMX_CALLER());                               \
         if (status != KMX_OK) {                                                                \
             return status;                                                                     \
         }                                                                                      \

@@ -204,7 +204,8 @@ static volatile kmx_pull_counters *counters_of(uint32_t c) {
 }
 
 int kmx_pull_run(const km_command_t *command, const kmx_pull *settings, kmx_event *event) {
-    KMX_ENTRY_OR_RETURN(kmx__core0_only(), kmx_cluster() != kmx_lead(), kmx__stop_status());
+    KMX_ENTRY_OR_RETURN(kmx__core0_only(KMX_API_PULL_RUN, KMX_CALLER()),
+                        kmx_cluster() != kmx_lead(), kmx__stop_status());
     kmx_pull s;
     uint32_t per_core;
     if (command == 0 || event == 0 || !KMX_ARGS->ports.enabled ||

@@ -117,9 +117,10 @@ int kmx__ring_open(void) {
 
 /* ---- the calls ------------------------------------------------------------ */
 
-/* Core 0 with a ring: KMX_OK; else the status the call returns. */
-static int ring_caller(void) {
-    int status = kmx__core0_only();
+/* Core 0 with a ring: KMX_OK; else the status the call returns (`call`
+ * and `pc` name the call for a `parallel` error). */
+static int ring_caller(uint32_t call, uint64_t pc) {
+    int status = kmx__core0_only(call, pc);
     if (status != KMX_OK) {
         return status;
     }
@@ -146,7 +147,7 @@ static void push_line(uint64_t address) {
 }
 
 int kmx_submit(const km_command_t *command, uint32_t *handle) {
-    int status = ring_caller();
+    int status = ring_caller(KMX_API_SUBMIT, KMX_CALLER());
     if (status != KMX_OK) {
         return status;
     }
@@ -252,7 +253,7 @@ int kmx__ring_look(uint32_t handle, kmx_event *event) {
 }
 
 int kmx_wait(uint32_t handle, uint64_t deadline, kmx_event *event) {
-    int status = ring_caller();
+    int status = ring_caller(KMX_API_WAIT, KMX_CALLER());
     if (status != KMX_OK) {
         return status;
     }
@@ -263,7 +264,7 @@ int kmx_wait(uint32_t handle, uint64_t deadline, kmx_event *event) {
 }
 
 int kmx_poll(kmx_event *event) {
-    int status = ring_caller();
+    int status = ring_caller(KMX_API_POLL, KMX_CALLER());
     if (status != KMX_OK) {
         return status;
     }

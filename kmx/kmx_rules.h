@@ -166,16 +166,23 @@ static inline void kmx_progress_put(volatile kmx_result_block *r, uint32_t where
 }
 
 /* The first library error of a run (its caller won the claim): the core
- * and detail first, the error last, so a reader that sees the error sees
- * them.  (A macro, `fence` a function: the card's error path keeps its
- * shape.) */
-#define KMX_ERROR_PUT(r, core_, error_, detail_, fence) \
-    do {                                                \
-        (r)->error_core = (core_);                      \
-        (r)->error_detail = (detail_);                  \
-        fence();                                        \
-        (r)->error = (error_);                          \
+ * and detail first — and for a `parallel` error the call (KMX_API_*) and
+ * its return address, else 0 and 0 — the error last, so a reader that
+ * sees the error sees them.  (A macro, `fence` a function: the card's
+ * error path keeps its shape.) */
+#define KMX_ERROR_PUT(r, core_, error_, detail_, call_, pc_, fence) \
+    do {                                                            \
+        (r)->error_core = (core_);                                  \
+        (r)->error_detail = (detail_);                              \
+        (r)->error_call = (call_);                                  \
+        (r)->error_pc = (pc_);                                      \
+        fence();                                                    \
+        (r)->error = (error_);                                      \
     } while (0)
+
+/* The return address of the kmx.h call this is expanded in: where a
+ * `parallel` error says the call was made (its caller's line). */
+#define KMX_CALLER() ((uint64_t)(uintptr_t)__builtin_return_address(0))
 
 /* Which statuses end a library wait the run's final state records. */
 static inline int kmx_status_ends_run(int status) {
@@ -225,6 +232,19 @@ static inline int kmx_status_ends_run(int status) {
             return kmx_stop_;                      \
         }                                          \
     } while (0)
+
+/* What a call that waited for cores returns (kmx_join; kmx_parallel's and
+ * kmx_parallel_all's join of cores 1-3, a served call's too): once a
+ * library error or a trap stopped the run (`error_stop`, the runtime's
+ * own stop, read after the wait ended: `status`), KMX_STOPPED, whether or
+ * not the cores had returned; else the wait's status.  Without it the
+ * call returned KMX_OK or KMX_STOPPED as the wait happened to see the
+ * core's return or the stop first — a race of timing, which the card and
+ * the host ran differently.  The error is recorded before the core that
+ * made it returns, so the join that sees the return sees the error. */
+static inline int kmx_joined(int status, uint32_t error_stop) {
+    return error_stop != 0 ? KMX_STOPPED : status;
+}
 
 /* Cores 1 to 3: the ones kmx_spawn and kmx_join take. */
 static inline int kmx_worker_core(int core) {

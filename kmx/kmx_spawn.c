@@ -6,7 +6,9 @@
  * core 0's join sees done == posted and takes an acquire fence.  So what
  * core 0 wrote before the spawn is seen by the function, and what the
  * function wrote is seen by core 0 after the join.  kmx_parallel is spawn
- * on 1 to 3, the function on core 0, and join.
+ * on 1 to 3, the function on core 0, and join.  A join that ends after a
+ * library error stopped the run returns KMX_STOPPED (kmx_rules.h,
+ * kmx_joined): one read of the runtime's stop after the wait.
  *
  * LIM costs about 30 cycles a word, so the hot paths read as little of it
  * as they can: only core 0 writes `posted`, so it never reads it back
@@ -18,7 +20,8 @@
 #include "kmx_internal.h"
 
 int kmx_spawn(int core, kmx_function function, void *arg) {
-    KMX_ENTRY_OR_RETURN(kmx__core0_only(), !kmx_worker_core(core) || function == 0,
+    KMX_ENTRY_OR_RETURN(kmx__core0_only(KMX_API_SPAWN, KMX_CALLER()),
+                        !kmx_worker_core(core) || function == 0,
                         kmx__stop_status());
     uint32_t posted;
     if (!kmx__idle(core, &posted)) {
@@ -30,8 +33,9 @@ int kmx_spawn(int core, kmx_function function, void *arg) {
 }
 
 int kmx_join(int core) {
-    KMX_CALLER_OR_RETURN(kmx__core0_only(), !kmx_worker_core(core));
-    return kmx__wait_done(core, KMX_MAILBOX(core)->posted);
+    KMX_CALLER_OR_RETURN(kmx__core0_only(KMX_API_JOIN, KMX_CALLER()), !kmx_worker_core(core));
+    int status = kmx__wait_done(core, KMX_MAILBOX(core)->posted);
+    return kmx_joined(status, KMX_PRIVATE->stop);
 }
 
 /* The join of kmx_parallel, on its own so that kmx_parallel keeps
@@ -44,11 +48,12 @@ static __attribute__((noinline)) int join_workers(void) {
     for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         result = kmx_first_failure(result, kmx__wait_done(core, KMX_MAILBOX(core)->posted));
     }
-    return result;
+    return kmx_joined(result, KMX_PRIVATE->stop);
 }
 
 int kmx_parallel(kmx_function function, void *arg) {
-    KMX_ENTRY_OR_RETURN(kmx__core0_only(), function == 0, kmx__stop_status());
+    KMX_ENTRY_OR_RETURN(kmx__core0_only(KMX_API_PARALLEL, KMX_CALLER()), function == 0,
+                        kmx__stop_status());
     uint32_t posted1, posted2, posted3;
     if (!kmx__idle(1, &posted1) || !kmx__idle(2, &posted2) || !kmx__idle(3, &posted3)) {
         return KMX_FULL; /* nothing started */

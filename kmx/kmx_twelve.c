@@ -113,7 +113,7 @@ static __attribute__((noinline)) int join_here(void) {
     for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         result = kmx_first_failure(result, kmx__wait_done(core, KMX_MAILBOX(core)->posted));
     }
-    return result;
+    return kmx_joined(result, KMX_PRIVATE->stop);
 }
 
 /* function(cluster, core, arg) on this cluster's four cores, which
@@ -187,7 +187,8 @@ volatile void *kmx__peer_lim(uint32_t c, uint64_t lim_address) {
 }
 
 int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
-    KMX_ENTRY_OR_RETURN(kmx__core0_only(), KMX_PARALLEL_ALL_REFUSED(function),
+    KMX_ENTRY_OR_RETURN(kmx__core0_only(KMX_API_PARALLEL_ALL, KMX_CALLER()),
+                        KMX_PARALLEL_ALL_REFUSED(function),
                         kmx__stop_status());
     uint32_t p1, p2, p3;
     if (!local_idle(&p1, &p2, &p3)) {
@@ -219,7 +220,7 @@ int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
 }
 
 int kmx_serve(void) {
-    int status = kmx__core0_only();
+    int status = kmx__core0_only(KMX_API_SERVE, KMX_CALLER());
     if (status != KMX_OK) {
         return status;
     }

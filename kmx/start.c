@@ -307,7 +307,8 @@ static void record_overflow(uint64_t core, uint64_t mcause, uint64_t mepc, uint6
     p->error_claim = 1;
     p->regions_ok = 0;
     p->in_trap[core] = 0;
-    KMX_ERROR_PUT(r, (uint32_t)core, KMX_ERROR_STACK, (uint32_t)core, kmx__fence);
+    KMX_ERROR_PUT(r, (uint32_t)core, KMX_ERROR_STACK, (uint32_t)core, KMX_API_NONE, 0,
+                  kmx__fence);
 }
 
 /* The trap handler (from crt0.S, on a fresh stack): records the first

@@ -21,7 +21,10 @@
  * driver while host-fed commands are pending; all of it under one lock.
  * The JSON says `times: host`.  A thread that does not end within the
  * grace after its stop word is stuck: its host thread is left running (it
- * cannot be killed) and nothing of the backend is ever freed. */
+ * cannot be killed) and nothing of the backend is ever freed; so is a
+ * thread whose core 0 ended the run while one of its cores 1-3 still
+ * spun in thread code (kmx_host.h, left_running), as the card's runtime
+ * ends it. */
 #include "host_internal.h"
 
 #include <dlfcn.h>
@@ -34,6 +37,7 @@
 #include "km_driver.h"
 #include "kmx.h"
 #include "sim_card.h"
+#include "sim_exec.h" /* sim_cause_name */
 
 /* How often the driver looks when no command is pending, as sim looks
  * once a slice. */
@@ -100,6 +104,31 @@ static int cb_print(void *ops, uint32_t core, uint64_t *rec, unsigned n)
     return ok ? KMX_OK : KMX_FULL;
 }
 
+/* kmx_host.h, ready: this thread is ready (its cores' threads made);
+ * then the run's start (on_host_start), or the run called off. */
+static void mark_ready(host_thread *t)
+{
+    host_backend *b = t->b;
+    if (!t->readied) {
+        t->readied = true;
+        b->ready++;
+        pthread_cond_broadcast(&b->start_cond);
+    }
+}
+
+static int cb_ready(void *ops)
+{
+    host_thread *t = ops;
+    host_backend *b = t->b;
+    pthread_mutex_lock(&b->lock);
+    mark_ready(t);
+    while (!b->go)
+        pthread_cond_wait(&b->start_cond, &b->lock);
+    bool cancelled = b->cancelled;
+    pthread_mutex_unlock(&b->lock);
+    return cancelled ? ECANCELED : 0;
+}
+
 /* ---- load -------------------------------------------------------------------- */
 
 static void fill_ctx(host_thread *t, uint64_t nonce)
@@ -114,6 +143,7 @@ static void fill_ctx(host_thread *t, uint64_t nonce)
     c->result = &t->result;
     c->stop = &t->stop;
     c->ops = t;
+    c->ready = cb_ready;
     c->flush = host_cb_flush;
     c->invalidate = host_cb_invalidate;
     c->push = host_cb_push;
@@ -122,6 +152,7 @@ static void fill_ctx(host_thread *t, uint64_t nonce)
     c->step = cb_step;
     c->unsupported = cb_unsupported;
     c->trap_arm = host_cb_trap_arm;
+    c->trap = host_cb_trap;
     c->quit = host_cb_quit;
     c->print = cb_print;
     host_bus_fill(c);
@@ -134,6 +165,7 @@ static int host_load(km_session *s, km_error *err)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the host backend");
     b->s = s;
     pthread_mutex_init(&b->lock, NULL);
+    pthread_cond_init(&b->start_cond, NULL);
     host_bus_init(b);
     s->backend = b;
     int rc = km_card_create(s, err);
@@ -175,7 +207,16 @@ static uint64_t on_host_now_ps(void *ctx)
 static void *thread_main(void *arg)
 {
     host_thread *t = arg;
+    host_backend *b = t->b;
     int rc = t->run(&t->ctx);
+    /* One that never got to ready (its cores 1-3 could not start, or it
+     * refused its ctx) must not hold the others' start back. */
+    pthread_mutex_lock(&b->lock);
+    mark_ready(t);
+    bool cancelled = b->cancelled;
+    pthread_mutex_unlock(&b->lock);
+    if (cancelled)
+        return NULL;
     if (rc > 0) {
         /* Its cores 1-3 could not start: the host's trouble, not the
          * thread's (on_host_read_block says so). */
@@ -199,19 +240,44 @@ static int no_threads(km_error *err, int cluster, int e)
                    "%s%s", cluster, strerror(e), limit);
 }
 
+/* The stop word: the timeout's from the timeout on (a thread whose clock
+ * started later does not see it before its own timeout: kmx_host.h),
+ * any other's before. */
+static uint64_t on_host_now_ps(void *ctx);
+
 static void on_host_ask_stop(void *ctx, unsigned i)
 {
     host_backend *b = ctx;
-    __atomic_store_n(&b->threads[i].stop, 1u, __ATOMIC_RELEASE);
+    uint32_t word = b->go && on_host_now_ps(b) >= b->timeout_ps ? KMX_HOST_STOP_TIMEOUT
+                                                                : KMX_HOST_STOP_ASKED;
+    __atomic_store_n(&b->threads[i].stop, word, __ATOMIC_RELEASE);
+}
+
+/* The start, once every thread is ready: the driver's clock starts now,
+ * and each thread's when it wakes, microseconds later; each sees the
+ * timeout's stop at timeout_ps on its own clock (kmx_host.h, timeout_ns)
+ * even when the driver, on a busy host, writes the stop word later.
+ * Under the lock. */
+static void go(host_backend *b, uint64_t timeout_ps)
+{
+    b->start = km_wall_now();
+    b->timeout_ps = timeout_ps;
+    for (unsigned i = 0; i < b->nthreads; i++)
+        b->threads[i].ctx.timeout_ns = timeout_ps / 1000u;
+    b->go = true;
+    pthread_cond_broadcast(&b->start_cond);
 }
 
 /* Core 0's stack is the size kmx_host.h promises, under its guard: an
  * overflow faults there, and the trap handler runs on the thread's
- * alternate signal stack (host_trap.c). */
-static int on_host_start(void *ctx, km_error *err)
+ * alternate signal stack (host_trap.c).  The threads are made first and
+ * make their cores 1-3's, then wait (cb_ready); the run starts once all
+ * of them are there, so that none starts late by the time a busy host
+ * takes to schedule a new thread and make three more (milliseconds; a
+ * waiting thread wakes in tens of microseconds). */
+static int on_host_start(void *ctx, uint64_t timeout_ps, km_error *err)
 {
     host_backend *b = ctx;
-    b->start = km_wall_now();
     pthread_attr_t attr;
     int e = pthread_attr_init(&attr);
     if (e == 0 && ((e = pthread_attr_setstacksize(&attr, KMX_HOST_STACK_BYTES)) != 0 ||
@@ -225,15 +291,27 @@ static int on_host_start(void *ctx, km_error *err)
         host_thread *t = &b->threads[i];
         e = pthread_create(&t->tid, &attr, thread_main, t);
         if (e != 0) {
-            for (unsigned k = 0; k < i; k++)
-                on_host_ask_stop(b, k);
-            b->leak = true; /* the ones started may still run */
+            /* The ones made leave without running anything. */
+            pthread_mutex_lock(&b->lock);
+            b->cancelled = true;
+            b->go = true;
+            pthread_cond_broadcast(&b->start_cond);
+            pthread_mutex_unlock(&b->lock);
+            for (unsigned k = 0; k < i; k++) {
+                pthread_join(b->threads[k].tid, NULL);
+                b->threads[k].joined = true;
+            }
             pthread_attr_destroy(&attr);
             return no_threads(err, t->cp->cluster, e);
         }
         t->started = true;
     }
     pthread_attr_destroy(&attr);
+    pthread_mutex_lock(&b->lock);
+    while (b->ready < b->nthreads)
+        pthread_cond_wait(&b->start_cond, &b->lock);
+    go(b, timeout_ps);
+    pthread_mutex_unlock(&b->lock);
     return KM_OK;
 }
 
@@ -314,10 +392,20 @@ static void on_host_describe(void *ctx, unsigned i, km_thread_result *r)
 {
     host_backend *b = ctx;
     host_thread *t = &b->threads[i];
-    if (r->trapped && KMX_HOST_IS_TRAP_CAUSE(r->trap.mcause)) {
-        int sig = KMX_HOST_TRAP_SIGNAL(r->trap.mcause);
-        snprintf(r->trap.name, sizeof r->trap.name, "%s (host fallback, %s)", strsignal(sig),
-                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+    if (r->error_call != KMX_API_NONE && r->error_pc != 0)
+        r->error_pc = host_object_source(t, r->error_pc - 1, &r->error_source) + 1;
+    if (r->trapped) {
+        if (KMX_HOST_IS_TRAP_CAUSE(r->trap.mcause)) {
+            int sig = KMX_HOST_TRAP_SIGNAL(r->trap.mcause);
+            snprintf(r->trap.name, sizeof r->trap.name, "%s (host fallback, %s)",
+                     strsignal(sig), sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+        } else {
+            /* The card's cause, found by the runtime's own check (a
+             * misaligned access: kmx_host_align.c), named as the card's. */
+            char buf[sizeof r->trap.name];
+            snprintf(r->trap.name, sizeof r->trap.name, "%s (host fallback, alignment check)",
+                     sim_cause_name(r->trap.mcause, buf, sizeof buf));
+        }
         /* The pc as an offset in the fallback's object: the same every
          * run, whatever address the object was loaded at. */
         r->trap.mepc = host_object_source(t, r->trap.mepc, &r->trap.source);
@@ -347,6 +435,43 @@ static void on_host_locate(void *ctx, unsigned i, km_driver_where *w)
     w->running = true;
     w->pc_known = pc != 0;
     w->pc = pc ? host_object_source(t, pc, &w->source) : 0;
+}
+
+/* Whether core `core` (1-3) of thread i still runs a call it was given.
+ * The fallback's runtime says so (kmx_host.h, left_running) once
+ * kmx_host_run has returned, which it does at once after it wrote the
+ * final state (the driver asks only then): waited for a little here.
+ * Before that, or for a thread whose core 0 never wrote one, nothing is
+ * known of its cores 1-3, and none is held to the stop. */
+static bool on_host_in_call(void *ctx, unsigned i, unsigned core)
+{
+    host_backend *b = ctx;
+    host_thread *t = &b->threads[i];
+    if (core == 0 || core >= BH_CLUSTER_CORES || !t->started)
+        return false;
+    for (int tries = 0; !t->joined && tries < 1000; tries++) {
+        if (pthread_tryjoin_np(t->tid, NULL) == 0) {
+            t->joined = true;
+            break;
+        }
+        struct timespec nap = {0, 100000};
+        nanosleep(&nap, NULL);
+    }
+    return t->joined && ((t->ctx.left_running >> core) & 1u);
+}
+
+/* Where core `core` of a stuck thread is: it runs on (a host thread the
+ * fallback's runtime left in thread code); its pc is not sampled, so no
+ * line is given (kmx_host.h keeps the workers' threads to itself). */
+static void on_host_locate_core(void *ctx, unsigned i, unsigned core, km_driver_where *w)
+{
+    if (core == 0) {
+        on_host_locate(ctx, i, w);
+        return;
+    }
+    memset(w, 0, sizeof *w);
+    w->core = core;
+    w->running = true;
 }
 
 static void on_host_retire(void *ctx, unsigned i, bool stuck)
@@ -402,6 +527,8 @@ static void host_hooks(km_session *s, km_driver_hooks *h)
         .stop_delay_ps = on_host_stop_delay_ps,
         .describe = on_host_describe,
         .locate = on_host_locate,
+        .in_call = on_host_in_call,
+        .locate_core = on_host_locate_core,
         .retire = on_host_retire,
         .kernel_faults = on_host_kernel_faults,
         .drain_prints = on_host_drain_prints,
@@ -416,11 +543,18 @@ static void host_free(km_session *s)
         return;
     s->backend = NULL;
     /* A host thread that has not ended may still touch all of it, the
-     * card included. */
+     * card included: core 0's (no final state), or a core the runtime
+     * left running in thread code (kmx_host.h, left_running), which
+     * kmx_host_run says once it returns — promptly after the final
+     * state. */
     for (unsigned i = 0; i < b->nthreads; i++) {
-        const host_thread *t = &b->threads[i];
+        host_thread *t = &b->threads[i];
         if (t->started && !t->joined &&
-            !KMX_STATE_FINAL(__atomic_load_n(&t->result.state, __ATOMIC_ACQUIRE)))
+            KMX_STATE_FINAL(__atomic_load_n(&t->result.state, __ATOMIC_ACQUIRE))) {
+            pthread_join(t->tid, NULL);
+            t->joined = true;
+        }
+        if ((t->started && !t->joined) || t->ctx.left_running != 0)
             b->leak = true;
     }
     if (b->leak) {
@@ -435,6 +569,7 @@ static void host_free(km_session *s)
             dlclose(t->so);
         host_copy_free(t);
     }
+    pthread_cond_destroy(&b->start_cond);
     pthread_mutex_destroy(&b->lock);
     host_bus_destroy(b);
     free(b);

@@ -213,6 +213,9 @@ static void on_card_ask_stop(void *ctx, unsigned i)
 static void on_card_describe(void *ctx, unsigned i, km_thread_result *r)
 {
     km_session *s = ctx;
+    if (r->error_call != KMX_API_NONE && r->error_pc != 0)
+        km_source_lookup(km_session_image(s, &s->plan.clusters[i]), r->error_pc - 1,
+                         &r->error_source);
     if (!r->trapped)
         return;
     char buf[sizeof r->trap.name];

@@ -4,7 +4,8 @@
  * runtime keeps the card's rules (kmx/host/kmx_host_twelve.c); kmrun keeps
  * the lines.  A function crosses the bus as an offset from its copy's
  * base.  A wait is one timed wait of at most BUS_WAIT_NS: the runtime
- * looks at the stop and its deadline between them. */
+ * looks at the stop and its deadline between them.  Each line keeps the
+ * kmx_time its writer gave, which a reader gets with it. */
 #include "host_internal.h"
 
 #include <time.h>
@@ -33,11 +34,13 @@ static host_bus *own_bus(host_thread *t)
     return &t->b->bus[t->cp->cluster];
 }
 
-static void cb_serve_begin(void *ops)
+static void cb_serve_begin(void *ops, uint64_t ticks)
 {
     host_thread *t = ops;
     host_backend *b = t->b;
     pthread_mutex_lock(&b->bus_lock);
+    if (!own_bus(t)->serving)
+        own_bus(t)->serving_ticks = ticks;
     own_bus(t)->serving = true;
     pthread_cond_broadcast(&b->bus_cond);
     pthread_mutex_unlock(&b->bus_lock);
@@ -58,18 +61,19 @@ static int cb_serve_next(void *ops, uint32_t seen, kmx_host_call *call)
     return found;
 }
 
-static void cb_serve_done(void *ops, uint32_t sequence, int status)
+static void cb_serve_done(void *ops, uint32_t sequence, int status, uint64_t ticks)
 {
     host_thread *t = ops;
     host_backend *b = t->b;
     pthread_mutex_lock(&b->bus_lock);
     own_bus(t)->status = status;
+    own_bus(t)->done_ticks = ticks;
     own_bus(t)->done = sequence;
     pthread_cond_broadcast(&b->bus_cond);
     pthread_mutex_unlock(&b->bus_lock);
 }
 
-static int cb_serving(void *ops, uint32_t cluster)
+static int cb_serving(void *ops, uint32_t cluster, uint64_t *ticks)
 {
     host_thread *t = ops;
     host_backend *b = t->b;
@@ -79,6 +83,8 @@ static int cb_serving(void *ops, uint32_t cluster)
     if (!b->bus[cluster].serving)
         bus_wait(b);
     int serving = b->bus[cluster].serving;
+    if (serving)
+        *ticks = b->bus[cluster].serving_ticks;
     pthread_mutex_unlock(&b->bus_lock);
     return serving;
 }
@@ -95,7 +101,8 @@ static void cb_post(void *ops, uint32_t cluster, const kmx_host_call *call)
     pthread_mutex_unlock(&b->bus_lock);
 }
 
-static int cb_done(void *ops, uint32_t cluster, uint32_t sequence, int *status)
+static int cb_done(void *ops, uint32_t cluster, uint32_t sequence, int *status,
+                   uint64_t *ticks)
 {
     host_thread *t = ops;
     host_backend *b = t->b;
@@ -106,8 +113,10 @@ static int cb_done(void *ops, uint32_t cluster, uint32_t sequence, int *status)
     if (bus->done != sequence)
         bus_wait(b);
     int done = bus->done == sequence;
-    if (done)
+    if (done) {
         *status = bus->status;
+        *ticks = bus->done_ticks;
+    }
     pthread_mutex_unlock(&b->bus_lock);
     return done;
 }

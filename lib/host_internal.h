@@ -9,6 +9,8 @@
  *                  signal stack), thread code's exits and aborts, and the
  *                  pc of a stuck thread
  * host_object.c    a fallback's shared object: loaded, and its source lines
+ * host_divide.c    an integer division that faulted (SIGFPE), completed
+ *                  with RISC-V's result
  *
  * Locks: `lock` guards the card (DRAM, the kernel side, the rings);
  * `bus_lock` the cluster bus, and is never held with `lock`, so a cluster
@@ -47,15 +49,18 @@ typedef struct host_thread {
     char unsupported[64]; /* the first call the fallback could not honour */
     char called[64];      /* the first exit or abort of thread code, e.g. "exit(3)" */
     uint32_t trap_claim;  /* atomic: the first trap is recorded */
+    bool readied;         /* counted in the backend's `ready` (under its lock) */
 } host_thread;
 
 /* One cluster's lines on the cluster bus (twelve cores), as its LIM and
  * the lead's hold them on the card. */
 typedef struct host_bus {
     bool serving;       /* its kmx_serve began */
-    kmx_host_call call; /* the lead's last call line to it */
+    uint64_t serving_ticks; /* when (the server's kmx_time) */
+    kmx_host_call call; /* the lead's last call line to it (with its time) */
     uint32_t done;      /* its done line: the last sequence it finished */
     int status;         /* and that call's status */
+    uint64_t done_ticks; /* when the done line was written */
 } host_bus;
 
 typedef struct host_backend {
@@ -64,7 +69,15 @@ typedef struct host_backend {
     host_thread threads[BH_WORK_CLUSTERS];
     unsigned nthreads;
     double start;  /* wall seconds when the threads started */
+    uint64_t timeout_ps; /* the run's timeout, from `start` */
     bool leak;     /* a host thread may still run: nothing may be freed */
+    /* The start (backend_host.c), under `lock`: `ready` threads are
+     * ready to run (kmx_host.h, ready) or ended without it; they wait
+     * until `go` (`cancelled`: the run is called off, they leave without
+     * running anything). */
+    pthread_cond_t start_cond;
+    unsigned ready;
+    bool go, cancelled;
     pthread_mutex_t bus_lock;
     pthread_cond_t bus_cond;             /* any line changed */
     host_bus bus[BH_WORK_CLUSTERS + 1]; /* [cluster], [0] unused */
@@ -86,11 +99,20 @@ void host_bus_destroy(host_backend *b);
 void host_bus_fill(kmx_host_ctx *c);
 bool host_bus_told_to_end(host_thread *t);
 
-/* host_trap.c: the trap and quit callbacks; the pc core 0 of t runs at
+/* host_trap.c: the trap, trap_arm and quit callbacks; the pc core 0 of t runs at
  * (0 when it cannot be had). */
 void host_cb_trap_arm(void *ops, uint32_t core, sigjmp_buf *jmp);
+void host_cb_trap(void *ops, uint32_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval);
 void host_cb_quit(void *ops, const char *call, int code, uint64_t pc);
 uint64_t host_sample_pc(host_thread *t);
+
+/* host_divide.c: completes the integer division that raised SIGFPE in
+ * the signal context uctx (a ucontext_t) as RISC-V defines it — by zero:
+ * the quotient all ones, the remainder the dividend; the most negative
+ * value by -1: the quotient that value, the remainder 0 — and moves its
+ * pc past it: true.  False, nothing changed, for anything it cannot
+ * complete soundly (host_divide.c says what), which stays a trap. */
+bool host_divide_complete(void *uctx);
 
 /* host_object.c: loads the fallback of t's thread (a copy of its own:
  * dlopen of one path gives one set of globals); the source line of a pc

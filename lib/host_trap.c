@@ -5,7 +5,12 @@
  * handler does, and jumps back into the runtime.  A fault the thread's
  * claim passes on (it is not armed), or that no claim takes, is kmrun's
  * own: a crash.  A stack overflow faults on the thread's guard with no
- * stack left: ks_trap gives the thread an alternate signal stack. */
+ * stack left: ks_trap gives the thread an alternate signal stack.
+ *
+ * Not every SIGFPE is a trap: x86 faults on an integer division by zero
+ * and on the signed overflow, which RISC-V defines; the claim completes
+ * such a division with the card's result and the thread goes on
+ * (host_divide.c). */
 #include "host_internal.h"
 
 #include <signal.h>
@@ -24,25 +29,40 @@ typedef struct armed_trap {
 
 static __thread armed_trap armed;
 
+/* Records a trap of armed thread t (the first one's fields; every one
+ * counted) and disarms the thread: a fault while the runtime recovers is
+ * a crash. */
+static void record(host_thread *t, uint64_t mcause, uint64_t mepc, uint64_t mtval)
+{
+    armed.jmp = NULL;
+    if (__atomic_exchange_n(&t->trap_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
+        t->result.trap_mcause = mcause;
+        t->result.trap_mepc = mepc;
+        t->result.trap_mtval = mtval;
+        t->result.trap_core = armed.core;
+    }
+    __atomic_fetch_add(&t->result.traps, 1u, __ATOMIC_SEQ_CST);
+}
+
 /* The thread's claim: SIGABRT too (ks_trap's signals), so thread code's
  * abort (kmx_host_exit.c) and libc's own (assert, the fortify and
  * stack-protector checks) end the thread, not kmrun. */
-static void on_trap(ks_trap_claim *self, int sig, siginfo_t *info, void *uctx)
+static bool on_trap(ks_trap_claim *self, int sig, siginfo_t *info, void *uctx)
 {
     (void)self;
     sigjmp_buf *jmp = armed.jmp;
     host_thread *t = armed.t;
     if (!jmp || !t)
-        return; /* not armed: not a fallback's */
-    armed.jmp = NULL; /* a fault while the runtime recovers is a crash */
-    if (__atomic_exchange_n(&t->trap_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
-        t->result.trap_mcause = KMX_HOST_TRAP_CAUSE(sig);
-        t->result.trap_mepc = sig == SIGABRT && armed.quit_pc ? armed.quit_pc : ks_trap_pc(uctx);
-        /* SIGABRT has no faulting address (si_addr is the sender's pid). */
-        t->result.trap_mtval = sig == SIGABRT ? 0 : (uint64_t)(uintptr_t)info->si_addr;
-        t->result.trap_core = armed.core;
-    }
-    __atomic_fetch_add(&t->result.traps, 1u, __ATOMIC_SEQ_CST);
+        return false; /* not armed: not a fallback's */
+    /* An integer division RISC-V defines (by zero, the signed overflow):
+     * the card's result, and the thread goes on (host_divide.c). */
+    if (sig == SIGFPE && (info->si_code == FPE_INTDIV || info->si_code == FPE_INTOVF) &&
+        host_divide_complete(uctx))
+        return true;
+    /* SIGABRT has no faulting address (si_addr is the sender's pid). */
+    record(t, KMX_HOST_TRAP_CAUSE(sig),
+           sig == SIGABRT && armed.quit_pc ? armed.quit_pc : ks_trap_pc(uctx),
+           sig == SIGABRT ? 0 : (uint64_t)(uintptr_t)info->si_addr);
     siglongjmp(*jmp, 1);
 }
 
@@ -78,6 +98,16 @@ void host_cb_quit(void *ops, const char *call, int code, uint64_t pc)
             snprintf(t->called, sizeof t->called, "%s(%d)", call, code);
     }
     pthread_mutex_unlock(&t->b->lock);
+}
+
+/* A trap the runtime found itself (kmx_host.h, trap): a misaligned
+ * access, with the card's cause. */
+void host_cb_trap(void *ops, uint32_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval)
+{
+    host_thread *t = ops;
+    if (armed.t == t)
+        armed.core = core;
+    record(t, mcause, mepc, mtval);
 }
 
 /* Where core 0 of a stuck fallback is: a signal of its own stops its

@@ -191,6 +191,7 @@ static int look(drive *d, unsigned i, km_run_result *r, km_error *err)
     t->final = true;
     km_result_from_block(&t->block, d->clusters[i], &r->threads[i]);
     d->h->describe(d->h->ctx, i, &r->threads[i]);
+    km_result_explain(&r->threads[i]);
     if (any_core_in_call(d, i)) {
         /* Core 0 gave up on a core that still runs: it has the stop's
          * grace to return, from the stop asked now (after the deadline)
@@ -293,6 +294,7 @@ static void mark_stuck(drive *d, unsigned i, uint64_t grace_ps, km_thread_result
     drive_thread *t = &d->t[i];
     km_result_from_block(&t->block, d->clusters[i], r);
     d->h->describe(d->h->ctx, i, r);
+    km_result_explain(r);
     km_driver_where w[BH_CLUSTER_CORES];
     unsigned n = unstopped_cores(d, i, w);
     unsigned named = 0;
@@ -361,7 +363,7 @@ int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km
     r->host_times = !h->modeled;
     double wall_start = km_wall_now();
     if (h->start) {
-        int rc = h->start(h->ctx, err);
+        int rc = h->start(h->ctx, timeout_ps, err);
         if (rc != KM_OK)
             return rc;
     }

@@ -77,8 +77,12 @@ typedef struct km_driver_hooks {
     bool modeled;
     uint64_t (*now)(void *ctx); /* picoseconds since the start; NULL when modeled */
     uint64_t slice_ps;          /* how far one look is from the next */
-    /* Optional: starts the threads (the card's started at load). */
-    int (*start)(void *ctx, km_error *err);
+    /* Optional: starts the threads (the card's started at load);
+     * timeout_ps is when the driver will ask the ones still running to
+     * stop (a backend on the host's time may let its threads see that
+     * stop on their own clock, not only when the driver gets to write
+     * it). */
+    int (*start)(void *ctx, uint64_t timeout_ps, km_error *err);
     /* Moves time to until_ps (modeled), or lets the threads go on a
      * while (the host's). */
     void (*advance)(void *ctx, uint64_t until_ps);
@@ -98,8 +102,10 @@ typedef struct km_driver_hooks {
      * to stop (0: at once). */
     uint64_t (*stop_delay_ps)(void *ctx, unsigned i);
     /* The backend's part of a result built from the block: the trap's
-     * name and source, a message.  Called for a final state and for a
-     * stuck thread (before it is marked stuck). */
+     * name and source, a `parallel` error's source (error_pc - 1 looked
+     * up, a pc inside the call), a message.  Called for a final state and
+     * for a stuck thread (before it is marked stuck); then the driver
+     * writes the message a result without one has (km_result_explain). */
     void (*describe)(void *ctx, unsigned i, km_thread_result *r);
     /* Where stuck thread i is: the one core the result lists.  Optional
      * with locate_core (then used only when no core is found unstopped). */

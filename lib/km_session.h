@@ -104,6 +104,13 @@ typedef struct km_thread_result {
     km_state state;
     uint32_t error;   /* KMX_ERROR_*: the first library error */
     uint32_t error_detail;
+    uint32_t error_core;
+    /* A `parallel` error: the call (KMX_API_*, 0: not known), its return
+     * address (as the block gives it) and the caller's line, which the
+     * backend looks up (describe). */
+    uint32_t error_call;
+    uint64_t error_pc;
+    km_source error_source;
     bool has_code;    /* kmx_main returned */
     int32_t code;
     uint32_t words[KMX_MAX_RESULT_WORDS];

@@ -157,6 +157,11 @@ const char *km_session_image(const km_session *s, const km_cluster_plan *cp);
  * state; a block that is not final is left to the caller to call stuck). */
 void km_result_from_block(const kmx_result_block *b, int cluster, km_thread_result *t);
 
+/* The message of a result whose backend gave none (after describe): for
+ * a `parallel` error, the call, the core and the caller's line — one
+ * text for every backend. */
+void km_result_explain(km_thread_result *t);
+
 /* Whether a final state is a failure the other threads stop for (spec:
  * "when one ... ends with a library error, the others are asked to stop
  * at once"). */

@@ -87,6 +87,11 @@ void km_result_from_block(const kmx_result_block *b, int cluster, km_thread_resu
     t->state = state_of(b);
     t->error = b->error;
     t->error_detail = b->error_detail;
+    t->error_core = b->error_core;
+    if (b->error == KMX_ERROR_PARALLEL && b->error_call < KMX_API_COUNT) {
+        t->error_call = b->error_call;
+        t->error_pc = b->error_pc;
+    }
     if (main_returned(b)) {
         t->has_code = true;
         t->code = b->code;
@@ -110,4 +115,28 @@ void km_result_from_block(const kmx_result_block *b, int cluster, km_thread_resu
         t->trap.mepc = b->trap_mepc;
         t->trap.mtval = b->trap_mtval;
     }
+}
+
+void km_result_explain(km_thread_result *t)
+{
+    static const char *const calls[] = KMX_API_NAMES;
+    _Static_assert(sizeof calls / sizeof calls[0] == KMX_API_COUNT, "a name for every call");
+    if (t->message[0] || t->error != KMX_ERROR_PARALLEL || t->error_call == KMX_API_NONE)
+        return;
+    char where[120];
+    const km_source *src = &t->error_source;
+    if (src->known)
+        snprintf(where, sizeof where, "%.72s:%u%s%.30s", src->file, src->line,
+                 src->has_function ? " in " : "", src->has_function ? src->function : "");
+    else
+        snprintf(where, sizeof where, "returning to pc 0x%llx", (unsigned long long)t->error_pc);
+    char core[64];
+    if (t->error_core == 0)
+        snprintf(core, sizeof core, "core 0 inside a function kmx_parallel or kmx_parallel_all runs");
+    else
+        snprintf(core, sizeof core, "core %u", t->error_core);
+    snprintf(t->message, sizeof t->message,
+             "%.16s was called on %.63s (%.119s): a core-0 call (kmx(3)); it returned "
+             "KMX_STOPPED and the run stopped",
+             calls[t->error_call], core, where);
 }

@@ -45,7 +45,8 @@ uint64_t ks_trap_sp(const void *uctx)
 static void on_fault(int sig, siginfo_t *info, void *uctx)
 {
     for (ks_trap_claim *c = innermost; c; c = c->outer)
-        c->fn(c, sig, info, uctx); /* returns only when it passes */
+        if (c->fn(c, sig, info, uctx))
+            return; /* mended: the interrupted code goes on */
     signal(sig, SIG_DFL); /* nobody's: kmrun's own crash */
     raise(sig);
 }

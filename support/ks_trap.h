@@ -5,8 +5,10 @@
  *
  * Each thread has a stack of claims, the innermost first.  A fault goes to
  * the faulting thread's innermost claim, which takes it (its function
- * jumps away and never returns) or passes it on (returns) to the next one
- * out.  When none takes it, the signal's default action: kmrun crashes, as
+ * jumps away and never returns), mends it (returns true: it made the
+ * interrupted context right to go on, as the host fallback does for a
+ * division RISC-V defines), or passes it on (returns false) to the next
+ * one out.  When none takes it, the signal's default action: kmrun crashes, as
  * a program does on its own bug.
  *
  *   static __thread ks_trap_claim mine = {.fn = on_fault};
@@ -29,6 +31,7 @@
 #define KS_TRAP_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define KS_TRAP_SAMPLE_SIGNAL (SIGRTMIN + 1)
@@ -36,8 +39,9 @@
 
 typedef struct ks_trap_claim ks_trap_claim;
 struct ks_trap_claim {
-    /* Jumps away to take the fault, or returns to pass it on. */
-    void (*fn)(ks_trap_claim *self, int sig, siginfo_t *info, void *uctx);
+    /* Jumps away to take the fault; true when it mended the context and
+     * the interrupted code goes on; false to pass it on. */
+    bool (*fn)(ks_trap_claim *self, int sig, siginfo_t *info, void *uctx);
     ks_trap_claim *outer; /* ks_trap's own */
 };
 

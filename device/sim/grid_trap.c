@@ -138,14 +138,15 @@ static void take_out(km_core *c, uint8_t kind, int sig, uint64_t addr, const voi
     grid_switch_leave(g->main_jmp);
 }
 
-static void on_fault(ks_trap_claim *self, int sig, siginfo_t *info, void *uctx)
+static bool on_fault(ks_trap_claim *self, int sig, siginfo_t *info, void *uctx)
 {
     grid_trap *t = (grid_trap *)self;
     km_core *c = grid_current;
     if (!c || c->grid != t->g)
-        return; /* not a handler's: the grid's own code, or another grid */
+        return false; /* not a handler's: the grid's own code, or another grid */
     take_out(c, SIM_HANDLER_FAULT, sig, sig == SIGABRT ? 0 : (uint64_t)(uintptr_t)info->si_addr,
              uctx);
+    return false; /* (take_out jumps away) */
 }
 
 static void on_spin(int sig, siginfo_t *info, void *uctx)

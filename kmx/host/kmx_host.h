@@ -30,7 +30,11 @@
 
 #include "kmx_layout.h"
 
-#define KMX_HOST_ABI 5u
+#define KMX_HOST_ABI 6u
+
+/* What kmrun writes into a thread's stop word (kmx_host_ctx.stop). */
+#define KMX_HOST_STOP_ASKED 1u
+#define KMX_HOST_STOP_TIMEOUT 2u
 
 /* The stack of every thread that runs thread code (core 0's, which kmrun
  * starts, and cores 1-3's, which the runtime starts): big and known, under
@@ -53,12 +57,15 @@
  * one other cluster.  `function` is an offset from the base of the
  * fallback's object (each cluster runs its own copy of the same object:
  * the lead subtracts its base, the server adds its own); op is
- * KMX_CLUSTER_CALL or KMX_CLUSTER_END; sequence 0: nothing posted yet. */
+ * KMX_CLUSTER_CALL or KMX_CLUSTER_END; sequence 0: nothing posted yet;
+ * ticks: the lead's kmx_time when it posted (every line of the bus says
+ * when its writer wrote it, on its own clock: see kmx_host_twelve.c). */
 typedef struct kmx_host_call {
     uint64_t function;
     uint64_t arg;
     uint32_t sequence;
     uint32_t op;
+    uint64_t ticks;
 } kmx_host_call;
 
 typedef struct kmx_host_ctx {
@@ -67,9 +74,39 @@ typedef struct kmx_host_ctx {
     const kmx_args *args;    /* the argument block the card would get */
     void *region[KMX_MAX_REGIONS]; /* the thread's copies, args->nregions of them */
     kmx_result_block *result; /* zero but the nonce; the runtime fills it */
-    volatile uint32_t *stop; /* non-zero once the host asks the thread to stop */
+    /* Non-zero once the host asks the thread to stop: KMX_HOST_STOP_ASKED
+     * (another thread failed, a stuck one, the wall-clock limit), or
+     * KMX_HOST_STOP_TIMEOUT (the run's timeout, timeout_ns below). */
+    volatile uint32_t *stop;
+    /* The run's timeout on the thread's own clock, in ns (0: none).  Each
+     * thread's kmx_time counts from its own start-up, as each of a card's
+     * clusters counts from the card's start, where they start together:
+     * the host starts its threads within microseconds of each other
+     * (`ready`), but a busy host may run one later, and its time, its
+     * deadline and its timeout are then later too.  From timeout_ns on the
+     * runtime reads the stop word as written, so the thread sees its
+     * timeout when its clock gets there, however late kmrun's thread gets
+     * to write the word; and a KMX_HOST_STOP_TIMEOUT written before that
+     * (on kmrun's clock, which started first) is not seen before it. */
+    uint64_t timeout_ns;
+    /* Written by kmx_host_run before it returns: bit c set when core c
+     * was still in thread code (a spawn or a kmx_parallel function that
+     * never returned, not even KMX_SETTLE_TICKS after the stop or the
+     * deadline; the card's core spins on, while its core 0 ends the run).
+     * Its host thread cannot be stopped: it runs on, with this ctx, the
+     * region copies and every callback, until the process exits, so
+     * kmrun must free none of them; and the copy of the runtime it runs
+     * in refuses another run.  0: every core of the run has left. */
+    uint32_t left_running;
 
     void *ops; /* the first argument of every callback */
+    /* Called once, on kmx_host_run's thread, when cores 1-3's threads are
+     * made and before anything of the run happens: returns when the run
+     * starts (kmrun starts every cluster's at once, having set
+     * timeout_ns), 0; or non-zero, the run called off: kmx_host_run then
+     * returns that, nothing ran.  What takes a busy host long (new
+     * threads, their stacks) is done before the thread's clock starts. */
+    int (*ready)(void *ops);
     /* Region lines changing hands (offsets and sizes in bytes, whole 64-byte
      * lines: the runtime rounds outwards as the card's sweeps do). */
     void (*flush)(void *ops, uint32_t id, uint64_t offset, uint64_t bytes);
@@ -100,6 +137,14 @@ typedef struct kmx_host_ctx {
      * stack (sigaltstack), kept until it exits, so a stack overflow traps
      * too. */
     void (*trap_arm)(void *ops, uint32_t core, sigjmp_buf *jmp);
+    /* A trap the runtime found itself, with no signal: a misaligned
+     * access the thread's alignment checks caught (kmx_host_align.c;
+     * `mcause` the card's: 4 load, 6 store, `mepc` the pc of the check
+     * in thread code, `mtval` the address).  Called on the armed thread
+     * of core `core`; kmrun records it as it records a fault's (the first
+     * trap, traps counted) and disarms the thread; the runtime then
+     * siglongjmps to its armed buffer with 1, as after a fault. */
+    void (*trap)(void *ops, uint32_t core, uint64_t mcause, uint64_t mepc, uint64_t mtval);
     /* Twelve cores (kmx_parallel_all, kmx_serve, kmx_push): the cluster
      * bus between the clusters that run one image, kmrun's, as the
      * clusters' LIM lines are on the card.  The runtime keeps the card's
@@ -109,24 +154,28 @@ typedef struct kmx_host_ctx {
      * a short bounded wait (a millisecond or so; they may return at
      * once) so that the runtime looks at the stop and the deadline between
      * them; none holds kmrun's card lock while it waits.
-     * - serve_begin: this cluster serves (the lead's wait for it ends).
+     * Each line keeps the kmx_time its writer gave (`ticks`), and a
+     *   reader gets it with the line.
+     * - serve_begin: this cluster serves (the lead's wait for it ends),
+     *   since `ticks`.
      * - serve_next: 1 and *call once this cluster's call line holds a
      *   sequence other than `seen`; else 0.
-     * - serve_done: this cluster's done line: `sequence`, `status`.
-     * - serving: 1 once cluster `cluster` serves; else 0.
+     * - serve_done: this cluster's done line: `sequence`, `status`,
+     *   written at `ticks`.
+     * - serving: 1 and *ticks once cluster `cluster` serves; else 0.
      * - post: writes the call line of cluster `cluster` (the lead's).
-     * - done: 1 and *status once cluster `cluster`'s done line says
-     *   `sequence`; else 0.
+     * - done: 1, *status and *ticks once cluster `cluster`'s done line
+     *   says `sequence`; else 0.
      * - push: stores `bytes` from `source` into cluster `cluster`'s region
      *   `id` at `offset` in the card's DRAM (not into that thread's copy:
      *   it invalidates before reading, as on the card); the runtime checked
      *   the arguments; KMX_OK, or KMX_BAD if kmrun finds no such region. */
-    void (*serve_begin)(void *ops);
+    void (*serve_begin)(void *ops, uint64_t ticks);
     int (*serve_next)(void *ops, uint32_t seen, kmx_host_call *call);
-    void (*serve_done)(void *ops, uint32_t sequence, int status);
-    int (*serving)(void *ops, uint32_t cluster);
+    void (*serve_done)(void *ops, uint32_t sequence, int status, uint64_t ticks);
+    int (*serving)(void *ops, uint32_t cluster, uint64_t *ticks);
     void (*post)(void *ops, uint32_t cluster, const kmx_host_call *call);
-    int (*done)(void *ops, uint32_t cluster, uint32_t sequence, int *status);
+    int (*done)(void *ops, uint32_t cluster, uint32_t sequence, int *status, uint64_t *ticks);
     int (*push)(void *ops, uint32_t cluster, uint32_t id, uint64_t offset, const void *source,
                 uint64_t bytes);
     /* Thread code called exit, _exit, _Exit, quick_exit (`code` its
@@ -147,10 +196,11 @@ typedef struct kmx_host_ctx {
 } kmx_host_ctx;
 
 /* Runs the thread to its end and fills ctx->result (its state last).
- * Returns 0; -1 when ctx is not usable (wrong abi, NULL fields); or, when
+ * Returns 0; -1 when ctx is not usable (wrong abi, NULL fields); when
  * the threads of cores 1-3 cannot be started, the error number that
- * stopped them (EAGAIN from pthread_create: a process or memory limit).
- * When it does not return 0, nothing ran and ctx->result is untouched. */
+ * stopped them (EAGAIN from pthread_create: a process or memory limit);
+ * or what ctx->ready returned to call the run off.  When it does not
+ * return 0, nothing ran and ctx->result is untouched. */
 int kmx_host_run(kmx_host_ctx *ctx);
 
 #endif

@@ -3,9 +3,15 @@
  * library's error and stop bookkeeping: the card's kmx_core.c on the
  * host.
  *
- * kmx_time is CLOCK_MONOTONIC since kmx_host_run began, in 50 MHz ticks
- * (BH_TICKS_PER_SECOND): the thread's deadline is wall time here, while
- * the card's kernel side moves on modeled time through ctx->step. */
+ * kmx_time is CLOCK_MONOTONIC since the thread's start (after ctx->ready),
+ * in 50 MHz ticks (BH_TICKS_PER_SECOND): the thread's deadline is wall time
+ * here, while the card's kernel side moves on modeled time through
+ * ctx->step.  The stop word reads as written from the run's timeout on
+ * that clock (ctx->timeout_ns): the thread sees its timeout when its clock
+ * gets there, not when kmrun's thread, which the host's scheduler may
+ * hold back for milliseconds, gets to write the word; and the timeout's
+ * word (KMX_HOST_STOP_TIMEOUT), which kmrun writes on its own clock,
+ * started before the thread's, is not seen before then. */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <time.h>
@@ -75,13 +81,32 @@ uint64_t kmx_time(void) {
 }
 
 int kmx_host_stop_status(void) {
-    volatile uint32_t *host_stop = kmx_host.ctx->stop;
-    if (*host_stop != 0 ||
+    uint32_t word = *kmx_host.ctx->stop;
+    uint64_t timeout = kmx_host.timeout_ns, deadline = kmx_host.deadline;
+    if ((word != 0 && (word != KMX_HOST_STOP_TIMEOUT || timeout == 0)) ||
         __atomic_load_n(&kmx_host.stop, __ATOMIC_ACQUIRE) != 0) {
         return KMX_STOPPED;
     }
-    uint64_t deadline = kmx_host.deadline;
-    if (deadline != 0 && kmx_time() >= deadline) {
+    if (timeout == 0 && deadline == 0) {
+        return KMX_OK;
+    }
+    uint64_t now = kmx_host_now_ns(), start = kmx_host.start_ns;
+    uint64_t elapsed = now > start ? now - start : 0;
+    if (timeout != 0 && elapsed >= timeout) {
+        return KMX_STOPPED; /* the timeout's stop word, written or not yet */
+    }
+    if (deadline != 0 && elapsed / NS_PER_TICK >= deadline) {
+        return KMX_LATE;
+    }
+    return KMX_OK;
+}
+
+int kmx_host_timed_status(uint64_t ticks) {
+    uint64_t timeout = kmx_host.timeout_ns, deadline = kmx_host.deadline;
+    if (timeout != 0 && ticks * NS_PER_TICK >= timeout) {
+        return KMX_STOPPED;
+    }
+    if (deadline != 0 && ticks >= deadline) {
         return KMX_LATE;
     }
     return KMX_OK;
@@ -96,12 +121,23 @@ static void fence(void) {
     atomic_thread_fence(memory_order_seq_cst);
 }
 
-void kmx_host_error(uint32_t error, uint32_t detail) {
+/* The card's kmx__error, with the call and its caller of a `parallel`
+ * error (else 0, 0). */
+static void error_at(uint32_t error, uint32_t detail, uint32_t call, uint64_t pc) {
     if (__atomic_exchange_n(&kmx_host.error_claim, 1u, __ATOMIC_SEQ_CST) == 0) {
         volatile kmx_result_block *r = kmx_host.ctx->result;
-        KMX_ERROR_PUT(r, kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u, error, detail, fence);
+        KMX_ERROR_PUT(r, kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u, error, detail, call,
+                      pc, fence);
     }
     __atomic_store_n(&kmx_host.stop, (uint32_t)KMX_STOPPED, __ATOMIC_SEQ_CST);
+}
+
+void kmx_host_error(uint32_t error, uint32_t detail) {
+    error_at(error, detail, KMX_API_NONE, 0);
+}
+
+uint32_t kmx_host_error_stop(void) {
+    return __atomic_load_n(&kmx_host.stop, __ATOMIC_SEQ_CST);
 }
 
 void kmx_host_ended(int status) {
@@ -112,9 +148,9 @@ void kmx_host_ended(int status) {
     }
 }
 
-int kmx_host_core0_only(void) {
+int kmx_host_core0_only(uint32_t call, uint64_t pc) {
     if (kmx_host_core != 0 || kmx_host.in_parallel) {
-        kmx_host_error(KMX_ERROR_PARALLEL, kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u);
+        error_at(KMX_ERROR_PARALLEL, kmx_host_core >= 0 ? (uint32_t)kmx_host_core : 0u, call, pc);
         return KMX_STOPPED;
     }
     return KMX_OK;

@@ -42,7 +42,8 @@ typedef struct kmx_host_worker {
 
 typedef struct kmx_host_state {
     kmx_host_ctx *ctx;
-    uint64_t start_ns;   /* CLOCK_MONOTONIC at kmx_host_run's start */
+    uint64_t start_ns;   /* CLOCK_MONOTONIC of kmx_time's 0: the thread's start */
+    uint64_t timeout_ns; /* the run's timeout on that clock (ctx); 0: none */
     uint64_t deadline;   /* absolute ticks; 0: none */
     uint32_t stop;       /* atomic: KMX_STOPPED once a library error stopped the run */
     uint32_t ended;      /* atomic: KMX_STOPPED / KMX_LATE, the first wait that ended so */
@@ -96,6 +97,12 @@ uint64_t kmx_host_now_ns(void) KMX_HOST_HIDDEN;
  * KMX_LATE (the thread's deadline): the card's kmx__stop_status. */
 int kmx_host_stop_status(void) KMX_HOST_HIDDEN;
 
+/* The stop's status as of kmx_time `ticks` from what has a time: the
+ * timeout's stop (KMX_STOPPED) from timeout_ns, the deadline (KMX_LATE);
+ * KMX_OK before both.  A line of the cluster bus written at `ticks` came
+ * after them when this is not KMX_OK (kmx_host_twelve.c). */
+int kmx_host_timed_status(uint64_t ticks) KMX_HOST_HIDDEN;
+
 /* Records a library error (the first one wins) and stops the run. */
 void kmx_host_error(uint32_t error, uint32_t detail) KMX_HOST_HIDDEN;
 
@@ -103,8 +110,13 @@ void kmx_host_error(uint32_t error, uint32_t detail) KMX_HOST_HIDDEN;
 void kmx_host_ended(int status) KMX_HOST_HIDDEN;
 
 /* KMX_OK on core 0 outside kmx_parallel's function; else records the
- * error `parallel` and returns KMX_STOPPED. */
-int kmx_host_core0_only(void) KMX_HOST_HIDDEN;
+ * error `parallel`, made by kmx.h call `call` (KMX_API_*) returning to
+ * `pc` (KMX_CALLER()), and returns KMX_STOPPED. */
+int kmx_host_core0_only(uint32_t call, uint64_t pc) KMX_HOST_HIDDEN;
+
+/* The runtime's own stop (an error or a trap stopped the run): the card's
+ * KMX_PRIVATE->stop, for kmx_joined. */
+uint32_t kmx_host_error_stop(void) KMX_HOST_HIDDEN;
 
 /* An absolute CLOCK_MONOTONIC time KMX_HOST_POLL_NS from now, for
  * pthread_cond_timedwait. */
@@ -113,7 +125,10 @@ void kmx_host_poll_time(struct timespec *at) KMX_HOST_HIDDEN;
 /* kmx_host_spawn.c: the workers' threads. */
 int kmx_host_workers_start(void) KMX_HOST_HIDDEN; /* 0, or the error (none left running) */
 void kmx_host_workers_settle(void) KMX_HOST_HIDDEN;
-void kmx_host_workers_end(void) KMX_HOST_HIDDEN;  /* the end: they leave, joined */
+/* The end: the workers leave and are joined; one still in thread code
+ * (a function that never returned) is detached instead.  Returns those,
+ * bit c for core c (kmx_host.h, left_running). */
+uint32_t kmx_host_workers_end(void) KMX_HOST_HIDDEN;
 /* kmx_parallel_all's part on this cluster (core 0): 1 if cores 1-3 are
  * idle; then all(cluster, core, arg) on the four cores, joined (KMX_OK, or
  * the stop's or the deadline's status). */

@@ -36,9 +36,10 @@ void kmx_host_ring_reset(void) {
     kmx_host.ring_taken.count = 0;
 }
 
-/* Core 0 with a ring: KMX_OK; else the status the call returns. */
-static int ring_caller(void) {
-    int status = kmx_host_core0_only();
+/* Core 0 with a ring: KMX_OK; else the status the call returns (`call`
+ * and `pc` name the call for a `parallel` error). */
+static int ring_caller(uint32_t call, uint64_t pc) {
+    int status = kmx_host_core0_only(call, pc);
     if (status != KMX_OK) {
         return status;
     }
@@ -51,7 +52,7 @@ static void step(void) {
 }
 
 int kmx_submit(const km_command_t *command, uint32_t *handle) {
-    int status = ring_caller();
+    int status = ring_caller(KMX_API_SUBMIT, KMX_CALLER());
     if (status != KMX_OK) {
         return status;
     }
@@ -114,7 +115,7 @@ static int idle(uint64_t deadline, unsigned turn) {
 static const kmx_ring_access access = {peek, take, idle};
 
 int kmx_wait(uint32_t handle, uint64_t deadline, kmx_event *event) {
-    int status = ring_caller();
+    int status = ring_caller(KMX_API_WAIT, KMX_CALLER());
     if (status != KMX_OK) {
         return status;
     }
@@ -125,7 +126,7 @@ int kmx_wait(uint32_t handle, uint64_t deadline, kmx_event *event) {
 }
 
 int kmx_poll(kmx_event *event) {
-    int status = ring_caller();
+    int status = ring_caller(KMX_API_POLL, KMX_CALLER());
     if (status != KMX_OK) {
         return status;
     }

@@ -4,7 +4,9 @@
  * kmx_host_run checks the ctx (-1, nothing ran, when it is not usable),
  * starts cores 1-3 on threads of their own, parked until kmx_spawn gives
  * them work (the error that stopped one, nothing ran, when one cannot
- * start), then does what the card's core 0 does: records the start,
+ * start), waits for the run's start (ctx->ready; what it returns when the
+ * run is called off), starts the thread's clock (kmx_time's 0, start-up),
+ * then does what the card's core 0 does: records the start,
  * checks that the argument block is this run's (error `args`), marks the
  * run running, records the prefetcher decision, checks every region (errors
  * `region`, `bank`) and the ring's kind (error `ring`), calls kmx_main(0)
@@ -12,8 +14,11 @@
  * clusters of the image if it leads (twelve cores), lets spawned work
  * finish (at most KMX_SETTLE_TICKS after a stop or the deadline),
  * flushes every region through ctx->flush and writes the final state
- * last, after a release fence.  It returns once the workers' threads have left, so no
- * callback is called after it returns.
+ * last, after a release fence.  It returns once the workers' threads have
+ * left, so no callback is called after it returns — but for a core whose
+ * function never returned (ctx->left_running, kmx_host.h): its thread is
+ * left running, as the card's core is, and kmrun keeps everything it may
+ * touch.
  *
  * Not mirrored: the bank check line (the fallback reads no DRAM of its
  * own: its regions are kmrun's copies) and the ring descriptor's addresses
@@ -92,9 +97,10 @@ static void end_run(uint32_t state) {
 
 static int ctx_usable(const kmx_host_ctx *ctx) {
     if (ctx == NULL || ctx->abi != KMX_HOST_ABI || ctx->args == NULL || ctx->result == NULL ||
-        ctx->stop == NULL || ctx->flush == NULL || ctx->invalidate == NULL ||
+        ctx->stop == NULL || ctx->ready == NULL || ctx->flush == NULL || ctx->invalidate == NULL ||
         ctx->submit == NULL || ctx->poll == NULL || ctx->step == NULL ||
-        ctx->unsupported == NULL || ctx->trap_arm == NULL || ctx->serve_begin == NULL ||
+        ctx->unsupported == NULL || ctx->trap_arm == NULL || ctx->trap == NULL ||
+        ctx->serve_begin == NULL ||
         ctx->serve_next == NULL || ctx->serve_done == NULL || ctx->serving == NULL ||
         ctx->post == NULL || ctx->done == NULL || ctx->push == NULL || ctx->quit == NULL ||
         ctx->print == NULL) {
@@ -114,7 +120,10 @@ static int ctx_usable(const kmx_host_ctx *ctx) {
 static uint32_t core0(kmx_host_ctx *ctx) {
     volatile kmx_result_block *r = result_block();
     const kmx_args *a = ctx->args;
-    uint64_t start = kmx_time();
+    /* Start-up is the thread's clock's 0 (kmx_host.h, timeout_ns): its
+     * deadline and every time it writes on the cluster bus count from the
+     * same instant, however long the host then takes to get here. */
+    uint64_t start = 0;
 
     r->start_ticks = start;
     if (!args_valid(ctx)) {
@@ -182,7 +191,6 @@ int kmx_host_run(kmx_host_ctx *ctx) {
 
     memset(&kmx_host, 0, sizeof kmx_host);
     kmx_host.ctx = ctx;
-    kmx_host.start_ns = kmx_host_now_ns();
     kmx_host_ring_reset();
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
@@ -196,17 +204,29 @@ int kmx_host_run(kmx_host_ctx *ctx) {
     /* Nothing ran when the workers cannot start: the result block is as
      * kmrun wrote it, and kmrun says why (kmx_host.h). */
     int rc = kmx_host_workers_start();
-    if (rc == 0) {
+    uint32_t left = 0;
+    if (rc == 0 && (rc = ctx->ready(ctx->ops)) != 0) {
+        kmx_host_workers_end(); /* called off: they leave, idle */
+    } else if (rc == 0) {
+        kmx_host.start_ns = kmx_host_now_ns(); /* kmx_time's 0 */
+        kmx_host.timeout_ns = ctx->timeout_ns;
         uint32_t state = core0_armed(ctx);
         end_run(state);
-        kmx_host_workers_end();
+        left = kmx_host_workers_end();
+    }
+    ctx->left_running = left;
+    kmx_host_core = -1;
+    if (left != 0) {
+        /* A core still runs thread code, and may yet call the runtime:
+         * its state stays as it is, and this copy runs no other run
+         * (`running` stays taken). */
+        return 0;
     }
 
     pthread_cond_destroy(&kmx_host.done_cond);
     pthread_cond_destroy(&kmx_host.posted_cond);
     pthread_mutex_destroy(&kmx_host.lock);
     kmx_host.ctx = NULL;
-    kmx_host_core = -1;
     atomic_store(&running, 0);
     return rc;
 }

@@ -11,13 +11,22 @@
  * kmx_parallel, the end's settle) wake on each return and at least every
  * KMX_HOST_POLL_NS to look at the stop and the deadline.
  *
+ * A core whose function never returns (a loop that never polls the stop)
+ * is left running at the end, as the card's core is: core 0 gives it
+ * KMX_SETTLE_TICKS after the stop or the deadline, as the card's does,
+ * then ends the run; kmx_host_workers_end detaches its thread instead of
+ * joining it (a join would wait for ever) and says so (kmx_host.h,
+ * left_running).
+ *
  * The rules are the card's: only core 0 outside kmx_parallel's function
  * (the error `parallel`, KMX_STOPPED otherwise); KMX_BAD for a core other
  * than 1-3 or a NULL function; the stop's status (nothing started) once the
  * run is stopping; KMX_FULL while the core still runs its last spawn, and
  * from kmx_parallel (nothing started) while any does; a join returns KMX_OK
  * once the core has returned, else the stop's or the deadline's status,
- * which the run's final state records. */
+ * which the run's final state records — and KMX_STOPPED, whatever the
+ * cores did, once a library error or a trap stopped the run (kmx_rules.h,
+ * kmx_joined). */
 #include <setjmp.h>
 #include <stdint.h>
 
@@ -79,17 +88,31 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
-void kmx_host_workers_end(void) {
+uint32_t kmx_host_workers_end(void) {
+    uint32_t left = 0;
     pthread_mutex_lock(&kmx_host.lock);
     kmx_host.finished = 1;
     pthread_cond_broadcast(&kmx_host.posted_cond);
-    pthread_mutex_unlock(&kmx_host.lock);
     for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
-        if (kmx_host.workers[core].started) {
-            pthread_join(kmx_host.workers[core].thread, NULL);
-            kmx_host.workers[core].started = 0;
+        kmx_host_worker *w = &kmx_host.workers[core];
+        if (w->started && w->posted != w->done) {
+            left |= 1u << core; /* still in thread code: it may never leave */
         }
     }
+    pthread_mutex_unlock(&kmx_host.lock);
+    for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
+        kmx_host_worker *w = &kmx_host.workers[core];
+        if (!w->started) {
+            continue;
+        }
+        if (left & (1u << core)) {
+            pthread_detach(w->thread); /* its end, if it comes, frees it */
+        } else {
+            pthread_join(w->thread, NULL);
+        }
+        w->started = 0;
+    }
+    return left;
 }
 
 /* Each worker's stack is the size kmx_host.h promises, under its guard.
@@ -180,12 +203,12 @@ static int join_workers(void) {
     for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         result = kmx_first_failure(result, wait_done(core, posted_count(core)));
     }
-    return result;
+    return kmx_joined(result, kmx_host_error_stop());
 }
 
 int kmx_spawn(int core, kmx_function function, void *arg) {
-    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(), !kmx_worker_core(core) || function == NULL,
-                        kmx_host_stop_status());
+    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(KMX_API_SPAWN, KMX_CALLER()),
+                        !kmx_worker_core(core) || function == NULL, kmx_host_stop_status());
     pthread_mutex_lock(&kmx_host.lock);
     if (busy(core)) {
         pthread_mutex_unlock(&kmx_host.lock);
@@ -198,12 +221,14 @@ int kmx_spawn(int core, kmx_function function, void *arg) {
 }
 
 int kmx_join(int core) {
-    KMX_CALLER_OR_RETURN(kmx_host_core0_only(), !kmx_worker_core(core));
-    return wait_done(core, posted_count(core));
+    KMX_CALLER_OR_RETURN(kmx_host_core0_only(KMX_API_JOIN, KMX_CALLER()), !kmx_worker_core(core));
+    int status = wait_done(core, posted_count(core));
+    return kmx_joined(status, kmx_host_error_stop());
 }
 
 int kmx_parallel(kmx_function function, void *arg) {
-    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(), function == NULL, kmx_host_stop_status());
+    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(KMX_API_PARALLEL, KMX_CALLER()), function == NULL,
+                        kmx_host_stop_status());
     pthread_mutex_lock(&kmx_host.lock);
     for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
         if (busy(core)) {

@@ -36,7 +36,20 @@
  *
  * Every wait goes round a bounded wait of kmrun's and the stop and the
  * deadline; a wait they end records it (kmx_host_ended), so the run ends
- * stopped or late. */
+ * stopped or late.
+ *
+ * Who comes first, a line or the deadline.  On the card a wait polls the
+ * stop and the deadline every few turns, so a line written after its
+ * deadline (or after the timeout's stop) is never seen before them: the
+ * wait ends late (stopped).  Here a wait may sleep through both and wake
+ * to find the line, and the host's scheduler decides which it saw first.
+ * So each line of the bus says when its writer wrote it (kmx_time, which
+ * counts from the writer's start-up as the reader's from its own, as the
+ * card's clusters' clocks count from their common start), and a wait that
+ * finds a line written at or after its deadline or its timeout's stop
+ * ends as the card's would have (kmx_host_timed_status), whatever it woke
+ * to first.  The stop kmrun asks for another thread's failure has no such
+ * time; it is looked at as before. */
 #include <dlfcn.h>
 #include <stdint.h>
 
@@ -58,24 +71,30 @@ static uint32_t other_clusters(void) {
 }
 
 /* Until every cluster of `mask` serves (KMX_OK), or the stop or the
- * deadline (recorded). */
+ * deadline (recorded), which comes first also when it began serving after
+ * them. */
 static int wait_serving(uint32_t mask) {
     const kmx_host_ctx *ctx = kmx_host.ctx;
     KMX_EACH_CLUSTER(c, mask) {
-        while (!ctx->serving(ctx->ops, c)) {
+        uint64_t since = 0;
+        while (!ctx->serving(ctx->ops, c, &since)) {
             KMX_RETURN_IF_STOPPING(kmx_host_stop_status(), kmx_host_ended);
         }
+        KMX_RETURN_IF_STOPPING(kmx_host_timed_status(since), kmx_host_ended);
     }
     return KMX_OK;
 }
 
 /* The lead: until cluster c's done line says `sequence`: its status; or
- * the stop or the deadline (recorded). */
+ * the stop or the deadline (recorded), also when the line came after
+ * them. */
 static int wait_cluster(uint32_t c, uint32_t sequence) {
     const kmx_host_ctx *ctx = kmx_host.ctx;
     for (;;) {
         int status = KMX_OK;
-        if (ctx->done(ctx->ops, c, sequence, &status)) {
+        uint64_t at = 0;
+        if (ctx->done(ctx->ops, c, sequence, &status, &at)) {
+            KMX_RETURN_IF_STOPPING(kmx_host_timed_status(at), kmx_host_ended);
             return status;
         }
         KMX_RETURN_IF_STOPPING(kmx_host_stop_status(), kmx_host_ended);
@@ -85,14 +104,15 @@ static int wait_cluster(uint32_t c, uint32_t sequence) {
 static void post_all(uint32_t others, uint32_t op, uint32_t sequence, uint64_t function,
                      uint64_t arg) {
     const kmx_host_ctx *ctx = kmx_host.ctx;
-    kmx_host_call call = {function, arg, sequence, op};
+    kmx_host_call call = {function, arg, sequence, op, kmx_time()};
     KMX_EACH_CLUSTER(c, others) {
         ctx->post(ctx->ops, c, &call);
     }
 }
 
 int kmx_parallel_all(kmx_cluster_function function, uint64_t arg) {
-    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(), KMX_PARALLEL_ALL_REFUSED(function),
+    KMX_ENTRY_OR_RETURN(kmx_host_core0_only(KMX_API_PARALLEL_ALL, KMX_CALLER()),
+                        KMX_PARALLEL_ALL_REFUSED(function),
                         kmx_host_stop_status());
     if (!kmx_host_local_idle()) {
         return KMX_FULL; /* nothing started */
@@ -134,7 +154,7 @@ static int serve_call(const kmx_host_call *call) {
 }
 
 int kmx_serve(void) {
-    int status = kmx_host_core0_only();
+    int status = kmx_host_core0_only(KMX_API_SERVE, KMX_CALLER());
     if (status != KMX_OK) {
         return status;
     }
@@ -151,16 +171,20 @@ int kmx_serve(void) {
      * lead posted before this cluster came to serve is KMX_OK even once
      * kmrun asked it to stop (the lead's end may stop the others: on the
      * card they are serving by then; here their threads may lag). */
-    ctx->serve_begin(ctx->ops);
+    ctx->serve_begin(ctx->ops, kmx_time());
     for (;;) {
         kmx_host_call call;
         if (ctx->serve_next(ctx->ops, kmx_host.twelve_sequence, &call)) {
+            /* A line the lead wrote after this thread's deadline or timeout
+             * is one the card would not have seen before them. */
+            KMX_RETURN_IF_STOPPING(kmx_host_timed_status(call.ticks), kmx_host_ended);
             kmx_host.twelve_sequence = call.sequence;
             if (call.op == KMX_CLUSTER_END) {
                 kmx_host.twelve_ready = 1;
                 return KMX_OK;
             }
-            ctx->serve_done(ctx->ops, call.sequence, serve_call(&call));
+            int served = serve_call(&call);
+            ctx->serve_done(ctx->ops, call.sequence, served, kmx_time());
             continue;
         }
         KMX_RETURN_IF_STOPPING(kmx_host_stop_status(), kmx_host_ended);

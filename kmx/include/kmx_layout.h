@@ -547,6 +547,24 @@ KMX_STATIC_ASSERT(KMX_LIM_RING_LINE == KMX_LIM_ARGS + offsetof(kmx_args, ring),
       "pull", "serve", "host", "stack" }
 #define KMX_DETAIL_CHECK_LINE 0xFFFFFFFFu
 
+/* The calls a `parallel` error names (result `error_call`): the core-0
+ * calls of kmx.h. */
+#define KMX_API_NONE 0u
+#define KMX_API_SPAWN 1u
+#define KMX_API_JOIN 2u
+#define KMX_API_PARALLEL 3u
+#define KMX_API_PARALLEL_ALL 4u
+#define KMX_API_SERVE 5u
+#define KMX_API_SUBMIT 6u
+#define KMX_API_WAIT 7u
+#define KMX_API_POLL 8u
+#define KMX_API_PORT_RUN 9u
+#define KMX_API_PULL_RUN 10u
+#define KMX_API_COUNT 11u
+#define KMX_API_NAMES                                                              \
+    { "", "kmx_spawn", "kmx_join", "kmx_parallel", "kmx_parallel_all", "kmx_serve", \
+      "kmx_submit", "kmx_wait", "kmx_poll", "kmx_port_run", "kmx_pull_run" }
+
 /* `prefetch`: what start-up decided.  The registers' values are not public,
  * so the runtime records the decision and writes nothing yet. */
 #define KMX_PREFETCH_NOT_WRITTEN 0x100u /* or'ed in: registers left as they were */
@@ -570,7 +588,11 @@ typedef struct kmx_result_block {
     uint64_t trap_mtval;
     uint32_t trap_core;    /* its core (mhartid) */
     uint32_t traps;        /* cores that trapped */
-    uint64_t reserved0[4];
+    uint64_t error_pc;     /* a `parallel` error: the call's return address,
+                              in its caller (0: none) */
+    uint32_t error_call;   /* and which call (KMX_API_*; 0: none) */
+    uint32_t reserved0;
+    uint64_t reserved0b[2];
     uint32_t words[KMX_MAX_RESULT_WORDS];
     uint64_t reserved1[24];
 } kmx_result_block;
@@ -592,7 +614,10 @@ KMX_AT(kmx_result_block, trap_mepc, 72);
 KMX_AT(kmx_result_block, trap_mtval, 80);
 KMX_AT(kmx_result_block, trap_core, 88);
 KMX_AT(kmx_result_block, traps, 92);
-KMX_AT(kmx_result_block, reserved0, 96);
+KMX_AT(kmx_result_block, error_pc, 96);
+KMX_AT(kmx_result_block, error_call, 104);
+KMX_AT(kmx_result_block, reserved0, 108);
+KMX_AT(kmx_result_block, reserved0b, 112);
 KMX_AT(kmx_result_block, words, 128);
 KMX_AT(kmx_result_block, reserved1, 320);
 

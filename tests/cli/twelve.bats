@@ -125,7 +125,8 @@ region_u32() {
     run_json --thread host "$twelve/core1.yaml"
     [ "$status" -eq 1 ]
     [ "$(field '.threads[0] | [.state, .error] | @csv')" = '"failed","parallel"' ]
-    # (kmx_join's status races core 1's error on the host: not compared)
+    # kmx_join after core 1's error: KMX_STOPPED on both (kmx_rules.h, kmx_joined)
+    [ "$(field '.threads[0].words | @csv')" = 3 ]
     [ "$(field '.threads[1] | [.state, .words[0]] | @csv')" = '"returned",0' ]
     run_json --thread host "$twelve/roles.yaml"
     [ "$status" -eq 0 ] || { echo "$output"; false; }

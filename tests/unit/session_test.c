@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +120,52 @@ static void result_blocks_map_to_states(void **state)
     assert_int_equal(t.where, 9);
 }
 
+/* A `parallel` error's message: the call, the core, the caller's line
+ * (the backend looked it up), one text for both backends. */
+static void parallel_error_message_names_the_call_and_line(void **state)
+{
+    (void)state;
+    kmx_result_block b = block(KMX_STATE_FAILED, KMX_ERROR_PARALLEL);
+    b.error_core = 1;
+    b.error_detail = 1;
+    b.error_call = KMX_API_PARALLEL;
+    b.error_pc = 0x1234;
+    km_thread_result t;
+    km_result_from_block(&b, 1, &t);
+    assert_int_equal(t.error_call, KMX_API_PARALLEL);
+    assert_int_equal(t.error_pc, 0x1234);
+    t.error_source.known = true;
+    snprintf(t.error_source.file, sizeof t.error_source.file, "thread/work.c");
+    t.error_source.line = 12;
+    t.error_source.has_function = true;
+    snprintf(t.error_source.function, sizeof t.error_source.function, "step");
+    km_result_explain(&t);
+    assert_string_equal(t.message, "kmx_parallel was called on core 1 (thread/work.c:12 in step): "
+                                   "a core-0 call (kmx(3)); it returned KMX_STOPPED and the run "
+                                   "stopped");
+    /* core 0: inside a function; no line: the pc */
+    b.error_core = 0;
+    b.error_call = KMX_API_JOIN;
+    km_result_from_block(&b, 1, &t);
+    km_result_explain(&t);
+    assert_string_equal(t.message, "kmx_join was called on core 0 inside a function kmx_parallel "
+                                   "or kmx_parallel_all runs (returning to pc 0x1234): a core-0 "
+                                   "call (kmx(3)); it returned KMX_STOPPED and the run stopped");
+    /* a backend's own message stays; other errors and an unknown call get none */
+    snprintf(t.message, sizeof t.message, "the backend's");
+    km_result_explain(&t);
+    assert_string_equal(t.message, "the backend's");
+    b.error_call = KMX_API_COUNT;
+    km_result_from_block(&b, 1, &t);
+    km_result_explain(&t);
+    assert_string_equal(t.message, "");
+    b = block(KMX_STATE_FAILED, KMX_ERROR_RING);
+    b.error_call = KMX_API_JOIN;
+    km_result_from_block(&b, 1, &t);
+    km_result_explain(&t);
+    assert_string_equal(t.message, "");
+}
+
 static void names(void **state)
 {
     (void)state;
@@ -201,6 +248,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ticks_and_picoseconds_print_exactly),
         cmocka_unit_test(result_blocks_map_to_states),
+        cmocka_unit_test(parallel_error_message_names_the_call_and_line),
         cmocka_unit_test(names),
         cmocka_unit_test(default_timeout_follows_the_deadlines),
         cmocka_unit_test(json_keeps_64_bit_values_exact),
