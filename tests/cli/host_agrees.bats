@@ -45,9 +45,12 @@ both() {
 @test "host agrees: a worker core spinning in kmx_parallel ends the run as on the card, kmrun does not hang" {
     on_both --timeout 0.2 "$twin/spin_worker.yaml"
     # core 0's join ends at the stop, kmx_main returns, the runtime gives
-    # core 2 KMX_SETTLE_TICKS and ends the run; core 2 spins on
-    both '.threads[0] | [.state, .error, .code, .where, .stuck] | @csv'
-    [ "$output" = '"stopped","none",5,2,' ]
+    # core 2 KMX_SETTLE_TICKS and writes its final state; core 2 spins on,
+    # and the run driver reports the thread stuck on core 2 on both
+    both '.threads[0] | [.state, .error, .code, .where, .stuck.core] | @csv'
+    [ "$output" = '"stuck","none",,2,2' ]
+    both '[.threads[0].stuck.cores[].core] | @csv'
+    [ "$output" = 2 ]
     both '.threads[0].words | @csv'
     [ "$output" = 3 ]
     run --separate-stderr timeout 60 kmrun check --timeout 0.2 --run-dir "$runs" "$twin/spin_worker.yaml"
