@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host_internal.h"
@@ -42,6 +43,18 @@ static void on_fpe(int sig, siginfo_t *info, void *uctx)
 
 /* In the test itself: cmocka installs its own SIGFPE handler around each
  * test and fixture. */
+/* Valgrind delivers SIGFPE with a context it does not take back: a
+ * handler that completes the division and returns resumes at a wild pc
+ * there.  tests/run says when it runs a test under valgrind. */
+static void skip_under_valgrind(void)
+{
+    if (getenv("KMRUN_UNDER_VALGRIND")) {
+        print_message("skipped under valgrind: it cannot resume from a SIGFPE handler that "
+                      "changed the registers (run without valgrind: make test)\n");
+        skip();
+    }
+}
+
 static void catch_fpe(void)
 {
     struct sigaction sa;
@@ -56,6 +69,7 @@ static void catch_fpe(void)
 REAL_DIVISIONS static void c_division_by_zero(void **state)
 {
     (void)state;
+    skip_under_valgrind();
     catch_fpe();
     volatile int32_t zero = 0, seven = 7, minus7 = -7;
     volatile int64_t zero64 = 0, big = INT64_C(1) << 40;
@@ -78,6 +92,7 @@ REAL_DIVISIONS static void c_division_by_zero(void **state)
 REAL_DIVISIONS static void c_signed_overflow(void **state)
 {
     (void)state;
+    skip_under_valgrind();
     catch_fpe();
     volatile int32_t min = INT32_MIN, minus1 = -1;
     volatile int64_t min64 = INT64_MIN, minus1_64 = -1;
@@ -97,6 +112,7 @@ static uint64_t zero_memory[2] = {0, 0};
 static void encodings(void **state)
 {
     (void)state;
+    skip_under_valgrind();
     catch_fpe();
     uint64_t ax, dx;
 
