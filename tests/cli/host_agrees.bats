@@ -53,7 +53,11 @@ both() {
     [ "$output" = 2 ]
     both '.threads[0].words | @csv'
     [ "$output" = 3 ]
-    run --separate-stderr timeout 60 kmrun check --timeout 0.2 --run-dir "$runs" "$twin/spin_worker.yaml"
+    # (In a sanitizer build LeakSanitizer's end-of-process scan stops every
+    # thread, the fallback's core still spinning in thread code among them,
+    # and its tracer faults there: the scan is off for this one command.)
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+        run --separate-stderr timeout 60 kmrun check --timeout 0.2 --run-dir "$runs" "$twin/spin_worker.yaml"
     [ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
 }
 

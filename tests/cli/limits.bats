@@ -12,12 +12,16 @@ setup() {
     hello=$KMRUN_TOP/programs/01_hello/program.yaml
 }
 
-# The LD_PRELOAD library of tests/fixtures/limits, built once.
+# The LD_PRELOAD list with the library of tests/fixtures/limits, built
+# once; a sanitizer build's runtime must come first in it (ASan refuses to
+# start otherwise), and its pthread_create then calls the fixture's.
 fail_threads() {
     local so=$BATS_FILE_TMPDIR/fail_threads.so
     [ -f "$so" ] || ${KMRUN_HOST_CC:-cc} -shared -fPIC -o "$so" \
         "$KMRUN_TOP/tests/fixtures/limits/fail_threads.c" -ldl
-    echo "$so"
+    local asan
+    asan=$(ldd "$(command -v kmrun)" | awk '/libasan/ { print $3 }')
+    echo "${asan:+$asan }$so"
 }
 
 @test "the host fallback that cannot start its cores' threads names the limit, exit 4" {
@@ -27,7 +31,8 @@ fail_threads() {
     run_json --thread host "$hello"
     [ "$status" -eq 0 ] || { echo "$stderr"; false; }
     # Core 0's thread starts (kmrun's), cores 1-3's (the runtime's) do not.
-    KMRUN_TEST_THREADS=1 LD_PRELOAD=$so run_json --thread host "$hello"
+    run --separate-stderr env KMRUN_TEST_THREADS=1 LD_PRELOAD="$so" \
+        kmrun run --run-dir "$runs" --thread host "$hello"
     [ "$status" -eq 4 ] || { echo "status $status: $stderr"; false; }
     [ -z "$output" ]
     [[ "$stderr" == "kmrun: cannot start the host fallback's threads for cluster 1: Resource temporarily unavailable (a process or memory limit: ulimit -u / -v)" ]] ||
@@ -38,7 +43,8 @@ fail_threads() {
     so=$(fail_threads)
     run_json --thread host "$hello"
     [ "$status" -eq 0 ] || { echo "$stderr"; false; }
-    KMRUN_TEST_THREADS=0 LD_PRELOAD=$so run_json --thread host "$hello"
+    run --separate-stderr env KMRUN_TEST_THREADS=0 LD_PRELOAD="$so" \
+        kmrun run --run-dir "$runs" --thread host "$hello"
     [ "$status" -eq 4 ] || { echo "status $status: $stderr"; false; }
     [[ "$stderr" == "kmrun: cannot start the host fallback's threads for cluster 1: Resource temporarily unavailable (a process or memory limit: ulimit -u / -v)" ]] ||
         { echo "$stderr"; false; }
