@@ -222,11 +222,14 @@ static void worker_that_never_returns_is_left_running(void **state) {
     uint64_t t0 = now_ns();
     run(body_spin_worker);
     uint64_t took = now_ns() - t0;
-    /* the join ends at the deadline, the settle 0.1 s later */
+    /* the join ends at the deadline and the settle waits 0.1 s more: a
+     * floor.  No ceiling: how long after that a loaded host (or valgrind,
+     * which runs one thread at a time) takes to return is not the test's
+     * business; that it returns at all is, and the runner's timeout holds. */
     assert_int_equal(parallel_status, KMX_LATE);
     assert_int_equal(result.state, KMX_STATE_LATE);
     assert_int_equal(result.code, 5);
-    assert_true(took >= 100000000u && took < 5000000000u);
+    assert_true(took >= 100000000u);
     assert_int_equal(ctx.left_running, 1u << 2);
     assert_int_equal(spinning, 1);
     /* this copy refuses another run while the core may still call it */
