@@ -71,20 +71,41 @@ endif
 HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
   -D_GNU_SOURCE -DKMRUN_VERSION='"$(VERSION)"' -MMD -MP $(OPT) $(CPPFLAGS) $(CFLAGS)
 
-# Who may include whom (../shared/DESIGN.md): each layer compiles with only
-# the include folders it may see, so a wrong-way include fails the build.
+# Who may include whom: every folder of sources is a module that compiles
+# with its own folder and the include folders of what it may use, listed
+# in USES_<folder>, and no more; so an include that runs the wrong way
+# does not build.  A folder with no USES_ line does not build either.
 #   support/     below everything: ELF reading, text, the status type
-#   device/sim/  the simulated card: its parts see each other; above it
-#                only its API (device/sim/include/) is visible
+#   device/sim/  the simulated card; above it only its API
+#                (device/sim/include/) is visible
 #   lib/         the host library: the card's API and exec's, never a part
 #   cmd/         the command: lib/ and the same API
-CONTRACT_INC := -Ikmx/include -Idevice/include
+# `make -s print-inc-FOLDER` prints a folder's flags (tests/cli/layers.bats).
+CONTRACT := kmx/include device/include
+USES_support :=
+
+# device/sim/: the simulated card.
+SIM_API := device/sim/include $(CONTRACT) support
+USES_device/sim := $(SIM_API)
+
+# lib/: the host library.
+LIB_API := kmx/host device/sim/include $(CONTRACT) support
+USES_lib := $(LIB_API)
+
+USES_cmd = $(LIB_FOLDERS) $(LIB_API)
+
+inc_of = $(if $(filter undefined,$(origin USES_$(1))),$(error $(1)/ is no module: \
+  give it a USES_$(1) line in the Makefile),$(foreach d,$(1) $(USES_$(1)),-I$(d)))
+src_inc = $(call inc_of,$(patsubst %/,%,$(dir $(1))))
+# The layers as a whole, for what links against one (the fuzzers, the tests).
 SUPPORT_INC := -Isupport
-SIM_INC := -Idevice/sim -Idevice/sim/include $(CONTRACT_INC) $(SUPPORT_INC)
-LIB_INC := -Ilib -Ikmx/host -Idevice/sim/include $(CONTRACT_INC) $(SUPPORT_INC)
-CMD_INC := -Icmd $(LIB_INC)
-# Unit tests look inside what they test.
-TEST_INC := -Itests/unit -Ilib -Ikmx/host $(SIM_INC)
+LIB_FOLDERS = $(patsubst %/,%,$(sort $(dir $(LIB_SRC))))
+SIM_FOLDERS = $(patsubst %/,%,$(sort $(dir $(SIM_SRC))))
+LIB_INC = $(foreach d,$(LIB_FOLDERS),-I$(d)) $(foreach d,$(LIB_API),-I$(d))
+SIM_INC = $(foreach d,$(SIM_FOLDERS),-I$(d)) $(foreach d,$(SIM_API),-I$(d))
+CMD_INC = $(call inc_of,cmd)
+# Unit tests look inside what they test, and share the helpers of tests/unit.
+TEST_INC = $(foreach d,$(sort $(dir $(UNIT_SRC))),-I$(d)) $(LIB_INC) $(SIM_INC)
 # -rdynamic, -ldl: the grid dlopens the kernels' object, whose handlers call
 # the km_device.h functions of the program that loads it (sim_grid.h).
 HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm -ldl $(LDLIBS)
@@ -103,13 +124,15 @@ RV_CFLAGS := $(RV_ARCH) -std=c11 -O2 -g -ffreestanding -fno-common \
   -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP -Ikmx/include -Idevice/include \
   -ffile-prefix-map=$(CURDIR)=/kmrun
 
-SUPPORT_SRC := $(wildcard support/*.c)
-SIM_SRC := $(wildcard device/sim/*.c)
-LIB_SRC := $(wildcard lib/*.c)
-CMD_SRC := $(wildcard cmd/*.c)
+# Sources are found in their folders, however deep (one module a folder).
+find_c = $(sort $(shell find $(1) -name '*.c' -not -path '*/include/*'))
+SUPPORT_SRC := $(call find_c,support)
+SIM_SRC := $(call find_c,device/sim)
+LIB_SRC := $(call find_c,lib)
+CMD_SRC := $(call find_c,cmd)
 KMX_SRC := $(wildcard kmx/*.c) $(wildcard kmx/*.S)
 KMX_HOST_SRC := $(wildcard kmx/host/*.c)
-UNIT_SRC := $(wildcard tests/unit/*_test.c)
+UNIT_SRC := $(sort $(shell find tests/unit -name '*_test.c'))
 
 SUPPORT_OBJ := $(SUPPORT_SRC:%.c=$(B)/obj/%.o)
 SIM_OBJ := $(SIM_SRC:%.c=$(B)/obj/%.o)
@@ -117,7 +140,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
 KMX_OBJ := $(patsubst %,$(B)/rv/%.o,$(basename $(KMX_SRC)))
 KMX_HOST_OBJ := $(KMX_HOST_SRC:%.c=$(B)/pic/%.o)
-UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+UNIT_BIN := $(patsubst %.c,$(B)/tests/%,$(notdir $(UNIT_SRC)))
 
 SHARE := $(B)/share/kmrun
 # The runtime's own sources, shipped beside libkmx.a for the debugger: an
@@ -140,18 +163,10 @@ KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ik
 .PHONY: all test install clean print-%
 all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN) $(B)/tests/gdb_fake_server
 
-$(B)/obj/support/%.o: support/%.c
+# Every host object, in its module's include folders (inc_of).
+$(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) $(SUPPORT_INC) -c $< -o $@
-$(B)/obj/device/sim/%.o: device/sim/%.c
-	@mkdir -p $(@D)
-	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) $(SIM_INC) -c $< -o $@
-$(B)/obj/lib/%.o: lib/%.c
-	@mkdir -p $(@D)
-	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) $(LIB_INC) -c $< -o $@
-$(B)/obj/cmd/%.o: cmd/%.c
-	@mkdir -p $(@D)
-	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) $(CMD_INC) -c $< -o $@
+	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) $(call src_inc,$<) -c $< -o $@
 
 # One archive a layer, linked top to bottom.
 $(B)/libks.a: $(SUPPORT_OBJ)
@@ -166,7 +181,10 @@ $(B)/bin/kmrun: $(CMD_OBJ) $(LIBS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(HOST_LDFLAGS) -o $@ $(CMD_OBJ) $(LIBS) $(HOST_LDLIBS)
 
-$(B)/tests/%_test: tests/unit/%_test.c $(LIBS)
+# A unit test's binary is named after its source, wherever in tests/unit
+# the source mirrors what it tests.
+vpath %_test.c $(sort $(dir $(UNIT_SRC)))
+$(B)/tests/%_test: %_test.c $(LIBS)
 	@mkdir -p $(@D)
 	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -MF $@.d $(HOST_LDFLAGS) $< -o $@ $(LIBS) $(HOST_LDLIBS) -lcmocka
 
@@ -186,7 +204,7 @@ $(SHARE)/kmx/host/libkmx_host.a: $(KMX_HOST_OBJ)
 $(SHARE)/kmx/host/%.h: kmx/host/%.h
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
-$(B)/tests/kmx_host_test $(B)/tests/kmx_host_twin_test: $(B)/tests/%: tests/unit/%.c \
+$(B)/tests/kmx_host_test $(B)/tests/kmx_host_twin_test: $(B)/tests/%: %.c \
   $(SHARE)/kmx/host/libkmx_host.a
 	@mkdir -p $(@D)
 	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -pthread -MF $@.d $(LDFLAGS) $< -o $@ \
@@ -238,6 +256,8 @@ install: all
 
 # `make -s print-LIB_INC`: a variable's value (the layering test asks
 # which folders a layer sees).
+print-inc-%:
+	@echo $(call inc_of,$*)
 print-%:
 	@echo $($*)
 

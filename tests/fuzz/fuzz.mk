@@ -16,25 +16,19 @@ FUZZ_BIN := $(FUZZ_NAMES:%=$(FB)/fuzz/%_fuzz)
 FUZZ_LIBS := $(FB)/libkm.a $(FB)/libsim.a $(FB)/libks.a
 FUZZ_SECONDS ?= 300
 
-$(FB)/obj/support/%.o: support/%.c
+$(FB)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(call say,FUZZCC,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) $(SUPPORT_INC) -c $< -o $@
-$(FB)/obj/device/sim/%.o: device/sim/%.c
-	@mkdir -p $(@D)
-	$(call say,FUZZCC,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) $(SIM_INC) -c $< -o $@
-$(FB)/obj/lib/%.o: lib/%.c
-	@mkdir -p $(@D)
-	$(call say,FUZZCC,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) $(LIB_INC) -c $< -o $@
+	$(call say,FUZZCC,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) $(call src_inc,$<) -c $< -o $@
 $(FB)/libks.a: $(SUPPORT_SRC:%.c=$(FB)/obj/%.o)
 $(FB)/libsim.a: $(SIM_SRC:%.c=$(FB)/obj/%.o)
 $(FB)/libkm.a: $(LIB_SRC:%.c=$(FB)/obj/%.o)
 $(FUZZ_LIBS):
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
-# -Itests/unit: gdb_fuzz serves the unit test's fake target (gdb_fake.h).
+# TEST_INC: gdb_fuzz serves the unit test's fake target (gdb_fake.h).
 $(FB)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c tests/fuzz/fuzz_file.h $(FUZZ_LIBS)
 	@mkdir -p $(@D)
-	$(call say,FUZZLD,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) $(LIB_INC) -Itests/unit -fsanitize=fuzzer -rdynamic \
+	$(call say,FUZZLD,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) $(TEST_INC) -fsanitize=fuzzer -rdynamic \
 	  $< -o $@ $(FUZZ_LIBS) $(HOST_LDLIBS)
 
 .PHONY: fuzz fuzz-smoke fuzz-build
@@ -44,4 +38,4 @@ fuzz: fuzz-build
 fuzz-smoke: fuzz-build
 	tests/fuzz/run $(FB) smoke
 
--include $(wildcard $(FB)/obj/*/*.d $(FB)/obj/*/*/*.d $(FB)/fuzz/*.d)
+-include $(shell find $(FB) -name '*.d' 2>/dev/null)
