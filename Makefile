@@ -87,6 +87,7 @@ USES_support :=
 # device/sim/: the simulated card.
 SIM_API := device/sim/include $(CONTRACT) support
 USES_device/sim = $(SIM_FOLDERS) $(SIM_API)
+USES_device/sim/exec = $(SIM_FOLDERS) $(SIM_API)
 USES_device/sim/card = $(SIM_FOLDERS) $(SIM_API)
 USES_device/sim/dispatcher = $(SIM_FOLDERS) $(SIM_API)
 USES_device/sim/tensix = $(SIM_FOLDERS) $(SIM_API)
