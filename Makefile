@@ -84,18 +84,19 @@ HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
 CONTRACT := kmx/include device/include
 USES_support :=
 
-# device/sim/: the simulated card.
+# device/sim/: the simulated card, one folder a part (device/sim/README.md,
+# "Layout").  Each part sees the parts below it: a list, bottom up.
 SIM_API := device/sim/include $(CONTRACT) support
-USES_device/sim = $(SIM_FOLDERS) $(SIM_API)
-USES_device/sim/exec = $(SIM_FOLDERS) $(SIM_API)
-USES_device/sim/card = $(SIM_FOLDERS) $(SIM_API)
-USES_device/sim/dispatcher = $(SIM_FOLDERS) $(SIM_API)
-USES_device/sim/tensix = $(SIM_FOLDERS) $(SIM_API)
-USES_device/sim/cluster = $(SIM_FOLDERS) $(SIM_API)
-USES_device/sim/vector = $(SIM_FOLDERS) $(SIM_API)
-USES_device/sim/fpu = $(SIM_FOLDERS) $(SIM_API)
-USES_device/sim/hart = $(SIM_FOLDERS) $(SIM_API)
-USES_device/sim/memory = $(SIM_FOLDERS) $(SIM_API)
+S := device/sim
+USES_$(S)/memory := $(SIM_API)
+USES_$(S)/hart := $(S)/memory $(SIM_API)
+USES_$(S)/fpu := $(S)/hart $(S)/memory $(SIM_API)
+USES_$(S)/vector := $(S)/fpu $(S)/hart $(S)/memory $(SIM_API)
+USES_$(S)/cluster := $(S)/hart $(S)/memory $(SIM_API)
+USES_$(S)/exec := $(S)/hart $(S)/memory $(SIM_API)
+USES_$(S)/tensix := $(S)/memory $(SIM_API)
+USES_$(S)/dispatcher := $(S)/memory $(SIM_API)
+USES_$(S)/card := $(S)/cluster $(S)/tensix $(S)/dispatcher $(S)/hart $(S)/memory $(SIM_API)
 
 # lib/: the host library.
 LIB_API := kmx/host device/sim/include $(CONTRACT) support

@@ -121,6 +121,17 @@ void sim_cluster_mem_set_checker(sim_cluster_mem *cm, struct sim_checker *checke
     cm->mem.cached.size = checker ? 0 : BH_BANK_BYTES;
 }
 
+/* The LIM as the router reaches it (sim_noc_lim_ops). */
+static int noc_lim_read(void *ctx, uint64_t addr, void *dst, uint64_t n)
+{
+    return sim_cluster_mem_read_lim(ctx, addr, dst, n, NULL);
+}
+
+static int noc_lim_write(void *ctx, uint64_t addr, const void *src, uint64_t n)
+{
+    return sim_cluster_mem_write_lim(ctx, addr, src, n, NULL);
+}
+
 int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, sim_noc *noc, ks_error *err)
 {
     if (cm->noc != NULL && cm->noc != noc) {
@@ -128,7 +139,8 @@ int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, sim_noc *noc, ks_error *err)
     }
     cm->noc = NULL;
     if (noc != NULL) {
-        int status = sim_noc_add_lim(noc, cm, err);
+        sim_noc_lim_ops ops = {.ctx = cm, .read = noc_lim_read, .write = noc_lim_write};
+        int status = sim_noc_add_lim(noc, cm->cluster, &ops, err);
         if (status != KS_OK) {
             return status;
         }
@@ -578,14 +590,14 @@ static void check_wild(sim_cluster_mem *cm, const sim_hart *h, const bh_noc_wind
 {
     const sim_noc_target *to = sim_noc_find(cm->noc, t->x, t->y);
     if (h == NULL || to == NULL || to->kind != SIM_NOC_LIM ||
-        sim_wild_allowed(cm->cluster, to->cm->cluster, a, n)) {
+        sim_wild_allowed(cm->cluster, to->cluster, a, n)) {
         return;
     }
     uint64_t ps = hart_ps(cm, h);
     sim_wild_write w = {
         .cluster = (uint8_t)cm->cluster,
         .core = (uint8_t)h->hartid,
-        .target = (uint8_t)to->cm->cluster,
+        .target = (uint8_t)to->cluster,
         .x = (uint8_t)t->x,
         .y = (uint8_t)t->y,
         .pc = h->pc,

@@ -1,7 +1,6 @@
 /* sim_noc.c: the card's NoC router (sim_noc.h). */
 #include "sim_noc.h"
 
-#include "sim_cluster_mem.h"
 
 #include <string.h>
 
@@ -56,9 +55,9 @@ const sim_noc_target *sim_noc_find(const sim_noc *n, unsigned x, unsigned y)
     return &n->targets[n->at[x][y]];
 }
 
-int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, ks_error *err)
+int sim_noc_add_lim(sim_noc *n, unsigned cluster, const sim_noc_lim_ops *ops, ks_error *err)
 {
-    unsigned x = BH_CLUSTER_TILE_X(cm->cluster), y = BH_CLUSTER_TILE_Y(cm->cluster);
+    unsigned x = BH_CLUSTER_TILE_X(cluster), y = BH_CLUSTER_TILE_Y(cluster);
     sim_noc_target *t = (sim_noc_target *)sim_noc_find(n, x, y);
     if (t == NULL) {
         if (n->ntargets == SIM_NOC_MAX_TARGETS) {
@@ -66,16 +65,16 @@ int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, ks_error *err)
         }
         t = &n->targets[n->ntargets++];
     }
-    *t = (sim_noc_target){.x = x, .y = y, .kind = SIM_NOC_LIM, .cm = cm};
+    *t = (sim_noc_target){.x = x, .y = y, .kind = SIM_NOC_LIM, .cluster = cluster, .lim = *ops};
     index_tiles(n);
     return KS_OK;
 }
 
-void sim_noc_remove_lim(sim_noc *n, const struct sim_cluster_mem *cm)
+void sim_noc_remove_lim(sim_noc *n, const void *ctx)
 {
     unsigned j = 0;
     for (unsigned i = 0; i < n->ntargets; i++) {
-        if (!(n->targets[i].kind == SIM_NOC_LIM && n->targets[i].cm == cm)) {
+        if (!(n->targets[i].kind == SIM_NOC_LIM && n->targets[i].lim.ctx == ctx)) {
             n->targets[j++] = n->targets[i];
         }
     }
@@ -102,8 +101,7 @@ int sim_noc_load(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned siz
         }
     } else if (t->kind == SIM_NOC_LIM) {
         if (!in_lim(addr, size) ||
-            sim_cluster_mem_read_lim(t->cm, addr - BH_NOC_LIM_BASE + BH_LIM_BASE, &v, size,
-                                     NULL) != KS_OK) {
+            t->lim.read(t->lim.ctx, addr - BH_NOC_LIM_BASE + BH_LIM_BASE, &v, size) != KS_OK) {
             return -1;
         }
     } else if (addr >= BH_BANK_BYTES || size > BH_BANK_BYTES - addr ||
@@ -129,8 +127,8 @@ int sim_noc_store(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned si
     if (t->kind == SIM_NOC_LIM) {
         /* write_lim clears the target's reservations on the lines. */
         return in_lim(addr, size) &&
-                       sim_cluster_mem_write_lim(t->cm, addr - BH_NOC_LIM_BASE + BH_LIM_BASE,
-                                                 &value, size, NULL) == KS_OK
+                       t->lim.write(t->lim.ctx, addr - BH_NOC_LIM_BASE + BH_LIM_BASE, &value, size) ==
+                           KS_OK
                    ? 0
                    : -1;
     }
@@ -150,8 +148,8 @@ int sim_noc_write(sim_noc *n, unsigned x, unsigned y, uint64_t addr, const void 
     }
     if (t->kind == SIM_NOC_LIM) {
         return in_lim(addr, bytes) &&
-                       sim_cluster_mem_write_lim(t->cm, addr - BH_NOC_LIM_BASE + BH_LIM_BASE, src,
-                                                 bytes, NULL) == KS_OK
+                       t->lim.write(t->lim.ctx, addr - BH_NOC_LIM_BASE + BH_LIM_BASE, src, bytes) ==
+                           KS_OK
                    ? 0
                    : -1;
     }

@@ -20,8 +20,6 @@
 #include "sim_dram.h"
 #include "sim_wild.h"
 
-struct sim_cluster_mem;
-
 #define SIM_NOC_MAX_TARGETS (BH_DRAM_BANKS * BH_BANK_PORTS + BH_CLUSTERS + BH_GRID_CORES)
 #define SIM_NOC_COLUMNS 17u /* x 0..16 */
 #define SIM_NOC_ROWS 12u    /* y 0..11 */
@@ -45,11 +43,22 @@ typedef struct sim_noc_tile_ops {
                  uint64_t at_ps);
 } sim_noc_tile_ops;
 
+/* An X280 cluster's local memory as the router reaches it (the cluster's
+ * memory map gives these, sim_cluster_mem.c): n bytes at a core address
+ * (BH_LIM_BASE + offset), KS_OK or a failure.  A write clears the
+ * cluster's reservations on the lines it touches. */
+typedef struct sim_noc_lim_ops {
+    void *ctx;
+    int (*read)(void *ctx, uint64_t addr, void *dst, uint64_t n);
+    int (*write)(void *ctx, uint64_t addr, const void *src, uint64_t n);
+} sim_noc_lim_ops;
+
 typedef struct sim_noc_target {
     unsigned x, y;
     sim_noc_kind kind;
     unsigned bank;              /* SIM_NOC_BANK */
-    struct sim_cluster_mem *cm; /* SIM_NOC_LIM */
+    unsigned cluster;           /* SIM_NOC_LIM */
+    sim_noc_lim_ops lim;        /* SIM_NOC_LIM */
     unsigned core;              /* SIM_NOC_TENSIX */
 } sim_noc_target;
 
@@ -68,11 +77,12 @@ typedef struct sim_noc {
  * the eight banks registered at their tiles, no cluster yet. */
 void sim_noc_init(sim_noc *n, sim_dram *dram);
 
-/* Registers cluster cm->cluster's LIM at its tile (replacing an earlier
- * registration of that tile).  KS_OK or KS_ERR_BUG (table full). */
-int sim_noc_add_lim(sim_noc *n, struct sim_cluster_mem *cm, ks_error *err);
-/* Removes every target that is cm (a cluster going away). */
-void sim_noc_remove_lim(sim_noc *n, const struct sim_cluster_mem *cm);
+/* Registers cluster `cluster`'s LIM at its tile, reached through ops
+ * (copied; replacing an earlier registration of that tile).  KS_OK or
+ * KS_ERR_BUG (table full). */
+int sim_noc_add_lim(sim_noc *n, unsigned cluster, const sim_noc_lim_ops *ops, ks_error *err);
+/* Removes every LIM target whose ops.ctx is ctx (a cluster going away). */
+void sim_noc_remove_lim(sim_noc *n, const void *ctx);
 
 /* The Tensix tiles answer through ops (copied) from now on. */
 void sim_noc_add_tensix(sim_noc *n, const sim_noc_tile_ops *ops);
