@@ -94,9 +94,9 @@ USES_$(S)/fpu := $(S)/hart $(S)/memory $(SIM_API)
 USES_$(S)/vector := $(S)/fpu $(S)/hart $(S)/memory $(SIM_API)
 USES_$(S)/cluster := $(S)/hart $(S)/memory $(SIM_API)
 USES_$(S)/exec := $(S)/hart $(S)/memory $(SIM_API)
-USES_$(S)/tensix := $(S)/memory $(SIM_API)
+USES_$(S)/grid := $(S)/memory $(SIM_API)
 USES_$(S)/dispatcher := $(S)/memory $(SIM_API)
-USES_$(S)/card := $(S)/cluster $(S)/tensix $(S)/dispatcher $(S)/hart $(S)/memory $(SIM_API)
+USES_$(S)/card := $(S)/cluster $(S)/grid $(S)/dispatcher $(S)/hart $(S)/memory $(SIM_API)
 
 # lib/: the host library.
 LIB_API := kmx/host device/sim/include $(CONTRACT) support

@@ -1,4 +1,4 @@
-/* Tests for the hart (device/sim/hart*.c, rvc.c): programs assembled at
+/* Tests for the hart (device/sim/hart*.c, hart_rvc.c): programs assembled at
  * test time (rv_assemble.h) run on hart_rig.h's bench, its device
  * DEV_SIZE bytes with a timer.  mtvec starts at a `wfi` stub, so a trap
  * ends a run as a program's final `wfi` does.

@@ -1,7 +1,7 @@
 /* hart_internal: what the hart's files share — the decoded entry and its
  * dense operation enum, the decoded blocks (hart_block.c), the cost table
  * of modeled time, the mstatus bits, and the functions the hot loop
- * (sim_hart.c) calls out to: the decoder (hart_decode.c, rvc.c), CSRs
+ * (sim_hart.c) calls out to: the decoder (hart_decode.c, hart_rvc.c), CSRs
  * (hart_csr.c), traps and memory slow paths (hart_trap.c, hart_mem.c),
  * the trigger module and PMP (hart_trigger.c, hart_pmp.c).
  * Not for other modules: they use sim_hart.h. */
@@ -352,7 +352,7 @@ bool sim_pmp_fetch_denied(const sim_hart *h, uint64_t pc, unsigned len, uint64_t
 bool sim_icache_pmp_fenced(const struct sim_icache *ic, uint64_t pc);
 void sim_icache_repmp(sim_mem *m, struct sim_icache *ic);
 
-/* rvc.c: the 32-bit instruction a compressed one stands for, or 0 when
+/* hart_rvc.c: the 32-bit instruction a compressed one stands for, or 0 when
  * `c` is reserved or illegal (0 is itself illegal as a 32-bit word). */
 uint32_t sim_rvc_expand(uint16_t c);
 

@@ -2,7 +2,7 @@
  * code (hart_jit.c says what that code is and which host registers hold
  * what): the translation in progress (`tr`), with its out-of-line stubs
  * and exit slots, which hart_jit.c places after the body; the emitters of
- * an entry's code and of each stub.  x86-64 only (jit_x86.h). */
+ * an entry's code and of each stub.  x86-64 only (hart_jit_x86.h). */
 #ifndef HART_JIT_EMIT_H
 #define HART_JIT_EMIT_H
 
@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "hart_internal.h"
-#include "jit_x86.h"
+#include "hart_jit_x86.h"
 
 #define REG(field) ((int32_t)offsetof(sim_jit_regs, field)) /* off r15 */
 #define XR(r) ((int32_t)(8 * (r)))                           /* x[r] off rbx */

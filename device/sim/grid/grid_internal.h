@@ -1,6 +1,6 @@
 /* grid_internal.h: what the grid's own files share — the grid and its
  * cores (sim_grid.c), the X280 ports of its cores (grid_port.c) and the
- * built-in handlers (builtins.c) — and nothing else. */
+ * built-in handlers (grid_builtins.c) — and nothing else. */
 #ifndef GRID_INTERNAL_H
 #define GRID_INTERNAL_H
 
