@@ -80,7 +80,8 @@ HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
 #                (device/sim/include/) is visible
 #   lib/         the host library: the card's API and exec's, never a part
 #   cmd/         the command: lib/ and the same API
-# `make -s print-inc-FOLDER` prints a folder's flags (tests/cli/layers.bats).
+# `make -s print-inc FOLDER=lib/run` prints a folder's flags
+# (tests/cli/layers.bats).
 CONTRACT := kmx/include device/include
 USES_support :=
 
@@ -170,7 +171,7 @@ KMX_HOST_DATA := $(SHARE)/kmx/host/libkmx_host.a $(SHARE)/kmx/host/kmx_host.h
 KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ikmx -Ikmx/host \
   -Ikmx/include -Idevice/include
 
-.PHONY: all test install clean print-%
+.PHONY: all test install clean print-inc print-%
 all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN) $(B)/tests/gdb_fake_server
 
 # Every host object, in its module's include folders (inc_of).
@@ -192,11 +193,15 @@ $(B)/bin/kmrun: $(CMD_OBJ) $(LIBS)
 	$(call say,LINK,$@)$(CC) $(HOST_LDFLAGS) -o $@ $(CMD_OBJ) $(LIBS) $(HOST_LDLIBS)
 
 # A unit test's binary is named after its source, wherever in tests/unit
-# the source mirrors what it tests.
-vpath %_test.c $(sort $(dir $(UNIT_SRC)))
-$(B)/tests/%_test: %_test.c $(LIBS)
+# the source mirrors what it tests.  A test that moved leaves its old path
+# in the binary's dependency file until the next build rewrites it: that
+# path is nothing to make.
+unit_src = $(filter %/$(1).c,$(UNIT_SRC))
+tests/unit/%_test.c: ;
+.SECONDEXPANSION:
+$(B)/tests/%_test: $$(call unit_src,$$*_test) $(LIBS)
 	@mkdir -p $(@D)
-	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -MF $@.d $(HOST_LDFLAGS) $< -o $@ $(LIBS) $(HOST_LDLIBS) -lcmocka
+	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -MF $@.d $(HOST_LDFLAGS) $(call unit_src,$*_test) -o $@ $(LIBS) $(HOST_LDLIBS) -lcmocka
 
 # The fake target served on TCP, for the test that drives a real
 # gdb-multiarch (tests/cli/gdb.bats); not a unit test (no _test suffix).
@@ -214,10 +219,10 @@ $(SHARE)/kmx/host/libkmx_host.a: $(KMX_HOST_OBJ)
 $(SHARE)/kmx/host/%.h: kmx/host/%.h
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
-$(B)/tests/kmx_host_test $(B)/tests/kmx_host_twin_test: $(B)/tests/%: %.c \
+$(B)/tests/kmx_host_test $(B)/tests/kmx_host_twin_test: $(B)/tests/%: $$(call unit_src,$$*) \
   $(SHARE)/kmx/host/libkmx_host.a
 	@mkdir -p $(@D)
-	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -pthread -MF $@.d $(LDFLAGS) $< -o $@ \
+	$(call say,TEST,$@)$(CC) $(HOST_CFLAGS) $(TEST_INC) -pthread -MF $@.d $(LDFLAGS) $(call unit_src,$*) -o $@ \
 	  $(SHARE)/kmx/host/libkmx_host.a -lcmocka -pthread
 
 $(B)/rv/%.o: %.c
@@ -266,8 +271,8 @@ install: all
 
 # `make -s print-LIB_INC`: a variable's value (the layering test asks
 # which folders a layer sees).
-print-inc-%:
-	@echo $(call inc_of,$*)
+print-inc:
+	@echo $(call inc_of,$(FOLDER))
 print-%:
 	@echo $($*)
 

@@ -1,6 +1,6 @@
 /* cmd/exec.c: `kmrun exec [--max-instructions N] [--json]
  * [--trace-instructions[=FILE]] [--gdb PORT] FILE.elf` — a bare-metal RV64
- * ELF on one simulated hart (device/sim/sim_exec.h): how instruction tests
+ * ELF on one simulated hart (device/sim/include/sim_exec.h): how instruction tests
  * and speed measurements run, with a commit log of every instruction in
  * Spike's format (to stderr, as Spike writes it, or to FILE) for
  * co-simulation, or under gdb-multiarch (lib/km_gdb_exec.h).  The JSON is written by

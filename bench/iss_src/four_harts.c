@@ -1,4 +1,4 @@
-/* bench/iss: four harts of one simulated cluster (device/sim/sim_cluster.h)
+/* bench/iss: four harts of one simulated cluster (device/sim/cluster/sim_cluster.h)
  * running four_harts.S from local memory, all at once, stepped by the
  * cluster's clock as `kmrun run` steps them.  Built by bench/iss against
  * the build's libsim.a and libks.a.

@@ -1,7 +1,7 @@
 /* kmx_host_align.c: a misaligned access in thread code traps on the host
  * as it does on the card.
  *
- * The card's rule (device/sim/hart_mem.c, vec_mem.c): every load, store,
+ * The card's rule (device/sim/hart/hart_mem.c, vec_mem.c): every load, store,
  * LR/SC, AMO, FP and vector element access that is not naturally aligned
  * traps — cause 4 (load) or 6 (store/AMO), mtval the address — in any
  * memory (regions, LIM, the stack).  GCC for RISC-V reaches a C object

@@ -1,4 +1,4 @@
-/* Tests for device/sim/sim_noc.c and the NoC windows of
+/* Tests for device/sim/memory/sim_noc.c and the NoC windows of
  * sim_cluster_mem.c: a store through a window lands in another cluster's
  * LIM or in a DRAM bank (around every cache), loads come back, closed
  * windows and unknown tiles fault, `mode` written last takes effect,

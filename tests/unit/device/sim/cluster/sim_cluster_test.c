@@ -1,4 +1,4 @@
-/* Tests for device/sim/sim_cluster_mem.c and sim_cluster.c: a cluster's
+/* Tests for device/sim/cluster/sim_cluster_mem.c and sim_cluster.c: a cluster's
  * memory map (LIM, the cached and uncached windows of its bank, FLUSH64,
  * CLINT mtime, the NoC window registers, faults), what its accesses cost,
  * and — with real harts — the bandwidth calibration, wfi, quanta and

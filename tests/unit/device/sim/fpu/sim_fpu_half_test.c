@@ -1,4 +1,4 @@
-/* Tests for Zfh in device/sim/fpu.c and fpu_soft.c (sim_fpu.h): the
+/* Tests for Zfh in device/sim/fpu/fpu.c and fpu_soft.c (sim_fpu.h): the
  * half-precision instructions driven through sim_fpu_exec on a zeroed
  * hart, bit for bit, and a random cross-check of fadd/fsub/fmul/fdiv/
  * fsqrt/fmadd.h against an oracle of this file's own.

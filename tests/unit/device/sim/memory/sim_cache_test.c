@@ -1,4 +1,4 @@
-/* Tests for device/sim/sim_cache.c: a cluster's cache of its bank — hits,
+/* Tests for device/sim/memory/sim_cache.c: a cluster's cache of its bank — hits,
  * misses, write-back on eviction and on FLUSH64, the 128 KiB conflict,
  * and the card's hazards (stale lines, dirty lines over newer data). */
 #include <setjmp.h>

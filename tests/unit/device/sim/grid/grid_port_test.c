@@ -1,4 +1,4 @@
-/* Tests for device/sim/grid_port.c: the Tensix cores' X280 ports — a
+/* Tests for device/sim/grid/grid_port.c: the Tensix cores' X280 ports — a
  * message slot taking its two halves as one landing, what a core sees
  * before and after a landing, ask and answer by sequence, the wait limit
  * and the stop with where they gave up, the sending kernel, a core with no

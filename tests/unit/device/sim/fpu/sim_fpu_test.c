@@ -1,4 +1,4 @@
-/* Tests for device/sim/fpu.c and fpu_soft.c (sim_fpu.h): every F and D
+/* Tests for device/sim/fpu/fpu.c and fpu_soft.c (sim_fpu.h): every F and D
  * instruction driven through sim_fpu_exec on a zeroed hart, with the
  * result register and fcsr checked bit for bit (Zfh's half precision:
  * sim_fpu_half_test.c).

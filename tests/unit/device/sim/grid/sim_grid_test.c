@@ -1,4 +1,4 @@
-/* Tests for device/sim/sim_grid.c and grid_builtins.c: the Tensix grid, its
+/* Tests for device/sim/grid/sim_grid.c and grid_builtins.c: the Tensix grid, its
  * built-in handlers, a program's handler from a kernels object built here,
  * coroutine waits, time limits, busy cores and determinism. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Tests for device/sim/sim_dram.c: sparse banks, host access, watchers. */
+/* Tests for device/sim/memory/sim_dram.c: sparse banks, host access, watchers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Tests for the hart's trigger module (device/sim/hart_trigger.c): the
+/* Tests for the hart's trigger module (device/sim/hart/hart_trigger.c): the
  * CSRs' legal values (write any, read legal), machine mode against a
  * debugger's (dmode) trigger, and the triggers in a run — execute, load,
  * store, before the instruction, with the modeled time a trap costs and

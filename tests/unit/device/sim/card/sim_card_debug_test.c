@@ -1,4 +1,4 @@
-/* Tests for device/sim/sim_card_debug.c and sim_cluster_debug.c: a card's
+/* Tests for device/sim/card/sim_card_debug.c and sim_cluster_debug.c: a card's
  * observers see every probe, watch, step and trap of the work cores, may
  * change the sets from inside an event, read registers and memory as a
  * core does — and the observed run ends exactly where the plain one does

@@ -1,4 +1,4 @@
-/* Tests for device/sim/hart_jit_x86.h: each encoder's bytes, for the operand
+/* Tests for device/sim/hart/hart_jit_x86.h: each encoder's bytes, for the operand
  * kinds the translator (hart_jit.c) uses — registers low and high (REX),
  * bases that need a SIB (rsp, r12) or a displacement (rbp, r13), 8- and
  * 32-bit displacements and immediates, 16-bit and byte operands — set

@@ -1,4 +1,4 @@
-/* Tests for device/sim/sim_checker.c: the hand-over checker on a
+/* Tests for device/sim/memory/sim_checker.c: the hand-over checker on a
  * cluster's memory map (sim_cluster_mem with the checker) — a stale read
  * after another agent's write with its three sites, none after the
  * invalidate or when the bytes read are the same, a lost write over a

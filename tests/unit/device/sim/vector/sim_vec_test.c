@@ -1,4 +1,4 @@
-/* Tests for the vector unit (device/sim/vec_*.c) where the instruction
+/* Tests for the vector unit (device/sim/vector/vec_*.c) where the instruction
  * tests (tests/isa/rvv_*.S, whose RAM costs nothing) cannot look: the
  * modeled time of vector instructions (the datapath's beats, memory
  * latency once per 64-byte line), elements through the device callbacks

@@ -1,4 +1,4 @@
-/* Tests for device/sim/sim_dispatcher.c: the command ring's protocol, the
+/* Tests for device/sim/dispatcher/sim_dispatcher.c: the command ring's protocol, the
  * job queue, busy rejections and wakes, results, timeouts, the round-robin
  * loop and determinism.  The grid is a fake behind sim_job_ops; the
  * "thread" is sim_ring_host. */

@@ -1,4 +1,4 @@
-/* Tests for device/sim/sim_print.c and kmx/include/kmx_print_format.h:
+/* Tests for device/sim/grid/sim_print.c and kmx/include/kmx_print_format.h:
  * a print's record as every writer encodes it and its text as the drain
  * formats it — each conversion, flag, width and length of the format set,
  * what is not a conversion, cut strings and records, a full buffer that

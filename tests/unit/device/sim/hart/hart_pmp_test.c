@@ -1,4 +1,4 @@
-/* Tests for the hart's physical memory protection (device/sim/hart_pmp.c):
+/* Tests for the hart's physical memory protection (device/sim/hart/hart_pmp.c):
  * the CSRs' legal values (pmpaddr's granularity bits, pmpcfg's reserved
  * combinations, the entries past the eighth, locks until reset), the
  * matching (NAPOT and TOR ranges, the lowest entry deciding, a partial

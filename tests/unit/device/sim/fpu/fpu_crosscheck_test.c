@@ -1,4 +1,4 @@
-/* Cross-check of sim_fpu's host fast path (device/sim/fpu_host.h) against
+/* Cross-check of sim_fpu's host fast path (device/sim/fpu/fpu_host.h) against
  * its software path (fpu_soft.c): random instructions, each run twice
  * through sim_fpu_run on identical harts, once with the fast path on and
  * once forced off, comparing the destination register's bits and fcsr.

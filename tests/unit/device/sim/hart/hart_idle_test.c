@@ -1,4 +1,4 @@
-/* Tests for device/sim/hart_idle.c's trap loops (sim_hart_trap_loop): a
+/* Tests for device/sim/hart/hart_idle.c's trap loops (sim_hart_trap_loop): a
  * hart whose trap handler is where it traps — a fetch outside the code
  * (a pc a debugger set wild, an mtvec nobody set), an illegal
  * instruction, ecall — is proven idle once a trap changes nothing but
