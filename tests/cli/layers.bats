@@ -1,44 +1,87 @@
 #!/usr/bin/env bats
-# Who may include whom (../shared/DESIGN.md): each layer compiles with only
-# the include folders it may see (the Makefile's *_INC), so a wrong-way
-# include does not build.  These tests compile one line with a layer's
-# folders, as the build does, and look for the ways around them.
+# Who may include whom: every folder of sources is a module that compiles
+# with its own folder and the folders its USES_ line in the Makefile names
+# (`make -s print-inc FOLDER=...`).  These tests ask the Makefile for each
+# folder's flags and compile includes with them, as the build does: every
+# include that runs the wrong way fails, for every pair of folders; and the
+# pictures in README.md and device/sim/README.md say what the Makefile says
+# (layers_check.sh makes the checks that look at every folder).
 
 # shellcheck disable=SC2154 # output, status: set by run
 load helpers
 
-# compiles_in LAYER HEADER: whether `#include "HEADER"` builds with LAYER's
-# include folders (SUPPORT_INC, SIM_INC, LIB_INC, CMD_INC).
-compiles_in() {
-    local inc
-    inc=$(make -s -C "$KMRUN_TOP" "print-$1") || return 2
+check() { "$KMRUN_TOP/tests/cli/layers_check.sh" "$KMRUN_TOP" "$@"; }
+modules() { check modules; }
+flags_of() { make -s --no-print-directory -C "$KMRUN_TOP" print-inc FOLDER="$1"; }
+# includes FOLDER HEADER: whether `#include "HEADER"` preprocesses with
+# FOLDER's flags (from a file outside every folder, so that the including
+# file's own folder does not count).
+includes() {
+    local flags
+    flags=$(flags_of "$1") || return 2
+    # shellcheck disable=SC2086 # the flags are words
     (cd "$KMRUN_TOP" && printf '#include "%s"\n' "$2" |
-        cc -std=c11 -D_GNU_SOURCE -fsyntax-only $inc -x c - 2>/dev/null)
+        cc -std=c11 -D_GNU_SOURCE -E $flags -x c - >/dev/null 2>&1)
 }
 
-@test "layers: lib/ and cmd/ reach the card through its API, never a part" {
-    compiles_in LIB_INC sim_card.h
-    compiles_in LIB_INC sim_exec.h
-    compiles_in CMD_INC sim_card.h
-    for part in sim_cluster.h sim_grid.h sim_dispatcher.h sim_dram.h sim_noc.h sim_hart.h sim_kernel.h; do
-        run compiles_in LIB_INC "$part"
-        [ "$status" -ne 0 ] || { echo "lib/ can include $part"; false; }
-        run compiles_in CMD_INC "$part"
-        [ "$status" -ne 0 ] || { echo "cmd/ can include $part"; false; }
-    done
-}
-
-@test "layers: the simulator and support/ cannot include the host library or the command" {
-    compiles_in SIM_INC sim_cluster.h
-    compiles_in SIM_INC ks_elf.h
-    for h in km_error.h km_session.h km_program.h cmd.h; do
-        run compiles_in SIM_INC "$h"
-        [ "$status" -ne 0 ] || { echo "device/sim/ can include $h"; false; }
-        run compiles_in SUPPORT_INC "$h"
-        [ "$status" -ne 0 ] || { echo "support/ can include $h"; false; }
-    done
-    run compiles_in SUPPORT_INC sim_card.h
+@test "layers: every folder of sources has a USES_ line, and one without cannot build" {
+    run check no-uses
+    [ "$status" -eq 0 ] && [ -z "$output" ] || { echo "no USES_ line for: $output"; false; }
+    [ "$(modules | wc -l)" -ge 10 ]
+    run make -s --no-print-directory -C "$KMRUN_TOP" print-inc FOLDER=lib/nowhere
     [ "$status" -ne 0 ]
+    [[ "$output" == *"lib/nowhere/ is no module: give it a USES_lib/nowhere line"* ]]
+}
+
+@test "layers: for every pair of folders, an include the Makefile does not allow does not build" {
+    check pairs
+}
+
+@test "layers: no cycles, and a folder sees all that what it uses sees" {
+    check closure
+}
+
+# (The pairs test shows that a folder can include no more than its flags
+# reach; these two pin what the flags may reach across the layers.)
+@test "layers: the library and the command reach the simulator through its API, never a part" {
+    local f d
+    for f in $(modules | grep -E '^(lib|cmd)(/|$)'); do
+        for d in $(flags_of "$f"); do
+            [[ "$d" != -Idevice/sim* ]] || [ "$d" = -Idevice/sim/include ] ||
+                { echo "$f/ sees $d"; false; }
+        done
+    done
+    includes lib/run sim_card.h 2>/dev/null || includes lib sim_card.h
+    includes cmd sim_exec.h
+    ! includes cmd sim_hart.h
+}
+
+@test "layers: the simulator and support/ cannot include the library or the command" {
+    local f d
+    for f in $(modules | grep -E '^(device/sim|support)(/|$)'); do
+        for d in $(flags_of "$f"); do
+            [[ "$d" != -Ilib* && "$d" != -Icmd* && "$d" != -Ikmx/host ]] || { echo "$f/ sees $d"; false; }
+        done
+    done
+    ! includes device/sim/card km_session.h
+    ! includes support sim_card.h
+}
+
+@test "layers: device/sim/README.md's Layout is the Makefile's" {
+    check picture device/sim/README.md device/sim
+}
+
+@test "layers: no folder directly holds more than 24 C files and headers, no source is over 1,000 lines" {
+    local d n bad=0
+    for d in $(cd "$KMRUN_TOP" && find support device lib cmd kmx tests/unit -type d); do
+        n=$(find "$KMRUN_TOP/$d" -maxdepth 1 -name '*.[ch]' | wc -l)
+        [ "$n" -le 24 ] || { echo "$d/ holds $n C files and headers"; bad=1; }
+    done
+    while read -r n f; do
+        [ "$f" = total ] || [ "$n" -le 1000 ] || { echo "$f: $n lines"; bad=1; }
+    done < <(cd "$KMRUN_TOP" && find support device lib cmd kmx tests/unit tests/fuzz tests/gdb \
+        -name '*.[chS]' -print0 | xargs -0 wc -l)
+    [ "$bad" -eq 0 ]
 }
 
 @test "layers: no source steps around its include folders with a relative path" {

@@ -1,5 +1,5 @@
 # Vector floating point (VLEN 512, SEW 16, 32 and 64) beyond the random
-# cross-check against the scalar FPU (tests/unit/sim_vec_test.c): the .vf
+# cross-check against the scalar FPU (tests/unit/device/sim/vector/sim_vec_test.c): the .vf
 # forms (vs2 op f, and the reversed vfrsub/vfrdiv), NaN-boxing of the
 # scalar operand, vfmv.v.f, vfmv.f.s (NaN-boxed at SEW 32), vfmv.s.f,
 # vfmerge, vfslide1up/down, the compares vmfne/vmfgt/vmfge, the ordered,

@@ -3,7 +3,7 @@
  * at [base + index * scale + disp], the integer ALU, shifts, compares,
  * setcc/cmovcc, jumps with 32-bit displacements patched later, and the
  * few others a RISC-V integer instruction needs.  Nothing here knows the
- * hart; tests/unit/jit_x86_test.c checks each form's bytes against GNU
+ * hart; tests/unit/device/sim/hart/jit_x86_test.c checks each form's bytes against GNU
  * as.
  *
  * The caller makes room first (jx_room): the encoders write without
