@@ -91,7 +91,8 @@ USES_device/sim := $(SIM_API)
 # lib/: the host library.
 LIB_API := kmx/host device/sim/include $(CONTRACT) support
 USES_lib/base := $(LIB_API)
-USES_lib := lib/base $(LIB_API)
+USES_lib/manifest := lib/base $(LIB_API)
+USES_lib := lib/manifest lib/base $(LIB_API)
 
 USES_cmd = $(LIB_FOLDERS) $(LIB_API)
 
