@@ -92,7 +92,8 @@ USES_device/sim := $(SIM_API)
 LIB_API := kmx/host device/sim/include $(CONTRACT) support
 USES_lib/base := $(LIB_API)
 USES_lib/manifest := lib/base $(LIB_API)
-USES_lib := lib/manifest lib/base $(LIB_API)
+USES_lib/build := lib/manifest lib/base $(LIB_API)
+USES_lib := lib/build lib/manifest lib/base $(LIB_API)
 
 USES_cmd = $(LIB_FOLDERS) $(LIB_API)
 
