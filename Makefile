@@ -93,7 +93,8 @@ LIB_API := kmx/host device/sim/include $(CONTRACT) support
 USES_lib/base := $(LIB_API)
 USES_lib/manifest := lib/base $(LIB_API)
 USES_lib/build := lib/manifest lib/base $(LIB_API)
-USES_lib := lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/rundir := lib/base $(LIB_API)
+USES_lib := lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 
 USES_cmd = $(LIB_FOLDERS) $(LIB_API)
 
