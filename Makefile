@@ -94,7 +94,8 @@ USES_lib/base := $(LIB_API)
 USES_lib/manifest := lib/base $(LIB_API)
 USES_lib/build := lib/manifest lib/base $(LIB_API)
 USES_lib/rundir := lib/base $(LIB_API)
-USES_lib := lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/run := lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib := lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 
 USES_cmd = $(LIB_FOLDERS) $(LIB_API)
 
