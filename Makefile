@@ -96,7 +96,7 @@ USES_lib/build := lib/manifest lib/base $(LIB_API)
 USES_lib/rundir := lib/base $(LIB_API)
 USES_lib/run := lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 USES_lib/backends := lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
-USES_lib := lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/gdb := $(LIB_API)
 
 USES_cmd = $(LIB_FOLDERS) $(LIB_API)
 
