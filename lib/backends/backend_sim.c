@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends.h"
 #include "km_driver.h"
 #include "km_ports.h"
 #include "sim_card.h"

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends.h"
 #include "kmx_host.h"
 #include "session_internal.h"
 

@@ -67,17 +67,10 @@ static int fault_from_env(km_fault *out, km_error *err)
                    "unknown KMRUN_SIM_FAULT '%s' (expected args, region, bank, check or ring)", v);
 }
 
-int km_session_open(km_session **out, const km_program *p, km_backend b, km_error *err)
+int km_session_open_ops(km_session **out, const km_program *p, const km_backend_ops *ops,
+                        km_error *err)
 {
     *out = NULL;
-    const km_backend_ops *ops = NULL;
-    if (b == KM_BACKEND_SIM)
-        ops = &km_sim_backend;
-    else if (b == KM_BACKEND_HOST)
-        ops = &km_host_backend;
-    if (!ops)
-        return km_fail(err, KM_EXIT_USAGE, "the '%s' backend is not available in this kmrun",
-                       km_backend_name(b));
     km_session *s = calloc(1, sizeof *s);
     if (!s)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory for a session");

@@ -12,8 +12,8 @@
  *   km_session_close(s)
  *
  * Backends sit behind one table of functions (session_internal.h), so a
- * `card` (a real Blackhole) backend is a new file and a line in km_session.c,
- * not a change to any caller.  `sim` and `host` exist; `card` is refused at
+ * `card` (a real Blackhole) backend is a new file and a line in
+ * lib/backends/backends.c, not a change to any caller.  `sim` and `host` exist; `card` is refused at
  * open.  What a run means (the stop, stuck, stopping the others) is the
  * run driver's (km_driver.h), the same for every backend.
  *
@@ -249,7 +249,8 @@ struct km_timeline;
 int km_session_timeline(km_session *s, struct km_timeline *t, km_error *err);
 
 /* A session of program p (which must outlive it) on backend b.  KM_OK, or
- * KM_EXIT_USAGE for a backend that is not available. */
+ * KM_EXIT_USAGE for a backend that is not available.  Defined with the
+ * backends (lib/backends/backends.c), which sit above the session. */
 int km_session_open(km_session **out, const km_program *p, km_backend b, km_error *err);
 
 /* Builds the images (KM_EXIT_BUILD, KM_EXIT_SYSTEM as km_build), places

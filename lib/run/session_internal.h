@@ -3,10 +3,10 @@
  *
  * km_session.c does what every backend needs the same way: the build, the
  * plan, the nonce, the timeouts, the region copies; the run itself is the
- * run driver's (km_driver.h).  A backend (backend_sim.c, backend_host.c;
- * one day a card's) does the rest through km_backend_ops: write a
- * cluster's image, argument block and regions (the host steps a-f of
- * kmx_layout.h), fill the driver's hooks, read DRAM back.
+ * run driver's (km_driver.h).  A backend (lib/backends/: backend_sim.c,
+ * backend_host.c; one day a card's) does the rest through km_backend_ops:
+ * write a cluster's image, argument block and regions (the host steps a-f
+ * of kmx_layout.h), fill the driver's hooks, read DRAM back.
  * session_result.c turns a result block into a thread result, which any
  * backend that runs the kmx runtime shares; session_source.c finds source
  * lines. */
@@ -32,7 +32,11 @@ typedef struct km_backend_ops {
     void (*free)(km_session *s);
 } km_backend_ops;
 
-extern const km_backend_ops km_sim_backend;
+/* km_session_open with the backend's table (lib/backends/backends.c picks
+ * it from a km_backend: this folder knows no backend by name, so nothing
+ * here calls up into lib/backends/). */
+int km_session_open_ops(km_session **out, const km_program *p, const km_backend_ops *ops,
+                        km_error *err);
 
 /* Test-only faults, from $KMRUN_SIM_FAULT (device/sim/README.md, "Load
  * and run"): the loader damages what it writes so that a start-up check
@@ -147,8 +151,6 @@ int km_card_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void 
 /* A result block as the host writes it before the start: zero but this
  * run's nonce. */
 void km_result_block_init(kmx_result_block *b, uint64_t nonce);
-
-extern const km_backend_ops km_host_backend;
 
 /* The cached image of the thread running on a cluster plan. */
 const char *km_session_image(const km_session *s, const km_cluster_plan *cp);
