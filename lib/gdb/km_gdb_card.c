@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "km_gdb_sim.h"
+#include "gdb_sim.h"
 #include "sim_card_debug.h"
 
 #define MAX_THREADS (BH_WORK_CLUSTERS * BH_CLUSTER_CORES)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "km_gdb_sim.h"
+#include "gdb_sim.h"
 
 struct km_gdb_exec {
     sim_exec *x;

@@ -1,5 +1,5 @@
 /* km_rundir: finding a run again and reading its regions back, checked
- * against its own record (km_rundir.h); km_rundir_write.c writes runs. */
+ * against its own record (km_rundir.h); rundir_write.c writes runs. */
 #include "km_rundir.h"
 
 #include <cjson/cJSON.h>
@@ -17,8 +17,8 @@
 
 #include "km_fs.h"
 #include "km_fs_at.h"
-#include "km_rundir_names.h"
 #include "km_suggest.h"
+#include "rundir_names.h"
 
 
 char *km_runs_root(const char *run_dir_option)

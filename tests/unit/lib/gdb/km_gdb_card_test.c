@@ -1,4 +1,4 @@
-/* Tests for lib/km_gdb_card.c (and lib/km_gdb_sim.c): the target of `kmrun
+/* Tests for lib/km_gdb_card.c (and lib/gdb_sim.c): the target of `kmrun
  * run --gdb` over a real simulated card whose run goes on in a thread of
  * its own, driven here through the target's ops as the GDB server drives
  * them — breakpoints on every core, a step of one core while the others
@@ -15,7 +15,7 @@
 
 #include "counting_card.h"
 #include "km_gdb_card.h"
-#include "km_gdb_sim.h"
+#include "gdb_sim.h"
 #include "sim_card_debug.h"
 
 #define SPAN_PS (200ull * 1000 * 1000)

@@ -1,4 +1,4 @@
-/* km_gdb_sim: what kmrun's two GDB targets on simulated harts share
+/* gdb_sim: what kmrun's two GDB targets on simulated harts share
  * (`kmrun exec --gdb`, km_gdb_exec.h; `kmrun run --gdb`, km_gdb_card.h):
  * GDB's register numbers as the simulator names registers, and the set
  * of breakpoints and watchpoints GDB has inserted. */

@@ -1,4 +1,4 @@
-/* km_rundir_write: writing a run folder whole, and removing the folders of
+/* rundir_write: writing a run folder whole, and removing the folders of
  * runs that were killed (km_rundir.h).
  *
  * A writer's folder is RUNS/.writing.<id>.<suffix>, and the writer holds
@@ -31,7 +31,7 @@
 
 #include "km_fs.h"
 #include "km_fs_at.h"
-#include "km_rundir_names.h"
+#include "rundir_names.h"
 
 struct km_rundir_writer {
     char *runs, *id, *name, *tmp; /* name: .writing.<id>.<suffix>; tmp: runs/name */

@@ -1,6 +1,6 @@
-/* km_gdb_sim: GDB's registers and points for the simulated harts
- * (km_gdb_sim.h). */
-#include "km_gdb_sim.h"
+/* gdb_sim: GDB's registers and points for the simulated harts
+ * (gdb_sim.h). */
+#include "gdb_sim.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
-/* km_rundir_names: the names inside a runs folder, shared by the writer
- * (km_rundir_write.c) and the reader (km_rundir.c); not part of the
+/* rundir_names: the names inside a runs folder, shared by the writer
+ * (rundir_write.c) and the reader (km_rundir.c); not part of the
  * library's interface. */
 #ifndef KM_RUNDIR_NAMES_H
 #define KM_RUNDIR_NAMES_H
