@@ -2,12 +2,12 @@
  * shared object, out of the content-addressed cache or built through Ninja.
  *
  * The flow: compute each target's direct key from what is known before
- * compiling (lib/build_keys.c); a target whose key leads through its
+ * compiling (lib/build/build_keys.c); a target whose key leads through its
  * direct-mode record to an intact entry is a hit, with no compiler run.
  * Misses are built by Ninja in the program's work folder under the cache
  * (one build at a time per manifest, under a lock; concurrent builds of the
  * same program wait and then find the entries the first one stored), each
- * image checked (lib/km_image.h), then stored. */
+ * image checked (lib/build/km_image.h), then stored. */
 #ifndef KM_BUILD_H
 #define KM_BUILD_H
 

@@ -1,14 +1,14 @@
 /* km_cache: the content-addressed build cache.
  *
  * An entry is a folder of files named by a key, a SHA-256 over everything
- * that decides the files' bytes (the caller computes it: lib/build_keys.c).
+ * that decides the files' bytes (the caller computes it: lib/build/build_keys.c).
  * Layout under the root ($KMRUN_CACHE, else $XDG_CACHE_HOME/kmrun, else
  * ~/.cache/kmrun):
  *
  *   objects/ab/cdef...   one entry: entry.json (its files' sizes and
  *                        SHA-256s, and the caller's metadata) and the files
  *   direct/ab/cdef...    direct-mode records: what a compile included
- *   toolchains/...       memos of compilers' identities (lib/km_toolchain.c)
+ *   toolchains/...       memos of compilers' identities (lib/build/km_toolchain.c)
  *   work/...             Ninja build folders, one per manifest
  *   tmp/                 entries being written; renamed into place whole
  *   stats                hit and miss counters (updated under a lock)

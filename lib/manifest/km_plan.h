@@ -62,7 +62,7 @@ typedef struct km_plan {
 /* KM_OK, or KM_EXIT_USAGE when a bank's tensor ends past the bank (with
  * plan->over) or a cluster would serve more Tensix cores than it has port
  * windows (km_ports_settings_of; no dealing of today's grid does).  This is the one rule for a bank's room: `validate` asks it
- * too (lib/manifest.c), so that what validates also places. */
+ * too (lib/manifest/manifest.c), so that what validates also places. */
 int km_plan_make(const km_program *p, km_plan *plan, km_error *err);
 
 /* The plan of `cluster`, or NULL. */

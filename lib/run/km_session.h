@@ -40,7 +40,7 @@
 
 typedef enum km_backend {
     KM_BACKEND_SIM,  /* the simulated Blackhole (device/sim/) */
-    KM_BACKEND_HOST, /* the host fallback (kmx/host/, lib/backend_host.c) */
+    KM_BACKEND_HOST, /* the host fallback (kmx/host/, lib/backends/backend_host.c) */
     KM_BACKEND_CARD, /* a real card (not built yet) */
 } km_backend;
 

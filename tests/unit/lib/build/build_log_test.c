@@ -1,4 +1,4 @@
-/* Tests for lib/build_log.c: a failed step's output that says the host ran
+/* Tests for lib/build/build_log.c: a failed step's output that says the host ran
  * out of disk, quota, file size or memory is the host's failure (exit 4,
  * the resource and the file named) — fed the Ninja logs the tools really
  * write (issue 26, item 5: a full disk gave exit 3) — and a compile error

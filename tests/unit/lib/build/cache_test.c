@@ -1,6 +1,6 @@
-/* Tests for lib/km_cache.c and lib/cache_admin.c: entries, records,
+/* Tests for lib/build/km_cache.c and lib/build/cache_admin.c: entries, records,
  * corruption, races, gc and clear, on a cache in a temporary folder; and
- * lib/km_hash.c's file hashes, which keys are made of. */
+ * lib/build/km_hash.c's file hashes, which keys are made of. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Tests for lib/km_depfile.c: gcc's dependency files. */
+/* Tests for lib/build/km_depfile.c: gcc's dependency files. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Tests for lib/image_check.c, lib/image_so.c and lib/elf_read.c: real
+/* Tests for lib/build/image_check.c, lib/build/image_so.c and support/ks_elf.c: real
  * images built at test time from tests/fixtures/images with the RISC-V
  * toolchain (and a kernel library with the host compiler), each rule's
  * message, and truncated, corrupt and foreign files, which must be errors

@@ -1,4 +1,4 @@
-/* Tests for lib/image_link_log.c: a real failed link (a struct assignment
+/* Tests for lib/build/image_link_log.c: a real failed link (a struct assignment
  * without libc, linked with the RISC-V toolchain at test time), the forms of
  * GNU ld's and lld's logs, and the explanations of known symbols. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Tests for lib/km_gdb*.c: the GDB remote server driven from memory
+/* Tests for lib/gdb/km_gdb*.c: the GDB remote server driven from memory
  * against the fake target of gdb_fake.h — framing and acks, the target
  * description, registers, memory, threads, points, resumption and its stop
  * replies, malformed packets, and a deterministic fuzz of many thousand

@@ -1,4 +1,4 @@
-/* Tests for lib/km_gdb_card.c (and lib/gdb_sim.c): the target of `kmrun
+/* Tests for lib/gdb/km_gdb_card.c (and lib/gdb/gdb_sim.c): the target of `kmrun
  * run --gdb` over a real simulated card whose run goes on in a thread of
  * its own, driven here through the target's ops as the GDB server drives
  * them — breakpoints on every core, a step of one core while the others

@@ -1,4 +1,4 @@
-/* Tests for lib/km_handlers.c: built-in and program handler ids. */
+/* Tests for lib/manifest/km_handlers.c: built-in and program handler ids. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Tests for the manifest (lib/manifest*.c): every accepted form read into
+/* Tests for the manifest (lib/manifest/manifest*.c): every accepted form read into
  * the model field by field, and a table of bad manifests, each with its
  * exact message and exact line:col, one error each (no cascades). */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Tests for lib/km_plan.c: region placement and argument blocks. */
+/* Tests for lib/manifest/km_plan.c: region placement and argument blocks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
-/* Tests for lib/km_ports.c: the X280 ports' dealing (default over one, two
+/* Tests for lib/manifest/km_ports.c: the X280 ports' dealing (default over one, two
  * and three clusters, a serve map, none), each cluster's ports settings in
  * its argument block (through km_plan) and the ports area the host writes
  * into its local memory; and the run JSON's `ports` and `port_waits`
- * (lib/km_run_json.c).  That the sim backend writes the area where the
+ * (lib/run/km_run_json.c).  That the sim backend writes the area where the
  * runtime reads it is tested end to end in tests/cli/ports_table.bats. */
 #include <setjmp.h>
 #include <stdarg.h>

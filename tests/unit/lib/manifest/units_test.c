@@ -1,4 +1,4 @@
-/* Tests for lib/units.c: numbers, sizes and durations of the manifest. */
+/* Tests for lib/manifest/units.c: numbers, sizes and durations of the manifest. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Tests for lib/yaml_tree.c: positions, scalar types, and what a manifest's
+/* Tests for lib/manifest/yaml_tree.c: positions, scalar types, and what a manifest's
  * YAML may not contain. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Tests for lib/km_handover.c and the run JSON's `handover` entries:
+/* Tests for lib/run/km_handover.c and the run JSON's `handover` entries:
  * the hand-over checker's records (sim_card.h) named after a program's
  * plan — the region copy, its id and offset, the kind, the missing call —
  * and the diagnostic line, from hand-made records (no simulator). */

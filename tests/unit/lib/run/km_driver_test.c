@@ -1,4 +1,4 @@
-/* Tests for the run driver (lib/km_driver.c) with a fake backend, the way
+/* Tests for the run driver (lib/run/km_driver.c) with a fake backend, the way
  * ninja tests its builder with a fake command runner: each fake thread
  * follows a script on modeled time (progress markers, an end, how it
  * answers a stop), and the tests check what the driver makes of it —

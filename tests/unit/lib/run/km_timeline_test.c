@@ -1,4 +1,4 @@
-/* Tests for lib/km_timeline.c: the Chrome Trace Event document it writes —
+/* Tests for lib/run/km_timeline.c: the Chrome Trace Event document it writes —
  * metadata first, events in time order with a holding span before the
  * spans it holds, microseconds written exactly, names escaped, flows with
  * their ids and binding. */

@@ -1,6 +1,6 @@
 /* Tests for the session's pure parts: a result block into a thread's
- * result (lib/session_result.c), the default timeout (lib/km_session.c) and
- * the run JSON's exact numbers (lib/km_run_json.c).  Loading and running on
+ * result (lib/run/session_result.c), the default timeout (lib/run/km_session.c) and
+ * the run JSON's exact numbers (lib/run/km_run_json.c).  Loading and running on
  * the simulated card are tested end to end in tests/cli/run.bats and
  * hazards.bats. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Tests for lib/session_timeline_kernel.c: the card's moments into the
+/* Tests for lib/run/session_timeline_kernel.c: the card's moments into the
  * grid's and the dispatcher's spans, and the commands' flows drawn only
  * with both ends.  (The X280 side, which needs a running card, is tested
  * end to end in tests/cli/timeline.bats.) */

@@ -1,4 +1,4 @@
-/* Tests for lib/km_rundir.c: writing a run, `latest`, finding regions. */
+/* Tests for lib/rundir/km_rundir.c: writing a run, `latest`, finding regions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
