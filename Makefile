@@ -67,7 +67,7 @@ endif
 # the host compiler: kmrun, its unit tests and libkmx_host.a, which ships.
 # Not the RV64 runtime (RV_CFLAGS): another compiler, freestanding, with no
 # libc behind -fstack-protector or _FORTIFY_SOURCE.  Nor what kmrun
-# compiles when it runs (lib/build.c says why).
+# compiles when it runs (lib/build/km_build.c says why).
 HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
   -D_GNU_SOURCE -DKMRUN_VERSION='"$(VERSION)"' -MMD -MP $(OPT) $(CPPFLAGS) $(CFLAGS)
 
@@ -99,9 +99,23 @@ USES_$(S)/grid := $(S)/memory $(SIM_API)
 USES_$(S)/dispatcher := $(S)/memory $(SIM_API)
 USES_$(S)/card := $(S)/cluster $(S)/grid $(S)/dispatcher $(S)/hart $(S)/memory $(SIM_API)
 
-# lib/: the host library.
+# lib/: the host library, one module a folder, each above the folders it
+# names (README.md, "The host library's folders", is this table):
+#   base/      errors, files, processes, suggestions: what every folder needs
+#   manifest/  the program: YAML, the manifest, handlers, ports, the plan
+#   build/     images through the cache, the toolchain, the images' checks
+#   rundir/    the run folder
+#   run/       the session, the run driver, the run JSON, the card's findings
+#   backends/  the sim backend and the host fallback (km_session_open)
+#   gdb/       the GDB remote server and its targets on simulated harts
 LIB_API := kmx/host device/sim/include $(CONTRACT) support
-USES_lib := $(LIB_API)
+USES_lib/base := $(LIB_API)
+USES_lib/manifest := lib/base $(LIB_API)
+USES_lib/build := lib/manifest lib/base $(LIB_API)
+USES_lib/rundir := lib/base $(LIB_API)
+USES_lib/run := lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/backends := lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/gdb := $(LIB_API)
 
 USES_cmd = $(LIB_FOLDERS) $(LIB_API)
 
@@ -116,7 +130,7 @@ LIB_INC = $(foreach d,$(LIB_FOLDERS),-I$(d)) $(foreach d,$(LIB_API),-I$(d))
 SIM_INC = $(foreach d,$(SIM_FOLDERS),-I$(d)) $(foreach d,$(SIM_API),-I$(d))
 CMD_INC = $(call inc_of,cmd)
 # Unit tests look inside what they test, and share the helpers of tests/unit.
-TEST_INC = $(foreach d,$(sort $(dir $(UNIT_SRC))),-I$(d)) $(LIB_INC) $(SIM_INC)
+TEST_INC = -Itests/unit $(foreach d,$(sort $(dir $(UNIT_SRC))),-I$(d)) $(LIB_INC) $(SIM_INC)
 # -rdynamic, -ldl: the grid dlopens the kernels' object, whose handlers call
 # the km_device.h functions of the program that loads it (sim_grid.h).
 HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm -ldl $(LDLIBS)
@@ -128,7 +142,7 @@ RV_CC := $(RV_PREFIX)gcc
 RV_AR := $(RV_PREFIX)ar
 RV_ARCH := -march=rv64gcv_zba_zbb -mabi=lp64d -mcmodel=medany
 # The runtime's debug information names its sources /kmrun/kmx/..., as an
-# image's names the installed headers (lib/km_build.c): a trap or a stuck core
+# image's names the installed headers (lib/build/km_build.c): a trap or a stuck core
 # inside the runtime gets the same source line whatever the checkout's path,
 # and libkmx.a (part of every image's cache key) the same bytes.
 RV_CFLAGS := $(RV_ARCH) -std=c11 -O2 -g -ffreestanding -fno-common \

@@ -1,7 +1,7 @@
 /* cmd: the kmrun command line.  Each subcommand is one file with one entry
  * point, wired by the table in cmd/main.c.  An entry point gets argv with
  * argv[0] being the subcommand's name and returns a KM_EXIT_* status
- * (lib/km_error.h); only cmd/ decides what to print and how to exit.
+ * (lib/base/km_error.h); only cmd/ decides what to print and how to exit.
  *
  * main.c handles `kmrun COMMAND --help` (and -h, anywhere before a `--`)
  * for every command, so an entry point never sees --help.  Entry points

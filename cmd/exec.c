@@ -3,7 +3,7 @@
  * ELF on one simulated hart (device/sim/include/sim_exec.h): how instruction tests
  * and speed measurements run, with a commit log of every instruction in
  * Spike's format (to stderr, as Spike writes it, or to FILE) for
- * co-simulation, or under gdb-multiarch (lib/km_gdb_exec.h).  The JSON is written by
+ * co-simulation, or under gdb-multiarch (lib/gdb/km_gdb_exec.h).  The JSON is written by
  * hand so that 64-bit values (an exit code, an mtval) stay exact. */
 #include <errno.h>
 #include <getopt.h>

@@ -9,7 +9,7 @@
 #include "km_suggest.h"
 #include "ks_text.h"
 
-/* The documented exit codes (lib/km_error.h; man/kmrun.1, EXIT STATUS). */
+/* The documented exit codes (lib/base/km_error.h; man/kmrun.1, EXIT STATUS). */
 static const struct {
     int code;
     const char *meaning;

@@ -1,5 +1,5 @@
 /* run_gdb: `kmrun run --gdb PORT` — the run in a thread of its own, held
- * at every stop by the debugger (lib/km_gdb_card.h), while this thread
+ * at every stop by the debugger (lib/gdb/km_gdb_card.h), while this thread
  * serves gdb-multiarch. */
 #include <errno.h>
 #include <pthread.h>

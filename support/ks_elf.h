@@ -1,5 +1,5 @@
 /* elf_read: a bounds-checked reader of ELF64 little-endian files, private
- * to km_image (lib/image_*.c).  No libelf: <elf.h> and the whole file in
+ * to km_image (lib/build/image_*.c).  No libelf: <elf.h> and the whole file in
  * memory.
  *
  * ks_elf_open() validates everything the accessors later rely on, so that

@@ -1,7 +1,7 @@
 /* ks_trap: one process-wide handler for the signals of a fault (SIGSEGV,
  * SIGBUS, SIGILL, SIGFPE, SIGABRT), shared by the parts of kmrun that run
  * code they do not trust on a thread: the host fallback's threads
- * (lib/host_trap.c) and the Tensix grid's handlers (device/sim/grid/grid_trap.c).
+ * (lib/backends/host_trap.c) and the Tensix grid's handlers (device/sim/grid/grid_trap.c).
  *
  * Each thread has a stack of claims, the innermost first.  A fault goes to
  * the faulting thread's innermost claim, which takes it (its function

@@ -10,7 +10,7 @@
  * structs and memcpy are done in bytes and do not.  x86 does any of them.
  *
  * kmrun compiles a fallback's thread sources with -fsanitize=alignment
- * -fno-sanitize-recover=alignment (lib/km_build.c): before each access
+ * -fno-sanitize-recover=alignment (lib/build/km_build.c): before each access
  * through a typed pointer the compiler checks the pointer against the
  * type's alignment — C's rule, which is the card's for the accesses C
  * makes through such pointers — and calls the handler below when it

@@ -2,7 +2,7 @@
  * thread code.  On the card there is no libc and a thread ends by
  * returning from kmx_main; on the host these would end kmrun's process —
  * every other thread's result and the run folder with it.  The fallback's
- * link (lib/build_ninja.c, link_host) wraps them with -Wl,--wrap, so the
+ * link (lib/build/build_ninja.c, link_host) wraps them with -Wl,--wrap, so the
  * thread's references resolve here; this file is linked in only then (the
  * __real_ ones exist only under --wrap).
  *

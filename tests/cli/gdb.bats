@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The GDB server (lib/km_gdb.h) against a real gdb-multiarch: the fake
+# The GDB server (lib/gdb/km_gdb.h) against a real gdb-multiarch: the fake
 # target of tests/unit/gdb_fake.h served on TCP by tests/gdb/fake_server.c
 # (four harts in two clusters running a seven-instruction loop).  Proves
 # that GDB takes the target description, the thread list and names, and

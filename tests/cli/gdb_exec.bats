@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # kmrun exec --gdb: a real gdb-multiarch on the simulated hart (the
-# server of lib/km_gdb.h over lib/km_gdb_exec.h): breakpoints, registers,
+# server of lib/gdb/km_gdb.h over lib/gdb/km_gdb_exec.h): breakpoints, registers,
 # a step, memory, a watchpoint that stops before the store with the old
 # and the new value, the end as the process's exit — and the run's result
 # the same as without the debugger.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # kmrun run --gdb: a real gdb-multiarch on the simulated card's X280 cores
-# (lib/km_gdb_card.h over device/sim's observers): a breakpoint at a source
+# (lib/gdb/km_gdb_card.h over device/sim's observers): a breakpoint at a source
 # line, a local, a step, another core's thread, watchpoints on a region
 # word and on a word another core writes, a trap and a stuck core as
 # stops at their lines, Ctrl-C, the end as the process's exit — and the

@@ -3,7 +3,7 @@
 # the manifest's check_handover turn it on, a key that is not a boolean is
 # a positioned error, the host fallback says it does not check, and the
 # run JSON's `handover` (null off, a list on) follows the schema.  The
-# naming and the diagnostic lines are in tests/unit/handover_test.c; the
+# naming and the diagnostic lines are in tests/unit/lib/run/handover_test.c; the
 # hazards themselves, found end to end, come with the simulator's side.
 
 # shellcheck disable=SC2154 # output, stderr, status, lines: set by run

@@ -71,6 +71,10 @@ includes() {
     check picture device/sim/README.md device/sim
 }
 
+@test "layers: README.md's Layout is the Makefile's, for lib/" {
+    check picture README.md lib
+}
+
 @test "layers: no folder directly holds more than 24 C files and headers, no source is over 1,000 lines" {
     local d n bad=0
     for d in $(cd "$KMRUN_TOP" && find support device lib cmd kmx tests/unit -type d); do

@@ -4,7 +4,7 @@
 # into each cluster's local memory (read back by the fixtures' thread,
 # tests/fixtures/ports/README), the host fallback, `kmrun check` refusing
 # a program with ports, the schema and `validate --json`'s dealing.  The
-# dealing's rules are in tests/unit/ports_test.c.
+# dealing's rules are in tests/unit/lib/manifest/ports_test.c.
 
 # shellcheck disable=SC2154 # output, stderr, status, lines: set by run
 load helpers

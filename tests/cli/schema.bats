@@ -2,7 +2,7 @@
 # schemas/program.schema.json against the example programs' manifests and
 # the manifest fixtures, with the Debian python3 modules yaml and
 # jsonschema (tests/cli/schema_check.py).  The loader's own checks are in
-# tests/unit/manifest_test.c; these keep the schema in step with it.
+# tests/unit/lib/manifest/manifest_test.c; these keep the schema in step with it.
 
 setup() {
     top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)

@@ -1,0 +1,71 @@
+/* km_build: `kmrun build` — a program's thread images and its kernels'
+ * shared object, out of the content-addressed cache or built through Ninja.
+ *
+ * The flow: compute each target's direct key from what is known before
+ * compiling (lib/build/build_keys.c); a target whose key leads through its
+ * direct-mode record to an intact entry is a hit, with no compiler run.
+ * Misses are built by Ninja in the program's work folder under the cache
+ * (one build at a time per manifest, under a lock; concurrent builds of the
+ * same program wait and then find the entries the first one stored), each
+ * image checked (lib/build/km_image.h), then stored. */
+#ifndef KM_BUILD_H
+#define KM_BUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "km_cache.h"
+#include "km_error.h"
+#include "km_hash.h"
+#include "km_proc.h"
+#include "km_program.h"
+
+typedef struct km_build_opts {
+    int jobs;              /* ninja -j; 0: Ninja's default */
+    bool host;             /* also each thread's host fallback (kmx/host/kmx_host.h) */
+    km_line_fn progress;   /* Ninja's "[n/m] ..." lines, when set */
+    km_line_fn output;     /* the compilers' messages (warnings), when set */
+    void *ctx;
+} km_build_opts;
+
+typedef struct km_built {
+    bool hit;
+    char key[KM_HEX_LEN];    /* the entry's key */
+    char sha256[KM_HEX_LEN]; /* of the file itself */
+    char *path;              /* the cached image.elf, kernels.so or thread_host.so */
+    uint64_t bytes;          /* images: what must fit in the image area */
+    uint64_t text, rodata, data;
+} km_built;
+
+typedef struct km_build_result {
+    km_built *threads;     /* one per program thread entry, in order */
+    size_t nthreads;
+    km_built *hosts;       /* with opts->host: each thread's fallback, in order */
+    bool has_hosts;
+    km_built kernels;      /* valid when has_kernels */
+    bool has_kernels;
+    char *handlers_header; /* the generated KM_HANDLERS_HEADER */
+    char *work_dir;
+    unsigned hits, misses;
+} km_build_result;
+
+int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
+             km_build_result *out, km_error *err);
+void km_build_result_free(km_build_result *r);
+
+/* The generated header with the HANDLER_<NAME> ids, which thread and
+ * kernel sources include as "kmrun_handlers.h", and its text. */
+#define KM_HANDLERS_HEADER "kmrun_handlers.h"
+
+/* What kmrun's own sources (the kmx runtime, the generated headers) are
+ * called in an image's and a kernels' object's debug information
+ * (-ffile-prefix-map): a source line under it is the runtime's. */
+#define KM_RUNTIME_SOURCE "/kmrun"
+
+/* The ISA an image is compiled and linked for: the X280's (RV64GC, the
+ * B extension's Zba and Zbb, V 1.0 and Zfh; its Zvfh adds no encodings,
+ * and Debian 12's binutils do not know the name). */
+#define KM_IMAGE_MARCH "rv64gcv_zba_zbb_zfh"
+char *km_handlers_header(const km_program *p);
+
+#endif

@@ -1,0 +1,59 @@
+/* gdb_sim: what kmrun's two GDB targets on simulated harts share
+ * (`kmrun exec --gdb`, km_gdb_exec.h; `kmrun run --gdb`, km_gdb_card.h):
+ * GDB's register numbers as the simulator names registers, and the set
+ * of breakpoints and watchpoints GDB has inserted. */
+#ifndef KM_GDB_SIM_H
+#define KM_GDB_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "km_gdb.h"
+#include "sim_reg.h"
+
+/* GDB's register number (KM_GDB_REG_*) as a file and a number; 0, or -1
+ * for a number the harts do not have. */
+int km_gdb_sim_reg(int regno, sim_reg_file *file, unsigned *num);
+
+/* The points GDB inserted (Z packets): a kind, an address, and for a
+ * watch its length; at most KM_GDB_MAX_POINTS. */
+#define KM_GDB_MAX_POINTS 64
+typedef struct km_gdb_point_set {
+    km_gdb_point type;
+    uint64_t addr, len;
+    int trigger; /* the hart's trigger a hardware point holds (-1: none) */
+} km_gdb_point_set;
+typedef struct km_gdb_points {
+    km_gdb_point_set p[KM_GDB_MAX_POINTS];
+    unsigned n;
+} km_gdb_points;
+
+/* 0, or -1 when the set is full (inserting one already there is 0); a new
+ * point holds no trigger. */
+int km_gdb_points_insert(km_gdb_points *s, km_gdb_point type, uint64_t addr, uint64_t len);
+/* The point of that kind at addr, or NULL. */
+km_gdb_point_set *km_gdb_points_find(km_gdb_points *s, km_gdb_point type, uint64_t addr);
+/* 0, or -1 when no such point is there. */
+int km_gdb_points_remove(km_gdb_points *s, km_gdb_point type, uint64_t addr);
+void km_gdb_points_clear(km_gdb_points *s);
+/* The breakpoints' addresses (either kind) into pcs; how many. */
+unsigned km_gdb_points_breaks(const km_gdb_points *s, uint64_t pcs[KM_GDB_MAX_POINTS]);
+/* The breakpoint at pc (a hardware one if both kinds are there), or NULL. */
+const km_gdb_point_set *km_gdb_points_break_at(const km_gdb_points *s, uint64_t pc);
+/* The index-th watchpoint, in the order the targets hand them to the
+ * simulator (their watch numbers), or NULL past the last. */
+const km_gdb_point_set *km_gdb_points_watch(const km_gdb_points *s, unsigned index);
+
+/* What a point of that kind looks at: instructions (a hardware
+ * breakpoint), loads, stores — as a trigger and a watch take them; a
+ * software breakpoint, nothing. */
+void km_gdb_point_access(km_gdb_point type, bool *execute, bool *load, bool *store);
+
+/* The stop a simulator's breakpoint at pc makes (a hardware one's when a
+ * hardware point is there), and the one its watch `index` makes (a store
+ * or a load, when the point is gone since). */
+void km_gdb_points_break_stop(const km_gdb_points *s, uint64_t pc, km_gdb_stop *stop);
+void km_gdb_points_watch_stop(const km_gdb_points *s, unsigned index, bool store,
+                              km_gdb_stop *stop);
+
+#endif

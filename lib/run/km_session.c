@@ -1,0 +1,285 @@
+/* km_session: what every backend's load and run share (km_session.h) — the
+ * build through the cache, the plan, the nonce, the timeouts, the region
+ * copies after the stop. */
+#include "session_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blackhole.h"
+#include "km_driver.h"
+#include "sim_card.h"
+
+const char *km_backend_name(km_backend b)
+{
+    switch (b) {
+    case KM_BACKEND_SIM:
+        return "sim";
+    case KM_BACKEND_HOST:
+        return "host";
+    case KM_BACKEND_CARD:
+        return "card";
+    }
+    return "?";
+}
+
+bool km_run_all_returned(const km_run_result *r)
+{
+    for (unsigned i = 0; i < r->nthreads; i++)
+        if (r->threads[i].state != KM_STATE_RETURNED)
+            return false;
+    return true;
+}
+
+uint64_t km_default_timeout_us(const km_program *p)
+{
+    uint64_t longest = 0;
+    bool any = false;
+    for (size_t i = 0; i < p->nthreads; i++) {
+        if (p->threads[i].deadline_us != 0) {
+            any = true;
+            if (p->threads[i].deadline_us > longest)
+                longest = p->threads[i].deadline_us;
+        }
+    }
+    return any ? longest + 1000000u : 10000000u;
+}
+
+/* $KMRUN_SIM_FAULT: test-only (session_internal.h). */
+static int fault_from_env(km_fault *out, km_error *err)
+{
+    static const char *const names[] = {"", "args", "region", "bank", "check", "ring"};
+    const char *v = getenv("KMRUN_SIM_FAULT");
+    *out = KM_FAULT_NONE;
+    if (!v || !*v)
+        return KM_OK;
+    for (unsigned i = 1; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(v, names[i]) == 0) {
+            *out = (km_fault)i;
+            return KM_OK;
+        }
+    }
+    return km_fail(err, KM_EXIT_USAGE,
+                   "unknown KMRUN_SIM_FAULT '%s' (expected args, region, bank, check or ring)", v);
+}
+
+int km_session_open_ops(km_session **out, const km_program *p, const km_backend_ops *ops,
+                        km_error *err)
+{
+    *out = NULL;
+    km_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for a session");
+    s->p = p;
+    s->ops = ops;
+    int rc = fault_from_env(&s->fault, err);
+    if (rc != KM_OK) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return KM_OK;
+}
+
+void km_session_check_handover(km_session *s, bool on)
+{
+    s->check_handover = on;
+}
+
+int km_session_trace_instructions(km_session *s, unsigned cluster, unsigned core,
+                                  void (*line)(void *ctx, const char *text), void *ctx,
+                                  km_error *err)
+{
+    if (s->ops->kind != KM_BACKEND_SIM)
+        return km_fail(err, KM_EXIT_USAGE,
+                       "the host fallback runs X280 threads on the host, not on simulated "
+                       "cores: it cannot trace their instructions (run on the simulated card)");
+    if (cluster < 1 || cluster > BH_WORK_CLUSTERS || core >= BH_CLUSTER_CORES)
+        return km_fail(err, KM_EXIT_USAGE,
+                       "no X280 core %u.%u to trace (clusters 1 to %u, cores 0 to %u)",
+                       cluster, core, BH_WORK_CLUSTERS, BH_CLUSTER_CORES - 1u);
+    s->trace_cluster = cluster;
+    s->trace_core = core;
+    s->trace_line = line;
+    s->trace_ctx = ctx;
+    return KM_OK;
+}
+
+/* This run's nonce: random, never 0 (a zeroed result block would match). */
+static uint64_t make_nonce(void)
+{
+    uint64_t n = 0;
+    if (getrandom(&n, sizeof n, 0) != (ssize_t)sizeof n) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        n = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 12;
+    }
+    return n ? n : 0x6b6d72756e;
+}
+
+int km_session_load(km_session *s, km_cache *c, const km_build_opts *build, km_error *err)
+{
+    km_build_opts opts = {0};
+    if (build)
+        opts = *build;
+    /* The host backend runs each thread's fallback: built with the rest. */
+    opts.host = opts.host || s->ops->kind == KM_BACKEND_HOST;
+    /* A failed build may still hold what it allocated: freed at close. */
+    s->built = true;
+    int rc = km_build(s->p, c, &opts, &s->build, err);
+    if (rc != KM_OK)
+        return rc;
+    rc = km_plan_make(s->p, &s->plan, err);
+    if (rc != KM_OK)
+        return rc;
+    s->planned = true;
+    s->nonce = make_nonce();
+    return s->ops->load(s, err);
+}
+
+const char *km_session_image(const km_session *s, const km_cluster_plan *cp)
+{
+    size_t i = (size_t)(cp->thread - s->p->threads);
+    return i < s->build.nthreads ? s->build.threads[i].path : NULL;
+}
+
+static uint64_t seconds_to_ps(double seconds)
+{
+    double ps = seconds * (double)BH_PS_PER_SECOND;
+    return ps >= 9e18 ? UINT64_MAX / 2 : (uint64_t)llround(ps);
+}
+
+void km_print_core_name(const km_print_line *p, char *out, size_t n)
+{
+    if (p->tensix)
+        snprintf(out, n, "t%u", p->core);
+    else
+        snprintf(out, n, "c%d.%u", p->cluster, p->core);
+}
+
+int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!s->planned)
+        return km_fail(err, KM_EXIT_INTERNAL, "a session runs only after its load");
+    uint64_t timeout_ps = o && o->timeout_s > 0 ? seconds_to_ps(o->timeout_s)
+                                                : km_default_timeout_us(s->p) * BH_PS_PER_US;
+    km_driver_hooks hooks;
+    s->ops->hooks(s, &hooks);
+    hooks.nonce = s->nonce;
+    int clusters[BH_WORK_CLUSTERS];
+    for (unsigned i = 0; i < s->plan.nclusters && i < BH_WORK_CLUSTERS; i++)
+        clusters[i] = s->plan.clusters[i].cluster;
+    int rc = km_drive(&hooks, clusters, s->plan.nclusters, o, timeout_ps,
+                      KM_STOP_GRACE_US * BH_PS_PER_US, r, err);
+    s->ran = true;
+    km_session_tl_finish(s, r->device_ps);
+    s->prints = r->prints;
+    s->nprints = r->nprints;
+    if (s->card && rc == KM_OK)
+        sim_card_print_drops_get(s->card, &r->print_drops);
+    /* The checker's findings, named while the card and the build are
+     * there (the card keeps its records until it is freed at close). */
+    if (rc == KM_OK && s->card)
+        rc = km_card_handovers(s, r, err);
+    if (rc == KM_OK && s->card)
+        rc = km_card_wild_writes(s, r, err);
+    if (rc == KM_OK && s->card)
+        rc = km_card_kernel_faults(s, r, err);
+    return rc;
+}
+
+int km_session_regions(km_session *s, const km_region_copy **out, size_t *n, km_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!s->ran)
+        return km_fail(err, KM_EXIT_INTERNAL, "regions are read only after the run has stopped");
+    if (!s->copies) {
+        size_t count = 0;
+        for (unsigned i = 0; i < s->plan.nclusters; i++)
+            count += s->plan.clusters[i].nregions;
+        s->copies = calloc(count ? count : 1, sizeof *s->copies);
+        s->copy_bytes = calloc(count ? count : 1, sizeof *s->copy_bytes);
+        if (!s->copies || !s->copy_bytes)
+            return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the regions' copies");
+        for (unsigned i = 0; i < s->plan.nclusters; i++) {
+            const km_cluster_plan *cp = &s->plan.clusters[i];
+            for (uint32_t k = 0; k < cp->nregions; k++) {
+                const km_placed *pl = &cp->regions[k];
+                void *bytes = malloc(pl->region->size);
+                if (!bytes)
+                    return km_fail(err, KM_EXIT_SYSTEM,
+                                   "out of memory for a copy of region '%s' (%llu bytes)",
+                                   pl->region->name, (unsigned long long)pl->region->size);
+                s->copy_bytes[s->ncopies] = bytes;
+                km_region_copy *copy = &s->copies[s->ncopies++];
+                copy->name = pl->region->name;
+                copy->cluster = cp->cluster;
+                copy->bank = pl->bank;
+                copy->bank_address = pl->bank_address;
+                copy->bytes = bytes;
+                copy->size = pl->region->size;
+                int status = s->ops->read_dram(s, pl->bank, pl->bank_address, bytes,
+                                               pl->region->size, err);
+                if (status != KM_OK)
+                    return status;
+            }
+        }
+    }
+    *out = s->copies;
+    *n = s->ncopies;
+    return KM_OK;
+}
+
+const km_plan *km_session_plan(const km_session *s)
+{
+    return &s->plan;
+}
+
+km_backend km_session_backend(const km_session *s)
+{
+    return s->ops->kind;
+}
+
+sim_card *km_session_card(km_session *s)
+{
+    return s->ops && s->ops->kind == KM_BACKEND_SIM ? s->card : NULL;
+}
+
+const char *km_session_image_of(const km_session *s, unsigned index)
+{
+    return index < s->plan.nclusters ? km_session_image(s, &s->plan.clusters[index]) : NULL;
+}
+
+const km_build_result *km_session_build(const km_session *s)
+{
+    return &s->build;
+}
+
+void km_session_close(km_session *s)
+{
+    if (!s)
+        return;
+    if (s->ops && s->ops->free)
+        s->ops->free(s);
+    sim_card_free(s->card);
+    km_session_tl_free(s);
+    free(s->handovers);
+    free(s->wild);
+    free(s->kfaults);
+    for (size_t i = 0; i < s->nprints; i++)
+        free(s->prints[i].text);
+    free(s->prints);
+    for (size_t i = 0; i < s->ncopies; i++)
+        free(s->copy_bytes[i]);
+    free(s->copy_bytes);
+    free(s->copies);
+    if (s->built)
+        km_build_result_free(&s->build);
+    free(s);
+}
