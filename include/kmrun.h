@@ -1,0 +1,211 @@
+/* kmrun.h: the kmrun library's public API — a program's host side in C.
+ *
+ * A program (a manifest, kmrun-program(5)) is loaded into a session on a
+ * backend (the simulated Blackhole, or the host fallback); loading builds
+ * its thread images through kmrun's build cache, places the regions, writes
+ * the card and starts the threads; waiting runs them to their final states
+ * and stops them; then the results, the run JSON (the document `kmrun run`
+ * prints) and the regions can be read, and the run folder is written as
+ * `kmrun run` writes it, so `kmrun read-region` works after a library run.
+ *
+ * The promise:
+ *   - every name here begins kmrun_ or KMRUN_, and this header is the whole
+ *     of what the library exports (libkmrun.so exports nothing else but the
+ *     Tensix handlers' API of km_device.h, which kernels call);
+ *   - handles are opaque and owned by the caller, freed by their _free or
+ *     _close function (NULL is accepted and ignored);
+ *   - a function that can fail returns a kmrun_status: KMRUN_OK, or the
+ *     exit code `kmrun` would exit with for the same failure; when `err` is
+ *     not NULL it then sets *err to a message object the caller frees with
+ *     kmrun_error_free (on success *err is left NULL);
+ *   - the library never prints, never exits and never changes the
+ *     process's signal dispositions beyond what a run needs while it runs;
+ *   - one session may be used by one thread at a time; different sessions
+ *     may run on different threads at once.
+ *
+ * man 3 kmrun has a complete example. */
+#ifndef KMRUN_H
+#define KMRUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* This header's version: a program built against it may check
+ * kmrun_api_version() at run time. */
+#define KMRUN_API_VERSION 1
+
+/* ---- Status and errors ---------------------------------------------------- */
+
+/* The exit codes of kmrun(1). */
+typedef enum kmrun_status {
+    KMRUN_OK = 0,
+    KMRUN_FAILED = 1,   /* a thread failed */
+    KMRUN_USAGE = 2,    /* a bad argument, a bad manifest, a call out of order */
+    KMRUN_BUILD = 3,    /* a source did not compile, or an image was rejected */
+    KMRUN_SYSTEM = 4,   /* I/O, a missing tool, an unusable cache, no memory */
+    KMRUN_INTERNAL = 5, /* a bug in kmrun */
+} kmrun_status;
+
+/* One failure: its status and its message (lowercase, what failed first,
+ * the subject quoted; a manifest's errors as `file:line:col: message`,
+ * one a line). */
+typedef struct kmrun_error kmrun_error;
+
+kmrun_status kmrun_error_status(const kmrun_error *e);
+const char *kmrun_error_message(const kmrun_error *e);
+void kmrun_error_free(kmrun_error *e);
+
+/* The library's version ("0.9.0") and KMRUN_API_VERSION as it was built. */
+const char *kmrun_version(void);
+int kmrun_api_version(void);
+
+/* ---- Programs ------------------------------------------------------------- */
+
+typedef struct kmrun_program kmrun_program;
+
+/* Reads and checks the manifest at `path` (kmrun-program(5)); relative
+ * paths in it are taken from its folder.  KMRUN_USAGE with every error
+ * the manifest has, KMRUN_SYSTEM when it cannot be read. */
+kmrun_status kmrun_program_load(const char *path, kmrun_program **out, kmrun_error **err);
+void kmrun_program_free(kmrun_program *p);
+
+const char *kmrun_program_name(const kmrun_program *p);
+/* The clusters the program's threads run on, ascending (a thread on
+ * several clusters counts once for each): the order of the run's results. */
+size_t kmrun_program_clusters(const kmrun_program *p);
+int kmrun_program_cluster(const kmrun_program *p, size_t i);
+
+/* ---- Sessions ------------------------------------------------------------- */
+
+typedef enum kmrun_backend {
+    KMRUN_BACKEND_SIM = 0,  /* the simulated Blackhole (the default) */
+    KMRUN_BACKEND_HOST = 1, /* the spec's host fallback */
+    KMRUN_BACKEND_CARD = 2, /* a real card: not in this kmrun (refused) */
+} kmrun_backend;
+
+/* What a session tells as it goes; each may be NULL.  They are called on
+ * the thread that called kmrun_session_load or kmrun_run_wait. */
+typedef struct kmrun_callbacks {
+    /* A line a compiler wrote while the images were built. */
+    void (*build_output)(const char *line, void *ctx);
+    /* A print of a core ("c1.2": cluster 1, core 2; "t17": Tensix core
+     * 17), as soon as the run drains it; `microseconds` from the card's
+     * start (the host fallback's X280 prints: from the run's start). */
+    void (*print)(const char *core, const char *text, double microseconds, void *ctx);
+    /* A new progress marker of a thread, `microseconds` from its start. */
+    void (*progress)(int cluster, uint32_t marker, double microseconds, void *ctx);
+    void *ctx;
+} kmrun_callbacks;
+
+typedef struct kmrun_session_opts {
+    /* sizeof(kmrun_session_opts), so that the struct can grow: set it
+     * (kmrun_session_opts_init does). */
+    size_t size;
+    kmrun_backend backend;
+    /* The build cache's folder; NULL: $KMRUN_CACHE, else the user's cache
+     * folder, as kmrun(1) says. */
+    const char *cache_dir;
+    /* Where run folders are written; NULL: $KMRUN_RUNS, else kmrun(1)'s
+     * default.  no_run_folder: none is written. */
+    const char *runs_dir;
+    bool no_run_folder;
+    /* The hand-over checker (kmrun(1), --check-handover) on. */
+    bool check_handover;
+    /* Real seconds a run may take before it is cut short; <= 0: no limit. */
+    double wall_timeout_seconds;
+    kmrun_callbacks callbacks;
+} kmrun_session_opts;
+
+/* The defaults: the simulated card, the default folders, no callbacks. */
+void kmrun_session_opts_init(kmrun_session_opts *o);
+
+typedef struct kmrun_session kmrun_session;
+
+/* A session on o->backend (o NULL: the defaults).  KMRUN_USAGE for the
+ * card backend, which this kmrun does not have, or a bad `size`. */
+kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out,
+                                kmrun_error **err);
+/* Frees the session; a run of it must be freed first. */
+void kmrun_session_close(kmrun_session *s);
+
+/* ---- Runs ----------------------------------------------------------------- */
+
+typedef struct kmrun_run kmrun_run;
+
+/* Builds p's images through the cache (KMRUN_BUILD with the compiler's
+ * message), places its regions, writes the card and starts the threads.
+ * p must outlive the run; a session has one run at a time (KMRUN_USAGE
+ * while another is not freed). */
+kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_run **out,
+                                kmrun_error **err);
+
+/* Runs the threads until each has a final state; a thread still running
+ * `timeout_seconds` after its start (modeled time on the simulated card,
+ * the host's on the host fallback) is asked to stop, and one that does
+ * not stop within the stop's grace is `stuck` — as `kmrun run --timeout`.
+ * timeout_seconds 0: the default (the largest deadline and 1 s, or 10 s);
+ * a negative or not-finite timeout is KMRUN_USAGE.  Then the run has
+ * stopped: its results, JSON and regions can be read, and its run folder
+ * is written.  KMRUN_OK when the run ran, whatever its threads did (see
+ * kmrun_run_ok); called again, it returns KMRUN_OK and does nothing. */
+kmrun_status kmrun_run_wait(kmrun_run *r, double timeout_seconds, kmrun_error **err);
+
+/* Whether the run has stopped (kmrun_run_wait returned KMRUN_OK). */
+bool kmrun_run_stopped(const kmrun_run *r);
+/* Whether every thread returned and every command was done: what makes
+ * `kmrun run` exit 0. */
+bool kmrun_run_ok(const kmrun_run *r);
+
+/* A thread's result on one cluster: the spec's ThreadResult. */
+typedef struct kmrun_thread_result {
+    int cluster;
+    bool ran;              /* its image started */
+    const char *state;     /* "returned", "late", "trapped", "stuck", ... (the run JSON's) */
+    const char *error;     /* the kmx library's first error ("bank", ...), NULL: none */
+    bool has_code;         /* kmx_main returned */
+    int32_t code;
+    uint32_t words[48];    /* the result words it set */
+    unsigned nwords;
+    uint32_t where;        /* the last progress marker, 0: none */
+    double where_microseconds; /* its time from the thread's start, < 0: none */
+    double microseconds;       /* start to end, < 0: not known */
+} kmrun_thread_result;
+
+/* The result on the i-th cluster of kmrun_program_clusters' order.
+ * KMRUN_USAGE before the stop or for an i past the last. */
+kmrun_status kmrun_run_result(const kmrun_run *r, size_t i, kmrun_thread_result *out,
+                              kmrun_error **err);
+
+/* The run JSON, as `kmrun run` prints it (the run's own, valid until
+ * kmrun_run_free); NULL before the stop. */
+const char *kmrun_run_json(const kmrun_run *r);
+/* The run's id and its folder (NULL when none was written, and before
+ * the stop); kmrun_run_folder_error says why none was when one was
+ * asked for (NULL: it was written, or not asked for). */
+const char *kmrun_run_id(const kmrun_run *r);
+const char *kmrun_run_folder(const kmrun_run *r);
+const char *kmrun_run_folder_error(const kmrun_run *r);
+
+/* The bytes of region `name` of the thread on `cluster` as the stop left
+ * them (a shared region: the thread's copy), valid until kmrun_run_free.
+ * KMRUN_USAGE before the stop, or for a cluster or region the program does
+ * not have (the message names it). */
+kmrun_status kmrun_run_read(const kmrun_run *r, int cluster, const char *name,
+                            const void **data, size_t *bytes, kmrun_error **err);
+/* Where region `name` of the thread on `cluster` was placed: its DRAM
+ * bank and the address in the bank.  Valid from the load on. */
+kmrun_status kmrun_run_region_address(const kmrun_run *r, int cluster, const char *name,
+                                      unsigned *bank, uint64_t *address, kmrun_error **err);
+
+void kmrun_run_free(kmrun_run *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
