@@ -247,8 +247,8 @@ int cmd_check(int argc, char **argv)
     if (rc == KM_OK) {
         check_out c = {cJSON_CreateObject(), NULL, 0};
         cJSON_AddStringToObject(c.doc, "program", p->name);
-        cJSON_AddStringToObject(c.doc, "sim_run", sim.id);
-        cJSON_AddStringToObject(c.doc, "host_run", host.id);
+        cJSON_AddStringToObject(c.doc, "sim_run", sim.rec.id);
+        cJSON_AddStringToObject(c.doc, "host_run", host.rec.id);
         c.differences = cJSON_CreateArray();
         compare_threads(&c, &sim.result, &host.result);
         compare_commands(&c, p, &sim.result, &host.result);
@@ -272,11 +272,11 @@ int cmd_check(int argc, char **argv)
             printf("kmrun: check: '%s' agrees on the simulated card and the host: %u thread%s, "
                    "%zu region%s (%s bytes) identical (runs %s, %s)\n",
                    p->name, sim.result.nthreads, sim.result.nthreads == 1 ? "" : "s",
-                   sim.ncopies, sim.ncopies == 1 ? "" : "s", counted, sim.id, host.id);
+                   sim.ncopies, sim.ncopies == 1 ? "" : "s", counted, sim.rec.id, host.rec.id);
         } else {
             printf("kmrun: check: '%s' differs between the simulated card and the host "
                    "(runs %s, %s):\n",
-                   p->name, sim.id, host.id);
+                   p->name, sim.rec.id, host.rec.id);
             cJSON *d;
             cJSON_ArrayForEach(d, c.differences) {
                 printf("%s\n", cJSON_GetObjectItem(d, "text")->valuestring);
@@ -288,8 +288,8 @@ int cmd_check(int argc, char **argv)
         bool color;
         if (cmd_summary_wanted(&color)) {
             double wall = km_wall_now() - started;
-            cmd_summary_outcome(stderr, color, "the simulated card", p, &sim, run_dir, wall);
-            cmd_summary_outcome(stderr, color, "the host fallback", p, &host, run_dir, wall);
+            cmd_summary_outcome(stderr, color, "the simulated card", p, &sim, wall);
+            cmd_summary_outcome(stderr, color, "the host fallback", p, &host, wall);
         }
         cmd_run_outcome_folder(&sim, &rc, &err);
         cmd_run_outcome_folder(&host, &rc, &err);

@@ -8,6 +8,7 @@
 
 #include "km_build.h"
 #include "km_cache.h"
+#include "km_run_record.h"
 #include "km_session.h"
 
 /* What a run is asked for beyond running. */
@@ -31,10 +32,9 @@ typedef struct cmd_run_outcome {
     km_run_result result;
     const km_region_copy *copies; /* the session's */
     size_t ncopies;
-    char id[32];                /* the run folder's name */
-    char *json;                 /* schemas/run.schema.json */
-    int folder_rc;              /* KM_OK, or why the run folder was not written */
-    km_error folder_err;
+    /* The run's id, its JSON (schemas/run.schema.json) and its folder,
+     * or why that was not written (km_run_record.h) */
+    km_run_record rec;
     FILE *trace;                /* the instruction trace being written, or NULL */
     int trace_rc;               /* KM_OK, or why it was not (trace_err) */
     km_error trace_err;
@@ -54,7 +54,7 @@ int cmd_parse_seconds(const char *command, const char *option, const char *text,
  * then writes the run folder under run_dir (NULL: the default).  KM_OK
  * with *out filled whatever the threads did; else the error's status.
  * A run folder that cannot be written does not lose the run: KM_OK, the
- * JSON in out->json, and the folder's error in out->folder_rc/_err for
+ * JSON in out->rec.json, and the folder's error in out->rec.folder_rc/_err for
  * the caller to report after the results; so does an instruction trace
  * (out->trace_rc/_err) and a timeline (out->timeline_rc/_err). */
 int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km_build_opts *bo,
@@ -74,9 +74,6 @@ int cmd_run_debugged(const km_program *p, km_session *s, const km_run_opts *ro, 
  * the instruction trace and the timeline. */
 void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err);
 
-/* Every thread returned and every host-fed command ended done. */
-bool cmd_run_outcome_ok(const cmd_run_outcome *o);
-
 /* The hand-over checker's findings, one diagnostic line each on stderr
  * (the first CMD_HANDOVER_LINES, then how many more the JSON lists);
  * returns how many there are. */
@@ -87,7 +84,7 @@ unsigned cmd_run_outcome_handovers(const cmd_run_outcome *o);
  * hand-over checker's (cmd_run_outcome_handovers), the wild writes
  * (km_wild.h; the first CMD_HANDOVER_LINES, then how many more the JSON
  * lists) and the Tensix handlers the card took out (km_kernel_fault.h);
- * returns how many there are (any fails the run). */
+ * returns how many there are (km_run_findings: any fails the run). */
 unsigned cmd_run_outcome_findings(const cmd_run_outcome *o);
 
 /* The note `kmrun run --thread host` prints once when the checker was

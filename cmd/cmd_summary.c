@@ -163,14 +163,9 @@ void cmd_summary_write(FILE *f, bool color, const km_program *p, const km_run_re
 }
 
 void cmd_summary_outcome(FILE *f, bool color, const char *title, const km_program *p,
-                         const struct cmd_run_outcome *o, const char *run_dir,
-                         double wall_seconds)
+                         const struct cmd_run_outcome *o, double wall_seconds)
 {
-    char *runs = km_runs_root(run_dir);
-    char *folder = runs && o->folder_rc == KM_OK ? km_path_join(runs, o->id) : NULL;
     if (title)
         fprintf(f, "%s:\n", title);
-    cmd_summary_write(f, color, p, &o->result, o->id, folder, wall_seconds);
-    free(folder);
-    free(runs);
+    cmd_summary_write(f, color, p, &o->result, o->rec.id, o->rec.dir, wall_seconds);
 }

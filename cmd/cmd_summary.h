@@ -21,11 +21,10 @@ bool cmd_summary_wanted(bool *color);
 void cmd_summary_write(FILE *f, bool color, const km_program *p, const km_run_result *r,
                        const char *id, const char *folder, double wall_seconds);
 
-/* The same for a run cmd_run_backend made, its folder under run_dir (the
- * --run-dir option, NULL: the default), headed by `title` when not NULL. */
+/* The same for a run cmd_run_backend made (its folder, when written, is
+ * the run's record's: km_run_record.h), headed by `title` when not NULL. */
 struct cmd_run_outcome;
 void cmd_summary_outcome(FILE *f, bool color, const char *title, const km_program *p,
-                         const struct cmd_run_outcome *o, const char *run_dir,
-                         double wall_seconds);
+                         const struct cmd_run_outcome *o, double wall_seconds);
 
 #endif

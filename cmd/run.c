@@ -153,19 +153,17 @@ int cmd_run(int argc, char **argv)
                              &err);
     }
     if (rc == KM_OK) {
-        printf("%s\n", out.json);
+        printf("%s\n", out.rec.json);
         fflush(stdout); /* the results first, then what went wrong with the folder */
         unsigned found = cmd_run_outcome_findings(&out);
-        rc = cmd_run_outcome_ok(&out) && found == 0 ? KM_OK : KM_EXIT_FAILED;
+        rc = km_run_ok(&out.result) && found == 0 ? KM_OK : KM_EXIT_FAILED;
         bool color;
         if (cmd_summary_wanted(&color))
-            cmd_summary_outcome(stderr, color, NULL, p, &out, run_dir, km_wall_now() - started);
-        if (wants.trace && out.trace_rc == KM_OK && out.folder_rc == KM_OK) {
-            char *runs = km_runs_root(run_dir);
+            cmd_summary_outcome(stderr, color, NULL, p, &out, km_wall_now() - started);
+        if (wants.trace && out.trace_rc == KM_OK && out.rec.folder_rc == KM_OK) {
             fprintf(stderr, "kmrun: core %u.%u's instruction trace: %s/%s/" CMD_TRACE_NAME "\n",
-                    wants.trace_cluster, wants.trace_core, runs, out.id, wants.trace_cluster,
-                    wants.trace_core);
-            free(runs);
+                    wants.trace_cluster, wants.trace_core, out.rec.runs, out.rec.id,
+                    wants.trace_cluster, wants.trace_core);
         }
         if (out.timeline && out.timeline_rc == KM_OK && km_timeline_dropped(out.timeline))
             fprintf(stderr,
@@ -176,7 +174,7 @@ int cmd_run(int argc, char **argv)
     }
     if (rc != KM_OK && rc != KM_EXIT_FAILED)
         fprintf(stderr, "kmrun: %s\n", err.message);
-    if (wants.gdb && rc == KM_EXIT_FAILED && !out.json) {
+    if (wants.gdb && rc == KM_EXIT_FAILED && !out.rec.json) {
         /* killed by the debugger: its run thread is held for good */
         fprintf(stderr, "kmrun: %s\n", err.message);
         fflush(NULL);

@@ -19,7 +19,7 @@ int cmd_parse_seconds(const char *command, const char *option, const char *text,
 {
     char *end;
     double v = strtod(text, &end);
-    if (end == text || *end || !isfinite(v) || v <= 0 || v > 1e6)
+    if (end == text || *end || !km_seconds_valid(v))
         return cmd_usage_error(command, "invalid %s '%s' (expected seconds, such as 2 or 0.5)",
                               option, text);
     *out = v;
@@ -118,18 +118,14 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
     /* The folder is begun before the build and the run, so that a run
      * killed at any point leaves its mark (read-region then says it was
      * interrupted); failing to begin it does not stop the run. */
-    km_run_id(out->id);
-    char *runs = km_runs_root(run_dir);
-    km_rundir_writer *w = NULL;
-    out->folder_rc = km_rundir_begin(runs, out->id, &w, &out->folder_err);
+    km_run_record_begin(&out->rec, run_dir, true, started);
     rc = km_session_load(out->s, cache, &opts, err);
     if (rc != KM_OK) {
-        km_rundir_abort(w); /* it failed, and said so: not an interrupted run */
-        free(runs);
+        km_run_record_abort(&out->rec); /* it failed, and said so: not an interrupted run */
         return rc;
     }
     if (wants->trace)
-        open_trace(out, wants, w);
+        open_trace(out, wants, out->rec.w);
     if (wants->gdb)
         rc = cmd_run_debugged(p, out->s, ro, wants->gdb_port, out, err);
     else
@@ -139,36 +135,11 @@ int cmd_run_backend(const km_program *p, km_backend b, km_cache *cache, const km
         write_timeline(out, wants->timeline);
     if (rc == KM_OK)
         rc = km_session_regions(out->s, &out->copies, &out->ncopies, err);
-    if (rc != KM_OK) {
-        km_rundir_abort(w);
-        free(runs);
-        return rc;
-    }
-    char *dir = km_path_join(runs, out->id);
-    km_run_info info = {
-        .run_id = out->id,
-        .run_dir = dir,
-        .wall_seconds = km_wall_now() - started,
-        .backend = b,
-        .build = km_session_build(out->s),
-    };
-    out->json = km_run_json(p, km_session_plan(out->s), &out->result, &info);
-    char *prints = km_prints_text(out->result.prints, out->result.nprints);
-    if (w && !prints)
-        out->folder_rc = km_fail(&out->folder_err, KM_EXIT_SYSTEM, "out of memory for prints.txt");
-    else if (w)
-        out->folder_rc = km_rundir_put_text(w, "prints.txt", prints, &out->folder_err);
-    free(prints);
-    if (w && out->folder_rc != KM_OK) {
-        km_rundir_abort(w);
-        w = NULL;
-    }
-    if (w)
-        out->folder_rc = km_rundir_commit(w, out->json, out->copies, out->ncopies, NULL,
-                                          &out->folder_err);
-    free(dir);
-    free(runs);
-    return KM_OK;
+    if (rc == KM_OK)
+        return km_run_record_finish(&out->rec, p, out->s, &out->result, out->copies,
+                                    out->ncopies, err);
+    km_run_record_abort(&out->rec);
+    return rc;
 }
 
 void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err)
@@ -181,20 +152,12 @@ void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err)
         *rc = o->timeline_rc;
         *err = o->timeline_err;
     }
-    if (o->folder_rc == KM_OK)
+    if (o->rec.folder_rc == KM_OK)
         return;
-    *rc = o->folder_rc;
-    km_fail(err, o->folder_rc, "the run folder was not written (the results are on stdout "
-                               "only): %s",
-            o->folder_err.message);
-}
-
-bool cmd_run_outcome_ok(const cmd_run_outcome *o)
-{
-    for (size_t i = 0; i < o->result.ncommands; i++)
-        if (!o->result.commands[i].ended || o->result.commands[i].event != KM_EVENT_DONE)
-            return false;
-    return km_run_all_returned(&o->result);
+    *rc = o->rec.folder_rc;
+    km_fail(err, o->rec.folder_rc, "the run folder was not written (the results are on stdout "
+                                   "only): %s",
+            o->rec.folder_err.message);
 }
 
 unsigned cmd_run_outcome_handovers(const cmd_run_outcome *o)
@@ -215,7 +178,7 @@ unsigned cmd_run_outcome_handovers(const cmd_run_outcome *o)
 unsigned cmd_run_outcome_findings(const cmd_run_outcome *o)
 {
     const km_run_result *r = &o->result;
-    unsigned found = cmd_run_outcome_handovers(o);
+    cmd_run_outcome_handovers(o);
     char line[2048];
     for (unsigned i = 0; i < r->nwild_writes && i < CMD_HANDOVER_LINES; i++) {
         km_wild_line(&r->wild_writes[i], line, sizeof line);
@@ -235,7 +198,7 @@ unsigned cmd_run_outcome_findings(const cmd_run_outcome *o)
         fprintf(stderr, "kmrun: and %u more Tensix handlers taken out past the %u kept\n",
                 r->kernel_faults_more, r->nkernel_faults);
     fflush(stderr);
-    return found + r->nwild_writes + r->nkernel_faults + r->kernel_faults_more;
+    return km_run_findings(r);
 }
 
 void cmd_note_host_handover(void)
@@ -249,6 +212,6 @@ void cmd_run_outcome_free(cmd_run_outcome *o)
 {
     km_session_close(o->s);
     km_timeline_free(o->timeline);
-    free(o->json);
+    km_run_record_free(&o->rec);
     memset(o, 0, sizeof *o);
 }

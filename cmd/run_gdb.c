@@ -26,7 +26,7 @@ static void *run_thread(void *arg)
     debugged_run *d = arg;
     km_gdb_card_wait_start(d->t);
     d->rc = km_session_run(d->s, d->ro, &d->out->result, &d->err);
-    km_gdb_card_ended(d->t, d->rc == KM_OK && cmd_run_outcome_ok(d->out) ? 0 : 1);
+    km_gdb_card_ended(d->t, d->rc == KM_OK && km_run_ok(&d->out->result) ? 0 : 1);
     return NULL;
 }
 

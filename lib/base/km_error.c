@@ -185,7 +185,10 @@ static void show_line(FILE *out, const char *text, size_t len, int col)
     fputs("^\n", out);
 }
 
-void km_diags_print(const km_diags *d, FILE *out)
+/* Every diagnostic's `file:line:col: message` line, with (show_source) the
+ * source line and a caret after each, then the count of dropped ones: the
+ * one writer of km_diags_print and km_diags_text. */
+static void write_diags(const km_diags *d, FILE *out, bool show_source)
 {
     shown s = {0};
     for (size_t i = 0; i < d->count; i++) {
@@ -202,7 +205,7 @@ void km_diags_print(const km_diags *d, FILE *out)
                     g->message ? g->message : "out of memory");
         const char *text;
         size_t len;
-        if (g->line <= 0 || !g->file)
+        if (!show_source || g->line <= 0 || !g->file)
             continue;
         load(&s, g->file);
         if (!find_line(&s, g->line, &text, &len))
@@ -215,4 +218,27 @@ void km_diags_print(const km_diags *d, FILE *out)
     if (d->dropped)
         fprintf(out, "... and %zu more error%s\n", d->dropped,
                 d->dropped == 1 ? "" : "s");
+}
+
+void km_diags_print(const km_diags *d, FILE *out)
+{
+    write_diags(d, out, true);
+}
+
+char *km_diags_text(const km_diags *d)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    write_diags(d, f, false);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    /* One line a diagnostic, without the last one's newline. */
+    if (len && text[len - 1] == '\n')
+        text[len - 1] = 0;
+    return text;
 }

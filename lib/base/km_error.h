@@ -71,4 +71,9 @@ void km_diags_free(km_diags *d);
  * to show it), then a count of dropped ones. */
 void km_diags_print(const km_diags *d, FILE *out);
 
+/* The same lines as km_diags_print, without the source lines and carets,
+ * one a line (no newline after the last): a message's text (the library's
+ * API, include/kmrun.h).  Allocated (free()); NULL when memory runs out. */
+char *km_diags_text(const km_diags *d);
+
 #endif

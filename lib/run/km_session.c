@@ -35,6 +35,11 @@ bool km_run_all_returned(const km_run_result *r)
     return true;
 }
 
+bool km_seconds_valid(double seconds)
+{
+    return isfinite(seconds) && seconds > 0 && seconds <= KM_SECONDS_MAX;
+}
+
 uint64_t km_default_timeout_us(const km_program *p)
 {
     uint64_t longest = 0;

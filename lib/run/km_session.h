@@ -210,6 +210,12 @@ typedef struct km_run_opts {
     void *ctx;             /* progress's and print's */
 } km_run_opts;
 
+/* A timeout's seconds as `--timeout` and `--wall-timeout` take them: more
+ * than 0, finite and at most KM_SECONDS_MAX (the one rule for the command
+ * line and the library's API). */
+#define KM_SECONDS_MAX 1e6
+bool km_seconds_valid(double seconds);
+
 /* The stop, then the grace before a thread is `stuck` (spec: "does not
  * return within 1 s of the stop flag"). */
 #define KM_STOP_GRACE_US 1000000ull
@@ -252,6 +258,10 @@ int km_session_timeline(km_session *s, struct km_timeline *t, km_error *err);
  * KM_EXIT_USAGE for a backend that is not available.  Defined with the
  * backends (lib/backends/backends.c), which sit above the session. */
 int km_session_open(km_session **out, const km_program *p, km_backend b, km_error *err);
+
+/* KM_OK when km_session_open can open a session on b, else its
+ * KM_EXIT_USAGE and message (with the backends, as km_session_open). */
+int km_backend_available(km_backend b, km_error *err);
 
 /* Builds the images (KM_EXIT_BUILD, KM_EXIT_SYSTEM as km_build), places
  * the regions (km_plan), writes them, the images and the argument blocks,
