@@ -108,6 +108,8 @@ USES_$(S)/card := $(S)/cluster $(S)/grid $(S)/dispatcher $(S)/hart $(S)/memory $
 #   run/       the session, the run driver, the run JSON, the card's findings
 #   backends/  the sim backend and the host fallback (km_session_open)
 #   gdb/       the GDB remote server and its targets on simulated harts
+#   api/       the public C API (include/kmrun.h, the public API's folder):
+#              a program's host side over the folders below it
 LIB_API := kmx/host device/sim/include $(CONTRACT) support
 USES_lib/base := $(LIB_API)
 USES_lib/manifest := lib/base $(LIB_API)
@@ -116,8 +118,9 @@ USES_lib/rundir := lib/base $(LIB_API)
 USES_lib/run := lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 USES_lib/backends := lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 USES_lib/gdb := $(LIB_API)
+USES_lib/api := include lib/backends lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 
-USES_cmd = $(LIB_FOLDERS) $(LIB_API)
+USES_cmd = $(LIB_FOLDERS) include $(LIB_API)
 
 inc_of = $(if $(filter undefined,$(origin USES_$(1))),$(error $(1)/ is no module: \
   give it a USES_$(1) line in the Makefile),$(foreach d,$(1) $(USES_$(1)),-I$(d)))
@@ -130,7 +133,8 @@ LIB_INC = $(foreach d,$(LIB_FOLDERS),-I$(d)) $(foreach d,$(LIB_API),-I$(d))
 SIM_INC = $(foreach d,$(SIM_FOLDERS),-I$(d)) $(foreach d,$(SIM_API),-I$(d))
 CMD_INC = $(call inc_of,cmd)
 # Unit tests look inside what they test, and share the helpers of tests/unit.
-TEST_INC = -Itests/unit $(foreach d,$(sort $(dir $(UNIT_SRC))),-I$(d)) $(LIB_INC) $(SIM_INC)
+TEST_INC = -Itests/unit $(foreach d,$(sort $(dir $(UNIT_SRC))),-I$(d)) -Iinclude $(LIB_INC) \
+  $(SIM_INC)
 # -rdynamic, -ldl: the grid dlopens the kernels' object, whose handlers call
 # the km_device.h functions of the program that loads it (sim_grid.h).
 HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm -ldl $(LDLIBS)

@@ -1,0 +1,250 @@
+/* kmrun: the public C API's errors, programs and sessions (include/kmrun.h)
+ * — each a thin handle over the library's own (km_error, km_manifest_load,
+ * the cache's and the runs' folders as kmrun(1) finds them); the library
+ * never prints or exits, and every failure is a kmrun_error with the
+ * status `kmrun` would exit with.  The runs are kmrun_run.c's. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_internal.h"
+#include "km_rundir.h"
+#include "ks_text.h"
+
+/* ---- Errors --------------------------------------------------------------- */
+
+/* What an error is when there is no memory for one: shared, never freed. */
+static kmrun_error out_of_memory = {KMRUN_SYSTEM, "out of memory"};
+
+kmrun_status km_api_error(kmrun_error **err, int status, const char *message)
+{
+    if (!err)
+        return (kmrun_status)status;
+    kmrun_error *e = malloc(sizeof *e);
+    char *m = strdup(message ? message : "");
+    if (!e || !m) {
+        free(e);
+        free(m);
+        *err = &out_of_memory;
+        return (kmrun_status)status;
+    }
+    e->status = (kmrun_status)status;
+    e->message = m;
+    *err = e;
+    return (kmrun_status)status;
+}
+
+kmrun_status km_api_fail(kmrun_error **err, const km_error *e)
+{
+    return km_api_error(err, e->status, e->message);
+}
+
+kmrun_status km_api_usage(kmrun_error **err, const char *fmt, ...)
+{
+    km_error e = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    char text[KS_MESSAGE_BYTES];
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    km_fail(&e, KM_EXIT_USAGE, "%s", text);
+    return km_api_fail(err, &e);
+}
+
+kmrun_status kmrun_error_status(const kmrun_error *e)
+{
+    return e ? e->status : KMRUN_OK;
+}
+
+const char *kmrun_error_message(const kmrun_error *e)
+{
+    return e ? e->message : "";
+}
+
+void kmrun_error_free(kmrun_error *e)
+{
+    if (!e || e == &out_of_memory)
+        return;
+    free(e->message);
+    free(e);
+}
+
+const char *kmrun_version(void)
+{
+    return KMRUN_VERSION;
+}
+
+int kmrun_api_version(void)
+{
+    return KMRUN_API_VERSION;
+}
+
+/* *err NULL from the start: a success leaves it so. */
+static void clear(kmrun_error **err)
+{
+    if (err)
+        *err = NULL;
+}
+
+/* ---- Programs ------------------------------------------------------------- */
+
+static int by_number(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+kmrun_status kmrun_program_load(const char *path, kmrun_program **out, kmrun_error **err)
+{
+    clear(err);
+    if (out)
+        *out = NULL;
+    if (!path || !out)
+        return km_api_usage(err, "kmrun_program_load: %s is NULL", !path ? "the path" : "out");
+    kmrun_program *h = calloc(1, sizeof *h);
+    if (!h)
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory for a program");
+    km_diags diags = {0};
+    km_error e = {0};
+    int rc = km_manifest_load(path, &h->p, &diags, &e);
+    if (rc != KM_OK) {
+        free(h);
+        /* Every positioned error of the manifest, `file:line:col: message`
+         * a line, as `kmrun validate` gives them (without the source). */
+        char *text = diags.count ? km_diags_text(&diags) : NULL;
+        km_diags_free(&diags);
+        if (text) {
+            rc = km_api_error(err, rc, text);
+            free(text);
+            return (kmrun_status)rc;
+        }
+        return km_api_error(err, rc, e.message[0] ? e.message : "the manifest has errors");
+    }
+    km_diags_free(&diags);
+    for (size_t i = 0; i < h->p->nthreads; i++)
+        for (size_t k = 0; k < h->p->threads[i].nclusters && h->nclusters < BH_WORK_CLUSTERS; k++)
+            h->clusters[h->nclusters++] = h->p->threads[i].clusters[k];
+    qsort(h->clusters, h->nclusters, sizeof h->clusters[0], by_number);
+    *out = h;
+    return KMRUN_OK;
+}
+
+void kmrun_program_free(kmrun_program *p)
+{
+    if (!p)
+        return;
+    km_program_free(p->p);
+    free(p);
+}
+
+const char *kmrun_program_name(const kmrun_program *p)
+{
+    return p ? p->p->name : NULL;
+}
+
+size_t kmrun_program_clusters(const kmrun_program *p)
+{
+    return p ? p->nclusters : 0;
+}
+
+int kmrun_program_cluster(const kmrun_program *p, size_t i)
+{
+    return p && i < p->nclusters ? p->clusters[i] : -1;
+}
+
+/* ---- Sessions ------------------------------------------------------------- */
+
+void kmrun_session_opts_init(kmrun_session_opts *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
+    o->backend = KMRUN_BACKEND_SIM;
+}
+
+kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out,
+                                kmrun_error **err)
+{
+    clear(err);
+    if (!out)
+        return km_api_usage(err, "kmrun_session_open: out is NULL");
+    *out = NULL;
+    kmrun_session_opts defaults;
+    kmrun_session_opts_init(&defaults);
+    if (!o)
+        o = &defaults;
+    if (o->size != sizeof *o)
+        return km_api_usage(err,
+                            "invalid kmrun_session_opts size %zu (expected %zu: set it with "
+                            "kmrun_session_opts_init)",
+                            o->size, sizeof *o);
+    km_backend b;
+    switch (o->backend) {
+    case KMRUN_BACKEND_SIM:
+        b = KM_BACKEND_SIM;
+        break;
+    case KMRUN_BACKEND_HOST:
+        b = KM_BACKEND_HOST;
+        break;
+    case KMRUN_BACKEND_CARD:
+        b = KM_BACKEND_CARD;
+        break;
+    default:
+        return km_api_usage(err,
+                            "unknown backend %d (expected KMRUN_BACKEND_SIM, "
+                            "KMRUN_BACKEND_HOST or KMRUN_BACKEND_CARD)",
+                            (int)o->backend);
+    }
+    km_error e = {0};
+    if (km_backend_available(b, &e) != KM_OK)
+        return km_api_fail(err, &e);
+    double wall = o->wall_timeout_seconds;
+    if (isnan(wall) || (wall > 0 && !km_seconds_valid(wall)))
+        return km_api_usage(err,
+                            "invalid wall timeout %g seconds (expected at most %g; 0 or less: "
+                            "no limit)",
+                            wall, KM_SECONDS_MAX);
+    kmrun_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory for a session");
+    s->backend = b;
+    s->run_folder = !o->no_run_folder;
+    s->check_handover = o->check_handover;
+    s->wall_timeout_s = wall > 0 ? wall : 0;
+    s->callbacks = o->callbacks;
+    /* The folders as kmrun(1) finds them, chosen once: the environment
+     * read now, not at each load. */
+    s->cache_root = o->cache_dir && *o->cache_dir ? strdup(o->cache_dir)
+                                                  : km_cache_default_root(&e);
+    s->runs = km_runs_root(o->runs_dir);
+    int rc = KM_OK;
+    if (!s->cache_root)
+        rc = e.message[0] ? e.status : km_fail(&e, KM_EXIT_SYSTEM, "out of memory for a session");
+    else if (!s->runs)
+        rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory for a session");
+    /* The cache is opened for each run (its entries stay pinned as long);
+     * here only tried, so that an unusable one is said at the open. */
+    km_cache c;
+    if (rc == KM_OK && (rc = km_cache_open(&c, s->cache_root, &e)) == KM_OK)
+        km_cache_close(&c);
+    if (rc != KM_OK) {
+        kmrun_session_close(s);
+        return km_api_fail(err, &e);
+    }
+    *out = s;
+    return KMRUN_OK;
+}
+
+void kmrun_session_close(kmrun_session *s)
+{
+    if (!s)
+        return;
+    /* A run not freed first: it stays usable, and is freed on its own. */
+    if (s->run)
+        s->run->owner = NULL;
+    free(s->cache_root);
+    free(s->runs);
+    free(s);
+}

@@ -1,0 +1,325 @@
+/* kmrun_run: the public C API's runs (include/kmrun.h) — a program loaded,
+ * run and read back exactly as `kmrun run` does it, over the same library
+ * calls: km_session_open and km_session_load through the cache, the run
+ * record begun before the build (km_run_record.h), km_session_run with the
+ * same timeouts, the regions read after the stop, the run JSON and the run
+ * folder written by the one writer `kmrun run` uses.  What it adds is the
+ * order: nothing of a run can be read before its stop, a session has one
+ * run at a time, and every refusal names what it refuses. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_internal.h"
+#include "km_plan.h"
+#include "km_run_json.h"
+#include "km_suggest.h"
+#include "ks_text.h"
+
+static void clear(kmrun_error **err)
+{
+    if (err)
+        *err = NULL;
+}
+
+/* ---- The callbacks -------------------------------------------------------- */
+
+static void on_build_output(const char *line, void *ctx)
+{
+    const kmrun_run *r = ctx;
+    r->callbacks.build_output(line, r->callbacks.ctx);
+}
+
+static double ticks_us(uint64_t ticks)
+{
+    return (double)ticks * 1e6 / (double)BH_TICKS_PER_SECOND;
+}
+
+static void on_progress(int cluster, uint32_t where, uint64_t ticks, void *ctx)
+{
+    const kmrun_run *r = ctx;
+    r->callbacks.progress(cluster, where, ticks_us(ticks), r->callbacks.ctx);
+}
+
+static void on_print(const km_print_line *p, void *ctx)
+{
+    const kmrun_run *r = ctx;
+    char core[32];
+    km_print_core_name(p, core, sizeof core);
+    r->callbacks.print(core, p->text, (double)p->ps / (double)BH_PS_PER_US, r->callbacks.ctx);
+}
+
+/* ---- Load and wait -------------------------------------------------------- */
+
+/* A run's resources, whatever became of its load (NULL: nothing). */
+static void run_free(kmrun_run *r)
+{
+    if (!r)
+        return;
+    km_run_record_free(&r->rec);
+    km_session_close(r->s);
+    if (r->cache.root)
+        km_cache_close(&r->cache);
+    free(r);
+}
+
+kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_run **out,
+                                kmrun_error **err)
+{
+    clear(err);
+    if (out)
+        *out = NULL;
+    if (!s || !p || !out)
+        return km_api_usage(err, "kmrun_session_load: %s is NULL",
+                            !s ? "the session" : !p ? "the program" : "out");
+    if (s->run)
+        return km_api_usage(err, "the session has a run already (one at a time): free it with "
+                                 "kmrun_run_free before loading another");
+    kmrun_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory for a run");
+    r->owner = s;
+    r->program = p;
+    r->callbacks = s->callbacks;
+    r->wall_timeout_s = s->wall_timeout_s;
+    km_error e = {0};
+    int rc = km_session_open(&r->s, p->p, s->backend, &e);
+    if (rc == KM_OK) {
+        km_session_check_handover(r->s, s->check_handover);
+        rc = km_cache_open(&r->cache, s->cache_root, &e);
+    }
+    if (rc != KM_OK) {
+        run_free(r);
+        return km_api_fail(err, &e);
+    }
+    /* As `kmrun run`: the folder begun before the build, so that a process
+     * killed at any point leaves a run that says it was interrupted. */
+    km_run_record_begin(&r->rec, s->runs, s->run_folder, km_wall_now());
+    km_build_opts bo = {0};
+    if (r->callbacks.build_output) {
+        bo.output = on_build_output;
+        bo.ctx = r;
+    }
+    rc = km_session_load(r->s, &r->cache, &bo, &e);
+    if (rc != KM_OK) {
+        km_run_record_abort(&r->rec); /* it failed, and said so: not an interrupted run */
+        run_free(r);
+        return km_api_fail(err, &e);
+    }
+    s->run = r;
+    *out = r;
+    return KMRUN_OK;
+}
+
+kmrun_status kmrun_run_wait(kmrun_run *r, double timeout_seconds, kmrun_error **err)
+{
+    clear(err);
+    if (!r)
+        return km_api_usage(err, "kmrun_run_wait: the run is NULL");
+    if (r->stopped)
+        return KMRUN_OK;
+    if (r->failed)
+        return km_api_fail(err, &r->fail_err);
+    /* --timeout's rule (km_seconds_valid), 0 standing for its absence. */
+    if (timeout_seconds != 0 && !km_seconds_valid(timeout_seconds))
+        return km_api_usage(err,
+                            "invalid timeout %g seconds (expected more than 0 and at most %g, "
+                            "or 0 for the default)",
+                            timeout_seconds, KM_SECONDS_MAX);
+    km_run_opts ro = {
+        .timeout_s = timeout_seconds,
+        .wall_timeout_s = r->wall_timeout_s,
+        .progress = r->callbacks.progress ? on_progress : NULL,
+        .print = r->callbacks.print ? on_print : NULL,
+        .ctx = r,
+    };
+    km_error e = {0};
+    int rc = km_session_run(r->s, &ro, &r->result, &e);
+    if (rc == KM_OK)
+        rc = km_session_regions(r->s, &r->copies, &r->ncopies, &e);
+    if (rc == KM_OK)
+        rc = km_run_record_finish(&r->rec, r->program->p, r->s, &r->result, r->copies,
+                                  r->ncopies, &e);
+    else
+        km_run_record_abort(&r->rec);
+    if (rc != KM_OK) {
+        r->failed = rc;
+        r->fail_err = e;
+        r->fail_err.status = rc;
+        return km_api_fail(err, &e);
+    }
+    r->stopped = true;
+    return KMRUN_OK;
+}
+
+bool kmrun_run_stopped(const kmrun_run *r)
+{
+    return r && r->stopped;
+}
+
+bool kmrun_run_ok(const kmrun_run *r)
+{
+    return r && r->stopped && km_run_ok(&r->result) && km_run_findings(&r->result) == 0;
+}
+
+/* ---- After the stop ------------------------------------------------------- */
+
+/* `what` (a subject, quoted where it is a name) refused before the stop. */
+static kmrun_status not_stopped(const kmrun_run *r, const char *what, kmrun_error **err)
+{
+    if (r->failed)
+        return km_api_usage(err, "%s cannot be read: the run did not stop (%s)", what,
+                            r->fail_err.message);
+    return km_api_usage(err, "%s cannot be read before the run has stopped (kmrun_run_wait)",
+                        what);
+}
+
+/* The placement of region `name` of the thread on `cluster`, or a usage
+ * error naming the cluster or the region. */
+static kmrun_status placed(const kmrun_run *r, int cluster, const char *name,
+                           const km_placed **out, kmrun_error **err)
+{
+    const km_plan *plan = km_session_plan(r->s);
+    const km_cluster_plan *cp = km_plan_cluster(plan, cluster);
+    if (!cp) {
+        char on[64] = "";
+        size_t len = 0;
+        for (unsigned i = 0; i < plan->nclusters && len < sizeof on; i++)
+            len += (size_t)snprintf(on + len, sizeof on - len, "%s%d", i ? ", " : "",
+                                    plan->clusters[i].cluster);
+        return km_api_usage(err, "program %s has no thread on cluster %d (its threads are on "
+                                 "cluster%s %s)",
+                            KS_QUOTED(r->program->p->name), cluster,
+                            plan->nclusters == 1 ? "" : "s", on);
+    }
+    const char *names[KMX_MAX_REGIONS];
+    for (uint32_t k = 0; k < cp->nregions; k++) {
+        names[k] = cp->regions[k].region->name;
+        if (strcmp(names[k], name) == 0) {
+            *out = &cp->regions[k];
+            return KMRUN_OK;
+        }
+    }
+    const char *near = km_suggest(name, names, cp->nregions);
+    if (near)
+        return km_api_usage(err, "the thread on cluster %d has no region %s (did you mean %s?)",
+                            cluster, KS_QUOTED(name), KS_QUOTED(near));
+    return km_api_usage(err, "the thread on cluster %d has no region %s", cluster,
+                        KS_QUOTED(name));
+}
+
+kmrun_status kmrun_run_result(const kmrun_run *r, size_t i, kmrun_thread_result *out,
+                              kmrun_error **err)
+{
+    clear(err);
+    if (!r || !out)
+        return km_api_usage(err, "kmrun_run_result: %s is NULL", !r ? "the run" : "out");
+    if (!r->stopped)
+        return not_stopped(r, "the run's results", err);
+    const kmrun_program *p = r->program;
+    if (i >= p->nclusters)
+        return km_api_usage(err, "no result %zu: program %s has %zu (0 to %zu)", i,
+                            KS_QUOTED(p->p->name), p->nclusters,
+                            p->nclusters ? p->nclusters - 1 : 0);
+    const km_thread_result *t = NULL;
+    for (unsigned k = 0; k < r->result.nthreads; k++)
+        if (r->result.threads[k].cluster == p->clusters[i])
+            t = &r->result.threads[k];
+    if (!t)
+        return km_api_error(err, KMRUN_INTERNAL, "the run has no result for its cluster");
+    memset(out, 0, sizeof *out);
+    out->cluster = t->cluster;
+    /* As the run JSON's (km_run_json.c): `ran` is returned in time. */
+    out->ran = t->state == KM_STATE_RETURNED;
+    out->state = km_state_name(t->state);
+    out->error = t->error == KMX_ERROR_NONE ? NULL : km_kmx_error_name(t->error);
+    out->has_code = t->has_code;
+    out->code = t->has_code ? t->code : 0;
+    out->nwords = t->nwords < 48 ? t->nwords : 48;
+    memcpy(out->words, t->words, out->nwords * sizeof out->words[0]);
+    out->where = t->where;
+    out->where_microseconds = t->has_where_ticks ? ticks_us(t->where_ticks) : -1;
+    out->microseconds = t->has_ticks ? ticks_us(t->ticks) : -1;
+    return KMRUN_OK;
+}
+
+const char *kmrun_run_json(const kmrun_run *r)
+{
+    return r && r->stopped ? r->rec.json : NULL;
+}
+
+const char *kmrun_run_id(const kmrun_run *r)
+{
+    return r && r->stopped ? r->rec.id : NULL;
+}
+
+const char *kmrun_run_folder(const kmrun_run *r)
+{
+    return r && r->stopped ? r->rec.dir : NULL;
+}
+
+const char *kmrun_run_folder_error(const kmrun_run *r)
+{
+    if (!r || !r->stopped || !r->rec.folder || r->rec.folder_rc == KM_OK)
+        return NULL;
+    return r->rec.folder_err.message;
+}
+
+kmrun_status kmrun_run_read(const kmrun_run *r, int cluster, const char *name,
+                            const void **data, size_t *bytes, kmrun_error **err)
+{
+    clear(err);
+    if (data)
+        *data = NULL;
+    if (bytes)
+        *bytes = 0;
+    if (!r || !name || !data || !bytes)
+        return km_api_usage(err, "kmrun_run_read: %s is NULL",
+                            !r ? "the run" : !name ? "the region's name" : !data ? "data" : "bytes");
+    if (!r->stopped) {
+        char what[KS_QUOTE_BYTES + 16];
+        snprintf(what, sizeof what, "region %s", KS_QUOTED(name));
+        return not_stopped(r, what, err);
+    }
+    const km_placed *pl;
+    kmrun_status rc = placed(r, cluster, name, &pl, err);
+    if (rc != KMRUN_OK)
+        return rc;
+    for (size_t i = 0; i < r->ncopies; i++) {
+        const km_region_copy *c = &r->copies[i];
+        if (c->cluster == cluster && strcmp(c->name, name) == 0) {
+            *data = c->bytes;
+            *bytes = (size_t)c->size;
+            return KMRUN_OK;
+        }
+    }
+    return km_api_error(err, KMRUN_INTERNAL, "a placed region has no copy after the stop");
+}
+
+kmrun_status kmrun_run_region_address(const kmrun_run *r, int cluster, const char *name,
+                                      unsigned *bank, uint64_t *address, kmrun_error **err)
+{
+    clear(err);
+    if (!r || !name || !bank || !address)
+        return km_api_usage(err, "kmrun_run_region_address: %s is NULL",
+                            !r      ? "the run"
+                            : !name ? "the region's name"
+                            : !bank ? "bank"
+                                    : "address");
+    const km_placed *pl;
+    kmrun_status rc = placed(r, cluster, name, &pl, err);
+    if (rc != KMRUN_OK)
+        return rc;
+    *bank = pl->bank;
+    *address = pl->bank_address;
+    return KMRUN_OK;
+}
+
+void kmrun_run_free(kmrun_run *r)
+{
+    if (!r)
+        return;
+    if (r->owner)
+        r->owner->run = NULL;
+    run_free(r);
+}
