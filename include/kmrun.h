@@ -56,11 +56,13 @@ typedef enum kmrun_status {
  * one a line). */
 typedef struct kmrun_error kmrun_error;
 
+/* e NULL (no error): KMRUN_OK and "". */
 kmrun_status kmrun_error_status(const kmrun_error *e);
 const char *kmrun_error_message(const kmrun_error *e);
 void kmrun_error_free(kmrun_error *e);
 
-/* The library's version ("0.9.0") and KMRUN_API_VERSION as it was built. */
+/* The library's version (as `kmrun --version` gives it, "0.1.0") and
+ * KMRUN_API_VERSION as it was built. */
 const char *kmrun_version(void);
 int kmrun_api_version(void);
 
@@ -116,7 +118,9 @@ typedef struct kmrun_session_opts {
     bool no_run_folder;
     /* The hand-over checker (kmrun(1), --check-handover) on. */
     bool check_handover;
-    /* Real seconds a run may take before it is cut short; <= 0: no limit. */
+    /* Real seconds a run may take before it is cut short (KMRUN_SYSTEM, as
+     * `kmrun run --wall-timeout`); <= 0: no limit; not a number, not
+     * finite or over 1e6: KMRUN_USAGE at the open. */
     double wall_timeout_seconds;
     kmrun_callbacks callbacks;
 } kmrun_session_opts;
@@ -127,10 +131,13 @@ void kmrun_session_opts_init(kmrun_session_opts *o);
 typedef struct kmrun_session kmrun_session;
 
 /* A session on o->backend (o NULL: the defaults).  KMRUN_USAGE for the
- * card backend, which this kmrun does not have, or a bad `size`. */
+ * card backend, which this kmrun does not have, or a bad `size`;
+ * KMRUN_SYSTEM when the cache cannot be used.  The folders are chosen
+ * here: the environment is read now, not at each load. */
 kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out,
                                 kmrun_error **err);
-/* Frees the session; a run of it must be freed first. */
+/* Frees the session; a run of it not freed yet stays usable, and is freed
+ * by kmrun_run_free. */
 void kmrun_session_close(kmrun_session *s);
 
 /* ---- Runs ----------------------------------------------------------------- */
@@ -149,22 +156,26 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
  * the host's on the host fallback) is asked to stop, and one that does
  * not stop within the stop's grace is `stuck` — as `kmrun run --timeout`.
  * timeout_seconds 0: the default (the largest deadline and 1 s, or 10 s);
- * a negative or not-finite timeout is KMRUN_USAGE.  Then the run has
+ * a negative or not-finite timeout, or one over 1e6 s (as --timeout), is
+ * KMRUN_USAGE.  Then the run has
  * stopped: its results, JSON and regions can be read, and its run folder
  * is written.  KMRUN_OK when the run ran, whatever its threads did (see
- * kmrun_run_ok); called again, it returns KMRUN_OK and does nothing. */
+ * kmrun_run_ok); called again, it returns KMRUN_OK and does nothing.  A
+ * run that failed (the wall timeout: KMRUN_SYSTEM) has not stopped, and
+ * cannot run again: a call again gives the same failure. */
 kmrun_status kmrun_run_wait(kmrun_run *r, double timeout_seconds, kmrun_error **err);
 
 /* Whether the run has stopped (kmrun_run_wait returned KMRUN_OK). */
 bool kmrun_run_stopped(const kmrun_run *r);
-/* Whether every thread returned and every command was done: what makes
- * `kmrun run` exit 0. */
+/* Whether every thread returned, every command was done and the card
+ * found nothing (no hand-over, wild write or Tensix handler taken out):
+ * what makes `kmrun run` exit 0. */
 bool kmrun_run_ok(const kmrun_run *r);
 
 /* A thread's result on one cluster: the spec's ThreadResult. */
 typedef struct kmrun_thread_result {
     int cluster;
-    bool ran;              /* its image started */
+    bool ran;              /* kmx_main returned in time: state "returned" (the run JSON's) */
     const char *state;     /* "returned", "late", "trapped", "stuck", ... (the run JSON's) */
     const char *error;     /* the kmx library's first error ("bank", ...), NULL: none */
     bool has_code;         /* kmx_main returned */
@@ -184,9 +195,10 @@ kmrun_status kmrun_run_result(const kmrun_run *r, size_t i, kmrun_thread_result 
 /* The run JSON, as `kmrun run` prints it (the run's own, valid until
  * kmrun_run_free); NULL before the stop. */
 const char *kmrun_run_json(const kmrun_run *r);
-/* The run's id and its folder (NULL when none was written, and before
- * the stop); kmrun_run_folder_error says why none was when one was
- * asked for (NULL: it was written, or not asked for). */
+/* The run's id (NULL before the stop), and its folder (NULL when none was
+ * written, and before the stop); kmrun_run_folder_error says why none was
+ * when one was asked for (NULL: it was written, or not asked for, and
+ * before the stop). */
 const char *kmrun_run_id(const kmrun_run *r);
 const char *kmrun_run_folder(const kmrun_run *r);
 const char *kmrun_run_folder_error(const kmrun_run *r);

@@ -38,3 +38,19 @@ load helpers
         >"$BATS_TEST_TMPDIR/actual"
     diff -u "$BATS_TEST_TMPDIR/expect" "$BATS_TEST_TMPDIR/actual"
 }
+
+@test "kmrun(3) names and describes every function include/kmrun.h declares" {
+    local fns name
+    fns=$(grep -oE '\bkmrun_[a-z_]+\(' "$KMRUN_TOP/include/kmrun.h" | tr -d '(' | sort -u)
+    [ "$(wc -l <<<"$fns")" -ge 25 ]
+    for name in $fns; do
+        grep -q "^\.Nm $name\( ,\)\?$" "$KMRUN_TOP/man/kmrun.3" ||
+            { echo "man/kmrun.3: no '.Nm $name' in NAME"; false; }
+        grep -q "^\.Fn $name \"" "$KMRUN_TOP/man/kmrun.3" ||
+            grep -q "^\.Fn $name void$" "$KMRUN_TOP/man/kmrun.3" ||
+            { echo "man/kmrun.3: no '.Fn $name' in SYNOPSIS"; false; }
+        # In the text: with no arguments, or punctuation after it.
+        grep -qE "^\.Fn $name( [^\"v][^\"]*)?$" "$KMRUN_TOP/man/kmrun.3" ||
+            { echo "man/kmrun.3: $name is not described"; false; }
+    done
+}
