@@ -59,8 +59,8 @@ struct kmrun_run {
  * error of KMRUN_SYSTEM, which kmrun_error_free leaves. */
 kmrun_status km_api_error(kmrun_error **err, int status, const char *message);
 
-/* The same from a km_error of the library. */
-kmrun_status km_api_fail(kmrun_error **err, const km_error *e);
+/* The same from a failure of the library: its status and km_error. */
+kmrun_status km_api_fail(kmrun_error **err, int status, const km_error *e);
 
 /* The same with a message made as km_fail makes it (names KS_QUOTED). */
 kmrun_status km_api_usage(kmrun_error **err, const char *fmt, ...)

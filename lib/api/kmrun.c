@@ -35,9 +35,9 @@ kmrun_status km_api_error(kmrun_error **err, int status, const char *message)
     return (kmrun_status)status;
 }
 
-kmrun_status km_api_fail(kmrun_error **err, const km_error *e)
+kmrun_status km_api_fail(kmrun_error **err, int status, const km_error *e)
 {
-    return km_api_error(err, e->status, e->message);
+    return km_api_error(err, status, e->message[0] ? e->message : "failed (no message)");
 }
 
 kmrun_status km_api_usage(kmrun_error **err, const char *fmt, ...)
@@ -49,7 +49,7 @@ kmrun_status km_api_usage(kmrun_error **err, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     km_fail(&e, KM_EXIT_USAGE, "%s", text);
-    return km_api_fail(err, &e);
+    return km_api_fail(err, KM_EXIT_USAGE, &e);
 }
 
 kmrun_status kmrun_error_status(const kmrun_error *e)
@@ -198,8 +198,9 @@ kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out
                             (int)o->backend);
     }
     km_error e = {0};
-    if (km_backend_available(b, &e) != KM_OK)
-        return km_api_fail(err, &e);
+    int rc = km_backend_available(b, &e);
+    if (rc != KM_OK)
+        return km_api_fail(err, rc, &e);
     double wall = o->wall_timeout_seconds;
     if (isnan(wall) || (wall > 0 && !km_seconds_valid(wall)))
         return km_api_usage(err,
@@ -219,19 +220,21 @@ kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out
     s->cache_root = o->cache_dir && *o->cache_dir ? strdup(o->cache_dir)
                                                   : km_cache_default_root(&e);
     s->runs = km_runs_root(o->runs_dir);
-    int rc = KM_OK;
     if (!s->cache_root)
         rc = e.message[0] ? e.status : km_fail(&e, KM_EXIT_SYSTEM, "out of memory for a session");
     else if (!s->runs)
         rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory for a session");
     /* The cache is opened for each run (its entries stay pinned as long);
      * here only tried, so that an unusable one is said at the open. */
-    km_cache c;
-    if (rc == KM_OK && (rc = km_cache_open(&c, s->cache_root, &e)) == KM_OK)
-        km_cache_close(&c);
+    if (rc == KM_OK) {
+        km_cache c;
+        rc = km_cache_open(&c, s->cache_root, &e);
+        if (c.root)
+            km_cache_close(&c);
+    }
     if (rc != KM_OK) {
         kmrun_session_close(s);
-        return km_api_fail(err, &e);
+        return km_api_fail(err, rc, &e);
     }
     *out = s;
     return KMRUN_OK;

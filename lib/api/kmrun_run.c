@@ -90,7 +90,7 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     }
     if (rc != KM_OK) {
         run_free(r);
-        return km_api_fail(err, &e);
+        return km_api_fail(err, rc, &e);
     }
     /* As `kmrun run`: the folder begun before the build, so that a process
      * killed at any point leaves a run that says it was interrupted. */
@@ -104,7 +104,7 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     if (rc != KM_OK) {
         km_run_record_abort(&r->rec); /* it failed, and said so: not an interrupted run */
         run_free(r);
-        return km_api_fail(err, &e);
+        return km_api_fail(err, rc, &e);
     }
     s->run = r;
     *out = r;
@@ -119,7 +119,7 @@ kmrun_status kmrun_run_wait(kmrun_run *r, double timeout_seconds, kmrun_error **
     if (r->stopped)
         return KMRUN_OK;
     if (r->failed)
-        return km_api_fail(err, &r->fail_err);
+        return km_api_fail(err, r->failed, &r->fail_err);
     /* --timeout's rule (km_seconds_valid), 0 standing for its absence. */
     if (timeout_seconds != 0 && !km_seconds_valid(timeout_seconds))
         return km_api_usage(err,
@@ -145,8 +145,7 @@ kmrun_status kmrun_run_wait(kmrun_run *r, double timeout_seconds, kmrun_error **
     if (rc != KM_OK) {
         r->failed = rc;
         r->fail_err = e;
-        r->fail_err.status = rc;
-        return km_api_fail(err, &e);
+        return km_api_fail(err, rc, &e);
     }
     r->stopped = true;
     return KMRUN_OK;
