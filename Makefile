@@ -159,7 +159,9 @@ TEST_INC = -Itests/unit $(foreach d,$(sort $(dir $(UNIT_SRC))),-I$(d)) $(LIB_INC
 # library, which exports them (lib/libkmrun.map) and, as the program's
 # dependency, is in the global scope; a program linked with libkmrun.a
 # holds them and must export them like kmrun: kmrun.pc's Libs.private has
-# -Wl,--export-dynamic (the libkmrun block below).
+# -Wl,--export-dynamic (the libkmrun block below).  A program that
+# dlopens libkmrun.so without RTLD_GLOBAL is made to work by the grid,
+# which makes the object holding the functions global first.
 HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm -ldl $(LDLIBS)
 HOST_LDFLAGS := -rdynamic $(OPT) $(LDFLAGS)
 
@@ -246,8 +248,9 @@ $(B)/bin/kmrun: $(CMD_OBJ) $(LIBS)
 # -z defs (it names every library it needs); kmrun.pc for pkg-config.
 # The SONAME is libkmrun.so.<major>; while VERSION's major is 0 any minor
 # may change the ABI, so the SONAME is libkmrun.so.0.<minor>.
-# A program that dlopens libkmrun.so itself must do it RTLD_GLOBAL: the
-# kernels' object finds the km_device.h functions only in the global scope.
+# A program may also dlopen libkmrun.so itself, RTLD_LOCAL too (Python's
+# ctypes): the grid makes the library global before it loads kernels
+# (device/sim/grid/sim_grid.c).
 # The sanitizers' modes build it too (sanitized: a program that loads it
 # needs the sanitizer's runtime first; the tests do not run it there).
 VERSION_PARTS := $(subst ., ,$(VERSION))
