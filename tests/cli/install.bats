@@ -242,6 +242,7 @@ EOF
     read -ra words <<<"$output"
     [ "${words[*]}" = "-I$stage/usr/include -L$lib -lkmrun" ]
     grep -qx 'prefix=/usr' "$lib/pkgconfig/kmrun.pc"
+    # shellcheck disable=SC2016 # pkg-config's variable, as written
     grep -qx 'libdir=${prefix}/lib/x86_64-linux-gnu' "$lib/pkgconfig/kmrun.pc"
     # The build's own kmrun.pc names the default prefix again.
     grep -qx 'prefix=/usr/local' "$KMRUN_BUILD/lib/pkgconfig/kmrun.pc"
