@@ -1,13 +1,38 @@
-# kmrun: the host tool (cmd/, lib/), the X280 thread runtime cross-compiled
-# for RV64 (kmx/), and the tests.  Everything lands under $(B):
+# kmrun: the host tool (cmd/, lib/), the library for programs (include/kmrun.h),
+# the X280 thread runtime cross-compiled for RV64 (kmx/), and the tests.
+# Everything lands under $(B):
 #   $(B)/bin/kmrun                  the command
+#   $(B)/lib/libkmrun.a             the library, static (every host object
+#                                   of lib/, device/sim/ and support/)
+#   $(B)/lib/libkmrun.so.$(VERSION) the library, shared, exporting only
+#                                   kmrun_* and km_device.h's functions, and
+#   $(B)/lib/$(SONAME), libkmrun.so   its links (SONAME: libkmrun.so.<major>,
+#                                   libkmrun.so.0.<minor> while the major is 0)
+#   $(B)/lib/pkgconfig/kmrun.pc     for pkg-config (PREFIX's paths)
 #   $(B)/share/kmrun/kmx/...        the runtime a thread image links against
 #   $(B)/share/kmrun/device/...     the Tensix handlers' headers
-# which is also the installed layout (kmrun finds share/ beside bin/).
+# which is also the installed layout (kmrun finds share/ beside bin/),
+# with include/kmrun.h in $(PREFIX)/include and the man pages in
+# $(PREFIX)/share/man.
 #
-#   make                 build (MODE=release; MODE=asan|ubsan|debug|distro too)
+#   make                 build (MODE=release; MODE=asan|ubsan|debug|distro too);
+#                        all of the above but the library
+#   make libkmrun        the library: the archive, the shared one, kmrun.pc.
+#                        Not in `make`: the shared one compiles every source
+#                        of lib/, device/sim/ and support/ a second time,
+#                        -fPIC ($(B)/pic-lib/), which took 27 s of CPU (30 s
+#                        on two busy cores) against 60 s for all of `make`;
+#                        `make test` and `make install` build it
 #   make test            every test; ends with "N passed, N failed"
-#   make install PREFIX=/usr/local
+#   make install         into PREFIX (/usr/local); for packagers, as
+#                        debian/rules or an rpm spec calls it:
+#     DESTDIR=/tmp/stage   staged: every path below is under it (kmrun.pc
+#                          does not name it)
+#     PREFIX=/usr          bin/, include/, share/kmrun, share/man under it
+#     LIBDIR=/usr/lib/x86_64-linux-gnu   the libraries and pkgconfig/
+#                          (default $(PREFIX)/lib); INCLUDEDIR, MANDIR too
+#   Only bin/ and share/kmrun/ are fixed under PREFIX: kmrun finds its data
+#   as ../share/kmrun beside itself.
 
 .SUFFIXES:
 .DELETE_ON_ERROR:
@@ -136,7 +161,17 @@ CMD_INC = $(call inc_of,cmd)
 TEST_INC = -Itests/unit $(foreach d,$(sort $(dir $(UNIT_SRC))),-I$(d)) -Iinclude $(LIB_INC) \
   $(SIM_INC)
 # -rdynamic, -ldl: the grid dlopens the kernels' object, whose handlers call
-# the km_device.h functions of the program that loads it (sim_grid.h).
+# the km_device.h functions of the program that loads it (sim_grid.h): the
+# object is linked with those left undefined, and dlopen looks them up in
+# the global scope, the program and the libraries it was linked with.
+# kmrun and the tests hold the functions themselves (libsim.a) and export
+# them with -rdynamic.  A program linked with libkmrun.so finds them in the
+# library, which exports them (lib/libkmrun.map) and, as the program's
+# dependency, is in the global scope; a program linked with libkmrun.a
+# holds them and must export them like kmrun: kmrun.pc's Libs.private has
+# -Wl,--export-dynamic (the libkmrun block below).  A program that
+# dlopens libkmrun.so without RTLD_GLOBAL is made to work by the grid,
+# which makes the object holding the functions global first.
 HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm -ldl $(LDLIBS)
 HOST_LDFLAGS := -rdynamic $(OPT) $(LDFLAGS)
 
@@ -189,7 +224,13 @@ KMX_HOST_DATA := $(SHARE)/kmx/host/libkmx_host.a $(SHARE)/kmx/host/kmx_host.h
 KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ikmx -Ikmx/host \
   -Ikmx/include -Idevice/include
 
-.PHONY: all test install clean print-inc print-%
+# Where `make install` puts things, and kmrun.pc says they are.
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+
+.PHONY: all test install clean print-inc print-% libkmrun FORCE
 all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN) $(B)/tests/gdb_fake_server
 
 # Every host object, in its module's include folders (inc_of).
@@ -209,6 +250,62 @@ LIBS := $(B)/libkm.a $(B)/libsim.a $(B)/libks.a
 $(B)/bin/kmrun: $(CMD_OBJ) $(LIBS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(HOST_LDFLAGS) -o $@ $(CMD_OBJ) $(LIBS) $(HOST_LDLIBS)
+
+# The library for programs (include/kmrun.h): libkmrun.a, the objects of
+# the three archives above; libkmrun.so, the same sources compiled again
+# position-independent into $(B)/pic-lib/ (each in its module's include
+# folders, as $(B)/obj/), exporting only what lib/libkmrun.map names, with
+# -z defs (it names every library it needs); kmrun.pc for pkg-config.
+# The SONAME is libkmrun.so.<major>; while VERSION's major is 0 any minor
+# may change the ABI, so the SONAME is libkmrun.so.0.<minor>.
+# A program may also dlopen libkmrun.so itself, RTLD_LOCAL too (Python's
+# ctypes): the grid makes the library global before it loads kernels
+# (device/sim/grid/sim_grid.c).
+# The sanitizers' modes build it too, sanitized (it needs libasan and
+# libubsan, and names them): a program that links it is built with the
+# same -fsanitize flags, so the runtime comes first (tests/cli/install.bats
+# builds its program with the mode's OPT).
+VERSION_PARTS := $(subst ., ,$(VERSION))
+SO_MAJOR := $(word 1,$(VERSION_PARTS))
+SONAME := libkmrun.so.$(if $(filter 0,$(SO_MAJOR)),0.$(word 2,$(VERSION_PARTS)),$(SO_MAJOR))
+SO_FILE := libkmrun.so.$(VERSION)
+PIC_OBJ := $(patsubst %.c,$(B)/pic-lib/%.o,$(SUPPORT_SRC) $(SIM_SRC) $(LIB_SRC))
+LIBKMRUN := $(B)/lib/libkmrun.a $(B)/lib/$(SO_FILE) $(B)/lib/$(SONAME) $(B)/lib/libkmrun.so \
+  $(B)/lib/pkgconfig/kmrun.pc
+# What a static link needs beyond -lkmrun: the libraries, and the export of
+# the km_device.h functions from the program (above).
+PC_LIBS_PRIVATE := -Wl,--export-dynamic -lyaml -lcjson -lcrypto -lm -ldl -lpthread
+
+$(B)/lib/libkmrun.a: $(LIB_OBJ) $(SIM_OBJ) $(SUPPORT_OBJ)
+	@mkdir -p $(@D)
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+$(B)/pic-lib/%.o: %.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) -fPIC $(call src_inc,$<) -c $< -o $@
+$(B)/lib/$(SO_FILE): $(PIC_OBJ) lib/libkmrun.map
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libkmrun.map \
+	  -Wl,-z,defs $(OPT) $(LDFLAGS) -o $@ $(PIC_OBJ) $(HOST_LDLIBS) -lpthread
+$(B)/lib/$(SONAME): $(B)/lib/$(SO_FILE)
+	$(Q)ln -sf $(SO_FILE) $@
+$(B)/lib/libkmrun.so: $(B)/lib/$(SONAME)
+	$(Q)ln -sf $(SONAME) $@
+# kmrun.pc names PREFIX's and LIBDIR's paths, so it is written again when
+# they change (its rule always runs, and replaces the file only then).
+$(B)/lib/pkgconfig/kmrun.pc: FORCE
+	@mkdir -p $(@D)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'exec_prefix=$${prefix}' \
+	  'libdir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))' \
+	  'includedir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))' '' \
+	  'Name: kmrun' \
+	  'Description: Build and run X280 thread programs on a simulated Tenstorrent Blackhole' \
+	  'Version: $(VERSION)' \
+	  'Cflags: -I$${includedir}' \
+	  'Libs: -L$${libdir} -lkmrun' \
+	  'Libs.private: $(PC_LIBS_PRIVATE)' >$@.new
+	$(Q)if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+FORCE:
+libkmrun: $(LIBKMRUN)
 
 # A unit test's binary is named after its source, wherever in tests/unit
 # the source mirrors what it tests.  A test that moved leaves its old path
@@ -271,7 +368,7 @@ $(SHARE)/kmx/%: kmx/%
 
 # The fuzzers' bounded run (tests/fuzz/) counts among the tests when
 # clang can build them; their own tree, build-fuzz, is made first.
-test: all
+test: all libkmrun
 	@if tests/fuzz/have-libfuzzer '$(FUZZ_CC)'; then \
 	  $(MAKE) --no-print-directory fuzz-build || exit 1; export KMRUN_FUZZ=$(FB); \
 	else echo "fuzz: skipped (no clang with libFuzzer: ./setup installs it)"; fi; \
@@ -279,13 +376,22 @@ test: all
 
 include tests/fuzz/fuzz.mk
 
-PREFIX ?= /usr/local
-install: all
-	install -d $(PREFIX)/bin $(PREFIX)/share/kmrun $(PREFIX)/share/man/man1 \
-	  $(PREFIX)/share/man/man3 $(PREFIX)/share/man/man5
-	install -m 755 $(B)/bin/kmrun $(PREFIX)/bin/kmrun
-	cp -R $(SHARE)/. $(PREFIX)/share/kmrun/
-	for m in man/*.[0-9]; do install -m 644 $$m $(PREFIX)/share/man/man$${m##*.}/; done
+# The installed layout (the header comment): DESTDIR stages it, PREFIX,
+# LIBDIR, INCLUDEDIR and MANDIR place it; the libraries' links are kept.
+install: all libkmrun
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kmrun $(DESTDIR)$(INCLUDEDIR) \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 755 $(B)/bin/kmrun $(DESTDIR)$(PREFIX)/bin/kmrun
+	install -m 644 include/kmrun.h $(DESTDIR)$(INCLUDEDIR)/kmrun.h
+	install -m 644 $(B)/lib/libkmrun.a $(DESTDIR)$(LIBDIR)/libkmrun.a
+	install -m 644 $(B)/lib/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libkmrun.so
+	install -m 644 $(B)/lib/pkgconfig/kmrun.pc $(DESTDIR)$(LIBDIR)/pkgconfig/kmrun.pc
+	cp -R $(SHARE)/. $(DESTDIR)$(PREFIX)/share/kmrun/
+	for m in man/*.[0-9]; do \
+	  install -d $(DESTDIR)$(MANDIR)/man$${m##*.} && \
+	  install -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; done
 
 # `make -s print-LIB_INC`: a variable's value (the layering test asks
 # which folders a layer sees).

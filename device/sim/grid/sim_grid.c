@@ -247,6 +247,27 @@ void sim_grid_free(sim_grid *g)
     free(g);
 }
 
+/* The kernels' object leaves the km_device.h functions undefined, and
+ * dlopen looks them up in the global scope: the program and what was
+ * loaded with it (kmrun holds them and exports them with -rdynamic; a
+ * program linked with libkmrun.so has the library there, which exports
+ * them).  A program that dlopened libkmrun.so itself without RTLD_GLOBAL
+ * (Python's ctypes does) leaves them out of it: the object that holds them
+ * is made global first.  RTLD_NOLOAD loads nothing; where a program holds
+ * them itself, it finds nothing or the program, already global. */
+static void grid_export_device_api(void)
+{
+    unsigned (*fn)(const km_core *) = km_core_id;
+    void *address;
+    memcpy(&address, &fn, sizeof address);
+    Dl_info info;
+    if (!dladdr(address, &info) || !info.dli_fname || !info.dli_fname[0])
+        return;
+    void *self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_GLOBAL);
+    if (self)
+        dlclose(self);
+}
+
 int sim_grid_load_kernels(sim_grid *g, const char *so_path, const char *const names[],
                           unsigned n, ks_error *err)
 {
@@ -256,6 +277,7 @@ int sim_grid_load_kernels(sim_grid *g, const char *so_path, const char *const na
     if (n > KM_HANDLER_MAX + 1 - KM_HANDLER_FIRST_PROGRAM)
         return ks_fail(err, KS_ERR_INPUT, "%s: %u handlers, at most %u", so_path, n,
                        KM_HANDLER_MAX + 1 - KM_HANDLER_FIRST_PROGRAM);
+    grid_export_device_api();
     void *so = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
     if (!so)
         return ks_fail(err, KS_ERR_IMAGE, "cannot load the kernels: %s", dlerror());

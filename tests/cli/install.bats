@@ -1,0 +1,249 @@
+#!/usr/bin/env bats
+# The library for programs and `make install`: the staged layout (DESTDIR,
+# PREFIX, LIBDIR), kmrun.pc read by pkg-config, a program built against
+# the staged install both shared and static, and libkmrun.so's exports
+# (kmrun_* and the km_device.h functions the kernels call back, nothing
+# else).  `make install` runs in the build's own folder and mode
+# ($KMRUN_BUILD: build is MODE=release, build-asan MODE=asan, ...), so
+# under `make test` it only copies what is built; the test program is
+# compiled with the mode's flags (a sanitized library needs its runtime).
+
+# shellcheck disable=SC2154 # output, status: set by run
+load helpers
+
+# The build folder as the Makefile's B (relative when it is in the
+# checkout, as `make` names it) and its MODE.
+build_b() {
+    case $KMRUN_BUILD in
+    "$KMRUN_TOP"/*) echo "${KMRUN_BUILD#"$KMRUN_TOP"/}" ;;
+    *) echo "$KMRUN_BUILD" ;;
+    esac
+}
+build_mode() {
+    local base=${KMRUN_BUILD##*/}
+    case $base in
+    build-*) echo "${base#build-}" ;;
+    *) echo release ;;
+    esac
+}
+# kmake ARGS...: make in the checkout for this build (not the jobserver of
+# a `make test` this runs under).
+kmake() {
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+        make -s --no-print-directory -C "$KMRUN_TOP" MODE="$(build_mode)" B="$(build_b)" "$@"
+}
+# The SONAME VERSION gives: libkmrun.so.<major>, libkmrun.so.0.<minor> for 0.x.
+soname() {
+    local major minor
+    IFS=. read -r major minor _ <<<"$KMRUN_VERSION"
+    if [ "$major" = 0 ]; then echo "libkmrun.so.0.$minor"; else echo "libkmrun.so.$major"; fi
+}
+# The functions device/include/km_device.h declares (what kernels call).
+device_functions() {
+    grep -E '^[a-z].*\<km_[a-z0-9_]+\(' "$KMRUN_TOP/device/include/km_device.h" |
+        grep -v '^typedef' | grep -oE '\<km_[a-z0-9_]+\(' | tr -d '(' | sort -u
+}
+
+setup_file() {
+    export STAGE=$BATS_FILE_TMPDIR/stage
+    kmake install DESTDIR="$STAGE" PREFIX=/usr/local >"$BATS_FILE_TMPDIR/install.out" 2>&1
+    echo $? >"$BATS_FILE_TMPDIR/install.status"
+}
+
+setup() {
+    P=$STAGE/usr/local
+    export PKG_CONFIG_PATH=$P/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$STAGE
+    unset PKG_CONFIG_LIBDIR
+    # The mode's compiler flags (-fsanitize=... for asan and ubsan).
+    OPT=$(kmake print-OPT)
+}
+
+staged() {
+    [ "$(cat "$BATS_FILE_TMPDIR/install.status")" = 0 ] ||
+        { echo "make install failed:"; cat "$BATS_FILE_TMPDIR/install.out"; false; }
+}
+
+# A program of the API: its version, and with an argument, that argument
+# dlopened as the grid dlopens the kernels' object.
+write_program() {
+    cat >"$BATS_TEST_TMPDIR/prog.c" <<'EOF'
+#include <kmrun.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    printf("%s %d\n", kmrun_version(), kmrun_api_version());
+    if (kmrun_api_version() != KMRUN_API_VERSION)
+        return 1;
+    if (argc > 1 && !dlopen(argv[1], RTLD_NOW | RTLD_LOCAL)) {
+        printf("%s\n", dlerror());
+        return 1;
+    }
+    return 0;
+}
+EOF
+}
+
+@test "install: make install DESTDIR= PREFIX=/usr/local stages the command, the header, the libraries, kmrun.pc, the data and the man pages" {
+    staged
+    # Nothing lands outside the prefix.
+    [ "$(cd "$STAGE" && find . -mindepth 1 -maxdepth 2 | sort | tr '\n' ' ')" = './usr ./usr/local ' ]
+    [ -x "$P/bin/kmrun" ]
+    run -0 "$P/bin/kmrun" --version
+    [ "${lines[0]}" = "kmrun $KMRUN_VERSION" ]
+    cmp "$KMRUN_TOP/include/kmrun.h" "$P/include/kmrun.h"
+    [ -f "$P/lib/libkmrun.a" ]
+    [ ! -L "$P/lib/libkmrun.a" ]
+    [ -f "$P/lib/libkmrun.so.$KMRUN_VERSION" ]
+    [ ! -L "$P/lib/libkmrun.so.$KMRUN_VERSION" ]
+    [ "$(readlink "$P/lib/$(soname)")" = "libkmrun.so.$KMRUN_VERSION" ]
+    [ "$(readlink "$P/lib/libkmrun.so")" = "$(soname)" ]
+    run -0 readelf -d "$P/lib/libkmrun.so.$KMRUN_VERSION"
+    [[ "$output" == *"Library soname: [$(soname)]"* ]] || { echo "$output"; false; }
+    [ -f "$P/lib/pkgconfig/kmrun.pc" ]
+    # The data kmrun finds beside itself: the runtime and the handlers' API.
+    [ -f "$P/share/kmrun/kmx/lib/libkmx.a" ]
+    [ -f "$P/share/kmrun/kmx/kmx.ld" ]
+    cmp "$KMRUN_TOP/device/include/km_device.h" "$P/share/kmrun/device/include/km_device.h"
+    [ -f "$P/share/kmrun/kmx/host/libkmx_host.a" ]
+    # Every man page, in its section (man3/kmrun.3 among them once it exists).
+    local page n=0
+    for page in "$KMRUN_TOP"/man/*.[1-8]; do
+        cmp "$page" "$P/share/man/man${page##*.}/${page##*/}"
+        n=$((n + 1))
+    done
+    [ "$n" -ge 4 ]
+    [ -f "$P/share/man/man1/kmrun.1" ]
+    [ -f "$P/share/man/man3/km_device.3" ]
+}
+
+@test "install: libkmrun.a holds every host object of lib/, device/sim/ and support/" {
+    staged
+    local b=$KMRUN_BUILD
+    local a
+    for a in libkm.a libsim.a libks.a; do ar t "$b/$a"; done | sort >"$BATS_TEST_TMPDIR/expect"
+    ar t "$P/lib/libkmrun.a" | sort >"$BATS_TEST_TMPDIR/actual"
+    diff -u "$BATS_TEST_TMPDIR/expect" "$BATS_TEST_TMPDIR/actual"
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/actual")" -ge 100 ]
+}
+
+@test "install: libkmrun.so exports kmrun_* and the km_device.h functions, and nothing else" {
+    staged
+    local so=$P/lib/libkmrun.so.$KMRUN_VERSION
+    nm -D --defined-only "$so" | awk '{ print $NF }' | sort -u >"$BATS_TEST_TMPDIR/exported"
+    device_functions >"$BATS_TEST_TMPDIR/device"
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/device")" -ge 20 ]
+    # Every function a kernel may call is there...
+    run comm -23 "$BATS_TEST_TMPDIR/device" "$BATS_TEST_TMPDIR/exported"
+    [ -z "$output" ] || { echo "km_device.h functions libkmrun.so does not export: $output"; false; }
+    # ...and nothing but them and kmrun_*.
+    run bash -c "comm -13 '$BATS_TEST_TMPDIR/device' '$BATS_TEST_TMPDIR/exported' | grep -v '^kmrun_'"
+    [ -z "$output" ] || { echo "exported beyond kmrun_* and km_device.h:"; echo "$output"; false; }
+}
+
+@test "install: every kmrun_ symbol libkmrun.so exports is declared in kmrun.h" {
+    staged
+    local s missing=
+    for s in $(nm -D --defined-only "$P/lib/libkmrun.so.$KMRUN_VERSION" | awk '{ print $NF }' | grep '^kmrun_'); do
+        grep -qE "\<$s\(" "$KMRUN_TOP/include/kmrun.h" || missing="$missing $s"
+    done
+    [ -z "$missing" ] || { echo "exported, not in include/kmrun.h:$missing"; false; }
+}
+
+@test "install: pkg-config reads kmrun.pc: the staged paths, the version, a static link's libraries" {
+    staged
+    run -0 pkg-config --modversion kmrun
+    [ "$output" = "$KMRUN_VERSION" ]
+    # The file names the prefix itself; the sysroot only moves the flags.
+    run -0 env -u PKG_CONFIG_SYSROOT_DIR pkg-config --variable=prefix kmrun
+    [ "$output" = /usr/local ]
+    run -0 pkg-config --cflags --libs kmrun
+    read -ra words <<<"$output"
+    [ "${words[*]}" = "-I$P/include -L$P/lib -lkmrun" ]
+    run -0 pkg-config --static --libs kmrun
+    read -ra words <<<"$output"
+    local w
+    for w in "-L$P/lib" -lkmrun -Wl,--export-dynamic -lyaml -lcjson -lcrypto -lm -ldl -lpthread; do
+        [[ " ${words[*]} " == *" $w "* ]] || { echo "no $w in: $output"; false; }
+    done
+}
+
+@test "install: a program built with pkg-config against the staged libkmrun.so runs, and kernels find km_device.h's functions in the library" {
+    staged
+    write_program
+    cd "$BATS_TEST_TMPDIR"
+    # shellcheck disable=SC2046,SC2086 # pkg-config's and the mode's words
+    cc $OPT prog.c $(pkg-config --cflags --libs kmrun) -o prog
+    run -0 readelf -d prog
+    [[ "$output" == *"Shared library: [$(soname)]"* ]] || { echo "$output"; false; }
+    run -0 env LD_LIBRARY_PATH="$P/lib" ./prog
+    [ "$output" = "$KMRUN_VERSION $(grep -oP '#define KMRUN_API_VERSION \K[0-9]+' "$P/include/kmrun.h")" ]
+    # A kernels' object as `kmrun build` links it (km_device.h's functions
+    # left undefined), loaded as the grid loads it: the program itself has
+    # no -rdynamic, the library brings the functions.
+    cat >kernels.c <<'EOF'
+#include "km_device.h"
+KM_HANDLER(which) { km_set_result(core, km_core_id(core) + (unsigned)km_time_ps(core)); }
+EOF
+    cc -fPIC -shared -I"$P/share/kmrun/device/include" -I"$P/share/kmrun/kmx/include" \
+        kernels.c -o kernels.so
+    run -0 env LD_LIBRARY_PATH="$P/lib" ./prog "$PWD/kernels.so"
+    # Without the library the same object does not load: the check can fail.
+    cat >bare.c <<'EOF'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv) { (void)argc; if (!dlopen(argv[1], RTLD_NOW | RTLD_LOCAL)) { puts(dlerror()); return 1; } return 0; }
+EOF
+    # shellcheck disable=SC2086
+    cc $OPT bare.c -o bare -ldl
+    run -1 ./bare "$PWD/kernels.so"
+    [[ "$output" == *"undefined symbol: km_"* ]]
+}
+
+@test "install: a program built with pkg-config --static against the staged libkmrun.a runs without the shared library" {
+    staged
+    write_program
+    cd "$BATS_TEST_TMPDIR"
+    local libs
+    libs=$(pkg-config --static --libs kmrun)
+    # The archive, not the shared library beside it in the same folder.
+    libs=${libs/-lkmrun/-Wl,-Bstatic -lkmrun -Wl,-Bdynamic}
+    # shellcheck disable=SC2046,SC2086
+    cc $OPT prog.c $(pkg-config --static --cflags kmrun) $libs -o prog
+    run -0 readelf -d prog
+    [[ "$output" != *libkmrun* ]] || { echo "$output"; false; }
+    run -0 ./prog
+    [ "$output" = "$KMRUN_VERSION $(grep -oP '#define KMRUN_API_VERSION \K[0-9]+' "$P/include/kmrun.h")" ]
+    # Libs.private's -Wl,--export-dynamic: what the program holds of the
+    # library is in its dynamic symbols, where kernels look.
+    run -0 nm -D --defined-only prog
+    [[ "$output" == *" kmrun_version"* ]] || { echo "$output"; false; }
+}
+
+@test "install: PREFIX and LIBDIR place the files, and kmrun.pc names them" {
+    local stage=$BATS_TEST_TMPDIR/stage2
+    run kmake install DESTDIR="$stage" PREFIX=/usr LIBDIR=/usr/lib/x86_64-linux-gnu
+    # The build's kmrun.pc back to the default prefix, whatever happened.
+    kmake libkmrun
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [ -x "$stage/usr/bin/kmrun" ]
+    [ -f "$stage/usr/include/kmrun.h" ]
+    local lib=$stage/usr/lib/x86_64-linux-gnu
+    [ -f "$lib/libkmrun.a" ]
+    [ -f "$lib/libkmrun.so.$KMRUN_VERSION" ]
+    [ "$(readlink "$lib/libkmrun.so")" = "$(soname)" ]
+    [ -f "$stage/usr/share/kmrun/kmx/lib/libkmx.a" ]
+    [ -f "$stage/usr/share/man/man1/kmrun.1" ]
+    [ ! -e "$stage/usr/local" ]
+    [ ! -e "$stage/usr/lib/libkmrun.a" ]
+    PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage run -0 pkg-config --cflags --libs kmrun
+    read -ra words <<<"$output"
+    [ "${words[*]}" = "-I$stage/usr/include -L$lib -lkmrun" ]
+    grep -qx 'prefix=/usr' "$lib/pkgconfig/kmrun.pc"
+    # shellcheck disable=SC2016 # pkg-config's variable, as written
+    grep -qx 'libdir=${prefix}/lib/x86_64-linux-gnu' "$lib/pkgconfig/kmrun.pc"
+    # The build's own kmrun.pc names the default prefix again.
+    grep -qx 'prefix=/usr/local' "$KMRUN_BUILD/lib/pkgconfig/kmrun.pc"
+}
