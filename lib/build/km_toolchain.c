@@ -1,6 +1,7 @@
 /* km_toolchain: compiler identities and the data folder (km_toolchain.h). */
 #include "km_toolchain.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,42 @@ void km_tool_free(km_tool *t)
     memset(t, 0, sizeof *t);
 }
 
+/* `prefix`/share/kmrun, if it holds the kmx runtime's linker script. */
+static char *data_under(const char *prefix)
+{
+    char *dir = NULL, *probe = NULL;
+    if (asprintf(&dir, "%s/share/kmrun", prefix) < 0)
+        return NULL;
+    probe = km_path_join(dir, "kmx/kmx.ld");
+    bool found = probe && access(probe, R_OK) == 0;
+    free(probe);
+    if (!found) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+/* The data folder of the installation that holds `file` (a program in
+ * PREFIX/bin, a library in PREFIX/lib or a multiarch PREFIX/lib/TRIPLE). */
+static char *data_beside(const char *file)
+{
+    char *dir = km_dirname(file), *up = dir ? km_dirname(dir) : NULL;
+    char *up2 = up ? km_dirname(up) : NULL;
+    char *found = up ? data_under(up) : NULL;
+    if (!found && up2)
+        found = data_under(up2);
+    free(dir);
+    free(up);
+    free(up2);
+    return found;
+}
+
+/* KMRUN_DATA; else the share/kmrun of the installation kmrun's code was
+ * loaded from: libkmrun.so's when a program links the shared library
+ * (dladdr), else the running program's (kmrun itself, or a program linked
+ * with libkmrun.a from the same prefix).  When none holds the runtime,
+ * the program's, for the message that says what is missing. */
 static char *data_dir(void)
 {
     const char *env = getenv("KMRUN_DATA");
@@ -130,11 +167,21 @@ static char *data_dir(void)
         return strdup(env);
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    Dl_info info;
+    if (dladdr((void *)data_dir, &info) && info.dli_fname && info.dli_fname[0] == '/' &&
+        strcmp(info.dli_fname, exe) != 0) {
+        char *dir = data_beside(info.dli_fname);
+        if (dir)
+            return dir;
+    }
     if (n <= 0)
         return NULL;
-    exe[n] = 0;
-    char *bin = km_dirname(exe), *prefix = km_dirname(bin), *dir = NULL;
-    if (asprintf(&dir, "%s/share/kmrun", prefix) < 0)
+    char *dir = data_beside(exe);
+    if (dir)
+        return dir;
+    char *bin = km_dirname(exe), *prefix = km_dirname(bin);
+    if (prefix && asprintf(&dir, "%s/share/kmrun", prefix) < 0)
         dir = NULL;
     free(bin);
     free(prefix);

@@ -202,6 +202,53 @@ EOF
     [[ "$output" == *"undefined symbol: km_"* ]]
 }
 
+@test "install: a program built against the staged libkmrun.so runs a program with kernels, its data found beside the library" {
+    staged
+    cd "$BATS_TEST_TMPDIR"
+    cat >run.c <<'EOF'
+#include <kmrun.h>
+
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    kmrun_program *p = NULL;
+    kmrun_session *s = NULL;
+    kmrun_run *r = NULL;
+    kmrun_error *err = NULL;
+    kmrun_status st = argc == 2 ? kmrun_program_load(argv[1], &p, &err) : KMRUN_USAGE;
+    if (st == KMRUN_OK)
+        st = kmrun_session_open(NULL, &s, &err);
+    if (st == KMRUN_OK)
+        st = kmrun_session_load(s, p, &r, &err);
+    if (st == KMRUN_OK)
+        st = kmrun_run_wait(r, 0, &err);
+    if (st != KMRUN_OK) {
+        fprintf(stderr, "%s\n", kmrun_error_message(err));
+    } else {
+        kmrun_thread_result t;
+        for (size_t i = 0; i < kmrun_program_clusters(p); i++)
+            if (kmrun_run_result(r, i, &t, NULL) == KMRUN_OK)
+                printf("%d %s %d\n", t.cluster, t.state, (int)t.code);
+        printf("ok %d\n", kmrun_run_ok(r));
+    }
+    kmrun_error_free(err);
+    kmrun_run_free(r);
+    kmrun_session_close(s);
+    kmrun_program_free(p);
+    return (int)st;
+}
+EOF
+    # shellcheck disable=SC2046,SC2086 # pkg-config's and the mode's words
+    cc $OPT run.c $(pkg-config --cflags --libs kmrun) -o run
+    # No KMRUN_DATA: the runtime and headers come from the staged
+    # share/kmrun, found from where libkmrun.so was loaded.
+    run -0 env -u KMRUN_DATA LD_LIBRARY_PATH="$P/lib" KMRUN_RUNS="$BATS_TEST_TMPDIR/runs" \
+        ./run "$KMRUN_TOP/programs/03_ring/program.yaml"
+    [[ "$output" == *"ok 1"* ]] || { echo "$output"; false; }
+    [[ "$output" == *" returned "* ]] || { echo "$output"; false; }
+}
+
 @test "install: a program built with pkg-config --static against the staged libkmrun.a runs without the shared library" {
     staged
     write_program
