@@ -1,0 +1,55 @@
+"""kmrun: run kmrun programs from Python — the spec's host API ("X280
+threads", "From the host") over kmrun's C library, libkmrun.so, through
+ctypes.  Pure Python, the standard library only (numpy is never needed).
+
+    import kmrun as km
+
+    program = km.Program.from_manifest("programs/01_hello/program.yaml")
+    with km.Session() as session:              # backend="sim" or "host"
+        run = session.load(program)            # builds, places, starts
+        result = run.thread_result(timeout=10.0)   # waits, stops, reads
+        table = run.thread.read("out")         # a region's bytes
+
+The promise: the names are the spec's (Program, Session, Run, ThreadRun,
+ThreadResult, ThreadFailed); every failure is a KmrunError with kmrun's
+exit code as ``.status`` and kmrun's message; what the C API does not have
+yet (programs built in code, a Python host_fallback, submit/wait/poll while
+threads run, a stop apart from the wait) raises NotImplementedError that
+says so.  The library is found as kmrun._lib says (KMRUN_LIBRARY, the
+checkout's build/lib, the installation's lib folder, the linker's).
+"""
+
+from .errors import (
+    BuildError,
+    InternalError,
+    KmrunError,
+    LibraryNotFound,
+    SystemError_,
+    ThreadFailed,
+    UsageError,
+)
+from ._core import _C, Program, Regions, Run, Session, ThreadResult, ThreadRun
+
+SystemError = SystemError_  # kmrun.SystemError: status 4 (not Python's builtin)
+
+__version__ = _C.kmrun_version().decode()
+api_version = _C.kmrun_api_version()
+
+__all__ = [
+    "Program",
+    "Session",
+    "Run",
+    "ThreadRun",
+    "Regions",
+    "ThreadResult",
+    "KmrunError",
+    "UsageError",
+    "BuildError",
+    "SystemError",
+    "SystemError_",
+    "InternalError",
+    "LibraryNotFound",
+    "ThreadFailed",
+    "__version__",
+    "api_version",
+]

@@ -1,0 +1,636 @@
+"""The package's objects over libkmrun's C API: Program, Session, Run,
+ThreadRun and ThreadResult, named as the spec's host API ("X280 threads",
+"From the host") names them.
+
+The promise: each object is a thin, owned handle over its C counterpart
+(freed by close() or when it is collected, in an order the C API allows);
+nothing of a run is read before its stop; every refusal is a KmrunError
+whose message names what is refused (kmrun's own message where the C API
+gives one); a wrong type is a TypeError; no call crashes or hangs.  What
+the C API does not have yet raises NotImplementedError saying what is
+missing, never a stand-in.
+"""
+
+import ctypes
+import json
+import math
+import os
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from . import _lib
+from .errors import KmrunError, ThreadFailed, UsageError, error_for
+
+_C = _lib.load()
+
+_NOT_IN_C = "not in this kmrun yet"
+
+
+def _text(b):
+    return None if b is None else b.decode("utf-8", "replace")
+
+
+def _call(fn, *args):
+    """fn(*args, &err); a failure raised as its KmrunError."""
+    err = ctypes.POINTER(_lib.Error)()
+    status = fn(*args, ctypes.byref(err))
+    if status != 0:
+        message = _text(_C.kmrun_error_message(err)) or "failed (no message)"
+        _C.kmrun_error_free(err)
+        raise error_for(status, message)
+
+
+def _path(value, what):
+    """A str or os.PathLike as bytes for C; None stays None."""
+    if value is None:
+        return None
+    if not isinstance(value, (str, bytes, os.PathLike)):
+        raise TypeError("%s must be a path (str or os.PathLike), not %s" % (what, type(value).__name__))
+    value = os.fsencode(value)
+    if not value:
+        raise UsageError("%s is empty" % what)
+    if b"\0" in value:
+        raise UsageError("%s holds a NUL byte" % what)
+    return value
+
+
+def _seconds(value, what, default):
+    """A positive, finite number of seconds (at most 1e6, as kmrun's
+    --timeout), or `default` for None."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("%s must be a number of seconds or None, not %s" % (what, type(value).__name__))
+    value = float(value)
+    if not math.isfinite(value) or value <= 0 or value > 1e6:
+        raise UsageError(
+            "invalid %s %r seconds (expected more than 0 and at most 1e6, or None for the default)"
+            % (what, value)
+        )
+    return value
+
+
+def _flag(value, what):
+    if not isinstance(value, bool):
+        raise TypeError("%s must be True or False, not %s" % (what, type(value).__name__))
+    return value
+
+
+def _name(value, what="a region's name"):
+    if not isinstance(value, str):
+        raise TypeError("%s must be a str, not %s" % (what, type(value).__name__))
+    if not value or "\0" in value:
+        raise UsageError("invalid %s %r" % (what, value))
+    return value.encode("utf-8")
+
+
+# ---- Programs ---------------------------------------------------------------
+
+
+class Program:
+    """A program: its threads, regions and kernels, as a manifest declares
+    them (kmrun-program(5)).
+
+    ``Program.from_manifest(path)`` reads one.  ``program.name`` is its
+    name, ``program.clusters`` the clusters its threads run on, ascending
+    (a thread on several clusters counts once for each).
+
+    ``Program(name, kernels=...)`` with ``.thread(...)`` and ``.region(...)``
+    — a program built in code, as the spec writes it — needs the C API's
+    kmrun_program_new, which this kmrun does not have yet: they raise
+    NotImplementedError.  Write the manifest instead.
+    """
+
+    def __init__(self, name, kernels=None):
+        raise NotImplementedError(
+            "programs built in code need the C API's kmrun_program_new, %s: "
+            "write a manifest (kmrun-program(5)) and use Program.from_manifest(path)" % _NOT_IN_C
+        )
+
+    @classmethod
+    def from_manifest(cls, path):
+        """Reads and checks the manifest at `path` (str or os.PathLike;
+        relative paths in it are taken from its folder).  Raises UsageError
+        with every error the manifest has (``file:line:col: message``, one a
+        line), SystemError_ when it cannot be read."""
+        raw = _path(path, "the manifest's path")
+        handle = ctypes.POINTER(_lib.Program)()
+        _call(_C.kmrun_program_load, raw, ctypes.byref(handle))
+        self = cls.__new__(cls)
+        self._handle = handle
+        self.path = os.fsdecode(raw)
+        self.name = _text(_C.kmrun_program_name(handle))
+        n = _C.kmrun_program_clusters(handle)
+        self.clusters = tuple(_C.kmrun_program_cluster(handle, i) for i in range(n))
+        return self
+
+    def thread(self, *args, **kwargs):
+        """Declares a thread in code: needs kmrun_program_new (not in this
+        kmrun yet); raises NotImplementedError."""
+        raise NotImplementedError(
+            "Program.thread needs the C API's kmrun_program_new, %s: declare the thread "
+            "in a manifest" % _NOT_IN_C
+        )
+
+    def region(self, *args, **kwargs):
+        """Declares a shared region in code: needs kmrun_program_new (not in
+        this kmrun yet); raises NotImplementedError."""
+        raise NotImplementedError(
+            "Program.region needs the C API's kmrun_program_new, %s: declare the region "
+            "in a manifest" % _NOT_IN_C
+        )
+
+    def __repr__(self):
+        return "<kmrun.Program %r from %r on clusters %s>" % (self.name, self.path, list(self.clusters))
+
+    def __del__(self):
+        h = getattr(self, "_handle", None)
+        if h and _C is not None:
+            self._handle = None
+            _C.kmrun_program_free(h)
+
+
+# ---- Results ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ThreadResult:
+    """A thread's result on one cluster, as the run JSON gives it.
+
+    ``cluster``; ``ran``: it returned in time (state "returned");
+    ``state``: "returned", "late", "stopped", "stuck", "trapped", "args",
+    "bank", "region" or "failed"; ``error``: the kmx library's first error
+    ("parallel", "bank", ...) or None; ``code``: what kmx_main returned, or
+    None when it did not return; ``words``: the result words it set (a
+    tuple of ints); ``where``: the last progress marker, None for none;
+    ``where_microseconds``: its time from the thread's start, None for
+    none; ``microseconds``: start to end, None when not known.  Times are
+    modeled device time on the simulated card, the host's on the host
+    fallback."""
+
+    cluster: int
+    ran: bool
+    state: str
+    error: Optional[str]
+    code: Optional[int]
+    words: Tuple[int, ...]
+    where: Optional[int]
+    where_microseconds: Optional[float]
+    microseconds: Optional[float]
+
+    @property
+    def failed(self):
+        """True when the thread did not return or ended with a library
+        error: what makes Run.thread_results raise ThreadFailed."""
+        return not self.ran or self.error is not None
+
+    @classmethod
+    def _from_c(cls, r):
+        return cls(
+            cluster=r.cluster,
+            ran=bool(r.ran),
+            state=_text(r.state),
+            error=_text(r.error),
+            code=r.code if r.has_code else None,
+            words=tuple(r.words[: r.nwords]),
+            where=r.where or None,
+            where_microseconds=r.where_microseconds if r.where_microseconds >= 0 else None,
+            microseconds=r.microseconds if r.microseconds >= 0 else None,
+        )
+
+
+# ---- Sessions ---------------------------------------------------------------
+
+
+class _Hooks:
+    """The Python callbacks of a session and the ctypes objects C calls,
+    kept alive as long as a session or run of theirs is; an exception a
+    callback raised is kept and raised when the C call returns."""
+
+    def __init__(self, on_print, on_progress, on_build_output):
+        for f, what in ((on_print, "on_print"), (on_progress, "on_progress"),
+                        (on_build_output, "on_build_output")):
+            if f is not None and not callable(f):
+                raise TypeError("%s must be callable or None, not %s" % (what, type(f).__name__))
+        self.pending = None
+        self.struct = _lib.Callbacks()
+        self._keep = []
+        if on_print is not None:
+            def print_(core, text, us, ctx):
+                self._guard(on_print, _text(core), _text(text), us)
+            self.struct.print = self._hold(_lib.PRINT(print_))
+        if on_progress is not None:
+            def progress(cluster, marker, us, ctx):
+                self._guard(on_progress, cluster, marker, us)
+            self.struct.progress = self._hold(_lib.PROGRESS(progress))
+        if on_build_output is not None:
+            def build_output(line, ctx):
+                self._guard(on_build_output, _text(line))
+            self.struct.build_output = self._hold(_lib.BUILD_OUTPUT(build_output))
+
+    def _hold(self, f):
+        self._keep.append(f)
+        return f
+
+    def _guard(self, f, *args):
+        if self.pending is not None:
+            return
+        try:
+            f(*args)
+        except BaseException as e:  # raised when the C call returns
+            self.pending = e
+
+    def reraise(self):
+        e, self.pending = self.pending, None
+        if e is not None:
+            raise e
+
+
+class Session:
+    """A session on a backend: where programs are loaded and run.
+
+    ``Session(backend="sim")``: the simulated Blackhole (the default);
+    ``"host"``: the host fallback (each thread's sources built for the host
+    and run beside the simulated grid); ``"card"``: a real card, which this
+    kmrun does not have (raises UsageError with kmrun's message).
+
+    Options (keywords):
+      cache=PATH         the build cache's folder (default: $KMRUN_CACHE,
+                         else the user's cache folder, as kmrun(1) says)
+      runs=PATH          where run folders are written (default:
+                         $KMRUN_RUNS, else .kmrun/runs)
+      run_folder=True    False: no run folder is written
+      check_handover=False  the hand-over checker (kmrun run --check-handover)
+      wall_timeout=None  real seconds a run may take before it is cut short
+                         (SystemError_, status 4); None: no limit
+      on_print(core, text, microseconds)   each print of a core ("c1.2":
+                         cluster 1, core 2; "t17": Tensix core 17)
+      on_progress(cluster, marker, microseconds)  each new progress marker
+      on_build_output(line)  each line a compiler wrote
+    The callbacks are called on the calling thread, during load() and the
+    waits; an exception one raises is raised by that call when it returns.
+    The environment (KMRUN_CACHE, KMRUN_RUNS) is read when the session
+    opens.
+
+    A session is a context manager that closes it::
+
+        with km.Session() as session:
+            run = session.load(km.Program.from_manifest("program.yaml"))
+            result = run.thread_result(timeout=10.0)
+            table = run.thread.read("out")
+
+    A session has one run at a time: close it (``run.close()``, or
+    ``with session.load(program) as run:``) before loading another.  Runs
+    stay readable after their session is closed.
+    """
+
+    def __init__(self, backend="sim", *, cache=None, runs=None, run_folder=True,
+                 check_handover=False, wall_timeout=None, on_print=None, on_progress=None,
+                 on_build_output=None):
+        if not isinstance(backend, str):
+            raise TypeError("backend must be a str, not %s" % type(backend).__name__)
+        if backend not in _lib.BACKENDS:
+            raise UsageError("unknown backend %r (expected 'sim', 'host' or 'card')" % backend)
+        self.backend = backend
+        self._handles = {}  # backend -> C session
+        self._runs = {}     # backend -> the Run not closed yet
+        self._closed = False
+        opts = _lib.SessionOpts()
+        _C.kmrun_session_opts_init(ctypes.byref(opts))
+        opts.size = ctypes.sizeof(opts)
+        opts.cache_dir = _path(cache, "cache")
+        opts.runs_dir = _path(runs, "runs")
+        opts.no_run_folder = not _flag(run_folder, "run_folder")
+        opts.check_handover = _flag(check_handover, "check_handover")
+        opts.wall_timeout_seconds = _seconds(wall_timeout, "wall timeout", 0.0)
+        self._hooks = _Hooks(on_print, on_progress, on_build_output)
+        opts.callbacks = self._hooks.struct
+        self._opts = opts
+        self._open(backend)
+
+    def _open(self, backend):
+        h = self._handles.get(backend)
+        if h is None:
+            self._opts.backend = _lib.BACKENDS[backend]
+            h = ctypes.POINTER(_lib.Session)()
+            _call(_C.kmrun_session_open, ctypes.byref(self._opts), ctypes.byref(h))
+            self._handles[backend] = h
+        return h
+
+    def load(self, program, thread=None):
+        """Loads `program` (a Program) and starts its threads; returns its
+        Run.  Builds the thread images through the cache (BuildError with
+        the compiler's message), places the regions, writes the card.
+
+        ``thread="host"`` runs the program's threads on the host fallback
+        (their sources built for the host with kmx/host) instead of the
+        simulated X280 clusters, as ``kmrun run --thread host``: in this
+        kmrun that is a load on a host-backend session, opened beside this
+        one with the same options the first time it is asked for.  (The
+        spec's Python host_fallback callable is not in this kmrun.)
+        ``thread=None``: the session's backend."""
+        if self._closed:
+            raise UsageError("the session is closed")
+        if not isinstance(program, Program):
+            raise TypeError("program must be a kmrun.Program, not %s" % type(program).__name__)
+        if thread is not None and not isinstance(thread, str):
+            raise TypeError("thread must be None or 'host', not %s" % type(thread).__name__)
+        if thread not in (None, "host"):
+            raise UsageError("unknown thread %r (expected None or 'host')" % thread)
+        backend = thread or self.backend
+        old = self._runs.get(backend)
+        if old is not None and not old.closed:
+            raise UsageError(
+                "the session has a run already (one at a time): close it with run.close(), "
+                "or load with 'with session.load(program) as run:', before loading another"
+            )
+        h = self._open(backend)
+        out = ctypes.POINTER(_lib.Run)()
+        try:
+            _call(_C.kmrun_session_load, h, program._handle, ctypes.byref(out))
+        finally:
+            pending = self._hooks.pending
+        if pending is not None:
+            if out:
+                _C.kmrun_run_free(out)
+            self._hooks.reraise()
+        run = Run(out, program, backend, self._hooks)
+        self._runs[backend] = run
+        return run
+
+    def close(self):
+        """Closes the session (again: nothing).  Its runs stay readable."""
+        self._closed = True
+        handles, self._handles = self._handles, {}
+        for h in handles.values():
+            if _C is not None:
+                _C.kmrun_session_close(h)
+
+    @property
+    def closed(self):
+        """Whether close() was called."""
+        return self._closed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        if hasattr(self, "_handles"):
+            self.close()
+
+    def __repr__(self):
+        return "<kmrun.Session %s%s>" % (self.backend, " closed" if self._closed else "")
+
+
+# ---- Runs -------------------------------------------------------------------
+
+
+class Regions:
+    """A thread's regions: ``address(name)`` is where one was placed."""
+
+    def __init__(self, thread_run):
+        self._t = thread_run
+
+    def address(self, name):
+        """``(bank, bank address)`` of region `name`: where a Tensix kernel
+        reaches it (``get_noc_addr_from_bank_id<true>(bank, address)``).
+        Valid from the load on.  UsageError for a region the thread does not
+        have (the message names it and suggests a near one)."""
+        return self._t._address(name)
+
+    def __repr__(self):
+        return "<kmrun.Regions of the thread on cluster %d>" % self._t.cluster
+
+
+class ThreadRun:
+    """The thread of a run on one cluster (``run.threads[cluster]``).
+
+    ``cluster``; ``read(name)``: a region's bytes after the stop;
+    ``regions.address(name)``: where a region was placed."""
+
+    def __init__(self, run, cluster):
+        self._run = run
+        self.cluster = cluster
+        self.regions = Regions(self)
+
+    def _address(self, name):
+        raw = _name(name)
+        h = self._run._live()
+        bank, address = ctypes.c_uint(), ctypes.c_uint64()
+        _call(_C.kmrun_run_region_address, h, self.cluster, raw, ctypes.byref(bank),
+              ctypes.byref(address))
+        return bank.value, address.value
+
+    def read(self, name):
+        """The bytes of region `name` as the stop left them (a shared
+        region: this thread's copy).  Raises UsageError before the stop
+        (run.stop(), or run.thread_result(), stops it), naming the region,
+        and for a region the thread does not have."""
+        self._address(name)  # the region's name checked first
+        h = self._run._live()
+        if not _C.kmrun_run_stopped(h):
+            raise UsageError(
+                "region %r of the thread on cluster %d cannot be read before the run has "
+                "stopped (run.stop() or run.thread_result())" % (name, self.cluster)
+            )
+        data, size = ctypes.c_void_p(), ctypes.c_size_t()
+        _call(_C.kmrun_run_read, h, self.cluster, _name(name), ctypes.byref(data), ctypes.byref(size))
+        return ctypes.string_at(data, size.value) if size.value else b""
+
+    def __repr__(self):
+        return "<kmrun.ThreadRun on cluster %d>" % self.cluster
+
+
+class Run:
+    """A program loaded into a session: its threads run until a wait stops
+    them (``thread_result``, ``thread_results`` or ``stop``); then its
+    results, run JSON, run folder and regions can be read.
+
+    ``threads``: ``{cluster: ThreadRun}``; ``thread``: the lowest
+    cluster's.  ``json``: the run JSON, as ``kmrun run`` prints it;
+    ``result``: that JSON parsed; ``id``, ``folder``, ``folder_error``,
+    ``ok``, ``stopped``.  A context manager that closes the run (frees it:
+    its session can then load another).  In this kmrun the threads run
+    inside the wait: the C API has no submit, wait or poll while they run,
+    nor a stop separate from the wait."""
+
+    def __init__(self, handle, program, backend, hooks):
+        self._handle = handle
+        self.program = program  # the C run needs it alive
+        self.backend = backend
+        self._hooks = hooks
+        self._results = None
+        self._parsed = None
+        self.threads = {c: ThreadRun(self, c) for c in program.clusters}
+        self.thread = self.threads[min(self.threads)] if self.threads else None
+
+    def _live(self):
+        if not self._handle:
+            raise UsageError("the run is closed")
+        return self._handle
+
+    def _wait(self, timeout):
+        t = _seconds(timeout, "timeout", 0.0)
+        h = self._live()
+        try:
+            _call(_C.kmrun_run_wait, h, t)
+        finally:
+            pending = self._hooks.pending
+        if pending is not None:
+            self._hooks.reraise()
+
+    def _stopped_or_raise(self, what):
+        h = self._live()
+        if not _C.kmrun_run_stopped(h):
+            raise UsageError("%s cannot be read before the run has stopped "
+                             "(run.stop() or run.thread_result())" % what)
+        return h
+
+    def stop(self, timeout=None):
+        """Stops the run.  In this kmrun it waits for the stop as
+        thread_results does (kmrun_run_wait): the threads run until each
+        has a final state; one still running `timeout` seconds after its
+        start (modeled time on the simulated card, real on the host
+        fallback) is asked to stop, and one that does not within a second
+        is "stuck".  timeout None: the default (the largest deadline and
+        1 s, or 10 s).  Again: nothing.  Unlike thread_results it does not
+        raise ThreadFailed; SystemError_ when the wall timeout cut it
+        short."""
+        self._wait(timeout)
+
+    def thread_results(self, timeout=None):
+        """Waits for every thread (as stop(timeout)) and returns
+        ``{cluster: ThreadResult}``.  Raises ThreadFailed when a thread did
+        not return in time or ended with a library error (``.cluster`` the
+        first failing, ``.results`` every thread's, ``.detail`` kmrun's
+        message); UsageError for a timeout that is not a number of seconds
+        more than 0 and at most 1e6."""
+        self._wait(timeout)
+        if self._results is None:
+            h = self._live()
+            out = {}
+            for i, c in enumerate(self.program.clusters):
+                r = _lib.ThreadResult()
+                _call(_C.kmrun_run_result, h, i, ctypes.byref(r))
+                out[c] = ThreadResult._from_c(r)
+            self._results = out
+        for c, r in self._results.items():
+            if r.failed:
+                raise ThreadFailed(c, dict(self._results), self._detail(c))
+        return dict(self._results)
+
+    def thread_result(self, timeout=None):
+        """The result of the program's only thread (or its lowest
+        cluster's): waits as thread_results does, and raises ThreadFailed
+        as it does — when any thread of the run failed."""
+        results = self.thread_results(timeout)
+        return results[min(results)]
+
+    def _detail(self, cluster):
+        try:
+            threads = self.result.get("threads", [])
+        except (KmrunError, ValueError):
+            return None
+        for t in threads:
+            if t.get("cluster") == cluster:
+                if t.get("message"):
+                    return t["message"]
+                for key in ("trap", "stuck"):
+                    if t.get(key):
+                        return "%s: %s" % (key, json.dumps(t[key]))
+        return None
+
+    def submit(self, *args, **kwargs):
+        """Submits a command while the threads run: needs the C API's
+        submit (not in this kmrun yet); raises NotImplementedError."""
+        raise NotImplementedError(
+            "run.submit needs the C API's kmrun_run_submit (commands from the host while "
+            "threads run), %s" % _NOT_IN_C)
+
+    def wait(self, *args, **kwargs):
+        """Waits for a submitted command: needs the C API's submit and wait
+        while threads run (not in this kmrun yet); raises
+        NotImplementedError.  To wait for the threads: thread_results()."""
+        raise NotImplementedError(
+            "run.wait for a command needs the C API's kmrun_run_submit and a wait while "
+            "threads run, %s: run.thread_results() waits for the threads" % _NOT_IN_C)
+
+    def poll(self, *args, **kwargs):
+        """Polls a submitted command: not in this kmrun yet (see wait)."""
+        raise NotImplementedError(
+            "run.poll needs the C API's kmrun_run_submit and a poll while threads run, %s"
+            % _NOT_IN_C)
+
+    @property
+    def stopped(self):
+        """Whether the run has stopped (a wait returned)."""
+        return bool(_C.kmrun_run_stopped(self._live()))
+
+    @property
+    def ok(self):
+        """Whether every thread returned, every command was done and the
+        card found nothing (what makes ``kmrun run`` exit 0).  UsageError
+        before the stop."""
+        return bool(_C.kmrun_run_ok(self._stopped_or_raise("whether the run is ok")))
+
+    @property
+    def json(self):
+        """The run JSON (str), as ``kmrun run`` prints it.  UsageError
+        before the stop."""
+        return _text(_C.kmrun_run_json(self._stopped_or_raise("the run JSON")))
+
+    @property
+    def result(self):
+        """The run JSON parsed (a dict).  UsageError before the stop."""
+        if self._parsed is None:
+            self._parsed = json.loads(self.json)
+        return self._parsed
+
+    @property
+    def id(self):
+        """The run's id ("20261205T181228Z-fad43b").  UsageError before
+        the stop."""
+        return _text(_C.kmrun_run_id(self._stopped_or_raise("the run's id")))
+
+    @property
+    def folder(self):
+        """The run folder's path, or None when none was written
+        (run_folder=False, or folder_error says why).  UsageError before
+        the stop."""
+        return _text(_C.kmrun_run_folder(self._stopped_or_raise("the run folder")))
+
+    @property
+    def folder_error(self):
+        """Why no run folder was written when one was asked for, else
+        None.  UsageError before the stop."""
+        return _text(_C.kmrun_run_folder_error(self._stopped_or_raise("the run folder")))
+
+    @property
+    def closed(self):
+        """Whether close() was called."""
+        return not self._handle
+
+    def close(self):
+        """Frees the run (again: nothing): its session can load another;
+        nothing of it can be read any more."""
+        h, self._handle = getattr(self, "_handle", None), None
+        if h and _C is not None:
+            _C.kmrun_run_free(h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        self.close()
+
+    def __repr__(self):
+        state = "closed" if self.closed else ("stopped" if self.stopped else "running")
+        return "<kmrun.Run of %r on %s, %s>" % (self.program.name, self.backend, state)

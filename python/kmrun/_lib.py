@@ -1,0 +1,206 @@
+"""Finding and loading libkmrun.so, and its C API (include/kmrun.h) declared
+for ctypes — the one place the package touches C.
+
+The promise: ``load()`` returns the library with every kmrun_* function
+given its argument and result types, or raises ``LibraryNotFound`` (an
+``ImportError``) saying where it looked and how to build it.  Where it
+looks, in order: ``$KMRUN_LIBRARY`` (a path: only that); the checkout's
+``build/lib/libkmrun.so`` when the package is run from the checkout
+(python/kmrun/ -> ../../build/lib/), with ``KMRUN_DATA`` then set to the
+build tree's ``share/kmrun`` if it was unset; the installation's
+``PREFIX/lib`` (and ``PREFIX/lib/<multiarch>``) when the package is
+installed under ``PREFIX/lib/python3/dist-packages``; then the dynamic
+linker's (``ctypes.util.find_library``) and the usual lib folders.  The
+library is loaded with ``RTLD_GLOBAL``: the simulated grid dlopens a
+program's kernels, which call km_device.h's functions back in it.
+"""
+
+import ctypes
+import ctypes.util
+import os
+
+from .errors import LibraryNotFound
+
+API_VERSION = 1  # include/kmrun.h's KMRUN_API_VERSION this package speaks
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_SO = "libkmrun.so"
+
+
+class Error(ctypes.Structure):
+    """kmrun_error: opaque."""
+
+
+class Program(ctypes.Structure):
+    """kmrun_program: opaque."""
+
+
+class Session(ctypes.Structure):
+    """kmrun_session: opaque."""
+
+
+class Run(ctypes.Structure):
+    """kmrun_run: opaque."""
+
+
+BUILD_OUTPUT = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_void_p)
+PRINT = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_double, ctypes.c_void_p)
+PROGRESS = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_uint32, ctypes.c_double, ctypes.c_void_p)
+
+
+class Callbacks(ctypes.Structure):
+    """kmrun_callbacks."""
+
+    _fields_ = [
+        ("build_output", BUILD_OUTPUT),
+        ("print", PRINT),
+        ("progress", PROGRESS),
+        ("ctx", ctypes.c_void_p),
+    ]
+
+
+class SessionOpts(ctypes.Structure):
+    """kmrun_session_opts (its `size` set to this structure's size)."""
+
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("backend", ctypes.c_int),
+        ("cache_dir", ctypes.c_char_p),
+        ("runs_dir", ctypes.c_char_p),
+        ("no_run_folder", ctypes.c_bool),
+        ("check_handover", ctypes.c_bool),
+        ("wall_timeout_seconds", ctypes.c_double),
+        ("callbacks", Callbacks),
+    ]
+
+
+class ThreadResult(ctypes.Structure):
+    """kmrun_thread_result."""
+
+    _fields_ = [
+        ("cluster", ctypes.c_int),
+        ("ran", ctypes.c_bool),
+        ("state", ctypes.c_char_p),
+        ("error", ctypes.c_char_p),
+        ("has_code", ctypes.c_bool),
+        ("code", ctypes.c_int32),
+        ("words", ctypes.c_uint32 * 48),
+        ("nwords", ctypes.c_uint),
+        ("where", ctypes.c_uint32),
+        ("where_microseconds", ctypes.c_double),
+        ("microseconds", ctypes.c_double),
+    ]
+
+
+BACKENDS = {"sim": 0, "host": 1, "card": 2}
+
+_P = ctypes.POINTER
+_ERR = _P(_P(Error))
+_STATUS = ctypes.c_int
+
+# name: (result type, argument types)
+_FUNCTIONS = {
+    "kmrun_error_status": (_STATUS, [_P(Error)]),
+    "kmrun_error_message": (ctypes.c_char_p, [_P(Error)]),
+    "kmrun_error_free": (None, [_P(Error)]),
+    "kmrun_version": (ctypes.c_char_p, []),
+    "kmrun_api_version": (ctypes.c_int, []),
+    "kmrun_program_load": (_STATUS, [ctypes.c_char_p, _P(_P(Program)), _ERR]),
+    "kmrun_program_free": (None, [_P(Program)]),
+    "kmrun_program_name": (ctypes.c_char_p, [_P(Program)]),
+    "kmrun_program_clusters": (ctypes.c_size_t, [_P(Program)]),
+    "kmrun_program_cluster": (ctypes.c_int, [_P(Program), ctypes.c_size_t]),
+    "kmrun_session_opts_init": (None, [_P(SessionOpts)]),
+    "kmrun_session_open": (_STATUS, [_P(SessionOpts), _P(_P(Session)), _ERR]),
+    "kmrun_session_close": (None, [_P(Session)]),
+    "kmrun_session_load": (_STATUS, [_P(Session), _P(Program), _P(_P(Run)), _ERR]),
+    "kmrun_run_wait": (_STATUS, [_P(Run), ctypes.c_double, _ERR]),
+    "kmrun_run_stopped": (ctypes.c_bool, [_P(Run)]),
+    "kmrun_run_ok": (ctypes.c_bool, [_P(Run)]),
+    "kmrun_run_result": (_STATUS, [_P(Run), ctypes.c_size_t, _P(ThreadResult), _ERR]),
+    "kmrun_run_json": (ctypes.c_char_p, [_P(Run)]),
+    "kmrun_run_id": (ctypes.c_char_p, [_P(Run)]),
+    "kmrun_run_folder": (ctypes.c_char_p, [_P(Run)]),
+    "kmrun_run_folder_error": (ctypes.c_char_p, [_P(Run)]),
+    "kmrun_run_read": (
+        _STATUS,
+        [_P(Run), ctypes.c_int, ctypes.c_char_p, _P(ctypes.c_void_p), _P(ctypes.c_size_t), _ERR],
+    ),
+    "kmrun_run_region_address": (
+        _STATUS,
+        [_P(Run), ctypes.c_int, ctypes.c_char_p, _P(ctypes.c_uint), _P(ctypes.c_uint64), _ERR],
+    ),
+    "kmrun_run_free": (None, [_P(Run)]),
+}
+
+
+def _candidates():
+    """(path or name, why) in the order they are tried, and whether the
+    first is the only one ($KMRUN_LIBRARY)."""
+    env = os.environ.get("KMRUN_LIBRARY")
+    if env:
+        return [(env, "$KMRUN_LIBRARY")], True
+    out = []
+    checkout = os.path.normpath(os.path.join(_HERE, "..", "..", "build", "lib", _SO))
+    out.append((checkout, "the checkout's build tree"))
+    # PREFIX/lib/python3/dist-packages/kmrun -> PREFIX/lib
+    libdir = os.path.normpath(os.path.join(_HERE, "..", "..", ".."))
+    if os.path.basename(os.path.dirname(_HERE)) in ("dist-packages", "site-packages"):
+        out.append((os.path.join(libdir, _SO), "the installation's lib folder"))
+        multiarch = getattr(__import__("sys").implementation, "_multiarch", None)
+        if multiarch:
+            out.append((os.path.join(libdir, multiarch, _SO), "the installation's lib folder"))
+    found = ctypes.util.find_library("kmrun")
+    if found:
+        out.append((found, "the dynamic linker's (ctypes.util.find_library)"))
+    for d in ("/usr/local/lib", "/usr/lib", "/usr/local/lib64", "/usr/lib64"):
+        out.append((os.path.join(d, _SO), "a usual lib folder"))
+    return out, False
+
+
+def _declare(lib):
+    for name, (restype, argtypes) in _FUNCTIONS.items():
+        f = getattr(lib, name)
+        f.restype = restype
+        f.argtypes = argtypes
+    return lib
+
+
+def load():
+    """The loaded, declared library, or LibraryNotFound."""
+    candidates, only = _candidates()
+    tried = []
+    for path, why in candidates:
+        is_path = os.sep in path
+        if is_path and not os.path.exists(path):
+            tried.append("%s (%s): no such file" % (path, why))
+            continue
+        try:
+            lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        except OSError as e:
+            tried.append("%s (%s): %s" % (path, why, e))
+            if only:
+                break
+            continue
+        try:
+            _declare(lib)
+        except AttributeError as e:
+            tried.append("%s (%s): not kmrun's library (%s)" % (path, why, e))
+            continue
+        version = lib.kmrun_api_version()
+        if version != API_VERSION:
+            raise LibraryNotFound(
+                "%s has kmrun API version %d; this package speaks version %d: "
+                "install the kmrun package and library of one version" % (path, version, API_VERSION)
+            )
+        if why == "the checkout's build tree" and not os.environ.get("KMRUN_DATA"):
+            data = os.path.join(os.path.dirname(os.path.dirname(path)), "share", "kmrun")
+            if os.path.isdir(data):
+                os.environ["KMRUN_DATA"] = data
+        return lib
+    raise LibraryNotFound(
+        "cannot load kmrun's library libkmrun.so; looked at:\n  "
+        + "\n  ".join(tried)
+        + "\nbuild it in the checkout with 'make libkmrun' (build/lib/libkmrun.so), "
+        "install it with 'make install', or set KMRUN_LIBRARY to its path"
+    )
