@@ -6,11 +6,12 @@ given its argument and result types, or raises ``LibraryNotFound`` (an
 ``ImportError``) saying where it looked and how to build it.  Where it
 looks, in order: ``$KMRUN_LIBRARY`` (a path: only that); the checkout's
 ``build/lib/libkmrun.so`` when the package is run from the checkout
-(python/kmrun/ -> ../../build/lib/), with ``KMRUN_DATA`` then set to the
-build tree's ``share/kmrun`` if it was unset; the installation's
+(python/kmrun/ -> ../../build/lib/); the installation's
 ``PREFIX/lib`` (and ``PREFIX/lib/<multiarch>``) when the package is
 installed under ``PREFIX/lib/python3/dist-packages``; then the dynamic
 linker's (``ctypes.util.find_library``) and the usual lib folders.  The
+environment is left alone: libkmrun finds its data (share/kmrun) beside
+itself, the build tree's as an installation's (KMRUN_DATA overrides).  The
 library is loaded with ``RTLD_GLOBAL``: the simulated grid dlopens a
 program's kernels, which call km_device.h's functions back in it.
 """
@@ -193,10 +194,6 @@ def load():
                 "%s has kmrun API version %d; this package speaks version %d: "
                 "install the kmrun package and library of one version" % (path, version, API_VERSION)
             )
-        if why == "the checkout's build tree" and not os.environ.get("KMRUN_DATA"):
-            data = os.path.join(os.path.dirname(os.path.dirname(path)), "share", "kmrun")
-            if os.path.isdir(data):
-                os.environ["KMRUN_DATA"] = data
         return lib
     raise LibraryNotFound(
         "cannot load kmrun's library libkmrun.so; looked at:\n  "
