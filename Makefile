@@ -229,6 +229,8 @@ PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+# The Python package (python/kmrun/: pure Python), Debian's layout for one.
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 
 .PHONY: all test install clean print-inc print-% libkmrun FORCE
 all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN) $(B)/tests/gdb_fake_server
@@ -392,6 +394,8 @@ install: all libkmrun
 	for m in man/*.[0-9]; do \
 	  install -d $(DESTDIR)$(MANDIR)/man$${m##*.} && \
 	  install -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; done
+	install -d $(DESTDIR)$(PYTHONDIR)/kmrun
+	install -m 644 python/kmrun/*.py $(DESTDIR)$(PYTHONDIR)/kmrun/
 
 # `make -s print-LIB_INC`: a variable's value (the layering test asks
 # which folders a layer sees).
