@@ -15,6 +15,7 @@ import ctypes
 import json
 import math
 import os
+import weakref
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -240,10 +241,17 @@ class _Hooks:
         except BaseException as e:  # raised when the C call returns
             self.pending = e
 
-    def reraise(self):
-        e, self.pending = self.pending, None
-        if e is not None:
-            raise e
+    def call(self, fn, *args):
+        """_call(fn, *args) with the callbacks armed: an exception a callback
+        raised is raised when the call returns (a failure of the call then
+        its __context__); nothing is left pending for the next call."""
+        self.pending = None
+        try:
+            _call(fn, *args)
+        finally:
+            e, self.pending = self.pending, None
+            if e is not None:
+                raise e
 
 
 class Session:
@@ -280,7 +288,8 @@ class Session:
             table = run.thread.read("out")
 
     A session has one run at a time: close it (``run.close()``, or
-    ``with session.load(program) as run:``) before loading another.  Runs
+    ``with session.load(program) as run:``) before loading another (a Run
+    no longer referenced anywhere is freed, and does not count).  Runs
     stay readable after their session is closed.
     """
 
@@ -293,7 +302,7 @@ class Session:
             raise UsageError("unknown backend %r (expected 'sim', 'host' or 'card')" % backend)
         self.backend = backend
         self._handles = {}  # backend -> C session
-        self._runs = {}     # backend -> the Run not closed yet
+        self._runs = {}     # backend -> a weak reference to its last Run
         self._closed = False
         opts = _lib.SessionOpts()
         _C.kmrun_session_opts_init(ctypes.byref(opts))
@@ -339,7 +348,8 @@ class Session:
             raise UsageError("unknown thread %r (expected None or 'host')" % thread)
         backend = thread or self.backend
         old = self._runs.get(backend)
-        if old is not None and not old.closed:
+        old = old() if old is not None else None
+        if old is not None and old.handle:
             raise UsageError(
                 "the session has a run already (one at a time): close it with run.close(), "
                 "or load with 'with session.load(program) as run:', before loading another"
@@ -347,15 +357,13 @@ class Session:
         h = self._open(backend)
         out = ctypes.POINTER(_lib.Run)()
         try:
-            _call(_C.kmrun_session_load, h, program._handle, ctypes.byref(out))
-        finally:
-            pending = self._hooks.pending
-        if pending is not None:
-            if out:
+            self._hooks.call(_C.kmrun_session_load, h, program._handle, ctypes.byref(out))
+        except BaseException:
+            if out:  # loaded, but a callback raised: not a run of the caller's
                 _C.kmrun_run_free(out)
-            self._hooks.reraise()
+            raise
         run = Run(out, program, backend, self._hooks)
-        self._runs[backend] = run
+        self._runs[backend] = weakref.ref(run._h)
         return run
 
     def close(self):
@@ -389,21 +397,53 @@ class Session:
 # ---- Runs -------------------------------------------------------------------
 
 
+class _RunHandle:
+    """A C run, owned: freed by close() or when the last of its Run,
+    ThreadRuns and Regions lets it go (nothing of it refers back to them,
+    so no cycle keeps it); it keeps its program alive, as the C run needs."""
+
+    def __init__(self, handle, program):
+        self.handle = handle
+        self.program = program
+
+    def live(self):
+        if not self.handle:
+            raise UsageError("the run is closed")
+        return self.handle
+
+    def close(self):
+        h, self.handle = self.handle, None
+        if h and _C is not None:
+            _C.kmrun_run_free(h)
+
+    def __del__(self):
+        self.close()
+
+
+def _address(run, cluster, name):
+    raw = _name(name)
+    bank, address = ctypes.c_uint(), ctypes.c_uint64()
+    _call(_C.kmrun_run_region_address, run.live(), cluster, raw, ctypes.byref(bank),
+          ctypes.byref(address))
+    return bank.value, address.value
+
+
 class Regions:
     """A thread's regions: ``address(name)`` is where one was placed."""
 
-    def __init__(self, thread_run):
-        self._t = thread_run
+    def __init__(self, run, cluster):
+        self._run = run
+        self._cluster = cluster
 
     def address(self, name):
         """``(bank, bank address)`` of region `name`: where a Tensix kernel
         reaches it (``get_noc_addr_from_bank_id<true>(bank, address)``).
         Valid from the load on.  UsageError for a region the thread does not
         have (the message names it and suggests a near one)."""
-        return self._t._address(name)
+        return _address(self._run, self._cluster, name)
 
     def __repr__(self):
-        return "<kmrun.Regions of the thread on cluster %d>" % self._t.cluster
+        return "<kmrun.Regions of the thread on cluster %d>" % self._cluster
 
 
 class ThreadRun:
@@ -413,25 +453,17 @@ class ThreadRun:
     ``regions.address(name)``: where a region was placed."""
 
     def __init__(self, run, cluster):
-        self._run = run
+        self._run = run  # the _RunHandle
         self.cluster = cluster
-        self.regions = Regions(self)
-
-    def _address(self, name):
-        raw = _name(name)
-        h = self._run._live()
-        bank, address = ctypes.c_uint(), ctypes.c_uint64()
-        _call(_C.kmrun_run_region_address, h, self.cluster, raw, ctypes.byref(bank),
-              ctypes.byref(address))
-        return bank.value, address.value
+        self.regions = Regions(run, cluster)
 
     def read(self, name):
         """The bytes of region `name` as the stop left them (a shared
         region: this thread's copy).  Raises UsageError before the stop
         (run.stop(), or run.thread_result(), stops it), naming the region,
         and for a region the thread does not have."""
-        self._address(name)  # the region's name checked first
-        h = self._run._live()
+        _address(self._run, self.cluster, name)  # the region's name checked first
+        h = self._run.live()
         if not _C.kmrun_run_stopped(h):
             raise UsageError(
                 "region %r of the thread on cluster %d cannot be read before the run has "
@@ -451,7 +483,7 @@ class Run:
     results, run JSON, run folder and regions can be read.
 
     ``threads``: ``{cluster: ThreadRun}``; ``thread``: the lowest
-    cluster's.  ``json``: the run JSON, as ``kmrun run`` prints it;
+    cluster's (None for a program with no thread).  ``json``: the run JSON, as ``kmrun run`` prints it;
     ``result``: that JSON parsed; ``id``, ``folder``, ``folder_error``,
     ``ok``, ``stopped``.  A context manager that closes the run (frees it:
     its session can then load another).  In this kmrun the threads run
@@ -459,29 +491,21 @@ class Run:
     nor a stop separate from the wait."""
 
     def __init__(self, handle, program, backend, hooks):
-        self._handle = handle
-        self.program = program  # the C run needs it alive
+        self._h = _RunHandle(handle, program)
+        self.program = program
         self.backend = backend
         self._hooks = hooks
         self._results = None
         self._parsed = None
-        self.threads = {c: ThreadRun(self, c) for c in program.clusters}
+        self.threads = {c: ThreadRun(self._h, c) for c in program.clusters}
         self.thread = self.threads[min(self.threads)] if self.threads else None
 
     def _live(self):
-        if not self._handle:
-            raise UsageError("the run is closed")
-        return self._handle
+        return self._h.live()
 
     def _wait(self, timeout):
         t = _seconds(timeout, "timeout", 0.0)
-        h = self._live()
-        try:
-            _call(_C.kmrun_run_wait, h, t)
-        finally:
-            pending = self._hooks.pending
-        if pending is not None:
-            self._hooks.reraise()
+        self._hooks.call(_C.kmrun_run_wait, self._live(), t)
 
     def _stopped_or_raise(self, what):
         h = self._live()
@@ -528,6 +552,8 @@ class Run:
         cluster's): waits as thread_results does, and raises ThreadFailed
         as it does — when any thread of the run failed."""
         results = self.thread_results(timeout)
+        if not results:
+            raise UsageError("program %r has no thread: it has no thread result" % self.program.name)
         return results[min(results)]
 
     def _detail(self, cluster):
@@ -612,14 +638,12 @@ class Run:
     @property
     def closed(self):
         """Whether close() was called."""
-        return not self._handle
+        return not self._h.handle
 
     def close(self):
         """Frees the run (again: nothing): its session can load another;
         nothing of it can be read any more."""
-        h, self._handle = getattr(self, "_handle", None), None
-        if h and _C is not None:
-            _C.kmrun_run_free(h)
+        self._h.close()
 
     def __enter__(self):
         return self
@@ -627,9 +651,6 @@ class Run:
     def __exit__(self, *exc):
         self.close()
         return False
-
-    def __del__(self):
-        self.close()
 
     def __repr__(self):
         state = "closed" if self.closed else ("stopped" if self.stopped else "running")

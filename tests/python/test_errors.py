@@ -104,6 +104,20 @@ class Refusals(unittest.TestCase):
         with self.assertRaisesRegex(km.UsageError, "the session is closed"):
             session.load(self.program)
 
+    def test_a_dropped_run_does_not_count(self):
+        with km.Session() as session:
+            self.assertEqual(session.load(self.program).thread_result().words, (42,))
+            self.assertEqual(session.load(self.program).thread_result().words, (42,))
+
+    def test_no_thread(self):
+        program = km.Program.from_manifest(s.program("programs/04_host_fed/program.yaml"))
+        self.assertEqual(program.clusters, ())
+        with km.Session() as session, session.load(program) as run:
+            self.assertIsNone(run.thread)
+            self.assertEqual(run.thread_results(), {})
+            with self.assertRaisesRegex(km.UsageError, "has no thread"):
+                run.thread_result()
+
     def test_run_outlives_its_session(self):
         with km.Session() as session:
             run = session.load(self.program)
