@@ -30,6 +30,11 @@ from .errors import (
 )
 from ._core import _C, Program, Regions, Run, Session, ThreadResult, ThreadRun
 
+for _cls in (Program, Session, Run, ThreadRun, Regions, ThreadResult, KmrunError, UsageError,
+             BuildError, SystemError_, InternalError, LibraryNotFound, ThreadFailed):
+    _cls.__module__ = __name__  # help() and reprs say kmrun.Session, not kmrun._core
+del _cls
+
 SystemError = SystemError_  # kmrun.SystemError: status 4 (not Python's builtin)
 
 __version__ = _C.kmrun_version().decode()

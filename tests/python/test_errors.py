@@ -140,6 +140,37 @@ class Refusals(unittest.TestCase):
         with self.assertRaises(TypeError):
             km.Program.from_manifest(3)
 
+    def test_build_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "bad.c"), "w") as f:
+                f.write('#include "kmx.h"\nint kmx_main(int core) { return nope; }\n')
+            manifest = os.path.join(d, "program.yaml")
+            with open(manifest, "w") as f:
+                f.write("name: bad\nthreads:\n  - cluster: 1\n    sources: [bad.c]\n")
+            program = km.Program.from_manifest(manifest)
+            lines = []
+            with km.Session(on_build_output=lines.append) as session:
+                with self.assertRaises(km.BuildError) as cm:
+                    session.load(program)
+                self.assertEqual(cm.exception.status, 3)
+                self.assertIn("nope", str(cm.exception))
+                with session.load(self.program) as run:  # the failed load left no run
+                    self.assertEqual(run.thread_result().words, (42,))
+
+    def test_build_output(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "w.c"), "w") as f:
+                f.write('#include "kmx.h"\n#warning from the source %d\n'
+                        'int kmx_main(int core) { (void)core; return 0; }\n' % os.getpid())
+            manifest = os.path.join(d, "program.yaml")
+            with open(manifest, "w") as f:
+                f.write("name: w\nthreads:\n  - cluster: 1\n    sources: [w.c]\n")
+            lines = []
+            with km.Session(on_build_output=lines.append) as session:
+                with session.load(km.Program.from_manifest(manifest)) as run:
+                    self.assertEqual(run.thread_result().code, 0)
+            self.assertTrue(any("warning: #warning from the source" in l for l in lines), lines)
+
     def test_not_in_this_kmrun(self):
         with self.assertRaisesRegex(NotImplementedError, "kmrun_program_new"):
             km.Program("frame", kernels="kernels/")
