@@ -74,17 +74,12 @@ int cmd_run_debugged(const km_program *p, km_session *s, const km_run_opts *ro, 
  * the instruction trace and the timeline. */
 void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err);
 
-/* The hand-over checker's findings, one diagnostic line each on stderr
- * (the first CMD_HANDOVER_LINES, then how many more the JSON lists);
- * returns how many there are. */
-#define CMD_HANDOVER_LINES 100u
-unsigned cmd_run_outcome_handovers(const cmd_run_outcome *o);
-
 /* Every finding of the run, one diagnostic line each on stderr: the
- * hand-over checker's (cmd_run_outcome_handovers), the wild writes
- * (km_wild.h; the first CMD_HANDOVER_LINES, then how many more the JSON
- * lists) and the Tensix handlers the card took out (km_kernel_fault.h);
- * returns how many there are (km_run_findings: any fails the run). */
+ * hand-over checker's (km_handover.h) and the wild writes (km_wild.h),
+ * each the first CMD_HANDOVER_LINES, then how many more the JSON lists,
+ * and the Tensix handlers the card took out (km_kernel_fault.h); returns
+ * how many there are (km_run_findings: any fails the run). */
+#define CMD_HANDOVER_LINES 100u
 unsigned cmd_run_outcome_findings(const cmd_run_outcome *o);
 
 /* The note `kmrun run --thread host` prints once when the checker was

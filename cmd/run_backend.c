@@ -160,40 +160,50 @@ void cmd_run_outcome_folder(const cmd_run_outcome *o, int *rc, km_error *err)
             o->rec.folder_err.message);
 }
 
-unsigned cmd_run_outcome_handovers(const cmd_run_outcome *o)
+/* Finding i of one kind, as its stderr diagnostic. */
+typedef int (*finding_line)(const km_run_result *r, unsigned i, char *out, size_t n);
+
+static int handover_at(const km_run_result *r, unsigned i, char *out, size_t n)
 {
-    const km_run_result *r = &o->result;
-    char line[2048];
-    for (unsigned i = 0; i < r->nhandovers && i < CMD_HANDOVER_LINES; i++) {
-        km_handover_line(&r->handovers[i], line, sizeof line);
-        fprintf(stderr, "%s\n", line);
+    return km_handover_line(&r->handovers[i], out, n);
+}
+
+static int wild_at(const km_run_result *r, unsigned i, char *out, size_t n)
+{
+    return km_wild_line(&r->wild_writes[i], out, n);
+}
+
+static int kernel_fault_at(const km_run_result *r, unsigned i, char *out, size_t n)
+{
+    return km_kernel_fault_line(&r->kernel_faults[i], out, n);
+}
+
+/* The first `shown` of n findings, a line each; then, past them, how many
+ * more the run JSON lists under `key` (`what`: their name). */
+static void print_findings(const km_run_result *r, unsigned n, unsigned shown, finding_line line,
+                           const char *what, const char *key)
+{
+    char text[2048];
+    for (unsigned i = 0; i < n && i < shown; i++) {
+        line(r, i, text, sizeof text);
+        fprintf(stderr, "%s\n", text);
     }
-    if (r->nhandovers > CMD_HANDOVER_LINES)
-        fprintf(stderr, "kmrun: %u more hand-over findings in the run's JSON (handover)\n",
-                r->nhandovers - CMD_HANDOVER_LINES);
-    fflush(stderr);
-    return r->nhandovers;
+    if (n > shown)
+        fprintf(stderr, "kmrun: %u more %s in the run's JSON (%s)\n", n - shown, what, key);
 }
 
 unsigned cmd_run_outcome_findings(const cmd_run_outcome *o)
 {
     const km_run_result *r = &o->result;
-    cmd_run_outcome_handovers(o);
-    char line[2048];
-    for (unsigned i = 0; i < r->nwild_writes && i < CMD_HANDOVER_LINES; i++) {
-        km_wild_line(&r->wild_writes[i], line, sizeof line);
-        fprintf(stderr, "%s\n", line);
-    }
-    if (r->nwild_writes > CMD_HANDOVER_LINES)
-        fprintf(stderr, "kmrun: %u more wild writes in the run's JSON (wild_writes)\n",
-                r->nwild_writes - CMD_HANDOVER_LINES);
+    print_findings(r, r->nhandovers, CMD_HANDOVER_LINES, handover_at, "hand-over findings",
+                   "handover");
+    print_findings(r, r->nwild_writes, CMD_HANDOVER_LINES, wild_at, "wild writes",
+                   "wild_writes");
     if (r->wild_more)
         fprintf(stderr, "kmrun: and %llu more stores of wild writes past the %u kept\n",
                 (unsigned long long)r->wild_more, r->nwild_writes);
-    for (unsigned i = 0; i < r->nkernel_faults; i++) {
-        km_kernel_fault_line(&r->kernel_faults[i], line, sizeof line);
-        fprintf(stderr, "%s\n", line);
-    }
+    /* The card keeps few: every one kept is shown. */
+    print_findings(r, r->nkernel_faults, r->nkernel_faults, kernel_fault_at, "", "");
     if (r->kernel_faults_more)
         fprintf(stderr, "kmrun: and %u more Tensix handlers taken out past the %u kept\n",
                 r->kernel_faults_more, r->nkernel_faults);
