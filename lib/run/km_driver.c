@@ -17,22 +17,29 @@ typedef struct drive_thread {
     bool stop_asked;
     uint64_t stop_ps; /* when the stop word was written */
     uint64_t stop_due_ps; /* > 0: ask the stop then (another's failure, delayed) */
+    uint64_t timeout_ps;  /* ask the stop then, if it still runs (km_drive_timeout) */
     uint32_t seen_where;
     uint64_t seen_where_ticks;
     kmx_result_block block;
 } drive_thread;
 
-typedef struct drive {
+struct km_steer {
     const km_driver_hooks *h;
-    bool kernel_failed; /* a handler was taken out: the kernel stops, the threads too */
+    bool kernel_failed;  /* a handler was taken out: the kernel stops, the threads too */
+    bool kernel_stopped; /* stop_kernel was called */
+    uint64_t kernel_stop_ps; /* the kernel stops then (km_drive_kernel_stop) */
+    uint64_t grace_ps;
     km_run_result *r;
     uint64_t next_drain; /* modeled: the next drain of the prints */
-    const km_run_opts *o;
-    const int *clusters;
+    km_run_opts o;
+    int clusters[BH_WORK_CLUSTERS];
     drive_thread t[BH_WORK_CLUSTERS];
     unsigned n;
     uint64_t now;
-} drive;
+    bool ended;
+};
+
+typedef struct km_steer drive;
 
 double km_wall_now(void)
 {
@@ -117,8 +124,8 @@ static void on_print(const sim_card_print *p, void *ctx)
     if (!l->text)
         return;
     r->nprints++;
-    if (d->o->print)
-        d->o->print(l, d->o->ctx);
+    if (d->o.print)
+        d->o.print(l, d->o.ctx);
 }
 
 static void drain(drive *d, bool last)
@@ -142,10 +149,10 @@ static void progress(drive *d, unsigned i)
         return;
     t->seen_where = b->where;
     t->seen_where_ticks = b->where_ticks;
-    if (d->o->progress)
-        d->o->progress(d->clusters[i], b->where,
+    if (d->o.progress)
+        d->o.progress(d->clusters[i], b->where,
                        b->where_ticks >= b->start_ticks ? b->where_ticks - b->start_ticks : 0,
-                       d->o->ctx);
+                       d->o.ctx);
 }
 
 /* A block that is not this run's any more (km_driver_hooks.nonce). */
@@ -322,26 +329,27 @@ static void mark_stuck(drive *d, unsigned i, uint64_t grace_ps, km_thread_result
 }
 
 /* The next time to look: a slice on, or — when nothing can change on its
- * own (modeled time only) — straight to the next timeout or grace. */
-static uint64_t next_look(const drive *d, bool pending, uint64_t timeout_ps, uint64_t grace_ps)
+ * own (modeled time only) — straight to the next timeout or grace; never
+ * past `until_ps` (the caller's horizon) by more than a slice's rounding. */
+static uint64_t next_look(const drive *d, bool pending, uint64_t until_ps)
 {
     uint64_t slice = d->h->slice_ps;
     uint64_t next = d->now + slice;
     if (!d->h->modeled || pending || d->h->busy(d->h->ctx))
         return next;
-    uint64_t event = UINT64_MAX;
+    uint64_t event = until_ps;
     for (unsigned i = 0; i < d->n; i++) {
         const drive_thread *t = &d->t[i];
         if (done(t))
             continue;
-        uint64_t e = t->stop_asked ? t->stop_ps + grace_ps : timeout_ps;
+        uint64_t e = t->stop_asked ? t->stop_ps + d->grace_ps : t->timeout_ps;
         if (t->stop_due_ps && t->stop_due_ps < e)
             e = t->stop_due_ps;
         if (e < event)
             event = e;
     }
     if (event > next && event != UINT64_MAX)
-        next = (event + slice - 1) / slice * slice;
+        next = (event / slice + (event % slice != 0)) * slice;
     return next;
 }
 
@@ -350,80 +358,193 @@ static uint64_t ticks_to_ps(uint64_t ticks)
     return ticks * (BH_PS_PER_SECOND / BH_TICKS_PER_SECOND);
 }
 
-int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km_run_opts *o,
-             uint64_t timeout_ps, uint64_t grace_ps, km_run_result *r, km_error *err)
+int km_drive_begin(km_steer **out, const km_driver_hooks *h, const int *clusters, unsigned n,
+                   const km_run_opts *o, uint64_t timeout_ps, uint64_t grace_ps,
+                   km_run_result *r, km_error *err)
 {
-    static const km_run_opts none = {0};
-    drive d = {.h = h, .o = o ? o : &none, .clusters = clusters, .n = n, .r = r,
-               .next_drain = KM_PRINT_DRAIN_PS};
+    *out = NULL;
     if (n > BH_WORK_CLUSTERS)
         return km_fail(err, KM_EXIT_INTERNAL, "%u threads in one run (at most %u)", n,
                        BH_WORK_CLUSTERS);
+    drive *d = calloc(1, sizeof *d);
+    if (!d)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for a run");
+    d->h = h;
+    if (o)
+        d->o = *o;
+    memcpy(d->clusters, clusters, n * sizeof *clusters);
+    d->n = n;
+    d->r = r;
+    d->grace_ps = grace_ps;
+    d->next_drain = KM_PRINT_DRAIN_PS;
+    d->kernel_stop_ps = UINT64_MAX;
+    for (unsigned i = 0; i < n; i++)
+        d->t[i].timeout_ps = timeout_ps;
     r->nthreads = n;
     r->host_times = !h->modeled;
-    double wall_start = km_wall_now();
     if (h->start) {
         int rc = h->start(h->ctx, timeout_ps, err);
+        if (rc != KM_OK) {
+            free(d);
+            return rc;
+        }
+    }
+    *out = d;
+    return KM_OK;
+}
+
+void km_drive_timeout(km_steer *d, unsigned i, uint64_t at_ps)
+{
+    for (unsigned k = 0; k < d->n; k++) {
+        if (i != KM_DRIVE_ALL && k != i)
+            continue;
+        d->t[k].timeout_ps = at_ps;
+        if (d->h->timeout)
+            d->h->timeout(d->h->ctx, k, at_ps);
+    }
+}
+
+void km_drive_kernel_stop(km_steer *d, uint64_t at_ps)
+{
+    d->kernel_stop_ps = at_ps;
+}
+
+void km_drive_grace(km_steer *d, uint64_t grace_ps)
+{
+    d->grace_ps = grace_ps;
+}
+
+uint64_t km_drive_now(const km_steer *d)
+{
+    return d->now;
+}
+
+bool km_drive_thread_done(const km_steer *d, unsigned i)
+{
+    return i < d->n && done(&d->t[i]);
+}
+
+bool km_drive_threads_done(const km_steer *d)
+{
+    for (unsigned i = 0; i < d->n; i++)
+        if (!done(&d->t[i]))
+            return false;
+    return true;
+}
+
+bool km_drive_kernel_live(const km_steer *d)
+{
+    return !d->kernel_failed && !d->kernel_stopped && d->now < d->kernel_stop_ps;
+}
+
+bool km_drive_settled(const km_steer *d, void *ctx)
+{
+    (void)ctx;
+    return km_drive_threads_done(d) &&
+           !(km_drive_kernel_live(d) && d->h->commands_pending(d->h->ctx));
+}
+
+/* One look: time to the next, prints, the kernel, every thread's block,
+ * the stops that are due. */
+static int step(drive *d, uint64_t until_ps, km_error *err)
+{
+    const km_driver_hooks *h = d->h;
+    km_run_result *r = d->r;
+    /* (A command whose handler was taken out never ends.) */
+    bool pending = km_drive_kernel_live(d) && h->commands_pending(h->ctx);
+    uint64_t next = next_look(d, pending, until_ps);
+    h->advance(h->ctx, next);
+    d->now = h->now ? h->now(h->ctx) : next;
+    drain(d, false);
+    if (!d->kernel_failed && h->kernel_faults && h->kernel_faults(h->ctx) > 0) {
+        d->kernel_failed = true;
+        stop_others(d);
+    }
+    if (d->now >= d->kernel_stop_ps || d->kernel_failed) {
+        h->stop_kernel(h->ctx);
+        d->kernel_stopped = true;
+    }
+    for (unsigned i = 0; i < d->n; i++) {
+        if (done(&d->t[i]))
+            continue;
+        int rc = look(d, i, r, err);
         if (rc != KM_OK)
             return rc;
     }
-    for (;;) {
-        bool all_done = true;
-        for (unsigned i = 0; i < n; i++)
-            all_done &= done(&d.t[i]);
-        /* (A command whose handler was taken out never ends.) */
-        bool pending = !d.kernel_failed && d.now < timeout_ps && h->commands_pending(h->ctx);
-        if (all_done && !pending)
-            break;
-        uint64_t next = next_look(&d, pending, timeout_ps, grace_ps);
-        h->advance(h->ctx, next);
-        d.now = h->now ? h->now(h->ctx) : next;
-        drain(&d, false);
-        if (!d.kernel_failed && h->kernel_faults && h->kernel_faults(h->ctx) > 0) {
-            d.kernel_failed = true;
-            stop_others(&d);
-        }
-        if (d.now >= timeout_ps || d.kernel_failed)
-            h->stop_kernel(h->ctx);
-        for (unsigned i = 0; i < n; i++) {
-            if (done(&d.t[i]))
-                continue;
-            int rc = look(&d, i, r, err);
-            if (rc != KM_OK)
-                return rc;
-        }
-        for (unsigned i = 0; i < n; i++) {
-            drive_thread *t = &d.t[i];
-            if (done(t))
-                continue;
-            if (d.now >= timeout_ps || (t->stop_due_ps && d.now >= t->stop_due_ps))
-                ask_stop(&d, i);
-            if (t->stop_asked && d.now >= t->stop_ps + grace_ps)
-                mark_stuck(&d, i, grace_ps, &r->threads[i]);
-        }
-        if (o && o->wall_timeout_s > 0 && km_wall_now() - wall_start > o->wall_timeout_s) {
-            stop_all(&d);
+    for (unsigned i = 0; i < d->n; i++) {
+        drive_thread *t = &d->t[i];
+        if (done(t))
+            continue;
+        if (d->now >= t->timeout_ps || (t->stop_due_ps && d->now >= t->stop_due_ps))
+            ask_stop(d, i);
+        if (t->stop_asked && d->now >= t->stop_ps + d->grace_ps)
+            mark_stuck(d, i, d->grace_ps, &r->threads[i]);
+    }
+    return KM_OK;
+}
+
+int km_drive_until(km_steer *d, km_drive_goal goal, void *ctx, uint64_t until_ps, km_error *err)
+{
+    if (d->ended)
+        return km_fail(err, KM_EXIT_INTERNAL, "a run driven after its end");
+    double wall_start = km_wall_now();
+    while (!goal(d, ctx) && d->now < until_ps) {
+        int rc = step(d, until_ps, err);
+        if (rc != KM_OK)
+            return rc;
+        if (d->o.wall_timeout_s > 0 && km_wall_now() - wall_start > d->o.wall_timeout_s) {
+            stop_all(d);
             char reached[96] = "";
-            if (h->modeled)
+            if (d->h->modeled)
                 snprintf(reached, sizeof reached,
                          "; the simulated card had reached %.3f ms of modeled time",
-                         (double)d.now / 1e9);
+                         (double)d->now / 1e9);
             return km_fail(err, KM_EXIT_SYSTEM,
                            "the run took more than %g s of real time (--wall-timeout)%s",
-                           o->wall_timeout_s, reached);
+                           d->o.wall_timeout_s, reached);
         }
     }
+    return KM_OK;
+}
+
+void km_drive_end(km_steer *d)
+{
+    if (d->ended)
+        return;
+    d->ended = true;
+    const km_driver_hooks *h = d->h;
+    km_run_result *r = d->r;
     h->stop_kernel(h->ctx);
-    drain(&d, true);
+    d->kernel_stopped = true;
+    drain(d, true);
     /* The device ran at least until the last thread's end was written
      * (a core may end a little past the look that saw it). */
-    r->device_ps = d.now;
-    for (unsigned i = 0; i < n; i++) {
-        const kmx_result_block *b = &d.t[i].block;
-        if (d.t[i].final && !d.t[i].overwritten && ticks_to_ps(b->end_ticks) > r->device_ps)
+    r->device_ps = d->now;
+    for (unsigned i = 0; i < d->n; i++) {
+        const kmx_result_block *b = &d->t[i].block;
+        if (d->t[i].final && !d->t[i].overwritten && ticks_to_ps(b->end_ticks) > r->device_ps)
             r->device_ps = ticks_to_ps(b->end_ticks);
     }
     if (h->finish)
         h->finish(h->ctx, r);
-    return KM_OK;
+}
+
+void km_drive_free(km_steer *d)
+{
+    free(d);
+}
+
+int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km_run_opts *o,
+             uint64_t timeout_ps, uint64_t grace_ps, km_run_result *r, km_error *err)
+{
+    km_steer *d;
+    int rc = km_drive_begin(&d, h, clusters, n, o, timeout_ps, grace_ps, r, err);
+    if (rc != KM_OK)
+        return rc;
+    km_drive_kernel_stop(d, timeout_ps);
+    rc = km_drive_until(d, km_drive_settled, NULL, UINT64_MAX, err);
+    if (rc == KM_OK)
+        km_drive_end(d);
+    km_drive_free(d);
+    return rc;
 }

@@ -135,6 +135,9 @@ typedef struct km_driver_hooks {
     /* Optional, after the loop: host-fed command results and instruction
      * counts into r. */
     void (*finish)(void *ctx, km_run_result *r);
+    /* Optional: thread i's timeout moved to timeout_ps (km_drive_timeout;
+     * the one given to `start` until then). */
+    void (*timeout)(void *ctx, unsigned i, uint64_t timeout_ps);
 } km_driver_hooks;
 
 /* How often the prints are drained in modeled time: as a card's host
@@ -145,10 +148,64 @@ typedef struct km_driver_hooks {
 #define KM_PRINT_DRAIN_PS (500ull * BH_PS_PER_US)
 
 /* Runs threads on clusters[0..n) to their final states.  timeout_ps: when
- * the ones still running are asked to stop; grace_ps: then how long before
- * one is stuck.  KM_OK with r filled (whatever the threads' states), or the
- * backend's failure, or KM_EXIT_SYSTEM when the wall timeout passed. */
+ * the ones still running are asked to stop, and the kernel stops; grace_ps:
+ * then how long before one is stuck.  KM_OK with r filled (whatever the
+ * threads' states), or the backend's failure, or KM_EXIT_SYSTEM when the
+ * wall timeout passed.  The one-call form of what follows. */
 int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km_run_opts *o,
              uint64_t timeout_ps, uint64_t grace_ps, km_run_result *r, km_error *err);
+
+/* ---- a run the host steers --------------------------------------------------
+ * The same loop, a piece at a time, for a host that acts between the
+ * pieces (submits commands, reads a thread's result, decides when to
+ * stop): km_drive_begin starts the threads; km_drive_until runs looks
+ * until a goal holds or time reaches a horizon; the timeouts and the
+ * kernel's stop can be moved at any point; km_drive_end stops the kernel
+ * and fills what comes after the loop.  Time moves only inside
+ * km_drive_until, so a run steered the same way gives the same results,
+ * whatever the host does in between (modeled time). */
+typedef struct km_steer km_steer;
+
+/* Every thread (km_drive_timeout's i). */
+#define KM_DRIVE_ALL UINT32_MAX
+
+/* Starts the threads (h->start), each to be asked to stop at timeout_ps
+ * (UINT64_MAX: never, until moved); the kernel runs until
+ * km_drive_kernel_stop says.  r is filled as the run goes (a thread's
+ * result once km_drive_thread_done) and must outlive the drive. */
+int km_drive_begin(km_steer **out, const km_driver_hooks *h, const int *clusters, unsigned n,
+                   const km_run_opts *o, uint64_t timeout_ps, uint64_t grace_ps,
+                   km_run_result *r, km_error *err);
+/* Thread i (or KM_DRIVE_ALL) is asked to stop at at_ps if it runs then
+ * (at once when at_ps is past). */
+void km_drive_timeout(km_steer *d, unsigned i, uint64_t at_ps);
+/* The kernel stops at at_ps (its commands not yet taken are rejected,
+ * pending ones never end). */
+void km_drive_kernel_stop(km_steer *d, uint64_t at_ps);
+/* How long a stopped thread has before it is stuck, from now on. */
+void km_drive_grace(km_steer *d, uint64_t grace_ps);
+
+/* A goal: true ends km_drive_until. */
+typedef bool (*km_drive_goal)(const km_steer *d, void *ctx);
+/* The goal of the one-call run: every thread is done, and no host-fed
+ * command can still end (none pending, or the kernel stopped). */
+bool km_drive_settled(const km_steer *d, void *ctx);
+
+/* Looks until goal(d, ctx) holds (checked before each look) or time has
+ * reached until_ps (UINT64_MAX: none).  KM_OK; a backend's failure; or
+ * KM_EXIT_SYSTEM when one call took longer than the run options' wall
+ * timeout (the threads are asked to stop; the drive may only be ended). */
+int km_drive_until(km_steer *d, km_drive_goal goal, void *ctx, uint64_t until_ps, km_error *err);
+
+uint64_t km_drive_now(const km_steer *d); /* picoseconds since the start */
+bool km_drive_thread_done(const km_steer *d, unsigned i); /* final (or stuck) */
+bool km_drive_threads_done(const km_steer *d);
+/* The kernel still takes commands: not stopped, and no handler taken out. */
+bool km_drive_kernel_live(const km_steer *d);
+
+/* The kernel stops, the last prints are drained, the device time and the
+ * backend's finish fill r.  Called once; after it only km_drive_free. */
+void km_drive_end(km_steer *d);
+void km_drive_free(km_steer *d);
 
 #endif
