@@ -165,7 +165,8 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
  * cannot run again: a call again gives the same failure. */
 kmrun_status kmrun_run_wait(kmrun_run *r, double timeout_seconds, kmrun_error **err);
 
-/* Whether the run has stopped (kmrun_run_wait returned KMRUN_OK). */
+/* Whether the run has stopped (kmrun_run_wait or kmrun_run_stop returned
+ * KMRUN_OK). */
 bool kmrun_run_stopped(const kmrun_run *r);
 /* Whether every thread returned, every command was done and the card
  * found nothing (no hand-over, wild write or Tensix handler taken out):
@@ -188,7 +189,8 @@ typedef struct kmrun_thread_result {
 } kmrun_thread_result;
 
 /* The result on the i-th cluster of kmrun_program_clusters' order.
- * KMRUN_USAGE before the stop or for an i past the last. */
+ * KMRUN_USAGE while that thread has no final state (before the stop, or
+ * kmrun_run_thread_result) or for an i past the last. */
 kmrun_status kmrun_run_result(const kmrun_run *r, size_t i, kmrun_thread_result *out,
                               kmrun_error **err);
 
@@ -213,6 +215,79 @@ kmrun_status kmrun_run_read(const kmrun_run *r, int cluster, const char *name,
  * bank and the address in the bank.  Valid from the load on. */
 kmrun_status kmrun_run_region_address(const kmrun_run *r, int cluster, const char *name,
                                       unsigned *bank, uint64_t *address, kmrun_error **err);
+
+/* ---- The host's side while the threads run -------------------------------
+ * A loaded run goes: the host steers it with the calls below, in any
+ * order, until it stops (kmrun_run_stop, or kmrun_run_wait).  On the
+ * simulated card modeled time moves only inside these calls — a wait
+ * moves it until what it waits for happens, a poll by one look of the
+ * host (1 us) — so a run steered the same way gives the same results and
+ * times every time, whatever the host does in between; on the host
+ * fallback the threads run on the host's clock.  Timeouts are seconds of
+ * the backend's time from the call: more than 0, finite, at most 1e6
+ * (KMRUN_USAGE otherwise); 0 where it says so takes a default. */
+
+/* A command for the Tensix grid, fed into the host ring (the program's
+ * `commands:` take it first, in order). */
+typedef struct kmrun_command {
+    size_t size;          /* sizeof(kmrun_command): kmrun_command_init sets it */
+    const char *handler;  /* a built-in (nop, fill, copy, sum, spend) or a program handler */
+    uint32_t first, count; /* the group of Tensix cores: first, how many (1..120) */
+    uint32_t args[10];    /* a0..a9 of the command line */
+    unsigned nargs;
+    bool result;          /* KM_FLAG_RESULT: the event carries the group leader's word */
+    bool exclusive;       /* KM_FLAG_EXCLUSIVE */
+} kmrun_command;
+
+/* A command on handler `handler`, core 0 alone, no arguments. */
+void kmrun_command_init(kmrun_command *c, const char *handler);
+
+/* A command's fate as it stands. */
+typedef struct kmrun_command_result {
+    bool ended;          /* it has its event */
+    const char *event;   /* "done", "timeout" or "rejected"; NULL while it has none */
+    unsigned reason;     /* a rejection's KM_REASON_*, else 0 */
+    bool has_result;     /* done, submitted with `result` */
+    uint32_t result;     /* the leader's result word */
+    double microseconds; /* from its submission to its event; < 0 while it has none */
+    unsigned busy;       /* times it was rejected busy and went in again */
+} kmrun_command_result;
+
+/* Feeds c to the grid through the host ring; *handle names it for
+ * kmrun_run_wait_command and kmrun_run_poll (the program's own commands
+ * are handles 1 to N, in order; fed ones follow).  It goes in at the end
+ * of the dispatcher's next pass (when the ring is full, as soon as a slot
+ * frees).  KMRUN_USAGE for an unknown handler (the message suggests the
+ * nearest), a group outside the grid, more than 10 arguments, a run that
+ * has stopped or whose kernel was stopped (a Tensix handler taken out). */
+kmrun_status kmrun_run_submit(kmrun_run *r, const kmrun_command *c, uint64_t *handle,
+                              kmrun_error **err);
+/* Runs until command `handle` has its event, for at most timeout_seconds;
+ * KMRUN_OK with out->ended false when it has none by then.  KMRUN_USAGE
+ * for a handle the run never gave.  After the stop: its fate at the stop. */
+kmrun_status kmrun_run_wait_command(kmrun_run *r, uint64_t handle, double timeout_seconds,
+                                    kmrun_command_result *out, kmrun_error **err);
+/* One look of the host (1 us of modeled time on the simulated card), then
+ * the command's fate as it stands. */
+kmrun_status kmrun_run_poll(kmrun_run *r, uint64_t handle, kmrun_command_result *out,
+                            kmrun_error **err);
+
+/* Runs until the thread on the i-th cluster (kmrun_program_clusters'
+ * order) has a final state; one still running timeout_seconds after the
+ * call (0: the program's default, as kmrun_run_wait's) is asked to stop,
+ * and is `stuck` if it has not stopped 1 s later.  Then its result (which
+ * kmrun_run_result also gives from now on).  The others run on. */
+kmrun_status kmrun_run_thread_result(kmrun_run *r, size_t i, double timeout_seconds,
+                                     kmrun_thread_result *out, kmrun_error **err);
+/* The same for every thread (a failure of one stops the others at once,
+ * as in every run); then kmrun_run_result gives each. */
+kmrun_status kmrun_run_thread_results(kmrun_run *r, double timeout_seconds, kmrun_error **err);
+/* The stop: every thread still running is asked to stop now and given
+ * timeout_seconds (0: 1 s, the spec's) before it is `stuck`; then the
+ * kernel stops (commands not yet taken are rejected; one running never
+ * ends), and the run is read back as kmrun_run_wait's is.  Called again:
+ * KMRUN_OK, nothing done. */
+kmrun_status kmrun_run_stop(kmrun_run *r, double timeout_seconds, kmrun_error **err);
 
 void kmrun_run_free(kmrun_run *r);
 

@@ -9,6 +9,7 @@
 
 #include "blackhole.h"
 #include "km_cache.h"
+#include "km_driver.h"
 #include "km_error.h"
 #include "km_program.h"
 #include "km_run_record.h"
@@ -44,6 +45,7 @@ struct kmrun_run {
     km_cache cache; /* open for the run: the images it loaded stay pinned */
     km_session *s;
     km_run_record rec;
+    bool begun;   /* the threads were started (at the first call that moves time) */
     bool stopped;
     /* A wait that failed: the status and message it said, said again by
      * the next (the session cannot run again). */
@@ -53,6 +55,26 @@ struct kmrun_run {
     const km_region_copy *copies; /* the session's */
     size_t ncopies;
 };
+
+/* ---- The run's life (kmrun_run.c) ----------------------------------------
+ * A run's drive begins at the first call that needs time to move (the
+ * threads' stop asked at timeout_ps: kmrun_run_wait's, or never until the
+ * host says); km_api_drive moves time until a goal (km_driver.h) or a
+ * horizon; km_api_stop ends the run and reads it back (regions, run
+ * JSON, run folder).  A failure of either (the wall timeout, a backend's
+ * own) leaves the run failed: every later call says it again. */
+kmrun_status km_api_begin(kmrun_run *r, uint64_t timeout_ps, kmrun_error **err);
+kmrun_status km_api_drive(kmrun_run *r, km_drive_goal goal, void *ctx, uint64_t until_ps,
+                          kmrun_error **err);
+kmrun_status km_api_stop(kmrun_run *r, kmrun_error **err);
+/* A run that can still move: not stopped, not failed (KMRUN_USAGE naming
+ * `what` otherwise). */
+kmrun_status km_api_going(kmrun_run *r, const char *what, kmrun_error **err);
+/* Seconds of a timeout as the API takes them (0: `dflt` picoseconds),
+ * picoseconds into *ps; KMRUN_USAGE naming the value otherwise. */
+kmrun_status km_api_timeout(double seconds, uint64_t dflt, uint64_t *ps, kmrun_error **err);
+/* The plan index of the thread on the program's i-th cluster. */
+unsigned km_api_plan_index(const kmrun_run *r, size_t i);
 
 /* Sets *err (when err is not NULL) to a new error of `status` with
  * `message` (copied); returns the status.  Out of memory for it: a shared

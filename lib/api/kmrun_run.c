@@ -111,30 +111,48 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     return KMRUN_OK;
 }
 
-kmrun_status kmrun_run_wait(kmrun_run *r, double timeout_seconds, kmrun_error **err)
+kmrun_status km_api_begin(kmrun_run *r, uint64_t timeout_ps, kmrun_error **err)
 {
-    clear(err);
-    if (!r)
-        return km_api_usage(err, "kmrun_run_wait: the run is NULL");
-    if (r->stopped)
+    if (r->begun)
         return KMRUN_OK;
-    if (r->failed)
-        return km_api_fail(err, r->failed, &r->fail_err);
-    /* --timeout's rule (km_seconds_valid), 0 standing for its absence. */
-    if (timeout_seconds != 0 && !km_seconds_valid(timeout_seconds))
-        return km_api_usage(err,
-                            "invalid timeout %g seconds (expected more than 0 and at most %g, "
-                            "or 0 for the default)",
-                            timeout_seconds, KM_SECONDS_MAX);
     km_run_opts ro = {
-        .timeout_s = timeout_seconds,
         .wall_timeout_s = r->wall_timeout_s,
         .progress = r->callbacks.progress ? on_progress : NULL,
         .print = r->callbacks.print ? on_print : NULL,
         .ctx = r,
     };
     km_error e = {0};
-    int rc = km_session_run(r->s, &ro, &r->result, &e);
+    int rc = km_session_begin(r->s, &ro, timeout_ps, &r->result, &e);
+    if (rc != KM_OK) {
+        km_run_record_abort(&r->rec);
+        r->failed = rc;
+        r->fail_err = e;
+        return km_api_fail(err, rc, &e);
+    }
+    r->begun = true;
+    return KMRUN_OK;
+}
+
+kmrun_status km_api_drive(kmrun_run *r, km_drive_goal goal, void *ctx, uint64_t until_ps,
+                          kmrun_error **err)
+{
+    km_error e = {0};
+    int rc = km_drive_until(km_session_steer(r->s), goal, ctx, until_ps, &e);
+    if (rc != KM_OK) {
+        km_error ignored = {0};
+        (void)km_session_end(r->s, &r->result, &ignored); /* what ran is the session's */
+        km_run_record_abort(&r->rec);
+        r->failed = rc;
+        r->fail_err = e;
+        return km_api_fail(err, rc, &e);
+    }
+    return KMRUN_OK;
+}
+
+kmrun_status km_api_stop(kmrun_run *r, kmrun_error **err)
+{
+    km_error e = {0};
+    int rc = km_session_end(r->s, &r->result, &e);
     if (rc == KM_OK)
         rc = km_session_regions(r->s, &r->copies, &r->ncopies, &e);
     if (rc == KM_OK)
@@ -151,6 +169,48 @@ kmrun_status kmrun_run_wait(kmrun_run *r, double timeout_seconds, kmrun_error **
     return KMRUN_OK;
 }
 
+kmrun_status km_api_timeout(double seconds, uint64_t dflt, uint64_t *ps, kmrun_error **err)
+{
+    if (seconds == 0) {
+        *ps = dflt;
+        return KMRUN_OK;
+    }
+    /* --timeout's rule (km_seconds_valid). */
+    if (!km_seconds_valid(seconds))
+        return km_api_usage(err,
+                            "invalid timeout %g seconds (expected more than 0 and at most %g, "
+                            "or 0 for the default)",
+                            seconds, KM_SECONDS_MAX);
+    double v = seconds * (double)BH_PS_PER_SECOND;
+    *ps = (uint64_t)llround(v);
+    return KMRUN_OK;
+}
+
+kmrun_status kmrun_run_wait(kmrun_run *r, double timeout_seconds, kmrun_error **err)
+{
+    clear(err);
+    if (!r)
+        return km_api_usage(err, "kmrun_run_wait: the run is NULL");
+    if (r->stopped)
+        return KMRUN_OK;
+    if (r->failed)
+        return km_api_fail(err, r->failed, &r->fail_err);
+    uint64_t timeout_ps = 0;
+    kmrun_status rc = km_api_timeout(
+        timeout_seconds, km_default_timeout_us(r->program->p) * BH_PS_PER_US, &timeout_ps, err);
+    if (rc == KMRUN_OK)
+        rc = km_api_begin(r, timeout_ps, err);
+    if (rc != KMRUN_OK)
+        return rc;
+    /* As `kmrun run --timeout`: from the run's start, the threads and the
+     * kernel alike. */
+    km_steer *d = km_session_steer(r->s);
+    km_drive_timeout(d, KM_DRIVE_ALL, timeout_ps);
+    km_drive_kernel_stop(d, timeout_ps);
+    rc = km_api_drive(r, km_drive_settled, NULL, UINT64_MAX, err);
+    return rc == KMRUN_OK ? km_api_stop(r, err) : rc;
+}
+
 bool kmrun_run_stopped(const kmrun_run *r)
 {
     return r && r->stopped;
@@ -161,6 +221,15 @@ bool kmrun_run_ok(const kmrun_run *r)
     return r && r->stopped && km_run_ok(&r->result) && km_run_findings(&r->result) == 0;
 }
 
+unsigned km_api_plan_index(const kmrun_run *r, size_t i)
+{
+    const km_plan *plan = km_session_plan(r->s);
+    for (unsigned k = 0; k < plan->nclusters; k++)
+        if (plan->clusters[k].cluster == r->program->clusters[i])
+            return k;
+    return UINT32_MAX;
+}
+
 /* ---- After the stop ------------------------------------------------------- */
 
 /* `what` (a subject, quoted where it is a name) refused before the stop. */
@@ -169,7 +238,7 @@ static kmrun_status not_stopped(const kmrun_run *r, const char *what, kmrun_erro
     if (r->failed)
         return km_api_usage(err, "%s cannot be read: the run did not stop (%s)", what,
                             r->fail_err.message);
-    return km_api_usage(err, "%s cannot be read before the run has stopped (kmrun_run_wait)",
+    return km_api_usage(err, "%s cannot be read before the run has stopped (kmrun_run_stop or kmrun_run_wait)",
                         what);
 }
 
@@ -213,13 +282,20 @@ kmrun_status kmrun_run_result(const kmrun_run *r, size_t i, kmrun_thread_result 
     clear(err);
     if (!r || !out)
         return km_api_usage(err, "kmrun_run_result: %s is NULL", !r ? "the run" : "out");
-    if (!r->stopped)
-        return not_stopped(r, "the run's results", err);
     const kmrun_program *p = r->program;
     if (i >= p->nclusters)
         return km_api_usage(err, "no result %zu: program %s has %zu (0 to %zu)", i,
                             KS_QUOTED(p->p->name), p->nclusters,
                             p->nclusters ? p->nclusters - 1 : 0);
+    if (!r->stopped && !(r->begun && !r->failed &&
+                         km_drive_thread_done(km_session_steer(r->s), km_api_plan_index(r, i)))) {
+        if (r->failed)
+            return not_stopped(r, "the run's results", err);
+        return km_api_usage(err,
+                            "the thread on cluster %d has no result yet: it has no final state "
+                            "before kmrun_run_thread_result, kmrun_run_thread_results or the stop",
+                            p->clusters[i]);
+    }
     const km_thread_result *t = NULL;
     for (unsigned k = 0; k < r->result.nthreads; k++)
         if (r->result.threads[k].cluster == p->clusters[i])

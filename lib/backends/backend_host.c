@@ -248,7 +248,10 @@ static uint64_t on_host_now_ps(void *ctx);
 static void on_host_ask_stop(void *ctx, unsigned i)
 {
     host_backend *b = ctx;
-    uint32_t word = b->go && on_host_now_ps(b) >= b->timeout_ps ? KMX_HOST_STOP_TIMEOUT
+    pthread_mutex_lock(&b->lock);
+    uint64_t timeout_ps = b->threads[i].timeout_ps;
+    pthread_mutex_unlock(&b->lock);
+    uint32_t word = b->go && on_host_now_ps(b) >= timeout_ps ? KMX_HOST_STOP_TIMEOUT
                                                                 : KMX_HOST_STOP_ASKED;
     __atomic_store_n(&b->threads[i].stop, word, __ATOMIC_RELEASE);
 }
@@ -261,9 +264,10 @@ static void on_host_ask_stop(void *ctx, unsigned i)
 static void go(host_backend *b, uint64_t timeout_ps)
 {
     b->start = km_wall_now();
-    b->timeout_ps = timeout_ps;
-    for (unsigned i = 0; i < b->nthreads; i++)
+    for (unsigned i = 0; i < b->nthreads; i++) {
+        b->threads[i].timeout_ps = timeout_ps;
         b->threads[i].ctx.timeout_ns = timeout_ps / 1000u;
+    }
     b->go = true;
     pthread_cond_broadcast(&b->start_cond);
 }
@@ -510,6 +514,14 @@ static void on_host_finish(void *ctx, km_run_result *r)
     km_card_commands(b->s, r);
 }
 
+static void on_host_timeout(void *ctx, unsigned i, uint64_t timeout_ps)
+{
+    host_backend *b = ctx;
+    pthread_mutex_lock(&b->lock);
+    b->threads[i].timeout_ps = timeout_ps;
+    pthread_mutex_unlock(&b->lock);
+}
+
 static void host_hooks(km_session *s, km_driver_hooks *h)
 {
     *h = (km_driver_hooks){
@@ -533,6 +545,7 @@ static void host_hooks(km_session *s, km_driver_hooks *h)
         .kernel_faults = on_host_kernel_faults,
         .drain_prints = on_host_drain_prints,
         .finish = on_host_finish,
+        .timeout = on_host_timeout,
     };
 }
 
@@ -581,10 +594,22 @@ static void host_free(km_session *s)
     free(b);
 }
 
+/* The card is the host threads' too: the session's own calls into it
+ * (a host-fed command, its result) take their lock. */
+static void host_lock(km_session *s, bool on)
+{
+    host_backend *b = s->backend;
+    if (on)
+        pthread_mutex_lock(&b->lock);
+    else
+        pthread_mutex_unlock(&b->lock);
+}
+
 const km_backend_ops km_host_backend = {
     .kind = KM_BACKEND_HOST,
     .load = host_load,
     .hooks = host_hooks,
     .read_dram = km_card_read_dram,
+    .lock = host_lock,
     .free = host_free,
 };

@@ -51,6 +51,7 @@ typedef struct host_thread {
     char called[64];      /* the first exit or abort of thread code, e.g. "exit(3)" */
     uint32_t trap_claim;  /* atomic: the first trap is recorded */
     bool readied;         /* counted in the backend's `ready` (under its lock) */
+    uint64_t timeout_ps;  /* its timeout, from the start (under the lock) */
 } host_thread;
 
 /* One cluster's lines on the cluster bus (twelve cores), as its LIM and
@@ -70,7 +71,6 @@ typedef struct host_backend {
     host_thread threads[BH_WORK_CLUSTERS];
     unsigned nthreads;
     double start;  /* wall seconds when the threads started */
-    uint64_t timeout_ps; /* the run's timeout, from `start` */
     bool leak;     /* a host thread may still run: nothing may be freed */
     /* The start (backend_host.c), under `lock`: `ready` threads are
      * ready to run (kmx_host.h, ready) or ended without it; they wait

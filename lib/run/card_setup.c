@@ -104,7 +104,7 @@ int km_card_write_regions(km_session *s, unsigned index, km_error *err)
     return rc;
 }
 
-static sim_card_command command_of(const km_host_command *hc)
+sim_card_command km_card_command_of(const km_host_command *hc)
 {
     sim_card_command c;
     memset(&c, 0, sizeof c);
@@ -153,7 +153,7 @@ int km_card_create(km_session *s, km_error *err)
     if (rc == KM_OK && s->trace_line)
         rc = check_traced_cluster(s, err);
     for (size_t i = 0; rc == KM_OK && i < p->ncommands; i++)
-        commands[i] = command_of(&p->commands[i]);
+        commands[i] = km_card_command_of(&p->commands[i]);
     unsigned n = 0;
     for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
         const km_cluster_plan *cp = &s->plan.clusters[i];
@@ -194,10 +194,12 @@ int km_card_create(km_session *s, km_error *err)
 
 void km_card_commands(km_session *s, km_run_result *r)
 {
-    if (s->p->ncommands == 0 || !s->card)
+    if (!s->card || sim_card_ncommands(s->card) == 0)
         return;
     r->commands = sim_card_command_results(s->card);
-    r->ncommands = s->p->ncommands;
+    r->ncommands = sim_card_ncommands(s->card);
+    r->fed = s->fed;
+    r->nfed = s->nfed;
 }
 
 void km_card_port_waits(km_session *s, km_run_result *r)

@@ -450,13 +450,17 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
         add_u64(o, "bytes", info->build->threads[i].bytes);
         cJSON_AddItemToArray(images, o);
     }
-    /* The host-fed commands, in manifest order: what came back for each. */
+    /* The host-fed commands, the manifest's in order, then the ones the
+     * host fed while the run went: what came back for each. */
     cJSON *commands = cJSON_AddArrayToObject(doc, "commands");
-    for (size_t i = 0; i < p->ncommands; i++) {
+    size_t ncommands = p->ncommands + r->nfed;
+    for (size_t i = 0; i < ncommands; i++) {
         const km_command_result *c = i < r->ncommands ? &r->commands[i] : NULL;
+        const char *handler =
+            i < p->ncommands ? p->commands[i].handler : r->fed[i - p->ncommands].handler;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "index", (double)i);
-        cJSON_AddStringToObject(o, "handler", p->commands[i].handler);
+        cJSON_AddStringToObject(o, "handler", handler);
         if (c && c->submitted)
             cJSON_AddNumberToObject(o, "handle", c->handle);
         else

@@ -166,26 +166,41 @@ void km_print_core_name(const km_print_line *p, char *out, size_t n)
         snprintf(out, n, "c%d.%u", p->cluster, p->core);
 }
 
-int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_error *err)
+int km_session_begin(km_session *s, const km_run_opts *o, uint64_t timeout_ps, km_run_result *r,
+                     km_error *err)
 {
     memset(r, 0, sizeof *r);
     if (!s->planned)
         return km_fail(err, KM_EXIT_INTERNAL, "a session runs only after its load");
-    uint64_t timeout_ps = o && o->timeout_s > 0 ? seconds_to_ps(o->timeout_s)
-                                                : km_default_timeout_us(s->p) * BH_PS_PER_US;
-    km_driver_hooks hooks;
-    s->ops->hooks(s, &hooks);
-    hooks.nonce = s->nonce;
-    int clusters[BH_WORK_CLUSTERS];
+    if (s->steer || s->ran)
+        return km_fail(err, KM_EXIT_INTERNAL, "a session runs once");
+    s->hooks = calloc(1, sizeof *s->hooks);
+    if (!s->hooks)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for a run");
+    s->ops->hooks(s, s->hooks);
+    s->hooks->nonce = s->nonce;
     for (unsigned i = 0; i < s->plan.nclusters && i < BH_WORK_CLUSTERS; i++)
-        clusters[i] = s->plan.clusters[i].cluster;
-    int rc = km_drive(&hooks, clusters, s->plan.nclusters, o, timeout_ps,
-                      KM_STOP_GRACE_US * BH_PS_PER_US, r, err);
+        s->clusters[i] = s->plan.clusters[i].cluster;
+    return km_drive_begin(&s->steer, s->hooks, s->clusters, s->plan.nclusters, o, timeout_ps,
+                          KM_STOP_GRACE_US * BH_PS_PER_US, r, err);
+}
+
+km_steer *km_session_steer(km_session *s)
+{
+    return s->ran ? NULL : s->steer;
+}
+
+int km_session_end(km_session *s, km_run_result *r, km_error *err)
+{
+    if (!s->steer || s->ran)
+        return km_fail(err, KM_EXIT_INTERNAL, "a run ended that did not begin");
+    km_drive_end(s->steer);
     s->ran = true;
     km_session_tl_finish(s, r->device_ps);
     s->prints = r->prints;
     s->nprints = r->nprints;
-    if (s->card && rc == KM_OK)
+    int rc = KM_OK;
+    if (s->card)
         sim_card_print_drops_get(s->card, &r->print_drops);
     /* The checker's findings, named while the card and the build are
      * there (the card keeps its records until it is freed at close). */
@@ -196,6 +211,86 @@ int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_err
     if (rc == KM_OK && s->card)
         rc = km_card_kernel_faults(s, r, err);
     return rc;
+}
+
+int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_error *err)
+{
+    uint64_t timeout_ps = o && o->timeout_s > 0 ? seconds_to_ps(o->timeout_s)
+                                                : km_default_timeout_us(s->p) * BH_PS_PER_US;
+    int rc = km_session_begin(s, o, timeout_ps, r, err);
+    if (rc != KM_OK)
+        return rc;
+    km_drive_kernel_stop(s->steer, timeout_ps);
+    rc = km_drive_until(s->steer, km_drive_settled, NULL, UINT64_MAX, err);
+    if (rc != KM_OK) {
+        /* As before the run could be steered: what ran is kept, its
+         * prints with it. */
+        s->ran = true;
+        km_session_tl_finish(s, r->device_ps);
+        s->prints = r->prints;
+        s->nprints = r->nprints;
+        return rc;
+    }
+    return km_session_end(s, r, err);
+}
+
+static void lock(km_session *s, bool on)
+{
+    if (s->ops->lock)
+        s->ops->lock(s, on);
+}
+
+int km_session_submit(km_session *s, const km_host_command *c, size_t *index, km_error *err)
+{
+    if (!km_session_steer(s) || !s->card)
+        return km_fail(err, KM_EXIT_USAGE, "a command is fed only while the run goes");
+    if (s->nfed == s->fed_cap) {
+        size_t cap = s->fed_cap ? s->fed_cap * 2 : 16;
+        km_host_command *fed = realloc(s->fed, cap * sizeof *fed);
+        if (!fed)
+            return km_fail(err, KM_EXIT_SYSTEM, "out of memory for a host-fed command");
+        s->fed = fed;
+        s->fed_cap = cap;
+    }
+    km_host_command copy = *c;
+    copy.handler = strdup(c->handler ? c->handler : "");
+    if (!copy.handler)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for a host-fed command");
+    sim_card_command command = km_card_command_of(&copy);
+    ks_error e;
+    lock(s, true);
+    int rc = sim_card_feed(s->card, &command, index, &e);
+    lock(s, false);
+    if (rc != KS_OK) {
+        free(copy.handler);
+        return km_fail_from(err, &e);
+    }
+    s->fed[s->nfed++] = copy;
+    return KM_OK;
+}
+
+size_t km_session_ncommands(km_session *s)
+{
+    if (!s->card)
+        return 0;
+    lock(s, true);
+    size_t n = sim_card_ncommands(s->card);
+    lock(s, false);
+    return n;
+}
+
+bool km_session_command(km_session *s, size_t index, km_command_result *out)
+{
+    if (!s->card)
+        return false;
+    bool ok = false;
+    lock(s, true);
+    if (index < sim_card_ncommands(s->card)) {
+        *out = sim_card_command_results(s->card)[index];
+        ok = true;
+    }
+    lock(s, false);
+    return ok;
 }
 
 int km_session_regions(km_session *s, const km_region_copy **out, size_t *n, km_error *err)
@@ -284,6 +379,11 @@ void km_session_close(km_session *s)
         free(s->copy_bytes[i]);
     free(s->copy_bytes);
     free(s->copies);
+    km_drive_free(s->steer);
+    free(s->hooks);
+    for (size_t i = 0; i < s->nfed; i++)
+        free(s->fed[i].handler);
+    free(s->fed);
     if (s->built)
         km_build_result_free(&s->build);
     free(s);

@@ -145,9 +145,14 @@ void km_print_core_name(const km_print_line *p, char *out, size_t n);
 typedef struct km_run_result {
     km_thread_result threads[BH_WORK_CLUSTERS]; /* ascending clusters */
     unsigned nthreads;
-    const km_command_result *commands; /* one per manifest command (the session's, until
+    const km_command_result *commands; /* one per host-fed command: the manifest's, then
+                                          the fed ones (the session's, until
                                           km_session_close); NULL when none */
     size_t ncommands;
+    /* The commands the host fed while the run went (km_session_submit),
+     * commands[program's ncommands + i] being fed[i]'s (the session's). */
+    const km_host_command *fed;
+    size_t nfed;
     /* The Tensix cores' X280 port waits that gave up and the sends refused,
      * in the order they happened (a copy of the card's first
      * KM_PORT_WAITS_KEPT); none on the host fallback. */
@@ -273,6 +278,31 @@ int km_session_load(km_session *s, km_cache *c, const km_build_opts *build, km_e
  * KM_OK with *r filled (whatever the threads' states), KM_EXIT_SYSTEM when
  * the wall timeout passed or the backend failed. */
 int km_session_run(km_session *s, const km_run_opts *o, km_run_result *r, km_error *err);
+
+/* ---- a run the host steers -------------------------------------------------
+ * km_session_run in pieces, for a host that acts while the threads run
+ * (km_driver.h, "a run the host steers"): km_session_begin starts the
+ * run, each thread to be asked to stop at timeout_ps (UINT64_MAX: not
+ * until the host says, km_drive_timeout) and the kernel running until
+ * the host stops it; km_session_steer gives the drive to move time with;
+ * km_session_end ends it and names the card's findings as km_session_run
+ * does.  r is filled as the run goes and must outlive it. */
+struct km_steer;
+int km_session_begin(km_session *s, const km_run_opts *o, uint64_t timeout_ps, km_run_result *r,
+                     km_error *err);
+struct km_steer *km_session_steer(km_session *s); /* NULL when no run goes */
+int km_session_end(km_session *s, km_run_result *r, km_error *err);
+
+/* A host-fed command, while the run goes: fed to the card after the ones
+ * it has (sim_card_feed; c->wait says whether the next waits for it);
+ * *index is its place among the run's commands (the program's first).
+ * c is copied, its handler name too.  KM_EXIT_USAGE when no run goes,
+ * KM_EXIT_SYSTEM when memory runs out. */
+int km_session_submit(km_session *s, const km_host_command *c, size_t *index, km_error *err);
+/* How many commands the run has, and command `index`'s result as it
+ * stands (false for an index past the last). */
+size_t km_session_ncommands(km_session *s);
+bool km_session_command(km_session *s, size_t index, km_command_result *out);
 
 /* Every region copy of every cluster, read back after the stop (own
  * regions and shared ones, per cluster, in plan order); the bytes are the

@@ -29,6 +29,11 @@ typedef struct km_backend_ops {
     /* n bytes of `bank` at bank_address, as DRAM holds them (not a cache). */
     int (*read_dram)(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,
                      km_error *err);
+    /* Optional: while the run goes, the session's own calls into the card
+     * (km_session_submit, km_session_command) are made between lock(s,
+     * true) and lock(s, false), when others (the host fallback's threads)
+     * call into it too. */
+    void (*lock)(km_session *s, bool on);
     void (*free)(km_session *s);
 } km_backend_ops;
 
@@ -79,6 +84,14 @@ struct km_session {
     struct km_print_line *prints; /* the run's (km_run_result.prints) */
     size_t nprints;
     struct km_timeline *timeline; /* km_session_timeline (NULL: none) */
+    /* The run, begun (km_session_begin) and not yet ended; its hooks. */
+    struct km_steer *steer;
+    struct km_driver_hooks *hooks;
+    int clusters[BH_WORK_CLUSTERS];
+    /* The commands the host fed while the run went (km_session_submit),
+     * after the program's own. */
+    km_host_command *fed;
+    size_t nfed, fed_cap;
     struct km_session_tl *tl;     /* its observers while the card runs (session_timeline.c) */
 };
 
@@ -120,8 +133,10 @@ int km_card_create(km_session *s, km_error *err);
  * starts zeroed. */
 int km_card_write_regions(km_session *s, unsigned index, km_error *err);
 /* The host-fed commands' results into r (the card's, until the session
- * closes). */
+ * closes), the program's and then the fed ones. */
 void km_card_commands(km_session *s, km_run_result *r);
+/* A host-fed command as the card's feeder takes it. */
+sim_card_command km_card_command_of(const km_host_command *hc);
 /* The card's X280 port waits that gave up, copied into r (r keeps
  * nothing of the card).  Only a backend whose threads run on the card's
  * clusters asks: the host fallback's card has no ports. */

@@ -409,6 +409,16 @@ const km_command_result *sim_card_command_results(const sim_card *card)
     return sim_kernel_results(card->kernel);
 }
 
+int sim_card_feed(sim_card *card, const sim_card_command *command, size_t *index, ks_error *err)
+{
+    return sim_kernel_feed(card->kernel, command, index, err);
+}
+
+size_t sim_card_ncommands(const sim_card *card)
+{
+    return sim_kernel_ncommands(card->kernel);
+}
+
 void sim_card_record(sim_card *card, sim_card_moment_fn fn, void *ctx)
 {
     sim_kernel_record(card->kernel, fn, ctx);

@@ -38,7 +38,7 @@ typedef struct kernel_refused {
 
 struct sim_kernel {
     sim_card_command *commands; /* the host-fed commands, in order */
-    size_t ncommands;
+    size_t ncommands, capacity;
     sim_grid *grid;
     sim_dispatcher *d;
     uint8_t cmd_bytes[FEED_CMD_BASE + 64u * (FEED_COMMAND_DEPTH + 1u)];
@@ -46,7 +46,7 @@ struct sim_kernel {
     sim_ring_buffer cmd_buf, ev_buf;
     sim_ring_mem cmd_mem, ev_mem;
     sim_ring_host host;
-    km_command_result *results; /* one per manifest command */
+    km_command_result *results; /* one per command */
     uint64_t *submit_ps;
     size_t next;                /* the next command not yet submitted */
     size_t *again;              /* commands rejected busy, to submit after the wake */
@@ -234,6 +234,7 @@ int sim_kernel_create(sim_kernel **out, const sim_card_params *p, sim_dram *dram
     if (p->ncommands)
         memcpy(f->commands, p->commands, p->ncommands * sizeof *f->commands);
     f->ncommands = p->ncommands;
+    f->capacity = n;
     f->grid = sim_grid_create(dram, SIM_GRID_MHZ);
     if (!f->grid) {
         sim_kernel_free(f);
@@ -342,6 +343,47 @@ sim_ring_host *sim_kernel_attach_host_ring(sim_kernel *f, unsigned cluster, ks_e
 void sim_kernel_pass(sim_kernel *f)
 {
     sim_kernel_step(f, f->next_pass_ps);
+}
+
+/* Room for one more command in each of the feeder's arrays. */
+static bool grow(sim_kernel *f)
+{
+    if (f->ncommands < f->capacity)
+        return true;
+    size_t cap = f->capacity * 2;
+    sim_card_command *commands = realloc(f->commands, cap * sizeof *commands);
+    if (commands)
+        f->commands = commands;
+    km_command_result *results = realloc(f->results, cap * sizeof *results);
+    if (results)
+        f->results = results;
+    uint64_t *submit_ps = realloc(f->submit_ps, cap * sizeof *submit_ps);
+    if (submit_ps)
+        f->submit_ps = submit_ps;
+    size_t *again = realloc(f->again, cap * sizeof *again);
+    if (again)
+        f->again = again;
+    if (!commands || !results || !submit_ps || !again)
+        return false;
+    f->capacity = cap;
+    return true;
+}
+
+int sim_kernel_feed(sim_kernel *f, const sim_card_command *c, size_t *index, ks_error *err)
+{
+    if (!grow(f))
+        return ks_fail(err, KS_ERR_SYSTEM, "out of memory for a host-fed command");
+    size_t i = f->ncommands++;
+    f->commands[i] = *c;
+    memset(&f->results[i], 0, sizeof f->results[i]);
+    f->submit_ps[i] = 0;
+    *index = i;
+    return KS_OK;
+}
+
+size_t sim_kernel_ncommands(const sim_kernel *f)
+{
+    return f->ncommands;
 }
 
 uint64_t sim_kernel_now_ps(const sim_kernel *f)

@@ -58,6 +58,9 @@ void sim_kernel_stop(sim_kernel *f);
 /* The grid's and the dispatcher's moments to fn (sim_card_record). */
 void sim_kernel_record(sim_kernel *f, sim_card_moment_fn fn, void *ctx);
 const km_command_result *sim_kernel_results(const sim_kernel *f);
+/* One more host-fed command after the ones it has (sim_card_feed). */
+int sim_kernel_feed(sim_kernel *f, const sim_card_command *c, size_t *index, ks_error *err);
+size_t sim_kernel_ncommands(const sim_kernel *f);
 /* The handlers the grid took out (sim_card_handler_faults), each with its
  * command's ring and handle. */
 const sim_handler_fault *sim_kernel_faults(const sim_kernel *f, unsigned *n, unsigned *more);

@@ -270,8 +270,17 @@ bool sim_card_host_print(sim_card *card, unsigned cluster, unsigned core, const 
 
 /* Whether every host-fed command has its event. */
 bool sim_card_commands_done(const sim_card *card);
-/* One per command of the params, in order (the card's, until it is freed). */
+/* One per command (the params', then the fed ones), in order; the card's,
+ * valid until it is freed or the next sim_card_feed. */
 const km_command_result *sim_card_command_results(const sim_card *card);
+/* A host-fed command after the ones the card has (the host's control
+ * loop: it decides the next command from the last one's event): the
+ * feeder submits it at the end of the next dispatcher pass, once the
+ * command before it lets it (that one's `wait`).  *index: its place in
+ * sim_card_command_results.  KS_ERR_SYSTEM when memory runs out. */
+int sim_card_feed(sim_card *card, const sim_card_command *command, size_t *index, ks_error *err);
+/* How many commands the card has (the params' and the fed ones). */
+size_t sim_card_ncommands(const sim_card *card);
 
 /* ---- the hand-over checker (params.check_handover) -------------------------
  *
