@@ -186,6 +186,10 @@ typedef struct kmrun_thread_result {
     uint32_t where;        /* the last progress marker, 0: none */
     double where_microseconds; /* its time from the thread's start, < 0: none */
     double microseconds;       /* start to end, < 0: not known */
+    /* kmrun's word on how it ended: a stuck thread's detail (where each
+     * core is), else the run JSON's `message`; NULL: none.  The run's,
+     * valid until kmrun_run_free. */
+    const char *message;
 } kmrun_thread_result;
 
 /* The result on the i-th cluster of kmrun_program_clusters' order.

@@ -315,6 +315,9 @@ kmrun_status kmrun_run_result(const kmrun_run *r, size_t i, kmrun_thread_result 
     out->where = t->where;
     out->where_microseconds = t->has_where_ticks ? ticks_us(t->where_ticks) : -1;
     out->microseconds = t->has_ticks ? ticks_us(t->ticks) : -1;
+    out->message = t->stuck && t->stuck_info.detail[0] ? t->stuck_info.detail
+                   : t->message[0]                     ? t->message
+                                                       : NULL;
     return KMRUN_OK;
 }
 

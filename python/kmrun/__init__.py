@@ -7,20 +7,21 @@ ctypes.  Pure Python, the standard library only (numpy is never needed).
     program = km.Program.from_manifest("programs/01_hello/program.yaml")
     with km.Session() as session:              # backend="sim" or "host"
         run = session.load(program)            # builds, places, starts
-        result = run.thread_result(timeout=10.0)   # waits, stops, reads
+        result = run.thread_result(timeout=10.0)   # waits for the thread
+        run.stop()                             # the threads, then the kernel
         table = run.thread.read("out")         # a region's bytes
 
 The promise: the names are the spec's (Program, Session, Run, ThreadRun,
 ThreadResult, ThreadFailed); every failure is a KmrunError with kmrun's
 exit code as ``.status`` and kmrun's message; what the C API does not have
-yet (programs built in code, a Python host_fallback, submit/wait/poll while
-threads run, a stop apart from the wait) raises NotImplementedError that
-says so.  The library is found as kmrun._lib says (KMRUN_LIBRARY, the
+yet (programs built in code, a Python host_fallback) raises
+NotImplementedError that says so.  The library is found as kmrun._lib says (KMRUN_LIBRARY, the
 checkout's build/lib, the installation's lib folder, the linker's).
 """
 
 from .errors import (
     BuildError,
+    CommandTimeout,
     InternalError,
     KmrunError,
     LibraryNotFound,
@@ -28,10 +29,11 @@ from .errors import (
     ThreadFailed,
     UsageError,
 )
-from ._core import _C, Program, Regions, Run, Session, ThreadResult, ThreadRun
+from ._core import _C, CommandResult, Program, Regions, Run, Session, ThreadResult, ThreadRun
 
-for _cls in (Program, Session, Run, ThreadRun, Regions, ThreadResult, KmrunError, UsageError,
-             BuildError, SystemError_, InternalError, LibraryNotFound, ThreadFailed):
+for _cls in (Program, Session, Run, ThreadRun, Regions, ThreadResult, CommandResult, KmrunError,
+             UsageError, BuildError, SystemError_, InternalError, LibraryNotFound, ThreadFailed,
+             CommandTimeout):
     _cls.__module__ = __name__  # help() and reprs say kmrun.Session, not kmrun._core
 del _cls
 
@@ -47,6 +49,7 @@ __all__ = [
     "ThreadRun",
     "Regions",
     "ThreadResult",
+    "CommandResult",
     "KmrunError",
     "UsageError",
     "BuildError",
@@ -55,6 +58,7 @@ __all__ = [
     "InternalError",
     "LibraryNotFound",
     "ThreadFailed",
+    "CommandTimeout",
     "__version__",
     "api_version",
 ]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from . import _lib
-from .errors import KmrunError, ThreadFailed, UsageError, error_for
+from .errors import CommandTimeout, KmrunError, ThreadFailed, UsageError, error_for
 
 _C = _lib.load()
 
@@ -198,6 +198,49 @@ class ThreadResult:
             where_microseconds=r.where_microseconds if r.where_microseconds >= 0 else None,
             microseconds=r.microseconds if r.microseconds >= 0 else None,
         )
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """A command's event (``run.wait``, ``run.poll``).
+
+    ``handle``; ``event``: "done", "timeout" (the kernel's limit) or
+    "rejected"; ``reason``: a rejection's KM_REASON_* (else 0);
+    ``result``: the group leader's result word for a command submitted
+    with ``result=True`` that is done, else None; ``microseconds``: from
+    its submission to its event (modeled on the simulated card); ``busy``:
+    times it was rejected busy and went in again."""
+
+    handle: int
+    event: str
+    reason: int
+    result: Optional[int]
+    microseconds: float
+    busy: int
+
+    @property
+    def done(self):
+        """The event is "done"."""
+        return self.event == "done"
+
+    @classmethod
+    def _from_c(cls, handle, c):
+        return cls(
+            handle=handle,
+            event=_text(c.event),
+            reason=c.reason,
+            result=c.result if c.has_result else None,
+            microseconds=c.microseconds,
+            busy=c.busy,
+        )
+
+
+def _u32(value, what):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("%s must be an int, not %s" % (what, type(value).__name__))
+    if not 0 <= value <= 0xFFFFFFFF:
+        raise UsageError("%s %d is out of range (expected 0 to 2**32 - 1)" % (what, value))
+    return value
 
 
 # ---- Sessions ---------------------------------------------------------------
@@ -460,14 +503,14 @@ class ThreadRun:
     def read(self, name):
         """The bytes of region `name` as the stop left them (a shared
         region: this thread's copy).  Raises UsageError before the stop
-        (run.stop(), or run.thread_result(), stops it), naming the region,
+        (run.stop()), naming the region,
         and for a region the thread does not have."""
         _address(self._run, self.cluster, name)  # the region's name checked first
         h = self._run.live()
         if not _C.kmrun_run_stopped(h):
             raise UsageError(
                 "region %r of the thread on cluster %d cannot be read before the run has "
-                "stopped (run.stop() or run.thread_result())" % (name, self.cluster)
+                "stopped (run.stop())" % (name, self.cluster)
             )
         data, size = ctypes.c_void_p(), ctypes.c_size_t()
         _call(_C.kmrun_run_read, h, self.cluster, _name(name), ctypes.byref(data), ctypes.byref(size))
@@ -486,9 +529,13 @@ class Run:
     cluster's (None for a program with no thread).  ``json``: the run JSON, as ``kmrun run`` prints it;
     ``result``: that JSON parsed; ``id``, ``folder``, ``folder_error``,
     ``ok``, ``stopped``.  A context manager that closes the run (frees it:
-    its session can then load another).  In this kmrun the threads run
-    inside the wait: the C API has no submit, wait or poll while they run,
-    nor a stop separate from the wait."""
+    its session can then load another).
+
+    While it goes, the host steers it: ``submit`` commands to the grid and
+    ``wait`` for or ``poll`` their events, wait for a thread's result
+    (``thread_result``, ``thread_results``), then ``stop``.  On the
+    simulated card modeled time moves only inside these calls, so a host
+    that does the same calls gets the same results and times."""
 
     def __init__(self, handle, program, backend, hooks):
         self._h = _RunHandle(handle, program)
@@ -503,93 +550,134 @@ class Run:
     def _live(self):
         return self._h.live()
 
-    def _wait(self, timeout):
-        t = _seconds(timeout, "timeout", 0.0)
-        self._hooks.call(_C.kmrun_run_wait, self._live(), t)
-
     def _stopped_or_raise(self, what):
         h = self._live()
         if not _C.kmrun_run_stopped(h):
             raise UsageError("%s cannot be read before the run has stopped "
-                             "(run.stop() or run.thread_result())" % what)
+                             "(run.stop())" % what)
         return h
 
     def stop(self, timeout=None):
-        """Stops the run.  In this kmrun it waits for the stop as
-        thread_results does (kmrun_run_wait): the threads run until each
-        has a final state; one still running `timeout` seconds after its
-        start (modeled time on the simulated card, real on the host
-        fallback) is asked to stop, and one that does not within a second
-        is "stuck".  timeout None: the default (the largest deadline and
-        1 s, or 10 s).  Again: nothing.  Unlike thread_results it does not
-        raise ThreadFailed; SystemError_ when the wall timeout cut it
-        short."""
-        self._wait(timeout)
+        """Stops the run (spec: "stops every thread still running before it
+        stops the kernel"): each thread still running is asked to stop now
+        and has `timeout` seconds (None: 1 s, the spec's) before it is
+        "stuck"; then the kernel stops, and the run is read back: its
+        regions, run JSON and run folder.  Again: nothing.  It does not
+        raise ThreadFailed (thread_results does); SystemError_ when the
+        session's wall timeout cut the run short."""
+        t = _seconds(timeout, "timeout", 0.0)
+        self._hooks.call(_C.kmrun_run_stop, self._live(), t)
+
+    def wait_all(self, timeout=None):
+        """Runs the program as ``kmrun run --timeout`` does: until every
+        thread has a final state and every command of the program its
+        event, the threads and the kernel stopped `timeout` seconds after
+        the run's start (None: the largest deadline and 1 s, or 10 s);
+        then the run has stopped."""
+        t = _seconds(timeout, "timeout", 0.0)
+        self._hooks.call(_C.kmrun_run_wait, self._live(), t)
+
+    def _result_of(self, i):
+        r = _lib.ThreadResult()
+        _call(_C.kmrun_run_result, self._live(), i, ctypes.byref(r))
+        return ThreadResult._from_c(r), _text(r.message)
 
     def thread_results(self, timeout=None):
-        """Waits for every thread (as stop(timeout)) and returns
-        ``{cluster: ThreadResult}``.  Raises ThreadFailed when a thread did
-        not return in time or ended with a library error (``.cluster`` the
-        first failing, ``.results`` every thread's, ``.detail`` kmrun's
-        message); UsageError for a timeout that is not a number of seconds
-        more than 0 and at most 1e6."""
-        self._wait(timeout)
-        if self._results is None:
-            h = self._live()
-            out = {}
-            for i, c in enumerate(self.program.clusters):
-                r = _lib.ThreadResult()
-                _call(_C.kmrun_run_result, h, i, ctypes.byref(r))
-                out[c] = ThreadResult._from_c(r)
-            self._results = out
-        for c, r in self._results.items():
+        """Waits for every thread and returns ``{cluster: ThreadResult}``:
+        one still running `timeout` seconds from now (None: the largest
+        deadline and 1 s, or 10 s) is asked to stop, and one that does not
+        within a second is "stuck".  Raises ThreadFailed when a thread did
+        not return in time or ended with a library error (the others were
+        asked to stop at once; ``.cluster`` the first failing,
+        ``.results`` every thread's, ``.detail`` kmrun's message).  The
+        kernel runs on: commands can still be submitted until stop()."""
+        t = _seconds(timeout, "timeout", 0.0)
+        self._hooks.call(_C.kmrun_run_thread_results, self._live(), t)
+        out, details = {}, {}
+        for i, c in enumerate(self.program.clusters):
+            out[c], details[c] = self._result_of(i)
+        for c, r in out.items():
             if r.failed:
-                raise ThreadFailed(c, dict(self._results), self._detail(c))
-        return dict(self._results)
+                raise ThreadFailed(c, dict(out), details[c])
+        return out
 
     def thread_result(self, timeout=None):
-        """The result of the program's only thread (or its lowest
-        cluster's): waits as thread_results does, and raises ThreadFailed
-        as it does — when any thread of the run failed."""
-        results = self.thread_results(timeout)
-        if not results:
+        """The result of ``run.thread`` (the lowest cluster's): waits for
+        it as thread_results does for all (the others run on), and raises
+        ThreadFailed when it did not return in time or ended with a
+        library error."""
+        if not self.program.clusters:
             raise UsageError("program %r has no thread: it has no thread result" % self.program.name)
-        return results[min(results)]
+        t = _seconds(timeout, "timeout", 0.0)
+        r = _lib.ThreadResult()
+        self._hooks.call(_C.kmrun_run_thread_result, self._live(), 0, t, ctypes.byref(r))
+        result = ThreadResult._from_c(r)
+        if result.failed:
+            others = {}
+            for i, c in enumerate(self.program.clusters):
+                try:
+                    others[c] = self._result_of(i)[0]
+                except KmrunError:
+                    pass  # still running: no result yet
+            raise ThreadFailed(result.cluster, others, _text(r.message))
+        return result
 
-    def _detail(self, cluster):
-        try:
-            threads = self.result.get("threads", [])
-        except (KmrunError, ValueError):
-            return None
-        for t in threads:
-            if t.get("cluster") == cluster:
-                if t.get("message"):
-                    return t["message"]
-                for key in ("trap", "stuck"):
-                    if t.get(key):
-                        return "%s: %s" % (key, json.dumps(t[key]))
-        return None
+    def submit(self, handler, first=0, count=120, args=(), result=False, exclusive=False):
+        """Submits a command to the Tensix grid through the host ring while
+        the run goes and returns its handle (an int) for wait() and poll().
+        `handler`: a built-in (nop, fill, copy, sum, spend) or one of the
+        program's handlers; the group: `first` Tensix core and `count`
+        cores (the whole grid by default); `args`: up to 10 ints (a0..a9);
+        `result`: the event carries the leader's result word.  UsageError
+        for an unknown handler (with the nearest name), a group outside the
+        grid, too many args, after the stop."""
+        c = _lib.Command()
+        _C.kmrun_command_init(ctypes.byref(c), None)
+        c.handler = _name(handler, "the handler's name")
+        c.first = _u32(first, "first")
+        c.count = _u32(count, "count")
+        if isinstance(args, (str, bytes)) or not hasattr(args, "__iter__"):
+            raise TypeError("args must be a sequence of ints, not %s" % type(args).__name__)
+        args = list(args)
+        if len(args) > 10:
+            raise UsageError("%d args (expected at most 10, a0 to a9)" % len(args))
+        for i, a in enumerate(args):
+            c.args[i] = _u32(a, "args[%d]" % i)
+        c.nargs = len(args)
+        c.result = _flag(result, "result")
+        c.exclusive = _flag(exclusive, "exclusive")
+        handle = ctypes.c_uint64()
+        self._hooks.call(_C.kmrun_run_submit, self._live(), ctypes.byref(c), ctypes.byref(handle))
+        return handle.value
 
-    def submit(self, *args, **kwargs):
-        """Submits a command while the threads run: needs the C API's
-        submit (not in this kmrun yet); raises NotImplementedError."""
-        raise NotImplementedError(
-            "run.submit needs the C API's kmrun_run_submit (commands from the host while "
-            "threads run), %s" % _NOT_IN_C)
+    def _handle(self, handle):
+        if isinstance(handle, bool) or not isinstance(handle, int):
+            raise TypeError("a command's handle must be an int, not %s" % type(handle).__name__)
+        if handle <= 0:
+            raise UsageError("no command %d in this run (handles start at 1)" % handle)
+        return handle
 
-    def wait(self, *args, **kwargs):
-        """Waits for a submitted command: needs the C API's submit and wait
-        while threads run (not in this kmrun yet); raises
-        NotImplementedError.  To wait for the threads: thread_results()."""
-        raise NotImplementedError(
-            "run.wait for a command needs the C API's kmrun_run_submit and a wait while "
-            "threads run, %s: run.thread_results() waits for the threads" % _NOT_IN_C)
+    def wait(self, handle, timeout=1.0):
+        """Runs until command `handle` has its event and returns it (a
+        CommandResult); raises CommandTimeout when it has none within
+        `timeout` seconds (modeled on the simulated card) — the run goes
+        on.  After the stop: the command's event as the stop left it."""
+        handle = self._handle(handle)
+        t = _seconds(timeout, "timeout", 1.0)
+        c = _lib.CommandResult()
+        self._hooks.call(_C.kmrun_run_wait_command, self._live(), handle, t, ctypes.byref(c))
+        if not c.ended:
+            raise CommandTimeout(handle, t)
+        return CommandResult._from_c(handle, c)
 
-    def poll(self, *args, **kwargs):
-        """Polls a submitted command: not in this kmrun yet (see wait)."""
-        raise NotImplementedError(
-            "run.poll needs the C API's kmrun_run_submit and a poll while threads run, %s"
-            % _NOT_IN_C)
+    def poll(self, handle):
+        """One look of the host (1 us of modeled time on the simulated
+        card), then command `handle`'s event (a CommandResult), or None
+        while it has none."""
+        handle = self._handle(handle)
+        c = _lib.CommandResult()
+        self._hooks.call(_C.kmrun_run_poll, self._live(), handle, ctypes.byref(c))
+        return CommandResult._from_c(handle, c) if c.ended else None
 
     @property
     def stopped(self):

@@ -90,6 +90,36 @@ class ThreadResult(ctypes.Structure):
         ("where", ctypes.c_uint32),
         ("where_microseconds", ctypes.c_double),
         ("microseconds", ctypes.c_double),
+        ("message", ctypes.c_char_p),
+    ]
+
+
+class Command(ctypes.Structure):
+    """kmrun_command."""
+
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("handler", ctypes.c_char_p),
+        ("first", ctypes.c_uint32),
+        ("count", ctypes.c_uint32),
+        ("args", ctypes.c_uint32 * 10),
+        ("nargs", ctypes.c_uint),
+        ("result", ctypes.c_bool),
+        ("exclusive", ctypes.c_bool),
+    ]
+
+
+class CommandResult(ctypes.Structure):
+    """kmrun_command_result."""
+
+    _fields_ = [
+        ("ended", ctypes.c_bool),
+        ("event", ctypes.c_char_p),
+        ("reason", ctypes.c_uint),
+        ("has_result", ctypes.c_bool),
+        ("result", ctypes.c_uint32),
+        ("microseconds", ctypes.c_double),
+        ("busy", ctypes.c_uint),
     ]
 
 
@@ -132,6 +162,19 @@ _FUNCTIONS = {
         [_P(Run), ctypes.c_int, ctypes.c_char_p, _P(ctypes.c_uint), _P(ctypes.c_uint64), _ERR],
     ),
     "kmrun_run_free": (None, [_P(Run)]),
+    "kmrun_command_init": (None, [_P(Command), ctypes.c_char_p]),
+    "kmrun_run_submit": (_STATUS, [_P(Run), _P(Command), _P(ctypes.c_uint64), _ERR]),
+    "kmrun_run_wait_command": (
+        _STATUS,
+        [_P(Run), ctypes.c_uint64, ctypes.c_double, _P(CommandResult), _ERR],
+    ),
+    "kmrun_run_poll": (_STATUS, [_P(Run), ctypes.c_uint64, _P(CommandResult), _ERR]),
+    "kmrun_run_thread_result": (
+        _STATUS,
+        [_P(Run), ctypes.c_size_t, ctypes.c_double, _P(ThreadResult), _ERR],
+    ),
+    "kmrun_run_thread_results": (_STATUS, [_P(Run), ctypes.c_double, _ERR]),
+    "kmrun_run_stop": (_STATUS, [_P(Run), ctypes.c_double, _ERR]),
 }
 
 

@@ -14,6 +14,7 @@ __all__ = [
     "InternalError",
     "LibraryNotFound",
     "ThreadFailed",
+    "CommandTimeout",
 ]
 
 FAILED, USAGE, BUILD, SYSTEM, INTERNAL = 1, 2, 3, 4, 5
@@ -81,6 +82,19 @@ class ThreadFailed(KmrunError):
         self.cluster = cluster
         self.results = results
         self.detail = detail
+
+
+class CommandTimeout(KmrunError, TimeoutError):
+    """A command had no event within the wait's timeout (``run.wait``):
+    ``handle`` is the command, ``timeout`` the seconds waited.  The run
+    goes on; the command may still end (``run.poll``, ``run.wait``)."""
+
+    def __init__(self, handle, timeout):
+        super().__init__(
+            "command %d had no event within %g s of the wait" % (handle, timeout), FAILED
+        )
+        self.handle = handle
+        self.timeout = timeout
 
 
 _BY_STATUS = {USAGE: UsageError, BUILD: BuildError, SYSTEM: SystemError_, INTERNAL: InternalError}

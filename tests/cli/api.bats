@@ -9,19 +9,6 @@
 # shellcheck disable=SC2154 # output, stderr, status: set by run
 load helpers
 
-# cc ... against the build: the archives, HOST_LDLIBS and -rdynamic (the
-# grid loads the handlers' object, which calls back into the program); the
-# build's sanitizers when it has them (build-asan: MODE=asan's flags).
-build_api() { # build_api SOURCE OUT
-    local mode=release opt libs
-    case ${KMRUN_BUILD##*/} in build-*) mode=${KMRUN_BUILD##*/build-} ;; esac
-    opt=$(make -s --no-print-directory -C "$KMRUN_TOP" MODE="$mode" print-OPT)
-    libs=$(make -s --no-print-directory -C "$KMRUN_TOP" print-HOST_LDLIBS)
-    # shellcheck disable=SC2086 # the flags are words
-    cc -std=c11 -Wall -Wextra -Werror $opt -I"$KMRUN_TOP/include" "$1" -o "$2" \
-        "$KMRUN_BUILD/libkm.a" "$KMRUN_BUILD/libsim.a" "$KMRUN_BUILD/libks.a" $libs -rdynamic
-}
-
 setup_file() {
     # api_json MANIFEST [sim|host]: the run JSON on stdout, as `kmrun run`
     # prints it; exit 0 when kmrun_run_ok, 1 when not, else the status.

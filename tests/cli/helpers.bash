@@ -70,3 +70,24 @@ field() {
 stable() {
     jq -S 'del(.run, .run_dir, .wall_seconds)' <<<"$1"
 }
+
+# cc ... against the build: the archives, HOST_LDLIBS and -rdynamic (the
+# grid loads the handlers' object, which calls back into the program); the
+# build's sanitizers when it has them (build-asan: MODE=asan's flags).
+build_api() { # build_api SOURCE OUT
+    local mode=release opt libs
+    case ${KMRUN_BUILD##*/} in build-*) mode=${KMRUN_BUILD##*/build-} ;; esac
+    opt=$(make -s --no-print-directory -C "$KMRUN_TOP" MODE="$mode" print-OPT)
+    libs=$(make -s --no-print-directory -C "$KMRUN_TOP" print-HOST_LDLIBS)
+    # shellcheck disable=SC2086 # the flags are words
+    cc -std=c11 -Wall -Wextra -Werror $opt -I"$KMRUN_TOP/include" "$1" -o "$2" \
+        "$KMRUN_BUILD/libkm.a" "$KMRUN_BUILD/libsim.a" "$KMRUN_BUILD/libks.a" $libs -rdynamic
+}
+
+# py_env: this shell's environment made the one tests/python/run gives an
+# interpreter (the checkout's package over the build's libkmrun.so).
+py_env() {
+    local top=$KMRUN_TOP build=$KMRUN_BUILD
+    # shellcheck source=tests/python/env.sh
+    . "$KMRUN_TOP/tests/python/env.sh"
+}

@@ -27,6 +27,9 @@ class Refusals(unittest.TestCase):
                 with self.assertRaisesRegex(km.UsageError, "before the run has stopped"):
                     getattr(run, what)
             self.assertEqual(run.thread_result().words, (42,))
+            with self.assertRaisesRegex(km.UsageError, r"region 'out' .*before the run has stopped"):
+                run.thread.read("out")  # the thread has ended, the run has not stopped
+            run.stop()
             self.assertEqual(len(run.thread.read("out")), 4096)
 
     def test_unknown_region(self):
@@ -178,11 +181,6 @@ class Refusals(unittest.TestCase):
             self.program.thread(cluster=1, sources=["a.c"])
         with self.assertRaisesRegex(NotImplementedError, "kmrun_program_new"):
             self.program.region("data", 4096)
-        with km.Session() as session, session.load(self.program) as run:
-            for call in (run.submit, run.wait, run.poll):
-                with self.assertRaisesRegex(NotImplementedError, "not in this kmrun yet"):
-                    call()
-            run.stop()
 
     def test_library_not_found(self):
         env = dict(os.environ, KMRUN_LIBRARY="/nonexistent/libkmrun.so", PYTHONPATH=s.PYTHON_DIR)

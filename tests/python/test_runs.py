@@ -22,6 +22,7 @@ def run_of(rel, backend="sim", host_thread=False):
         with km.Session(backend) as session:
             with session.load(program, thread="host" if host_thread else None) as run:
                 results = run.thread_results(timeout=10.0)
+                run.stop()
                 regions = {}
                 for r in run.result["regions"]:
                     regions[(r["cluster"], r["name"])] = run.threads[r["cluster"]].read(r["name"])
@@ -154,6 +155,7 @@ class RunObjects(unittest.TestCase):
         program = km.Program.from_manifest(s.program("programs/01_hello/program.yaml"))
         with km.Session(run_folder=False, wall_timeout=60) as session:
             with session.load(program) as run:
+                run.thread_result()
                 run.stop(timeout=5)
                 self.assertIsNone(run.folder)
                 self.assertEqual(run.thread.read("out")[4:8], (7).to_bytes(4, "little"))
@@ -163,6 +165,7 @@ class RunObjects(unittest.TestCase):
         seen = []
         with km.Session(on_print=lambda core, text, us: seen.append((core, text, us))) as session:
             with session.load(program) as run:
+                run.thread_results()
                 run.stop()
                 printed = run.result["prints"]
         self.assertTrue(seen)
@@ -190,6 +193,7 @@ class RunObjects(unittest.TestCase):
             self.assertEqual(set(results), {1, 2, 3})
             self.assertEqual(run.thread.cluster, 1)
             self.assertEqual(run.thread_result(), results[1])
+            run.stop()
             both2, both3 = run.threads[2].read("both"), run.threads[3].read("both")
             self.assertEqual(len(both2), 4096)
             self.assertEqual(both2, both3)
@@ -215,6 +219,9 @@ class Failures(unittest.TestCase):
             self.assertIn("kmx_spawn", e.detail)
             self.assertIn("parallel", str(e))
             self.assertIsInstance(e, km.KmrunError)
+            with self.assertRaisesRegex(km.UsageError, "before the run has stopped"):
+                run.ok
+            run.stop()
             self.assertFalse(run.ok)
             self.assertEqual(len(run.thread.read("seen")), 64)  # stopped: readable
             with self.assertRaises(km.ThreadFailed):
