@@ -20,13 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api_fixture.h"
 #include "kmrun.h"
 
 #define HELLO "programs/01_hello/program.yaml"
 #define SUM "programs/02_parallel_sum/program.yaml"
 
-static char root[64];
-static char cache[128], runs[128];
 
 static void write_file(const char *path, const char *text)
 {
@@ -59,68 +58,6 @@ static char *read_file(const char *path, size_t *n)
     if (n)
         *n = len;
     return text;
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    strcpy(root, "/tmp/kmrun-api-test.XXXXXX");
-    if (!mkdtemp(root))
-        return -1;
-    snprintf(cache, sizeof cache, "%s/cache", root);
-    snprintf(runs, sizeof runs, "%s/runs", root);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* A session on `backend` with the test's folders. */
-static kmrun_session *open_session(kmrun_backend backend, bool folder)
-{
-    kmrun_session_opts o;
-    kmrun_session_opts_init(&o);
-    o.backend = backend;
-    o.cache_dir = cache;
-    o.runs_dir = runs;
-    o.no_run_folder = !folder;
-    kmrun_session *s = NULL;
-    kmrun_error *e = NULL;
-    kmrun_status st = kmrun_session_open(&o, &s, &e);
-    if (st != KMRUN_OK)
-        fail_msg("kmrun_session_open: %s", kmrun_error_message(e));
-    assert_null(e);
-    assert_non_null(s);
-    return s;
-}
-
-static kmrun_program *load_program(const char *path)
-{
-    kmrun_program *p = NULL;
-    kmrun_error *e = NULL;
-    if (kmrun_program_load(path, &p, &e) != KMRUN_OK)
-        fail_msg("kmrun_program_load %s: %s", path, kmrun_error_message(e));
-    assert_null(e);
-    return p;
-}
-
-/* The call returned `st` and set *ep to an error of that status whose
- * message holds `text`; freed (ep: the call's argument is read after it). */
-static void expect_error(kmrun_status got, kmrun_error **ep, kmrun_status st, const char *text)
-{
-    kmrun_error *e = *ep;
-    *ep = NULL;
-    assert_int_equal(got, st);
-    assert_non_null(e);
-    assert_int_equal(kmrun_error_status(e), st);
-    if (!strstr(kmrun_error_message(e), text))
-        fail_msg("expected '%s' in the message: %s", text, kmrun_error_message(e));
-    kmrun_error_free(e);
 }
 
 static void versions_and_null_errors(void **state)
@@ -307,7 +244,7 @@ static void refused_before_the_stop(kmrun_run *r)
     assert_null(kmrun_run_folder(r));
     kmrun_thread_result t;
     expect_error(kmrun_run_result(r, 0, &t, &e), &e, KMRUN_USAGE,
-                 "the run's results cannot be read before the run has stopped");
+                 "the thread on cluster 1 has no result yet");
     const void *data;
     size_t bytes;
     expect_error(kmrun_run_read(r, 1, "out", &data, &bytes, &e), &e, KMRUN_USAGE,
