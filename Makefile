@@ -220,7 +220,8 @@ KMX_DATA := $(SHARE)/kmx/lib/libkmx.a $(SHARE)/kmx/kmx.ld \
 # libkmx.a it is shipped: always -O2, never sanitized (the thread sources
 # it links with are not, and -z defs would refuse the sanitizers' symbols);
 # its test is built in the build's mode.
-KMX_HOST_DATA := $(SHARE)/kmx/host/libkmx_host.a $(SHARE)/kmx/host/kmx_host.h
+KMX_HOST_DATA := $(SHARE)/kmx/host/libkmx_host.a $(SHARE)/kmx/host/kmx_host.h \
+  $(SHARE)/kmx/host/fallback/kmx_fallback.c
 KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ikmx -Ikmx/host \
   -Ikmx/include -Idevice/include
 
@@ -334,6 +335,10 @@ $(SHARE)/kmx/host/libkmx_host.a: $(KMX_HOST_OBJ)
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && ar rcsD $@ $^
 $(SHARE)/kmx/host/%.h: kmx/host/%.h
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+# A fallback given as a function is built from this source (kmx_host.h).
+$(SHARE)/kmx/host/fallback/%.c: kmx/host/fallback/%.c
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
 $(B)/tests/kmx_host_test $(B)/tests/kmx_host_twin_test: $(B)/tests/%: $$(call unit_src,$$*) \

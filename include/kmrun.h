@@ -293,6 +293,56 @@ kmrun_status kmrun_run_thread_results(kmrun_run *r, double timeout_seconds, kmru
  * KMRUN_OK, nothing done. */
 kmrun_status kmrun_run_stop(kmrun_run *r, double timeout_seconds, kmrun_error **err);
 
+/* ---- Host fallbacks given as functions --------------------------------------
+ * The spec's host fallback as a function of the host program: on the host
+ * backend (KMRUN_BACKEND_HOST) the thread runs it instead of its sources,
+ * with the fallback runtime's rules (the stop, the deadline, the result
+ * block): `host_fallback(regions, words, run) -> (code, words)`.  It runs
+ * on a thread of the library's, core 0 of the thread's cluster, while the
+ * run goes; its regions are the thread's copies (what its cluster's cache
+ * would hold: written back to DRAM when it returns), its commands go
+ * through the thread's own ring. */
+
+/* The thread's side of the run, for the function's commands. */
+typedef struct kmrun_fallback_run kmrun_fallback_run;
+
+typedef struct kmrun_fallback_args {
+    int cluster;
+    unsigned nregions;                 /* own regions first, then shared ones: region ids */
+    void *const *regions;              /* each region's bytes, writable, valid during the call */
+    const size_t *region_bytes;
+    const char *const *region_names;
+    const uint32_t *words;             /* the program's words */
+    unsigned nwords;
+    kmrun_fallback_run *run;
+} kmrun_fallback_args;
+
+/* Returns the thread's code (kmx_main's); sets words[0 .. *nwords), its
+ * result words (*nwords is 48 at the call, 0 if it sets none). */
+typedef int32_t (*kmrun_host_fallback)(const kmrun_fallback_args *a, uint32_t *words,
+                                       unsigned *nwords, void *ctx);
+
+/* The thread on `cluster` (on every cluster it is declared on) runs fn
+ * with ctx as its host fallback; fn NULL: its sources again.  Before the
+ * program's first load; KMRUN_USAGE for a cluster it has no thread on. */
+kmrun_status kmrun_program_host_fallback(kmrun_program *p, int cluster, kmrun_host_fallback fn,
+                                         void *ctx, kmrun_error **err);
+
+/* From inside the function: a command through the thread's ring (as
+ * kmx_submit; KMRUN_USAGE when the ring is full: wait for one first), its
+ * event (as kmx_wait, at most timeout_seconds of the thread's clock:
+ * out->ended false when none came), the event of `handle` if it came
+ * (without waiting), and whether the thread was asked to stop.  After a
+ * stop or the thread's deadline the calls fail with KMRUN_FAILED: the
+ * function should return. */
+kmrun_status kmrun_fallback_submit(kmrun_fallback_run *run, const kmrun_command *c,
+                                   uint64_t *handle, kmrun_error **err);
+kmrun_status kmrun_fallback_wait(kmrun_fallback_run *run, uint64_t handle, double timeout_seconds,
+                                 kmrun_command_result *out, kmrun_error **err);
+kmrun_status kmrun_fallback_poll(kmrun_fallback_run *run, uint64_t handle,
+                                 kmrun_command_result *out, kmrun_error **err);
+bool kmrun_fallback_stop_requested(const kmrun_fallback_run *run);
+
 void kmrun_run_free(kmrun_run *r);
 
 #ifdef __cplusplus

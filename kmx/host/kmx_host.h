@@ -195,6 +195,44 @@ typedef struct kmx_host_ctx {
     int (*print)(void *ops, uint32_t core, uint64_t *rec, unsigned n);
 } kmx_host_ctx;
 
+/* ---- A fallback that is a function of the host program ---------------------
+ * The spec's host fallback given as a function (kmrun.h's
+ * kmrun_host_fallback: a C callback, or a Python function through the
+ * kmrun package) rather than as sources.  kmrun builds such a thread's
+ * object from kmx_fallback.c (shipped in fallback/ beside this header),
+ * whose kmx_main calls through the object's KMX_HOST_FALLBACK_HOOK, which
+ * kmrun sets in each cluster's copy once it is loaded.  The call runs on
+ * core 0's thread inside kmx_host_run, with the runtime's rules: its
+ * regions are the thread's copies (kmx_host_run flushes them at the end),
+ * its commands go through the thread's ring. */
+#define KMX_HOST_FALLBACK_HOOK "kmx_host_fallback_hook"
+
+typedef struct kmx_host_fallback_io {
+    uint32_t cluster;
+    void *region[KMX_MAX_REGIONS]; /* the thread's copies, by region id */
+    uint64_t bytes[KMX_MAX_REGIONS];
+    uint32_t nregions;
+    const uint32_t *words; /* the program's words */
+    uint32_t nwords;
+    /* The thread's ring and clock, as kmx_submit, kmx_wait (event: a
+     * km_event_t; its `index` 0), kmx_poll, kmx_time and
+     * kmx_stop_requested give them. */
+    int (*submit)(const km_command_t *command, uint32_t *handle);
+    int (*wait)(uint32_t handle, uint64_t deadline, km_event_t *event);
+    int (*poll)(km_event_t *event);
+    uint64_t (*time)(void);
+    int (*stop_requested)(void);
+    /* What the call gives back: the result words (kmx_result's), and its
+     * code (kmx_main's return) as the hook's return value. */
+    uint32_t out[KMX_MAX_RESULT_WORDS];
+    uint32_t nout;
+} kmx_host_fallback_io;
+
+typedef struct kmx_host_fallback {
+    int (*call)(void *ctx, kmx_host_fallback_io *io); /* NULL: none set (the thread fails) */
+    void *ctx;
+} kmx_host_fallback;
+
 /* Runs the thread to its end and fills ctx->result (its state last).
  * Returns 0; -1 when ctx is not usable (wrong abi, NULL fields); when
  * the threads of cores 1-3 cannot be started, the error number that

@@ -21,8 +21,16 @@ struct kmrun_error {
     char *message;
 };
 
+/* A thread's host fallback given as a function (kmrun_fallback.c). */
+typedef struct km_api_fallback {
+    const struct kmrun_program *program;
+    kmrun_host_fallback fn;
+    void *ctx;
+} km_api_fallback;
+
 struct kmrun_program {
     km_program *p;
+    km_api_fallback fallbacks[BH_WORK_CLUSTERS]; /* by thread index */
     int clusters[BH_WORK_CLUSTERS]; /* every thread's clusters, ascending */
     size_t nclusters;
 };
@@ -73,6 +81,10 @@ kmrun_status km_api_going(kmrun_run *r, const char *what, kmrun_error **err);
 /* Seconds of a timeout as the API takes them (0: `dflt` picoseconds),
  * picoseconds into *ps; KMRUN_USAGE naming the value otherwise. */
 kmrun_status km_api_timeout(double seconds, uint64_t dflt, uint64_t *ps, kmrun_error **err);
+/* c as the program model has it, its handler resolved (the host decides
+ * when it waits: `wait` false); KMRUN_USAGE naming what is wrong. */
+kmrun_status km_api_command(const km_program *p, const kmrun_command *c, km_host_command *out,
+                            kmrun_error **err);
 /* The plan index of the thread on the program's i-th cluster. */
 unsigned km_api_plan_index(const kmrun_run *r, size_t i);
 

@@ -43,12 +43,9 @@ void kmrun_command_init(kmrun_command *c, const char *handler)
 
 /* ---- Commands ------------------------------------------------------------- */
 
-/* c as the manifest's model has it, its handler resolved; KMRUN_USAGE
- * naming what is wrong. */
-static kmrun_status command_of(const kmrun_run *r, const kmrun_command *c, km_host_command *out,
-                               kmrun_error **err)
+kmrun_status km_api_command(const km_program *p, const kmrun_command *c, km_host_command *out,
+                            kmrun_error **err)
 {
-    const km_program *p = r->program->p;
     if (c->size < offsetof(kmrun_command, exclusive) + sizeof c->exclusive)
         return km_api_usage(err, "a command's size is %zu (set it with kmrun_command_init)",
                             c->size);
@@ -100,7 +97,7 @@ kmrun_status kmrun_run_submit(kmrun_run *r, const kmrun_command *c, uint64_t *ha
     if (rc != KMRUN_OK)
         return rc;
     km_host_command hc;
-    rc = command_of(r, c, &hc, err);
+    rc = km_api_command(r->program->p, c, &hc, err);
     if (rc == KMRUN_OK)
         rc = km_api_begin(r, UINT64_MAX, err);
     if (rc != KMRUN_OK)

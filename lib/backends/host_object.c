@@ -45,6 +45,16 @@ int host_object_load(host_thread *t, const char *path, km_error *err)
                          "the host fallback '%s' has no kmx_host_run (not linked with kmx/host)",
                          path);
     }
+    /* A fallback given as a function: this copy's hook calls it. */
+    const kmx_host_fallback *fallback = &t->cp->thread->fallback;
+    if (rc == KM_OK && fallback->call) {
+        kmx_host_fallback *hook = dlsym(t->so, KMX_HOST_FALLBACK_HOOK);
+        if (!hook)
+            rc = km_fail(err, KM_EXIT_BUILD, "the host fallback '%s' has no %s (not built from "
+                         "kmx_fallback.c)", path, KMX_HOST_FALLBACK_HOOK);
+        else
+            *hook = *fallback;
+    }
     return rc;
 }
 

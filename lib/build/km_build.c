@@ -277,9 +277,15 @@ static int setup(km_build_ctx *b, const km_program *p, km_cache *c, const km_bui
     for (size_t i = 0; i < p->nthreads; i++)
         add_target(b, KM_TARGET_IMAGE, &p->threads[i], p->threads[i].sources,
                    p->threads[i].nsources, &out->threads[i]);
-    for (size_t i = 0; hosts && i < p->nthreads; i++)
-        add_target(b, KM_TARGET_HOST, &p->threads[i], p->threads[i].sources,
-                   p->threads[i].nsources, &out->hosts[i]);
+    /* A fallback given as a function is kmx_fallback.c calling it
+     * (kmx_host.h), not the thread's sources. */
+    for (size_t i = 0; hosts && i < p->nthreads; i++) {
+        const km_thread *t = &p->threads[i];
+        if (t->fallback.call)
+            add_target(b, KM_TARGET_HOST, t, &b->data.kmx_fallback_src, 1, &out->hosts[i]);
+        else
+            add_target(b, KM_TARGET_HOST, t, t->sources, t->nsources, &out->hosts[i]);
+    }
     if (out->has_kernels)
         add_target(b, KM_TARGET_KERNELS, NULL, p->kernels.sources, p->kernels.nsources,
                    &out->kernels);

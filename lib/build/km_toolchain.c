@@ -200,6 +200,7 @@ int km_data_find(km_data *d, km_error *err)
     d->device_include = km_path_join(d->dir, "device/include");
     d->kmx_host_dir = km_path_join(d->dir, "kmx/host");
     d->kmx_host_lib = km_path_join(d->dir, "kmx/host/libkmx_host.a");
+    d->kmx_fallback_src = km_path_join(d->dir, "kmx/host/fallback/kmx_fallback.c");
     /* Only a host fallback build needs it (km_build.c says so if missing). */
     d->has_kmx_host = km_hash_file(d->kmx_host_lib, &d->kmx_host_id, NULL) == KM_OK;
     km_digest lib, ld;
@@ -232,5 +233,6 @@ void km_data_free(km_data *d)
     free(d->device_include);
     free(d->kmx_host_dir);
     free(d->kmx_host_lib);
+    free(d->kmx_fallback_src);
     memset(d, 0, sizeof *d);
 }

@@ -40,6 +40,7 @@ typedef struct km_data {
     km_digest kmx_id;   /* libkmx.a and kmx.ld's content */
     char *kmx_host_dir; /* dir/kmx/host: kmx_host.h, libkmx_host.a (the fallback) */
     char *kmx_host_lib;
+    char *kmx_fallback_src; /* dir/kmx/host/fallback/kmx_fallback.c: a fallback given as a function */
     km_digest kmx_host_id; /* libkmx_host.a's content (zero when it is missing) */
     bool has_kmx_host;
 } km_data;

@@ -81,3 +81,16 @@ char *km_handler_macro(const char *name, char *buf, size_t n)
         buf[sizeof prefix - 1 + i] = (char)toupper((unsigned char)name[i]);
     return buf;
 }
+
+km_command_t km_host_command_line(const km_host_command *hc)
+{
+    km_command_t c;
+    memset(&c, 0, sizeof c);
+    uint32_t flags = (hc->result ? KM_FLAG_RESULT : 0) | (hc->exclusive ? KM_FLAG_EXCLUSIVE : 0);
+    c.hdr = KM_HDR((uint32_t)hc->handler_id, flags);
+    c.group = KM_GROUP(hc->first, hc->count);
+    uint32_t *a = &c.a0;
+    for (size_t i = 0; i < hc->nargs && i < 10; i++)
+        a[i] = hc->args[i];
+    return c;
+}

@@ -44,6 +44,10 @@ size_t km_handler_names(const km_program *p, const char **names, size_t cap);
  * a program handler must not collide with a built-in's. */
 int km_handler_is_builtin(const char *name);
 
+/* The command line a host-fed command goes into a ring as (its handler
+ * resolved): header, group, a0..a9. */
+km_command_t km_host_command_line(const km_host_command *hc);
+
 /* Writes "HANDLER_<NAME>" for `name` into buf; returns buf, or NULL when
  * it does not fit. */
 char *km_handler_macro(const char *name, char *buf, size_t n);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "km_error.h"
+#include "kmx_host.h"
 
 typedef struct km_pos {
     int line, col; /* 1-based position in the manifest */
@@ -76,6 +77,10 @@ typedef struct km_thread {
     char **cflags;      /* extra compiler flags for this thread's sources */
     size_t ncflags;
     km_compiler compiler;
+    /* The host fallback given as a function (no manifest gives one: the
+     * program's host sets it, kmrun.h's kmrun_program_host_fallback):
+     * call NULL, none; the fallback is then built from `sources`. */
+    kmx_host_fallback fallback;
     km_pos pos;
 } km_thread;
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "km_fs.h"
+#include "km_handlers.h"
 #include "km_driver.h"
 #include "km_handover.h"
 #include "km_kernel_fault.h"
@@ -108,12 +109,7 @@ sim_card_command km_card_command_of(const km_host_command *hc)
 {
     sim_card_command c;
     memset(&c, 0, sizeof c);
-    uint32_t flags = (hc->result ? KM_FLAG_RESULT : 0) | (hc->exclusive ? KM_FLAG_EXCLUSIVE : 0);
-    c.command.hdr = KM_HDR((uint32_t)hc->handler_id, flags);
-    c.command.group = KM_GROUP(hc->first, hc->count);
-    uint32_t *a = &c.command.a0;
-    for (size_t i = 0; i < hc->nargs && i < 10; i++)
-        a[i] = hc->args[i];
+    c.command = km_host_command_line(hc);
     c.wait = hc->wait;
     c.result = hc->result;
     return c;

@@ -1,0 +1,256 @@
+/* kmrun_fallback: the public C API's host fallbacks given as functions
+ * (include/kmrun.h, "Host fallbacks given as functions").  The thread is
+ * built from the fallback runtime's kmx_fallback.c, whose kmx_main calls
+ * the hook the host backend sets to `call` below (kmx_host.h); `call`
+ * hands the host's function the thread's regions, words and ring, and
+ * the ring calls go to the runtime's own kmx_submit, kmx_wait and
+ * kmx_poll, so a function keeps every rule a thread built from sources
+ * keeps.  Events of other handles than the one waited for are kept here
+ * for a later wait or poll of theirs, as kmx_wait keeps them for
+ * kmx_poll. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_internal.h"
+#include "km_handlers.h"
+#include "ks_text.h"
+#include "kmx.h" /* the ring's status codes */
+
+/* Events taken and not yet asked for, by handle (a thread's ring holds at
+ * most KMX_RING_KEPT waiting; a few more than that). */
+#define KEPT_MAX 64u
+
+struct kmrun_fallback_run {
+    const km_program *p;
+    kmx_host_fallback_io *io;
+    km_event_t kept[KEPT_MAX];
+    unsigned nkept;
+    /* Whether each handle's command asked for the leader's word: by
+     * handle, grown as the function submits. */
+    bool *result;
+    size_t nresult;
+};
+
+static void clear(kmrun_error **err)
+{
+    if (err)
+        *err = NULL;
+}
+
+/* The thread's region names by id: own regions, then shared ones. */
+static unsigned region_names(const km_thread *t, const char **names)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < t->nregions && n < KMX_MAX_REGIONS; i++)
+        names[n++] = t->regions[i].name;
+    for (size_t i = 0; i < t->nshared && n < KMX_MAX_REGIONS; i++)
+        names[n++] = t->shared[i];
+    return n;
+}
+
+/* The hook's call (kmx_host_fallback_hook): the host's function on the
+ * thread's regions, words and ring. */
+static int call(void *ctx, kmx_host_fallback_io *io)
+{
+    const km_api_fallback *f = ctx;
+    const km_program *p = f->program->p;
+    const km_thread *t = km_program_thread_on(p, (int)io->cluster);
+    const char *names[KMX_MAX_REGIONS] = {0};
+    unsigned nnames = t ? region_names(t, names) : 0;
+    size_t bytes[KMX_MAX_REGIONS];
+    for (uint32_t i = 0; i < io->nregions; i++) {
+        bytes[i] = (size_t)io->bytes[i];
+        if (i >= nnames)
+            names[i] = "";
+    }
+    kmrun_fallback_run run = {.p = p, .io = io};
+    kmrun_fallback_args a = {
+        .cluster = (int)io->cluster,
+        .nregions = io->nregions,
+        .regions = io->region,
+        .region_bytes = bytes,
+        .region_names = names,
+        .words = io->words,
+        .nwords = io->nwords,
+        .run = &run,
+    };
+    unsigned nout = KMX_MAX_RESULT_WORDS;
+    int32_t code = f->fn(&a, io->out, &nout, f->ctx);
+    io->nout = nout > KMX_MAX_RESULT_WORDS ? KMX_MAX_RESULT_WORDS : nout;
+    free(run.result);
+    return code;
+}
+
+kmrun_status kmrun_program_host_fallback(kmrun_program *p, int cluster, kmrun_host_fallback fn,
+                                         void *ctx, kmrun_error **err)
+{
+    clear(err);
+    if (!p)
+        return km_api_usage(err, "kmrun_program_host_fallback: the program is NULL");
+    const km_thread *t = km_program_thread_on(p->p, cluster);
+    if (!t)
+        return km_api_usage(err, "program %s has no thread on cluster %d",
+                            KS_QUOTED(p->p->name), cluster);
+    size_t i = (size_t)(t - p->p->threads);
+    if (i >= BH_WORK_CLUSTERS)
+        return km_api_error(err, KMRUN_INTERNAL, "a thread past the third");
+    km_api_fallback *f = &p->fallbacks[i];
+    *f = (km_api_fallback){.program = p, .fn = fn, .ctx = ctx};
+    p->p->threads[i].fallback = fn ? (kmx_host_fallback){call, f}
+                                   : (kmx_host_fallback){NULL, NULL};
+    return KMRUN_OK;
+}
+
+/* ---- The function's ring ---------------------------------------------------- */
+
+/* A ring call's status other than KMX_OK, as the API says it. */
+static kmrun_status ring_failed(int rc, const char *what, kmrun_error **err)
+{
+    if (rc == KMX_STOPPED)
+        return km_api_error(err, KMRUN_FAILED, "the thread was asked to stop: return from the "
+                                               "host fallback");
+    if (rc == KMX_LATE)
+        return km_api_error(err, KMRUN_FAILED, "the thread's deadline passed: return from the "
+                                               "host fallback");
+    if (rc == KMX_FULL)
+        return km_api_usage(err, "%s: the thread's command ring is full (wait for a command "
+                                 "first)", what);
+    return km_api_usage(err, "%s: refused by the ring (%d)", what, rc);
+}
+
+kmrun_status kmrun_fallback_submit(kmrun_fallback_run *run, const kmrun_command *c,
+                                   uint64_t *handle, kmrun_error **err)
+{
+    clear(err);
+    if (handle)
+        *handle = 0;
+    if (!run || !c || !handle)
+        return km_api_usage(err, "kmrun_fallback_submit: %s is NULL",
+                            !run ? "the run" : !c ? "the command" : "handle");
+    km_host_command hc;
+    kmrun_status st = km_api_command(run->p, c, &hc, err);
+    if (st != KMRUN_OK)
+        return st;
+    km_command_t line = km_host_command_line(&hc);
+    uint32_t h = 0;
+    int rc = run->io->submit(&line, &h);
+    if (rc != KMX_OK)
+        return ring_failed(rc, "a command cannot be submitted", err);
+    if (h >= run->nresult) {
+        size_t n = (size_t)h * 2 + 8;
+        bool *grown = realloc(run->result, n * sizeof *grown);
+        if (!grown)
+            return km_api_error(err, KMRUN_SYSTEM, "out of memory for a command");
+        memset(grown + run->nresult, 0, (n - run->nresult) * sizeof *grown);
+        run->result = grown;
+        run->nresult = n;
+    }
+    run->result[h] = c->result;
+    *handle = h;
+    return KMRUN_OK;
+}
+
+static void fate(const kmrun_fallback_run *run, const km_event_t *e, kmrun_command_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ended = true;
+    out->event = e->kind == KM_EVENT_DONE      ? "done"
+                 : e->kind == KM_EVENT_TIMEOUT ? "timeout"
+                                               : "rejected";
+    out->reason = e->kind == KM_EVENT_REJECTED ? e->reason : 0;
+    bool word = e->kind == KM_EVENT_DONE && e->handle < run->nresult && run->result[e->handle];
+    out->has_result = word;
+    out->result = word ? e->ticks : 0;
+    /* Without the word, the event's ticks are the command's own time. */
+    out->microseconds = word ? -1 : (double)e->ticks * 1e6 / (double)BH_TICKS_PER_SECOND;
+}
+
+/* The kept event of `handle`, taken out; false when none is kept. */
+static bool take_kept(kmrun_fallback_run *run, uint64_t handle, km_event_t *e)
+{
+    for (unsigned i = 0; i < run->nkept; i++) {
+        if (run->kept[i].handle == handle) {
+            *e = run->kept[i];
+            memmove(run->kept + i, run->kept + i + 1, (--run->nkept - i) * sizeof *e);
+            return true;
+        }
+    }
+    return false;
+}
+
+static kmrun_status ring_call(kmrun_fallback_run *run, uint64_t handle, kmrun_command_result *out,
+                              const char *fn, kmrun_error **err)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!run || !out)
+        return km_api_usage(err, "%s: %s is NULL", fn, !run ? "the run" : "out");
+    if (handle == 0 || handle > UINT32_MAX || handle >= run->nresult)
+        return km_api_usage(err, "no command %llu submitted by this host fallback",
+                            (unsigned long long)handle);
+    out->microseconds = -1;
+    return KMRUN_OK;
+}
+
+kmrun_status kmrun_fallback_wait(kmrun_fallback_run *run, uint64_t handle, double timeout_seconds,
+                                 kmrun_command_result *out, kmrun_error **err)
+{
+    clear(err);
+    kmrun_status st = ring_call(run, handle, out, "kmrun_fallback_wait", err);
+    uint64_t ps = 0;
+    if (st == KMRUN_OK && timeout_seconds == 0)
+        st = km_api_usage(err, "invalid timeout 0 seconds (expected more than 0 and at most %g)",
+                          KM_SECONDS_MAX);
+    if (st == KMRUN_OK)
+        st = km_api_timeout(timeout_seconds, 0, &ps, err);
+    if (st != KMRUN_OK)
+        return st;
+    km_event_t e;
+    if (take_kept(run, handle, &e)) {
+        fate(run, &e, out);
+        return KMRUN_OK;
+    }
+    uint64_t ticks = ps / (BH_PS_PER_SECOND / BH_TICKS_PER_SECOND);
+    uint64_t deadline = run->io->time() + (ticks ? ticks : 1);
+    int rc = run->io->wait((uint32_t)handle, deadline, &e);
+    if (rc == KMX_LATE && run->io->time() >= deadline && !run->io->stop_requested())
+        return KMRUN_OK; /* the call's own deadline: not ended */
+    if (rc != KMX_OK)
+        return ring_failed(rc, "a command cannot be waited for", err);
+    fate(run, &e, out);
+    return KMRUN_OK;
+}
+
+kmrun_status kmrun_fallback_poll(kmrun_fallback_run *run, uint64_t handle,
+                                 kmrun_command_result *out, kmrun_error **err)
+{
+    clear(err);
+    kmrun_status st = ring_call(run, handle, out, "kmrun_fallback_poll", err);
+    if (st != KMRUN_OK)
+        return st;
+    km_event_t e;
+    if (take_kept(run, handle, &e)) {
+        fate(run, &e, out);
+        return KMRUN_OK;
+    }
+    for (;;) {
+        int rc = run->io->poll(&e);
+        if (rc == KMX_EMPTY)
+            return KMRUN_OK;
+        if (rc != KMX_OK)
+            return ring_failed(rc, "a command cannot be polled", err);
+        if (e.kind == KMX_EVENT_WAKE)
+            continue;
+        if (e.handle == handle) {
+            fate(run, &e, out);
+            return KMRUN_OK;
+        }
+        if (run->nkept < KEPT_MAX)
+            run->kept[run->nkept++] = e;
+    }
+}
+
+bool kmrun_fallback_stop_requested(const kmrun_fallback_run *run)
+{
+    return run && run->io->stop_requested();
+}
