@@ -11,6 +11,7 @@
 #include "km_cache.h"
 #include "km_error.h"
 #include "km_program.h"
+#include "km_program_code.h"
 #include "km_run_record.h"
 #include "km_session.h"
 #include "kmrun.h"
@@ -21,10 +22,20 @@ struct kmrun_error {
 };
 
 struct kmrun_program {
-    km_program *p;
+    km_program *p; /* the model: a manifest's, or code.p */
     int clusters[BH_WORK_CLUSTERS]; /* every thread's clusters, ascending */
     size_t nclusters;
+    /* Built in code (kmrun_program_new): its document (km_program_code.h);
+     * code.doc NULL for a manifest's.  `in_use`: loaded once, so checked
+     * whole and no longer changed. */
+    km_code code;
+    bool in_use;
 };
+
+/* Before a load of p: a program built in code checked whole (as
+ * kmrun_program_check) and from then on unchanged; a manifest's: nothing
+ * to do.  KMRUN_USAGE with the program's errors. */
+kmrun_status km_api_program_ready(kmrun_program *p, kmrun_error **err);
 
 struct kmrun_session {
     km_backend backend;
