@@ -152,7 +152,7 @@ typedef struct kmrun_thread_spec {
     size_t nregions;
     const char *const *shared;    /* program regions; ids after its own */
     size_t nshared;
-    const uint32_t *words;        /* at most 48 */
+    const uint32_t *words;        /* at most 64 */
     size_t nwords;
     double deadline_seconds;      /* 0: none; rounded to the microsecond */
     kmrun_prefetch prefetch;

@@ -179,6 +179,13 @@ int km_code_add(km_code *c, km_code_how how, const char *key, const char *entry,
             at = &c->doc->pairs[c->doc->n - 1];
         }
         holder = at->value;
+        /* A second entry of one name: the YAML reader's duplicate key. */
+        if (how == KM_CODE_ENTRY && holder->kind == kind && pair_of(holder, entry)) {
+            km_yaml_free(value);
+            km_diags_add(diags, label, 0, 0, "duplicate %s '%s' (expected each name once)",
+                         strcmp(key, "regions") == 0 ? "region" : "key", entry);
+            return KM_EXIT_USAGE;
+        }
         bool ok = holder->kind == kind &&
                   (how == KM_CODE_APPEND ? km_code_push(holder, value)
                                          : km_code_put(holder, entry, value));
