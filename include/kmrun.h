@@ -1,6 +1,7 @@
 /* kmrun.h: the kmrun library's public API — a program's host side in C.
  *
- * A program (a manifest, kmrun-program(5)) is loaded into a session on a
+ * A program (a manifest, kmrun-program(5), or one built in code with the
+ * same rules) is loaded into a session on a
  * backend (the simulated Blackhole, or the host fallback); loading builds
  * its thread images through kmrun's build cache, places the regions, writes
  * the card and starts the threads; waiting runs them to their final states
