@@ -93,6 +93,7 @@ static const char *init_name(km_init_kind k)
     case KM_INIT_FILE: return "file";
     case KM_INIT_WORDS: return "words";
     case KM_INIT_FILL: return "fill";
+    case KM_INIT_BYTES: return "bytes"; /* built in code: never a manifest's */
     }
     return "unknown";
 }

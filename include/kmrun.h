@@ -1,6 +1,7 @@
 /* kmrun.h: the kmrun library's public API — a program's host side in C.
  *
- * A program (a manifest, kmrun-program(5)) is loaded into a session on a
+ * A program (a manifest, kmrun-program(5), or one built in code with the
+ * same rules) is loaded into a session on a
  * backend (the simulated Blackhole, or the host fallback); loading builds
  * its thread images through kmrun's build cache, places the regions, writes
  * the card and starts the threads; waiting runs them to their final states
@@ -81,6 +82,139 @@ const char *kmrun_program_name(const kmrun_program *p);
  * several clusters counts once for each): the order of the run's results. */
 size_t kmrun_program_clusters(const kmrun_program *p);
 int kmrun_program_cluster(const kmrun_program *p, size_t i);
+
+/* A program built in code: the spec's Program(name, kernels=...),
+ * Program.region and Program.thread, and every other part a manifest has.
+ * Each part is checked when it is added, by the manifest's own rules
+ * (kmrun-program(5)), with the parts added before it: KMRUN_USAGE with
+ * every error, each naming the part ("thread 2: cluster 1 already runs
+ * thread 1 (expected one thread per cluster)"), and a refused part is
+ * not added (the program stays as it was, and usable).  The rules of a
+ * whole program (something to run, each bank's room) are checked by
+ * kmrun_program_check and at the first kmrun_session_load, after which
+ * the program cannot change (KMRUN_USAGE).  A program read by
+ * kmrun_program_load cannot change either.
+ *
+ * Relative paths (sources, kernels) are taken from the program's root:
+ * the process's current folder when kmrun_program_new is called, or the
+ * folder kmrun_program_set_root names, at the time each part is added.
+ * Given the manifest's folder as its root, the same parts make the same
+ * program as the manifest: the same images, the same run JSON. */
+kmrun_status kmrun_program_new(const char *name, kmrun_program **out, kmrun_error **err);
+kmrun_status kmrun_program_set_root(kmrun_program *p, const char *folder, kmrun_error **err);
+
+/* The Tensix handlers (the manifest's `kernels:`): their C sources (a
+ * folder stands for its *.c files, in name order), their names (each
+ * HANDLER_<NAME>), extra compiler flags.  Again: replaces them. */
+kmrun_status kmrun_program_kernels(kmrun_program *p, const char *const *sources, size_t nsources,
+                                   const char *const *handlers, size_t nhandlers,
+                                   const char *const *cflags, size_t ncflags, kmrun_error **err);
+
+/* A region: `size` bytes; with `bytes`, its first `nbytes` are those
+ * (copied), the rest zeros, and a size of 0 is nbytes (then a multiple
+ * of 4).  In kmrun_program_region a program region, which threads name
+ * in `shared` (declare it before them); in a thread spec one of its own. */
+typedef struct kmrun_region_spec {
+    const char *name;  /* a C identifier, at most 64 characters */
+    uint64_t size;     /* a multiple of 4, at most 4 GiB */
+    const void *bytes; /* NULL: zeros */
+    size_t nbytes;
+} kmrun_region_spec;
+
+kmrun_status kmrun_program_region(kmrun_program *p, const char *name, uint64_t size,
+                                  const void *bytes, size_t nbytes, kmrun_error **err);
+
+typedef enum kmrun_compiler {
+    KMRUN_COMPILER_GCC = 0,   /* riscv64-unknown-elf-gcc (the default) */
+    KMRUN_COMPILER_CLANG = 1, /* clang-19: the RVV intrinsics and auto-vectoriser */
+} kmrun_compiler;
+
+typedef enum kmrun_prefetch {
+    KMRUN_PREFETCH_DEFAULT = 0, /* the values the chip's documentation recommends */
+    KMRUN_PREFETCH_KEEP = 1,    /* the prefetcher registers left as they are */
+} kmrun_prefetch;
+
+typedef enum kmrun_ring {
+    KMRUN_RING_REMOTE = 0, /* command lines in the dispatcher's LIM (the default) */
+    KMRUN_RING_CACHED = 1, /* both halves in cached lines of the thread's bank */
+} kmrun_ring;
+
+/* A thread (the manifest's `threads:` entry); an array NULL with its count
+ * 0 is empty. */
+typedef struct kmrun_thread_spec {
+    /* sizeof(kmrun_thread_spec), so that the struct can grow: set it
+     * (kmrun_thread_spec_init does). */
+    size_t size;
+    const int *clusters;          /* 1, 2 or 3; several: the same thread on each */
+    size_t nclusters;
+    const char *const *sources;   /* C sources, at least one */
+    size_t nsources;
+    const kmrun_region_spec *regions; /* its own regions: ids 0.. in this order */
+    size_t nregions;
+    const char *const *shared;    /* program regions; ids after its own */
+    size_t nshared;
+    const uint32_t *words;        /* at most 64 */
+    size_t nwords;
+    double deadline_seconds;      /* 0: none; rounded to the microsecond */
+    kmrun_prefetch prefetch;
+    kmrun_ring ring;
+    kmrun_compiler compiler;
+    const char *const *cflags;    /* extra compiler flags for its sources */
+    size_t ncflags;
+} kmrun_thread_spec;
+
+/* All empty, the defaults, its size set. */
+void kmrun_thread_spec_init(kmrun_thread_spec *t);
+kmrun_status kmrun_program_thread(kmrun_program *p, const kmrun_thread_spec *t,
+                                  kmrun_error **err);
+
+/* X280 ports (the manifest's `ports:`): nserve 0, the default dealing;
+ * else the Tensix cores each served by an X280 core of a thread's
+ * cluster.  Add them after the threads they name.  Again: replaces them. */
+typedef struct kmrun_serve {
+    int core;      /* a Tensix core, 0 to 119 */
+    int cluster;   /* a cluster that runs a thread */
+    int x280_core; /* 0 to 3 */
+} kmrun_serve;
+kmrun_status kmrun_program_ports(kmrun_program *p, const kmrun_serve *serve, size_t nserve,
+                                 kmrun_error **err);
+
+/* The pull (the manifest's `pull:`; without ports, the default dealing):
+ * `units` handed out `per` at a time; log and replay name the region
+ * (every thread's, own or shared) to log into or replay from, count none.
+ * After the threads.  Again: replaces it. */
+typedef enum kmrun_pull_mode {
+    KMRUN_PULL_COUNT = 0,
+    KMRUN_PULL_LOG = 1,
+    KMRUN_PULL_REPLAY = 2,
+} kmrun_pull_mode;
+kmrun_status kmrun_program_pull(kmrun_program *p, uint32_t units, uint32_t per,
+                                kmrun_pull_mode mode, const char *log, kmrun_error **err);
+
+/* A host-fed command (the manifest's `commands:` entry), fed in the order
+ * added. */
+typedef struct kmrun_command_spec {
+    /* sizeof(kmrun_command_spec): set it (kmrun_command_spec_init does). */
+    size_t size;
+    const char *handler;   /* a handler of the kernels (add them first) or a built-in */
+    uint32_t first, count; /* the group; kmrun_command_spec_init: 0 and 120, the grid */
+    const uint32_t *args;  /* a0.. a9: at most 10 */
+    size_t nargs;
+    bool result, exclusive;
+    bool wait;             /* its event before the next command (init: true) */
+} kmrun_command_spec;
+void kmrun_command_spec_init(kmrun_command_spec *c);
+kmrun_status kmrun_program_command(kmrun_program *p, const kmrun_command_spec *c,
+                                   kmrun_error **err);
+
+/* The X280 clock, 1000 (the default) or 1750 MHz; the hand-over checker
+ * for every run of the program (the manifest's check_handover). */
+kmrun_status kmrun_program_set_x280_mhz(kmrun_program *p, unsigned mhz, kmrun_error **err);
+kmrun_status kmrun_program_set_check_handover(kmrun_program *p, bool on, kmrun_error **err);
+
+/* The rules of a whole program, as kmrun_session_load checks them
+ * first: KMRUN_USAGE with every error.  A manifest's: KMRUN_OK. */
+kmrun_status kmrun_program_check(kmrun_program *p, kmrun_error **err);
 
 /* ---- Sessions ------------------------------------------------------------- */
 
@@ -323,8 +457,9 @@ typedef int32_t (*kmrun_host_fallback)(const kmrun_fallback_args *a, uint32_t *w
                                        unsigned *nwords, void *ctx);
 
 /* The thread on `cluster` (on every cluster it is declared on) runs fn
- * with ctx as its host fallback; fn NULL: its sources again.  Before the
- * program's first load; KMRUN_USAGE for a cluster it has no thread on. */
+ * with ctx as its host fallback from the program's next load on; fn
+ * NULL: its sources again.  KMRUN_USAGE for a cluster it has no thread
+ * on. */
 kmrun_status kmrun_program_host_fallback(kmrun_program *p, int cluster, kmrun_host_fallback fn,
                                          void *ctx, kmrun_error **err);
 

@@ -12,6 +12,7 @@
 #include "km_driver.h"
 #include "km_error.h"
 #include "km_program.h"
+#include "km_program_code.h"
 #include "km_run_record.h"
 #include "km_session.h"
 #include "kmrun.h"
@@ -29,11 +30,21 @@ typedef struct km_api_fallback {
 } km_api_fallback;
 
 struct kmrun_program {
-    km_program *p;
+    km_program *p; /* the model: a manifest's, or code.p */
     km_api_fallback fallbacks[BH_WORK_CLUSTERS]; /* by thread index */
     int clusters[BH_WORK_CLUSTERS]; /* every thread's clusters, ascending */
     size_t nclusters;
+    /* Built in code (kmrun_program_new): its document (km_program_code.h);
+     * code.doc NULL for a manifest's.  `in_use`: loaded once, so checked
+     * whole and no longer changed. */
+    km_code code;
+    bool in_use;
 };
+
+/* Before a load of p: a program built in code checked whole (as
+ * kmrun_program_check) and from then on unchanged; a manifest's: nothing
+ * to do.  KMRUN_USAGE with the program's errors. */
+kmrun_status km_api_program_ready(kmrun_program *p, kmrun_error **err);
 
 struct kmrun_session {
     km_backend backend;
@@ -81,6 +92,9 @@ kmrun_status km_api_going(kmrun_run *r, const char *what, kmrun_error **err);
 /* Seconds of a timeout as the API takes them (0: `dflt` picoseconds),
  * picoseconds into *ps; KMRUN_USAGE naming the value otherwise. */
 kmrun_status km_api_timeout(double seconds, uint64_t dflt, uint64_t *ps, kmrun_error **err);
+/* The host fallbacks given as functions, onto p's model's threads. */
+void km_api_fallbacks_apply(kmrun_program *p);
+
 /* c as the program model has it, its handler resolved (the host decides
  * when it waits: `wait` false); KMRUN_USAGE naming what is wrong. */
 kmrun_status km_api_command(const km_program *p, const kmrun_command *c, km_host_command *out,

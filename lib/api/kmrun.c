@@ -2,7 +2,8 @@
  * — each a thin handle over the library's own (km_error, km_manifest_load,
  * the cache's and the runs' folders as kmrun(1) finds them); the library
  * never prints or exits, and every failure is a kmrun_error with the
- * status `kmrun` would exit with.  The runs are kmrun_run.c's. */
+ * status `kmrun` would exit with.  The programs are kmrun_program.c's, the
+ * runs kmrun_run.c's. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -85,72 +86,6 @@ static void clear(kmrun_error **err)
 {
     if (err)
         *err = NULL;
-}
-
-/* ---- Programs ------------------------------------------------------------- */
-
-static int by_number(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-kmrun_status kmrun_program_load(const char *path, kmrun_program **out, kmrun_error **err)
-{
-    clear(err);
-    if (out)
-        *out = NULL;
-    if (!path || !out)
-        return km_api_usage(err, "kmrun_program_load: %s is NULL", !path ? "the path" : "out");
-    kmrun_program *h = calloc(1, sizeof *h);
-    if (!h)
-        return km_api_error(err, KMRUN_SYSTEM, "out of memory for a program");
-    km_diags diags = {0};
-    km_error e = {0};
-    int rc = km_manifest_load(path, &h->p, &diags, &e);
-    if (rc != KM_OK) {
-        free(h);
-        /* Every positioned error of the manifest, `file:line:col: message`
-         * a line, as `kmrun validate` gives them (without the source). */
-        char *text = diags.count ? km_diags_text(&diags) : NULL;
-        km_diags_free(&diags);
-        if (text) {
-            rc = km_api_error(err, rc, text);
-            free(text);
-            return (kmrun_status)rc;
-        }
-        return km_api_error(err, rc, e.message[0] ? e.message : "the manifest has errors");
-    }
-    km_diags_free(&diags);
-    for (size_t i = 0; i < h->p->nthreads; i++)
-        for (size_t k = 0; k < h->p->threads[i].nclusters && h->nclusters < BH_WORK_CLUSTERS; k++)
-            h->clusters[h->nclusters++] = h->p->threads[i].clusters[k];
-    qsort(h->clusters, h->nclusters, sizeof h->clusters[0], by_number);
-    *out = h;
-    return KMRUN_OK;
-}
-
-void kmrun_program_free(kmrun_program *p)
-{
-    if (!p)
-        return;
-    km_program_free(p->p);
-    free(p);
-}
-
-const char *kmrun_program_name(const kmrun_program *p)
-{
-    return p ? p->p->name : NULL;
-}
-
-size_t kmrun_program_clusters(const kmrun_program *p)
-{
-    return p ? p->nclusters : 0;
-}
-
-int kmrun_program_cluster(const kmrun_program *p, size_t i)
-{
-    return p && i < p->nclusters ? p->clusters[i] : -1;
 }
 
 /* ---- Sessions ------------------------------------------------------------- */

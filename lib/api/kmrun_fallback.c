@@ -94,11 +94,18 @@ kmrun_status kmrun_program_host_fallback(kmrun_program *p, int cluster, kmrun_ho
     size_t i = (size_t)(t - p->p->threads);
     if (i >= BH_WORK_CLUSTERS)
         return km_api_error(err, KMRUN_INTERNAL, "a thread past the third");
-    km_api_fallback *f = &p->fallbacks[i];
-    *f = (km_api_fallback){.program = p, .fn = fn, .ctx = ctx};
-    p->p->threads[i].fallback = fn ? (kmx_host_fallback){call, f}
-                                   : (kmx_host_fallback){NULL, NULL};
+    p->fallbacks[i] = (km_api_fallback){.program = p, .fn = fn, .ctx = ctx};
+    km_api_fallbacks_apply(p);
     return KMRUN_OK;
+}
+
+void km_api_fallbacks_apply(kmrun_program *p)
+{
+    for (size_t i = 0; i < p->p->nthreads && i < BH_WORK_CLUSTERS; i++) {
+        km_api_fallback *f = &p->fallbacks[i];
+        p->p->threads[i].fallback = f->fn ? (kmx_host_fallback){call, f}
+                                          : (kmx_host_fallback){NULL, NULL};
+    }
 }
 
 /* ---- The function's ring ---------------------------------------------------- */

@@ -75,6 +75,10 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     if (s->run)
         return km_api_usage(err, "the session has a run already (one at a time): free it with "
                                  "kmrun_run_free before loading another");
+    /* A program built in code: checked whole, and unchanged from now on. */
+    kmrun_status ready = km_api_program_ready((kmrun_program *)p, err);
+    if (ready != KMRUN_OK)
+        return ready;
     kmrun_run *r = calloc(1, sizeof *r);
     if (!r)
         return km_api_error(err, KMRUN_SYSTEM, "out of memory for a run");

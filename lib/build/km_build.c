@@ -210,15 +210,22 @@ static void free_ctx(km_build_ctx *b)
     free(b->header);
 }
 
-/* The work folder: one per manifest location (never part of a key); *rel
- * (allocated) is its name under the cache's root. */
-static char *work_folder(km_cache *c, const char *manifest, char **rel, km_error *err)
+/* The work folder: one per manifest location (never part of a key); a
+ * program built in code (no manifest) has one per root folder and name.
+ * *rel (allocated) is its name under the cache's root. */
+static char *work_folder(km_cache *c, const km_program *p, char **rel, km_error *err)
 {
-    char *real = realpath(manifest, NULL);
     km_hasher h;
     km_hasher_init(&h);
-    km_hasher_str(&h, real ? real : manifest);
-    free(real);
+    if (p->manifest) {
+        char *real = realpath(p->manifest, NULL);
+        km_hasher_str(&h, real ? real : p->manifest);
+        free(real);
+    } else {
+        km_hasher_str(&h, "built in code");
+        km_hasher_str(&h, p->root);
+        km_hasher_str(&h, p->name);
+    }
     km_digest d;
     km_hasher_final(&h, &d);
     char hex[KM_HEX_LEN];
@@ -260,7 +267,7 @@ static int setup(km_build_ctx *b, const km_program *p, km_cache *c, const km_bui
     }
     if (rc != KM_OK)
         return rc;
-    b->work = work_folder(c, p->manifest, &b->work_rel, err);
+    b->work = work_folder(c, p, &b->work_rel, err);
     if (!b->work)
         return KM_EXIT_SYSTEM;
     b->gen = km_path_join(b->work, "gen");

@@ -7,6 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+km_blob *km_blob_new(const void *bytes, size_t n)
+{
+    km_blob *b = malloc(sizeof *b + (n ? n : 1));
+    if (!b)
+        return NULL;
+    b->refs = 1;
+    b->n = n;
+    if (n)
+        memcpy(b->data, bytes, n);
+    return b;
+}
+
+km_blob *km_blob_ref(km_blob *b)
+{
+    if (b)
+        b->refs++;
+    return b;
+}
+
+void km_blob_unref(km_blob *b)
+{
+    if (b && --b->refs == 0)
+        free(b);
+}
+
 static void free_strings(char **v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -20,6 +45,7 @@ static void free_regions(km_region *r, size_t n)
         free(r[i].name);
         free(r[i].file);
         free(r[i].words);
+        km_blob_unref(r[i].bytes);
     }
     free(r);
 }

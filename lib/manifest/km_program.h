@@ -4,9 +4,12 @@
  * It is the spec's host API (`Program`, `Program.region`, `Program.thread`,
  * `Program.ports`, the pull settings) plus kmrun's own additions: host-fed
  * commands and the X280 clock.  km_manifest_load() fills it and checks the
- * spec's rules; every string and array here is owned by the model and freed
- * by km_program_free().  Paths are already resolved against the manifest's
- * folder.  Each element keeps its manifest position for later errors. */
+ * spec's rules; so does km_code (km_program_code.h) for a program built in
+ * code, through the same walk and the same checks.  Every string and array
+ * here is owned by the model and freed by km_program_free().  Paths are
+ * already resolved against the manifest's folder (a program built in code:
+ * its root).  Each element keeps its manifest position for later errors
+ * (built in code: line 0). */
 #ifndef KM_PROGRAM_H
 #define KM_PROGRAM_H
 
@@ -27,7 +30,22 @@ typedef enum km_init_kind {
     KM_INIT_FILE,  /* a file's bytes, then zeros up to `size` */
     KM_INIT_WORDS, /* a list of 32-bit little-endian words, then zeros */
     KM_INIT_FILL,  /* a 32-bit pattern repeated over `size` */
+    KM_INIT_BYTES, /* bytes given in memory (a program built in code), then zeros */
 } km_init_kind;
+
+/* Bytes given in memory, shared by reference between the document built
+ * in code and each model walked from it (never changed once made). */
+typedef struct km_blob {
+    size_t refs;
+    size_t n;
+    unsigned char data[];
+} km_blob;
+
+/* A blob holding a copy of bytes[0..n) with one reference; NULL when
+ * memory runs out. */
+km_blob *km_blob_new(const void *bytes, size_t n);
+km_blob *km_blob_ref(km_blob *b);
+void km_blob_unref(km_blob *b);
 
 typedef struct km_region {
     char *name;
@@ -37,6 +55,7 @@ typedef struct km_region {
     uint32_t *words;    /* KM_INIT_WORDS */
     size_t nwords;
     uint32_t fill;      /* KM_INIT_FILL */
+    km_blob *bytes;     /* KM_INIT_BYTES: at most `size` of them (a reference) */
     km_pos pos;
 } km_region;
 
@@ -144,8 +163,8 @@ typedef struct km_host_command {
 } km_host_command;
 
 typedef struct km_program {
-    char *manifest;   /* the manifest's path as given */
-    char *root;       /* the manifest's folder, absolute */
+    char *manifest;   /* the manifest's path as given; NULL: built in code */
+    char *root;       /* the manifest's folder, absolute (built in code: its root) */
     char *name;
     km_kernels kernels;
     km_region *regions; /* program-level regions (`Program.region`) */

@@ -230,7 +230,7 @@ static void read_kernels(km_mctx *c, const km_yaml_node *n)
         k->cflags = km_mflags(c, cflags, "cflags", &k->ncflags);
 }
 
-static void read_program(km_mctx *c, const km_yaml_node *root)
+static void read_program(km_mctx *c, const km_yaml_node *root, bool whole)
 {
     km_program *p = c->p;
     km_mkeys(c, root, top_keys, sizeof top_keys / sizeof *top_keys,
@@ -260,7 +260,60 @@ static void read_program(km_mctx *c, const km_yaml_node *root)
     }
     if ((n = km_yaml_get(root, "commands")))
         km_read_commands(c, n);
-    km_check_something_to_run(c, root);
+    if (whole)
+        km_check_something_to_run(c, root);
+}
+
+const char *km_mthread_name(const km_mctx *c, const km_thread *t, char *buf,
+                            size_t size)
+{
+    if (c->code)
+        snprintf(buf, size, "thread %zu", (size_t)(t - c->p->threads) + 1);
+    else
+        snprintf(buf, size, "the thread at line %d", t->pos.line);
+    return buf;
+}
+
+int km_manifest_walk(const km_yaml_node *root, const char *file, bool code,
+                     const char *manifest, const char *root_dir, bool whole,
+                     size_t since, km_program **out, km_diags *diags,
+                     km_error *err)
+{
+    *out = NULL;
+    km_program *p = calloc(1, sizeof *p);
+    if (!p || (manifest && !(p->manifest = strdup(manifest))) ||
+        !(p->root = strdup(root_dir))) {
+        km_program_free(p);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading '%s'",
+                       file);
+    }
+    size_t before = since;
+    km_mctx c = {.file = file, .code = code, .diags = diags, .p = p};
+    if (!root || (root->kind == KM_YAML_SCALAR &&
+                  km_yaml_scalar_type(root) == KM_YAML_NULL))
+        km_diags_add(diags, file, 1, 1, "empty manifest (expected %s)",
+                     TOP_EXPECTED);
+    else if (km_mis_map(&c, root, "manifest", TOP_EXPECTED))
+        read_program(&c, root, whole);
+    /* Placing needs the whole program, so only one without errors. */
+    if (whole && !c.oom && diags->count + diags->dropped == before)
+        km_check_banks(&c);
+    km_check_fini(&c);
+    int status = KM_OK;
+    if (c.oom && code)
+        status = km_fail(err, KM_EXIT_SYSTEM, "out of memory for %s", file);
+    else if (c.oom)
+        status = km_fail(err, KM_EXIT_SYSTEM, "out of memory reading manifest "
+                                              "'%s'",
+                         file);
+    else if (diags->count + diags->dropped != before)
+        status = KM_EXIT_USAGE;
+    if (status != KM_OK) {
+        km_program_free(p);
+        return status;
+    }
+    *out = p;
+    return KM_OK;
 }
 
 /* Diagnostics in file order, whatever order the walk found them in. */
@@ -288,51 +341,24 @@ int km_manifest_load(const char *path, km_program **out, km_diags *diags,
     int status = read_text(path, &text, &len, diags, err);
     if (status)
         return status;
-    km_program *p = calloc(1, sizeof *p);
-    if (!p || !(p->manifest = strdup(path))) {
+    char *root_dir = folder_of(path, err);
+    if (!root_dir) {
         free(text);
-        km_program_free(p);
-        return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading manifest "
-                                            "'%s'",
-                       path);
-    }
-    if (!(p->root = folder_of(path, err))) {
-        free(text);
-        km_program_free(p);
         return err ? err->status : KM_EXIT_SYSTEM;
     }
-    size_t before = diags->count + diags->dropped;
     size_t first = diags->count;
+    /* The YAML reader's own errors (a duplicate key...) count too. */
+    size_t before = diags->count + diags->dropped;
     km_yaml_node *root = NULL;
     status = km_yaml_load(path, text, len, &root, diags, err);
     free(text);
-    km_mctx c = {.file = path, .diags = diags, .p = p};
     if (status == KM_EXIT_USAGE && root) /* whole: its other errors too */
         status = KM_OK;
-    if (status == KM_OK) {
-        if (!root || (root->kind == KM_YAML_SCALAR &&
-                      km_yaml_scalar_type(root) == KM_YAML_NULL))
-            km_diags_add(diags, path, 1, 1, "empty manifest (expected %s)",
-                         TOP_EXPECTED);
-        else if (km_mis_map(&c, root, "manifest", TOP_EXPECTED))
-            read_program(&c, root);
-        /* Placing needs the whole program, so only one without errors. */
-        if (!c.oom && diags->count + diags->dropped == before)
-            km_check_banks(&c);
-        km_check_fini(&c);
-        if (c.oom)
-            status = km_fail(err, KM_EXIT_SYSTEM, "out of memory reading "
-                                                  "manifest '%s'",
-                             path);
-        else if (diags->count + diags->dropped != before)
-            status = KM_EXIT_USAGE;
-    }
+    if (status == KM_OK)
+        status = km_manifest_walk(root, path, false, path, root_dir, true,
+                                  before, out, diags, err);
     km_yaml_free(root);
+    free(root_dir);
     sort_diags(diags, first);
-    if (status != KM_OK) {
-        km_program_free(p);
-        return status;
-    }
-    *out = p;
-    return KM_OK;
+    return status;
 }

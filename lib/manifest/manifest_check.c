@@ -3,7 +3,8 @@
  * regions a thread, shared regions that exist and stay on one bank, 4 GiB
  * a bank, ports and pulls that have threads to serve them.  Each check
  * runs when the walk reaches the second party of a rule and reports there
- * (manifest_internal.h). */
+ * (manifest_internal.h), whether the document was read from a manifest or
+ * built in code (km_program_code.h): the rules are written once, here. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +44,10 @@ bool km_check_cluster_free(km_mctx *c, const km_thread *t, long cluster,
             continue;
         for (size_t k = 0; k < o->nclusters; k++) {
             if (o->clusters[k] == cluster) {
-                km_mdiag(c, at, "cluster %ld already runs the thread at line "
-                                "%d (expected one thread per cluster)",
-                         cluster, o->pos.line);
+                char other[48];
+                km_mdiag(c, at, "cluster %ld already runs %s (expected one "
+                                "thread per cluster)",
+                         cluster, km_mthread_name(c, o, other, sizeof other));
                 return false;
             }
         }
@@ -131,15 +133,18 @@ bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
     if (bank == 0)
         return true; /* the thread's clusters were wrong: said already */
     if (c->shared_bank[index] && c->shared_bank[index] != bank) {
+        /* The first naming: its line, or built in code its thread. */
         km_mdiag(c, at, "shared region '%s' is named by threads on banks %d "
-                        "(line %d) and %d (expected threads of one bank; "
+                        "(%s %d) and %d (expected threads of one bank; "
                         "other banks get data by kmx_push)",
-                 name, c->shared_bank[index], c->shared_line[index], bank);
+                 name, c->shared_bank[index], c->code ? "thread" : "line",
+                 c->shared_line[index], bank);
         return false;
     }
     if (!c->shared_bank[index]) {
         c->shared_bank[index] = bank;
-        c->shared_line[index] = at->line;
+        c->shared_line[index] =
+            c->code ? (int)(t - p->threads) + 1 : at ? at->line : 0;
     }
     return true;
 }

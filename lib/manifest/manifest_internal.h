@@ -6,7 +6,14 @@
  * out (or left at its default) and the walk continues, so one run shows
  * every error of the file.  The model is thrown away when any was found.
  * The spec's rules between entries (manifest_check.c) are checked as the
- * walk reaches the second party of each, so that an error points at it. */
+ * walk reaches the second party of each, so that an error points at it.
+ *
+ * A program built in code (km_program_code.h) is a document of the same
+ * nodes, made by the caller instead of read from YAML, walked by the same
+ * readers and checks: its nodes have no position (line 0), `file` is then
+ * the label of what is being added ("thread 2"), so that each error names
+ * it, and `code` is set, so that a message names an earlier entry by its
+ * number rather than its line. */
 #ifndef KM_MANIFEST_INTERNAL_H
 #define KM_MANIFEST_INTERNAL_H
 
@@ -24,7 +31,9 @@
 #define KM_COMMAND_ARGS 10
 
 typedef struct km_mctx {
-    const char *file; /* the manifest as named, for diagnostics */
+    const char *file; /* the manifest as named, for diagnostics (built in
+                       * code: the label of what is added) */
+    bool code;        /* the document was built in code */
     km_diags *diags;
     km_program *p;
     bool oom;
@@ -33,8 +42,28 @@ typedef struct km_mctx {
     /* Per program region: the bank its first naming put it on, and the
      * line of that naming (shared regions follow one bank). */
     int *shared_bank;
-    int *shared_line;
+    int *shared_line; /* built in code: the naming thread's number */
 } km_mctx;
+
+/* --- manifest.c: the walk ------------------------------------------- */
+
+/* Walks document `root` into a new model: p->manifest is `manifest`
+ * (NULL: built in code), p->root `root_dir`.  With `whole`, also the
+ * rules of a whole program (something to run, the banks' room), which a
+ * program built in code meets only once it is complete.  KM_OK with
+ * *out; KM_EXIT_USAGE with every error in diags (as c.file and c.code
+ * say), where the errors from `since` on (diags' count and dropped before
+ * the document was read) count; KM_EXIT_SYSTEM when memory runs out.
+ * Nothing is half-made. */
+int km_manifest_walk(const km_yaml_node *root, const char *file, bool code,
+                     const char *manifest, const char *root_dir, bool whole,
+                     size_t since, km_program **out, km_diags *diags,
+                     km_error *err);
+
+/* "the thread at line N", or built in code "thread N" (its number), for
+ * messages that name an earlier thread. */
+const char *km_mthread_name(const km_mctx *c, const km_thread *t, char *buf,
+                            size_t size);
 
 /* --- manifest_values.c: typed values with their errors ------------- */
 

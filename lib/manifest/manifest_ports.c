@@ -66,7 +66,12 @@ static void read_serve(km_mctx *c, const km_yaml_node *serve, bool threads)
             continue;
         bool twice = false;
         for (size_t j = 0; j < ports->nserve && !twice; j++) {
-            if (ports->serve[j].core == s.core) {
+            if (ports->serve[j].core == s.core && c->code) {
+                km_mdiag(c, serve->pairs[i].key, "core %d is served twice "
+                                                 "(expected each core once)",
+                         s.core);
+                twice = true;
+            } else if (ports->serve[j].core == s.core) {
                 km_mdiag(c, serve->pairs[i].key, "core %d is served twice "
                                                  "(first at line %d)",
                          s.core, ports->serve[j].pos.line);

@@ -4,7 +4,9 @@
  *   name: {file: F[, size: S]}      the file's bytes, then zeros
  *   name: {words: [..][, size: S]}  32-bit words, then zeros
  *   name: {fill: W, size: S}        a repeated word
- *   name: {size: S}                 zeros */
+ *   name: {size: S}                 zeros
+ * and, only in a document built in code (km_program_code.h), one more:
+ *   name: {bytes: B[, size: S]}     bytes given in memory, then zeros */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +16,52 @@
 
 #define REGION_EXPECTED "a size, or a mapping with file, words, fill or size"
 
-static const char *const region_keys[] = {"file", "words", "fill", "size"};
+static const char *const region_keys[] = {"file", "words", "fill", "size",
+                                          "bytes"};
 
 static bool is_content_key(const char *key)
 {
     return strcmp(key, "file") == 0 || strcmp(key, "words") == 0 ||
-           strcmp(key, "fill") == 0;
+           strcmp(key, "fill") == 0 || strcmp(key, "bytes") == 0;
+}
+
+/* Bytes given in memory (built in code): the rules of a file's bytes. */
+static void read_bytes(km_mctx *c, const km_yaml_node *bytes,
+                       const km_yaml_node *size_node, bool size_ok,
+                       uint64_t size, km_region *r)
+{
+    const char *name = r->name ? r->name : "";
+    if (!bytes->blob) {
+        km_mdiag(c, bytes, "bad bytes in region '%s' (expected bytes given "
+                           "in memory)",
+                 name);
+        return;
+    }
+    uint64_t n = bytes->blob->n;
+    r->bytes = km_blob_ref(bytes->blob);
+    if (size_node) {
+        if (size_ok && size < n)
+            km_mdiag(c, size_node, "bad size '%s' of region '%s' (expected at "
+                                   "least its %" PRIu64 " bytes of initial "
+                                   "contents)",
+                     size_node->text, name, n);
+        return;
+    }
+    if (n == 0)
+        km_mdiag(c, bytes, "region '%s' has no initial bytes (expected at "
+                           "least 4, or a size)",
+                 name);
+    else if (n > KM_REGION_MAX_BYTES)
+        km_mdiag(c, bytes, "region '%s' has %" PRIu64 " bytes of initial "
+                           "contents (expected at most 4 GiB)",
+                 name, n);
+    else if (n % 4)
+        km_mdiag(c, bytes, "region '%s' has %" PRIu64 " bytes of initial "
+                           "contents (expected a multiple of 4, or a size to "
+                           "pad it to)",
+                 name, n);
+    else
+        r->size = n;
 }
 
 static void read_file(km_mctx *c, const km_yaml_node *file,
@@ -105,11 +147,12 @@ void km_read_region(km_mctx *c, const km_yaml_node *key,
     snprintf(where, sizeof where, "in region '%.*s'", KM_NAME_MAX, key->text);
     if (!km_mis_map(c, value, what, REGION_EXPECTED))
         return;
-    km_mkeys(c, value, region_keys, 4, where);
+    /* bytes: only in a document built in code. */
+    km_mkeys(c, value, region_keys, c->code ? 5 : 4, where);
     const km_yaml_node *content = NULL, *content_key = NULL;
     for (size_t i = 0; i < value->n; i++) {
         const km_yaml_node *k = value->pairs[i].key;
-        if (!is_content_key(k->text))
+        if (!is_content_key(k->text) || (!c->code && strcmp(k->text, "bytes") == 0))
             continue;
         if (content_key) {
             km_mdiag(c, k, "region '%s' has both '%s' and '%s' (expected one "
@@ -134,6 +177,9 @@ void km_read_region(km_mctx *c, const km_yaml_node *key,
     if (strcmp(content_key->text, "file") == 0) {
         r->init = KM_INIT_FILE;
         read_file(c, content, size_node, size_ok, size, r);
+    } else if (strcmp(content_key->text, "bytes") == 0) {
+        r->init = KM_INIT_BYTES;
+        read_bytes(c, content, size_node, size_ok, size, r);
     } else if (strcmp(content_key->text, "words") == 0) {
         r->init = KM_INIT_WORDS;
         read_words(c, content, size_node, size_ok, size, r);

@@ -1,6 +1,7 @@
 /* yaml_tree: a YAML document read with libyaml's event parser into a tree
  * with positions (yaml_tree.h). */
 #include "yaml_tree.h"
+#include "km_program.h"
 #include "ks_text.h"
 
 #include <stdlib.h>
@@ -48,6 +49,7 @@ void km_yaml_free(km_yaml_node *node)
     }
     free(node->items);
     free(node->pairs);
+    km_blob_unref(node->blob);
     free(node);
 }
 

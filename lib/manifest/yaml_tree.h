@@ -53,6 +53,8 @@ struct km_yaml_node {
     km_yaml_node **items; /* KM_YAML_LIST */
     km_yaml_pair *pairs;  /* KM_YAML_MAP, in document order */
     size_t n;             /* items or pairs */
+    struct km_blob *blob; /* only in a document built in code (km_program_code.h):
+                           * a region's initial bytes, a reference */
 };
 
 /* Reads `text` (`len` bytes; `file` names it in diagnostics).  KM_OK with

@@ -25,7 +25,8 @@ static int card_write(sim_card *card, unsigned bank, uint64_t bank_address, cons
 
 /* Step e's other half: a region's initial bytes.  The card is fresh (every
  * byte zero), so zeros are never written: a size-only region costs no
- * host memory, and a file or word list stops at its last byte. */
+ * host memory, and a file, word list or bytes given in memory stop at
+ * their last byte. */
 static int write_region(sim_card *d, const km_placed *pl, km_error *err)
 {
     const km_region *r = pl->region;
@@ -59,6 +60,13 @@ static int write_region(sim_card *d, const km_placed *pl, km_error *err)
         }
         free(chunk);
         return rc;
+    }
+    case KM_INIT_BYTES: {
+        /* Given in memory (a program built in code), checked to fit. */
+        uint64_t n = r->bytes ? r->bytes->n : 0;
+        return n ? card_write(d, pl->bank, pl->bank_address, r->bytes->data,
+                              n < r->size ? n : r->size, err)
+                 : KM_OK;
     }
     case KM_INIT_FILE: {
         char *data = NULL;

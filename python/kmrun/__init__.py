@@ -14,8 +14,12 @@ ctypes.  Pure Python, the standard library only (numpy is never needed).
 The promise: the names are the spec's (Program, Session, Run, ThreadRun,
 ThreadResult, ThreadFailed); every failure is a KmrunError with kmrun's
 exit code as ``.status`` and kmrun's message; what the C API does not have
-yet (programs built in code, a Python host_fallback) raises
-NotImplementedError that says so.  The library is found as kmrun._lib says (KMRUN_LIBRARY, the
+yet (a Python host_fallback) raises NotImplementedError that says so.  A program
+is read from a manifest or built in code, as the spec writes it:
+
+    program = km.Program("hello", root="programs/01_hello")
+    program.thread(cluster=1, sources=["thread/hello.c"], regions={"out": 4096},
+                   words=[7, 6], deadline=1.0)  The library is found as kmrun._lib says (KMRUN_LIBRARY, the
 checkout's build/lib, the installation's lib folder, the linker's).
 """
 
@@ -29,11 +33,12 @@ from .errors import (
     ThreadFailed,
     UsageError,
 )
-from ._core import _C, CommandResult, Program, Regions, Run, Session, ThreadResult, ThreadRun
+from ._core import _C, CommandResult, Regions, Run, Session, ThreadResult, ThreadRun
+from ._program import Program, Thread
 
-for _cls in (Program, Session, Run, ThreadRun, Regions, ThreadResult, CommandResult, KmrunError,
-             UsageError, BuildError, SystemError_, InternalError, LibraryNotFound, ThreadFailed,
-             CommandTimeout):
+for _cls in (Program, Thread, Session, Run, ThreadRun, Regions, ThreadResult, CommandResult,
+             KmrunError, UsageError, BuildError, SystemError_, InternalError, LibraryNotFound,
+             ThreadFailed, CommandTimeout):
     _cls.__module__ = __name__  # help() and reprs say kmrun.Session, not kmrun._core
 del _cls
 
@@ -44,6 +49,7 @@ api_version = _C.kmrun_api_version()
 
 __all__ = [
     "Program",
+    "Thread",
     "Session",
     "Run",
     "ThreadRun",

@@ -2,6 +2,8 @@
 ThreadRun and ThreadResult, named as the spec's host API ("X280 threads",
 "From the host") names them.
 
+Program is _program.py's.
+
 The promise: each object is a thin, owned handle over its C counterpart
 (freed by close() or when it is collected, in an order the C API allows);
 nothing of a run is read before its stop; every refusal is a KmrunError
@@ -86,69 +88,8 @@ def _name(value, what="a region's name"):
 
 
 # ---- Programs ---------------------------------------------------------------
-
-
-class Program:
-    """A program: its threads, regions and kernels, as a manifest declares
-    them (kmrun-program(5)).
-
-    ``Program.from_manifest(path)`` reads one.  ``program.name`` is its
-    name, ``program.clusters`` the clusters its threads run on, ascending
-    (a thread on several clusters counts once for each).
-
-    ``Program(name, kernels=...)`` with ``.thread(...)`` and ``.region(...)``
-    — a program built in code, as the spec writes it — needs the C API's
-    kmrun_program_new, which this kmrun does not have yet: they raise
-    NotImplementedError.  Write the manifest instead.
-    """
-
-    def __init__(self, name, kernels=None):
-        raise NotImplementedError(
-            "programs built in code need the C API's kmrun_program_new, %s: "
-            "write a manifest (kmrun-program(5)) and use Program.from_manifest(path)" % _NOT_IN_C
-        )
-
-    @classmethod
-    def from_manifest(cls, path):
-        """Reads and checks the manifest at `path` (str or os.PathLike;
-        relative paths in it are taken from its folder).  Raises UsageError
-        with every error the manifest has (``file:line:col: message``, one a
-        line), SystemError_ when it cannot be read."""
-        raw = _path(path, "the manifest's path")
-        handle = ctypes.POINTER(_lib.Program)()
-        _call(_C.kmrun_program_load, raw, ctypes.byref(handle))
-        self = cls.__new__(cls)
-        self._handle = handle
-        self.path = os.fsdecode(raw)
-        self.name = _text(_C.kmrun_program_name(handle))
-        n = _C.kmrun_program_clusters(handle)
-        self.clusters = tuple(_C.kmrun_program_cluster(handle, i) for i in range(n))
-        return self
-
-    def thread(self, *args, **kwargs):
-        """Declares a thread in code: needs kmrun_program_new (not in this
-        kmrun yet); raises NotImplementedError."""
-        raise NotImplementedError(
-            "Program.thread needs the C API's kmrun_program_new, %s: declare the thread "
-            "in a manifest" % _NOT_IN_C
-        )
-
-    def region(self, *args, **kwargs):
-        """Declares a shared region in code: needs kmrun_program_new (not in
-        this kmrun yet); raises NotImplementedError."""
-        raise NotImplementedError(
-            "Program.region needs the C API's kmrun_program_new, %s: declare the region "
-            "in a manifest" % _NOT_IN_C
-        )
-
-    def __repr__(self):
-        return "<kmrun.Program %r from %r on clusters %s>" % (self.name, self.path, list(self.clusters))
-
-    def __del__(self):
-        h = getattr(self, "_handle", None)
-        if h and _C is not None:
-            self._handle = None
-            _C.kmrun_program_free(h)
+#
+# Program is _program.py's (a program read from a manifest or built in code).
 
 
 # ---- Results ----------------------------------------------------------------
@@ -383,6 +324,7 @@ class Session:
         ``thread=None``: the session's backend."""
         if self._closed:
             raise UsageError("the session is closed")
+        from ._program import Program  # not at the top: _program imports this module
         if not isinstance(program, Program):
             raise TypeError("program must be a kmrun.Program, not %s" % type(program).__name__)
         if thread is not None and not isinstance(thread, str):

@@ -123,7 +123,68 @@ class CommandResult(ctypes.Structure):
     ]
 
 
+class RegionSpec(ctypes.Structure):
+    """kmrun_region_spec."""
+
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("size", ctypes.c_uint64),
+        ("bytes", ctypes.c_void_p),
+        ("nbytes", ctypes.c_size_t),
+    ]
+
+
+class ThreadSpec(ctypes.Structure):
+    """kmrun_thread_spec (its `size` set by kmrun_thread_spec_init)."""
+
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("clusters", ctypes.POINTER(ctypes.c_int)),
+        ("nclusters", ctypes.c_size_t),
+        ("sources", ctypes.POINTER(ctypes.c_char_p)),
+        ("nsources", ctypes.c_size_t),
+        ("regions", ctypes.POINTER(RegionSpec)),
+        ("nregions", ctypes.c_size_t),
+        ("shared", ctypes.POINTER(ctypes.c_char_p)),
+        ("nshared", ctypes.c_size_t),
+        ("words", ctypes.POINTER(ctypes.c_uint32)),
+        ("nwords", ctypes.c_size_t),
+        ("deadline_seconds", ctypes.c_double),
+        ("prefetch", ctypes.c_int),
+        ("ring", ctypes.c_int),
+        ("compiler", ctypes.c_int),
+        ("cflags", ctypes.POINTER(ctypes.c_char_p)),
+        ("ncflags", ctypes.c_size_t),
+    ]
+
+
+class Serve(ctypes.Structure):
+    """kmrun_serve."""
+
+    _fields_ = [("core", ctypes.c_int), ("cluster", ctypes.c_int), ("x280_core", ctypes.c_int)]
+
+
+class CommandSpec(ctypes.Structure):
+    """kmrun_command_spec (its `size` set by kmrun_command_spec_init)."""
+
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("handler", ctypes.c_char_p),
+        ("first", ctypes.c_uint32),
+        ("count", ctypes.c_uint32),
+        ("args", ctypes.POINTER(ctypes.c_uint32)),
+        ("nargs", ctypes.c_size_t),
+        ("result", ctypes.c_bool),
+        ("exclusive", ctypes.c_bool),
+        ("wait", ctypes.c_bool),
+    ]
+
+
 BACKENDS = {"sim": 0, "host": 1, "card": 2}
+PREFETCH = {"default": 0, "keep": 1}
+RING = {"remote": 0, "cached": 1}
+COMPILERS = {"gcc": 0, "clang": 1}
+PULL_MODES = {"count": 0, "log": 1, "replay": 2}
 
 _P = ctypes.POINTER
 _ERR = _P(_P(Error))
@@ -141,6 +202,30 @@ _FUNCTIONS = {
     "kmrun_program_name": (ctypes.c_char_p, [_P(Program)]),
     "kmrun_program_clusters": (ctypes.c_size_t, [_P(Program)]),
     "kmrun_program_cluster": (ctypes.c_int, [_P(Program), ctypes.c_size_t]),
+    # Programs built in code.
+    "kmrun_program_new": (_STATUS, [ctypes.c_char_p, _P(_P(Program)), _ERR]),
+    "kmrun_program_set_root": (_STATUS, [_P(Program), ctypes.c_char_p, _ERR]),
+    "kmrun_program_kernels": (
+        _STATUS,
+        [_P(Program), _P(ctypes.c_char_p), ctypes.c_size_t, _P(ctypes.c_char_p), ctypes.c_size_t,
+         _P(ctypes.c_char_p), ctypes.c_size_t, _ERR],
+    ),
+    "kmrun_program_region": (
+        _STATUS,
+        [_P(Program), ctypes.c_char_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t, _ERR],
+    ),
+    "kmrun_thread_spec_init": (None, [_P(ThreadSpec)]),
+    "kmrun_program_thread": (_STATUS, [_P(Program), _P(ThreadSpec), _ERR]),
+    "kmrun_program_ports": (_STATUS, [_P(Program), _P(Serve), ctypes.c_size_t, _ERR]),
+    "kmrun_program_pull": (
+        _STATUS,
+        [_P(Program), ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int, ctypes.c_char_p, _ERR],
+    ),
+    "kmrun_command_spec_init": (None, [_P(CommandSpec)]),
+    "kmrun_program_command": (_STATUS, [_P(Program), _P(CommandSpec), _ERR]),
+    "kmrun_program_set_x280_mhz": (_STATUS, [_P(Program), ctypes.c_uint, _ERR]),
+    "kmrun_program_set_check_handover": (_STATUS, [_P(Program), ctypes.c_bool, _ERR]),
+    "kmrun_program_check": (_STATUS, [_P(Program), _ERR]),
     "kmrun_session_opts_init": (None, [_P(SessionOpts)]),
     "kmrun_session_open": (_STATUS, [_P(SessionOpts), _P(_P(Session)), _ERR]),
     "kmrun_session_close": (None, [_P(Session)]),

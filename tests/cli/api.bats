@@ -48,6 +48,65 @@ int main(int argc, char **argv)
 }
 C
     build_api "$BATS_FILE_TMPDIR/api_json.c" "$BATS_FILE_TMPDIR/api_json"
+    # api_code 01|02: programs/01_hello or 02_parallel_sum built in code
+    # (kmrun_program_new, its root the program's folder; 02's region as
+    # bytes in memory), run as api_json runs a manifest.
+    cat >"$BATS_FILE_TMPDIR/api_code.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kmrun.h"
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    bool hello = strcmp(argv[1], "01") == 0;
+    kmrun_program *p = NULL;
+    kmrun_session *s = NULL;
+    kmrun_run *r = NULL;
+    kmrun_error *e = NULL;
+    static const int clusters[] = {1};
+    static const uint32_t words[] = {7, 6};
+    const char *source = hello ? "thread/hello.c" : "thread/sum.c";
+    size_t n = 1 << 20;
+    uint32_t *fill = malloc(n);
+    for (size_t i = 0; i < n / 4; i++)
+        fill[i] = 0x9e3779b9u;
+    kmrun_region_spec region = {.name = hello ? "out" : "data", .size = hello ? 4096 : 0,
+                                .bytes = hello ? NULL : fill, .nbytes = hello ? 0 : n};
+    kmrun_thread_spec t;
+    kmrun_thread_spec_init(&t);
+    t.clusters = clusters, t.nclusters = 1;
+    t.sources = &source, t.nsources = 1;
+    t.regions = &region, t.nregions = 1;
+    t.words = words, t.nwords = hello ? 2 : 0;
+    t.deadline_seconds = 1;
+    kmrun_status st = kmrun_program_new(hello ? "hello" : "parallel_sum", &p, &e);
+    if (st == KMRUN_OK)
+        st = kmrun_program_set_root(p, argv[2], &e);
+    if (st == KMRUN_OK)
+        st = kmrun_program_thread(p, &t, &e);
+    free(fill);
+    if (st == KMRUN_OK)
+        st = kmrun_session_open(NULL, &s, &e);
+    if (st == KMRUN_OK)
+        st = kmrun_session_load(s, p, &r, &e);
+    if (st == KMRUN_OK)
+        st = kmrun_run_wait(r, 0, &e);
+    if (st == KMRUN_OK) {
+        printf("%s\n", kmrun_run_json(r));
+        st = kmrun_run_ok(r) ? KMRUN_OK : KMRUN_FAILED;
+    } else {
+        fprintf(stderr, "api_code: %s\n", kmrun_error_message(e));
+    }
+    kmrun_error_free(e);
+    kmrun_run_free(r);
+    kmrun_session_close(s);
+    kmrun_program_free(p);
+    return (int)st;
+}
+C
+    build_api "$BATS_FILE_TMPDIR/api_code.c" "$BATS_FILE_TMPDIR/api_code"
     # The man page's example, as its source has it (\e is a backslash).
     awk '/^\.Sh EXAMPLES/ { on = 1; next } on && /^\.Bd -literal$/ { lit = 1; next }
          lit && /^\.Ed$/ { exit } lit { print }' "$KMRUN_TOP/man/kmrun.3" |
@@ -92,6 +151,32 @@ same_json() {
     same_json programs/02_parallel_sum/program.yaml
     [ "$(field '.threads[0].state')" = returned ]
     [ "$(field '.regions[0].name')" = data ]
+}
+
+# same_code NN MANIFEST: the program built in code (api_code NN) gives
+# kmrun run's JSON of the manifest but for run, run_dir and wall_seconds,
+# and its run folder is one kmrun read-region reads.
+same_code() {
+    run_json "$KMRUN_TOP/$2"
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    local cli=$output
+    KMRUN_RUNS=$runs run --separate-stderr "$BATS_FILE_TMPDIR/api_code" "$1" "$KMRUN_TOP/${2%/*}"
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    [ -z "$stderr" ]
+    diff -u <(stable "$cli") <(stable "$output")
+    local id region
+    id=$(jq -r .run <<<"$output") region=$(jq -r '.regions[0].name' <<<"$output")
+    [ -n "$region" ] && [ "$region" != null ]
+    diff <(kmrun read-region --run-dir "$runs" --run "$id" --format u32 "$region") \
+        <(kmrun read-region --run-dir "$runs" --run "$(jq -r .run <<<"$cli")" --format u32 "$region")
+}
+
+@test "api: 01_hello built in code gives its manifest's run JSON, and a run folder read-region reads" {
+    same_code 01 programs/01_hello/program.yaml
+}
+
+@test "api: 02_parallel_sum built in code (its region as bytes in memory) gives its manifest's run JSON" {
+    same_code 02 programs/02_parallel_sum/program.yaml
 }
 
 @test "api: on the host fallback, the results and regions kmrun run --thread host gives" {

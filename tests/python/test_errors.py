@@ -174,14 +174,6 @@ class Refusals(unittest.TestCase):
                     self.assertEqual(run.thread_result().code, 0)
             self.assertTrue(any("warning: #warning from the source" in l for l in lines), lines)
 
-    def test_not_in_this_kmrun(self):
-        with self.assertRaisesRegex(NotImplementedError, "kmrun_program_new"):
-            km.Program("frame", kernels="kernels/")
-        with self.assertRaisesRegex(NotImplementedError, "kmrun_program_new"):
-            self.program.thread(cluster=1, sources=["a.c"])
-        with self.assertRaisesRegex(NotImplementedError, "kmrun_program_new"):
-            self.program.region("data", 4096)
-
     def test_library_not_found(self):
         env = dict(os.environ, KMRUN_LIBRARY="/nonexistent/libkmrun.so", PYTHONPATH=s.PYTHON_DIR)
         p = subprocess.run(
