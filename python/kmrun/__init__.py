@@ -14,7 +14,7 @@ ctypes.  Pure Python, the standard library only (numpy is never needed).
 The promise: the names are the spec's (Program, Session, Run, ThreadRun,
 ThreadResult, ThreadFailed); every failure is a KmrunError with kmrun's
 exit code as ``.status`` and kmrun's message; what the C API does not have
-yet (a Python host_fallback) raises NotImplementedError that says so.  A program
+yet raises NotImplementedError that says so.  A program
 is read from a manifest or built in code, as the spec writes it:
 
     program = km.Program("hello", root="programs/01_hello")
@@ -26,6 +26,7 @@ checkout's build/lib, the installation's lib folder, the linker's).
 from .errors import (
     BuildError,
     CommandTimeout,
+    FallbackError,
     InternalError,
     KmrunError,
     LibraryNotFound,
@@ -35,10 +36,11 @@ from .errors import (
 )
 from ._core import _C, CommandResult, Regions, Run, Session, ThreadResult, ThreadRun
 from ._program import Program, Thread
+from ._fallback import FallbackRun
 
 for _cls in (Program, Thread, Session, Run, ThreadRun, Regions, ThreadResult, CommandResult,
              KmrunError, UsageError, BuildError, SystemError_, InternalError, LibraryNotFound,
-             ThreadFailed, CommandTimeout):
+             ThreadFailed, CommandTimeout, FallbackError, FallbackRun):
     _cls.__module__ = __name__  # help() and reprs say kmrun.Session, not kmrun._core
 del _cls
 
@@ -65,6 +67,8 @@ __all__ = [
     "LibraryNotFound",
     "ThreadFailed",
     "CommandTimeout",
+    "FallbackError",
+    "FallbackRun",
     "__version__",
     "api_version",
 ]

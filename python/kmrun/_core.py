@@ -184,6 +184,34 @@ def _u32(value, what):
     return value
 
 
+def _command(handler, first, count, args, result, exclusive):
+    """A kmrun_command from Run.submit's arguments, each checked."""
+    c = _lib.Command()
+    _C.kmrun_command_init(ctypes.byref(c), None)
+    c.handler = _name(handler, "the handler's name")
+    c.first = _u32(first, "first")
+    c.count = _u32(count, "count")
+    if isinstance(args, (str, bytes)) or not hasattr(args, "__iter__"):
+        raise TypeError("args must be a sequence of ints, not %s" % type(args).__name__)
+    args = list(args)
+    if len(args) > 10:
+        raise UsageError("%d args (expected at most 10, a0 to a9)" % len(args))
+    for i, a in enumerate(args):
+        c.args[i] = _u32(a, "args[%d]" % i)
+    c.nargs = len(args)
+    c.result = _flag(result, "result")
+    c.exclusive = _flag(exclusive, "exclusive")
+    return c
+
+
+def _handle(handle):
+    if isinstance(handle, bool) or not isinstance(handle, int):
+        raise TypeError("a command's handle must be an int, not %s" % type(handle).__name__)
+    if handle <= 0:
+        raise UsageError("no command %d in this run (handles start at 1)" % handle)
+    return handle
+
+
 # ---- Sessions ---------------------------------------------------------------
 
 
@@ -342,6 +370,7 @@ class Session:
         h = self._open(backend)
         out = ctypes.POINTER(_lib.Run)()
         try:
+            program._fallback_error = None
             self._hooks.call(_C.kmrun_session_load, h, program._handle, ctypes.byref(out))
         except BaseException:
             if out:  # loaded, but a callback raised: not a run of the caller's
@@ -492,6 +521,16 @@ class Run:
     def _live(self):
         return self._h.live()
 
+    def _c(self, fn, *args):
+        """The C call with the session's callbacks armed; then what a host
+        fallback given as a function raised meanwhile (FallbackError)."""
+        try:
+            self._hooks.call(fn, *args)
+        finally:
+            e, self.program._fallback_error = self.program._fallback_error, None
+            if e is not None:
+                raise e
+
     def _stopped_or_raise(self, what):
         h = self._live()
         if not _C.kmrun_run_stopped(h):
@@ -508,7 +547,7 @@ class Run:
         raise ThreadFailed (thread_results does); SystemError_ when the
         session's wall timeout cut the run short."""
         t = _seconds(timeout, "timeout", 0.0)
-        self._hooks.call(_C.kmrun_run_stop, self._live(), t)
+        self._c(_C.kmrun_run_stop, self._live(), t)
 
     def wait_all(self, timeout=None):
         """Runs the program as ``kmrun run --timeout`` does: until every
@@ -517,7 +556,7 @@ class Run:
         the run's start (None: the largest deadline and 1 s, or 10 s);
         then the run has stopped."""
         t = _seconds(timeout, "timeout", 0.0)
-        self._hooks.call(_C.kmrun_run_wait, self._live(), t)
+        self._c(_C.kmrun_run_wait, self._live(), t)
 
     def _result_of(self, i):
         r = _lib.ThreadResult()
@@ -534,7 +573,7 @@ class Run:
         ``.results`` every thread's, ``.detail`` kmrun's message).  The
         kernel runs on: commands can still be submitted until stop()."""
         t = _seconds(timeout, "timeout", 0.0)
-        self._hooks.call(_C.kmrun_run_thread_results, self._live(), t)
+        self._c(_C.kmrun_run_thread_results, self._live(), t)
         out, details = {}, {}
         for i, c in enumerate(self.program.clusters):
             out[c], details[c] = self._result_of(i)
@@ -552,7 +591,7 @@ class Run:
             raise UsageError("program %r has no thread: it has no thread result" % self.program.name)
         t = _seconds(timeout, "timeout", 0.0)
         r = _lib.ThreadResult()
-        self._hooks.call(_C.kmrun_run_thread_result, self._live(), 0, t, ctypes.byref(r))
+        self._c(_C.kmrun_run_thread_result, self._live(), 0, t, ctypes.byref(r))
         result = ThreadResult._from_c(r)
         if result.failed:
             others = {}
@@ -573,41 +612,20 @@ class Run:
         `result`: the event carries the leader's result word.  UsageError
         for an unknown handler (with the nearest name), a group outside the
         grid, too many args, after the stop."""
-        c = _lib.Command()
-        _C.kmrun_command_init(ctypes.byref(c), None)
-        c.handler = _name(handler, "the handler's name")
-        c.first = _u32(first, "first")
-        c.count = _u32(count, "count")
-        if isinstance(args, (str, bytes)) or not hasattr(args, "__iter__"):
-            raise TypeError("args must be a sequence of ints, not %s" % type(args).__name__)
-        args = list(args)
-        if len(args) > 10:
-            raise UsageError("%d args (expected at most 10, a0 to a9)" % len(args))
-        for i, a in enumerate(args):
-            c.args[i] = _u32(a, "args[%d]" % i)
-        c.nargs = len(args)
-        c.result = _flag(result, "result")
-        c.exclusive = _flag(exclusive, "exclusive")
+        c = _command(handler, first, count, args, result, exclusive)
         handle = ctypes.c_uint64()
-        self._hooks.call(_C.kmrun_run_submit, self._live(), ctypes.byref(c), ctypes.byref(handle))
+        self._c(_C.kmrun_run_submit, self._live(), ctypes.byref(c), ctypes.byref(handle))
         return handle.value
-
-    def _handle(self, handle):
-        if isinstance(handle, bool) or not isinstance(handle, int):
-            raise TypeError("a command's handle must be an int, not %s" % type(handle).__name__)
-        if handle <= 0:
-            raise UsageError("no command %d in this run (handles start at 1)" % handle)
-        return handle
 
     def wait(self, handle, timeout=1.0):
         """Runs until command `handle` has its event and returns it (a
         CommandResult); raises CommandTimeout when it has none within
         `timeout` seconds (modeled on the simulated card) — the run goes
         on.  After the stop: the command's event as the stop left it."""
-        handle = self._handle(handle)
+        handle = _handle(handle)
         t = _seconds(timeout, "timeout", 1.0)
         c = _lib.CommandResult()
-        self._hooks.call(_C.kmrun_run_wait_command, self._live(), handle, t, ctypes.byref(c))
+        self._c(_C.kmrun_run_wait_command, self._live(), handle, t, ctypes.byref(c))
         if not c.ended:
             raise CommandTimeout(handle, t)
         return CommandResult._from_c(handle, c)
@@ -616,9 +634,9 @@ class Run:
         """One look of the host (1 us of modeled time on the simulated
         card), then command `handle`'s event (a CommandResult), or None
         while it has none."""
-        handle = self._handle(handle)
+        handle = _handle(handle)
         c = _lib.CommandResult()
-        self._hooks.call(_C.kmrun_run_poll, self._live(), handle, ctypes.byref(c))
+        self._c(_C.kmrun_run_poll, self._live(), handle, ctypes.byref(c))
         return CommandResult._from_c(handle, c) if c.ended else None
 
     @property

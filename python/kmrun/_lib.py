@@ -180,6 +180,26 @@ class CommandSpec(ctypes.Structure):
     ]
 
 
+class FallbackArgs(ctypes.Structure):
+    """kmrun_fallback_args."""
+
+    _fields_ = [
+        ("cluster", ctypes.c_int),
+        ("nregions", ctypes.c_uint),
+        ("regions", ctypes.POINTER(ctypes.c_void_p)),
+        ("region_bytes", ctypes.POINTER(ctypes.c_size_t)),
+        ("region_names", ctypes.POINTER(ctypes.c_char_p)),
+        ("words", ctypes.POINTER(ctypes.c_uint32)),
+        ("nwords", ctypes.c_uint),
+        ("run", ctypes.c_void_p),
+    ]
+
+
+# kmrun_host_fallback
+FALLBACK = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(FallbackArgs),
+                            ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint),
+                            ctypes.c_void_p)
+
 BACKENDS = {"sim": 0, "host": 1, "card": 2}
 PREFETCH = {"default": 0, "keep": 1}
 RING = {"remote": 0, "cached": 1}
@@ -216,6 +236,14 @@ _FUNCTIONS = {
     ),
     "kmrun_thread_spec_init": (None, [_P(ThreadSpec)]),
     "kmrun_program_thread": (_STATUS, [_P(Program), _P(ThreadSpec), _ERR]),
+    "kmrun_program_host_fallback": (
+        _STATUS, [_P(Program), ctypes.c_int, FALLBACK, ctypes.c_void_p, _ERR]),
+    "kmrun_fallback_submit": (_STATUS, [ctypes.c_void_p, _P(Command), _P(ctypes.c_uint64), _ERR]),
+    "kmrun_fallback_wait": (
+        _STATUS, [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_double, _P(CommandResult), _ERR]),
+    "kmrun_fallback_poll": (
+        _STATUS, [ctypes.c_void_p, ctypes.c_uint64, _P(CommandResult), _ERR]),
+    "kmrun_fallback_stop_requested": (ctypes.c_bool, [ctypes.c_void_p]),
     "kmrun_program_ports": (_STATUS, [_P(Program), _P(Serve), ctypes.c_size_t, _ERR]),
     "kmrun_program_pull": (
         _STATUS,

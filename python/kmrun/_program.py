@@ -157,7 +157,8 @@ class Program:
         self.path = None
         self.name = name
         self.threads = []
-        self.host_fallback = None
+        self._fallbacks = {}  # cluster: the installed function (kmrun._fallback)
+        self._fallback_error = None
         if root is not None:
             _call(_C.kmrun_program_set_root, handle, _path(root, "root"))
         if kernels is not None or handlers is not None or kernel_cflags is not None:
@@ -184,7 +185,27 @@ class Program:
         self.path = os.fsdecode(raw)
         self.name = _text(_C.kmrun_program_name(handle))
         self.threads = []
+        self._fallbacks = {}
+        self._fallback_error = None
         return self
+
+    def set_host_fallback(self, cluster, fn):
+        """The thread on `cluster` (on every cluster it is declared on)
+        runs `fn` as its host fallback when loaded with ``thread="host"``:
+        ``fn(regions, words, run) -> (code, words)``, the spec's.  Each
+        region is a writable uint32 array over the thread's own copy (a
+        numpy array when numpy can be imported, else a memoryview cast to
+        'I'), valid during the call, ids in order (own regions, then
+        shared ones); `words` a tuple of ints; `run` a FallbackRun, the
+        thread's own ring (submit, wait, poll, stop_requested).  It returns
+        the thread's code and up to 48 result words.  One that raises or
+        returns another shape ends the thread with code -1, and the host's
+        next call on the run raises FallbackError.  None: the sources
+        again.  Works for a program read from a manifest too."""
+        from ._fallback import install  # not at the top: _fallback imports _core
+        if fn is not None and not callable(fn):
+            raise TypeError("host_fallback must be callable or None, not %s" % type(fn).__name__)
+        install(self, _int(cluster, "cluster"), fn)
 
     @property
     def clusters(self):
@@ -222,8 +243,9 @@ class Program:
         array}``, its own regions (ids 0.. in this order); shared: names of
         program regions (ids after its own); words: its words (unsigned
         32-bit ints, at most 64); deadline: seconds for the whole thread
-        (None: none); host_fallback: the same function in Python, kept on
-        the Thread; prefetch ("default" or "keep"), ring ("remote" or
+        (None: none); host_fallback: the same function in Python,
+        ``host_fallback(regions, words, run) -> (code, words)``, which the
+        host backend runs instead of the sources (set_host_fallback); prefetch ("default" or "keep"), ring ("remote" or
         "cached"), compiler ("gcc" or "clang"), cflags: as a manifest's."""
         if cluster is not None and clusters is not None:
             raise UsageError("both cluster= and clusters= given (expected one of them)")
@@ -281,6 +303,8 @@ class Program:
         t.compiler = _choice(compiler, _lib.COMPILERS, "compiler")
         t.cflags, t.ncflags = flags_c, len(keep_flags)
         _call(_C.kmrun_program_thread, self._handle, ctypes.byref(t))
+        if host_fallback is not None and clusters:
+            self.set_host_fallback(clusters[0], host_fallback)
         made = [Thread(c, list(sources) if not isinstance(sources, (str, os.PathLike)) else [sources],
                        dict(regions), list(shared or []), tuple(words), deadline, host_fallback)
                 for c in clusters]

@@ -15,6 +15,7 @@ __all__ = [
     "LibraryNotFound",
     "ThreadFailed",
     "CommandTimeout",
+    "FallbackError",
 ]
 
 FAILED, USAGE, BUILD, SYSTEM, INTERNAL = 1, 2, 3, 4, 5
@@ -95,6 +96,17 @@ class CommandTimeout(KmrunError, TimeoutError):
         )
         self.handle = handle
         self.timeout = timeout
+
+
+class FallbackError(KmrunError):
+    """A thread's host fallback given as a Python function raised, or
+    returned anything but ``(code, words)``: ``cluster`` is its thread's,
+    and ``__cause__`` what it raised.  The thread ended with code -1."""
+
+    def __init__(self, cluster, reason):
+        super().__init__("the host fallback of the thread on cluster %d %s" % (cluster, reason),
+                         FAILED)
+        self.cluster = cluster
 
 
 _BY_STATUS = {USAGE: UsageError, BUILD: BuildError, SYSTEM: SystemError_, INTERNAL: InternalError}
