@@ -446,6 +446,8 @@ typedef struct kmrun_fallback_args {
     void *const *regions;              /* each region's bytes, writable, valid during the call */
     const size_t *region_bytes;
     const char *const *region_names;
+    const unsigned *region_banks;      /* where each is in DRAM: its bank, */
+    const uint64_t *region_addresses;  /* and its address in the bank */
     const uint32_t *words;             /* the program's words */
     unsigned nwords;
     kmrun_fallback_run *run;
@@ -477,6 +479,13 @@ kmrun_status kmrun_fallback_wait(kmrun_fallback_run *run, uint64_t handle, doubl
 kmrun_status kmrun_fallback_poll(kmrun_fallback_run *run, uint64_t handle,
                                  kmrun_command_result *out, kmrun_error **err);
 bool kmrun_fallback_stop_requested(const kmrun_fallback_run *run);
+/* The hand-overs of region `id`, as kmx_flush and kmx_invalidate: what
+ * the function wrote to DRAM (before a Tensix handler reads it), and what
+ * DRAM holds into the thread's copy (after one wrote it).  The copy is
+ * what the thread's cache would hold: a hand-over left out here breaks as
+ * it would on the card.  KMRUN_USAGE for an id the thread does not have. */
+kmrun_status kmrun_fallback_flush(kmrun_fallback_run *run, unsigned id, kmrun_error **err);
+kmrun_status kmrun_fallback_invalidate(kmrun_fallback_run *run, unsigned id, kmrun_error **err);
 
 void kmrun_run_free(kmrun_run *r);
 

@@ -211,6 +211,8 @@ typedef struct kmx_host_fallback_io {
     uint32_t cluster;
     void *region[KMX_MAX_REGIONS]; /* the thread's copies, by region id */
     uint64_t bytes[KMX_MAX_REGIONS];
+    uint32_t bank[KMX_MAX_REGIONS];     /* where each is in DRAM (kmx_region_address) */
+    uint64_t address[KMX_MAX_REGIONS];
     uint32_t nregions;
     const uint32_t *words; /* the program's words */
     uint32_t nwords;
@@ -222,6 +224,10 @@ typedef struct kmx_host_fallback_io {
     int (*poll)(km_event_t *event);
     uint64_t (*time)(void);
     int (*stop_requested)(void);
+    /* The hand-overs, as kmx_flush and kmx_invalidate: the copy's lines
+     * to DRAM, and DRAM's into the copy. */
+    int (*flush)(uint32_t id);
+    int (*invalidate)(uint32_t id);
     /* What the call gives back: the result words (kmx_result's), and its
      * code (kmx_main's return) as the hook's return value. */
     uint32_t out[KMX_MAX_RESULT_WORDS];

@@ -58,8 +58,10 @@ static int call(void *ctx, kmx_host_fallback_io *io)
     const char *names[KMX_MAX_REGIONS] = {0};
     unsigned nnames = t ? region_names(t, names) : 0;
     size_t bytes[KMX_MAX_REGIONS];
+    unsigned banks[KMX_MAX_REGIONS];
     for (uint32_t i = 0; i < io->nregions; i++) {
         bytes[i] = (size_t)io->bytes[i];
+        banks[i] = io->bank[i];
         if (i >= nnames)
             names[i] = "";
     }
@@ -70,6 +72,8 @@ static int call(void *ctx, kmx_host_fallback_io *io)
         .regions = io->region,
         .region_bytes = bytes,
         .region_names = names,
+        .region_banks = banks,
+        .region_addresses = io->address,
         .words = io->words,
         .nwords = io->nwords,
         .run = &run,
@@ -260,4 +264,27 @@ kmrun_status kmrun_fallback_poll(kmrun_fallback_run *run, uint64_t handle,
 bool kmrun_fallback_stop_requested(const kmrun_fallback_run *run)
 {
     return run && run->io->stop_requested();
+}
+
+static kmrun_status hand_over(kmrun_fallback_run *run, unsigned id, bool flush, kmrun_error **err)
+{
+    clear(err);
+    const char *fn = flush ? "kmrun_fallback_flush" : "kmrun_fallback_invalidate";
+    if (!run)
+        return km_api_usage(err, "%s: the run is NULL", fn);
+    if (id >= run->io->nregions)
+        return km_api_usage(err, "%s: the thread on cluster %u has no region %u (it has %u)", fn,
+                            run->io->cluster, id, run->io->nregions);
+    int rc = flush ? run->io->flush(id) : run->io->invalidate(id);
+    return rc == KMX_OK ? KMRUN_OK : ring_failed(rc, fn, err);
+}
+
+kmrun_status kmrun_fallback_flush(kmrun_fallback_run *run, unsigned id, kmrun_error **err)
+{
+    return hand_over(run, id, true, err);
+}
+
+kmrun_status kmrun_fallback_invalidate(kmrun_fallback_run *run, unsigned id, kmrun_error **err)
+{
+    return hand_over(run, id, false, err);
 }

@@ -13,14 +13,18 @@ ctypes.  Pure Python, the standard library only (numpy is never needed).
 
 The promise: the names are the spec's (Program, Session, Run, ThreadRun,
 ThreadResult, ThreadFailed); every failure is a KmrunError with kmrun's
-exit code as ``.status`` and kmrun's message; what the C API does not have
-yet raises NotImplementedError that says so.  A program
-is read from a manifest or built in code, as the spec writes it:
+exit code as ``.status`` and kmrun's message.  A program is read from a
+manifest or built in code, as the spec writes it, and a thread's host
+fallback may be a Python function:
 
     program = km.Program("hello", root="programs/01_hello")
     program.thread(cluster=1, sources=["thread/hello.c"], regions={"out": 4096},
-                   words=[7, 6], deadline=1.0)  The library is found as kmrun._lib says (KMRUN_LIBRARY, the
-checkout's build/lib, the installation's lib folder, the linker's).
+                   words=[7, 6], deadline=1.0, host_fallback=hello)
+
+While a run goes the host steers it: run.submit, run.wait and run.poll on
+the host ring, run.thread_result, run.stop.  The library is found as
+kmrun._lib says (KMRUN_LIBRARY, the checkout's build/lib, the
+installation's lib folder, the linker's).
 """
 
 from .errors import (

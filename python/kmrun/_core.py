@@ -6,11 +6,10 @@ Program is _program.py's.
 
 The promise: each object is a thin, owned handle over its C counterpart
 (freed by close() or when it is collected, in an order the C API allows);
-nothing of a run is read before its stop; every refusal is a KmrunError
-whose message names what is refused (kmrun's own message where the C API
-gives one); a wrong type is a TypeError; no call crashes or hangs.  What
-the C API does not have yet raises NotImplementedError saying what is
-missing, never a stand-in.
+nothing of a run but a thread's result is read before its stop; every
+refusal is a KmrunError whose message names what is refused (kmrun's own
+message where the C API gives one); a wrong type is a TypeError; no call
+crashes or hangs.
 """
 
 import ctypes
@@ -26,7 +25,6 @@ from .errors import CommandTimeout, KmrunError, ThreadFailed, UsageError, error_
 
 _C = _lib.load()
 
-_NOT_IN_C = "not in this kmrun yet"
 
 
 def _text(b):

@@ -19,7 +19,7 @@ import ctypes
 
 from . import _lib
 from ._core import _C, CommandResult, _call, _command, _handle, _seconds, _text
-from .errors import CommandTimeout, FallbackError
+from .errors import CommandTimeout, FallbackError, UsageError
 
 _numpy = None
 
@@ -46,21 +46,59 @@ class FallbackRun:
     ``submit(handler, first=0, count=120, args=(), result=False)`` ->
     handle; ``wait(handle, timeout=1.0)`` -> CommandResult, or raises
     CommandTimeout after `timeout` seconds of the thread's clock;
-    ``poll(handle)`` -> CommandResult or None; ``stop_requested``.  After
+    ``poll(handle)`` -> CommandResult or None; ``stop_requested``;
+    ``region_address(id or name)`` -> ``(bank, bank address)``;
+    ``flush(region)`` and ``invalidate(region)``, the hand-overs: the
+    regions are the thread's copies, as its cache would hold them, so a
+    handler sees what the function wrote only after a flush.  After
     the thread was asked to stop (or its deadline passed) the calls raise
     KmrunError: the function should return."""
 
-    def __init__(self, handle, cluster):
+    def __init__(self, handle, cluster, names=(), places=()):
         self._h = handle
         self.cluster = cluster
+        self._names = list(names)
+        self._places = list(places)
+
+    def _id(self, region):
+        if isinstance(region, str):
+            if region not in self._names:
+                raise UsageError("the thread on cluster %d has no region %r" % (self.cluster, region))
+            region = self._names.index(region)
+        if isinstance(region, bool) or not isinstance(region, int):
+            raise TypeError("a region is its id or its name, not %s" % type(region).__name__)
+        if not 0 <= region < len(self._places):
+            raise UsageError("the thread on cluster %d has no region %d" % (self.cluster, region))
+        return region
+
+    def region_address(self, region):
+        """``(bank, bank address)`` of region `region` (its id, or its
+        name): where a Tensix handler reaches it."""
+        return self._places[self._id(region)]
+
+    def flush(self, region):
+        """kmx_flush of region `region` (id or name): what the function
+        wrote reaches DRAM, where a Tensix handler reads it."""
+        _call(_C.kmrun_fallback_flush, self._h, self._id(region))
+
+    def invalidate(self, region):
+        """kmx_invalidate of region `region` (id or name): what DRAM holds
+        (a Tensix handler wrote it) comes into the thread's copy."""
+        _call(_C.kmrun_fallback_invalidate, self._h, self._id(region))
 
     def submit(self, handler, first=0, count=120, args=(), result=False, exclusive=False):
+        """Submits a command through the thread's ring (kmx_submit) and
+        returns its handle; the arguments as Run.submit's.  UsageError when
+        the ring is full (wait for a command first)."""
         c = _command(handler, first, count, args, result, exclusive)
         handle = ctypes.c_uint64()
         _call(_C.kmrun_fallback_submit, self._h, ctypes.byref(c), ctypes.byref(handle))
         return handle.value
 
     def wait(self, handle, timeout=1.0):
+        """Waits for command `handle`'s event (kmx_wait) and returns it (a
+        CommandResult); CommandTimeout after `timeout` seconds of the
+        thread's clock."""
         handle = _handle(handle)
         t = _seconds(timeout, "timeout", 1.0)
         c = _lib.CommandResult()
@@ -70,6 +108,9 @@ class FallbackRun:
         return CommandResult._from_c(handle, c)
 
     def poll(self, handle):
+        """Command `handle`'s event if it came (a CommandResult), else
+        None, without waiting (kmx_poll; other commands' events are kept
+        for their own wait or poll)."""
         handle = _handle(handle)
         c = _lib.CommandResult()
         _call(_C.kmrun_fallback_poll, self._h, handle, ctypes.byref(c))
@@ -126,7 +167,9 @@ class Installed:
         try:
             regions = [_u32_array(a.regions[i], a.region_bytes[i]) for i in range(a.nregions)]
             words = tuple(a.words[i] for i in range(a.nwords))
-            value = self.fn(regions, words, FallbackRun(a.run, a.cluster))
+            names = [_text(a.region_names[i]) for i in range(a.nregions)]
+            places = [(a.region_banks[i], a.region_addresses[i]) for i in range(a.nregions)]
+            value = self.fn(regions, words, FallbackRun(a.run, a.cluster, names, places))
         except BaseException as e:  # raised by the host's next call on the run
             return self._fail(a.cluster, "raised %s: %s" % (type(e).__name__, e), e)
         shaped, why = _shape(value)

@@ -189,6 +189,8 @@ class FallbackArgs(ctypes.Structure):
         ("regions", ctypes.POINTER(ctypes.c_void_p)),
         ("region_bytes", ctypes.POINTER(ctypes.c_size_t)),
         ("region_names", ctypes.POINTER(ctypes.c_char_p)),
+        ("region_banks", ctypes.POINTER(ctypes.c_uint)),
+        ("region_addresses", ctypes.POINTER(ctypes.c_uint64)),
         ("words", ctypes.POINTER(ctypes.c_uint32)),
         ("nwords", ctypes.c_uint),
         ("run", ctypes.c_void_p),
@@ -244,6 +246,8 @@ _FUNCTIONS = {
     "kmrun_fallback_poll": (
         _STATUS, [ctypes.c_void_p, ctypes.c_uint64, _P(CommandResult), _ERR]),
     "kmrun_fallback_stop_requested": (ctypes.c_bool, [ctypes.c_void_p]),
+    "kmrun_fallback_flush": (_STATUS, [ctypes.c_void_p, ctypes.c_uint, _ERR]),
+    "kmrun_fallback_invalidate": (_STATUS, [ctypes.c_void_p, ctypes.c_uint, _ERR]),
     "kmrun_program_ports": (_STATUS, [_P(Program), _P(Serve), ctypes.c_size_t, _ERR]),
     "kmrun_program_pull": (
         _STATUS,
@@ -296,6 +300,10 @@ def _candidates():
     first is the only one ($KMRUN_LIBRARY)."""
     env = os.environ.get("KMRUN_LIBRARY")
     if env:
+        # A path made absolute: the library finds its data folder beside
+        # the path it was loaded from, which a later chdir must not move.
+        if os.sep in env:
+            env = os.path.abspath(env)
         return [(env, "$KMRUN_LIBRARY")], True
     out = []
     checkout = os.path.normpath(os.path.join(_HERE, "..", "..", "build", "lib", _SO))

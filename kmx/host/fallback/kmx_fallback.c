@@ -41,6 +41,7 @@ int kmx_main(int core)
             break;
         io.region[id] = at;
         io.bytes[id] = bytes;
+        kmx_region_address(id, &io.bank[id], &io.address[id]);
         io.nregions = id + 1;
     }
     io.words = kmx_args_get(&io.nwords);
@@ -49,6 +50,8 @@ int kmx_main(int core)
     io.poll = ring_poll;
     io.time = kmx_time;
     io.stop_requested = kmx_stop_requested;
+    io.flush = kmx_flush;
+    io.invalidate = kmx_invalidate;
     if (!kmx_host_fallback_hook.call) {
         kmx_print("no host fallback function was given for this thread");
         return -1;
