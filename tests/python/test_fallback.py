@@ -43,6 +43,17 @@ class FromHost(unittest.TestCase):
             "card and host fallback agree bit for bit",
         ])
 
+    def test_07_with_its_decision_through_ctypes(self):
+        p = subprocess.run([sys.executable, s.program("programs/07_work_cluster/host.py")],
+                           capture_output=True, env=dict(os.environ))
+        self.assertEqual(p.returncode, 0, p.stderr.decode())
+        words = "[64, 26, 41, 54, 203, 190, 215, 196, 151792353]"
+        self.assertEqual(p.stdout.decode().splitlines(), [
+            "card: returned " + words,
+            "host: returned " + words,
+            "card and Python fallback agree bit for bit",
+        ])
+
     def test_what_the_function_gets(self):
         seen = {}
 
