@@ -249,6 +249,24 @@ EOF
     [[ "$output" == *" returned "* ]] || { echo "$output"; false; }
 }
 
+@test "install: the staged Python package runs 05_from_host, its Python fallback built from the staged data" {
+    staged
+    # The staged package finds the staged library beside it, and the
+    # library its data (kmx_fallback.c among it); a sanitized library's
+    # runtime goes first into the interpreter (tests/python/env.sh).
+    local san
+    san=$(ldd "$P/lib/libkmrun.so" | awk '/lib(asan|ubsan)\.so/ { print $3 }' | paste -sd:)
+    run -0 --separate-stderr env -u KMRUN_DATA -u KMRUN_LIBRARY \
+        PYTHONPATH="$P/lib/python3/dist-packages" PYTHONDONTWRITEBYTECODE=1 \
+        ${san:+LD_PRELOAD=$san ASAN_OPTIONS=detect_leaks=0} \
+        KMRUN_RUNS="$BATS_TEST_TMPDIR/runs" python3 "$KMRUN_TOP/programs/05_from_host/host.py"
+    [ "${lines[2]}" = "card and host fallback agree bit for bit" ] || { echo "$output"; false; }
+    run -0 env PYTHONPATH="$P/lib/python3/dist-packages" PYTHONDONTWRITEBYTECODE=1 \
+        ${san:+LD_PRELOAD=$san ASAN_OPTIONS=detect_leaks=0} \
+        python3 -c 'import kmrun, os; print(os.path.dirname(kmrun.__file__))'
+    [ "$output" = "$P/lib/python3/dist-packages/kmrun" ]
+}
+
 @test "install: a program built with pkg-config --static against the staged libkmrun.a runs without the shared library" {
     staged
     write_program
