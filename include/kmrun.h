@@ -253,8 +253,10 @@ typedef struct kmrun_session_opts {
     /* The hand-over checker (kmrun(1), --check-handover) on. */
     bool check_handover;
     /* Real seconds a run may take before it is cut short (KMRUN_SYSTEM, as
-     * `kmrun run --wall-timeout`); <= 0: no limit; not a number, not
-     * finite or over 1e6: KMRUN_USAGE at the open. */
+     * `kmrun run --wall-timeout`): each call that moves the run's time (a
+     * wait, a poll, the stop), not the host's own time between calls; <= 0:
+     * no limit; not a number, not finite or over 1e6: KMRUN_USAGE at the
+     * open. */
     double wall_timeout_seconds;
     kmrun_callbacks callbacks;
 } kmrun_session_opts;
