@@ -1,13 +1,16 @@
 /* kmrun.h: the kmrun library's public API — a program's host side in C.
  *
  * A program (a manifest, kmrun-program(5), or one built in code with the
- * same rules) is loaded into a session on a
- * backend (the simulated Blackhole, or the host fallback); loading builds
- * its thread images through kmrun's build cache, places the regions, writes
- * the card and starts the threads; waiting runs them to their final states
- * and stops them; then the results, the run JSON (the document `kmrun run`
- * prints) and the regions can be read, and the run folder is written as
- * `kmrun run` writes it, so `kmrun read-region` works after a library run.
+ * same rules; a thread's host fallback may be a function of the host's) is
+ * loaded into a session on a backend (the simulated Blackhole, or the host
+ * fallback); loading builds its thread images through kmrun's build
+ * cache, places the regions, writes the card and starts the threads.
+ * While the run goes the host steers it — commands to the Tensix grid
+ * through the host ring, waited for or polled, a thread's result — until
+ * it stops it (or one wait runs it all, as `kmrun run` does); then the
+ * results, the run JSON (the document `kmrun run` prints) and the regions
+ * can be read, and the run folder is written as `kmrun run` writes it, so
+ * `kmrun read-region` works after a library run.
  *
  * The promise:
  *   - every name here begins kmrun_ or KMRUN_, and this header is the whole
