@@ -176,13 +176,14 @@ static void fate(const kmrun_fallback_run *run, const km_event_t *e, kmrun_comma
     out->microseconds = word ? -1 : (double)e->ticks * 1e6 / (double)BH_TICKS_PER_SECOND;
 }
 
-/* The kept event of `handle`, taken out; false when none is kept. */
-static bool take_kept(kmrun_fallback_run *run, uint64_t handle, km_event_t *e)
+/* The kept event of `handle`, taken out into *out; false when none is
+ * kept. */
+static bool take_kept(kmrun_fallback_run *run, uint64_t handle, kmrun_command_result *out)
 {
     for (unsigned i = 0; i < run->nkept; i++) {
         if (run->kept[i].handle == handle) {
-            *e = run->kept[i];
-            memmove(run->kept + i, run->kept + i + 1, (--run->nkept - i) * sizeof *e);
+            fate(run, &run->kept[i], out);
+            memmove(run->kept + i, run->kept + i + 1, (--run->nkept - i) * sizeof run->kept[0]);
             return true;
         }
     }
@@ -216,11 +217,9 @@ kmrun_status kmrun_fallback_wait(kmrun_fallback_run *run, uint64_t handle, doubl
         st = km_api_timeout(timeout_seconds, 0, &ps, err);
     if (st != KMRUN_OK)
         return st;
-    km_event_t e;
-    if (take_kept(run, handle, &e)) {
-        fate(run, &e, out);
+    if (take_kept(run, handle, out))
         return KMRUN_OK;
-    }
+    km_event_t e;
     uint64_t ticks = ps / (BH_PS_PER_SECOND / BH_TICKS_PER_SECOND);
     uint64_t deadline = run->io->time() + (ticks ? ticks : 1);
     int rc = run->io->wait((uint32_t)handle, deadline, &e);
@@ -239,11 +238,9 @@ kmrun_status kmrun_fallback_poll(kmrun_fallback_run *run, uint64_t handle,
     kmrun_status st = ring_call(run, handle, out, "kmrun_fallback_poll", err);
     if (st != KMRUN_OK)
         return st;
-    km_event_t e;
-    if (take_kept(run, handle, &e)) {
-        fate(run, &e, out);
+    if (take_kept(run, handle, out))
         return KMRUN_OK;
-    }
+    km_event_t e;
     for (;;) {
         int rc = run->io->poll(&e);
         if (rc == KMX_EMPTY)

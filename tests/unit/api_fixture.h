@@ -21,7 +21,7 @@
 static char root[64];
 static char cache[128], runs[128];
 
-static int setup(void **state)
+__attribute__((unused)) static int setup(void **state)
 {
     (void)state;
     strcpy(root, "/tmp/kmrun-api-test.XXXXXX");
@@ -32,7 +32,7 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
+__attribute__((unused)) static int teardown(void **state)
 {
     (void)state;
     char cmd[128];
@@ -41,7 +41,7 @@ static int teardown(void **state)
 }
 
 /* A session on `backend` with the test's folders. */
-static kmrun_session *open_session(kmrun_backend backend, bool folder)
+__attribute__((unused)) static kmrun_session *open_session(kmrun_backend backend, bool folder)
 {
     kmrun_session_opts o;
     kmrun_session_opts_init(&o);
@@ -59,7 +59,7 @@ static kmrun_session *open_session(kmrun_backend backend, bool folder)
     return s;
 }
 
-static kmrun_program *load_program(const char *path)
+__attribute__((unused)) static kmrun_program *load_program(const char *path)
 {
     kmrun_program *p = NULL;
     kmrun_error *e = NULL;
@@ -71,7 +71,7 @@ static kmrun_program *load_program(const char *path)
 
 /* The call returned `st` and set *ep to an error of that status whose
  * message holds `text`; freed (ep: the call's argument is read after it). */
-static void expect_error(kmrun_status got, kmrun_error **ep, kmrun_status st, const char *text)
+__attribute__((unused)) static void expect_error(kmrun_status got, kmrun_error **ep, kmrun_status st, const char *text)
 {
     kmrun_error *e = *ep;
     *ep = NULL;

@@ -18,29 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api_fixture.h"
 #include "kmrun.h"
-
-static char root[64];
-static char cache[128], runs[128];
-
-static int setup(void **state)
-{
-    (void)state;
-    strcpy(root, "/tmp/kmrun-program-test.XXXXXX");
-    if (!mkdtemp(root))
-        return -1;
-    snprintf(cache, sizeof cache, "%s/cache", root);
-    snprintf(runs, sizeof runs, "%s/runs", root);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    return system(cmd) == 0 ? 0 : -1;
-}
 
 static void ok(kmrun_status st, kmrun_error **e, const char *what)
 {
@@ -51,7 +30,7 @@ static void ok(kmrun_status st, kmrun_error **e, const char *what)
 
 /* The call returned `st` and set *ep to an error of that status whose
  * message is `text` exactly, or holds it (prefix '~'); freed. */
-static void expect_error(kmrun_status got, kmrun_error **ep, kmrun_status st, const char *text)
+static void expect_message(kmrun_status got, kmrun_error **ep, kmrun_status st, const char *text)
 {
     kmrun_error *e = *ep;
     *ep = NULL;
@@ -167,7 +146,7 @@ static void hello_in_code_runs_as_its_manifest(void **state)
     free(code);
     free(manifest);
     /* Loaded once: it cannot change any more. */
-    expect_error(kmrun_program_set_x280_mhz(p, 1750, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_set_x280_mhz(p, 1750, &e), &e, KMRUN_USAGE,
                  "program 'hello' has been loaded: it cannot change any more (expected its "
                  "parts added before its first load)");
     kmrun_program_free(p);
@@ -289,101 +268,101 @@ static void each_builder_error_names_its_part(void **state)
     (void)state;
     kmrun_program *p = NULL;
     kmrun_error *e = NULL;
-    expect_error(kmrun_program_new("a/b", &p, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_new("a/b", &p, &e), &e, KMRUN_USAGE,
                  "program: bad name 'a/b' (expected letters, digits, '_', '.' and '-', at most "
                  "64 characters)");
     assert_null(p);
-    expect_error(kmrun_program_new(NULL, &p, &e), &e, KMRUN_USAGE, "~the name is NULL");
+    expect_message(kmrun_program_new(NULL, &p, &e), &e, KMRUN_USAGE, "~the name is NULL");
     p = hello(); /* thread 1 on cluster 1, sources from 01_hello */
     static const int c1[] = {1}, c2[] = {2}, c4[] = {4}, c13[] = {1, 3};
     kmrun_thread_spec t = one(c1);
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: cluster 1 already runs thread 1 (expected one thread per cluster)");
     t = one(c4);
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: bad cluster '4' (expected 1, 2 or 3)");
     t = one(c2);
     t.nclusters = 0;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: missing 'cluster' in a thread (expected cluster: N, or clusters: "
                  "[N, ...])");
     t = one(c2);
     static const char *const shared[] = {"dta"};
     t.shared = shared, t.nshared = 1;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: unknown shared region 'dta' (expected a region of the top-level "
                  "regions)");
     ok(kmrun_program_region(p, "data", 4096, NULL, 0, &e), &e, "region");
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: unknown shared region 'dta' (did you mean 'data'?)");
     t = one(c13);
     t.nclusters = 2;
     static const char *const data[] = {"data"};
     t.shared = data, t.nshared = 1;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: cluster 1 already runs thread 1 (expected one thread per "
                  "cluster)");
     t = one(c2);
     static const char *const missing[] = {"thread/none.c"};
     t.sources = missing;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: cannot read source file 'thread/none.c': No such file or directory");
     t = one(c2);
     t.nsources = 0;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: empty sources (expected at least one source file)");
     t = one(c2);
     uint32_t words[65] = {0};
     t.words = words, t.nwords = 65;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: too many words (expected at most 64)");
     t = one(c2);
     t.deadline_seconds = -1;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: bad deadline '-1' (expected more than 0)");
     t.deadline_seconds = 1e-9;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "~thread 2: bad deadline '1.0000000000000001e-09' (expected a number of seconds");
     t.deadline_seconds = 100000;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: bad deadline '100000' (expected at most 86400 s)");
     t = one(c2);
     t.compiler = (kmrun_compiler)7;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: bad compiler '7' (expected gcc or clang)");
     t = one(c2);
     kmrun_region_spec big[] = {{.name = "big", .size = 5ull << 30}};
     t.regions = big, t.nregions = 1;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: bad size '5368709120' (expected at most 4 GiB)");
     uint8_t five[5] = {0};
     kmrun_region_spec odd[] = {{.name = "odd", .bytes = five, .nbytes = 5}};
     t.regions = odd;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: region 'odd' has 5 bytes of initial contents (expected a multiple of "
                  "4, or a size to pad it to)");
     kmrun_region_spec over[] = {{.name = "over", .size = 4, .bytes = five, .nbytes = 5}};
     t.regions = over;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: bad size '4' of region 'over' (expected at least its 5 bytes of "
                  "initial contents)");
     kmrun_region_spec bad_name[] = {{.name = "no-dash", .size = 4}};
     t.regions = bad_name;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: bad region name 'no-dash' (expected a C identifier of at most 64 "
                  "characters)");
     kmrun_region_spec unnamed[] = {{.size = 4}};
     t.regions = unnamed;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: region 1 has no name (NULL)");
     t = one(c2);
     t.nwords = 2;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "thread 2: words is NULL with a count of more than 0");
     t.size = 8;
-    expect_error(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_thread(p, &t, &e), &e, KMRUN_USAGE,
                  "~invalid kmrun_thread_spec size 8");
-    expect_error(kmrun_program_region(p, "data", 8, NULL, 0, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_region(p, "data", 8, NULL, 0, &e), &e, KMRUN_USAGE,
                  "region 'data': duplicate region 'data' (expected each name once)");
     kmrun_program_free(p);
 }
@@ -393,40 +372,40 @@ static void more_builder_errors(void **state)
     (void)state;
     kmrun_program *p = hello();
     kmrun_error *e = NULL;
-    expect_error(kmrun_program_region(p, "Data", 0, NULL, 0, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_region(p, "Data", 0, NULL, 0, &e), &e, KMRUN_USAGE,
                  "region 'Data': bad size '0' (expected more than 0 bytes)");
-    expect_error(kmrun_program_region(p, "x", 0, "abc", 0, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_region(p, "x", 0, "abc", 0, &e), &e, KMRUN_USAGE,
                  "region 'x': region 'x' has no initial bytes (expected at least 4, or a size)");
-    expect_error(kmrun_program_region(p, "x", 0, NULL, 4, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_region(p, "x", 0, NULL, 4, &e), &e, KMRUN_USAGE,
                  "region 'x': bytes is NULL with a count of 4");
-    expect_error(kmrun_program_set_x280_mhz(p, 1200, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_set_x280_mhz(p, 1200, &e), &e, KMRUN_USAGE,
                  "x280_mhz: bad x280_mhz '1200' (expected 1000 or 1750)");
     static const char *const handlers[] = {"nop"};
     static const char *const sources[] = {"thread/hello.c"};
-    expect_error(kmrun_program_kernels(p, sources, 1, handlers, 1, NULL, 0, &e), &e,
+    expect_message(kmrun_program_kernels(p, sources, 1, handlers, 1, NULL, 0, &e), &e,
                  KMRUN_USAGE,
                  "kernels: handler name 'nop' is a built-in's (expected a name other than nop, "
                  "fill, copy, sum and spend)");
     static const char *const folder[] = {"."};
-    expect_error(kmrun_program_kernels(p, folder, 1, NULL, 0, NULL, 0, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_kernels(p, folder, 1, NULL, 0, NULL, 0, &e), &e, KMRUN_USAGE,
                  "kernels: folder '.' has no C source (expected the handlers' *.c files)");
     kmrun_command_spec c;
     kmrun_command_spec_init(&c);
     c.handler = "colatz";
-    expect_error(kmrun_program_command(p, &c, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_command(p, &c, &e), &e, KMRUN_USAGE,
                  "command 1: unknown handler 'colatz' (expected a handler of kernels or a "
                  "built-in: nop, fill, copy, sum, spend)");
     c.handler = "nop";
     c.first = 100, c.count = 30;
-    expect_error(kmrun_program_command(p, &c, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_command(p, &c, &e), &e, KMRUN_USAGE,
                  "command 1: bad group: cores 100 to 129 (expected first + count at most 120)");
     kmrun_serve serve[] = {{.core = 3, .cluster = 2, .x280_core = 0}};
-    expect_error(kmrun_program_ports(p, serve, 1, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_ports(p, serve, 1, &e), &e, KMRUN_USAGE,
                  "ports: cluster 2 runs no thread (expected one of 1)");
     serve[0].cluster = 1, serve[0].x280_core = 4;
-    expect_error(kmrun_program_ports(p, serve, 1, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_ports(p, serve, 1, &e), &e, KMRUN_USAGE,
                  "ports: bad x280_core '4' (expected 0 to 3)");
-    expect_error(kmrun_program_pull(p, 100, 1, KMRUN_PULL_LOG, "log", &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_pull(p, 100, 1, KMRUN_PULL_LOG, "log", &e), &e, KMRUN_USAGE,
                  "pull: pull log 'log' is not a region of the thread on cluster 1 (expected a "
                  "region every thread has, own or shared)");
     /* The refusals left the program as it was: it still runs. */
@@ -438,7 +417,7 @@ static void more_builder_errors(void **state)
 
     /* A manifest's program cannot change. */
     ok(kmrun_program_load("programs/01_hello/program.yaml", &p, &e), &e, "load");
-    expect_error(kmrun_program_region(p, "x", 4, NULL, 0, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_region(p, "x", 4, NULL, 0, &e), &e, KMRUN_USAGE,
                  "program 'hello' was read from manifest 'programs/01_hello/program.yaml': it "
                  "cannot change (expected a program made by kmrun_program_new)");
     ok(kmrun_program_check(p, &e), &e, "a manifest's check");
@@ -446,9 +425,9 @@ static void more_builder_errors(void **state)
 
     /* The whole program's rules: at the check, and at the load. */
     p = new_program("empty", NULL);
-    expect_error(kmrun_program_check(p, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_check(p, &e), &e, KMRUN_USAGE,
                  "program 'empty': nothing to run (expected at least one thread or one command)");
-    expect_error(kmrun_program_set_root(p, "/nonexistent", &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_program_set_root(p, "/nonexistent", &e), &e, KMRUN_USAGE,
                  "bad root '/nonexistent': No such file or directory (expected a folder)");
     kmrun_session_opts o;
     kmrun_session_opts_init(&o);
@@ -457,7 +436,7 @@ static void more_builder_errors(void **state)
     kmrun_session *s = NULL;
     kmrun_run *r = NULL;
     ok(kmrun_session_open(&o, &s, &e), &e, "open");
-    expect_error(kmrun_session_load(s, p, &r, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_session_load(s, p, &r, &e), &e, KMRUN_USAGE,
                  "program 'empty': nothing to run (expected at least one thread or one command)");
     assert_null(r);
     kmrun_program_free(p);
@@ -469,7 +448,7 @@ static void more_builder_errors(void **state)
                                    {.name = "big", .size = 2ull << 30}};
     t.regions = regions, t.nregions = 2;
     ok(kmrun_program_thread(p, &t, &e), &e, "thread");
-    expect_error(kmrun_session_load(s, p, &r, &e), &e, KMRUN_USAGE,
+    expect_message(kmrun_session_load(s, p, &r, &e), &e, KMRUN_USAGE,
                  "program 'banks': bank 7 is over 4 GiB with region 'a' (expected at most 4 GiB "
                  "a bank, its first 16 MiB and each thread's check line and ring included)");
     kmrun_program_free(p);
