@@ -23,7 +23,12 @@
 #                        -fPIC ($(B)/pic-lib/), which took 27 s of CPU (30 s
 #                        on two busy cores) against 60 s for all of `make`;
 #                        `make test` and `make install` build it
-#   make test            every test; ends with "N passed, N failed"
+#   make test            every test but the long ones, two test programs at
+#                        a time (KMRUN_JOBS=N for N), a progress line as
+#                        each ends; ends with "N passed, N failed"
+#   make test-long       the tests too long for `make test` (tests/long/:
+#                        every example's stats, kmrun check on a stack
+#                        overflow); CI runs it after `make test`
 #   make install         into PREFIX (/usr/local); for packagers, as
 #                        debian/rules or an rpm spec calls it:
 #     DESTDIR=/tmp/stage   staged: every path below is under it (kmrun.pc
@@ -233,7 +238,7 @@ MANDIR ?= $(PREFIX)/share/man
 # The Python package (python/kmrun/: pure Python), Debian's layout for one.
 PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 
-.PHONY: all test install clean print-inc print-% libkmrun FORCE
+.PHONY: all test test-long install clean print-inc print-% libkmrun FORCE
 all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN) $(B)/tests/gdb_fake_server
 
 # Every host object, in its module's include folders (inc_of).
@@ -380,6 +385,9 @@ test: all libkmrun
 	  $(MAKE) --no-print-directory fuzz-build || exit 1; export KMRUN_FUZZ=$(FB); \
 	else echo "fuzz: skipped (no clang with libFuzzer: ./setup installs it)"; fi; \
 	tests/run $(B)
+# The runs too long for `make test` (tests/long/, tests/run says more).
+test-long: all libkmrun
+	KMRUN_TESTS=long tests/run $(B)
 
 include tests/fuzz/fuzz.mk
 

@@ -130,6 +130,7 @@ victim_intact() {
     [ "$status" -eq 0 ]
     before=$(readlink "$runs/latest")
     # A source slow to compile, so that the kill lands in the build.
+    cp "$prog/thread/main.c" "$BATS_TEST_TMPDIR/main.c"
     {
         for i in $(seq 1500); do
             echo "int slow_$i(int x) { for (int k = 0; k < $i; k++) x = x * 31 + k; return x; }"
@@ -156,10 +157,12 @@ victim_intact() {
     [ "$status" -eq 4 ]
     [[ "$stderr" == *"was interrupted"* ]]
     [[ "$stderr" == *"--run $before"* ]]
-    # The run before it is there, by name; a new run is latest again.
+    # The run before it is there, by name; a new run is latest again (of
+    # the first source: a hit in the cache, not the slow compile again).
     run --separate-stderr kmrun read-region --run-dir "$runs" --run "$before" --format u32 \
         --length 4 out
     [ "$status" -eq 0 ]
+    cp "$BATS_TEST_TMPDIR/main.c" "$prog/thread/main.c"
     run --separate-stderr kmrun run --run-dir "$runs" "$prog/program.yaml"
     [ "$status" -eq 0 ]
     run --separate-stderr kmrun read-region --run-dir "$runs" --format u32 --length 4 out
