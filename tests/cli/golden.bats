@@ -45,3 +45,4 @@ same_run() {
 @test "11_pull runs as recorded" { same_run 11_pull program; }
 @test "11_pull one runs as recorded" { same_run 11_pull one; }
 @test "11_pull four runs as recorded" { same_run 11_pull four; }
+@test "12_host_loop runs as recorded (its thread alone)" { same_run 12_host_loop program; }
