@@ -148,7 +148,7 @@ int cmd_build(int argc, char **argv)
         return rc;
     km_cache cache;
     km_error err = {0};
-    rc = cmd_open_cache(&cache, &err);
+    rc = cmd_open_km_cache(&cache, &err);
     progress pr = {0};
     opts.ctx = &pr;
     opts.output = on_output;

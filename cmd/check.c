@@ -233,7 +233,7 @@ int cmd_check(int argc, char **argv)
                      "host fallback cannot run them",
                      p->name);
     if (rc == KM_OK)
-        rc = cmd_open_cache(&cache, &err);
+        rc = cmd_open_km_cache(&cache, &err);
     double started = km_wall_now();
     if (rc == KM_OK)
         rc = cmd_run_backend(p, KM_BACKEND_SIM, &cache, &bo, &ro,

@@ -21,13 +21,41 @@ int cmd_load_manifest(const char *path, km_program **out)
     return rc;
 }
 
+int cmd_load_program(const char *path, kmrun_program **out)
+{
+    kmrun_error *err = NULL;
+    int rc = kmrun_program_load(path, out, &err);
+    if (rc != KMRUN_OK) {
+        const char *detail = kmrun_error_detail(err);
+        if (detail)
+            fputs(detail, stderr);
+        else
+            fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+        kmrun_error_free(err);
+    }
+    return rc;
+}
+
 static void warn_stderr(const char *message, void *ctx)
 {
     (void)ctx;
     fprintf(stderr, "kmrun: warning: %s\n", message);
 }
 
-int cmd_open_cache(km_cache *c, km_error *err)
+int cmd_open_cache(kmrun_cache **out)
+{
+    kmrun_error *err = NULL;
+    int rc = kmrun_cache_open(NULL, out, &err);
+    if (rc != KMRUN_OK) {
+        fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+        kmrun_error_free(err);
+        return rc;
+    }
+    kmrun_cache_set_warning(*out, warn_stderr, NULL);
+    return KMRUN_OK;
+}
+
+int cmd_open_km_cache(km_cache *c, km_error *err)
 {
     int rc = km_cache_open(c, NULL, err);
     c->warn = warn_stderr;

@@ -5,6 +5,12 @@
 
 #include "km_cache.h"
 #include "km_program.h"
+#include "kmrun.h"
+
+/* Loads a manifest (kmrun_program_load); on failure prints every error
+ * (file:line:col, the line, a caret: kmrun_error_detail) or the system
+ * error to stderr and returns its status. */
+int cmd_load_program(const char *path, kmrun_program **out);
 
 /* Loads a manifest; on failure prints every error (file:line:col, the
  * line, a caret) or the system error to stderr and returns its status. */
@@ -15,7 +21,11 @@ int cmd_load_manifest(const char *path, km_program **out);
  * more than one. */
 int cmd_load_one_manifest(const char *command, int argc, char **argv, km_program **out);
 
-/* Opens the default cache; its warnings go to stderr as "kmrun: warning:". */
-int cmd_open_cache(km_cache *c, km_error *err);
+/* Opens the default cache (kmrun_cache_open); its warnings go to stderr as
+ * "kmrun: warning:", and so does a failure to open it (its status). */
+int cmd_open_cache(kmrun_cache **out);
+
+/* The same over the library's cache, for the commands not yet on the API. */
+int cmd_open_km_cache(km_cache *c, km_error *err);
 
 #endif

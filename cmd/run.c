@@ -147,7 +147,7 @@ int cmd_run(int argc, char **argv)
     /* The checker is the simulated card's: said once, before the run. */
     if (backend == KM_BACKEND_HOST && (wants.check_handover || p->check_handover))
         cmd_note_host_handover();
-    rc = cmd_open_cache(&cache, &err);
+    rc = cmd_open_km_cache(&cache, &err);
     if (rc == KM_OK) {
         rc = cmd_run_backend(p, backend, &cache, &bo, &ro, &wants, run_dir, started, &out,
                              &err);

@@ -61,11 +61,22 @@ typedef struct kmrun_error kmrun_error;
 kmrun_status kmrun_error_status(const kmrun_error *e);
 const char *kmrun_error_message(const kmrun_error *e);
 void kmrun_error_free(kmrun_error *e);
+/* The message as kmrun(1) prints it: a manifest's errors each followed by
+ * its source line and a caret under its column, with a newline after the
+ * last; NULL when the error has no positioned lines (then the message is
+ * all there is).  The error's own, valid until kmrun_error_free. */
+const char *kmrun_error_detail(const kmrun_error *e);
 
 /* The library's version (as `kmrun --version` gives it, "0.1.0") and
  * KMRUN_API_VERSION as it was built. */
 const char *kmrun_version(void);
 int kmrun_api_version(void);
+/* The toolchain thread images are built for: its target
+ * ("riscv64-unknown-elf") and the architecture flags every image is
+ * compiled with ("-march=... -mabi=lp64d"), as `kmrun version` prints
+ * them. */
+const char *kmrun_image_target(void);
+const char *kmrun_image_arch(void);
 
 /* ---- Programs ------------------------------------------------------------- */
 
@@ -215,6 +226,12 @@ kmrun_status kmrun_program_set_check_handover(kmrun_program *p, bool on, kmrun_e
 /* The rules of a whole program, as kmrun_session_load checks them
  * first: KMRUN_USAGE with every error.  A manifest's: KMRUN_OK. */
 kmrun_status kmrun_program_check(kmrun_program *p, kmrun_error **err);
+
+/* The program model as one JSON document (as `kmrun validate --json`
+ * prints it): its manifest's path as given (null: built in code), name,
+ * X280 clock, kernels, regions, threads, ports with their dealing, pull
+ * and commands.  Into *json, allocated: the caller frees it with free(). */
+kmrun_status kmrun_program_json(const kmrun_program *p, char **json, kmrun_error **err);
 
 /* ---- Sessions ------------------------------------------------------------- */
 
@@ -488,6 +505,110 @@ kmrun_status kmrun_fallback_flush(kmrun_fallback_run *run, unsigned id, kmrun_er
 kmrun_status kmrun_fallback_invalidate(kmrun_fallback_run *run, unsigned id, kmrun_error **err);
 
 void kmrun_run_free(kmrun_run *r);
+
+/* ---- Run folders -----------------------------------------------------------
+ * What a run leaves after its stop (kmrun(1), "Run folders"): its JSON and
+ * every region copy's bytes, in a folder named by its run id under the
+ * runs folder, `latest` naming the last one written. */
+
+/* The runs folder as kmrun(1) chooses it: `runs_dir` when not NULL (the
+ * --run-dir option), else $KMRUN_RUNS, else .kmrun/runs.  Allocated: free
+ * it with free(); NULL when memory runs out. */
+char *kmrun_runs_folder(const char *runs_dir);
+
+/* The folder of a run (allocated, free()): `run` a run id under the runs
+ * folder, a path to a run folder, or NULL for the latest.  KMRUN_USAGE for
+ * a run that is not there; KMRUN_SYSTEM for a damaged one, or when the
+ * latest cannot be trusted (a run interrupted since it was written). */
+kmrun_status kmrun_run_folder_find(const char *runs_dir, const char *run, char **folder,
+                                   kmrun_error **err);
+
+/* The bytes of region `name` in the run folder `folder`: the copy of the
+ * thread on `cluster` (0: the only cluster that has one; KMRUN_USAGE when
+ * several do, or for a region or cluster the run has not).  *data is
+ * allocated (free()); *got_cluster (may be NULL) says whose copy it is. */
+kmrun_status kmrun_run_folder_read(const char *folder, const char *name, int cluster, void **data,
+                                   size_t *bytes, int *got_cluster, kmrun_error **err);
+
+/* Removes what killed runs left in the runs folder (their half-written
+ * folders); `latest` is left naming the last run written whole. */
+void kmrun_runs_sweep(const char *runs_dir);
+
+/* ---- The build cache ---------------------------------------------------------
+ * The content-addressed cache thread images and kernels are built into
+ * (kmrun(1), "The build cache"): written whole and renamed into place, so
+ * that builds and runs at the same time never see a torn entry. */
+
+typedef struct kmrun_cache kmrun_cache;
+
+/* Opens (creating its folders) the cache at `folder`; NULL: $KMRUN_CACHE,
+ * else $XDG_CACHE_HOME/kmrun, else ~/.cache/kmrun.  KMRUN_SYSTEM when it
+ * cannot be used. */
+kmrun_status kmrun_cache_open(const char *folder, kmrun_cache **out, kmrun_error **err);
+/* Frees the handle; the entries it found or stored stay pinned (kept by
+ * gc and clear) until then. */
+void kmrun_cache_close(kmrun_cache *c);
+/* Where a damaged entry, found and removed (it is rebuilt), is told:
+ * `warn` gets a message (NULL: nobody is told). */
+void kmrun_cache_set_warning(kmrun_cache *c, void (*warn)(const char *message, void *ctx),
+                             void *ctx);
+const char *kmrun_cache_folder(const kmrun_cache *c);
+
+typedef struct kmrun_cache_stats {
+    uint64_t entries, entry_bytes; /* the entries and the bytes of their files */
+    uint64_t records;              /* what compiles included, for the direct mode */
+    uint64_t work_bytes;           /* the build folders */
+    uint64_t hits, misses;         /* lookups counted since the cache was made */
+} kmrun_cache_stats;
+kmrun_status kmrun_cache_stats_get(kmrun_cache *c, kmrun_cache_stats *out, kmrun_error **err);
+
+/* Removes entries, least recently used first, until they take at most
+ * max_bytes (and what killed builds left); *removed counts them, *kept the
+ * entries in use by a build or run, which stay (both may be NULL). */
+kmrun_status kmrun_cache_gc(kmrun_cache *c, uint64_t max_bytes, uint64_t *removed,
+                            uint64_t *kept, kmrun_error **err);
+/* Removes every entry but those in use (*kept counts them; may be NULL). */
+kmrun_status kmrun_cache_clear(kmrun_cache *c, uint64_t *kept, kmrun_error **err);
+
+/* ---- Text as kmrun shows it ----------------------------------------------------
+ * What kmrun shows of a name, a path or a message is printable: a byte
+ * that is not (a control byte, DEL, either byte of a C1 control, a byte
+ * that is not part of well-formed UTF-8) is written as a backslash and
+ * three octal digits ("\033", "\377"), as C and bash's $'...' read them.
+ * A tool built on the library shows what it reads from manifests and run
+ * folders the same way. */
+
+/* Keep newlines and tabs. */
+#define KMRUN_SHOW_LINES 1u
+/* Escape the backslash and the single quote too: inside kmrun_quote's quotes. */
+#define KMRUN_SHOW_QUOTED 2u
+/* The most one character is shown as, with its NUL. */
+#define KMRUN_SHOWN_MAX 12
+
+/* The next character of s[0..len) as it is shown, into out (NUL-ended),
+ * its length into *outlen; returns the bytes of s it covers (1 to 4; 0
+ * only when len is 0). */
+size_t kmrun_show_next(const char *s, size_t len, unsigned how, char out[KMRUN_SHOWN_MAX],
+                       size_t *outlen);
+/* s[0..len) as it is shown, into buf (n bytes, NUL-ended; a text too long
+ * ends in "..."); returns buf. */
+char *kmrun_escape(char *buf, size_t n, const char *s, size_t len, unsigned how);
+/* `name` as every message of kmrun shows a name or a path: between single
+ * quotes, escaped with KMRUN_SHOW_QUOTED; NULL is "(none)".  Into buf
+ * (n bytes; KMRUN_QUOTE_BYTES is always enough); returns buf. */
+#define KMRUN_QUOTE_BYTES 1024
+char *kmrun_quote(char *buf, size_t n, const char *name);
+/* v with thousands separators ("126,976"), into buf; returns buf. */
+char *kmrun_thousands(uint64_t v, char *buf, size_t n);
+/* A size as the manifest takes one: bytes ("4096", "0x1000") or a number
+ * and B, KiB, MiB or GiB ("512MiB", "4 KiB").  False when it is not one;
+ * then *hint (may be NULL) is the unit probably meant ("MiB" for "MB"),
+ * or NULL. */
+bool kmrun_parse_size(const char *text, uint64_t *bytes, const char **hint);
+/* "4 GiB", "64 KiB" when exact, else "4100 bytes", into buf; returns buf. */
+const char *kmrun_format_size(uint64_t bytes, char *buf, size_t n);
+/* The one of names[0..n) nearest to `word` (a misspelling of it), or NULL. */
+const char *kmrun_suggest(const char *word, const char *const *names, size_t n);
 
 #ifdef __cplusplus
 }

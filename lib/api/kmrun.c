@@ -16,24 +16,33 @@
 /* ---- Errors --------------------------------------------------------------- */
 
 /* What an error is when there is no memory for one: shared, never freed. */
-static kmrun_error out_of_memory = {KMRUN_SYSTEM, "out of memory"};
+static kmrun_error out_of_memory = {KMRUN_SYSTEM, "out of memory", NULL};
 
-kmrun_status km_api_error(kmrun_error **err, int status, const char *message)
+kmrun_status km_api_error_detail(kmrun_error **err, int status, const char *message,
+                                 const char *detail)
 {
     if (!err)
         return (kmrun_status)status;
     kmrun_error *e = malloc(sizeof *e);
     char *m = strdup(message ? message : "");
-    if (!e || !m) {
+    char *d = detail ? strdup(detail) : NULL;
+    if (!e || !m || (detail && !d)) {
         free(e);
         free(m);
+        free(d);
         *err = &out_of_memory;
         return (kmrun_status)status;
     }
     e->status = (kmrun_status)status;
     e->message = m;
+    e->detail = d;
     *err = e;
     return (kmrun_status)status;
+}
+
+kmrun_status km_api_error(kmrun_error **err, int status, const char *message)
+{
+    return km_api_error_detail(err, status, message, NULL);
 }
 
 kmrun_status km_api_fail(kmrun_error **err, int status, const km_error *e)
@@ -63,10 +72,16 @@ const char *kmrun_error_message(const kmrun_error *e)
     return e ? e->message : "";
 }
 
+const char *kmrun_error_detail(const kmrun_error *e)
+{
+    return e ? e->detail : NULL;
+}
+
 void kmrun_error_free(kmrun_error *e)
 {
     if (!e || e == &out_of_memory)
         return;
+    free(e->detail);
     free(e->message);
     free(e);
 }
