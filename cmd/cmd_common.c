@@ -62,6 +62,15 @@ int cmd_open_km_cache(km_cache *c, km_error *err)
     return rc;
 }
 
+int cmd_load_one_program(const char *command, int argc, char **argv, kmrun_program **out)
+{
+    *out = NULL;
+    if (optind + 1 != argc)
+        return cmd_usage_error(command, optind == argc ? "missing the program manifest"
+                                                      : "expected one program manifest");
+    return cmd_load_program(argv[optind], out);
+}
+
 int cmd_load_one_manifest(const char *command, int argc, char **argv, km_program **out)
 {
     *out = NULL;

@@ -12,6 +12,11 @@
  * error to stderr and returns its status. */
 int cmd_load_program(const char *path, kmrun_program **out);
 
+/* The one program manifest left after `command`'s options (argv[optind]),
+ * loaded as cmd_load_program does; a usage error when there is none or
+ * more than one. */
+int cmd_load_one_program(const char *command, int argc, char **argv, kmrun_program **out);
+
 /* Loads a manifest; on failure prints every error (file:line:col, the
  * line, a caret) or the system error to stderr and returns its status. */
 int cmd_load_manifest(const char *path, km_program **out);

@@ -570,6 +570,61 @@ kmrun_status kmrun_cache_gc(kmrun_cache *c, uint64_t max_bytes, uint64_t *remove
 /* Removes every entry but those in use (*kept counts them; may be NULL). */
 kmrun_status kmrun_cache_clear(kmrun_cache *c, uint64_t *kept, kmrun_error **err);
 
+/* ---- Builds ---------------------------------------------------------------------
+ * A program's thread images and Tensix handlers built through the cache,
+ * as `kmrun build` builds them (kmrun_session_load does the same before a
+ * run). */
+
+typedef struct kmrun_build_opts {
+    /* sizeof(kmrun_build_opts): set it (kmrun_build_opts_init does). */
+    size_t size;
+    int jobs;  /* compiles at once, 1 to 1024; 0: Ninja's default */
+    bool host; /* also each thread's host fallback (the host backend's object) */
+    /* A line a compiler wrote (a warning, an error) */
+    void (*output)(const char *line, void *ctx);
+    /* Ninja's status line ("[2/5] ..."), each to stand in for the last
+     * (NULL: none is made) */
+    void (*progress)(const char *line, void *ctx);
+    void *ctx;
+} kmrun_build_opts;
+
+/* No callbacks, Ninja's job count, no host fallbacks, its size set. */
+void kmrun_build_opts_init(kmrun_build_opts *o);
+
+typedef struct kmrun_build kmrun_build;
+
+/* Builds p's threads and kernels into the cache c (o NULL: the defaults):
+ * what has not changed comes from the cache.  KMRUN_BUILD with the
+ * compiler's message or the image's violation, KMRUN_SYSTEM for a
+ * missing tool or an unusable cache; a program built in code is checked
+ * whole first (KMRUN_USAGE), as at its first load. */
+kmrun_status kmrun_build_program(kmrun_cache *c, kmrun_program *p, const kmrun_build_opts *o,
+                                 kmrun_build **out, kmrun_error **err);
+void kmrun_build_free(kmrun_build *b);
+
+/* One thing built: an image, a host fallback's object or the kernels'. */
+typedef struct kmrun_built {
+    bool hit;           /* it came from the cache */
+    const char *sha256; /* of the file, in hex */
+    const char *key;    /* the cache entry's key, in hex */
+    const char *path;   /* the file in the cache */
+    uint64_t bytes;     /* an image's: what must fit in the image area */
+    uint64_t text, rodata, data;
+} kmrun_built;
+
+/* The image of the program's i-th thread entry (the manifest's order);
+ * with host, its host fallback's object; false for an i past the last
+ * (or no host objects built).  Valid until kmrun_build_free. */
+bool kmrun_build_image(const kmrun_build *b, size_t i, bool host, kmrun_built *out);
+/* The kernels' object; false when the program has none. */
+bool kmrun_build_kernels(const kmrun_build *b, kmrun_built *out);
+/* The build as one JSON document, as `kmrun build` prints it: the
+ * program, the cache, per thread its clusters and image (and host
+ * object), the kernels, the cache's hits and misses.  The build's own. */
+const char *kmrun_build_json(const kmrun_build *b);
+/* The most bytes an image may hold (126,976). */
+uint64_t kmrun_image_limit(void);
+
 /* ---- Text as kmrun shows it ----------------------------------------------------
  * What kmrun shows of a name, a path or a message is printable: a byte
  * that is not (a control byte, DEL, either byte of a C1 control, a byte
