@@ -250,8 +250,16 @@ typedef struct kmrun_callbacks {
      * 17), as soon as the run drains it; `microseconds` from the card's
      * start (the host fallback's X280 prints: from the run's start). */
     void (*print)(const char *core, const char *text, double microseconds, void *ctx);
-    /* A new progress marker of a thread, `microseconds` from its start. */
+    /* A new progress marker of a thread, `microseconds` from its start
+     * (a whole number of 20 ns ticks: printed with 15 significant digits,
+     * "%.15g", it is the run JSON's decimal). */
     void (*progress)(int cluster, uint32_t marker, double microseconds, void *ctx);
+    /* The same print as kmrun(1) shows it and prints.txt keeps it:
+     * "[c1.2 104.22µs] text". */
+    void (*print_line)(const char *line, void *ctx);
+    /* A warning of the build cache: a damaged entry found, removed and
+     * built again. */
+    void (*warning)(const char *message, void *ctx);
     void *ctx;
 } kmrun_callbacks;
 
@@ -274,6 +282,21 @@ typedef struct kmrun_session_opts {
      * finite or over 1e6: KMRUN_USAGE at the open. */
     double wall_timeout_seconds;
     kmrun_callbacks callbacks;
+    /* Compiles at once when a load builds (kmrun_build_opts' jobs), 1 to
+     * 1024; 0: Ninja's default. */
+    int jobs;
+    /* trace_instructions: core trace_core (0 to 3) of cluster
+     * trace_cluster (1 to 3, one a thread runs on) traced, each
+     * instruction it executes a line of Spike's commit log, into the run
+     * folder as trace-cC.K.log (`kmrun run --trace-instructions C.K`).
+     * The simulated card only; KMRUN_USAGE at the load otherwise, or for a
+     * core that is not there. */
+    bool trace_instructions;
+    unsigned trace_cluster, trace_core;
+    /* The run's timeline, written to this file after the stop in the
+     * Chrome Trace Event format (`kmrun run --timeline`); NULL: none.  The
+     * simulated card only (KMRUN_USAGE at the load otherwise). */
+    const char *timeline;
 } kmrun_session_opts;
 
 /* The defaults: the simulated card, the default folders, no callbacks. */
@@ -364,6 +387,76 @@ const char *kmrun_run_folder_error(const kmrun_run *r);
  * them (a shared region: the thread's copy), valid until kmrun_run_free.
  * KMRUN_USAGE before the stop, or for a cluster or region the program does
  * not have (the message names it). */
+/* The instruction trace (kmrun_session_opts' trace_cluster) and the
+ * timeline (its timeline) are written as the run stops; a failure to
+ * write one does not lose the run (KMRUN_OK), and is said here.  The
+ * trace's file in the run folder (NULL: none was written); why the trace
+ * or the timeline was not written (NULL: it was, or was not asked for,
+ * and before the stop); how many events the timeline dropped past the
+ * most it keeps (*kept, may be NULL). */
+const char *kmrun_run_trace_file(const kmrun_run *r);
+const char *kmrun_run_trace_error(const kmrun_run *r);
+const char *kmrun_run_timeline_error(const kmrun_run *r);
+uint64_t kmrun_run_timeline_dropped(const kmrun_run *r, unsigned *kept);
+
+/* What the card found in the run (each makes kmrun_run_ok false): the
+ * hand-over checker's reads of stale bytes and write-backs over newer
+ * ones, the wild writes (stores outside every region), the Tensix
+ * handlers it took out. */
+typedef enum kmrun_finding {
+    KMRUN_FINDING_HANDOVER = 0,
+    KMRUN_FINDING_WILD_WRITE = 1,
+    KMRUN_FINDING_KERNEL_FAULT = 2,
+} kmrun_finding;
+/* How many findings of `kind` the run keeps (the run JSON lists them);
+ * *more (may be NULL): how many more it counted past those (wild writes:
+ * stores), 0 before the stop. */
+size_t kmrun_run_findings(const kmrun_run *r, kmrun_finding kind, uint64_t *more);
+/* Finding i of `kind` as kmrun(1) says it on stderr, a diagnostic line
+ * ("file:line: ..."), into buf (n bytes); returns buf, "" for an i past
+ * the last. */
+char *kmrun_run_finding(const kmrun_run *r, kmrun_finding kind, size_t i, char *buf, size_t n);
+
+/* The few lines a person reads after a run (kmrun(1)'s summary on a
+ * terminal): the times and instructions, a line per thread and per
+ * host-fed command, the card's counters, the prints, the port waits, the
+ * hand-over checker, the run folder.  Given to `put` piece by piece, each
+ * with how to show it (a tool may paint them, or not); `wall_seconds`:
+ * the real time the caller says the run took.  Nothing before the stop. */
+typedef enum kmrun_style {
+    KMRUN_STYLE_PLAIN = 0,
+    KMRUN_STYLE_TITLE = 1, /* the program's name */
+    KMRUN_STYLE_GOOD = 2,  /* a thread returned, a command done, nothing found */
+    KMRUN_STYLE_BAD = 3,   /* a thread that did not return, findings */
+    KMRUN_STYLE_WARN = 4,  /* a command not done, prints dropped, port waits given up */
+} kmrun_style;
+void kmrun_run_summary(const kmrun_run *r, double wall_seconds,
+                       void (*put)(const char *text, kmrun_style style, void *ctx), void *ctx);
+
+/* kmrun_run_wait with the run held for gdb-multiarch (`kmrun run --gdb`):
+ * listens on 127.0.0.1:port (0: any free one), calls `waiting` (may be
+ * NULL) with the port and the debugger's command line, then waits for it
+ * to connect and serves it: every X280 core of the program a thread,
+ * halted at the start, modeled time still while halted.  When it detaches
+ * or goes, the run goes on as without it; the results are the same.  The
+ * session's wall timeout does not count.  The simulated card only
+ * (KMRUN_USAGE); KMRUN_SYSTEM when the port cannot be had or nobody
+ * connects.  KMRUN_FAILED when the debugger killed the program: the run
+ * is then held for good, where the debugger left it: free neither it, its
+ * session nor its program, and end the process (kmrun(1) does). */
+kmrun_status kmrun_run_debug(kmrun_run *r, double timeout_seconds, int port,
+                             void (*waiting)(int port, const char *command, void *ctx), void *ctx,
+                             kmrun_error **err);
+
+/* Whether `seconds` is a timeout the API takes: more than 0, finite, at
+ * most KMRUN_SECONDS_MAX. */
+#define KMRUN_SECONDS_MAX 1e6
+bool kmrun_seconds_valid(double seconds);
+
+/* Whether the program turns the hand-over checker on for every run (the
+ * manifest's check_handover: true, kmrun_program_set_check_handover). */
+bool kmrun_program_checks_handover(const kmrun_program *p);
+
 kmrun_status kmrun_run_read(const kmrun_run *r, int cluster, const char *name,
                             const void **data, size_t *bytes, kmrun_error **err);
 /* Where region `name` of the thread on `cluster` was placed: its DRAM
@@ -569,6 +662,53 @@ kmrun_status kmrun_cache_gc(kmrun_cache *c, uint64_t max_bytes, uint64_t *remove
                             uint64_t *kept, kmrun_error **err);
 /* Removes every entry but those in use (*kept counts them; may be NULL). */
 kmrun_status kmrun_cache_clear(kmrun_cache *c, uint64_t *kept, kmrun_error **err);
+
+/* ---- A bare ELF on one hart -----------------------------------------------------
+ * A linked RV64 ELF (an instruction test, a measurement) on one simulated
+ * X280 hart in machine mode, with no cluster and no kmx runtime, as
+ * `kmrun exec` runs it (kmrun(1) says how it is loaded and how it ends). */
+
+typedef struct kmrun_exec kmrun_exec;
+
+/* Loads the ELF at `path`.  KMRUN_BUILD when it is not a linked RV64
+ * executable, KMRUN_SYSTEM when it cannot be read.  *has_tohost (may be
+ * NULL): whether it has a 'tohost' symbol (without one it can end only in
+ * a trap, in wfi or at the limit). */
+kmrun_status kmrun_exec_open(const char *path, kmrun_exec **out, bool *has_tohost,
+                             kmrun_error **err);
+void kmrun_exec_free(kmrun_exec *x);
+/* Each instruction the hart executes from now on, a line of Spike's
+ * commit log, to `line` (NULL: none). */
+void kmrun_exec_trace(kmrun_exec *x, void (*line)(const char *text, void *ctx), void *ctx);
+
+typedef enum kmrun_exec_end {
+    KMRUN_EXEC_EXIT = 0,  /* the program wrote tohost */
+    KMRUN_EXEC_LIMIT = 1, /* max_instructions retired or trapped */
+    KMRUN_EXEC_TRAP = 2,  /* a trap taken with no handler installed */
+    KMRUN_EXEC_WFI = 3,   /* wfi, which nothing can wake */
+} kmrun_exec_end;
+
+typedef struct kmrun_exec_result {
+    kmrun_exec_end end;
+    const char *end_name;     /* "exit", "limit", "trap" or "wfi" */
+    uint64_t exit_code;       /* KMRUN_EXEC_EXIT only */
+    uint64_t instructions, cycles;
+    uint64_t traps;           /* taken: with instructions, what the limit counts */
+    uint64_t mcause, mepc, mtval; /* KMRUN_EXEC_TRAP only */
+    char cause[48];           /* mcause's name ("illegal_instruction") */
+} kmrun_exec_result;
+
+/* Runs it to its end, at most max_instructions (more than 0). */
+kmrun_status kmrun_exec_run(kmrun_exec *x, uint64_t max_instructions, kmrun_exec_result *out,
+                            kmrun_error **err);
+/* The same under gdb-multiarch on 127.0.0.1:port (0: any free one), as
+ * kmrun_run_debug: `waiting` gets the port and the debugger's command
+ * line, the hart waits at its entry.  KMRUN_SYSTEM when the port cannot
+ * be had or nobody connects; KMRUN_FAILED when the debugger killed the
+ * program before its end. */
+kmrun_status kmrun_exec_debug(kmrun_exec *x, uint64_t max_instructions, int port,
+                              void (*waiting)(int port, const char *command, void *ctx),
+                              void *ctx, kmrun_exec_result *out, kmrun_error **err);
 
 /* ---- Builds ---------------------------------------------------------------------
  * A program's thread images and Tensix handlers built through the cache,

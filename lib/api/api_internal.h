@@ -54,6 +54,10 @@ struct kmrun_session {
     bool run_folder, check_handover;
     double wall_timeout_s;
     kmrun_callbacks callbacks;
+    int jobs;
+    bool trace;
+    unsigned trace_cluster, trace_core;
+    char *timeline;                /* the timeline's file; NULL: none */
     struct kmrun_run *run; /* its one run, until kmrun_run_free */
 };
 
@@ -74,6 +78,18 @@ struct kmrun_run {
     km_run_result result;
     const km_region_copy *copies; /* the session's */
     size_t ncopies;
+    /* The instruction trace being written into the run folder (NULL:
+     * none), its file's path, and why it was not written (trace_rc). */
+    FILE *trace;
+    char *trace_file;
+    int trace_rc;
+    km_error trace_err;
+    /* The timeline being recorded (NULL: none), its file, and why it was
+     * not written (timeline_rc). */
+    struct km_timeline *timeline;
+    char *timeline_path;
+    int timeline_rc;
+    km_error timeline_err;
 };
 
 /* ---- The run's life (kmrun_run.c) ----------------------------------------
