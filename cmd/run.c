@@ -2,7 +2,7 @@
  * simulated card (or, with --thread host, their host fallbacks beside the
  * simulated grid), print the run's JSON (schemas/run.schema.json) and keep
  * it, with every region's bytes as DRAM holds them after the stop, in a
- * run folder (lib/rundir/km_rundir.h).  Progress markers, when asked, go to
+ * run folder (kmrun(1), FILES).  Progress markers, when asked, go to
  * stderr as JSON lines; nothing else but errors, the compilers' messages
  * and the hand-over checker's diagnostics (--check-handover) does. */
 #include <getopt.h>

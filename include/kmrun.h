@@ -24,6 +24,9 @@
  *   - one session may be used by one thread at a time; different sessions
  *     may run on different threads at once.
  *
+ * kmrun(1) is written on this header alone: everything the command does
+ * with the library, a program may do too.
+ *
  * man 3 kmrun has a complete example. */
 #ifndef KMRUN_H
 #define KMRUN_H
@@ -600,7 +603,7 @@ kmrun_status kmrun_fallback_invalidate(kmrun_fallback_run *run, unsigned id, kmr
 void kmrun_run_free(kmrun_run *r);
 
 /* ---- Run folders -----------------------------------------------------------
- * What a run leaves after its stop (kmrun(1), "Run folders"): its JSON and
+ * What a run leaves after its stop (kmrun(1), FILES): its JSON and
  * every region copy's bytes, in a folder named by its run id under the
  * runs folder, `latest` naming the last one written. */
 
@@ -629,7 +632,7 @@ void kmrun_runs_sweep(const char *runs_dir);
 
 /* ---- The build cache ---------------------------------------------------------
  * The content-addressed cache thread images and kernels are built into
- * (kmrun(1), "The build cache"): written whole and renamed into place, so
+ * (kmrun(1), `kmrun cache`): written whole and renamed into place, so
  * that builds and runs at the same time never see a torn entry. */
 
 typedef struct kmrun_cache kmrun_cache;
