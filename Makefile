@@ -109,7 +109,7 @@ HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
 #   device/sim/  the simulated card; above it only its API
 #                (device/sim/include/) is visible
 #   lib/         the host library: the card's API and exec's, never a part
-#   cmd/         the command: lib/ and the same API
+#   cmd/         the command: include/kmrun.h alone, the public API
 # `make -s print-inc FOLDER=lib/run` prints a folder's flags
 # (tests/cli/layers.bats).
 CONTRACT := kmx/include device/include
@@ -148,9 +148,9 @@ USES_lib/rundir := lib/base $(LIB_API)
 USES_lib/run := lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 USES_lib/backends := lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 USES_lib/gdb := $(LIB_API)
-USES_lib/api := include lib/backends lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/api := include lib/gdb lib/backends lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 
-USES_cmd = $(LIB_FOLDERS) include $(LIB_API)
+USES_cmd := include
 
 inc_of = $(if $(filter undefined,$(origin USES_$(1))),$(error $(1)/ is no module: \
   give it a USES_$(1) line in the Makefile),$(foreach d,$(1) $(USES_$(1)),-I$(d)))

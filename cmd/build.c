@@ -11,9 +11,6 @@
 #include "cmd.h"
 #include "cmd_common.h"
 #include "cmd_stderr.h"
-#include "km_build.h"
-#include "ks_text.h"
-#include "kmx_layout.h"
 
 typedef struct progress {
     int live; /* a status line is on the terminal, to overwrite */
@@ -38,77 +35,51 @@ static void on_output(const char *line, void *ctx)
     fprintf(stderr, "%s\n", line);
 }
 
-static cJSON *built_json(const km_built *b)
+static const cJSON *item(const cJSON *o, const char *key)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "cache", b->hit ? "hit" : "miss");
-    cJSON_AddStringToObject(o, "sha256", b->sha256);
-    cJSON_AddStringToObject(o, "key", b->key);
-    cJSON_AddStringToObject(o, "path", b->path);
-    return o;
+    return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-static void print_json(const km_program *p, const km_build_result *r, const km_cache *c)
+/* `sha256`'s first 12 hex digits and whether it was built or cached, of
+ * a thing built in the build's JSON. */
+static void built_text(const cJSON *b, char *out, size_t n)
 {
-    cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "program", p->name);
-    cJSON_AddStringToObject(doc, "manifest", p->manifest);
-    cJSON_AddStringToObject(doc, "cache", c->root);
-    cJSON_AddStringToObject(doc, "handlers_header", r->handlers_header);
-    cJSON *threads = cJSON_AddArrayToObject(doc, "threads");
-    for (size_t i = 0; i < r->nthreads; i++) {
-        const km_thread *t = &p->threads[i];
-        const km_built *b = &r->threads[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON *cl = cJSON_AddArrayToObject(o, "clusters");
-        for (size_t k = 0; k < t->nclusters; k++)
-            cJSON_AddItemToArray(cl, cJSON_CreateNumber(t->clusters[k]));
-        cJSON *img = built_json(b);
-        cJSON_AddNumberToObject(img, "bytes", (double)b->bytes);
-        cJSON_AddNumberToObject(img, "limit", BH_IMAGE_MAX_BYTES);
-        cJSON_AddNumberToObject(img, "text", (double)b->text);
-        cJSON_AddNumberToObject(img, "rodata", (double)b->rodata);
-        cJSON_AddNumberToObject(img, "data", (double)b->data);
-        cJSON_AddItemToObject(o, "image", img);
-        if (r->has_hosts)
-            cJSON_AddItemToObject(o, "host", built_json(&r->hosts[i]));
-        cJSON_AddItemToArray(threads, o);
-    }
-    if (r->has_kernels) {
-        cJSON *k = built_json(&r->kernels);
-        cJSON *hs = cJSON_AddArrayToObject(k, "handlers");
-        for (size_t i = 0; i < p->kernels.nhandlers; i++)
-            cJSON_AddItemToArray(hs, cJSON_CreateString(p->kernels.handlers[i]));
-        cJSON_AddItemToObject(doc, "kernels", k);
-    } else {
-        cJSON_AddNullToObject(doc, "kernels");
-    }
-    cJSON_AddNumberToObject(doc, "hits", r->hits);
-    cJSON_AddNumberToObject(doc, "misses", r->misses);
-    char *text = cJSON_Print(doc);
-    printf("%s\n", text);
-    free(text);
-    cJSON_Delete(doc);
+    const char *sha = cJSON_GetStringValue(item(b, "sha256"));
+    const char *cache = cJSON_GetStringValue(item(b, "cache"));
+    snprintf(out, n, "%s %.12s", cache && strcmp(cache, "hit") == 0 ? "cached" : "built",
+             sha ? sha : "");
 }
 
-static void print_summary(const km_program *p, const km_build_result *r)
+/* The few lines on stderr after the JSON, of the build's JSON
+ * (kmrun_build_json). */
+static void print_summary(const cJSON *doc)
 {
-    fprintf(stderr, "%s: %u built, %u from the cache\n", p->name, r->misses, r->hits);
-    for (size_t i = 0; i < r->nthreads; i++) {
-        const km_built *b = &r->threads[i];
-        char bytes[32], limit[32];
-        ks_thousands(b->bytes, bytes, sizeof bytes);
-        ks_thousands(BH_IMAGE_MAX_BYTES, limit, sizeof limit);
-        fprintf(stderr, "  thread %zu (cluster%s", i, p->threads[i].nclusters > 1 ? "s" : "");
-        for (size_t k = 0; k < p->threads[i].nclusters; k++)
-            fprintf(stderr, "%s%d", k ? ", " : " ", p->threads[i].clusters[k]);
-        fprintf(stderr, "): %s of %s bytes, %s %.12s\n", bytes, limit,
-                b->hit ? "cached" : "built", b->sha256);
+    fprintf(stderr, "%s: %d built, %d from the cache\n",
+            cJSON_GetStringValue(item(doc, "program")), item(doc, "misses")->valueint,
+            item(doc, "hits")->valueint);
+    size_t i = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, item(doc, "threads")) {
+        const cJSON *img = item(t, "image"), *clusters = item(t, "clusters");
+        char bytes[32], limit[32], built[48];
+        kmrun_thousands((uint64_t)item(img, "bytes")->valuedouble, bytes, sizeof bytes);
+        kmrun_thousands(kmrun_image_limit(), limit, sizeof limit);
+        built_text(img, built, sizeof built);
+        fprintf(stderr, "  thread %zu (cluster%s", i++,
+                cJSON_GetArraySize(clusters) > 1 ? "s" : "");
+        int k = 0;
+        const cJSON *c;
+        cJSON_ArrayForEach(c, clusters)
+            fprintf(stderr, "%s%d", k++ ? ", " : " ", c->valueint);
+        fprintf(stderr, "): %s of %s bytes, %s\n", bytes, limit, built);
     }
-    if (r->has_kernels)
-        fprintf(stderr, "  kernels: %zu handler%s, %s %.12s\n", p->kernels.nhandlers,
-                p->kernels.nhandlers == 1 ? "" : "s", r->kernels.hit ? "cached" : "built",
-                r->kernels.sha256);
+    const cJSON *k = item(doc, "kernels");
+    if (cJSON_IsObject(k)) {
+        int n = cJSON_GetArraySize(item(k, "handlers"));
+        char built[48];
+        built_text(k, built, sizeof built);
+        fprintf(stderr, "  kernels: %d handler%s, %s\n", n, n == 1 ? "" : "s", built);
+    }
 }
 
 int cmd_build(int argc, char **argv)
@@ -119,7 +90,8 @@ int cmd_build(int argc, char **argv)
         {"host", no_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
-    km_build_opts opts = {0};
+    kmrun_build_opts opts;
+    kmrun_build_opts_init(&opts);
     int quiet = 0, c;
     while ((c = getopt_long(argc, argv, ":j:q", longopts, NULL)) != -1) {
         switch (c) {
@@ -128,7 +100,7 @@ int cmd_build(int argc, char **argv)
             long v = strtol(optarg, &end, 10);
             if (*end || v < 1 || v > 1024)
                 return cmd_usage_error("build", "invalid job count %s (expected 1 to 1024)",
-                                      KS_QUOTED(optarg));
+                                      CMD_QUOTED(optarg));
             opts.jobs = (int)v;
             break;
         }
@@ -142,33 +114,36 @@ int cmd_build(int argc, char **argv)
             return cmd_option_error("build", c, argv, longopts);
         }
     }
-    km_program *p = NULL;
-    int rc = cmd_load_one_manifest("build", argc, argv, &p);
-    if (rc != KM_OK)
+    kmrun_program *p = NULL;
+    int rc = cmd_load_one_program("build", argc, argv, &p);
+    if (rc != KMRUN_OK)
         return rc;
-    km_cache cache;
-    km_error err = {0};
-    rc = cmd_open_cache(&cache, &err);
+    kmrun_cache *cache = NULL;
+    rc = cmd_open_cache(&cache);
     progress pr = {0};
     opts.ctx = &pr;
     opts.output = on_output;
     if (!quiet && isatty(2))
         opts.progress = on_progress;
-    km_build_result r = {0};
-    if (rc == KM_OK)
-        rc = km_build(p, &cache, &opts, &r, &err);
+    kmrun_build *b = NULL;
+    kmrun_error *err = NULL;
+    if (rc == KMRUN_OK) {
+        rc = kmrun_build_program(cache, p, &opts, &b, &err);
+        if (rc != KMRUN_OK)
+            fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+    }
     if (pr.live)
         cmd_stderr_control(stderr, "\r\033[K");
-    if (rc == KM_OK) {
-        print_json(p, &r, &cache);
-        if (!quiet)
-            print_summary(p, &r);
-    } else {
-        fprintf(stderr, "kmrun: %s\n", err.message);
+    if (rc == KMRUN_OK) {
+        printf("%s\n", kmrun_build_json(b));
+        cJSON *doc = quiet ? NULL : cJSON_Parse(kmrun_build_json(b));
+        if (doc)
+            print_summary(doc);
+        cJSON_Delete(doc);
     }
-    km_build_result_free(&r);
-    if (cache.root)
-        km_cache_close(&cache);
-    km_program_free(p);
+    kmrun_error_free(err);
+    kmrun_build_free(b);
+    kmrun_cache_close(cache);
+    kmrun_program_free(p);
     return rc;
 }

@@ -7,22 +7,25 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
-#include "km_rundir.h"
-#include "km_suggest.h"
-#include "units.h"
 
-static int stats(km_cache *c, int json)
+/* A failure of the cache: said on stderr; its status. */
+static int failed(int rc, kmrun_error *err)
 {
-    km_cache_stats s;
-    km_error err = {0};
-    int rc = km_cache_stats_get(c, &s, &err);
-    if (rc != KM_OK) {
-        fprintf(stderr, "kmrun: %s\n", err.message);
-        return rc;
-    }
+    fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+    kmrun_error_free(err);
+    return rc;
+}
+
+static int stats(kmrun_cache *c, int json)
+{
+    kmrun_cache_stats s;
+    kmrun_error *err = NULL;
+    int rc = kmrun_cache_stats_get(c, &s, &err);
+    if (rc != KMRUN_OK)
+        return failed(rc, err);
     if (json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "path", c->root);
+        cJSON_AddStringToObject(o, "path", kmrun_cache_folder(c));
         cJSON_AddNumberToObject(o, "entries", (double)s.entries);
         cJSON_AddNumberToObject(o, "entry_bytes", (double)s.entry_bytes);
         cJSON_AddNumberToObject(o, "records", (double)s.records);
@@ -33,17 +36,17 @@ static int stats(km_cache *c, int json)
         printf("%s\n", text);
         cJSON_free(text);
         cJSON_Delete(o);
-        return KM_OK;
+        return KMRUN_OK;
     }
     char a[32], b[32];
-    printf("cache:        %s\n", c->root);
+    printf("cache:        %s\n", kmrun_cache_folder(c));
     printf("entries:      %llu (%s)\n", (unsigned long long)s.entries,
-           km_format_size(s.entry_bytes, a, sizeof a));
+           kmrun_format_size(s.entry_bytes, a, sizeof a));
     printf("records:      %llu\n", (unsigned long long)s.records);
-    printf("build folders: %s\n", km_format_size(s.work_bytes, b, sizeof b));
+    printf("build folders: %s\n", kmrun_format_size(s.work_bytes, b, sizeof b));
     printf("hits:         %llu\n", (unsigned long long)s.hits);
     printf("misses:       %llu\n", (unsigned long long)s.misses);
-    return KM_OK;
+    return KMRUN_OK;
 }
 
 /* The end of gc's or clear's line: the entries a run or build uses now. */
@@ -55,13 +58,11 @@ static void print_kept(uint64_t kept)
     fputc('\n', stderr);
 }
 
-static int gc(km_cache *c, const char *size_text)
+static int gc(kmrun_cache *c, const char *size_text)
 {
     uint64_t max = 0;
-    bool has_unit;
     const char *hint = NULL;
-    km_units_status st = km_parse_size(size_text, &max, &has_unit, &hint);
-    if (st != KM_UNITS_OK) {
+    if (!kmrun_parse_size(size_text, &max, &hint)) {
         if (hint)
             return cmd_usage_error("cache", "invalid size '%s' (did you mean '%s'?)", size_text,
                                   hint);
@@ -70,40 +71,35 @@ static int gc(km_cache *c, const char *size_text)
                               size_text);
     }
     uint64_t removed = 0, kept = 0;
-    km_error err = {0};
-    int rc = km_cache_gc(c, max, &removed, &kept, &err);
-    if (rc != KM_OK) {
-        fprintf(stderr, "kmrun: %s\n", err.message);
-        return rc;
-    }
+    kmrun_error *err = NULL;
+    int rc = kmrun_cache_gc(c, max, &removed, &kept, &err);
+    if (rc != KMRUN_OK)
+        return failed(rc, err);
     /* And what killed runs left in the runs folder, when there is one. */
-    char *runs = km_runs_root(NULL);
-    km_rundir_sweep(runs);
-    free(runs);
-    km_cache_stats s;
-    km_cache_stats_get(c, &s, &err);
+    kmrun_runs_sweep(NULL);
+    kmrun_cache_stats s = {0};
+    kmrun_cache_stats_get(c, &s, &err);
+    kmrun_error_free(err);
     char a[32];
     fprintf(stderr, "removed %llu entr%s; %llu left (%s)", (unsigned long long)removed,
             removed == 1 ? "y" : "ies", (unsigned long long)s.entries,
-            km_format_size(s.entry_bytes, a, sizeof a));
+            kmrun_format_size(s.entry_bytes, a, sizeof a));
     print_kept(kept);
-    return KM_OK;
+    return KMRUN_OK;
 }
 
-static int clear(km_cache *c)
+static int clear(kmrun_cache *c)
 {
     uint64_t kept = 0;
-    km_error err = {0};
-    int rc = km_cache_clear(c, &kept, &err);
-    if (rc != KM_OK) {
-        fprintf(stderr, "kmrun: %s\n", err.message);
-        return rc;
-    }
+    kmrun_error *err = NULL;
+    int rc = kmrun_cache_clear(c, &kept, &err);
+    if (rc != KMRUN_OK)
+        return failed(rc, err);
     if (kept) {
         fprintf(stderr, "cleared");
         print_kept(kept);
     }
-    return KM_OK;
+    return KMRUN_OK;
 }
 
 int cmd_cache(int argc, char **argv)
@@ -132,7 +128,7 @@ int cmd_cache(int argc, char **argv)
     while (which < 4 && strcmp(action, actions[which]) != 0)
         which++;
     if (which == 4) {
-        const char *close = km_suggest(action, actions, 4);
+        const char *close = kmrun_suggest(action, actions, 4);
         if (close)
             return cmd_usage_error("cache", "unknown action '%s' (did you mean '%s'?)", action, close);
         return cmd_usage_error("cache", "unknown action '%s' (expected stats, path, gc or clear)",
@@ -144,27 +140,24 @@ int cmd_cache(int argc, char **argv)
         return cmd_usage_error("cache", "--max-size is only for 'gc'");
     if (which != 0 && json)
         return cmd_usage_error("cache", "--json is only for 'stats'");
-    km_cache cache;
-    km_error err = {0};
-    int rc = cmd_open_cache(&cache, &err);
-    if (rc != KM_OK) {
-        fprintf(stderr, "kmrun: %s\n", err.message);
+    kmrun_cache *cache = NULL;
+    int rc = cmd_open_cache(&cache);
+    if (rc != KMRUN_OK)
         return rc;
-    }
     switch (which) {
     case 0:
-        rc = stats(&cache, json);
+        rc = stats(cache, json);
         break;
     case 1:
-        printf("%s\n", cache.root);
+        printf("%s\n", kmrun_cache_folder(cache));
         break;
     case 2:
-        rc = gc(&cache, max_size);
+        rc = gc(cache, max_size);
         break;
     default:
-        rc = clear(&cache);
+        rc = clear(cache);
         break;
     }
-    km_cache_close(&cache);
+    kmrun_cache_close(cache);
     return rc;
 }

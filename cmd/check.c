@@ -22,7 +22,6 @@
 #include "cmd_common.h"
 #include "cmd_run.h"
 #include "cmd_summary.h"
-#include "ks_text.h"
 
 #define AROUND 16u /* bytes shown around a region's first difference */
 
@@ -39,7 +38,7 @@ static void differ(check_out *c, cJSON *d, const char *line)
     c->ndiff++;
 }
 
-static const char *code_text(const km_thread_result *t, char *buf, size_t n)
+static const char *code_text(const kmrun_thread_result *t, char *buf, size_t n)
 {
     if (!t->has_code)
         return "none";
@@ -47,34 +46,43 @@ static const char *code_text(const km_thread_result *t, char *buf, size_t n)
     return buf;
 }
 
-static void compare_threads(check_out *c, const km_run_result *sim, const km_run_result *host)
+/* The library's error of a thread as the run JSON names it ("none"). */
+static const char *error_text(const kmrun_thread_result *t)
 {
-    for (unsigned i = 0; i < sim->nthreads && i < host->nthreads; i++) {
-        const km_thread_result *a = &sim->threads[i], *b = &host->threads[i];
+    return t->error ? t->error : "none";
+}
+
+static void compare_threads(check_out *c, size_t nthreads, const kmrun_run *sim,
+                            const kmrun_run *host)
+{
+    for (size_t i = 0; i < nthreads; i++) {
+        kmrun_thread_result a, b;
+        if (kmrun_run_result(sim, i, &a, NULL) != KMRUN_OK ||
+            kmrun_run_result(host, i, &b, NULL) != KMRUN_OK)
+            continue;
         char line[512], x[32], y[32];
-        if (a->state != b->state || a->error != b->error || a->has_code != b->has_code ||
-            (a->has_code && a->code != b->code)) {
+        if (strcmp(a.state, b.state) != 0 || strcmp(error_text(&a), error_text(&b)) != 0 ||
+            a.has_code != b.has_code || (a.has_code && a.code != b.code)) {
             snprintf(line, sizeof line,
                      "thread on cluster %d: sim ended %s (error %s, code %s), host ended %s "
                      "(error %s, code %s)",
-                     a->cluster, km_state_name(a->state), km_kmx_error_name(a->error),
-                     code_text(a, x, sizeof x), km_state_name(b->state),
-                     km_kmx_error_name(b->error), code_text(b, y, sizeof y));
+                     a.cluster, a.state, error_text(&a), code_text(&a, x, sizeof x), b.state,
+                     error_text(&b), code_text(&b, y, sizeof y));
             cJSON *d = cJSON_CreateObject();
             cJSON_AddStringToObject(d, "kind", "thread");
-            cJSON_AddNumberToObject(d, "cluster", a->cluster);
+            cJSON_AddNumberToObject(d, "cluster", a.cluster);
             differ(c, d, line);
         }
-        uint32_t n = a->nwords > b->nwords ? a->nwords : b->nwords;
+        uint32_t n = a.nwords > b.nwords ? a.nwords : b.nwords;
         for (uint32_t w = 0; w < n; w++) {
-            uint32_t va = w < a->nwords ? a->words[w] : 0, vb = w < b->nwords ? b->words[w] : 0;
-            if (va == vb && (w < a->nwords) == (w < b->nwords))
+            uint32_t va = w < a.nwords ? a.words[w] : 0, vb = w < b.nwords ? b.words[w] : 0;
+            if (va == vb && (w < a.nwords) == (w < b.nwords))
                 continue;
             snprintf(line, sizeof line, "thread on cluster %d: result word %u: sim %u, host %u",
-                     a->cluster, w, va, vb);
+                     a.cluster, w, va, vb);
             cJSON *d = cJSON_CreateObject();
             cJSON_AddStringToObject(d, "kind", "word");
-            cJSON_AddNumberToObject(d, "cluster", a->cluster);
+            cJSON_AddNumberToObject(d, "cluster", a.cluster);
             cJSON_AddNumberToObject(d, "index", w);
             cJSON_AddNumberToObject(d, "sim", va);
             cJSON_AddNumberToObject(d, "host", vb);
@@ -83,35 +91,40 @@ static void compare_threads(check_out *c, const km_run_result *sim, const km_run
     }
 }
 
-static const char *event_text(const km_command_result *c)
+static const char *event_text(const kmrun_command_result *c)
 {
-    if (!c->ended)
-        return "no event";
-    return c->event == KM_EVENT_DONE ? "done" : c->event == KM_EVENT_TIMEOUT ? "timeout" : "rejected";
+    return c->ended && c->event ? c->event : "no event";
 }
 
-/* The manifest's host-fed commands: each one's event and result word. */
-static void compare_commands(check_out *c, const km_program *p, const km_run_result *sim,
-                             const km_run_result *host)
+/* The manifest's host-fed commands (handles 1 to N, the run JSON's
+ * `commands`): each one's event and result word at the stop. */
+static void compare_commands(check_out *c, const cJSON *commands, kmrun_run *sim, kmrun_run *host)
 {
-    for (size_t i = 0; i < sim->ncommands && i < host->ncommands; i++) {
-        const km_command_result *a = &sim->commands[i], *b = &host->commands[i];
-        bool same = a->ended == b->ended && (!a->ended || (a->event == b->event &&
-                                                           a->reason == b->reason &&
-                                                           a->has_result == b->has_result &&
-                                                           a->result == b->result));
+    size_t i = 0;
+    const cJSON *cmd;
+    cJSON_ArrayForEach(cmd, commands) {
+        kmrun_command_result a, b;
+        uint64_t handle = ++i;
+        if (kmrun_run_poll(sim, handle, &a, NULL) != KMRUN_OK ||
+            kmrun_run_poll(host, handle, &b, NULL) != KMRUN_OK)
+            continue;
+        bool same = a.ended == b.ended &&
+                    (!a.ended || (strcmp(event_text(&a), event_text(&b)) == 0 &&
+                                  a.reason == b.reason && a.has_result == b.has_result &&
+                                  a.result == b.result));
         if (same)
             continue;
         char line[512], ra[32] = "", rb[32] = "";
-        if (a->has_result)
-            snprintf(ra, sizeof ra, " with result %u", a->result);
-        if (b->has_result)
-            snprintf(rb, sizeof rb, " with result %u", b->result);
-        snprintf(line, sizeof line, "command %zu (%s): sim %s%s, host %s%s", i,
-                 p->commands[i].handler, event_text(a), ra, event_text(b), rb);
+        if (a.has_result)
+            snprintf(ra, sizeof ra, " with result %u", a.result);
+        if (b.has_result)
+            snprintf(rb, sizeof rb, " with result %u", b.result);
+        const char *handler = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cmd, "handler"));
+        snprintf(line, sizeof line, "command %zu (%s): sim %s%s, host %s%s", i - 1,
+                 handler ? handler : "", event_text(&a), ra, event_text(&b), rb);
         cJSON *d = cJSON_CreateObject();
         cJSON_AddStringToObject(d, "kind", "command");
-        cJSON_AddNumberToObject(d, "index", (double)i);
+        cJSON_AddNumberToObject(d, "index", (double)(i - 1));
         differ(c, d, line);
     }
 }
@@ -128,11 +141,18 @@ static char *hex_bytes(const uint8_t *bytes, uint64_t at, uint64_t n)
     return s;
 }
 
-static void compare_region(check_out *c, const km_region_copy *a, const km_region_copy *b)
+/* Region `name` of `cluster` on both sides, byte for byte; its size. */
+static uint64_t compare_region(check_out *c, const kmrun_run *sim, const kmrun_run *host,
+                               const char *name, int cluster)
 {
+    const void *pa, *pb;
+    size_t size, size_b;
+    if (kmrun_run_read(sim, cluster, name, &pa, &size, NULL) != KMRUN_OK ||
+        kmrun_run_read(host, cluster, name, &pb, &size_b, NULL) != KMRUN_OK)
+        return 0;
     uint64_t first = UINT64_MAX, count = 0;
-    const uint8_t *x = a->bytes, *y = b->bytes;
-    for (uint64_t i = 0; i < a->size; i++) {
+    const uint8_t *x = pa, *y = pb;
+    for (uint64_t i = 0; i < size && i < size_b; i++) {
         if (x[i] != y[i]) {
             if (first == UINT64_MAX)
                 first = i;
@@ -140,24 +160,24 @@ static void compare_region(check_out *c, const km_region_copy *a, const km_regio
         }
     }
     if (count == 0)
-        return;
+        return size;
     uint64_t from = first / AROUND * AROUND;
-    uint64_t n = a->size - from < AROUND ? a->size - from : AROUND;
+    uint64_t n = size - from < AROUND ? size - from : AROUND;
     char *hs = hex_bytes(x, from, n), *hh = hex_bytes(y, from, n);
     char line[1024];
     char counted[32];
-    ks_thousands(count, counted, sizeof counted);
+    kmrun_thousands(count, counted, sizeof counted);
     snprintf(line, sizeof line,
              "region '%s' of cluster %d: %s byte%s, the first at offset %llu (0x%llx)\n"
              "  sim  at 0x%llx: %s\n"
              "  host at 0x%llx: %s",
-             a->name, a->cluster, counted, count == 1 ? " differs" : "s differ", (unsigned long long)first,
+             name, cluster, counted, count == 1 ? " differs" : "s differ", (unsigned long long)first,
              (unsigned long long)first, (unsigned long long)from, hs, (unsigned long long)from,
              hh);
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "kind", "region");
-    cJSON_AddStringToObject(d, "region", a->name);
-    cJSON_AddNumberToObject(d, "cluster", a->cluster);
+    cJSON_AddStringToObject(d, "region", name);
+    cJSON_AddNumberToObject(d, "cluster", cluster);
     cJSON_AddNumberToObject(d, "offset", (double)first);
     cJSON_AddNumberToObject(d, "bytes", (double)count);
     cJSON_AddNumberToObject(d, "around", (double)from);
@@ -166,6 +186,49 @@ static void compare_region(check_out *c, const km_region_copy *a, const km_regio
     differ(c, d, line);
     free(hs);
     free(hh);
+    return size;
+}
+
+/* Why check cannot take p (its model, kmrun_program_json), into msg; 0
+ * when it can. */
+static int refused(const kmrun_program *p, char *msg, size_t n)
+{
+    char *text = NULL;
+    if (kmrun_program_json(p, &text, NULL) != KMRUN_OK) {
+        snprintf(msg, n, "out of memory for the program's model");
+        return KMRUN_SYSTEM;
+    }
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    const char *name = kmrun_program_name(p);
+    int rc = KMRUN_OK;
+    /* A program check cannot take is refused before anything runs, with
+     * the usage-or-manifest status (2), as a program with no thread is:
+     * nothing failed, and nothing differs — the comparison does not apply.
+     * X280 ports (and the pull, which runs over them) need the card: the
+     * host fallback ends such a thread `failed` (error host), so both runs
+     * would only report that difference. */
+    if (!doc) {
+        snprintf(msg, n, "out of memory for the program's model");
+        rc = KMRUN_SYSTEM;
+    } else if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "threads")) == 0) {
+        snprintf(msg, n, "program '%s' has no thread: there is no host fallback to check", name);
+        rc = KMRUN_USAGE;
+    } else if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, "pull"))) {
+        snprintf(msg, n,
+                 "cannot check '%s': it uses the pull (pull:) over X280 ports, which need "
+                 "the card; the host fallback cannot run them",
+                 name);
+        rc = KMRUN_USAGE;
+    } else if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, "ports"))) {
+        snprintf(msg, n,
+                 "cannot check '%s': it uses X280 ports (ports:), which need the card; the "
+                 "host fallback cannot run them",
+                 name);
+        rc = KMRUN_USAGE;
+    }
+    cJSON_Delete(doc);
+    return rc;
 }
 
 int cmd_check(int argc, char **argv)
@@ -178,9 +241,7 @@ int cmd_check(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     bool json = false;
-    bool check_handover = false;
-    km_run_opts ro = {.print = cmd_on_print};
-    const char *run_dir = NULL;
+    cmd_run_wants sim_wants = {.backend = KMRUN_BACKEND_SIM};
     int ch;
     optind = 0;
     opterr = 0;
@@ -190,117 +251,103 @@ int cmd_check(int argc, char **argv)
             json = true;
             break;
         case 'H':
-            check_handover = true;
+            sim_wants.check_handover = true;
             break;
         case 't':
-            if (cmd_parse_seconds("check", "timeout", optarg, &ro.timeout_s) != KM_OK)
-                return KM_EXIT_USAGE;
+            if (cmd_parse_seconds("check", "timeout", optarg, &sim_wants.timeout_s) != KMRUN_OK)
+                return KMRUN_USAGE;
             break;
         case 'R':
             if (!*optarg)
                 return cmd_usage_error("check", "an empty run folder name");
-            run_dir = optarg;
+            sim_wants.run_dir = optarg;
             break;
         default:
             return cmd_option_error("check", ch, argv, longopts);
         }
     }
-    km_program *p = NULL;
-    int rc = cmd_load_one_manifest("check", argc, argv, &p);
-    if (rc != KM_OK)
+    kmrun_program *p = NULL;
+    int rc = cmd_load_one_program("check", argc, argv, &p);
+    if (rc != KMRUN_OK)
         return rc;
-    km_error err = {0};
-    km_cache cache = {0};
-    km_build_opts bo = {0};
+    char msg[4096] = "";
     cmd_run_outcome sim = {0}, host = {0};
-    /* A program check cannot take is refused before anything runs, with
-     * the usage-or-manifest status (2), as a program with no thread is:
-     * nothing failed, and nothing differs — the comparison does not apply.
-     * X280 ports (and the pull, which runs over them) need the card: the
-     * host fallback ends such a thread `failed` (error host), so both runs
-     * would only report that difference. */
-    if (p->nthreads == 0)
-        rc = km_fail(&err, KM_EXIT_USAGE,
-                     "program '%s' has no thread: there is no host fallback to check", p->name);
-    else if (p->pull.present)
-        rc = km_fail(&err, KM_EXIT_USAGE,
-                     "cannot check '%s': it uses the pull (pull:) over X280 ports, which need "
-                     "the card; the host fallback cannot run them",
-                     p->name);
-    else if (p->ports.kind != KM_PORTS_NONE)
-        rc = km_fail(&err, KM_EXIT_USAGE,
-                     "cannot check '%s': it uses X280 ports (ports:), which need the card; the "
-                     "host fallback cannot run them",
-                     p->name);
-    if (rc == KM_OK)
-        rc = cmd_open_cache(&cache, &err);
-    double started = km_wall_now();
-    if (rc == KM_OK)
-        rc = cmd_run_backend(p, KM_BACKEND_SIM, &cache, &bo, &ro,
-                             &(cmd_run_wants){.check_handover = check_handover}, run_dir,
-                             started, &sim, &err);
     /* The checker is the card's: the host run does not check (and says
      * nothing of it: the sim run did). */
-    if (rc == KM_OK)
-        rc = cmd_run_backend(p, KM_BACKEND_HOST, &cache, &bo, &ro, &(cmd_run_wants){0},
-                             run_dir, km_wall_now(), &host, &err);
-    if (rc == KM_OK) {
+    cmd_run_wants host_wants = sim_wants;
+    host_wants.backend = KMRUN_BACKEND_HOST;
+    host_wants.check_handover = false;
+    rc = refused(p, msg, sizeof msg);
+    double started = cmd_wall_now();
+    if (rc == KMRUN_OK)
+        rc = cmd_run_program(p, &sim_wants, &sim, msg, sizeof msg);
+    if (rc == KMRUN_OK)
+        rc = cmd_run_program(p, &host_wants, &host, msg, sizeof msg);
+    if (rc == KMRUN_OK) {
+        const char *name = kmrun_program_name(p);
+        const char *sim_id = kmrun_run_id(sim.r), *host_id = kmrun_run_id(host.r);
+        cJSON *run = cJSON_Parse(kmrun_run_json(sim.r));
         check_out c = {cJSON_CreateObject(), NULL, 0};
-        cJSON_AddStringToObject(c.doc, "program", p->name);
-        cJSON_AddStringToObject(c.doc, "sim_run", sim.rec.id);
-        cJSON_AddStringToObject(c.doc, "host_run", host.rec.id);
+        cJSON_AddStringToObject(c.doc, "program", name);
+        cJSON_AddStringToObject(c.doc, "sim_run", sim_id);
+        cJSON_AddStringToObject(c.doc, "host_run", host_id);
         c.differences = cJSON_CreateArray();
-        compare_threads(&c, &sim.result, &host.result);
-        compare_commands(&c, p, &sim.result, &host.result);
+        size_t nthreads = kmrun_program_clusters(p);
+        compare_threads(&c, nthreads, sim.r, host.r);
+        compare_commands(&c, cJSON_GetObjectItemCaseSensitive(run, "commands"), sim.r, host.r);
         uint64_t bytes = 0;
-        for (size_t i = 0; i < sim.ncopies && i < host.ncopies; i++) {
-            compare_region(&c, &sim.copies[i], &host.copies[i]);
-            bytes += sim.copies[i].size;
+        size_t nregions = 0;
+        const cJSON *region;
+        cJSON_ArrayForEach(region, cJSON_GetObjectItemCaseSensitive(run, "regions")) {
+            const char *rname =
+                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(region, "name"));
+            int cluster = cJSON_GetObjectItemCaseSensitive(region, "cluster")->valueint;
+            bytes += compare_region(&c, sim.r, host.r, rname, cluster);
+            nregions++;
         }
+        cJSON_Delete(run);
         cJSON_AddBoolToObject(c.doc, "agree", c.ndiff == 0);
-        cJSON_AddNumberToObject(c.doc, "threads", sim.result.nthreads);
-        cJSON_AddNumberToObject(c.doc, "regions", (double)sim.ncopies);
+        cJSON_AddNumberToObject(c.doc, "threads", (double)nthreads);
+        cJSON_AddNumberToObject(c.doc, "regions", (double)nregions);
         cJSON_AddNumberToObject(c.doc, "region_bytes", (double)bytes);
         cJSON_AddItemToObject(c.doc, "differences", c.differences);
         char counted[32];
-        ks_thousands(bytes, counted, sizeof counted);
+        kmrun_thousands(bytes, counted, sizeof counted);
         if (json) {
             char *text = cJSON_Print(c.doc);
             printf("%s\n", text);
             free(text);
         } else if (c.ndiff == 0) {
-            printf("kmrun: check: '%s' agrees on the simulated card and the host: %u thread%s, "
+            printf("kmrun: check: '%s' agrees on the simulated card and the host: %zu thread%s, "
                    "%zu region%s (%s bytes) identical (runs %s, %s)\n",
-                   p->name, sim.result.nthreads, sim.result.nthreads == 1 ? "" : "s",
-                   sim.ncopies, sim.ncopies == 1 ? "" : "s", counted, sim.rec.id, host.rec.id);
+                   name, nthreads, nthreads == 1 ? "" : "s", nregions, nregions == 1 ? "" : "s",
+                   counted, sim_id, host_id);
         } else {
             printf("kmrun: check: '%s' differs between the simulated card and the host "
                    "(runs %s, %s):\n",
-                   p->name, sim.rec.id, host.rec.id);
+                   name, sim_id, host_id);
             cJSON *d;
             cJSON_ArrayForEach(d, c.differences) {
                 printf("%s\n", cJSON_GetObjectItem(d, "text")->valuestring);
             }
         }
-        unsigned found = cmd_run_outcome_findings(&sim) + cmd_run_outcome_findings(&host);
-        rc = c.ndiff == 0 && found == 0 ? KM_OK : KM_EXIT_FAILED;
+        uint64_t found = cmd_run_outcome_findings(&sim) + cmd_run_outcome_findings(&host);
+        rc = c.ndiff == 0 && found == 0 ? KMRUN_OK : KMRUN_FAILED;
         fflush(stdout);
         bool color;
         if (cmd_summary_wanted(&color)) {
-            double wall = km_wall_now() - started;
-            cmd_summary_outcome(stderr, color, "the simulated card", p, &sim, wall);
-            cmd_summary_outcome(stderr, color, "the host fallback", p, &host, wall);
+            double wall = cmd_wall_now() - started;
+            cmd_summary_outcome(stderr, color, "the simulated card", &sim, wall);
+            cmd_summary_outcome(stderr, color, "the host fallback", &host, wall);
         }
-        cmd_run_outcome_folder(&sim, &rc, &err);
-        cmd_run_outcome_folder(&host, &rc, &err);
+        cmd_run_outcome_folder(&sim, &rc, msg, sizeof msg);
+        cmd_run_outcome_folder(&host, &rc, msg, sizeof msg);
         cJSON_Delete(c.doc);
     }
-    if (rc != KM_OK && rc != KM_EXIT_FAILED)
-        fprintf(stderr, "kmrun: %s\n", err.message);
+    if (rc != KMRUN_OK && rc != KMRUN_FAILED)
+        fprintf(stderr, "kmrun: %s\n", msg);
     cmd_run_outcome_free(&sim);
     cmd_run_outcome_free(&host);
-    if (cache.root)
-        km_cache_close(&cache);
-    km_program_free(p);
+    kmrun_program_free(p);
     return rc;
 }

@@ -1,7 +1,9 @@
 /* cmd: the kmrun command line.  Each subcommand is one file with one entry
  * point, wired by the table in cmd/main.c.  An entry point gets argv with
- * argv[0] being the subcommand's name and returns a KM_EXIT_* status
- * (lib/base/km_error.h); only cmd/ decides what to print and how to exit.
+ * argv[0] being the subcommand's name and returns a kmrun_status, the
+ * exit code (include/kmrun.h); only cmd/ decides what to print and how
+ * to exit.  cmd/ is the public API's first user: it includes
+ * include/kmrun.h, its own headers and system headers, nothing of lib/.
  *
  * main.c handles `kmrun COMMAND --help` (and -h, anywhere before a `--`)
  * for every command, so an entry point never sees --help.  Entry points
@@ -13,7 +15,13 @@
 
 #include <stdio.h>
 
+#include "kmrun.h"
+
 struct option;
+
+/* A name in a message, as kmrun shows every name (kmrun_quote): a buffer
+ * that lives to the end of the enclosing block. */
+#define CMD_QUOTED(name) kmrun_quote((char[KMRUN_QUOTE_BYTES]){0}, KMRUN_QUOTE_BYTES, (name))
 
 typedef struct cmd_command_entry {
     const char *name;
@@ -42,17 +50,17 @@ extern const unsigned cmd_ncommands;
 const cmd_command_entry *cmd_command_find(const char *name);
 
 /* Prints "kmrun: <message>" and the command's usage line to stderr;
- * returns KM_EXIT_USAGE.  `command` NULL means kmrun's own usage. */
+ * returns KMRUN_USAGE.  `command` NULL means kmrun's own usage. */
 int cmd_usage_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* For getopt_long()'s '?' or ':' (see above): "unknown option '--x'",
- * "option '--x' requires a value", ... and the usage; KM_EXIT_USAGE. */
+ * "option '--x' requires a value", ... and the usage; KMRUN_USAGE. */
 int cmd_option_error(const char *command, int c, char **argv,
                     const struct option *longopts);
 
 /* "kmrun: 'biuld' is not a kmrun command (did you mean 'build'?)" and a
- * pointer to `kmrun --help` on stderr; returns KM_EXIT_USAGE. */
+ * pointer to `kmrun --help` on stderr; returns KMRUN_USAGE. */
 int cmd_unknown_command(const char *name);
 
 /* `kmrun --help`: usage, commands, exit codes, where to read more. */

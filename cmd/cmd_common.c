@@ -6,39 +6,45 @@
 
 #include "cmd.h"
 
-int cmd_load_manifest(const char *path, km_program **out)
+int cmd_load_program(const char *path, kmrun_program **out)
 {
-    km_diags diags = {0};
-    km_error err = {0};
-    int rc = km_manifest_load(path, out, &diags, &err);
-    if (rc != KM_OK) {
-        if (diags.count)
-            km_diags_print(&diags, stderr);
+    kmrun_error *err = NULL;
+    int rc = kmrun_program_load(path, out, &err);
+    if (rc != KMRUN_OK) {
+        const char *detail = kmrun_error_detail(err);
+        if (detail)
+            fputs(detail, stderr);
         else
-            fprintf(stderr, "kmrun: %s\n", err.message);
+            fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+        kmrun_error_free(err);
     }
-    km_diags_free(&diags);
     return rc;
 }
 
-static void warn_stderr(const char *message, void *ctx)
-{
-    (void)ctx;
-    fprintf(stderr, "kmrun: warning: %s\n", message);
-}
-
-int cmd_open_cache(km_cache *c, km_error *err)
-{
-    int rc = km_cache_open(c, NULL, err);
-    c->warn = warn_stderr;
-    return rc;
-}
-
-int cmd_load_one_manifest(const char *command, int argc, char **argv, km_program **out)
+int cmd_load_one_program(const char *command, int argc, char **argv, kmrun_program **out)
 {
     *out = NULL;
     if (optind + 1 != argc)
         return cmd_usage_error(command, optind == argc ? "missing the program manifest"
                                                       : "expected one program manifest");
-    return cmd_load_manifest(argv[optind], out);
+    return cmd_load_program(argv[optind], out);
+}
+
+void cmd_warn(const char *message, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "kmrun: warning: %s\n", message);
+}
+
+int cmd_open_cache(kmrun_cache **out)
+{
+    kmrun_error *err = NULL;
+    int rc = kmrun_cache_open(NULL, out, &err);
+    if (rc != KMRUN_OK) {
+        fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+        kmrun_error_free(err);
+        return rc;
+    }
+    kmrun_cache_set_warning(*out, cmd_warn, NULL);
+    return KMRUN_OK;
 }

@@ -3,19 +3,24 @@
 #ifndef KM_CMD_COMMON_H
 #define KM_CMD_COMMON_H
 
-#include "km_cache.h"
-#include "km_program.h"
+#include "kmrun.h"
 
-/* Loads a manifest; on failure prints every error (file:line:col, the
- * line, a caret) or the system error to stderr and returns its status. */
-int cmd_load_manifest(const char *path, km_program **out);
+/* Loads a manifest (kmrun_program_load); on failure prints every error
+ * (file:line:col, the line, a caret: kmrun_error_detail) or the system
+ * error to stderr and returns its status. */
+int cmd_load_program(const char *path, kmrun_program **out);
 
 /* The one program manifest left after `command`'s options (argv[optind]),
- * loaded as cmd_load_manifest does; a usage error when there is none or
+ * loaded as cmd_load_program does; a usage error when there is none or
  * more than one. */
-int cmd_load_one_manifest(const char *command, int argc, char **argv, km_program **out);
+int cmd_load_one_program(const char *command, int argc, char **argv, kmrun_program **out);
 
-/* Opens the default cache; its warnings go to stderr as "kmrun: warning:". */
-int cmd_open_cache(km_cache *c, km_error *err);
+/* A warning of the cache, on stderr as "kmrun: warning: <message>"
+ * (kmrun_cache_set_warning's and kmrun_callbacks' warning). */
+void cmd_warn(const char *message, void *ctx);
+
+/* Opens the default cache (kmrun_cache_open); its warnings go to stderr as
+ * "kmrun: warning:", and so does a failure to open it (its status). */
+int cmd_open_cache(kmrun_cache **out);
 
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "ks_text.h"
+#include "kmrun.h"
 
 static FILE *raw;     /* the stderr the filter writes to */
 static FILE *guarded; /* the filter, now stderr */
@@ -46,9 +46,9 @@ static void out_plain(shown_out *o, const char *s, size_t len)
 /* Shows the character at s[0..len) into o; returns the bytes it covers. */
 static size_t show_one(shown_out *o, const char *s, size_t len)
 {
-    char shown[KS_SHOWN_MAX];
+    char shown[KMRUN_SHOWN_MAX];
     size_t k;
-    size_t used = ks_show_next(s, len, KS_SHOW_LINES, shown, &k);
+    size_t used = kmrun_show_next(s, len, KMRUN_SHOW_LINES, shown, &k);
     if (o->len + k > sizeof o->buf)
         out_flush(o);
     memcpy(o->buf + o->len, shown, k);

@@ -1,10 +1,11 @@
 /* cmd/exec.c: `kmrun exec [--max-instructions N] [--json]
  * [--trace-instructions[=FILE]] [--gdb PORT] FILE.elf` — a bare-metal RV64
- * ELF on one simulated hart (device/sim/include/sim_exec.h): how instruction tests
- * and speed measurements run, with a commit log of every instruction in
+ * ELF on one simulated hart (kmrun_exec_open): how instruction tests and
+ * speed measurements run, with a commit log of every instruction in
  * Spike's format (to stderr, as Spike writes it, or to FILE) for
- * co-simulation, or under gdb-multiarch (lib/gdb/km_gdb_exec.h).  The JSON is written by
- * hand so that 64-bit values (an exit code, an mtval) stay exact. */
+ * co-simulation, or under gdb-multiarch (kmrun_exec_debug).  The JSON is
+ * written by hand so that 64-bit values (an exit code, an mtval) stay
+ * exact. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,10 +15,6 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "km_error.h"
-#include "km_gdb_exec.h"
-#include "ks_text.h"
-#include "sim_exec.h"
 
 #define DEFAULT_MAX_INSTRUCTIONS 1000000000ull
 
@@ -50,22 +47,20 @@ static bool parse_count(const char *s, uint64_t *out)
     return true;
 }
 
-static void print_json(const sim_exec_result *r)
+static void print_json(const kmrun_exec_result *r)
 {
-    char name[48];
     printf("{\n  \"exit_code\": ");
-    if (r->end == SIM_EXEC_EXIT)
+    if (r->end == KMRUN_EXEC_EXIT)
         printf("%" PRIu64, r->exit_code);
     else
         printf("null");
     printf(",\n  \"instructions\": %" PRIu64 ",\n  \"cycles\": %" PRIu64
            ",\n  \"end\": \"%s\",\n  \"trap\": ",
-           r->instructions, r->cycles, sim_exec_end_name(r->end));
-    if (r->end == SIM_EXEC_TRAP)
+           r->instructions, r->cycles, r->end_name);
+    if (r->end == KMRUN_EXEC_TRAP)
         printf("{\"mcause\": %" PRIu64 ", \"mepc\": %" PRIu64
                ", \"mtval\": %" PRIu64 ", \"name\": \"%s\"}",
-               r->mcause, r->mepc, r->mtval,
-               sim_cause_name(r->mcause, name, sizeof name));
+               r->mcause, r->mepc, r->mtval, r->cause);
     else
         printf("null");
     printf("\n}\n");
@@ -76,96 +71,61 @@ static const char *plural(uint64_t n)
     return n == 1 ? "" : "s";
 }
 
-static void print_text(const sim_exec_result *r, uint64_t limit)
+static void print_text(const kmrun_exec_result *r, uint64_t limit)
 {
-    char a[48], b[48], c[32], name[48];
-    ks_thousands(r->instructions, a, 28);
+    char a[48], b[48], c[32];
+    kmrun_thousands(r->instructions, a, 28);
     strcat(a, " instruction");
     strcat(a, plural(r->instructions));
-    ks_thousands(r->cycles, b, 28);
+    kmrun_thousands(r->cycles, b, 28);
     strcat(b, " cycle");
     strcat(b, plural(r->cycles));
     switch (r->end) {
-    case SIM_EXEC_EXIT:
+    case KMRUN_EXEC_EXIT:
         printf("exit %" PRIu64 " after %s, %s\n",
                r->exit_code, a, b);
         break;
-    case SIM_EXEC_LIMIT:
+    case KMRUN_EXEC_LIMIT:
         if (r->traps == 0) {
             printf("limit: stopped after %s (--max-instructions %s), %s\n", a,
-                   ks_thousands(limit, c, sizeof c), b);
+                   kmrun_thousands(limit, c, sizeof c), b);
             break;
         }
         /* The bound counts traps too: a trap loop retires nothing. */
         char t[40];
-        ks_thousands(r->traps, t, 28);
+        kmrun_thousands(r->traps, t, 28);
         strcat(t, " trap");
         strcat(t, plural(r->traps));
         printf("limit: stopped after %s and %s (--max-instructions %s counts "
-               "both), %s\n", a, t, ks_thousands(limit, c, sizeof c), b);
+               "both), %s\n", a, t, kmrun_thousands(limit, c, sizeof c), b);
         break;
-    case SIM_EXEC_TRAP:
+    case KMRUN_EXEC_TRAP:
         printf("trap: %s (mcause %" PRIu64 ") at mepc 0x%" PRIx64
                ", mtval 0x%" PRIx64 ", with no handler installed, after %s, "
                "%s\n",
-               sim_cause_name(r->mcause, name, sizeof name), r->mcause,
+               r->cause, r->mcause,
                r->mepc, r->mtval, a, b);
         break;
-    case SIM_EXEC_WFI:
+    case KMRUN_EXEC_WFI:
         printf("wfi: waiting for an interrupt that cannot come, after %s, %s\n",
                a, b);
         break;
     }
 }
 
-/* sim_exec_trace's receiver: a line of the commit log to the trace file. */
-static void trace_line(void *ctx, const char *text)
+/* kmrun_exec_trace's receiver: a line of the commit log to the trace file. */
+static void trace_line(const char *text, void *ctx)
 {
     FILE *f = ctx;
     fputs(text, f);
     putc('\n', f);
 }
 
-/* The run under gdb-multiarch on 127.0.0.1:port (0: any free one): waits
- * for it with the hart at its entry, serves it, then the program's end:
- * the one the session saw, or (detached, the client gone) the rest of the
- * run.  KM_OK with *r; a system error when the port cannot be had; a
- * failure when the debugger killed the program. */
-static int debug(sim_exec *x, const char *path, int port, uint64_t max, sim_exec_result *r)
+static void on_gdb_waiting(int port, const char *command, void *ctx)
 {
-    int bound = 0;
-    int lfd = km_gdb_listen(port, &bound);
-    if (lfd < 0) {
-        fprintf(stderr, "kmrun: cannot listen for GDB on port %d: %s\n", port, strerror(errno));
-        return KM_EXIT_SYSTEM;
-    }
-    fprintf(stderr, "kmrun: waiting for GDB on port %d: gdb-multiarch -q -ex 'file %s' -ex "
-                    "'target remote :%d'\n",
-            bound, path, bound);
+    (void)ctx;
+    fprintf(stderr, "kmrun: waiting for GDB on port %d: %s\n", port, command);
     fflush(stderr);
-    int fd = km_gdb_accept(lfd);
-    close(lfd);
-    if (fd < 0) {
-        fprintf(stderr, "kmrun: no GDB connected on port %d: %s\n", bound, strerror(errno));
-        return KM_EXIT_SYSTEM;
-    }
-    km_gdb_exec *t = km_gdb_exec_new(x, max);
-    if (!t) {
-        close(fd);
-        fprintf(stderr, "kmrun: out of memory for the GDB session\n");
-        return KM_EXIT_SYSTEM;
-    }
-    km_gdb_state st = km_gdb_serve_fd(fd, km_gdb_exec_ops(), t, 0);
-    close(fd);
-    bool ended = km_gdb_exec_ended(t, r);
-    km_gdb_exec_free(t);
-    if (st == KM_GDB_KILLED && !ended) {
-        fprintf(stderr, "kmrun: the debugger killed the program before its end\n");
-        return KM_EXIT_FAILED;
-    }
-    if (!ended) /* detached, or the client left: the rest as without it */
-        sim_exec_run(x, max, r);
-    return KM_OK;
 }
 
 int cmd_exec(int argc, char **argv)
@@ -192,7 +152,7 @@ int cmd_exec(int argc, char **argv)
                 return cmd_usage_error("exec",
                                       "--max-instructions needs a positive "
                                       "count such as 1000000 or 1e9, not %s",
-                                      KS_QUOTED(optarg));
+                                      CMD_QUOTED(optarg));
             break;
         case OPT_JSON:
             json = true;
@@ -208,7 +168,7 @@ int cmd_exec(int argc, char **argv)
             long v = strtol(optarg, &end, 10);
             if (!*optarg || *end || v < 0 || v > 65535)
                 return cmd_usage_error("exec", "invalid --gdb port %s (expected 0 to 65535; 0: "
-                                       "any free one)", KS_QUOTED(optarg));
+                                       "any free one)", CMD_QUOTED(optarg));
             gdb_port = (int)v;
             break;
         }
@@ -219,54 +179,54 @@ int cmd_exec(int argc, char **argv)
     if (optind == argc)
         return cmd_usage_error("exec", "no ELF file given");
     if (optind + 1 < argc)
-        return cmd_usage_error("exec", "unexpected argument %s", KS_QUOTED(argv[optind + 1]));
+        return cmd_usage_error("exec", "unexpected argument %s", CMD_QUOTED(argv[optind + 1]));
     const char *path = argv[optind];
 
-    sim_exec *x;
-    ks_error err = {0};
-    bool no_tohost = false;
-    if (sim_exec_open(&x, path, &no_tohost, &err) != KS_OK) {
-        fprintf(stderr, "kmrun: %s\n", err.message);
-        return km_exit_of(err.status);
+    kmrun_exec *x;
+    kmrun_error *err = NULL;
+    bool has_tohost = true;
+    if (kmrun_exec_open(path, &x, &has_tohost, &err) != KMRUN_OK) {
+        fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+        int rc = kmrun_error_status(err);
+        kmrun_error_free(err);
+        return rc;
     }
-    if (no_tohost)
+    if (!has_tohost)
         fprintf(stderr, "kmrun: warning: %s has no 'tohost' symbol: it can "
-                "end only in a trap, in wfi or at the instruction limit\n", KS_QUOTED(path));
+                "end only in a trap, in wfi or at the instruction limit\n", CMD_QUOTED(path));
 
     FILE *trace_file = NULL;
     if (trace) {
         trace_file = trace_path ? fopen(trace_path, "w") : stderr;
         if (!trace_file) {
-            fprintf(stderr, "kmrun: cannot write the trace %s: %s\n", KS_QUOTED(trace_path),
+            fprintf(stderr, "kmrun: cannot write the trace %s: %s\n", CMD_QUOTED(trace_path),
                     strerror(errno));
-            sim_exec_free(x);
-            return KM_EXIT_SYSTEM;
+            kmrun_exec_free(x);
+            return KMRUN_SYSTEM;
         }
-        sim_exec_trace(x, trace_line, trace_file);
+        kmrun_exec_trace(x, trace_line, trace_file);
     }
 
-    sim_exec_result r;
-    if (gdb_port >= 0) {
-        int rc = debug(x, path, gdb_port, max, &r);
-        if (rc != KM_OK) {
-            sim_exec_free(x);
-            if (trace_file && trace_file != stderr)
-                fclose(trace_file);
-            return rc;
-        }
-    } else {
-        sim_exec_run(x, max, &r);
+    kmrun_exec_result r;
+    int rc = gdb_port >= 0 ? kmrun_exec_debug(x, max, gdb_port, on_gdb_waiting, NULL, &r, &err)
+                           : kmrun_exec_run(x, max, &r, &err);
+    kmrun_exec_free(x);
+    if (rc != KMRUN_OK) {
+        fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+        kmrun_error_free(err);
+        if (trace_file && trace_file != stderr)
+            fclose(trace_file);
+        return rc;
     }
-    sim_exec_free(x);
     if (trace_file && trace_file != stderr && fclose(trace_file) != 0) {
-        fprintf(stderr, "kmrun: cannot write the trace %s: %s\n", KS_QUOTED(trace_path),
+        fprintf(stderr, "kmrun: cannot write the trace %s: %s\n", CMD_QUOTED(trace_path),
                 strerror(errno));
-        return KM_EXIT_SYSTEM;
+        return KMRUN_SYSTEM;
     }
 
     if (json)
         print_json(&r);
     else
         print_text(&r, max);
-    return r.end == SIM_EXEC_EXIT && r.exit_code == 0 ? KM_OK : KM_EXIT_FAILED;
+    return r.end == KMRUN_EXEC_EXIT && r.exit_code == 0 ? KMRUN_OK : KMRUN_FAILED;
 }

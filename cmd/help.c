@@ -5,22 +5,19 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "km_error.h"
-#include "km_suggest.h"
-#include "ks_text.h"
 
-/* The documented exit codes (lib/base/km_error.h; man/kmrun.1, EXIT STATUS). */
+/* The documented exit codes (kmrun_status; man/kmrun.1, EXIT STATUS). */
 static const struct {
     int code;
     const char *meaning;
 } exit_codes[] = {
-    {KM_OK, "success"},
-    {KM_EXIT_FAILED, "a thread or a kernel failed, a check found a difference, a wrong "
+    {KMRUN_OK, "success"},
+    {KMRUN_FAILED, "a thread or a kernel failed, a check found a difference, a wrong "
                      "hand-over or a wild write"},
-    {KM_EXIT_USAGE, "usage error, or an error in a manifest"},
-    {KM_EXIT_BUILD, "build error: a compile failure or a rejected image"},
-    {KM_EXIT_SYSTEM, "system error: I/O, a missing tool, an unusable cache"},
-    {KM_EXIT_INTERNAL, "internal error: a bug in kmrun"},
+    {KMRUN_USAGE, "usage error, or an error in a manifest"},
+    {KMRUN_BUILD, "build error: a compile failure or a rejected image"},
+    {KMRUN_SYSTEM, "system error: I/O, a missing tool, an unusable cache"},
+    {KMRUN_INTERNAL, "internal error: a bug in kmrun"},
 };
 
 void cmd_print_overview(FILE *out)
@@ -61,14 +58,14 @@ int cmd_unknown_command(const char *name)
     size_t n = 0;
     for (unsigned i = 0; i < cmd_ncommands && n < sizeof names / sizeof names[0]; i++)
         names[n++] = cmd_commands[i].name;
-    const char *near = km_suggest(name, names, n);
+    const char *near = kmrun_suggest(name, names, n);
     if (near)
         fprintf(stderr, "kmrun: %s is not a kmrun command (did you mean '%s'?)\n",
-                KS_QUOTED(name), near);
+                CMD_QUOTED(name), near);
     else
-        fprintf(stderr, "kmrun: %s is not a kmrun command\n", KS_QUOTED(name));
+        fprintf(stderr, "kmrun: %s is not a kmrun command\n", CMD_QUOTED(name));
     fputs("kmrun: see 'kmrun --help'\n", stderr);
-    return KM_EXIT_USAGE;
+    return KMRUN_USAGE;
 }
 
 int cmd_help(int argc, char **argv)
@@ -82,13 +79,13 @@ int cmd_help(int argc, char **argv)
 
     if (optind == argc) {
         cmd_print_overview(stdout);
-        return KM_OK;
+        return KMRUN_OK;
     }
     if (argc - optind > 1)
-        return cmd_usage_error("help", "unexpected argument %s", KS_QUOTED(argv[optind + 1]));
+        return cmd_usage_error("help", "unexpected argument %s", CMD_QUOTED(argv[optind + 1]));
     const cmd_command_entry *entry = cmd_command_find(argv[optind]);
     if (!entry)
         return cmd_unknown_command(argv[optind]);
     cmd_print_command_help(entry, stdout);
-    return KM_OK;
+    return KMRUN_OK;
 }

@@ -8,8 +8,6 @@
 
 #include "cmd.h"
 #include "cmd_stderr.h"
-#include "km_error.h"
-#include "ks_text.h"
 
 const cmd_command_entry cmd_commands[] = {
     {
@@ -266,7 +264,7 @@ int cmd_usage_error(const char *command, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     print_usage_line(command);
-    return KM_EXIT_USAGE;
+    return KMRUN_USAGE;
 }
 
 /* The long option whose getopt value is `val`, or NULL. */
@@ -296,11 +294,11 @@ int cmd_option_error(const char *command, int c, char **argv,
             return cmd_usage_error(command, "option '--%s' requires a value",
                                   o->name);
         if (is_long)
-            return cmd_usage_error(command, "option %s requires a value", KS_QUOTED(name));
+            return cmd_usage_error(command, "option %s requires a value", CMD_QUOTED(name));
         return cmd_usage_error(command, "switch '-%c' requires a value", optopt);
     }
     if (optopt == 0 && is_long)
-        return cmd_usage_error(command, "unknown option %s", KS_QUOTED(name));
+        return cmd_usage_error(command, "unknown option %s", CMD_QUOTED(name));
     if (is_long && strchr(word, '=')) {
         const struct option *o = long_by_val(longopts, optopt);
         if (o && strncmp(o->name, name + 2, strlen(name + 2)) == 0)
@@ -309,7 +307,7 @@ int cmd_option_error(const char *command, int c, char **argv,
     }
     if (optopt > 0 && optopt < 256)
         return cmd_usage_error(command, "unknown switch '-%c'", optopt);
-    return cmd_usage_error(command, "unknown option %s", KS_QUOTED(word));
+    return cmd_usage_error(command, "unknown option %s", CMD_QUOTED(word));
 }
 
 /* `kmrun --help` style aliases for commands. */
@@ -328,7 +326,7 @@ static int check_stdout(int status)
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "kmrun: cannot write to standard output: %s\n",
                 strerror(errno));
-        return status > KM_EXIT_SYSTEM ? status : KM_EXIT_SYSTEM;
+        return status > KMRUN_SYSTEM ? status : KMRUN_SYSTEM;
     }
     return status;
 }
@@ -338,11 +336,11 @@ int main(int argc, char **argv)
     cmd_stderr_guard();
     if (argc < 2) {
         cmd_print_overview(stderr);
-        return KM_EXIT_USAGE;
+        return KMRUN_USAGE;
     }
     const char *name = alias(argv[1]);
     if (name[0] == '-')
-        return cmd_usage_error(NULL, "unknown option %s", KS_QUOTED(name));
+        return cmd_usage_error(NULL, "unknown option %s", CMD_QUOTED(name));
 
     const cmd_command_entry *c = cmd_command_find(name);
     if (!c)
@@ -353,7 +351,7 @@ int main(int argc, char **argv)
             break;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             cmd_print_command_help(c, stdout);
-            return check_stdout(KM_OK);
+            return check_stdout(KMRUN_OK);
         }
     }
 

@@ -7,21 +7,16 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "km_rundir.h"
-#include "units.h"
-#include "ks_text.h"
 
 enum format { FORMAT_RAW, FORMAT_HEX, FORMAT_U32, FORMAT_JSON };
 
 static int parse_bytes(const char *option, const char *text, uint64_t *out)
 {
-    bool has_unit;
-    const char *hint = NULL;
-    if (km_parse_size(text, out, &has_unit, &hint) != KM_UNITS_OK)
+    if (!kmrun_parse_size(text, out, NULL))
         return cmd_usage_error("read-region",
                               "invalid %s %s (expected bytes, or a number with KiB, MiB or GiB)",
-                              option, KS_QUOTED(text));
-    return KM_OK;
+                              option, CMD_QUOTED(text));
+    return KMRUN_OK;
 }
 
 static uint32_t word_at(const unsigned char *p)
@@ -77,7 +72,7 @@ int cmd_read_region(int argc, char **argv)
         case 'c':
             if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3')
                 return cmd_usage_error("read-region", "invalid cluster %s (expected 1, 2 or 3)",
-                                      KS_QUOTED(optarg));
+                                      CMD_QUOTED(optarg));
             cluster = optarg[0] - '0';
             break;
         case 'f': {
@@ -87,17 +82,17 @@ int cmd_read_region(int argc, char **argv)
                 i++;
             if (i == 4)
                 return cmd_usage_error("read-region",
-                                      "unknown format %s (expected raw, hex, u32 or json)", KS_QUOTED(optarg));
+                                      "unknown format %s (expected raw, hex, u32 or json)", CMD_QUOTED(optarg));
             format = (enum format)i;
             break;
         }
         case 'o':
-            if (parse_bytes("offset", optarg, &offset) != KM_OK)
-                return KM_EXIT_USAGE;
+            if (parse_bytes("offset", optarg, &offset) != KMRUN_OK)
+                return KMRUN_USAGE;
             break;
         case 'l':
-            if (parse_bytes("length", optarg, &length) != KM_OK)
-                return KM_EXIT_USAGE;
+            if (parse_bytes("length", optarg, &length) != KMRUN_OK)
+                return KMRUN_USAGE;
             has_length = 1;
             break;
         default:
@@ -108,28 +103,33 @@ int cmd_read_region(int argc, char **argv)
         return cmd_usage_error("read-region", optind == argc ? "missing the region's name"
                                                             : "expected one region name");
     const char *name = argv[optind];
-    char *runs = km_runs_root(run_dir), *dir = NULL, *data = NULL;
+    char *dir = NULL;
+    void *data = NULL;
     size_t n = 0;
     int got_cluster = 0;
-    km_error err = {0};
-    int rc = km_rundir_find(runs, run, &dir, &err);
-    if (rc == KM_OK)
-        rc = km_rundir_region(dir, name, cluster, &data, &n, &got_cluster, &err);
-    if (rc == KM_OK && offset > n)
-        rc = km_fail(&err, KM_EXIT_USAGE, "offset %llu is past the end of region %s (%zu bytes)",
-                     (unsigned long long)offset, KS_QUOTED(name), n);
-    if (rc == KM_OK && !has_length)
-        length = n - offset;
-    if (rc == KM_OK && length > n - offset)
-        rc = km_fail(&err, KM_EXIT_USAGE,
-                     "offset %llu and length %llu run past the end of region %s (%zu bytes)",
-                     (unsigned long long)offset, (unsigned long long)length, KS_QUOTED(name), n);
-    if (rc == KM_OK && format == FORMAT_U32 && (offset % 4 || length % 4))
-        rc = km_fail(&err, KM_EXIT_USAGE, "--format u32 needs an offset and a length that are "
-                                          "multiples of 4");
-    if (rc != KM_OK) {
-        fprintf(stderr, "kmrun: %s\n", err.message);
+    kmrun_error *err = NULL;
+    int rc = kmrun_run_folder_find(run_dir, run, &dir, &err);
+    if (rc == KMRUN_OK)
+        rc = kmrun_run_folder_read(dir, name, cluster, &data, &n, &got_cluster, &err);
+    if (rc != KMRUN_OK) {
+        fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+        kmrun_error_free(err);
+    } else if (offset > n) {
+        fprintf(stderr, "kmrun: offset %llu is past the end of region %s (%zu bytes)\n",
+                (unsigned long long)offset, CMD_QUOTED(name), n);
+        rc = KMRUN_USAGE;
+    } else if (has_length && length > n - offset) {
+        fprintf(stderr,
+                "kmrun: offset %llu and length %llu run past the end of region %s (%zu bytes)\n",
+                (unsigned long long)offset, (unsigned long long)length, CMD_QUOTED(name), n);
+        rc = KMRUN_USAGE;
+    } else if (format == FORMAT_U32 && (offset % 4 || (has_length ? length : n - offset) % 4)) {
+        fputs("kmrun: --format u32 needs an offset and a length that are multiples of 4\n",
+              stderr);
+        rc = KMRUN_USAGE;
     } else {
+        if (!has_length)
+            length = n - offset;
         const unsigned char *p = (const unsigned char *)data + offset;
         if (format == FORMAT_RAW) {
             fwrite(p, 1, length, stdout);
@@ -165,6 +165,5 @@ int cmd_read_region(int argc, char **argv)
     }
     free(data);
     free(dir);
-    free(runs);
     return rc;
 }

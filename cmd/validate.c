@@ -1,7 +1,8 @@
 /* cmd/validate.c: `kmrun validate [--quiet] [--json] program.yaml...`.
- * Loads every manifest given (km_manifest_load), prints each one's errors
- * with their positions, and for the valid ones a summary line or, with
- * --json, the program model as one JSON document on stdout. */
+ * Loads every manifest given (kmrun_program_load), prints each one's
+ * errors with their positions, and for the valid ones a summary line or,
+ * with --json, the program model (kmrun_program_json) as one JSON
+ * document on stdout. */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,11 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd.h"
-#include "km_error.h"
-#include "km_ports.h"
-#include "km_program.h"
-#include "km_run_json.h"
-#include "ks_text.h"
+#include "cmd_common.h"
 
 enum { OPT_JSON = 256 };
 
@@ -26,23 +23,33 @@ static const char *plural(size_t n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
-/* "1 thread on cluster 1", "2 threads on clusters 2 and 3", ... */
-static void print_summary(const char *path, const km_program *p)
+static size_t count(const cJSON *o, const char *key)
+{
+    return (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+/* "1 thread on cluster 1", "2 threads on clusters 2 and 3", ... of the
+ * program's JSON (kmrun_program_json). */
+static void print_summary(const char *path, const cJSON *p)
 {
     bool on[4] = {false};
-    size_t nthreads = 0, nregions = p->nregions;
-    for (size_t i = 0; i < p->nthreads; i++) {
-        const km_thread *t = &p->threads[i];
-        nregions += t->nregions;
-        for (size_t j = 0; j < t->nclusters; j++) {
+    size_t nthreads = 0, nregions = count(p, "regions");
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(p, "threads")) {
+        nregions += count(t, "regions");
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(t, "clusters")) {
             nthreads++;
-            if (t->clusters[j] >= 0 && t->clusters[j] < 4)
-                on[t->clusters[j]] = true;
+            if (c->valueint >= 0 && c->valueint < 4)
+                on[c->valueint] = true;
         }
     }
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
+    size_t ncommands = count(p, "commands");
     char path_shown[1024];
-    printf("%s: ok (program %s: %zu %s", ks_escape(path_shown, sizeof path_shown, path, strlen(path), 0),
-           KS_QUOTED(p->name), nthreads,
+    printf("%s: ok (program %s: %zu %s",
+           kmrun_escape(path_shown, sizeof path_shown, path, strlen(path), 0),
+           CMD_QUOTED(cJSON_GetStringValue(name)), nthreads,
            plural(nthreads, "thread", "threads"));
     if (nthreads) {
         printf(" on %s", plural(nthreads, "cluster", "clusters"));
@@ -55,190 +62,8 @@ static void print_summary(const char *path, const km_program *p)
             printf("%s%d", sep, c);
         }
     }
-    printf(", %zu %s, %zu %s)\n", nregions, plural(nregions, "region", "regions"),
-           p->ncommands, plural(p->ncommands, "command", "commands"));
-}
-
-/* --- the JSON document ---------------------------------------------------- */
-
-/* cJSON returns NULL when out of memory; so does every helper here, and
- * the caller checks only the final document. */
-
-static cJSON *strings(char *const *v, size_t n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < n; i++)
-        if (!cJSON_AddItemToArray(a, cJSON_CreateString(v[i]))) {
-            cJSON_Delete(a);
-            return NULL;
-        }
-    return a;
-}
-
-static cJSON *words(const uint32_t *v, size_t n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < n; i++)
-        if (!cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]))) {
-            cJSON_Delete(a);
-            return NULL;
-        }
-    return a;
-}
-
-static const char *init_name(km_init_kind k)
-{
-    switch (k) {
-    case KM_INIT_ZERO: return "zero";
-    case KM_INIT_FILE: return "file";
-    case KM_INIT_WORDS: return "words";
-    case KM_INIT_FILL: return "fill";
-    case KM_INIT_BYTES: return "bytes"; /* built in code: never a manifest's */
-    }
-    return "unknown";
-}
-
-/* {name, size, init: "zero"|"file"|"words"|"fill", file | words | fill} */
-static cJSON *regions(const km_region *r, size_t n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        if (!cJSON_AddItemToArray(a, o)) {
-            cJSON_Delete(o);
-            cJSON_Delete(a);
-            return NULL;
-        }
-        cJSON_AddStringToObject(o, "name", r[i].name);
-        cJSON_AddNumberToObject(o, "size", (double)r[i].size);
-        cJSON_AddStringToObject(o, "init", init_name(r[i].init));
-        if (r[i].init == KM_INIT_FILE)
-            cJSON_AddStringToObject(o, "file", r[i].file);
-        else if (r[i].init == KM_INIT_WORDS)
-            cJSON_AddItemToObject(o, "words", words(r[i].words, r[i].nwords));
-        else if (r[i].init == KM_INIT_FILL)
-            cJSON_AddNumberToObject(o, "fill", r[i].fill);
-    }
-    return a;
-}
-
-static cJSON *thread_json(const km_thread *t)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON *clusters = cJSON_CreateArray();
-    cJSON_AddItemToObject(o, "clusters", clusters);
-    for (size_t i = 0; clusters && i < t->nclusters; i++)
-        cJSON_AddItemToArray(clusters, cJSON_CreateNumber(t->clusters[i]));
-    cJSON_AddItemToObject(o, "sources", strings(t->sources, t->nsources));
-    cJSON_AddItemToObject(o, "regions", regions(t->regions, t->nregions));
-    cJSON_AddItemToObject(o, "shared", strings(t->shared, t->nshared));
-    cJSON_AddItemToObject(o, "words", words(t->words, t->nwords));
-    cJSON_AddNumberToObject(o, "deadline_us", (double)t->deadline_us);
-    cJSON_AddStringToObject(o, "prefetch",
-                            t->prefetch == KM_PREFETCH_KEEP ? "keep" : "default");
-    cJSON_AddStringToObject(o, "ring", t->ring == KM_RING_CACHED ? "cached" : "remote");
-    cJSON_AddItemToObject(o, "cflags", strings(t->cflags, t->ncflags));
-    cJSON_AddStringToObject(o, "compiler", t->compiler == KM_COMPILER_CLANG ? "clang" : "gcc");
-    return o;
-}
-
-/* null without `ports:`; {kind: "default"} or {kind: "serve", serve: [...]},
- * with the dealing that follows: which X280 core serves which Tensix cores,
- * as the run JSON's `ports` lists it (the same function). */
-static cJSON *ports_json(const km_program *program)
-{
-    const km_ports *p = &program->ports;
-    km_port_dealing dealing;
-    if (!km_ports_deal(program, &dealing))
-        return cJSON_CreateNull();
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject(o, "kind", p->kind == KM_PORTS_SERVE ? "serve" : "default");
-    if (p->kind == KM_PORTS_SERVE) {
-        cJSON *a = cJSON_AddArrayToObject(o, "serve");
-        for (size_t i = 0; a && i < p->nserve; i++) {
-            cJSON *s = cJSON_CreateObject();
-            if (!cJSON_AddItemToArray(a, s)) {
-                cJSON_Delete(s);
-                break;
-            }
-            cJSON_AddNumberToObject(s, "core", p->serve[i].core);
-            cJSON_AddNumberToObject(s, "cluster", p->serve[i].cluster);
-            cJSON_AddNumberToObject(s, "x280_core", p->serve[i].x280_core);
-        }
-    }
-    cJSON_AddItemToObject(o, "dealing", km_ports_json(program, &dealing));
-    return o;
-}
-
-static cJSON *pull_json(const km_pull *p)
-{
-    if (!p->present)
-        return cJSON_CreateNull();
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    static const char *const modes[] = {"count", "log", "replay"};
-    cJSON_AddNumberToObject(o, "units", p->units);
-    cJSON_AddNumberToObject(o, "per", p->per);
-    cJSON_AddStringToObject(o, "mode", (unsigned)p->mode < 3 ? modes[p->mode] : "unknown");
-    if (p->log)
-        cJSON_AddStringToObject(o, "log", p->log);
-    else
-        cJSON_AddNullToObject(o, "log");
-    return o;
-}
-
-static cJSON *commands_json(const km_host_command *c, size_t n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; a && i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        if (!cJSON_AddItemToArray(a, o)) {
-            cJSON_Delete(o);
-            cJSON_Delete(a);
-            return NULL;
-        }
-        cJSON_AddStringToObject(o, "handler", c[i].handler);
-        cJSON_AddNumberToObject(o, "handler_id", c[i].handler_id);
-        cJSON_AddNumberToObject(o, "first", c[i].first);
-        cJSON_AddNumberToObject(o, "count", c[i].count);
-        cJSON_AddItemToObject(o, "args", words(c[i].args, c[i].nargs));
-        cJSON_AddBoolToObject(o, "result", c[i].result);
-        cJSON_AddBoolToObject(o, "exclusive", c[i].exclusive);
-        cJSON_AddBoolToObject(o, "wait", c[i].wait);
-    }
-    return a;
-}
-
-static cJSON *program_json(const char *path, const km_program *p)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject(o, "manifest", path);
-    cJSON_AddStringToObject(o, "name", p->name);
-    cJSON_AddNumberToObject(o, "x280_mhz", p->x280_mhz);
-    cJSON *kernels = cJSON_AddObjectToObject(o, "kernels");
-    if (kernels) {
-        cJSON_AddItemToObject(kernels, "sources",
-                              strings(p->kernels.sources, p->kernels.nsources));
-        cJSON_AddItemToObject(kernels, "handlers",
-                              strings(p->kernels.handlers, p->kernels.nhandlers));
-        cJSON_AddItemToObject(kernels, "cflags",
-                              strings(p->kernels.cflags, p->kernels.ncflags));
-    }
-    cJSON_AddItemToObject(o, "regions", regions(p->regions, p->nregions));
-    cJSON *threads = cJSON_AddArrayToObject(o, "threads");
-    for (size_t i = 0; threads && i < p->nthreads; i++)
-        cJSON_AddItemToArray(threads, thread_json(&p->threads[i]));
-    cJSON_AddItemToObject(o, "ports", ports_json(p));
-    cJSON_AddItemToObject(o, "pull", pull_json(&p->pull));
-    cJSON_AddItemToObject(o, "commands", commands_json(p->commands, p->ncommands));
-    return o;
+    printf(", %zu %s, %zu %s)\n", nregions, plural(nregions, "region", "regions"), ncommands,
+           plural(ncommands, "command", "commands"));
 }
 
 /* --- the command ----------------------------------------------------------- */
@@ -266,47 +91,51 @@ int cmd_validate(int argc, char **argv)
     if (optind == argc)
         return cmd_usage_error("validate", "no manifest given");
 
-    int status = KM_OK;
+    int status = KMRUN_OK;
     int nfiles = argc - optind;
     cJSON *docs = json ? cJSON_CreateArray() : NULL;
     if (json && !docs) {
         fputs("kmrun: out of memory\n", stderr);
-        return KM_EXIT_SYSTEM;
+        return KMRUN_SYSTEM;
     }
     for (int i = optind; i < argc; i++) {
         const char *path = argv[i];
-        km_program *p = NULL;
-        km_diags diags = {0};
-        km_error err = {0};
-        int rc = km_manifest_load(path, &p, &diags, &err);
-        if (rc == KM_OK && p) {
-            if (json) {
-                cJSON *doc = program_json(path, p);
-                if (!cJSON_AddItemToArray(docs, doc)) {
-                    cJSON_Delete(doc);
-                    fputs("kmrun: out of memory\n", stderr);
-                    rc = KM_EXIT_SYSTEM;
-                }
-            } else if (!quiet) {
-                print_summary(path, p);
+        kmrun_program *p = NULL;
+        int rc = cmd_load_program(path, &p);
+        char *text = NULL;
+        cJSON *doc = NULL;
+        kmrun_error *err = NULL;
+        if (rc == KMRUN_OK && !quiet) {
+            rc = kmrun_program_json(p, &text, &err);
+            doc = text ? cJSON_Parse(text) : NULL;
+            if (rc != KMRUN_OK) {
+                fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+                kmrun_error_free(err);
+            } else if (!doc) {
+                fputs("kmrun: out of memory\n", stderr);
+                rc = KMRUN_SYSTEM;
             }
-        } else {
-            if (rc == KM_OK) /* loaded nothing, said nothing: a bug */
-                rc = KM_EXIT_INTERNAL;
-            km_diags_print(&diags, stderr);
-            if (err.message[0])
-                fprintf(stderr, "kmrun: %s\n", err.message);
-            else if (diags.count == 0)
-                fprintf(stderr, "kmrun: cannot load %s\n", KS_QUOTED(path));
         }
-        if (p)
-            km_program_free(p);
-        km_diags_free(&diags);
+        if (rc == KMRUN_OK && doc) {
+            if (json) {
+                if (cJSON_AddItemToArray(docs, doc)) {
+                    doc = NULL;
+                } else {
+                    fputs("kmrun: out of memory\n", stderr);
+                    rc = KMRUN_SYSTEM;
+                }
+            } else {
+                print_summary(path, doc);
+            }
+        }
+        cJSON_Delete(doc);
+        free(text);
+        kmrun_program_free(p);
         if (rc > status)
             status = rc;
     }
 
-    if (json && status == KM_OK) {
+    if (json && status == KMRUN_OK) {
         cJSON *doc = docs;
         if (nfiles == 1) /* one manifest: its object, not an array of one */
             doc = cJSON_DetachItemFromArray(docs, 0);
@@ -316,7 +145,7 @@ int cmd_validate(int argc, char **argv)
             free(text);
         } else {
             fputs("kmrun: out of memory\n", stderr);
-            status = KM_EXIT_SYSTEM;
+            status = KMRUN_SYSTEM;
         }
         if (doc != docs)
             cJSON_Delete(doc);

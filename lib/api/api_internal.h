@@ -20,6 +20,7 @@
 struct kmrun_error {
     kmrun_status status;
     char *message;
+    char *detail; /* kmrun_error_detail's; NULL: none */
 };
 
 /* A thread's host fallback given as a function (kmrun_fallback.c). */
@@ -53,6 +54,10 @@ struct kmrun_session {
     bool run_folder, check_handover;
     double wall_timeout_s;
     kmrun_callbacks callbacks;
+    int jobs;
+    bool trace;
+    unsigned trace_cluster, trace_core;
+    char *timeline;                /* the timeline's file; NULL: none */
     struct kmrun_run *run; /* its one run, until kmrun_run_free */
 };
 
@@ -73,6 +78,18 @@ struct kmrun_run {
     km_run_result result;
     const km_region_copy *copies; /* the session's */
     size_t ncopies;
+    /* The instruction trace being written into the run folder (NULL:
+     * none), its file's path, and why it was not written (trace_rc). */
+    FILE *trace;
+    char *trace_file;
+    int trace_rc;
+    km_error trace_err;
+    /* The timeline being recorded (NULL: none), its file, and why it was
+     * not written (timeline_rc). */
+    struct km_timeline *timeline;
+    char *timeline_path;
+    int timeline_rc;
+    km_error timeline_err;
 };
 
 /* ---- The run's life (kmrun_run.c) ----------------------------------------
@@ -107,11 +124,18 @@ unsigned km_api_plan_index(const kmrun_run *r, size_t i);
  * error of KMRUN_SYSTEM, which kmrun_error_free leaves. */
 kmrun_status km_api_error(kmrun_error **err, int status, const char *message);
 
+/* The same with kmrun_error_detail's text (copied; NULL: none). */
+kmrun_status km_api_error_detail(kmrun_error **err, int status, const char *message,
+                                 const char *detail);
+
 /* The same from a failure of the library: its status and km_error. */
 kmrun_status km_api_fail(kmrun_error **err, int status, const km_error *e);
 
 /* The same with a message made as km_fail makes it (names KS_QUOTED). */
 kmrun_status km_api_usage(kmrun_error **err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* The library's cache behind a kmrun_cache (kmrun_folders.c). */
+km_cache *km_api_cache(kmrun_cache *c);
 
 #endif

@@ -16,24 +16,33 @@
 /* ---- Errors --------------------------------------------------------------- */
 
 /* What an error is when there is no memory for one: shared, never freed. */
-static kmrun_error out_of_memory = {KMRUN_SYSTEM, "out of memory"};
+static kmrun_error out_of_memory = {KMRUN_SYSTEM, "out of memory", NULL};
 
-kmrun_status km_api_error(kmrun_error **err, int status, const char *message)
+kmrun_status km_api_error_detail(kmrun_error **err, int status, const char *message,
+                                 const char *detail)
 {
     if (!err)
         return (kmrun_status)status;
     kmrun_error *e = malloc(sizeof *e);
     char *m = strdup(message ? message : "");
-    if (!e || !m) {
+    char *d = detail ? strdup(detail) : NULL;
+    if (!e || !m || (detail && !d)) {
         free(e);
         free(m);
+        free(d);
         *err = &out_of_memory;
         return (kmrun_status)status;
     }
     e->status = (kmrun_status)status;
     e->message = m;
+    e->detail = d;
     *err = e;
     return (kmrun_status)status;
+}
+
+kmrun_status km_api_error(kmrun_error **err, int status, const char *message)
+{
+    return km_api_error_detail(err, status, message, NULL);
 }
 
 kmrun_status km_api_fail(kmrun_error **err, int status, const km_error *e)
@@ -63,10 +72,16 @@ const char *kmrun_error_message(const kmrun_error *e)
     return e ? e->message : "";
 }
 
+const char *kmrun_error_detail(const kmrun_error *e)
+{
+    return e ? e->detail : NULL;
+}
+
 void kmrun_error_free(kmrun_error *e)
 {
     if (!e || e == &out_of_memory)
         return;
+    free(e->detail);
     free(e->message);
     free(e);
 }
@@ -79,6 +94,13 @@ const char *kmrun_version(void)
 int kmrun_api_version(void)
 {
     return KMRUN_API_VERSION;
+}
+
+_Static_assert((long)KMRUN_SECONDS_MAX == (long)KM_SECONDS_MAX, "the one rule of seconds");
+
+bool kmrun_seconds_valid(double seconds)
+{
+    return km_seconds_valid(seconds);
 }
 
 /* *err NULL from the start: a success leaves it so. */
@@ -136,6 +158,11 @@ kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out
     int rc = km_backend_available(b, &e);
     if (rc != KM_OK)
         return km_api_fail(err, rc, &e);
+    if (o->jobs < 0 || o->jobs > 1024)
+        return km_api_usage(err, "invalid job count %d (expected 1 to 1024, or 0: Ninja's)",
+                            o->jobs);
+    if (o->timeline && !*o->timeline)
+        return km_api_usage(err, "an empty timeline file name");
     double wall = o->wall_timeout_seconds;
     if (isnan(wall) || (wall > 0 && !km_seconds_valid(wall)))
         return km_api_usage(err,
@@ -150,6 +177,11 @@ kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out
     s->check_handover = o->check_handover;
     s->wall_timeout_s = wall > 0 ? wall : 0;
     s->callbacks = o->callbacks;
+    s->jobs = o->jobs;
+    s->trace = o->trace_instructions;
+    s->trace_cluster = o->trace_cluster;
+    s->trace_core = o->trace_core;
+    s->timeline = o->timeline ? strdup(o->timeline) : NULL;
     /* The folders as kmrun(1) finds them, chosen once: the environment
      * read now, not at each load. */
     s->cache_root = o->cache_dir && *o->cache_dir ? strdup(o->cache_dir)
@@ -157,7 +189,7 @@ kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out
     s->runs = km_runs_root(o->runs_dir);
     if (!s->cache_root)
         rc = e.message[0] ? e.status : km_fail(&e, KM_EXIT_SYSTEM, "out of memory for a session");
-    else if (!s->runs)
+    else if (!s->runs || (o->timeline && !s->timeline))
         rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory for a session");
     /* The cache is opened for each run (its entries stay pinned as long);
      * here only tried, so that an unusable one is said at the open. */
@@ -184,5 +216,6 @@ void kmrun_session_close(kmrun_session *s)
         s->run->owner = NULL;
     free(s->cache_root);
     free(s->runs);
+    free(s->timeline);
     free(s);
 }

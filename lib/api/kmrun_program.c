@@ -46,10 +46,23 @@ static kmrun_status fail_diags(kmrun_error **err, int rc, km_diags *diags, const
                                const char *otherwise)
 {
     char *text = rc == KM_EXIT_USAGE && diags->count ? km_diags_text(diags) : NULL;
+    /* kmrun_error_detail's: the same lines with their source lines and
+     * carets, as kmrun(1) prints them (km_diags_print). */
+    char *detail = NULL;
+    size_t len = 0;
+    FILE *f = text ? open_memstream(&detail, &len) : NULL;
+    if (f) {
+        km_diags_print(diags, f);
+        if (fclose(f) != 0) {
+            free(detail);
+            detail = NULL;
+        }
+    }
     km_diags_free(diags);
     if (text) {
-        rc = km_api_error(err, rc, text);
+        rc = km_api_error_detail(err, rc, text, detail);
         free(text);
+        free(detail);
         return (kmrun_status)rc;
     }
     return km_api_error(err, rc, e->message[0] ? e->message : otherwise);

@@ -10,11 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <stdio.h>
+
 #include "api_internal.h"
+#include "km_fs.h"
 #include "km_plan.h"
+#include "km_prints.h"
 #include "km_run_json.h"
 #include "km_suggest.h"
+#include "km_timeline.h"
 #include "ks_text.h"
+
+/* The instruction trace's file in the run folder. */
+#define TRACE_NAME "trace-c%u.%u.log"
 
 static void clear(kmrun_error **err)
 {
@@ -28,6 +37,12 @@ static void on_build_output(const char *line, void *ctx)
 {
     const kmrun_run *r = ctx;
     r->callbacks.build_output(line, r->callbacks.ctx);
+}
+
+static void on_warning(const char *message, void *ctx)
+{
+    const kmrun_run *r = ctx;
+    r->callbacks.warning(message, r->callbacks.ctx);
 }
 
 static double ticks_us(uint64_t ticks)
@@ -44,9 +59,103 @@ static void on_progress(int cluster, uint32_t where, uint64_t ticks, void *ctx)
 static void on_print(const km_print_line *p, void *ctx)
 {
     const kmrun_run *r = ctx;
-    char core[32];
-    km_print_core_name(p, core, sizeof core);
-    r->callbacks.print(core, p->text, (double)p->ps / (double)BH_PS_PER_US, r->callbacks.ctx);
+    if (r->callbacks.print) {
+        char core[32];
+        km_print_core_name(p, core, sizeof core);
+        r->callbacks.print(core, p->text, (double)p->ps / (double)BH_PS_PER_US,
+                           r->callbacks.ctx);
+    }
+    if (r->callbacks.print_line) {
+        char line[1200];
+        km_print_line_text(p, line, sizeof line);
+        r->callbacks.print_line(line, r->callbacks.ctx);
+    }
+}
+
+/* ---- The instruction trace and the timeline ------------------------------ */
+
+/* km_session_trace_instructions' receiver: a line into the trace file. */
+static void on_trace_line(void *ctx, const char *text)
+{
+    kmrun_run *r = ctx;
+    if (r->trace) {
+        fputs(text, r->trace);
+        putc('\n', r->trace);
+    }
+}
+
+/* The trace file in the run folder being written, after the load. */
+static void open_trace(kmrun_run *r, unsigned cluster, unsigned core)
+{
+    if (!r->rec.w) {
+        r->trace_rc = km_fail(&r->trace_err, KM_EXIT_SYSTEM,
+                              "the instruction trace was not written: the run folder could "
+                              "not be begun");
+        return;
+    }
+    char name[64];
+    snprintf(name, sizeof name, TRACE_NAME, cluster, core);
+    char *path = km_path_join(km_rundir_writing(r->rec.w), name);
+    r->trace = path ? fopen(path, "w") : NULL;
+    if (!r->trace)
+        r->trace_rc = km_fail(&r->trace_err, KM_EXIT_SYSTEM,
+                              "the instruction trace was not written: cannot create '%s'",
+                              path ? path : name);
+    free(path);
+    /* Where it will be once the folder is committed. */
+    if (r->trace && asprintf(&r->trace_file, "%s/%s/%s", r->rec.runs, r->rec.id, name) < 0)
+        r->trace_file = NULL;
+}
+
+/* Closes the trace before the folder is committed: the last lines in. */
+static void close_trace(kmrun_run *r)
+{
+    if (r->trace && fclose(r->trace) != 0 && r->trace_rc == KM_OK)
+        r->trace_rc = km_fail(&r->trace_err, KM_EXIT_SYSTEM,
+                              "the instruction trace was not written in full");
+    r->trace = NULL;
+}
+
+/* The timeline into its file, after the run. */
+static void write_timeline(kmrun_run *r)
+{
+    const char *path = r->timeline_path;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        r->timeline_rc = km_fail_errno(&r->timeline_err, KM_EXIT_SYSTEM,
+                                       "the timeline was not written: cannot create '%s'", path);
+        return;
+    }
+    r->timeline_rc = km_timeline_write(r->timeline, f, path, &r->timeline_err);
+    if (fclose(f) != 0 && r->timeline_rc == KM_OK)
+        r->timeline_rc = km_fail_errno(&r->timeline_err, KM_EXIT_SYSTEM,
+                                       "the timeline was not written in full: '%s'", path);
+}
+
+const char *kmrun_run_trace_file(const kmrun_run *r)
+{
+    if (!r || !r->stopped || r->trace_rc != KM_OK || !r->rec.dir)
+        return NULL;
+    return r->trace_file;
+}
+
+const char *kmrun_run_trace_error(const kmrun_run *r)
+{
+    return r && r->stopped && r->trace_rc != KM_OK ? r->trace_err.message : NULL;
+}
+
+const char *kmrun_run_timeline_error(const kmrun_run *r)
+{
+    return r && r->stopped && r->timeline_rc != KM_OK ? r->timeline_err.message : NULL;
+}
+
+uint64_t kmrun_run_timeline_dropped(const kmrun_run *r, unsigned *kept)
+{
+    if (kept)
+        *kept = KM_TIMELINE_MAX_EVENTS;
+    if (!r || !r->stopped || !r->timeline || r->timeline_rc != KM_OK)
+        return 0;
+    return km_timeline_dropped(r->timeline);
 }
 
 /* ---- Load and wait -------------------------------------------------------- */
@@ -56,8 +165,13 @@ static void run_free(kmrun_run *r)
 {
     if (!r)
         return;
+    if (r->trace)
+        fclose(r->trace);
+    free(r->trace_file);
     km_run_record_free(&r->rec);
     km_session_close(r->s);
+    km_timeline_free(r->timeline);
+    free(r->timeline_path);
     if (r->cache.root)
         km_cache_close(&r->cache);
     free(r);
@@ -88,9 +202,23 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     r->wall_timeout_s = s->wall_timeout_s;
     km_error e = {0};
     int rc = km_session_open(&r->s, p->p, s->backend, &e);
-    if (rc == KM_OK) {
+    if (rc == KM_OK)
         km_session_check_handover(r->s, s->check_handover);
+    if (rc == KM_OK && s->trace)
+        rc = km_session_trace_instructions(r->s, s->trace_cluster, s->trace_core, on_trace_line,
+                                           r, &e);
+    if (rc == KM_OK && s->timeline) {
+        r->timeline = km_timeline_new();
+        r->timeline_path = strdup(s->timeline);
+        rc = r->timeline && r->timeline_path
+                 ? km_session_timeline(r->s, r->timeline, &e)
+                 : km_fail(&e, KM_EXIT_SYSTEM, "out of memory for the timeline");
+    }
+    if (rc == KM_OK)
         rc = km_cache_open(&r->cache, s->cache_root, &e);
+    if (rc == KM_OK && r->callbacks.warning) {
+        r->cache.warn = on_warning;
+        r->cache.warn_ctx = r;
     }
     if (rc != KM_OK) {
         run_free(r);
@@ -99,7 +227,7 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     /* As `kmrun run`: the folder begun before the build, so that a process
      * killed at any point leaves a run that says it was interrupted. */
     km_run_record_begin(&r->rec, s->runs, s->run_folder, km_wall_now());
-    km_build_opts bo = {0};
+    km_build_opts bo = {.jobs = s->jobs};
     if (r->callbacks.build_output) {
         bo.output = on_build_output;
         bo.ctx = r;
@@ -110,6 +238,8 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
         run_free(r);
         return km_api_fail(err, rc, &e);
     }
+    if (s->trace)
+        open_trace(r, s->trace_cluster, s->trace_core);
     s->run = r;
     *out = r;
     return KMRUN_OK;
@@ -122,7 +252,7 @@ kmrun_status km_api_begin(kmrun_run *r, uint64_t timeout_ps, kmrun_error **err)
     km_run_opts ro = {
         .wall_timeout_s = r->wall_timeout_s,
         .progress = r->callbacks.progress ? on_progress : NULL,
-        .print = r->callbacks.print ? on_print : NULL,
+        .print = r->callbacks.print || r->callbacks.print_line ? on_print : NULL,
         .ctx = r,
     };
     km_error e = {0};
@@ -157,6 +287,9 @@ kmrun_status km_api_stop(kmrun_run *r, kmrun_error **err)
 {
     km_error e = {0};
     int rc = km_session_end(r->s, &r->result, &e);
+    close_trace(r);
+    if (rc == KM_OK && r->timeline)
+        write_timeline(r);
     if (rc == KM_OK)
         rc = km_session_regions(r->s, &r->copies, &r->ncopies, &e);
     if (rc == KM_OK)

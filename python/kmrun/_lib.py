@@ -56,6 +56,8 @@ class Callbacks(ctypes.Structure):
         ("build_output", BUILD_OUTPUT),
         ("print", PRINT),
         ("progress", PROGRESS),
+        ("print_line", BUILD_OUTPUT),
+        ("warning", BUILD_OUTPUT),
         ("ctx", ctypes.c_void_p),
     ]
 
@@ -72,6 +74,11 @@ class SessionOpts(ctypes.Structure):
         ("check_handover", ctypes.c_bool),
         ("wall_timeout_seconds", ctypes.c_double),
         ("callbacks", Callbacks),
+        ("jobs", ctypes.c_int),
+        ("trace_instructions", ctypes.c_bool),
+        ("trace_cluster", ctypes.c_uint),
+        ("trace_core", ctypes.c_uint),
+        ("timeline", ctypes.c_char_p),
     ]
 
 

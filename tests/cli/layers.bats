@@ -43,17 +43,39 @@ includes() {
 
 # (The pairs test shows that a folder can include no more than its flags
 # reach; these two pin what the flags may reach across the layers.)
-@test "layers: the library and the command reach the simulator through its API, never a part" {
+@test "layers: the library reaches the simulator through its API, never a part" {
     local f d
-    for f in $(modules | grep -E '^(lib|cmd)(/|$)'); do
+    for f in $(modules | grep -E '^lib(/|$)'); do
         for d in $(flags_of "$f"); do
             [[ "$d" != -Idevice/sim* ]] || [ "$d" = -Idevice/sim/include ] ||
                 { echo "$f/ sees $d"; false; }
         done
     done
     includes lib/run sim_card.h 2>/dev/null || includes lib sim_card.h
-    includes cmd sim_exec.h
-    ! includes cmd sim_hart.h
+    includes lib/api sim_exec.h
+    ! includes lib/api sim_hart.h
+}
+
+@test "layers: the command sees include/kmrun.h and itself, nothing of the library" {
+    [ "$(flags_of cmd)" = "-Icmd -Iinclude" ] || { echo "cmd/ sees: $(flags_of cmd)"; false; }
+    includes cmd kmrun.h
+    local h
+    for h in km_session.h km_build.h km_rundir.h ks_text.h sim_exec.h km_gdb_card.h kmx_layout.h; do
+        ! includes cmd "$h" || { echo "cmd/ can include $h"; false; }
+    done
+}
+
+@test "layers: every quoted include of cmd/ is kmrun.h or a header of cmd/" {
+    run check cmd-includes
+    [ "$status" -eq 0 ] && [ -z "$output" ] || { echo "$output"; false; }
+    # and the check finds one that is not
+    local t=$BATS_TEST_TMPDIR/top
+    mkdir -p "$t/cmd"
+    cp "$KMRUN_TOP"/cmd/*.[ch] "$t/cmd/"
+    printf '#include "km_session.h"\n' >>"$t/cmd/run.c"
+    run "$KMRUN_TOP/tests/cli/layers_check.sh" "$t" cmd-includes
+    [ "$status" -ne 0 ]
+    [[ "$output" == *'cmd/run.c:'*': includes "km_session.h", which is not kmrun.h or cmd/'"'"'s'* ]]
 }
 
 @test "layers: the simulator and support/ cannot include the library or the command" {

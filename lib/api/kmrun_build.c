@@ -1,0 +1,176 @@
+/* kmrun_build: the public C API's builds (include/kmrun.h, "Builds") — a
+ * program's images and kernels through the cache (km_build), and the
+ * document `kmrun build` prints of them, written here once. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "api_internal.h"
+#include "km_build.h"
+#include "kmx_layout.h"
+
+struct kmrun_build {
+    km_build_result r;
+    char *json;
+};
+
+void kmrun_build_opts_init(kmrun_build_opts *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
+}
+
+uint64_t kmrun_image_limit(void)
+{
+    return BH_IMAGE_MAX_BYTES;
+}
+
+static cJSON *built_json(const km_built *b)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "cache", b->hit ? "hit" : "miss");
+    cJSON_AddStringToObject(o, "sha256", b->sha256);
+    cJSON_AddStringToObject(o, "key", b->key);
+    cJSON_AddStringToObject(o, "path", b->path);
+    return o;
+}
+
+/* The document `kmrun build` prints; NULL when memory runs out. */
+static char *build_json(const km_program *p, const km_build_result *r, const km_cache *c)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "program", p->name);
+    if (p->manifest)
+        cJSON_AddStringToObject(doc, "manifest", p->manifest);
+    else
+        cJSON_AddNullToObject(doc, "manifest");
+    cJSON_AddStringToObject(doc, "cache", c->root);
+    cJSON_AddStringToObject(doc, "handlers_header", r->handlers_header);
+    cJSON *threads = cJSON_AddArrayToObject(doc, "threads");
+    for (size_t i = 0; i < r->nthreads; i++) {
+        const km_thread *t = &p->threads[i];
+        const km_built *b = &r->threads[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON *cl = cJSON_AddArrayToObject(o, "clusters");
+        for (size_t k = 0; k < t->nclusters; k++)
+            cJSON_AddItemToArray(cl, cJSON_CreateNumber(t->clusters[k]));
+        cJSON *img = built_json(b);
+        cJSON_AddNumberToObject(img, "bytes", (double)b->bytes);
+        cJSON_AddNumberToObject(img, "limit", BH_IMAGE_MAX_BYTES);
+        cJSON_AddNumberToObject(img, "text", (double)b->text);
+        cJSON_AddNumberToObject(img, "rodata", (double)b->rodata);
+        cJSON_AddNumberToObject(img, "data", (double)b->data);
+        cJSON_AddItemToObject(o, "image", img);
+        if (r->has_hosts)
+            cJSON_AddItemToObject(o, "host", built_json(&r->hosts[i]));
+        cJSON_AddItemToArray(threads, o);
+    }
+    if (r->has_kernels) {
+        cJSON *k = built_json(&r->kernels);
+        cJSON *hs = cJSON_AddArrayToObject(k, "handlers");
+        for (size_t i = 0; i < p->kernels.nhandlers; i++)
+            cJSON_AddItemToArray(hs, cJSON_CreateString(p->kernels.handlers[i]));
+        cJSON_AddItemToObject(doc, "kernels", k);
+    } else {
+        cJSON_AddNullToObject(doc, "kernels");
+    }
+    cJSON_AddNumberToObject(doc, "hits", r->hits);
+    cJSON_AddNumberToObject(doc, "misses", r->misses);
+    char *text = cJSON_Print(doc);
+    cJSON_Delete(doc);
+    return text;
+}
+
+kmrun_status kmrun_build_program(kmrun_cache *c, kmrun_program *p, const kmrun_build_opts *o,
+                                 kmrun_build **out, kmrun_error **err)
+{
+    if (err)
+        *err = NULL;
+    if (!c || !p || !out)
+        return km_api_usage(err, "kmrun_build_program: %s is NULL",
+                            !c ? "the cache" : !p ? "the program" : "out");
+    *out = NULL;
+    kmrun_build_opts defaults;
+    kmrun_build_opts_init(&defaults);
+    if (!o)
+        o = &defaults;
+    if (o->size != sizeof *o)
+        return km_api_usage(err,
+                            "invalid kmrun_build_opts size %zu (expected %zu: set it with "
+                            "kmrun_build_opts_init)",
+                            o->size, sizeof *o);
+    if (o->jobs < 0 || o->jobs > 1024)
+        return km_api_usage(err, "invalid job count %d (expected 1 to 1024, or 0: Ninja's)",
+                            o->jobs);
+    kmrun_status ready = km_api_program_ready(p, err);
+    if (ready != KMRUN_OK)
+        return ready;
+    kmrun_build *b = calloc(1, sizeof *b);
+    if (!b)
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory for a build");
+    km_build_opts bo = {
+        .jobs = o->jobs,
+        .host = o->host,
+        .progress = o->progress,
+        .output = o->output,
+        .ctx = o->ctx,
+    };
+    km_error e = {0};
+    km_cache *kc = km_api_cache(c);
+    int rc = km_build(p->p, kc, &bo, &b->r, &e);
+    if (rc == KM_OK && !(b->json = build_json(p->p, &b->r, kc)))
+        rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory for the build's JSON");
+    if (rc != KM_OK) {
+        kmrun_build_free(b);
+        return km_api_fail(err, rc, &e);
+    }
+    *out = b;
+    return KMRUN_OK;
+}
+
+void kmrun_build_free(kmrun_build *b)
+{
+    if (!b)
+        return;
+    km_build_result_free(&b->r);
+    free(b->json);
+    free(b);
+}
+
+static void built_out(const km_built *b, kmrun_built *out)
+{
+    *out = (kmrun_built){
+        .hit = b->hit,
+        .sha256 = b->sha256,
+        .key = b->key,
+        .path = b->path,
+        .bytes = b->bytes,
+        .text = b->text,
+        .rodata = b->rodata,
+        .data = b->data,
+    };
+}
+
+bool kmrun_build_image(const kmrun_build *b, size_t i, bool host, kmrun_built *out)
+{
+    if (!b || !out || i >= b->r.nthreads || (host && !b->r.has_hosts))
+        return false;
+    built_out(host ? &b->r.hosts[i] : &b->r.threads[i], out);
+    return true;
+}
+
+bool kmrun_build_kernels(const kmrun_build *b, kmrun_built *out)
+{
+    if (!b || !out || !b->r.has_kernels)
+        return false;
+    built_out(&b->r.kernels, out);
+    return true;
+}
+
+const char *kmrun_build_json(const kmrun_build *b)
+{
+    return b ? b->json : NULL;
+}
