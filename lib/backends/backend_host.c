@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "km_driver.h"
@@ -272,6 +273,30 @@ static void go(host_backend *b, uint64_t timeout_ps)
     pthread_cond_broadcast(&b->start_cond);
 }
 
+/* Room for the threads' stacks and their thread-local data, tried
+ * before any is made.  The fallback runtime's thread-local data is
+ * allocated at a thread's first use of it, and the C library ends the
+ * process when that allocation fails ("cannot allocate memory for
+ * thread-local data"), which no error path can catch: under an
+ * address-space limit (ulimit -v) that leaves room for the stacks but
+ * not for that, the run is refused here, with the limit named. */
+#define HOST_TLS_ROOM (4u << 20)
+
+static int room_for_threads(const host_backend *b, km_error *err)
+{
+    size_t need = (size_t)b->nthreads * BH_CLUSTER_CORES *
+                      (KMX_HOST_STACK_BYTES + KMX_HOST_GUARD_BYTES) +
+                  HOST_TLS_ROOM;
+    void *probe = mmap(NULL, need, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (probe == MAP_FAILED)
+        return km_fail(err, KM_EXIT_SYSTEM,
+                       "cannot start the host fallback's threads: no room for their %zu MiB of "
+                       "stacks (a memory limit: ulimit -v)",
+                       need >> 20);
+    munmap(probe, need);
+    return KM_OK;
+}
+
 /* Core 0's stack is the size kmx_host.h promises, under its guard: an
  * overflow faults there, and the trap handler runs on the thread's
  * alternate signal stack (host_trap.c).  The threads are made first and
@@ -282,6 +307,9 @@ static void go(host_backend *b, uint64_t timeout_ps)
 static int on_host_start(void *ctx, uint64_t timeout_ps, km_error *err)
 {
     host_backend *b = ctx;
+    int rc = room_for_threads(b, err);
+    if (rc != KM_OK)
+        return rc;
     pthread_attr_t attr;
     int e = pthread_attr_init(&attr);
     if (e == 0 && ((e = pthread_attr_setstacksize(&attr, KMX_HOST_STACK_BYTES)) != 0 ||
@@ -562,10 +590,13 @@ static void host_free(km_session *s)
      * state. */
     for (unsigned i = 0; i < b->nthreads; i++) {
         host_thread *t = &b->threads[i];
+        /* A final state, or cores 1-3 that never started: the thread
+         * leaves at once (thread_main), so it is waited for. */
+        bool leaving = KMX_STATE_FINAL(__atomic_load_n(&t->result.state, __ATOMIC_ACQUIRE)) ||
+                       __atomic_load_n(&t->no_threads, __ATOMIC_ACQUIRE) != 0;
         if (t->started && !t->joined &&
-            (KMX_STATE_FINAL(__atomic_load_n(&t->result.state, __ATOMIC_ACQUIRE))
-                 ? pthread_join(t->tid, NULL) == 0
-                 : pthread_tryjoin_np(t->tid, NULL) == 0)) /* ended with no state */
+            (leaving ? pthread_join(t->tid, NULL) == 0
+                     : pthread_tryjoin_np(t->tid, NULL) == 0)) /* ended with no state */
             t->joined = true;
         if ((t->started && !t->joined) || t->ctx.left_running != 0)
             b->leak = true;
@@ -577,6 +608,7 @@ static void host_free(km_session *s)
         static unsigned nabandoned;
         if (nabandoned < sizeof abandoned / sizeof *abandoned)
             abandoned[nabandoned++] = b;
+        b->card = s->card; /* reachable from here, the session gone */
         s->card = NULL;
         return;
     }

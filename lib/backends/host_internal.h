@@ -67,6 +67,7 @@ typedef struct host_bus {
 
 typedef struct host_backend {
     km_session *s;
+    struct sim_card *card; /* abandoned with the backend (host_free): kept reachable */
     pthread_mutex_t lock;
     host_thread threads[BH_WORK_CLUSTERS];
     unsigned nthreads;
