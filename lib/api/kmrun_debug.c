@@ -51,6 +51,28 @@ static km_gdb_card *target_of(km_session *s, sim_card *card)
     return km_gdb_card_new(card, clusters, debugged, n);
 }
 
+kmrun_status km_api_gdb_listen(int port, int *lfd, int *bound, kmrun_error **err)
+{
+    *lfd = km_gdb_listen(port, bound);
+    if (*lfd >= 0)
+        return KMRUN_OK;
+    km_error e = {0};
+    km_fail(&e, KM_EXIT_SYSTEM, "cannot listen for GDB on port %d: %s", port, strerror(errno));
+    return km_api_fail(err, KM_EXIT_SYSTEM, &e);
+}
+
+kmrun_status km_api_gdb_accept(int lfd, int bound, int *fd, kmrun_error **err)
+{
+    *fd = km_gdb_accept(lfd);
+    int saved = errno;
+    close(lfd);
+    if (*fd >= 0)
+        return KMRUN_OK;
+    km_error e = {0};
+    km_fail(&e, KM_EXIT_SYSTEM, "no GDB connected on port %d: %s", bound, strerror(saved));
+    return km_api_fail(err, KM_EXIT_SYSTEM, &e);
+}
+
 kmrun_status kmrun_run_debug(kmrun_run *r, double timeout_seconds, int port,
                              void (*waiting)(int port, const char *command, void *ctx), void *ctx,
                              kmrun_error **err)
@@ -76,14 +98,10 @@ kmrun_status kmrun_run_debug(kmrun_run *r, double timeout_seconds, int port,
     if (!card)
         return km_api_usage(err, "a debugger debugs the X280 cores of the simulated card: the "
                                  "host fallback's threads run on the host");
-    km_error e = {0};
-    int bound = 0;
-    int lfd = km_gdb_listen(port, &bound);
-    if (lfd < 0) {
-        km_fail(&e, KM_EXIT_SYSTEM, "cannot listen for GDB on port %d: %s", port,
-                strerror(errno));
-        return km_api_fail(err, KM_EXIT_SYSTEM, &e);
-    }
+    int bound = 0, lfd;
+    st = km_api_gdb_listen(port, &lfd, &bound, err);
+    if (st != KMRUN_OK)
+        return st;
     if (waiting) {
         /* the image's sources: the program's, and the runtime's under
          * /kmrun (KM_RUNTIME_SOURCE), which the data folder ships */
@@ -102,12 +120,10 @@ kmrun_status kmrun_run_debug(kmrun_run *r, double timeout_seconds, int port,
         waiting(bound, command ? command : "gdb-multiarch", ctx);
         free(command);
     }
-    int fd = km_gdb_accept(lfd);
-    close(lfd);
-    if (fd < 0) {
-        km_fail(&e, KM_EXIT_SYSTEM, "no GDB connected on port %d: %s", bound, strerror(errno));
-        return km_api_fail(err, KM_EXIT_SYSTEM, &e);
-    }
+    int fd;
+    st = km_api_gdb_accept(lfd, bound, &fd, err);
+    if (st != KMRUN_OK)
+        return st;
     /* The time it spends halted is the debugger's. */
     r->wall_timeout_s = 0;
     debugged_run d = {.r = r, .timeout_seconds = timeout_seconds, .t = target_of(r->s, card)};

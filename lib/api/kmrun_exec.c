@@ -129,14 +129,10 @@ kmrun_status kmrun_exec_debug(kmrun_exec *x, uint64_t max_instructions, int port
     if (port < 0 || port > 65535)
         return km_api_usage(err, "invalid GDB port %d (expected 0 to 65535; 0: any free one)",
                             port);
-    km_error e = {0};
-    int bound = 0;
-    int lfd = km_gdb_listen(port, &bound);
-    if (lfd < 0) {
-        km_fail(&e, KM_EXIT_SYSTEM, "cannot listen for GDB on port %d: %s", port,
-                strerror(errno));
-        return km_api_fail(err, KM_EXIT_SYSTEM, &e);
-    }
+    int bound = 0, lfd;
+    st = km_api_gdb_listen(port, &lfd, &bound, err);
+    if (st != KMRUN_OK)
+        return st;
     if (waiting) {
         char *command = NULL;
         if (asprintf(&command, "gdb-multiarch -q -ex 'file %s' -ex 'target remote :%d'",
@@ -145,12 +141,10 @@ kmrun_status kmrun_exec_debug(kmrun_exec *x, uint64_t max_instructions, int port
         waiting(bound, command ? command : "gdb-multiarch", ctx);
         free(command);
     }
-    int fd = km_gdb_accept(lfd);
-    close(lfd);
-    if (fd < 0) {
-        km_fail(&e, KM_EXIT_SYSTEM, "no GDB connected on port %d: %s", bound, strerror(errno));
-        return km_api_fail(err, KM_EXIT_SYSTEM, &e);
-    }
+    int fd;
+    st = km_api_gdb_accept(lfd, bound, &fd, err);
+    if (st != KMRUN_OK)
+        return st;
     km_gdb_exec *t = km_gdb_exec_new(x->x, max_instructions);
     if (!t) {
         close(fd);

@@ -47,17 +47,27 @@ static const char *init_name(km_init_kind k)
     return "unknown";
 }
 
+/* A new object at the end of array a; NULL (a freed) when memory ran
+ * out. */
+static cJSON *append_object(cJSON *a)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!cJSON_AddItemToArray(a, o)) {
+        cJSON_Delete(o);
+        cJSON_Delete(a);
+        return NULL;
+    }
+    return o;
+}
+
 /* {name, size, init: "zero"|"file"|"words"|"fill", file | words | fill} */
 static cJSON *regions(const km_region *r, size_t n)
 {
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; a && i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        if (!cJSON_AddItemToArray(a, o)) {
-            cJSON_Delete(o);
-            cJSON_Delete(a);
+        cJSON *o = append_object(a);
+        if (!o)
             return NULL;
-        }
         cJSON_AddStringToObject(o, "name", r[i].name);
         cJSON_AddNumberToObject(o, "size", (double)r[i].size);
         cJSON_AddStringToObject(o, "init", init_name(r[i].init));
@@ -145,12 +155,9 @@ static cJSON *commands_json(const km_host_command *c, size_t n)
 {
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; a && i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        if (!cJSON_AddItemToArray(a, o)) {
-            cJSON_Delete(o);
-            cJSON_Delete(a);
+        cJSON *o = append_object(a);
+        if (!o)
             return NULL;
-        }
         cJSON_AddStringToObject(o, "handler", c[i].handler);
         cJSON_AddNumberToObject(o, "handler_id", c[i].handler_id);
         cJSON_AddNumberToObject(o, "first", c[i].first);
