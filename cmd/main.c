@@ -182,7 +182,8 @@ const cmd_command_entry cmd_commands[] = {
     },
     {
         "exec", cmd_exec,
-        "kmrun exec [--max-instructions N] [--json] FILE.elf",
+        "kmrun exec [--max-instructions N] [--json] [--trace-instructions[=FILE]]\n"
+        "                  [--gdb PORT] FILE.elf",
         "Run a bare-metal RV64 ELF on one simulated hart",
         "Runs a linked RV64 ELF (such as an instruction test) on one simulated\n"
         "X280 hart in machine mode, with no cluster and no kmx runtime.  Each\n"
@@ -213,6 +214,12 @@ const cmd_command_entry cmd_commands[] = {
         "      --max-instructions N   stop after N instructions (default 1e9);\n"
         "                             N may be written 200000000 or 2e8\n"
         "      --json                 print the JSON object\n"
+        "      --trace-instructions[=FILE]\n"
+        "                             write every instruction retired, a line\n"
+        "                             each in Spike's commit-log format, to\n"
+        "                             stderr or FILE\n"
+        "      --gdb PORT             wait halted for gdb-multiarch on\n"
+        "                             127.0.0.1:PORT (0: any free port)\n"
         "\n"
         "Exit status: 0 the program exited with code 0, 1 it exited with\n"
         "another code, trapped, waited in wfi or reached the limit, 2 usage\n"

@@ -7,7 +7,8 @@
 # shellcheck disable=SC2154 # output, stderr, status, lines: set by run
 load helpers
 
-EXEC_USAGE='usage: kmrun exec [--max-instructions N] [--json] FILE.elf'
+EXEC_USAGE='usage: kmrun exec [--max-instructions N] [--json] [--trace-instructions[=FILE]]
+                  [--gdb PORT] FILE.elf'
 
 setup() {
     tmp=$BATS_TEST_TMPDIR
@@ -521,7 +522,8 @@ END
 
 @test "exec --help prints the usage and the exit status" {
     run -0 --separate-stderr kmrun exec --help
-    [ "${lines[0]}" = "$EXEC_USAGE" ]
+    [ "${lines[0]}
+${lines[1]}" = "$EXEC_USAGE" ]
     [[ $output == *"Exit status: 0 the program exited with code 0, 1"* ]]
 }
 

@@ -54,3 +54,20 @@ load helpers
             { echo "man/kmrun.3: $name is not described"; false; }
     done
 }
+
+@test "every long option a command takes is in its help and in kmrun(1)" {
+    local f c o opts
+    for f in "$KMRUN_TOP"/cmd/*.c; do
+        opts=$(grep -oE '\{"[a-z-]+", *(no|required|optional)_argument' "$f" |
+            sed -E 's/\{"([a-z-]+)".*/\1/')
+        [ -n "$opts" ] || continue
+        c=$(basename "$f" .c)
+        c=${c//_/-}
+        run -0 kmrun help "$c"
+        for o in $opts; do
+            [[ "$output" == *"--$o"* ]] || { echo "kmrun help $c does not name --$o"; false; }
+            grep -q -- "Fl -$o" "$KMRUN_TOP/man/kmrun.1" ||
+                { echo "man/kmrun.1 does not name --$o ($c)"; false; }
+        done
+    done
+}
