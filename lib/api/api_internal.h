@@ -110,11 +110,13 @@ kmrun_status km_api_going(kmrun_run *r, const char *what, kmrun_error **err);
  * picoseconds into *ps; KMRUN_USAGE naming the value otherwise. */
 kmrun_status km_api_timeout(double seconds, uint64_t dflt, uint64_t *ps, kmrun_error **err);
 /* A debugger's connection (kmrun_debug.c): a socket listening on `port`
- * (0: any free one; *bound: the port it got), then the debugger that
- * connects to it (the listening socket closed); KMRUN_SYSTEM naming the
- * port and the reason. */
-kmrun_status km_api_gdb_listen(int port, int *lfd, int *bound, kmrun_error **err);
-kmrun_status km_api_gdb_accept(int lfd, int bound, int *fd, kmrun_error **err);
+ * (0: any free one), `waiting` told the port it got and the command line
+ * that connects (gdb-multiarch -q, gdb_args, then target remote), then
+ * the debugger that connects, *fd; KMRUN_SYSTEM naming the port and the
+ * reason. */
+kmrun_status km_api_gdb_connect(int port, const char *gdb_args,
+                                void (*waiting)(int port, const char *command, void *ctx),
+                                void *ctx, int *fd, kmrun_error **err);
 
 /* The host fallbacks given as functions, onto p's model's threads. */
 void km_api_fallbacks_apply(kmrun_program *p);

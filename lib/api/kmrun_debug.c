@@ -51,24 +51,30 @@ static km_gdb_card *target_of(km_session *s, sim_card *card)
     return km_gdb_card_new(card, clusters, debugged, n);
 }
 
-kmrun_status km_api_gdb_listen(int port, int *lfd, int *bound, kmrun_error **err)
+kmrun_status km_api_gdb_connect(int port, const char *gdb_args,
+                                void (*waiting)(int port, const char *command, void *ctx),
+                                void *ctx, int *fd, kmrun_error **err)
 {
-    *lfd = km_gdb_listen(port, bound);
-    if (*lfd >= 0)
-        return KMRUN_OK;
     km_error e = {0};
-    km_fail(&e, KM_EXIT_SYSTEM, "cannot listen for GDB on port %d: %s", port, strerror(errno));
-    return km_api_fail(err, KM_EXIT_SYSTEM, &e);
-}
-
-kmrun_status km_api_gdb_accept(int lfd, int bound, int *fd, kmrun_error **err)
-{
+    int bound = 0;
+    int lfd = km_gdb_listen(port, &bound);
+    if (lfd < 0) {
+        km_fail(&e, KM_EXIT_SYSTEM, "cannot listen for GDB on port %d: %s", port, strerror(errno));
+        return km_api_fail(err, KM_EXIT_SYSTEM, &e);
+    }
+    if (waiting) {
+        char *command = NULL;
+        if (asprintf(&command, "gdb-multiarch -q%s -ex 'target remote :%d'", gdb_args,
+                     bound) < 0)
+            command = NULL;
+        waiting(bound, command ? command : "gdb-multiarch", ctx);
+        free(command);
+    }
     *fd = km_gdb_accept(lfd);
     int saved = errno;
     close(lfd);
     if (*fd >= 0)
         return KMRUN_OK;
-    km_error e = {0};
     km_fail(&e, KM_EXIT_SYSTEM, "no GDB connected on port %d: %s", bound, strerror(saved));
     return km_api_fail(err, KM_EXIT_SYSTEM, &e);
 }
@@ -98,30 +104,22 @@ kmrun_status kmrun_run_debug(kmrun_run *r, double timeout_seconds, int port,
     if (!card)
         return km_api_usage(err, "a debugger debugs the X280 cores of the simulated card: the "
                                  "host fallback's threads run on the host");
-    int bound = 0, lfd;
-    st = km_api_gdb_listen(port, &lfd, &bound, err);
-    if (st != KMRUN_OK)
-        return st;
-    if (waiting) {
-        /* the image's sources: the program's, and the runtime's under
-         * /kmrun (KM_RUNTIME_SOURCE), which the data folder ships */
-        km_data data = {0};
-        km_error ignored;
-        char runtime[4200] = "";
-        if (km_data_find(&data, &ignored) == KM_OK)
-            snprintf(runtime, sizeof runtime, " -ex 'set substitute-path %s %s'",
-                     KM_RUNTIME_SOURCE, data.dir);
-        km_data_free(&data);
-        char *command = NULL;
-        if (asprintf(&command,
-                     "gdb-multiarch -q -ex 'file %s' -ex 'directory %s'%s -ex 'target remote :%d'",
-                     km_session_image_of(r->s, 0), r->program->p->root, runtime, bound) < 0)
-            command = NULL;
-        waiting(bound, command ? command : "gdb-multiarch", ctx);
-        free(command);
-    }
+    /* The image's sources: the program's, and the runtime's under
+     * /kmrun (KM_RUNTIME_SOURCE), which the data folder ships. */
+    km_data data = {0};
+    km_error ignored;
+    char runtime[4200] = "";
+    if (km_data_find(&data, &ignored) == KM_OK)
+        snprintf(runtime, sizeof runtime, " -ex 'set substitute-path %s %s'", KM_RUNTIME_SOURCE,
+                 data.dir);
+    km_data_free(&data);
+    char *args = NULL;
+    if (asprintf(&args, " -ex 'file %s' -ex 'directory %s'%s", km_session_image_of(r->s, 0),
+                 r->program->p->root, runtime) < 0)
+        args = NULL;
     int fd;
-    st = km_api_gdb_accept(lfd, bound, &fd, err);
+    st = km_api_gdb_connect(port, args ? args : "", waiting, ctx, &fd, err);
+    free(args);
     if (st != KMRUN_OK)
         return st;
     /* The time it spends halted is the debugger's. */

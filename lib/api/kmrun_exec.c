@@ -129,20 +129,12 @@ kmrun_status kmrun_exec_debug(kmrun_exec *x, uint64_t max_instructions, int port
     if (port < 0 || port > 65535)
         return km_api_usage(err, "invalid GDB port %d (expected 0 to 65535; 0: any free one)",
                             port);
-    int bound = 0, lfd;
-    st = km_api_gdb_listen(port, &lfd, &bound, err);
-    if (st != KMRUN_OK)
-        return st;
-    if (waiting) {
-        char *command = NULL;
-        if (asprintf(&command, "gdb-multiarch -q -ex 'file %s' -ex 'target remote :%d'",
-                     x->path, bound) < 0)
-            command = NULL;
-        waiting(bound, command ? command : "gdb-multiarch", ctx);
-        free(command);
-    }
+    char *args = NULL;
+    if (asprintf(&args, " -ex 'file %s'", x->path) < 0)
+        args = NULL;
     int fd;
-    st = km_api_gdb_accept(lfd, bound, &fd, err);
+    st = km_api_gdb_connect(port, args ? args : "", waiting, ctx, &fd, err);
+    free(args);
     if (st != KMRUN_OK)
         return st;
     km_gdb_exec *t = km_gdb_exec_new(x->x, max_instructions);

@@ -345,25 +345,26 @@ void sim_kernel_pass(sim_kernel *f)
     sim_kernel_step(f, f->next_pass_ps);
 }
 
+/* *array (of `size`-byte elements) grown to cap; false (it unchanged)
+ * when memory ran out. */
+static bool grow_to(void **array, size_t size, size_t cap)
+{
+    void *grown = realloc(*array, cap * size);
+    if (grown)
+        *array = grown;
+    return grown != NULL;
+}
+
 /* Room for one more command in each of the feeder's arrays. */
 static bool grow(sim_kernel *f)
 {
     if (f->ncommands < f->capacity)
         return true;
     size_t cap = f->capacity * 2;
-    sim_card_command *commands = realloc(f->commands, cap * sizeof *commands);
-    if (commands)
-        f->commands = commands;
-    km_command_result *results = realloc(f->results, cap * sizeof *results);
-    if (results)
-        f->results = results;
-    uint64_t *submit_ps = realloc(f->submit_ps, cap * sizeof *submit_ps);
-    if (submit_ps)
-        f->submit_ps = submit_ps;
-    size_t *again = realloc(f->again, cap * sizeof *again);
-    if (again)
-        f->again = again;
-    if (!commands || !results || !submit_ps || !again)
+    if (!grow_to((void **)&f->commands, sizeof *f->commands, cap) ||
+        !grow_to((void **)&f->results, sizeof *f->results, cap) ||
+        !grow_to((void **)&f->submit_ps, sizeof *f->submit_ps, cap) ||
+        !grow_to((void **)&f->again, sizeof *f->again, cap))
         return false;
     f->capacity = cap;
     return true;
