@@ -71,12 +71,22 @@ static bool any_core_in_call(const drive *d, unsigned i)
     return false;
 }
 
+/* The grace counts from the stop word's write.  On a backend with a
+ * clock of its own (the host's) that is read again here: the look that
+ * led to the stop may have waited on the backend (a handler spinning
+ * under its lock for the watchdog's second), and the grace counted from
+ * before that wait would be spent before the thread could see the word. */
 static void ask_stop(drive *d, unsigned i)
 {
     drive_thread *t = &d->t[i];
     if (!t->stop_asked && !done(t)) {
         d->h->ask_stop(d->h->ctx, i);
         t->stop_asked = true;
+        if (d->h->now) {
+            uint64_t now = d->h->now(d->h->ctx);
+            if (now > d->now)
+                d->now = now;
+        }
         t->stop_ps = d->now;
     }
 }
