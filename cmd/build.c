@@ -2,7 +2,6 @@
  * document on stdout; a short summary, warnings and (on a terminal)
  * Ninja's progress on stderr. */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_opts.h"
 #include "cmd_stderr.h"
 
 typedef struct progress {
@@ -84,16 +84,12 @@ static void print_summary(const cJSON *doc)
 
 int cmd_build(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"jobs", required_argument, NULL, 'j'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"host", no_argument, NULL, 'H'},
-        {NULL, 0, NULL, 0},
-    };
     kmrun_build_opts opts;
     kmrun_build_opts_init(&opts);
     int quiet = 0, c;
-    while ((c = getopt_long(argc, argv, ":j:q", longopts, NULL)) != -1) {
+    cmd_opts o;
+    cmd_opts_start(&o, "build", argc, argv);
+    while ((c = cmd_opts_next(&o)) != CMD_OPTS_END) {
         switch (c) {
         case 'j': {
             char *end;
@@ -111,7 +107,7 @@ int cmd_build(int argc, char **argv)
             opts.host = true;
             break;
         default:
-            return cmd_option_error("build", c, argv, longopts);
+            return KMRUN_USAGE; /* CMD_OPTS_ERROR: cmd_opts_next said why */
         }
     }
     kmrun_program *p = NULL;

@@ -1,12 +1,12 @@
 /* kmrun cache: stats, path, gc --max-size SIZE, clear. */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_opts.h"
 
 /* A failure of the cache: said on stderr; its status. */
 static int failed(int rc, kmrun_error *err)
@@ -104,20 +104,17 @@ static int clear(kmrun_cache *c)
 
 int cmd_cache(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"max-size", required_argument, NULL, 'm'},
-        {"json", no_argument, NULL, 'J'},
-        {NULL, 0, NULL, 0},
-    };
     const char *max_size = NULL;
     int json = 0, c;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+    cmd_opts o;
+    cmd_opts_start(&o, "cache", argc, argv);
+    while ((c = cmd_opts_next(&o)) != CMD_OPTS_END) {
         if (c == 'm')
             max_size = optarg;
         else if (c == 'J')
             json = 1;
         else
-            return cmd_option_error("cache", c, argv, longopts);
+            return KMRUN_USAGE; /* CMD_OPTS_ERROR: cmd_opts_next said why */
     }
     if (optind + 1 != argc)
         return cmd_usage_error("cache", optind == argc ? "missing the action (stats, path, gc or clear)"

@@ -11,7 +11,6 @@
  * around it on each side — and exit 1.  Times are never compared: the
  * host's are the host's.  --check-handover: the sim run with the
  * hand-over checker; its findings on stderr, and any exits 1. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_opts.h"
 #include "cmd_run.h"
 #include "cmd_summary.h"
 
@@ -233,19 +233,12 @@ static int refused(const kmrun_program *p, char *msg, size_t n)
 
 int cmd_check(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'J'},
-        {"timeout", required_argument, NULL, 't'},
-        {"run-dir", required_argument, NULL, 'R'},
-        {"check-handover", no_argument, NULL, 'H'},
-        {NULL, 0, NULL, 0},
-    };
     bool json = false;
     cmd_run_wants sim_wants = {.backend = KMRUN_BACKEND_SIM};
     int ch;
-    optind = 0;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+    cmd_opts o;
+    cmd_opts_start(&o, "check", argc, argv);
+    while ((ch = cmd_opts_next(&o)) != CMD_OPTS_END) {
         switch (ch) {
         case 'J':
             json = true;
@@ -263,7 +256,7 @@ int cmd_check(int argc, char **argv)
             sim_wants.run_dir = optarg;
             break;
         default:
-            return cmd_option_error("check", ch, argv, longopts);
+            return KMRUN_USAGE; /* CMD_OPTS_ERROR: cmd_opts_next said why */
         }
     }
     kmrun_program *p = NULL;

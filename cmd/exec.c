@@ -7,7 +7,6 @@
  * written by hand so that 64-bit values (an exit code, an mtval) stay
  * exact. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 
 #define DEFAULT_MAX_INSTRUCTIONS 1000000000ull
 
@@ -130,40 +130,32 @@ static void on_gdb_waiting(int port, const char *command, void *ctx)
 
 int cmd_exec(int argc, char **argv)
 {
-    enum { OPT_MAX = 256, OPT_JSON, OPT_TRACE, OPT_GDB };
-    static const struct option longopts[] = {
-        {"max-instructions", required_argument, NULL, OPT_MAX},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"trace-instructions", optional_argument, NULL, OPT_TRACE},
-        {"gdb", required_argument, NULL, OPT_GDB},
-        {NULL, 0, NULL, 0},
-    };
     int gdb_port = -1;
     uint64_t max = DEFAULT_MAX_INSTRUCTIONS;
     bool json = false, trace = false;
     const char *trace_path = NULL; /* NULL: stderr */
-    optind = 0;
-    opterr = 0;
+    cmd_opts o;
+    cmd_opts_start(&o, "exec", argc, argv);
     int c;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+    while ((c = cmd_opts_next(&o)) != CMD_OPTS_END) {
         switch (c) {
-        case OPT_MAX:
+        case 'm':
             if (!parse_count(optarg, &max) || max == 0)
                 return cmd_usage_error("exec",
                                       "--max-instructions needs a positive "
                                       "count such as 1000000 or 1e9, not %s",
                                       CMD_QUOTED(optarg));
             break;
-        case OPT_JSON:
+        case 'J':
             json = true;
             break;
-        case OPT_TRACE:
+        case 'I':
             trace = true;
             trace_path = optarg && strcmp(optarg, "-") != 0 ? optarg : NULL;
             if (optarg && !*optarg)
                 return cmd_usage_error("exec", "--trace-instructions= needs a file name");
             break;
-        case OPT_GDB: {
+        case 'G': {
             char *end;
             long v = strtol(optarg, &end, 10);
             if (!*optarg || *end || v < 0 || v > 65535)
@@ -173,7 +165,7 @@ int cmd_exec(int argc, char **argv)
             break;
         }
         default:
-            return cmd_option_error("exec", c, argv, longopts);
+            return KMRUN_USAGE; /* CMD_OPTS_ERROR: cmd_opts_next said why */
         }
     }
     if (optind == argc)

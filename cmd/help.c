@@ -1,10 +1,10 @@
 /* cmd/help.c: `kmrun help [COMMAND]`, the overview `kmrun --help` prints,
  * and the message for a command that does not exist. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 
 /* The documented exit codes (kmrun_status; man/kmrun.1, EXIT STATUS). */
 static const struct {
@@ -49,7 +49,15 @@ void cmd_print_overview(FILE *out)
 
 void cmd_print_command_help(const cmd_command_entry *c, FILE *out)
 {
-    fprintf(out, "usage: %s\n\n%s", c->usage, c->help);
+    cmd_print_usage(c, out);
+    fprintf(out, "\n%s", c->help ? c->help : "");
+    if (cmd_option_count(c)) {
+        if (c->help)
+            fputc('\n', out);
+        cmd_print_options(c, out);
+    }
+    if (c->after)
+        fprintf(out, "\n%s", c->after);
 }
 
 int cmd_unknown_command(const char *name)
@@ -70,12 +78,10 @@ int cmd_unknown_command(const char *name)
 
 int cmd_help(int argc, char **argv)
 {
-    static const struct option longopts[] = {{NULL, 0, NULL, 0}};
-    optind = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1)
-        return cmd_option_error("help", c, argv, longopts);
+    cmd_opts o;
+    cmd_opts_start(&o, "help", argc, argv);
+    if (cmd_opts_next(&o) != CMD_OPTS_END)
+        return KMRUN_USAGE; /* it takes none: cmd_opts_next said why */
 
     if (optind == argc) {
         cmd_print_overview(stdout);

@@ -1,13 +1,14 @@
 /* kmrun read-region: a region's bytes from a run that has stopped, as raw
  * bytes, a hex dump, 32-bit words or JSON. */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 
+/* The order of --format's choices in the table (cmd/cmd.c). */
 enum format { FORMAT_RAW, FORMAT_HEX, FORMAT_U32, FORMAT_JSON };
 
 static int parse_bytes(const char *option, const char *text, uint64_t *out)
@@ -45,23 +46,14 @@ static void hex_dump(const unsigned char *p, uint64_t n, uint64_t base)
 
 int cmd_read_region(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"run", required_argument, NULL, 'r'},
-        {"run-dir", required_argument, NULL, 'R'},
-        {"cluster", required_argument, NULL, 'c'},
-        {"format", required_argument, NULL, 'f'},
-        {"offset", required_argument, NULL, 'o'},
-        {"length", required_argument, NULL, 'l'},
-        {NULL, 0, NULL, 0},
-    };
     const char *run = NULL, *run_dir = NULL;
     int cluster = 0, c;
     enum format format = FORMAT_HEX;
     uint64_t offset = 0, length = 0;
     int has_length = 0;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+    cmd_opts opts;
+    cmd_opts_start(&opts, "read-region", argc, argv);
+    while ((c = cmd_opts_next(&opts)) != CMD_OPTS_END) {
         switch (c) {
         case 'r':
             run = optarg;
@@ -69,23 +61,12 @@ int cmd_read_region(int argc, char **argv)
         case 'R':
             run_dir = optarg;
             break;
-        case 'c':
-            if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3')
-                return cmd_usage_error("read-region", "invalid cluster %s (expected 1, 2 or 3)",
-                                      CMD_QUOTED(optarg));
-            cluster = optarg[0] - '0';
+        case 'c': /* 1|2|3: cmd_opts_next refused anything else */
+            cluster = opts.choice + 1;
             break;
-        case 'f': {
-            static const char *const names[] = {"raw", "hex", "u32", "json"};
-            int i = 0;
-            while (i < 4 && strcmp(optarg, names[i]) != 0)
-                i++;
-            if (i == 4)
-                return cmd_usage_error("read-region",
-                                      "unknown format %s (expected raw, hex, u32 or json)", CMD_QUOTED(optarg));
-            format = (enum format)i;
+        case 'f': /* the table's order: raw|hex|u32|json */
+            format = (enum format)opts.choice;
             break;
-        }
         case 'o':
             if (parse_bytes("offset", optarg, &offset) != KMRUN_OK)
                 return KMRUN_USAGE;
@@ -96,7 +77,7 @@ int cmd_read_region(int argc, char **argv)
             has_length = 1;
             break;
         default:
-            return cmd_option_error("read-region", c, argv, longopts);
+            return KMRUN_USAGE; /* CMD_OPTS_ERROR: cmd_opts_next said why */
         }
     }
     if (optind + 1 != argc)

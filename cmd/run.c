@@ -5,7 +5,6 @@
  * run folder (kmrun(1), FILES).  Progress markers, when asked, go to
  * stderr as JSON lines; nothing else but errors, the compilers' messages
  * and the hand-over checker's diagnostics (--check-handover) does. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,30 +14,18 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_opts.h"
 #include "cmd_run.h"
 #include "cmd_summary.h"
 
 int cmd_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"timeout", required_argument, NULL, 't'},
-        {"wall-timeout", required_argument, NULL, 'w'},
-        {"progress", no_argument, NULL, 'p'},
-        {"run-dir", required_argument, NULL, 'R'},
-        {"jobs", required_argument, NULL, 'j'},
-        {"thread", required_argument, NULL, 'T'},
-        {"check-handover", no_argument, NULL, 'H'},
-        {"trace-instructions", required_argument, NULL, 'I'},
-        {"gdb", required_argument, NULL, 'G'},
-        {"timeline", required_argument, NULL, 'L'},
-        {NULL, 0, NULL, 0},
-    };
     double started = cmd_wall_now();
     cmd_run_wants wants = {.backend = KMRUN_BACKEND_SIM};
     int c;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":j:", longopts, NULL)) != -1) {
+    cmd_opts o;
+    cmd_opts_start(&o, "run", argc, argv);
+    while ((c = cmd_opts_next(&o)) != CMD_OPTS_END) {
         switch (c) {
         case 't':
             if (cmd_parse_seconds("run", "timeout", optarg, &wants.timeout_s) != KMRUN_OK)
@@ -86,14 +73,8 @@ int cmd_run(int argc, char **argv)
                 return cmd_usage_error("run", "an empty run folder name");
             wants.run_dir = optarg;
             break;
-        case 'T':
-            if (strcmp(optarg, "sim") == 0)
-                wants.backend = KMRUN_BACKEND_SIM;
-            else if (strcmp(optarg, "host") == 0)
-                wants.backend = KMRUN_BACKEND_HOST;
-            else
-                return cmd_usage_error("run", "invalid --thread %s (expected sim or host)",
-                                      CMD_QUOTED(optarg));
+        case 'T': /* sim|host: cmd_opts_next refused anything else */
+            wants.backend = o.choice == 0 ? KMRUN_BACKEND_SIM : KMRUN_BACKEND_HOST;
             break;
         case 'j': {
             char *end;
@@ -105,7 +86,7 @@ int cmd_run(int argc, char **argv)
             break;
         }
         default:
-            return cmd_option_error("run", c, argv, longopts);
+            return KMRUN_USAGE; /* CMD_OPTS_ERROR: cmd_opts_next said why */
         }
     }
     if (wants.gdb)

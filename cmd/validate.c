@@ -3,7 +3,6 @@
  * errors with their positions, and for the valid ones a summary line or,
  * with --json, the program model (kmrun_program_json) as one JSON
  * document on stdout. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +12,7 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
-
-enum { OPT_JSON = 256 };
+#include "cmd_opts.h"
 
 /* --- the summary line ---------------------------------------------------- */
 
@@ -70,20 +68,15 @@ static void print_summary(const char *path, const cJSON *p)
 
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"quiet", no_argument, NULL, 'q'},
-        {"json", no_argument, NULL, OPT_JSON},
-        {NULL, 0, NULL, 0},
-    };
     bool quiet = false, json = false;
-    optind = 0;
-    opterr = 0;
+    cmd_opts o;
+    cmd_opts_start(&o, "validate", argc, argv);
     int c;
-    while ((c = getopt_long(argc, argv, ":q", longopts, NULL)) != -1) {
+    while ((c = cmd_opts_next(&o)) != CMD_OPTS_END) {
         switch (c) {
         case 'q': quiet = true; break;
-        case OPT_JSON: json = true; break;
-        default: return cmd_option_error("validate", c, argv, longopts);
+        case 'J': json = true; break;
+        default: return KMRUN_USAGE; /* CMD_OPTS_ERROR: cmd_opts_next said why */
         }
     }
     if (quiet && json)

@@ -1,19 +1,17 @@
 /* cmd/version.c: `kmrun version` (and `kmrun --version`): the version and
  * the facts about the thread toolchain that were fixed when kmrun was
  * built (kmrun_version, kmrun_image_target, kmrun_image_arch). */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cmd.h"
+#include "cmd_opts.h"
 
 int cmd_version(int argc, char **argv)
 {
-    static const struct option longopts[] = {{NULL, 0, NULL, 0}};
-    optind = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1)
-        return cmd_option_error("version", c, argv, longopts);
+    cmd_opts o;
+    cmd_opts_start(&o, "version", argc, argv);
+    if (cmd_opts_next(&o) != CMD_OPTS_END)
+        return KMRUN_USAGE; /* it takes none: cmd_opts_next said why */
     if (optind < argc)
         return cmd_usage_error("version", "unexpected argument %s", CMD_QUOTED(argv[optind]));
 

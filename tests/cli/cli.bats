@@ -28,6 +28,7 @@ validate
 cache
 read-region
 exec
+completion
 help
 version
 END

@@ -1,0 +1,438 @@
+/* cmd/cmd.c: the table of kmrun's commands and their options (cmd.h):
+ * the one place a command or an option is declared, and what the usage
+ * errors print. */
+#include "cmd.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "cmd_opts.h"
+
+/* The manifest every program command takes. */
+static const cmd_operand manifest[] = {
+    {.name = "program.yaml", .value = CMD_VALUE_FILE, .pattern = "*.yaml"},
+    {0},
+};
+
+/* --- build ----------------------------------------------------------------- */
+
+static const cmd_option build_options[] = {
+    {.name = "jobs", .key = 'j', .letter = 'j', .arg = CMD_ARG_REQUIRED, .arg_name = "N",
+     .help = "run at most N compiles at once (default: Ninja's)"},
+    {.name = "quiet", .key = 'q', .letter = 'q',
+     .help = "no summary and no progress on stderr"},
+    {.name = "host", .key = 'H',
+     .help = "also each thread's host fallback: its sources built with the host compiler "
+             "against kmx/host (KMX_HOST_FALLBACK defined), the object 'kmrun run --thread "
+             "host' loads; in the JSON as each thread's \"host\""},
+    {0},
+};
+
+/* --- run -------------------------------------------------------------------- */
+
+static const cmd_option run_options[] = {
+    {.name = "thread", .key = 'T', .arg = CMD_ARG_REQUIRED, .choices = "sim|host",
+     .help = "sim (the default) runs the threads on the simulated X280 clusters; host runs "
+             "each thread's host fallback (its sources built for the host with kmx/host) "
+             "beside the simulated grid and dispatcher instead; times are the host's "
+             "(\"times\": \"host\"), timeouts real seconds"},
+    {.name = "check-handover", .key = 'H',
+     .help = "the hand-over checker (as the manifest's check_handover: true): each read of "
+             "stale bytes and write-back over newer ones that a missing kmx_invalidate or "
+             "kmx_flush causes, on stderr as file:line: diagnostics and in the JSON's "
+             "handover list; any makes the exit status 1.  The host fallback does not check "
+             "(a note says so)"},
+    {.name = "trace-instructions", .key = 'I', .arg = CMD_ARG_REQUIRED, .arg_name = "C.K",
+     .help = "core K of cluster C's instructions into the run folder as trace-cC.K.log, in "
+             "Spike's commit-log format (the same results, slower)"},
+    {.name = "gdb", .key = 'G', .arg = CMD_ARG_REQUIRED, .arg_name = "PORT",
+     .help = "wait, halted, for gdb-multiarch on 127.0.0.1:PORT (0: any free one; stderr "
+             "gives the command line): every X280 core a thread, modeled time still while "
+             "halted, the same JSON as without"},
+    {.name = "timeline", .key = 'L', .arg = CMD_ARG_REQUIRED, .arg_name = "FILE",
+     .value = CMD_VALUE_FILE,
+     .help = "the run's timeline in FILE, in the Chrome Trace Event format "
+             "(ui.perfetto.dev, chrome://tracing): each X280 core's functions and waits, "
+             "each Tensix core's handlers, the dispatcher's passes, each command's arrows, in "
+             "modeled microseconds; the run is the same as without.  Not with --thread host "
+             "(exit 2)"},
+    {.name = "timeout", .key = 't', .arg = CMD_ARG_REQUIRED, .arg_name = "S",
+     .help = "modeled seconds before threads still running are asked to stop (default: the "
+             "largest deadline + 1 s, or 10 s); one that has not ended 1 s after the stop is "
+             "stuck"},
+    {.name = "wall-timeout", .key = 'w', .arg = CMD_ARG_REQUIRED, .arg_name = "S",
+     .help = "give up after S seconds of real time (exit 4)"},
+    {.name = "progress", .key = 'p',
+     .help = "each new progress marker as a JSON line on stderr: "
+             "{\"cluster\":1,\"where\":2,\"microseconds\":12.5}"},
+    {.name = "run-dir", .key = 'R', .arg = CMD_ARG_REQUIRED, .arg_name = "DIR",
+     .value = CMD_VALUE_DIR,
+     .help = "where run folders go (default: $KMRUN_RUNS, else .kmrun/runs)"},
+    {.name = "jobs", .key = 'j', .letter = 'j', .arg = CMD_ARG_REQUIRED, .arg_name = "N",
+     .help = "run at most N compiles at once"},
+    {0},
+};
+
+/* --- check ------------------------------------------------------------------ */
+
+static const cmd_option check_options[] = {
+    {.name = "json", .key = 'J',
+     .help = "one JSON document on stdout instead (schemas/check.schema.json)"},
+    {.name = "check-handover", .key = 'H',
+     .help = "the simulated card's run with the hand-over checker (kmrun run "
+             "--check-handover): its findings on stderr, and any makes the exit status 1"},
+    {.name = "timeout", .key = 't', .arg = CMD_ARG_REQUIRED, .arg_name = "S",
+     .help = "as 'kmrun run --timeout', for both runs"},
+    {.name = "run-dir", .key = 'R', .arg = CMD_ARG_REQUIRED, .arg_name = "DIR",
+     .value = CMD_VALUE_DIR,
+     .help = "where both run folders go (default: $KMRUN_RUNS, else .kmrun/runs)"},
+    {0},
+};
+
+/* --- validate --------------------------------------------------------------- */
+
+static const cmd_option validate_options[] = {
+    {.name = "quiet", .key = 'q', .letter = 'q', .help = "print nothing for a valid manifest"},
+    {.name = "json", .key = 'J',
+     .help = "print the program model as JSON instead: one object, or an array of them for "
+             "several manifests; printed only when every manifest is valid"},
+    {0},
+};
+
+static const cmd_operand manifests[] = {
+    {.name = "program.yaml", .value = CMD_VALUE_FILE, .pattern = "*.yaml", .repeats = true},
+    {0},
+};
+
+/* --- cache ------------------------------------------------------------------ */
+
+static const cmd_option cache_options[] = {
+    {.name = "json", .key = 'J', .help = "stats as one JSON object"},
+    {.name = "max-size", .key = 'm', .arg = CMD_ARG_REQUIRED, .arg_name = "SIZE",
+     .help = "gc's bound on what the cache keeps, such as 512MiB or 2GiB"},
+    {0},
+};
+
+static const cmd_operand cache_actions[] = {
+    {.name = "ACTION", .value = CMD_VALUE_CHOICE, .choices = "stats|path|gc|clear"},
+    {0},
+};
+
+/* --- read-region ------------------------------------------------------------ */
+
+static const cmd_option read_region_options[] = {
+    {.name = "run", .key = 'r', .arg = CMD_ARG_REQUIRED, .arg_name = "RUN",
+     .value = CMD_VALUE_RUN,
+     .help = "a run id, or a run folder (default: the latest run)"},
+    {.name = "run-dir", .key = 'R', .arg = CMD_ARG_REQUIRED, .arg_name = "DIR",
+     .value = CMD_VALUE_DIR,
+     .help = "where runs are (default: $KMRUN_RUNS, else .kmrun/runs)"},
+    {.name = "cluster", .key = 'c', .arg = CMD_ARG_REQUIRED, .arg_name = "N",
+     .choices = "1|2|3", .bad_choice = "invalid cluster %s (expected %s)",
+     .help = "whose copy, 1 to 3 (needed when several clusters have one)"},
+    {.name = "format", .key = 'f', .arg = CMD_ARG_REQUIRED, .arg_name = "F",
+     .choices = "raw|hex|u32|json", .bad_choice = "unknown format %s (expected %s)",
+     .help = "raw bytes, a hex dump (the default), u32 (one unsigned word a line) or json"},
+    {.name = "offset", .key = 'o', .arg = CMD_ARG_REQUIRED, .arg_name = "N",
+     .help = "start N bytes in (KiB, MiB allowed)"},
+    {.name = "length", .key = 'l', .arg = CMD_ARG_REQUIRED, .arg_name = "N",
+     .help = "read N bytes (default: to the end)"},
+    {0},
+};
+
+static const cmd_operand region_name[] = {
+    {.name = "NAME", .value = CMD_VALUE_REGION},
+    {0},
+};
+
+/* --- exec ------------------------------------------------------------------- */
+
+static const cmd_option exec_options[] = {
+    {.name = "max-instructions", .key = 'm', .arg = CMD_ARG_REQUIRED, .arg_name = "N",
+     .help = "stop after N instructions (default 1e9); N may be written 200000000 or 2e8"},
+    {.name = "json", .key = 'J', .help = "print the JSON object"},
+    {.name = "trace-instructions", .key = 'I', .arg = CMD_ARG_OPTIONAL, .arg_name = "FILE",
+     .value = CMD_VALUE_FILE,
+     .help = "write every instruction retired, a line each in Spike's commit-log format, to "
+             "stderr or FILE"},
+    {.name = "gdb", .key = 'G', .arg = CMD_ARG_REQUIRED, .arg_name = "PORT",
+     .help = "wait halted for gdb-multiarch on 127.0.0.1:PORT (0: any free port)"},
+    {0},
+};
+
+static const cmd_operand elf_file[] = {
+    {.name = "FILE.elf", .value = CMD_VALUE_ELF},
+    {0},
+};
+
+/* --- completion ------------------------------------------------------------- */
+
+static const cmd_option completion_options[] = {
+    {.name = "commands", .key = 'C', .help = "list the commands, one a line"},
+    {.name = "options", .key = 'O', .arg = CMD_ARG_REQUIRED, .arg_name = "COMMAND",
+     .value = CMD_VALUE_COMMAND,
+     .help = "list COMMAND's options, one a line: --name, and -l for one with a short form"},
+    {.name = "regions", .key = 'g',
+     .help = "list the regions of the latest run (or of --run), one a line"},
+    {.name = "runs", .key = 'u', .help = "list the run ids of the runs folder, newest first"},
+    {.name = "run", .key = 'r', .arg = CMD_ARG_REQUIRED, .arg_name = "RUN",
+     .value = CMD_VALUE_RUN, .help = "--regions of this run id or run folder"},
+    {.name = "run-dir", .key = 'R', .arg = CMD_ARG_REQUIRED, .arg_name = "DIR",
+     .value = CMD_VALUE_DIR,
+     .help = "the runs folder of --regions and --runs (default: $KMRUN_RUNS, else "
+             ".kmrun/runs)"},
+    {0},
+};
+
+static const cmd_operand shell_name[] = {
+    {.name = "SHELL", .value = CMD_VALUE_CHOICE, .choices = "bash|zsh", .optional = true},
+    {0},
+};
+
+/* --- help ------------------------------------------------------------------- */
+
+static const cmd_operand command_name[] = {
+    {.name = "COMMAND", .value = CMD_VALUE_COMMAND, .optional = true},
+    {0},
+};
+
+const cmd_option cmd_global_options[] = {
+    {.name = "help", .key = 'h', .letter = 'h', .help = "the overview, or a command's help"},
+    {.name = "version", .key = 'V', .help = "the version and the target toolchain"},
+    {0},
+};
+
+const cmd_command_entry cmd_commands[] = {
+    {
+        .name = "build",
+        .run = cmd_build,
+        .summary = "Build a program's threads and handlers into the cache",
+        .options = build_options,
+        .operands = manifest,
+        .help =
+            "Builds every thread of the program into an X280 image with\n"
+            "riscv64-unknown-elf-gcc and the kmx runtime, and the program's Tensix\n"
+            "handlers into host shared objects for the simulated grid.  The results\n"
+            "go to the content-addressed cache (see 'kmrun help cache'); a program\n"
+            "that has not changed builds nothing.  An image is checked before it is\n"
+            "cached: at most 126976 bytes of loadable content, no .bss or COMMON,\n"
+            "no libc.\n"
+            "\n"
+            "Prints one JSON document on stdout: per thread its image's SHA-256,\n"
+            "size (of 126976 bytes), sections, cache hit or miss and cached path;\n"
+            "then the kernels'.  A summary goes to stderr, and Ninja's progress too\n"
+            "when stderr is a terminal.  KMRUN_CC and KMRUN_HOST_CC pick the\n"
+            "compilers.\n",
+        .after =
+            "Exit status: 0 built, 2 usage or manifest error, 3 a compile error or\n"
+            "a rejected image, 4 a missing tool, an unusable cache, or a full disk,\n"
+            "a quota, a file size or memory limit that stopped a compile or link.\n",
+    },
+    {
+        .name = "run",
+        .run = cmd_run,
+        .summary = "Build a program and run its threads on the simulated card",
+        .options = run_options,
+        .operands = manifest,
+        .help =
+            "Builds the program through the cache (quietly: only the compilers'\n"
+            "messages), loads it onto the simulated Blackhole (regions, images,\n"
+            "argument blocks), runs every thread until it ends, and prints one JSON\n"
+            "document on stdout: per thread ran, state, error, code, words, where,\n"
+            "where_microseconds, microseconds and, for a trap or a stuck core, the\n"
+            "core, its pc or mepc and the source line; the modeled device time, the\n"
+            "instructions executed and where every region is.  States: returned,\n"
+            "late, stopped, stuck, trapped, args, bank, region, failed.  Times are\n"
+            "modeled device time, so the same program prints the same JSON every\n"
+            "run, but for run, run_dir and wall_seconds.\n"
+            "\n"
+            "After the stop the run folder holds result.json (the same JSON) and\n"
+            "every region's bytes as DRAM holds them; 'kmrun read-region' reads\n"
+            "them.\n",
+        .after =
+            "Exit status: 0 every thread returned, 1 a thread did not or the\n"
+            "hand-over checker found something, 2 usage or\n"
+            "manifest error, 3 a compile error or a rejected image, 4 a system error\n"
+            "(including the wall timeout).\n",
+    },
+    {
+        .name = "check",
+        .run = cmd_check,
+        .summary = "Run a program on the simulated card and on the host, and compare",
+        .options = check_options,
+        .operands = manifest,
+        .help =
+            "Runs the program as 'kmrun run' does, then again with each thread's\n"
+            "host fallback ('kmrun run --thread host'), keeping both run folders,\n"
+            "and compares what they left: per thread the state, the library error,\n"
+            "the code and every result word; per host-fed command its event and\n"
+            "result word; and every region copy byte for byte.\n"
+            "Times are not compared.  Agreement prints one line; a difference\n"
+            "prints each one: a result field with both values, a region with its\n"
+            "first differing offset, how many bytes differ and the 16 bytes there\n"
+            "on each side.\n",
+        .after =
+            "Exit status: 0 they agree, 1 they differ or the checker found\n"
+            "something, 2 usage or manifest error\n"
+            "(or a program with no thread), 3 a compile error, 4 a system error.\n",
+    },
+    {
+        .name = "validate",
+        .run = cmd_validate,
+        .summary = "Check program manifests without building them",
+        .options = validate_options,
+        .operands = manifests,
+        .help =
+            "Loads each manifest and checks it as 'kmrun build' would, without\n"
+            "compiling anything.  Every error is printed on stderr as\n"
+            "file:line:col: with the manifest's line and a caret under the column;\n"
+            "every file given is checked.  For a valid manifest it prints a line\n"
+            "such as\n"
+            "\n"
+            "    program.yaml: ok (program 'hello': 1 thread on cluster 1, 2 regions, 0 commands)\n",
+        .after =
+            "Exit status: 0 all valid, 2 a manifest has errors or a usage error,\n"
+            "4 a manifest could not be read.\n",
+    },
+    {
+        .name = "cache",
+        .run = cmd_cache,
+        .summary = "Show, trim or empty the build cache",
+        .options = cache_options,
+        .operands = cache_actions,
+        .synopsis = "kmrun cache (stats [--json] | path | gc --max-size SIZE | clear)",
+        .help =
+            "  stats [--json]       print the entries, their total size, and the\n"
+            "                       cache's hit and miss counts\n"
+            "  path                 print the cache's folder\n"
+            "  gc --max-size SIZE   remove entries, least recently used first, until\n"
+            "                       the cache holds at most SIZE (such as 512MiB, 2GiB)\n"
+            "  clear                remove every entry\n"
+            "\n"
+            "The cache is $KMRUN_CACHE if set, else $XDG_CACHE_HOME/kmrun, else\n"
+            "~/.cache/kmrun.  Entries are written whole and renamed into place, so\n"
+            "a build running at the same time never sees a torn one.\n",
+        .after = "Exit status: 0 done, 2 usage error, 4 an unusable cache.\n",
+    },
+    {
+        .name = "read-region",
+        .run = cmd_read_region,
+        .summary = "Print a region's bytes from a run that has stopped",
+        .options = read_region_options,
+        .operands = region_name,
+        .help =
+            "Reads region NAME as the run left it after its stop: the bytes each\n"
+            "thread's cluster held in its bank, from the run folder that 'kmrun run'\n"
+            "wrote.\n",
+        .after =
+            "Exit status: 0 printed, 2 usage error or an unknown run, region or\n"
+            "cluster, 4 a damaged or unreadable run.\n",
+    },
+    {
+        .name = "exec",
+        .run = cmd_exec,
+        .summary = "Run a bare-metal RV64 ELF on one simulated hart",
+        .options = exec_options,
+        .operands = elf_file,
+        .help =
+            "Runs a linked RV64 ELF (such as an instruction test) on one simulated\n"
+            "X280 hart in machine mode, with no cluster and no kmx runtime.  Each\n"
+            "loadable segment is RAM where it asks, bytes past the file's zeroed,\n"
+            "whatever its flags (as Spike and QEMU load it: the riscv-tests have a\n"
+            "segment with none); a 64 KiB stack sits just below the lowest\n"
+            "segment, with sp at its top; the run starts at the entry point with\n"
+            "every other register zero and the FPU off (mstatus.FS: turn it on to\n"
+            "use F and D).\n"
+            "\n"
+            "The program ends by storing to its 64-bit 'tohost' symbol, as under\n"
+            "Spike: a value v with bit 0 set exits with code v >> 1 (riscv-tests\n"
+            "write 1 to pass and (n << 1) | 1 when test n fails).  A run also ends\n"
+            "at the instruction limit, in wfi, or at a trap taken before the\n"
+            "program installed a handler (until it sets mtvec, mtvec points at a\n"
+            "catch point just past the code): that trap is reported.  With a\n"
+            "handler installed, traps go to it.  Loads and stores that nothing\n"
+            "answers are access faults.\n"
+            "\n"
+            "Prints how it ended; with --json, one JSON object on stdout:\n"
+            "\n"
+            "    {\"exit_code\": 0, \"instructions\": N, \"cycles\": N,\n"
+            "     \"end\": \"exit\", \"trap\": null}\n"
+            "\n"
+            "end is exit, limit, trap or wfi; exit_code is null unless it is exit;\n"
+            "trap is null or {\"mcause\", \"mepc\", \"mtval\", \"name\"}.\n",
+        .after =
+            "Exit status: 0 the program exited with code 0, 1 it exited with\n"
+            "another code, trapped, waited in wfi or reached the limit, 2 usage\n"
+            "error, 3 not a linked RV64 (RISC-V ELFCLASS64) executable, 4 the file\n"
+            "cannot be read.\n",
+    },
+    {
+        .name = "completion",
+        .run = cmd_completion,
+        .summary = "Print a bash or zsh completion script for kmrun",
+        .options = completion_options,
+        .operands = shell_name,
+        .synopsis = "kmrun completion bash|zsh\n"
+                    "kmrun completion --commands | --options COMMAND | --runs [--run-dir DIR]\n"
+                    "kmrun completion --regions [--run RUN] [--run-dir DIR]",
+        .help =
+            "Prints the completion script of a shell, made from the table kmrun's\n"
+            "own command line is parsed with: the commands, each command's options\n"
+            "and the values they take (sim|host, files, folders), manifests\n"
+            "(*.yaml) for the program commands, ELF files for exec, and the region\n"
+            "names of the latest run for read-region (which the script asks\n"
+            "'kmrun completion --regions' for).  'make install' installs both\n"
+            "where the shells look; to try one at once:\n"
+            "\n"
+            "    source <(kmrun completion bash)\n"
+            "    source <(kmrun completion zsh)       (after compinit)\n"
+            "\n"
+            "With an option instead of a shell, prints what the scripts ask for.\n",
+        .after = "Exit status: 0 printed, 2 usage error, 4 an unreadable run.\n",
+    },
+    {
+        .name = "help",
+        .run = cmd_help,
+        .summary = "Show the overview or one command's help",
+        .operands = command_name,
+        .help =
+            "Without COMMAND, prints what 'kmrun --help' prints: the commands and\n"
+            "the exit codes.  With COMMAND, prints its help, as 'kmrun COMMAND\n"
+            "--help' does.  The manual is 'man kmrun'; the manifest's format is\n"
+            "'man kmrun-program'.\n",
+    },
+    {
+        .name = "version",
+        .run = cmd_version,
+        .summary = "Show kmrun's version and the toolchain it targets",
+        .help =
+            "Prints 'kmrun VERSION', then the toolchain thread images are built\n"
+            "with: the target and the architecture flags.  'kmrun --version' is the\n"
+            "same.\n",
+    },
+};
+const unsigned cmd_ncommands = sizeof cmd_commands / sizeof cmd_commands[0];
+
+const cmd_command_entry *cmd_command_find(const char *name)
+{
+    for (unsigned i = 0; i < cmd_ncommands; i++)
+        if (strcmp(cmd_commands[i].name, name) == 0)
+            return &cmd_commands[i];
+    return NULL;
+}
+
+int cmd_usage_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("kmrun: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    const cmd_command_entry *c = command ? cmd_command_find(command) : NULL;
+    if (c)
+        cmd_print_usage(c, stderr);
+    else
+        fputs("usage: kmrun [--version] [--help] <command> [<args>]\n", stderr);
+    return KMRUN_USAGE;
+}
