@@ -55,19 +55,33 @@ load helpers
     done
 }
 
-@test "every long option a command takes is in its help and in kmrun(1)" {
-    local f c o opts
-    for f in "$KMRUN_TOP"/cmd/*.c; do
-        opts=$(grep -oE '\{"[a-z-]+", *(no|required|optional)_argument' "$f" |
-            sed -E 's/\{"([a-z-]+)".*/\1/')
-        [ -n "$opts" ] || continue
-        c=$(basename "$f" .c)
-        c=${c//_/-}
-        run -0 kmrun help "$c"
-        for o in $opts; do
-            [[ "$output" == *"--$o"* ]] || { echo "kmrun help $c does not name --$o"; false; }
-            grep -q -- "Fl -$o" "$KMRUN_TOP/man/kmrun.1" ||
-                { echo "man/kmrun.1 does not name --$o ($c)"; false; }
-        done
+# The table (kmrun completion --options, cmd/cmd.c) as man_options.py
+# reads it: "COMMAND OPTION" a line, every command's long and short
+# options, and kmrun's own (--help, -h, --version) under "kmrun".
+table() {
+    local c o
+    for c in $(kmrun completion --commands); do
+        for o in $(kmrun completion --options "$c"); do echo "$c $o"; done
     done
+    printf 'kmrun %s\n' --help -h --version
+}
+
+@test "every option of the table is in its command's help, and the help names no other" {
+    local c want got
+    for c in $(kmrun completion --commands); do
+        want=$(kmrun completion --options "$c" | sort)
+        run -0 kmrun help "$c"
+        # The option list's lines: "  -j, --jobs N", "      --host", "  --run RUN".
+        got=$(grep -oE '^  (-[a-zA-Z], |    )?--[a-z][a-z0-9-]*' <<<"$output" |
+            grep -oE '(^  -[a-zA-Z],|--[a-z][a-z0-9-]*)' | tr -d ' ,' | sort)
+        [ "$got" = "$want" ] || { echo "kmrun help $c lists:"; echo "$got"; echo "the table:"; echo "$want"; false; }
+    done
+}
+
+@test "every option of the table is an item of its command in kmrun(1), and every option kmrun(1) names exists" {
+    table >"$BATS_TEST_TMPDIR/table"
+    run python3 "$KMRUN_TOP/tests/cli/man_options.py" "$BATS_TEST_TMPDIR/table" \
+        "$KMRUN_TOP/man/kmrun.1"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [ -z "$output" ]
 }
