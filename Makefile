@@ -11,6 +11,9 @@
 #   $(B)/lib/pkgconfig/kmrun.pc     for pkg-config (PREFIX's paths)
 #   $(B)/share/kmrun/kmx/...        the runtime a thread image links against
 #   $(B)/share/kmrun/device/...     the Tensix handlers' headers
+#   $(B)/share/bash-completion/completions/kmrun, $(B)/share/zsh/
+#     vendor-completions/_kmrun     the completion scripts, written by the
+#                                   built kmrun (kmrun completion bash|zsh)
 # which is also the installed layout (kmrun finds share/ beside bin/),
 # with include/kmrun.h in $(PREFIX)/include and the man pages in
 # $(PREFIX)/share/man.
@@ -33,11 +36,24 @@
 #                        debian/rules or an rpm spec calls it:
 #     DESTDIR=/tmp/stage   staged: every path below is under it (kmrun.pc
 #                          does not name it)
-#     PREFIX=/usr          bin/, include/, share/kmrun, share/man under it
+#     PREFIX=/usr          bin/, include/, lib/, share/ under it
+#     BINDIR=/usr/bin      kmrun (default $(PREFIX)/bin)
 #     LIBDIR=/usr/lib/x86_64-linux-gnu   the libraries and pkgconfig/
-#                          (default $(PREFIX)/lib); INCLUDEDIR, MANDIR too
-#   Only bin/ and share/kmrun/ are fixed under PREFIX: kmrun finds its data
-#   as ../share/kmrun beside itself.
+#                          (default $(PREFIX)/lib); INCLUDEDIR too
+#     DATADIR=/usr/share   kmrun/ (the runtime threads link against, the
+#                          handlers' headers), the completion scripts
+#                          (bash-completion/completions/kmrun,
+#                          zsh/vendor-completions/_kmrun) and, by
+#                          default, MANDIR (DATADIR/man)
+#     PYTHONDIR            the Python package (Debian's dist-packages)
+#   kmrun, and libkmrun.so, find their data as share/kmrun one or two
+#   folders above their own (lib/build/km_toolchain.c), not where make
+#   put it: DATADIR must be the share/ beside BINDIR's folder and LIBDIR's
+#   (or one above), else install refuses (KMRUN_DATA at run time is the
+#   way round it).
+#   make uninstall       the same variables: removes what that install
+#                        wrote (its record, DATADIR/kmrun/installed.list)
+#                        and the folders it made that are then empty
 
 .SUFFIXES:
 .DELETE_ON_ERROR:
@@ -232,14 +248,21 @@ KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ik
 
 # Where `make install` puts things, and kmrun.pc says they are.
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
-MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
 # The Python package (python/kmrun/: pure Python), Debian's layout for one.
 PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+# Where bash-completion and Debian's zsh look for a command's completion.
+BASH_COMPLETION_DIR ?= $(DATADIR)/bash-completion/completions
+ZSH_COMPLETION_DIR ?= $(DATADIR)/zsh/vendor-completions
+COMPLETIONS := $(B)/share/bash-completion/completions/kmrun $(B)/share/zsh/vendor-completions/_kmrun
 
-.PHONY: all test test-long install clean print-inc print-% libkmrun FORCE
-all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN) $(B)/tests/gdb_fake_server
+.PHONY: all test test-long install uninstall clean print-inc print-% libkmrun FORCE
+all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN) $(B)/tests/gdb_fake_server \
+  $(COMPLETIONS)
 
 # Every host object, in its module's include folders (inc_of).
 $(B)/obj/%.o: %.c
@@ -391,24 +414,110 @@ test-long: all libkmrun
 
 include tests/fuzz/fuzz.mk
 
+# The completion scripts, from the table of the kmrun just built
+# (cmd/cmd.c), into the build folder as they are installed (COMPLETIONS).
+$(B)/share/bash-completion/completions/kmrun: $(B)/bin/kmrun
+	@mkdir -p $(@D)
+	$(call say,GEN,$@)$(B)/bin/kmrun completion bash >$@
+$(B)/share/zsh/vendor-completions/_kmrun: $(B)/bin/kmrun
+	@mkdir -p $(@D)
+	$(call say,GEN,$@)$(B)/bin/kmrun completion zsh >$@
+
 # The installed layout (the header comment): DESTDIR stages it, PREFIX,
-# LIBDIR, INCLUDEDIR and MANDIR place it; the libraries' links are kept.
+# BINDIR, LIBDIR, INCLUDEDIR, DATADIR, MANDIR and PYTHONDIR place it; the
+# libraries' links are kept.  Every file goes through one installer
+# (install_sh below, run by sh), which writes down each file
+# and link it wrote and each folder it made (paths without DESTDIR) in
+# INSTALL_RECORD, merged with an earlier install's; uninstall removes
+# exactly those files, then those folders that are empty.
+INSTALL_RECORD = $(DATADIR)/kmrun/installed.list
+# dir_up DIR: the folder DIR is in.
+dir_up = $(patsubst %/,%,$(dir $(patsubst %/,%,$(1))))
+# sees_data DIR: DATADIR, when a program or library in DIR finds its data
+# there (share/ one or two folders up: lib/build/km_toolchain.c).
+sees_data = $(filter $(patsubst %/,%,$(DATADIR)),$(call dir_up,$(1))/share \
+  $(call dir_up,$(call dir_up,$(1)))/share)
+install_layout_ok = $(if $(call sees_data,$(BINDIR)),,$(error BINDIR=$(BINDIR): kmrun would \
+  look for its data beside it, in $(call dir_up,$(BINDIR))/share/kmrun, not in DATADIR=$(DATADIR)\
+  (set DATADIR, or KMRUN_DATA at run time))) \
+  $(if $(call sees_data,$(LIBDIR)),,$(error LIBDIR=$(LIBDIR): libkmrun.so would look for its \
+  data in $(call dir_up,$(LIBDIR))/share/kmrun or one folder up, not in DATADIR=$(DATADIR)))
+
+# install_sh install RECORD < "MODE SOURCE DEST" lines (MODE: an octal
+# mode, or `link` for a symbolic link to SOURCE); install_sh uninstall
+# RECORD.  DEST and RECORD without $DESTDIR, which the environment gives.
+define install_sh
+set -eu
+d=${DESTDIR-}
+list=${TMPDIR:-/tmp}/kmrun-install.$$
+trap 'rm -f "$list"' EXIT
+: >"$list"
+# made DIR: DIR and the folders above it that are missing, made under
+# DESTDIR and written down.
+made() {
+  [ -n "$1" ] && [ ! -d "$d$1" ] || return 0
+  made "${1%/*}"
+  mkdir "$d$1"
+  printf 'dir %s\n' "$1" >>"$list"
+}
+case $1 in
+install)
+  [ -z "$d" ] || mkdir -p "$d"
+  while read -r mode src dest; do
+    made "${dest%/*}"
+    if [ "$mode" = link ]; then
+      ln -sfn "$src" "$d$dest"
+    else
+      install -m "$mode" "$src" "$d$dest"
+    fi
+    printf 'file %s\n' "$dest" >>"$list"
+  done
+  made "${2%/*}"
+  printf 'file %s\n' "$2" >>"$list"
+  [ ! -f "$d$2" ] || cat "$d$2" >>"$list"
+  LC_ALL=C sort -u "$list" >"$d$2.new"
+  mv -f "$d$2.new" "$d$2"
+  ;;
+uninstall)
+  if [ ! -f "$d$2" ]; then
+    echo "uninstall: no $d$2: nothing installed with these DESTDIR and DATADIR" >&2
+    exit 1
+  fi
+  cp "$d$2" "$list"
+  sed -n 's/^file //p' "$list" | while IFS= read -r f; do rm -f "$d$f"; done
+  # Deepest first: a folder's path sorts before every path inside it.
+  sed -n 's/^dir //p' "$list" | LC_ALL=C sort -r | while IFS= read -r f; do
+    rmdir "$d$f" 2>/dev/null || true
+  done
+  ;;
+esac
+endef
+
+install uninstall: export KMRUN_INSTALL_SH = $(value install_sh)
+# Refused before anything is built.
+ifneq ($(filter install,$(MAKECMDGOALS)),)
+$(if $(install_layout_ok),)
+endif
 install: all libkmrun
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kmrun $(DESTDIR)$(INCLUDEDIR) \
-	  $(DESTDIR)$(LIBDIR)/pkgconfig
-	install -m 755 $(B)/bin/kmrun $(DESTDIR)$(PREFIX)/bin/kmrun
-	install -m 644 include/kmrun.h $(DESTDIR)$(INCLUDEDIR)/kmrun.h
-	install -m 644 $(B)/lib/libkmrun.a $(DESTDIR)$(LIBDIR)/libkmrun.a
-	install -m 644 $(B)/lib/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
-	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libkmrun.so
-	install -m 644 $(B)/lib/pkgconfig/kmrun.pc $(DESTDIR)$(LIBDIR)/pkgconfig/kmrun.pc
-	cp -R $(SHARE)/. $(DESTDIR)$(PREFIX)/share/kmrun/
-	for m in man/*.[0-9]; do \
-	  install -d $(DESTDIR)$(MANDIR)/man$${m##*.} && \
-	  install -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; done
-	install -d $(DESTDIR)$(PYTHONDIR)/kmrun
-	install -m 644 python/kmrun/*.py $(DESTDIR)$(PYTHONDIR)/kmrun/
+	$(call say,INSTALL,$(DESTDIR)$(PREFIX)){ \
+	  echo '755 $(B)/bin/kmrun $(BINDIR)/kmrun'; \
+	  echo '644 include/kmrun.h $(INCLUDEDIR)/kmrun.h'; \
+	  echo '644 $(B)/lib/libkmrun.a $(LIBDIR)/libkmrun.a'; \
+	  echo '644 $(B)/lib/$(SO_FILE) $(LIBDIR)/$(SO_FILE)'; \
+	  echo 'link $(SO_FILE) $(LIBDIR)/$(SONAME)'; \
+	  echo 'link $(SONAME) $(LIBDIR)/libkmrun.so'; \
+	  echo '644 $(B)/lib/pkgconfig/kmrun.pc $(LIBDIR)/pkgconfig/kmrun.pc'; \
+	  (cd $(SHARE) && find . -type f) | LC_ALL=C sort | \
+	    sed 's|^\./\(.*\)|644 $(SHARE)/\1 $(DATADIR)/kmrun/\1|'; \
+	  for m in man/*.[0-9]; do echo "644 $$m $(MANDIR)/man$${m##*.}/$${m##*/}"; done; \
+	  for p in python/kmrun/*.py; do echo "644 $$p $(PYTHONDIR)/kmrun/$${p##*/}"; done; \
+	  echo '644 $(B)/share/bash-completion/completions/kmrun $(BASH_COMPLETION_DIR)/kmrun'; \
+	  echo '644 $(B)/share/zsh/vendor-completions/_kmrun $(ZSH_COMPLETION_DIR)/_kmrun'; \
+	} | DESTDIR='$(DESTDIR)' sh -c "$$KMRUN_INSTALL_SH" install_sh install '$(INSTALL_RECORD)'
+
+uninstall:
+	$(call say,UNINST,$(DESTDIR)$(PREFIX))DESTDIR='$(DESTDIR)' sh -c "$$KMRUN_INSTALL_SH" \
+	  install_sh uninstall '$(INSTALL_RECORD)'
 
 # `make -s print-LIB_INC`: a variable's value (the layering test asks
 # which folders a layer sees).

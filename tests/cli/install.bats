@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
 # The library for programs and `make install`: the staged layout (DESTDIR,
-# PREFIX, LIBDIR), kmrun.pc read by pkg-config, a program built against
-# the staged install both shared and static, and libkmrun.so's exports
-# (kmrun_* and the km_device.h functions the kernels call back, nothing
-# else).  `make install` runs in the build's own folder and mode
+# PREFIX, BINDIR, LIBDIR, DATADIR, MANDIR), kmrun.pc read by pkg-config, a
+# program built against the staged install both shared and static,
+# libkmrun.so's exports (kmrun_* and the km_device.h functions the
+# kernels call back, nothing else), the completion scripts, every write
+# of an install under DESTDIR (traced), and `make uninstall` removing
+# what install wrote and nothing else.  `make install` runs in the build's own folder and mode
 # ($KMRUN_BUILD: build is MODE=release, build-asan MODE=asan, ...), so
 # under `make test` it only copies what is built; the test program is
 # compiled with the mode's flags (a sanitized library needs its runtime).
@@ -117,6 +119,10 @@ EOF
     [ "$n" -ge 4 ]
     [ -f "$P/share/man/man1/kmrun.1" ]
     [ -f "$P/share/man/man3/km_device.3" ]
+    # The completion scripts where bash-completion and Debian's zsh look,
+    # as the built kmrun writes them.
+    cmp <(kmrun completion bash) "$P/share/bash-completion/completions/kmrun"
+    cmp <(kmrun completion zsh) "$P/share/zsh/vendor-completions/_kmrun"
 }
 
 @test "install: libkmrun.a holds every host object of lib/, device/sim/ and support/" {
@@ -311,4 +317,111 @@ EOF
     grep -qx 'libdir=${prefix}/lib/x86_64-linux-gnu' "$lib/pkgconfig/kmrun.pc"
     # The build's own kmrun.pc names the default prefix again.
     grep -qx 'prefix=/usr/local' "$KMRUN_BUILD/lib/pkgconfig/kmrun.pc"
+}
+
+# The system calls that create, change or remove a name, and what moves a
+# process's working folder (tests/cli/install_writes.py reads them).
+TRACED=open,openat,creat,mkdir,mkdirat,rmdir,unlink,unlinkat,rename,renameat,renameat2,link,linkat
+TRACED=$TRACED,symlink,symlinkat,truncate,chmod,fchmodat,chown,lchown,fchownat,utime,utimes,utimensat
+TRACED=$TRACED,chdir,fchdir,clone,clone3,fork,vfork
+
+# traced_make NAME ARGS...: kmake ARGS under strace (every process), its
+# temporary files in $BATS_TEST_TMPDIR/tmp; then every write it made is
+# checked to be under DESTDIR ($stage), the build folder or that tmp.
+traced_make() {
+    local name=$1 tmp=$BATS_TEST_TMPDIR/tmp
+    shift
+    mkdir -p "$tmp"
+    # shellcheck disable=SC2016 # for the inner sh
+    run env TMPDIR="$tmp" strace -ff -y -qq -s 4096 -e trace="$TRACED" -o "$tmp/$name" \
+        sh -c 'echo $$ >"$0"; exec "$@"' "$tmp/$name.pid" \
+        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$KMRUN_TOP" \
+        MODE="$(build_mode)" B="$(build_b)" "$@"
+    [ "$status" -eq 0 ] || { echo "make $*: $output"; false; }
+    run python3 "$KMRUN_TOP/tests/cli/install_writes.py" "$tmp/$name" "$(cat "$tmp/$name.pid")" \
+        "$PWD" "$stage" "$(cd "$KMRUN_BUILD" && pwd -P)" "$tmp" /dev
+    [ "$status" -eq 0 ] || { echo "make $*:"; echo "$output"; false; }
+    # The trace saw the install (a trace that saw nothing proves nothing).
+    [ "${lines[0]%% *}" -ge 60 ] || { echo "$output"; false; }
+}
+
+@test "install: make install DESTDIR=/tmp/x PREFIX=/opt/y writes nothing outside DESTDIR; make uninstall with the same leaves no file" {
+    command -v strace >/dev/null || skip "strace is not installed (./setup installs it)"
+    stage=$BATS_TEST_TMPDIR/x
+    traced_make install install DESTDIR="$stage" PREFIX=/opt/y
+    [ -x "$stage/opt/y/bin/kmrun" ]
+    [ -f "$stage/opt/y/share/kmrun/kmx/lib/libkmx.a" ]
+    [ -f "$stage/opt/y/share/bash-completion/completions/kmrun" ]
+    [ -f "$stage/opt/y/share/zsh/vendor-completions/_kmrun" ]
+    [ "$(cd "$stage" && find . -mindepth 1 -maxdepth 2)" = "./opt
+./opt/y" ]
+    [ ! -e /opt/y ]
+    traced_make uninstall uninstall DESTDIR="$stage" PREFIX=/opt/y
+    kmake libkmrun # the build's kmrun.pc back to the default prefix
+    run find "$stage" -mindepth 1
+    [ -z "$output" ] || { echo "left after uninstall:"; echo "$output"; false; }
+}
+
+@test "install: uninstall removes what install wrote and the folders it made, nothing else, after two installs" {
+    stage=$BATS_TEST_TMPDIR/y
+    local p=$stage/usr/local
+    # Already there: a file beside kmrun, a man page beside kmrun.1, and an
+    # empty folder the install writes into.
+    mkdir -p "$p/bin" "$p/share/man/man1" "$p/include"
+    echo other >"$p/bin/other"
+    echo page >"$p/share/man/man1/other.1"
+    find "$stage" | sort >"$BATS_TEST_TMPDIR/before"
+    run kmake install DESTDIR="$stage"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [ -f "$p/include/kmrun.h" ]
+    # Again, as an upgrade would: the record keeps the folders the first made.
+    run kmake install DESTDIR="$stage"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    grep -qx "dir /usr/local/share/kmrun" "$p/share/kmrun/installed.list"
+    grep -qx "file /usr/local/bin/kmrun" "$p/share/kmrun/installed.list"
+    run kmake uninstall DESTDIR="$stage"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    find "$stage" | sort >"$BATS_TEST_TMPDIR/after"
+    diff -u "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+    [ "$(cat "$p/bin/other")" = other ]
+    # Nothing installed now: uninstall says so, exit non-zero.
+    run kmake uninstall DESTDIR="$stage"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"no $p/share/kmrun/installed.list"* ]] || { echo "$output"; false; }
+}
+
+@test "install: BINDIR, DATADIR and MANDIR place the files, and the installed kmrun finds its data and completes" {
+    stage=$BATS_TEST_TMPDIR/z
+    run kmake install DESTDIR="$stage" PREFIX=/usr BINDIR=/usr/games DATADIR=/usr/share \
+        MANDIR=/usr/man
+    kmake libkmrun
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [ -x "$stage/usr/games/kmrun" ]
+    [ ! -e "$stage/usr/bin" ]
+    [ -f "$stage/usr/man/man1/kmrun.1" ]
+    [ ! -e "$stage/usr/share/man" ]
+    [ -f "$stage/usr/share/kmrun/kmx/kmx.ld" ]
+    [ -f "$stage/usr/share/bash-completion/completions/kmrun" ]
+    # The staged kmrun builds with the staged runtime, found from /usr/games.
+    run -0 --separate-stderr env -u KMRUN_DATA "$stage/usr/games/kmrun" build --quiet \
+        "$KMRUN_TOP/programs/01_hello/program.yaml"
+    [ "$(jq -r '.threads[0].image.bytes > 0' <<<"$output")" = true ] || { echo "$stderr"; false; }
+    # Its completion script, sourced in bash, completes kmrun's commands.
+    run -0 bash -c "source '$stage/usr/share/bash-completion/completions/kmrun';
+        COMP_WORDS=(kmrun val); COMP_CWORD=1; _kmrun; echo \"\${COMPREPLY[*]}\""
+    [ "$output" = validate ]
+}
+
+@test "install: a BINDIR from which kmrun would not find DATADIR is refused before anything is written" {
+    stage=$BATS_TEST_TMPDIR/w
+    run kmake install DESTDIR="$stage" PREFIX=/usr BINDIR=/opt/tools/bin
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"BINDIR=/opt/tools/bin: kmrun would look for its data beside it, in /opt/tools/share/kmrun, not in DATADIR=/usr/share"* ]] ||
+        { echo "$output"; false; }
+    [ ! -e "$stage" ]
+    run kmake install DESTDIR="$stage" LIBDIR=/srv/lib
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"LIBDIR=/srv/lib: libkmrun.so would look for its data in /srv/share/kmrun"* ]] ||
+        { echo "$output"; false; }
+    [ ! -e "$stage" ]
 }
