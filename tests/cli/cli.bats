@@ -164,6 +164,28 @@ usage: kmrun help [COMMAND]
 END
 }
 
+@test "a misspelt option gets the nearest one, an ambiguous prefix what it could be, a bad value the accepted ones" {
+    run -2 --separate-stderr kmrun run --threads host program.yaml
+    expect stderr <<'END'
+kmrun: unknown option '--threads' (did you mean '--thread'?)
+usage: kmrun run [options] program.yaml
+END
+    run -2 --separate-stderr kmrun run --ti 1 program.yaml
+    [ "${stderr_lines[0]}" = "kmrun: option '--ti' is ambiguous (it could be '--timeline' or '--timeout')" ]
+    # An unambiguous prefix is the option, as getopt_long takes it.
+    run -2 --separate-stderr kmrun run --thr card program.yaml
+    [ "${stderr_lines[0]}" = "kmrun: invalid --thread 'card' (expected sim or host)" ]
+    run -2 --separate-stderr kmrun read-region --format=yaml counts
+    [ "${stderr_lines[0]}" = "kmrun: unknown format 'yaml' (expected raw, hex, u32 or json)" ]
+    run -2 --separate-stderr kmrun build -j
+    [ "${stderr_lines[0]}" = "kmrun: switch '-j' requires a value" ]
+    run -2 --separate-stderr kmrun --verison
+    expect stderr <<END
+kmrun: unknown option '--verison' (did you mean '--version'?)
+$KMRUN_USAGE
+END
+}
+
 @test "extra arguments are usage errors, exit 2" {
     run -2 --separate-stderr kmrun version now
     expect stderr <<'END'
