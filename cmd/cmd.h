@@ -6,7 +6,7 @@
  * option list of `kmrun help COMMAND`, the usage errors (an unknown
  * option with the nearest one, a missing value, a value not among the
  * accepted ones) and the bash and zsh completion scripts of `kmrun
- * completion` (cmd_complete.h).  tests/cli/man.bats holds the table,
+ * completion` (cmd/completion.c).  tests/cli/man.bats holds the table,
  * kmrun(1) and the help to each other; tests/cli/completion.bats the
  * scripts.
  *
@@ -15,8 +15,9 @@
  * kmrun_status, the exit code (include/kmrun.h); only cmd/ decides what
  * to print and how to exit.  cmd/ is the public API's first user: it
  * includes include/kmrun.h, its own headers and system headers, nothing
- * of lib/.  main.c handles `kmrun COMMAND --help` (and -h, anywhere before
- * a `--`) for every command, so an entry point never sees --help.
+ * of lib/.  main() (cmd/cmd.c) handles `kmrun COMMAND --help` (and -h,
+ * anywhere before a `--`) for every command, so an entry point never sees
+ * --help.
  *
  * To add an option to a command: a row in the command's cmd_option array
  * in cmd/cmd.c (name, key, letter, value, help: see cmd_option), a case
