@@ -305,18 +305,22 @@ static void show_line(const shower *o, const char *text, size_t len, int col)
 static void show_one(const km_diag *g, km_source_lines *lines, const shower *o)
 {
     char file_shown[1024], locus[1100];
-    const char *file = g->file ? ks_escape(file_shown, sizeof file_shown, g->file,
-                                           strlen(g->file), 0)
-                               : "<input>";
-    if (g->line > 0 && g->col > 0)
-        snprintf(locus, sizeof locus, "%s:%d:%d:", file, g->line, g->col);
-    else if (g->line > 0)
-        snprintf(locus, sizeof locus, "%s:%d:", file, g->line);
-    else
-        snprintf(locus, sizeof locus, "%s:", file);
-    put(o, KM_STYLE_LOCUS, locus);
-    put(o, KM_STYLE_PLAIN, " ");
-    if (g->severity == KM_SEVERITY_WARNING) {
+    /* Without a file, no place: the message alone. */
+    if (g->file) {
+        const char *file = ks_escape(file_shown, sizeof file_shown, g->file, strlen(g->file), 0);
+        if (g->line > 0 && g->col > 0)
+            snprintf(locus, sizeof locus, "%s:%d:%d:", file, g->line, g->col);
+        else if (g->line > 0)
+            snprintf(locus, sizeof locus, "%s:%d:", file, g->line);
+        else
+            snprintf(locus, sizeof locus, "%s:", file);
+        put(o, KM_STYLE_LOCUS, locus);
+        put(o, KM_STYLE_PLAIN, " ");
+    }
+    if (g->severity == KM_SEVERITY_ERROR && g->label) {
+        put(o, KM_STYLE_BAD, "error:");
+        put(o, KM_STYLE_PLAIN, " ");
+    } else if (g->severity == KM_SEVERITY_WARNING) {
         put(o, KM_STYLE_WARN, "warning:");
         put(o, KM_STYLE_PLAIN, " ");
     } else if (g->severity == KM_SEVERITY_NOTE) {
@@ -324,6 +328,11 @@ static void show_one(const km_diag *g, km_source_lines *lines, const shower *o)
         put(o, KM_STYLE_PLAIN, " ");
     }
     put(o, KM_STYLE_PLAIN, g->message ? g->message : "out of memory");
+    if (g->option) {
+        put(o, KM_STYLE_PLAIN, " [");
+        put(o, g->severity == KM_SEVERITY_WARNING ? KM_STYLE_WARN : KM_STYLE_BAD, g->option);
+        put(o, KM_STYLE_PLAIN, "]");
+    }
     put(o, KM_STYLE_PLAIN, "\n");
     const char *text;
     size_t len;

@@ -79,6 +79,9 @@ typedef struct km_diag {
     km_severity severity;
     int end_col;         /* the range's last column on its line; 0: none */
     char *option;        /* the compiler's option behind it ("-Wunused"); NULL */
+    bool label;          /* an error's "error:" is shown (a compiler's finding,
+                          * as compilers write it); a warning's and a note's
+                          * word always is */
     struct km_diag *children; /* its notes, in order */
     size_t nchildren;
 } km_diag;
