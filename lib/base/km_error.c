@@ -165,14 +165,46 @@ void km_diags_add_code(km_diags *d, const char *code, const char *file, int line
     va_end(ap);
 }
 
-static void diag_free(km_diag *g)
+void km_diag_free(km_diag *g)
 {
     free(g->file);
     free(g->message);
     free(g->option);
+    free(g->text);
     for (size_t i = 0; i < g->nchildren; i++)
-        diag_free(&g->children[i]);
+        km_diag_free(&g->children[i]);
     free(g->children);
+    memset(g, 0, sizeof *g);
+}
+
+#define diag_free km_diag_free
+
+static bool dup_or_null(char **to, const char *from)
+{
+    *to = from ? strdup(from) : NULL;
+    return !from || *to;
+}
+
+bool km_diag_copy(km_diag *to, const km_diag *from)
+{
+    *to = *from;
+    to->file = to->message = to->option = to->text = NULL;
+    to->children = NULL;
+    to->nchildren = 0;
+    bool ok = dup_or_null(&to->file, from->file) && dup_or_null(&to->message, from->message) &&
+              dup_or_null(&to->option, from->option) && dup_or_null(&to->text, from->text);
+    if (ok && from->nchildren) {
+        to->children = calloc(from->nchildren, sizeof *to->children);
+        ok = to->children != NULL;
+        for (size_t i = 0; ok && i < from->nchildren; i++) {
+            ok = km_diag_copy(&to->children[i], &from->children[i]);
+            if (ok)
+                to->nchildren++;
+        }
+    }
+    if (!ok)
+        km_diag_free(to);
+    return ok;
 }
 
 void km_diags_free(km_diags *d)
@@ -258,6 +290,24 @@ bool km_source_line(km_source_lines *s, const char *file, int want, const char *
     return true;
 }
 
+static void read_text(km_diag *g, km_source_lines *lines)
+{
+    const char *text;
+    size_t len;
+    if (!g->text && g->file && g->line > 0 && km_source_line(lines, g->file, g->line, &text, &len))
+        g->text = strndup(text, len > 4096 ? 4096 : len);
+    for (size_t i = 0; i < g->nchildren; i++)
+        read_text(&g->children[i], lines);
+}
+
+void km_diags_read_text(km_diags *d)
+{
+    km_source_lines lines = {0};
+    for (size_t i = 0; i < d->count; i++)
+        read_text(&d->items[i], &lines);
+    km_source_lines_free(&lines);
+}
+
 typedef struct shower {
     km_put_fn put;
     void *ctx;
@@ -334,9 +384,10 @@ static void show_one(const km_diag *g, km_source_lines *lines, const shower *o)
         put(o, KM_STYLE_PLAIN, "]");
     }
     put(o, KM_STYLE_PLAIN, "\n");
-    const char *text;
-    size_t len;
-    if (lines && g->line > 0 && g->file && km_source_line(lines, g->file, g->line, &text, &len))
+    const char *text = g->text;
+    size_t len = text ? strlen(text) : 0;
+    if (text || (lines && g->line > 0 && g->file &&
+                 km_source_line(lines, g->file, g->line, &text, &len)))
         show_line(o, text, len > 1023 ? 1023 : len, g->col);
     for (size_t i = 0; i < g->nchildren; i++)
         show_one(&g->children[i], lines, o);

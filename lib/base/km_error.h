@@ -84,6 +84,9 @@ typedef struct km_diag {
                           * word always is */
     struct km_diag *children; /* its notes, in order */
     size_t nchildren;
+    /* Its source line as it was read (km_diags_read_text), shown instead
+     * of the file's line now; NULL: read when shown. */
+    char *text;
 } km_diag;
 
 #define KM_DIAG_CAP 50 /* errors kept per file; the rest are counted */
@@ -109,6 +112,14 @@ km_diag *km_diags_push(km_diags *d);
  * (a note); NULL when memory ran out. */
 km_diag *km_diag_add_child(km_diag *g);
 void km_diags_free(km_diags *d);
+/* Frees what g holds (its strings, its notes), not g itself. */
+void km_diag_free(km_diag *g);
+/* A deep copy of `from` into *to; false when memory ran out (then *to
+ * holds nothing to free). */
+bool km_diag_copy(km_diag *to, const km_diag *from);
+/* Reads each diagnostic's (and note's) source line from its file now,
+ * into its text, when it has a file and a line. */
+void km_diags_read_text(km_diags *d);
 /* Moves every diagnostic of `from` (and its dropped count) to the end of
  * `to`; `from` is left empty. */
 void km_diags_move(km_diags *to, km_diags *from);
@@ -141,8 +152,8 @@ typedef void (*km_put_fn)(const char *text, int style, void *ctx);
 /* Every diagnostic as km_diags_print writes it, given to `put` piece by
  * piece with how each is shown. */
 void km_diags_show(const km_diags *d, km_put_fn put, void *ctx);
-/* One diagnostic and its notes the same way, its source line read through
- * `lines` (NULL: without source lines). */
+/* One diagnostic and its notes the same way, each source line its text,
+ * else read through `lines` (NULL: none). */
 void km_diag_show(const km_diag *g, km_source_lines *lines, km_put_fn put, void *ctx);
 
 /* Prints every diagnostic as `file:line:col: message`, then the

@@ -112,11 +112,6 @@ int km_log_resource_failure(const char *output, const char *what, const char *ma
 #define KM_CODE_FAILED "build.failed"   /* kmrun's word on a step that failed */
 #define KM_CODE_LINK "build.link"       /* a link that failed */
 #define KM_CODE_RESOURCE "build.resource" /* the host ran out of disk, quota, memory */
-/* `path`, named relative to folder `base` (NULL: the working folder) or
- * absolute, as a person in folder `cwd` reads it: relative to cwd when it
- * is under cwd or under base (with "../" as needed), else absolute (a
- * system header).  Allocated. */
-char *km_diag_path(const char *path, const char *base, const char *cwd);
 /* A compiler's text (run in `base`) with the location that begins each
  * line (after colour sequences, "In file included from", "from") shown
  * by km_diag_path, when it names a file; allocated. */

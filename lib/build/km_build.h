@@ -29,6 +29,13 @@ enum {
 
 typedef void (*km_diag_fn)(const km_diag *d, void *ctx);
 
+/* `path`, named relative to folder `base` (NULL: the working folder) or
+ * absolute, as a person in folder `cwd` reads it, as gcc and cargo show
+ * one: relative to cwd when it is under cwd or under base (with "../" as
+ * needed), else absolute (a system header).  Allocated
+ * (lib/build/build_diag.c). */
+char *km_diag_path(const char *path, const char *base, const char *cwd);
+
 typedef struct km_build_opts {
     int jobs;              /* ninja -j; 0: Ninja's default */
     bool host;             /* also each thread's host fallback (kmx/host/kmx_host.h) */
