@@ -79,8 +79,11 @@ const char *kmrun_error_message(const kmrun_error *e);
 void kmrun_error_free(kmrun_error *e);
 /* The message as kmrun(1) prints it: a manifest's errors each followed by
  * its source line and a caret under its column, with a newline after the
- * last; NULL when the error has no positioned lines (then the message is
- * all there is).  The error's own, valid until kmrun_error_free. */
+ * last; a failed build's, when its options asked the compilers for
+ * colours (KMRUN_COLOR_ALWAYS), the message with their colour sequences
+ * (ESC [ ... m) in it, no other control byte; NULL when there is nothing
+ * more (then the message is all there is).  The error's own, valid until
+ * kmrun_error_free. */
 const char *kmrun_error_detail(const kmrun_error *e);
 
 /* The library's version (as `kmrun --version` gives it, "0.1.0") and

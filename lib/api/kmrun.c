@@ -77,11 +77,10 @@ kmrun_status km_api_error_found(kmrun_error **err, int status, const char *messa
         e->diags.dropped = 0;
         code_all(e->diags.items, e->diags.count, code);
         km_diags_read_text(&e->diags);
+        /* as km_diags_print says it: "... and 3 more errors" */
         if (dropped)
             km_diags_add_code(&e->diags, "kmrun.more", NULL, 0, 0, "... and %zu more error%s",
                               dropped, dropped == 1 ? "" : "s");
-        if (dropped && e->diags.count)
-            e->diags.items[e->diags.count - 1].severity = KM_SEVERITY_NOTE;
     } else {
         km_diags_add_code(&e->diags, code, NULL, 0, 0, "%s", m);
     }

@@ -163,6 +163,8 @@ kmrun_status kmrun_build_program(kmrun_cache *c, kmrun_program *p, const kmrun_b
         .compile_commands = o->compile_commands,
         .ctx = b,
     };
+    char *painted = NULL; /* the failure's message in the compilers' colours */
+    bo.painted = &painted;
     km_error e = {0};
     km_cache *kc = km_api_cache(c);
     int rc = km_build(p->p, kc, &bo, &b->r, &e);
@@ -170,7 +172,9 @@ kmrun_status kmrun_build_program(kmrun_cache *c, kmrun_program *p, const kmrun_b
         rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory for the build's JSON");
     if (rc != KM_OK) {
         kmrun_build_free(b);
-        return km_api_error_found(err, rc, e.message, NULL, &found, e.code);
+        rc = km_api_error_found(err, rc, e.message, painted, &found, e.code);
+        free(painted);
+        return (kmrun_status)rc;
     }
     km_diags_free(&found);
     *out = b;

@@ -17,6 +17,7 @@
 #include "km_handover.h"
 #include "km_kernel_fault.h"
 #include "km_wild.h"
+#include "ks_text.h"
 
 _Static_assert((int)KMRUN_SEVERITY_ERROR == (int)KM_SEVERITY_ERROR &&
                    (int)KMRUN_SEVERITY_WARNING == (int)KM_SEVERITY_WARNING &&
@@ -106,12 +107,20 @@ const kmrun_diagnostic *kmrun_diagnostic_child(const kmrun_diagnostic *d, size_t
     return (const kmrun_diagnostic *)&d->g.children[i];
 }
 
+/* A string as kmrun shows text (ks_escape: a byte that is not printable
+ * as \ooo, newlines and tabs kept), so that the JSON is UTF-8 a terminal
+ * may show; null for none. */
 static void add_text(cJSON *o, const char *key, const char *value)
 {
-    if (value)
-        cJSON_AddStringToObject(o, key, value);
-    else
+    if (!value) {
         cJSON_AddNullToObject(o, key);
+        return;
+    }
+    size_t len = strlen(value), n = len * 4 + 1;
+    char *shown = malloc(n);
+    cJSON_AddStringToObject(o, key,
+                            shown ? ks_escape(shown, n, value, len, KS_SHOW_LINES) : value);
+    free(shown);
 }
 
 static void add_number(cJSON *o, const char *key, int value)
@@ -131,7 +140,7 @@ static cJSON *json_of(const kmrun_diagnostic *d)
         return NULL;
     cJSON_AddStringToObject(o, "severity", kmrun_severity_name(kmrun_diagnostic_severity(d)));
     cJSON_AddStringToObject(o, "code", kmrun_diagnostic_code(d));
-    cJSON_AddStringToObject(o, "message", kmrun_diagnostic_message(d));
+    add_text(o, "message", kmrun_diagnostic_message(d));
     add_text(o, "file", kmrun_diagnostic_file(d));
     add_number(o, "line", kmrun_diagnostic_line(d));
     add_number(o, "column", kmrun_diagnostic_column(d));

@@ -234,7 +234,12 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
      * killed at any point leaves a run that says it was interrupted. */
     km_run_record_begin(&r->rec, s->runs, s->run_folder, km_wall_now());
     km_diags found = {.limit = SIZE_MAX};
-    km_build_opts bo = {.jobs = s->jobs, .color = (int)s->color, .failure = &found, .ctx = r};
+    char *painted = NULL; /* the failure's message in the compilers' colours */
+    km_build_opts bo = {.jobs = s->jobs,
+                        .color = (int)s->color,
+                        .failure = &found,
+                        .painted = &painted,
+                        .ctx = r};
     if (r->callbacks.build_output)
         bo.output = on_build_output;
     r->diagnostic = s->diagnostic;
@@ -244,7 +249,9 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     if (rc != KM_OK) {
         km_run_record_abort(&r->rec); /* it failed, and said so: not an interrupted run */
         run_free(r);
-        return km_api_error_found(err, rc, e.message, NULL, &found, e.code);
+        rc = km_api_error_found(err, rc, e.message, painted, &found, e.code);
+        free(painted);
+        return (kmrun_status)rc;
     }
     km_diags_free(&found);
     if (s->trace)

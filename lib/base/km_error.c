@@ -384,10 +384,12 @@ static void show_one(const km_diag *g, km_source_lines *lines, const shower *o)
         put(o, KM_STYLE_PLAIN, "]");
     }
     put(o, KM_STYLE_PLAIN, "\n");
+    /* The line and a caret under its column; without a column, neither
+     * (the message says where). */
     const char *text = g->text;
     size_t len = text ? strlen(text) : 0;
-    if (text || (lines && g->line > 0 && g->file &&
-                 km_source_line(lines, g->file, g->line, &text, &len)))
+    if (g->col > 0 && (text || (lines && g->line > 0 && g->file &&
+                                km_source_line(lines, g->file, g->line, &text, &len))))
         show_line(o, text, len > 1023 ? 1023 : len, g->col);
     for (size_t i = 0; i < g->nchildren; i++)
         show_one(&g->children[i], lines, o);

@@ -11,6 +11,7 @@
  * ("file:line:col: severity: message [-Woption]"), clang-19 having no JSON. */
 #include "build_internal.h"
 #include "km_fs.h"
+#include "ks_text.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -149,6 +150,37 @@ static char *plain(const char *s, size_t len)
         out[o++] = s[i++];
     }
     out[o] = 0;
+    return out;
+}
+
+char *km_diag_plain(const char *text)
+{
+    return plain(text, strlen(text));
+}
+
+char *km_diag_safe(const char *text)
+{
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&out, &n);
+    if (!f)
+        return NULL;
+    char shown[KS_SHOWN_MAX];
+    size_t len = strlen(text);
+    for (size_t i = 0, k; i < len;) {
+        if ((k = sgr_at(text + i))) {
+            fwrite(text + i, 1, k, f);
+            i += k;
+            continue;
+        }
+        size_t w;
+        i += ks_show_next(text + i, len - i, KS_SHOW_LINES, shown, &w);
+        fwrite(shown, 1, w, f);
+    }
+    if (fclose(f) != 0) {
+        free(out);
+        return NULL;
+    }
     return out;
 }
 

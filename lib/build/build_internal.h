@@ -124,6 +124,11 @@ char *km_diag_rewrite(const char *text, const char *base, const char *cwd);
  * include chain, a count) becomes a note coded KM_CODE_OUTPUT, so that
  * nothing is lost.  Colour sequences are ignored.  Appended to out. */
 void km_diag_parse(const char *text, const char *base, const char *cwd, km_diags *out);
+/* Text without its colour sequences; allocated. */
+char *km_diag_plain(const char *text);
+/* Text as kmrun shows it (ks_escape, newlines and tabs kept) but its
+ * colour sequences (ESC [ digits m or K), kept as they are; allocated. */
+char *km_diag_safe(const char *text);
 /* Whether the tool is clang (its --version says so), which has no JSON. */
 bool km_tool_is_clang(const km_tool *t);
 /* The flags a compile by t gets for how it reports: gcc's JSON when

@@ -419,12 +419,13 @@ static void append(char **msg, const char *text)
  * "<what>: <the resource> ...", appended, and true; the build is then the
  * host's failure (exit 4). */
 static bool host_ran_out(const km_build_opts *o, const char *block, const char *what,
-                         const char *made, char **msg)
+                         const char *made, char **msg, char **painted)
 {
     km_error e = {0};
     if (km_log_resource_failure(block, what, made, &e) == KM_OK)
         return false;
     append(msg, e.message);
+    append(painted, e.message);
     fail_finding(o, KM_CODE_RESOURCE, e.message, NULL);
     return true;
 }
@@ -433,7 +434,7 @@ static bool host_ran_out(const km_build_opts *o, const char *block, const char *
  * its message says (the findings' text, or the compiler's own text with
  * its files shown from the working folder), and its findings. */
 static void explain_compile(km_build_ctx *b, const km_build_opts *o, const km_target *t,
-                            size_t s, const char *block, char **msg)
+                            size_t s, const char *block, char **msg, char **painted)
 {
     char *shown = km_diag_path(t->sources[s], b->root, b->cwd), *what = NULL;
     if (asprintf(&what, "cannot compile '%s' for the %s", shown, t->display) < 0)
@@ -442,10 +443,17 @@ static void explain_compile(km_build_ctx *b, const km_build_opts *o, const km_ta
     km_diag_parse(block, b->root, b->cwd, &found);
     /* The JSON is for tools: a person reads the findings' lines. */
     char *text = b->structured ? km_diags_text(&found) : km_diag_rewrite(block, b->root, b->cwd);
-    char *line = NULL;
-    if (asprintf(&line, "%s:\n%s", what, text ? text : block) < 0)
+    /* the message's without the compilers' colours, the painted one's
+     * with them */
+    char *bare = text ? km_diag_plain(text) : NULL, *line = NULL;
+    if (asprintf(&line, "%s:\n%s", what, bare ? bare : block) < 0)
         abort();
     append(msg, line);
+    free(line);
+    if (asprintf(&line, "%s:\n%s", what, text ? text : block) < 0)
+        abort();
+    append(painted, line);
+    free(bare);
     if (o->failure)
         km_diags_move(o->failure, &found);
     fail_finding(o, KM_CODE_FAILED, what, shown);
@@ -459,7 +467,14 @@ static void explain_compile(km_build_ctx *b, const km_build_opts *o, const km_ta
 static int explain_failure(km_build_ctx *b, const km_build_opts *o, const char *log,
                            km_error *err)
 {
-    char *msg = NULL;
+    /* The message, and the same with the compilers' colours (opts'
+     * painted): each step's words appended to both. */
+    char *msg = NULL, *painted = NULL;
+#define APPEND(text)                                                                              \
+    do {                                                                                          \
+        append(&msg, (text));                                                                     \
+        append(&painted, (text));                                                                 \
+    } while (0)
     bool host = false; /* a step ran out of disk, quota or memory */
     for (size_t i = 0; i < b->ntargets; i++) {
         km_target *t = &b->targets[i];
@@ -473,18 +488,18 @@ static int explain_failure(km_build_ctx *b, const km_build_opts *o, const char *
                 abort();
             if (asprintf(&line, "cannot link the %s", t->display) < 0)
                 abort();
-            if (host_ran_out(o, block, line, t->out, &msg)) {
+            if (host_ran_out(o, block, line, t->out, &msg, &painted)) {
                 host = true;
                 known = 1;
             } else if (strstr(block, "overflowed") && access(oversize, R_OK) == 0 &&
                        km_image_check(oversize, t->display, NULL, &e) != KM_OK) {
                 /* Measured, an image too large names its largest
                  * symbols, which the linker's own message cannot. */
-                append(&msg, e.message);
+                APPEND(e.message);
                 fail_finding(o, e.code ? e.code : KM_CODE_LINK, e.message, NULL);
                 known = 1;
             } else if (km_link_log_explain(block, t->display, &e) == KM_EXIT_BUILD) {
-                append(&msg, e.message);
+                APPEND(e.message);
                 fail_finding(o, e.code ? e.code : KM_CODE_LINK, e.message, NULL);
                 known = 1;
             }
@@ -492,7 +507,7 @@ static int explain_failure(km_build_ctx *b, const km_build_opts *o, const char *
             free(line);
             line = NULL;
             if (!known && asprintf(&line, "cannot link the %s:\n%s", t->display, block) >= 0) {
-                append(&msg, line);
+                APPEND(line);
                 fail_finding(o, KM_CODE_LINK, line, NULL);
             }
         }
@@ -506,8 +521,8 @@ static int explain_failure(km_build_ctx *b, const km_build_opts *o, const char *
             char *what = NULL;
             if (asprintf(&what, "cannot compile '%s' for the %s", t->sources[s], t->display) < 0)
                 abort();
-            if (!host_ran_out(o, cblock, what, t->objs[s], &msg))
-                explain_compile(b, o, t, s, cblock, &msg);
+            if (!host_ran_out(o, cblock, what, t->objs[s], &msg, &painted))
+                explain_compile(b, o, t, s, cblock, &msg, &painted);
             else
                 host = true;
             free(what);
@@ -519,9 +534,9 @@ static int explain_failure(km_build_ctx *b, const km_build_opts *o, const char *
     if (!msg) {
         /* Not a failure we know how to read (Ninja's own, say): show it
          * all, and trust no output of this run. */
-        host = host_ran_out(o, log, "cannot build the program", b->work, &msg);
+        host = host_ran_out(o, log, "cannot build the program", b->work, &msg, &painted);
         if (!msg) {
-            msg = strdup(log);
+            APPEND(log);
             fail_finding(o, KM_CODE_FAILED, log, NULL);
         }
         for (size_t i = 0; i < b->ntargets; i++)
@@ -533,7 +548,15 @@ static int explain_failure(km_build_ctx *b, const km_build_opts *o, const char *
     /* What the host lacked is the run's story, whatever else failed
      * beside it (a full disk can break any step). */
     int rc = km_fail(err, host ? KM_EXIT_SYSTEM : KM_EXIT_BUILD, "%s", msg);
+    if (o->painted && b->color == KM_COLOR_ALWAYS && painted) {
+        n = strlen(painted);
+        while (n && painted[n - 1] == '\n')
+            painted[--n] = 0;
+        *o->painted = km_diag_safe(painted);
+    }
+#undef APPEND
     free(msg);
+    free(painted);
     return rc;
 }
 
@@ -564,9 +587,20 @@ static int run_ninja(km_build_ctx *b, const km_build_opts *opts, km_target **tod
     char *file = km_path_join(b->work, "build.ninja");
     char jobs[16];
     snprintf(jobs, sizeof jobs, "-j%d", opts->jobs);
-    char **argv = calloc(ntodo + 8, sizeof *argv);
+    char **argv = calloc(ntodo + 10, sizeof *argv);
     size_t a = 0;
-    argv[a++] = "ninja";
+    /* Ninja takes the colours out of what a tool writes unless it writes
+     * to a terminal or CLICOLOR_FORCE says to keep them: said to it alone
+     * (env), not to this process.  Ninja found first, so that a missing
+     * one is said as such. */
+    char *ninja = b->color == KM_COLOR_ALWAYS ? km_proc_which("ninja") : NULL;
+    if (ninja) {
+        argv[a++] = "env";
+        argv[a++] = "CLICOLOR_FORCE=1";
+        argv[a++] = ninja;
+    } else {
+        argv[a++] = "ninja";
+    }
     argv[a++] = "-f";
     argv[a++] = file;
     argv[a++] = "-k0"; /* every target's errors, not only the first */
@@ -579,6 +613,13 @@ static int run_ninja(km_build_ctx *b, const km_build_opts *opts, km_target **tod
     int status = 0;
     ninja_out no = {opts};
     int rc = km_proc_run(argv, b->root, &log, &status, on_ninja_line, &no, err);
+    /* Ninja paints its own word too when told to keep colours */
+    static const char red_failed[] = "\033[31mFAILED: \033[0m";
+    for (char *at = log && ninja ? strstr(log, red_failed) : NULL; at;
+         at = strstr(at, red_failed)) {
+        memmove(at, at + 5, strlen(at + 5) + 1);      /* the red */
+        memmove(at + 8, at + 12, strlen(at + 12) + 1); /* the end of it */
+    }
     if (rc != KM_OK)
         rc = km_fail(err, KM_EXIT_SYSTEM, "cannot run ninja (install ninja-build): %s",
                      err->message);
@@ -588,6 +629,7 @@ static int run_ninja(km_build_ctx *b, const km_build_opts *opts, km_target **tod
         pass_output(b, log, opts);
     free(log);
     free(argv);
+    free(ninja);
     free(file);
     return rc;
 }

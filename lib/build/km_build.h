@@ -52,6 +52,10 @@ typedef struct km_build_opts {
      * (build.compile, build.failed, build.link, image.*) — as its message
      * tells them. */
     km_diags *failure;
+    /* Not NULL, with color KM_COLOR_ALWAYS: a failed build's message
+     * with the compilers' colours in it (allocated), as a person reads it;
+     * every other control byte shown escaped (km_diag_safe). */
+    char **painted;
     /* Write compile_commands.json beside the manifest (km_build_result's
      * compile_commands): every source's compile, as Ninja runs it. */
     bool compile_commands;
