@@ -106,12 +106,15 @@ char *km_diag_path(const char *path, const char *base, const char *cwd)
         return strdup(path);
     }
     fold(here);
-    /* Under the working folder, or a file of the program (under base,
-     * which may be beside the working folder): relative.  Anything else
-     * (a system header, the runtime's) stays absolute. */
+    /* Under the working folder, or a file of the program (under base)
+     * near it (the two share their first folder: "../x/a.c", not
+     * "../../../tmp/x/a.c"): relative.  Anything else (a system header,
+     * the runtime's, a program far away) stays absolute. */
     char *out = NULL;
+    size_t first = strcspn(here + 1, "/") + 1;
+    bool near = first > 1 && strncmp(abs, here, first) == 0 && (abs[first] == '/' || !abs[first]);
     if (km_path_under(abs, here) || strcmp(abs, here) == 0 ||
-        (base && (km_path_under(abs, base) || strcmp(abs, base) == 0)))
+        (near && base && (km_path_under(abs, base) || strcmp(abs, base) == 0)))
         out = relative_to(abs, here);
     free(here);
     if (!out)

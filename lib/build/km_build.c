@@ -647,7 +647,7 @@ int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
     if (rc == KM_OK && opts->compile_commands) {
         char *file = NULL;
         rc = km_compile_commands_write(&b, &file, err);
-        out->compile_commands = file ? km_diag_path(file, NULL, b.cwd) : NULL;
+        out->compile_commands = file ? km_diag_path(file, b.root, b.cwd) : NULL;
         free(file);
     }
     km_target **todo = calloc(b.ntargets + 1, sizeof *todo);

@@ -31,9 +31,9 @@ typedef void (*km_diag_fn)(const km_diag *d, void *ctx);
 
 /* `path`, named relative to folder `base` (NULL: the working folder) or
  * absolute, as a person in folder `cwd` reads it, as gcc and cargo show
- * one: relative to cwd when it is under cwd or under base (with "../" as
- * needed), else absolute (a system header).  Allocated
- * (lib/build/build_diag.c). */
+ * one: relative to cwd when it is under cwd, or under base with cwd near
+ * (the two share their first folder: "../x/a.c"), else absolute (a system
+ * header, a program far away).  Allocated (lib/build/build_diag.c). */
 char *km_diag_path(const char *path, const char *base, const char *cwd);
 
 typedef struct km_build_opts {
