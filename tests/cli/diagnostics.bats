@@ -24,13 +24,19 @@ misspell() {
     grep -q '^    sourcs:' "$prog/program.yaml"
 }
 
-# every_line_json: every line of $stderr is one JSON object with a type.
+# every_line_json: every line of $stderr is one JSON object that follows
+# schemas/diagnostic.schema.json.
 every_line_json() {
     [ -n "$stderr" ]
-    while IFS= read -r line; do
-        jq -e 'type == "object" and has("type")' <<<"$line" >/dev/null ||
-            { echo "not a JSON line: $line"; return 1; }
-    done <<<"$stderr"
+    /usr/bin/python3 -c '
+import json, sys, jsonschema
+v = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+for line in sys.stdin:
+    try:
+        v.validate(json.loads(line))
+    except Exception as e:
+        sys.exit("not a line of the schema: %s(%s)" % (line, e))
+' "$KMRUN_TOP/schemas/diagnostic.schema.json" <<<"$stderr"
 }
 
 # diag N EXPR: jq EXPR over the N-th (0-based) line of $stderr.
