@@ -266,11 +266,133 @@ def read_headers(top):
     return texts
 
 
+def roff_text(line):
+    """A line of a literal block as it shows."""
+    for a, b in (("\\(*mu", "\u00b5"), ("\\e", "\\"), ("\\-", "-"), ("\\&", "")):
+        line = line.replace(a, b)
+    return line
+
+
+def man_examples(path):
+    """(first line number, lines) of each literal block of EXAMPLES."""
+    out, on, cur = [], False, None
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if line.startswith(".Sh "):
+                on = line == ".Sh EXAMPLES"
+            elif on and line.startswith(".Bd -literal"):
+                cur = (n + 1, [])
+            elif cur is not None and line == ".Ed":
+                out.append(cur)
+                cur = None
+            elif cur is not None:
+                cur[1].append(roff_text(line))
+    return out
+
+
+def same_text(want, got):
+    """want's words are got's, "..." standing for any text."""
+    run_id = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")  # a run's name: its time
+    pattern = wildcard(" ".join(run_id.sub("RUN", want).split()))
+    return pattern.fullmatch(" ".join(run_id.sub("RUN", got).split())) is not None
+
+
+def check_session(lines, cwd):
+    """A shell session: "$ COMMAND" (continued on indented lines after a
+    trailing "|"), then what it prints; `echo $?` sees the last status."""
+    cmds, i = [], 0
+    while i < len(lines):
+        if not lines[i].startswith("$ "):
+            return f"a line outside a command's output: {lines[i]!r}"
+        cmd = lines[i][2:]
+        i += 1
+        while cmd.rstrip().endswith(("|", "\\")) and i < len(lines):
+            cmd = cmd.rstrip().rstrip("\\") + " " + lines[i].strip()
+            i += 1
+        want = []
+        while i < len(lines) and not lines[i].startswith("$ "):
+            want.append(lines[i])
+            i += 1
+        cmds.append((cmd, want))
+    status = 0
+    for k, (cmd, want) in enumerate(cmds):
+        env = {k: v for k, v in os.environ.items() if k != "KMRUN_RUNS"}  # .kmrun/runs
+        p = subprocess.run(["bash", "-c", f"(exit {status}); {cmd}"], capture_output=True,
+                           text=True, cwd=cwd, env=env)
+        status = p.returncode
+        shown = k + 1 < len(cmds) and cmds[k + 1][0].strip() == "echo $?"
+        if status != 0 and not shown:
+            return f"'{cmd}' exited {status}: {p.stderr.strip()[-300:]}"
+        if want and not same_text("\n".join(want), p.stdout + p.stderr):
+            return f"'{cmd}' printed {(p.stdout + p.stderr).strip()[:400]!r}, the page says {' '.join(want)[:400]!r}"
+    return None
+
+
+def check_manifest(lines, folder):
+    """A manifest example passes `kmrun validate`, the files it names made
+    (empty) beside it."""
+    os.makedirs(folder, exist_ok=True)
+    text = "\n".join(lines) + "\n"
+    for name in re.findall(r"[\w.-]+/[\w./-]+\.\w+", text):
+        os.makedirs(os.path.join(folder, os.path.dirname(name)), exist_ok=True)
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(bytes(64))  # a source or a region's initial bytes
+    with open(os.path.join(folder, "program.yaml"), "w", encoding="utf-8") as f:
+        f.write(text)
+    p = subprocess.run(["kmrun", "validate", "program.yaml"], capture_output=True, text=True,
+                       cwd=folder)
+    return None if p.returncode == 0 else f"kmrun validate: {p.stderr.strip()[:400]}"
+
+
+def check_man(path, top, scratch):
+    """The EXAMPLES of a man page: sessions run in a scratch folder that
+    sees the checkout's programs/ and tests/; a C source compiled."""
+    failed = 0
+    for line, lines in man_examples(path):
+        where = f"{path}:{line}"
+        if lines and lines[0].startswith("$ "):
+            why = check_session(lines, scratch)
+            kind = "session"
+        elif any(l.startswith("#include") for l in lines):
+            why, kind = None, "c (compiled by its own test)"
+            with open(os.path.join(scratch, "example.c"), "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+            if not any(path.endswith(m) for m in COMPILED):
+                why = "a C example no test compiles"
+        elif any(l.startswith("name:") for l in lines):
+            why, kind = check_manifest(lines, os.path.join(scratch, f"manifest-{line}")), "manifest"
+        else:
+            why, kind = "an example that is neither a shell session, C nor a manifest", "?"
+        print(f"{'ok' if why is None else 'FAIL'} {where} {kind}")
+        if why:
+            print(f"{where}: {why}", file=sys.stderr)
+            failed += 1
+    return failed
+
+
+# The man pages whose C example a test builds: kmrun.3's (tests/cli/api.bats
+# builds and runs it; the session after it here builds it as the page says),
+# km_device.3's and kmx.3's (tests/cli/doc_examples.bats builds each).
+COMPILED = ("kmrun.3", "km_device.3", "kmx.3")
+
+
 def main(argv):
     top = os.getcwd()
     headers = None
     failed = 0
     for readme in argv[1:]:
+        if re.search(r"\.[1-8]$", readme):
+            scratch = os.environ.get("KMRUN_DOC_SCRATCH") or os.path.join(
+                os.environ.get("TMPDIR", "/tmp"), f"kmrun-doc-{os.getpid()}")
+            os.makedirs(scratch, exist_ok=True)
+            links = {d: os.path.join(top, d) for d in ("programs", "tests", "include")}
+            links["build"] = os.environ.get("KMRUN_BUILD") or os.path.join(top, "build")
+            for d, target in links.items():
+                if not os.path.lexists(os.path.join(scratch, d)):
+                    os.symlink(target, os.path.join(scratch, d))
+            failed += check_man(readme, top, scratch)
+            continue
         folder = os.path.dirname(os.path.abspath(readme))
         last = None  # (stdout, stderr) of the last sh block
         for info, line, lines in blocks(readme):
