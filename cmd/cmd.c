@@ -6,8 +6,10 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cmd_diag.h"
 #include "cmd_opts.h"
 #include "cmd_stderr.h"
 
@@ -28,6 +30,11 @@ static const cmd_option build_options[] = {
      .help = "also each thread's host fallback: its sources built with the host compiler "
              "against kmx/host (KMX_HOST_FALLBACK defined), the object 'kmrun run --thread "
              "host' loads; in the JSON as each thread's \"host\""},
+    {.name = "compile-commands", .key = 'C',
+     .help = "also write compile_commands.json beside the manifest (for clangd, clang-tidy, "
+             "editors): each thread, kernel and (with --host) fallback source's compile as the "
+             "build runs it, the real compiler, flags and include folders; in the JSON as "
+             "\"compile_commands\""},
     {0},
 };
 
@@ -416,6 +423,8 @@ const cmd_command_entry cmd_commands[] = {
 };
 const unsigned cmd_ncommands = sizeof cmd_commands / sizeof cmd_commands[0];
 
+static const char kmrun_usage[] = "usage: kmrun [--version] [--help] <command> [<args>]\n";
+
 const cmd_command_entry *cmd_command_find(const char *name)
 {
     for (unsigned i = 0; i < cmd_ncommands; i++)
@@ -427,16 +436,36 @@ const cmd_command_entry *cmd_command_find(const char *name)
 int cmd_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;
+    const cmd_command_entry *c = command ? cmd_command_find(command) : NULL;
+    if (cmd_diag_json()) { /* --message-format=json: one line (cmd_diag.h) */
+        char message[1024], *usage = NULL;
+        size_t n = 0;
+        va_start(ap, fmt);
+        vsnprintf(message, sizeof message, fmt, ap);
+        va_end(ap);
+        FILE *f = open_memstream(&usage, &n);
+        if (f) {
+            if (c)
+                cmd_print_usage(c, f);
+            else
+                fputs(kmrun_usage, f);
+            fclose(f);
+        }
+        if (usage && n && usage[n - 1] == '\n')
+            usage[n - 1] = 0;
+        cmd_diag_usage(message, usage ? usage : "");
+        free(usage);
+        return KMRUN_USAGE;
+    }
     va_start(ap, fmt);
     fputs("kmrun: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    const cmd_command_entry *c = command ? cmd_command_find(command) : NULL;
     if (c)
         cmd_print_usage(c, stderr);
     else
-        fputs("usage: kmrun [--version] [--help] <command> [<args>]\n", stderr);
+        fputs(kmrun_usage, stderr);
     return KMRUN_USAGE;
 }
 
@@ -501,6 +530,11 @@ int main(int argc, char **argv)
         }
     }
 
+    /* --message-format and --color, every command's that takes them,
+     * read here and taken out (cmd_diag.h) */
+    int rc = cmd_diag_options(c->name, &argc, argv, 2);
+    if (rc != KMRUN_OK)
+        return rc;
     argv[1] = (char *)c->name;
     return check_stdout(c->run(argc - 1, argv + 1));
 }

@@ -17,7 +17,11 @@
  * includes include/kmrun.h, its own headers and system headers, nothing
  * of lib/.  main() (cmd/cmd.c) handles `kmrun COMMAND --help` (and -h,
  * anywhere before a `--`) for every command, so an entry point never sees
- * --help.
+ * --help; and, for every command that builds or checks, the options they
+ * share, --message-format and --color (their rows: cmd_diag.c's
+ * cmd_diag_table; which commands: its cmd_diag_takes): read once and
+ * taken out of argv before the entry point, listed after the command's
+ * own in its help, its completion and kmrun(1), never in its usage line.
  *
  * To add an option to a command: a row in the command's cmd_option array
  * in cmd/cmd.c (name, key, letter, value, help: see cmd_option), a case
@@ -31,7 +35,8 @@
  * a cmd_command_entry row in cmd_commands[] (cmd/cmd.c) with its options
  * and operands; its `.It Nm Cm NAME` item, with its options, in
  * man/kmrun.1's COMMANDS and its synopsis in SYNOPSIS; a row in
- * README.md's command table. */
+ * README.md's command table; when it builds or checks, its name in
+ * cmd_diag.c's takers (it then takes --message-format and --color). */
 #ifndef KM_CMD_H
 #define KM_CMD_H
 
@@ -82,6 +87,7 @@ typedef struct cmd_option {
                              * the accepted ones ("a, b or c"); NULL: as above */
     cmd_value value;        /* what completes the value (choices: those) */
     const char *pattern;    /* CMD_VALUE_FILE: the files offered ("*.yaml") */
+    bool equals;            /* shown as --name=VALUE (help, usage), not --name VALUE */
     const char *help;       /* one paragraph, wrapped when shown */
 } cmd_option;
 

@@ -2,6 +2,8 @@
  * (cmd_opts.h). */
 #include "cmd_opts.h"
 
+#include "cmd_diag.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,18 @@ size_t cmd_option_count(const cmd_command_entry *c)
     while (c->options && c->options[n].name)
         n++;
     return n;
+}
+
+const cmd_option *cmd_option_listed(const cmd_command_entry *c, size_t i)
+{
+    size_t own = cmd_option_count(c);
+    if (i < own)
+        return &c->options[i];
+    const cmd_option *shared = cmd_diag_options_of(c->name);
+    for (size_t k = own; shared && shared->name; k++, shared++)
+        if (k == i)
+            return shared;
+    return NULL;
 }
 
 int cmd_choice_index(const char *choices, const char *value)
@@ -48,8 +62,7 @@ bool cmd_choice_at(const char *choices, int i, char *buf, size_t n)
     return false;
 }
 
-/* "sim or host", "raw, hex, u32 or json". */
-static void choices_text(const char *choices, char *buf, size_t n)
+void cmd_choices_text(const char *choices, char *buf, size_t n)
 {
     char one[64];
     int count = 0;
@@ -123,11 +136,17 @@ static int unknown_long(const cmd_opts *o, const char *word)
     snprintf(typed, sizeof typed, "%s", word + 2);
     typed[strcspn(typed, "=")] = 0;
     size_t n = cmd_option_count(c), len = strlen(typed), matches = 0, counted = 0;
-    const char *names[CMD_MAX_OPTIONS];
+    const char *names[CMD_MAX_OPTIONS + 8];
     for (size_t i = 0; i < n; i++) {
         names[i] = c->options[i].name;
         matches += len && strncmp(names[i], typed, len) == 0;
     }
+    /* The shared options are taken out before (cmd_diag.h): a near miss
+     * of one is named too. */
+    size_t nnames = n;
+    for (const cmd_option *shared; (shared = cmd_option_listed(c, nnames)) && nnames < n + 8;
+         nnames++)
+        names[nnames] = shared->name;
     char could[1024] = "";
     for (size_t i = 0; i < n && matches > 1; i++) {
         if (strncmp(names[i], typed, len) != 0)
@@ -142,7 +161,7 @@ static int unknown_long(const cmd_opts *o, const char *word)
     if (matches > 1)
         return cmd_usage_error(c->name, "option %s is ambiguous (it could be %s)",
                                CMD_QUOTED(shown), could);
-    const char *near = kmrun_suggest(typed, names, n);
+    const char *near = kmrun_suggest(typed, names, nnames);
     if (near)
         return cmd_usage_error(c->name, "unknown option %s (did you mean '--%s'?)",
                                CMD_QUOTED(shown), near);
@@ -189,7 +208,7 @@ int cmd_opts_next(cmd_opts *o)
         o->choice = cmd_choice_index(opt->choices, optarg);
         if (o->choice < 0) {
             char accepted[256];
-            choices_text(opt->choices, accepted, sizeof accepted);
+            cmd_choices_text(opt->choices, accepted, sizeof accepted);
             if (opt->bad_choice) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -217,7 +236,7 @@ static void usage_item(const cmd_option *opt, char *buf, size_t n)
     else if (opt->arg == CMD_ARG_OPTIONAL)
         snprintf(buf, n, "[--%s[=%s]]", opt->name, arg);
     else
-        snprintf(buf, n, "[--%s %s]", opt->name, arg);
+        snprintf(buf, n, "[--%s%s%s]", opt->name, opt->equals ? "=" : " ", arg);
 }
 
 static void operand_item(const cmd_operand *op, char *buf, size_t n)
@@ -290,7 +309,7 @@ static void label(const cmd_option *opt, bool letters, char *buf, size_t n)
     else if (opt->arg == CMD_ARG_OPTIONAL)
         snprintf(buf, n, "%s--%s[=%s]", lead, opt->name, arg);
     else
-        snprintf(buf, n, "%s--%s %s", lead, opt->name, arg);
+        snprintf(buf, n, "%s--%s%s%s", lead, opt->name, opt->equals ? "=" : " ", arg);
 }
 
 /* `text` wrapped into lines that end before WIDTH, each indented to
@@ -332,22 +351,22 @@ static void wrapped(FILE *out, const char *text, int col, int at)
 
 void cmd_print_options(const cmd_command_entry *c, FILE *out)
 {
-    size_t n = cmd_option_count(c);
+    const cmd_option *o;
     bool letters = false;
-    for (size_t i = 0; i < n; i++)
-        letters |= c->options[i].letter != 0;
+    for (size_t i = 0; (o = cmd_option_listed(c, i)); i++)
+        letters |= o->letter != 0;
     int widest = 0;
     char text[256];
-    for (size_t i = 0; i < n; i++) {
-        label(&c->options[i], letters, text, sizeof text);
+    for (size_t i = 0; (o = cmd_option_listed(c, i)); i++) {
+        label(o, letters, text, sizeof text);
         int w = (int)strlen(text);
         if (w <= LABEL_MAX && w > widest)
             widest = w;
     }
     int col = 2 + widest + 3;
-    for (size_t i = 0; i < n; i++) {
-        label(&c->options[i], letters, text, sizeof text);
+    for (size_t i = 0; (o = cmd_option_listed(c, i)); i++) {
+        label(o, letters, text, sizeof text);
         fprintf(out, "  %s", text);
-        wrapped(out, c->options[i].help ? c->options[i].help : "", col, 2 + (int)strlen(text));
+        wrapped(out, o->help ? o->help : "", col, 2 + (int)strlen(text));
     }
 }

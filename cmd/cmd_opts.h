@@ -68,7 +68,17 @@ int cmd_choice_index(const char *choices, const char *value);
 /* The i-th of `choices` into buf (n bytes); false past the last. */
 bool cmd_choice_at(const char *choices, int i, char *buf, size_t n);
 
-/* The number of options in a command's table (0 for none). */
+/* "sim or host", "raw, hex, u32 or json": `choices` ("a|b|c") as a
+ * message names them, into buf (n bytes). */
+void cmd_choices_text(const char *choices, char *buf, size_t n);
+
+/* The number of a command's own options (0 for none): those its parser
+ * takes. */
 size_t cmd_option_count(const cmd_command_entry *c);
+
+/* The i-th option a command lists (help, completion, `kmrun completion
+ * --options`): its own, then those it shares (cmd_diag_options_of:
+ * --message-format, --color); NULL past the last. */
+const cmd_option *cmd_option_listed(const cmd_command_entry *c, size_t i);
 
 #endif

@@ -234,9 +234,8 @@ static void bash_action(FILE *out, cmd_value value, const char *pattern, const c
 static void bash_command(FILE *out, const cmd_command_entry *c)
 {
     fprintf(out, "    %s)\n        case $opt in\n", c->name);
-    size_t n = cmd_option_count(c);
-    for (size_t i = 0; i < n; i++) {
-        const cmd_option *o = &c->options[i];
+    const cmd_option *o;
+    for (size_t i = 0; (o = cmd_option_listed(c, i)); i++) {
         if (o->arg == CMD_ARG_NONE)
             continue;
         /* A required value may be the next word; an optional one only
@@ -252,8 +251,8 @@ static void bash_command(FILE *out, const cmd_command_entry *c)
         fputs(" ;;\n", out);
     }
     fputs("        *)\n            if [[ $cur == -* ]]; then\n                _kmrun_words '", out);
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "--%s ", c->options[i].name);
+    for (size_t i = 0; (o = cmd_option_listed(c, i)); i++)
+        fprintf(out, "--%s ", o->name);
     fputs("--help'\n            else\n                ", out);
     if (c->operands && c->operands[0].name)
         bash_action(out, c->operands[0].value, c->operands[0].pattern, c->operands[0].choices);
@@ -369,9 +368,8 @@ static void zsh_action(FILE *out, const char *what, cmd_value value, const char 
 static void zsh_command(FILE *out, const cmd_command_entry *c)
 {
     fprintf(out, "    (%s)\n      _arguments -s -S \\\n", c->name);
-    size_t n = cmd_option_count(c);
-    for (size_t i = 0; i < n; i++) {
-        const cmd_option *o = &c->options[i];
+    const cmd_option *o;
+    for (size_t i = 0; (o = cmd_option_listed(c, i)); i++) {
         /* --name=: the value after '=' or as the next word; --name=-:
          * after '=' only (an optional value); -l+: -lVALUE or -l VALUE. */
         const char *lsuffix = o->arg == CMD_ARG_NONE ? "" : "+";
@@ -466,10 +464,11 @@ static int list_options(const char *command)
     const cmd_command_entry *c = cmd_command_find(command);
     if (!c)
         return cmd_unknown_command(command);
-    for (size_t i = 0; i < cmd_option_count(c); i++) {
-        printf("--%s\n", c->options[i].name);
-        if (c->options[i].letter)
-            printf("-%c\n", c->options[i].letter);
+    const cmd_option *o;
+    for (size_t i = 0; (o = cmd_option_listed(c, i)); i++) {
+        printf("--%s\n", o->name);
+        if (o->letter)
+            printf("-%c\n", o->letter);
     }
     return KMRUN_OK;
 }

@@ -51,7 +51,7 @@ void cmd_print_command_help(const cmd_command_entry *c, FILE *out)
 {
     cmd_print_usage(c, out);
     fprintf(out, "\n%s", c->help ? c->help : "");
-    if (cmd_option_count(c)) {
+    if (cmd_option_listed(c, 0)) {
         if (c->help)
             fputc('\n', out);
         cmd_print_options(c, out);

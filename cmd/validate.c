@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_diag.h"
 #include "cmd_opts.h"
 
 /* --- the summary line ---------------------------------------------------- */
@@ -102,7 +103,7 @@ int cmd_validate(int argc, char **argv)
             rc = kmrun_program_json(p, &text, &err);
             doc = text ? cJSON_Parse(text) : NULL;
             if (rc != KMRUN_OK) {
-                fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+                cmd_diag_error(err);
                 kmrun_error_free(err);
             } else if (!doc) {
                 fputs("kmrun: out of memory\n", stderr);
