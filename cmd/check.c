@@ -22,7 +22,6 @@
 #include "cmd_diag.h"
 #include "cmd_opts.h"
 #include "cmd_run.h"
-#include "cmd_summary.h"
 
 #define AROUND 16u /* bytes shown around a region's first difference */
 

@@ -17,7 +17,6 @@
 #include "cmd_diag.h"
 #include "cmd_opts.h"
 #include "cmd_run.h"
-#include "cmd_summary.h"
 
 int cmd_run(int argc, char **argv)
 {

@@ -1,6 +1,7 @@
 /* run_backend: one run of a program on a backend (cmd_run.h), over the
  * public API: kmrun_session_open, kmrun_session_load, kmrun_run_wait or
- * kmrun_run_debug. */
+ * kmrun_run_debug; and its summary for a person: the library's words
+ * (kmrun_run_summary), painted. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "cmd_common.h"
 #include "cmd_diag.h"
 #include "cmd_run.h"
+#include "cmd_stderr.h"
 
 int cmd_parse_seconds(const char *command, const char *option, const char *text, double *out)
 {
@@ -208,4 +210,54 @@ void cmd_run_outcome_free(cmd_run_outcome *o)
     kmrun_run_free(o->r);
     kmrun_session_close(o->s);
     memset(o, 0, sizeof *o);
+}
+
+/* ---- the summary ---------------------------------------------------------- */
+
+#define GREEN "\033[32m"
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define BOLD "\033[1m"
+#define PLAIN "\033[0m"
+
+bool cmd_summary_wanted(bool *color)
+{
+    /* a person's: on a terminal, and not among JSON lines */
+    if (!isatty(STDERR_FILENO) || cmd_diag_json())
+        return false;
+    *color = cmd_diag_color(); /* --color, NO_COLOR, CLICOLOR_FORCE (cmd_diag.h) */
+    return true;
+}
+
+typedef struct painter {
+    FILE *f;
+    bool color;
+} painter;
+
+/* A piece of the summary; a colour is terminal control of kmrun's own,
+ * past the stderr filter. */
+static void put(const char *text, kmrun_style style, void *ctx)
+{
+    const painter *p = ctx;
+    static const char *const colors[] = {
+        [KMRUN_STYLE_TITLE] = BOLD,
+        [KMRUN_STYLE_GOOD] = GREEN,
+        [KMRUN_STYLE_BAD] = RED,
+        [KMRUN_STYLE_WARN] = YELLOW,
+    };
+    const char *color = (unsigned)style < sizeof colors / sizeof colors[0] ? colors[style] : NULL;
+    if (p->color && color)
+        cmd_stderr_control(p->f, color);
+    fputs(text, p->f);
+    if (p->color && color)
+        cmd_stderr_control(p->f, PLAIN);
+}
+
+void cmd_summary_outcome(FILE *f, bool color, const char *title, const cmd_run_outcome *o,
+                         double wall_seconds)
+{
+    if (title)
+        fprintf(f, "%s:\n", title);
+    painter p = {f, color};
+    kmrun_run_summary(o->r, wall_seconds, put, &p);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The summary a person reads after kmrun run and kmrun check on a terminal
-# (cmd/cmd_summary.c): on stderr under a pseudo-terminal (util-linux's
+# (cmd/run_backend.c, cmd_summary_outcome): on stderr under a pseudo-terminal (util-linux's
 # script), none when stderr is a file; stdout stays the one JSON document;
 # colours only on a terminal and never with NO_COLOR.
 
