@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The summary a person reads after kmrun run and kmrun check on a terminal
-# (cmd/run_backend.c, cmd_summary_outcome): on stderr under a pseudo-terminal (util-linux's
-# script), none when stderr is a file; stdout stays the one JSON document;
+# (cmd/run_backend.c, cmd_summary_outcome): on stderr under a
+# pseudo-terminal (util-linux's script), none when stderr is a file;
+# stdout stays the one JSON document;
 # colours only on a terminal and never with NO_COLOR.
 
 # shellcheck disable=SC2154 # output, stderr, lines: set by run
