@@ -138,6 +138,8 @@ USES_$(S)/card := $(S)/cluster $(S)/grid $(S)/dispatcher $(S)/hart $(S)/memory $
 #   run/       the session, the run driver, the run JSON, the card's findings
 #   backends/  the sim backend and the host fallback (km_session_open)
 #   gdb/       the GDB remote server and its targets on simulated harts
+#   expect/    a run held to its manifest's expect:, and kmrun test's
+#              programs, shards and reports
 #   api/       the public C API (include/kmrun.h, the public API's folder):
 #              a program's host side over the folders below it
 LIB_API := kmx/host device/sim/include $(CONTRACT) support
@@ -148,7 +150,8 @@ USES_lib/rundir := lib/base $(LIB_API)
 USES_lib/run := lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 USES_lib/backends := lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 USES_lib/gdb := $(LIB_API)
-USES_lib/api := include lib/gdb lib/backends lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/expect := lib/manifest lib/base $(LIB_API)
+USES_lib/api := include lib/expect lib/gdb lib/backends lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 
 USES_cmd := include
 

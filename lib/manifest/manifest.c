@@ -1,7 +1,8 @@
 /* manifest: km_manifest_load(), program.yaml into the program model
  * (km_program.h).  This file reads the file and the top level; the parts
  * have their own files (manifest_internal.h).  The format is documented
- * in man/kmrun-program.5 and schemas/program.schema.json. */
+ * in man/kmrun-program.5 and schemas/program.schema.json; `expect:`, what
+ * `kmrun test` holds a run to, in manifest_expect.c. */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -26,7 +27,7 @@
 
 static const char *const top_keys[] = {
     "name", "x280_mhz", "check_handover", "kernels", "regions",
-    "threads", "ports", "pull", "commands",
+    "threads", "ports", "pull", "commands", "expect",
 };
 
 /* KM_OK with the text; KM_EXIT_SYSTEM in err when it cannot be read;
@@ -260,6 +261,8 @@ static void read_program(km_mctx *c, const km_yaml_node *root, bool whole)
     }
     if ((n = km_yaml_get(root, "commands")))
         km_read_commands(c, n);
+    if ((n = km_yaml_get(root, "expect")))
+        km_read_expect(c, km_yaml_key(root, "expect"), n);
     if (whole)
         km_check_something_to_run(c, root);
 }
