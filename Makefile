@@ -11,6 +11,7 @@
 #   $(B)/lib/pkgconfig/kmrun.pc     for pkg-config (PREFIX's paths)
 #   $(B)/share/kmrun/kmx/...        the runtime a thread image links against
 #   $(B)/share/kmrun/device/...     the Tensix handlers' headers
+#   $(B)/share/kmrun/templates/...  `kmrun new`'s templates (templates/)
 # which is also the installed layout (kmrun finds share/ beside bin/),
 # with include/kmrun.h in $(PREFIX)/include and the man pages in
 # $(PREFIX)/share/man.
@@ -233,6 +234,10 @@ KMX_HOST_DATA := $(SHARE)/kmx/host/libkmx_host.a $(SHARE)/kmx/host/kmx_host.h \
 KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ikmx -Ikmx/host \
   -Ikmx/include -Idevice/include
 
+# `kmrun new`'s programs to start from (templates/NAME/; lib/api/kmrun_new.c),
+# copied as they are: @NAME@ is replaced when a program is made.
+TEMPLATE_DATA := $(patsubst templates/%,$(SHARE)/templates/%,$(sort $(shell find templates -type f)))
+
 # Where `make install` puts things, and kmrun.pc says they are.
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
@@ -242,7 +247,7 @@ MANDIR ?= $(PREFIX)/share/man
 PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 
 .PHONY: all test test-long install clean print-inc print-% libkmrun FORCE
-all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN) $(B)/tests/gdb_fake_server
+all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(TEMPLATE_DATA) $(UNIT_BIN) $(B)/tests/gdb_fake_server
 
 # Every host object, in its module's include folders (inc_of).
 $(B)/obj/%.o: %.c
@@ -380,6 +385,9 @@ $(SHARE)/device/include/%.h: device/include/%.h
 $(SHARE)/kmx/%: kmx/%
 	@mkdir -p $(@D)
 	$(Q)cp -p $< $@
+$(SHARE)/templates/%: templates/%
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
 
 # The fuzzers' bounded run (tests/fuzz/) counts among the tests when
 # clang can build them; their own tree, build-fuzz, is made first.

@@ -36,6 +36,8 @@ int cmd_build(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_test(int argc, char **argv);
+int cmd_new(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_read_region(int argc, char **argv);

@@ -124,6 +124,76 @@ const cmd_command_entry cmd_commands[] = {
         "(or a program with no thread), 3 a compile error, 4 a system error.\n",
     },
     {
+        "test", cmd_test,
+        "kmrun test [--backend sim|host] [--junit FILE] [--tap] [--shard I/N] [-j N] [--wall-timeout S] [--run-dir DIR] [PATH...]",
+        "Run programs and hold each run to its manifest's expect:",
+        "Finds the programs under each PATH (default: the current folder): a\n"
+        "PATH that is a file is a manifest; in a folder, at any depth, every\n"
+        "file named program.yaml and every other *.yaml with a line that begins\n"
+        "'expect:', leaving out names that begin with a dot; in the order of\n"
+        "the PATHs, each one's sorted bytewise.  Each program runs on each\n"
+        "backend its expect: names (backends:, default sim), as\n"
+        "'kmrun run --run-dir DIR --thread B' in a process of its own, and the\n"
+        "run is compared with its expect: (see 'man kmrun-program', EXPECT):\n"
+        "each thread's state, code, result words and prints, each region's\n"
+        "SHA-256 or first bytes, each command's event and result word; every\n"
+        "thread must return and every command be done unless expect: names\n"
+        "another state or event, and the card must find nothing.  A program\n"
+        "without expect: is skipped.  Times are never compared.\n"
+        "\n"
+        "A line per program and backend as each ends:\n"
+        "\n"
+        "    ok   programs/01_hello/program.yaml [sim] 0.41 s\n"
+        "    FAIL programs/03_ring/program.yaml [host] 0.88 s\n"
+        "         programs/03_ring/program.yaml:30:14: thread on cluster 1: expected ...\n"
+        "\n"
+        "a failure's first difference (file:line:col of the expectation, what\n"
+        "was expected, what came) and its run folder under it; then\n"
+        "'N passed, N failed' (and ', N skipped').\n"
+        "\n"
+        "      --backend B        run every program on B (sim or host) alone,\n"
+        "                         whatever its backends\n"
+        "      --junit FILE       also a JUnit XML report in FILE, written whole:\n"
+        "                         a testcase per program and backend, each\n"
+        "                         failure's differences and run folder\n"
+        "      --tap              TAP version 13 on stdout instead of the lines\n"
+        "      --shard I/N        only the programs i (from 0, in the order above)\n"
+        "                         with i mod N = I - 1: the N shards are disjoint\n"
+        "                         and together run every program\n"
+        "  -j, --jobs N           N runs at once (default 1); the lines come as\n"
+        "                         the runs end\n"
+        "      --wall-timeout S   kill a run (its build included) after S seconds\n"
+        "                         of real time (default 300)\n"
+        "      --run-dir DIR      where the runs' folders go (default: $KMRUN_RUNS,\n"
+        "                         else .kmrun/runs)\n"
+        "\n"
+        "Exit status: 0 every run held to its expect: (skips aside), 1 one did\n"
+        "not (a difference, a manifest error, a failed build, a crash or a\n"
+        "timeout of its run), 2 usage error (or no program under the PATHs),\n"
+        "4 a run could not be started or the JUnit report not written.\n",
+    },
+    {
+        "new", cmd_new,
+        "kmrun new [--template thread|host-fed|ports] NAME",
+        "Make a folder with a program to start from",
+        "Makes the folder NAME holding a program made from a template of\n"
+        "kmrun's: program.yaml (named after NAME's last part, with its\n"
+        "expect:), its sources and a README.md that says what they do.\n"
+        "'kmrun run NAME/program.yaml' and 'kmrun test NAME' pass as it is.\n"
+        "The folder is made whole or not at all (under a temporary name beside\n"
+        "it, then renamed); a NAME that exists is refused and left as it is.\n"
+        "\n"
+        "      --template T   thread (the default): one thread on cluster 1\n"
+        "                     that fills a region on its four cores, prints and\n"
+        "                     returns a result word, on the simulated card and\n"
+        "                     the host; host-fed: no thread, commands fed to the\n"
+        "                     Tensix grid and a handler of its own; ports: a\n"
+        "                     thread serving Tensix cores through X280 ports\n"
+        "\n"
+        "Exit status: 0 made, 2 usage error, a NAME that exists, a name that is\n"
+        "not a program's or an unknown template, 4 the folder cannot be made.\n",
+    },
+    {
         "validate", cmd_validate,
         "kmrun validate [--quiet] [--json] program.yaml...",
         "Check program manifests without building them",

@@ -250,6 +250,10 @@ void km_program_free(km_program *p);
 /* Frees what e holds and leaves it empty (km_program_free does it). */
 void km_expect_free(km_expect *e);
 
+/* Whether s is a program's name: letters, digits, '_', '.' and '-', at
+ * most 64 characters, not "." or "..". */
+bool km_program_name_valid(const char *s);
+
 /* The thread running on `cluster`, or NULL. */
 const km_thread *km_program_thread_on(const km_program *p, int cluster);
 

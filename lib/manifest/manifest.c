@@ -112,6 +112,15 @@ static char *folder_of(const char *path, km_error *err)
     return folder;
 }
 
+bool km_program_name_valid(const char *s)
+{
+    size_t len = strlen(s);
+    return len > 0 && len <= KM_NAME_MAX &&
+           !s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                        "0123456789_.-")] &&
+           strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
 static void read_name(km_mctx *c, const km_yaml_node *root)
 {
     static const char expected[] =
@@ -124,10 +133,7 @@ static void read_name(km_mctx *c, const km_yaml_node *root)
     if (!km_mis_string(c, n, "name", expected))
         return;
     const char *s = n->text;
-    size_t len = strlen(s);
-    if (len == 0 || len > KM_NAME_MAX ||
-        s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                    "0123456789_.-")]) {
+    if (!km_program_name_valid(s) && strcmp(s, ".") != 0 && strcmp(s, "..") != 0) {
         km_mdiag(c, n, "bad name '%s' (expected %s)", s, expected);
         return;
     }
