@@ -134,7 +134,7 @@ const cmd_command_entry cmd_commands[] = {
         "the PATHs, each one's sorted bytewise.  Each program runs on each\n"
         "backend its expect: names (backends:, default sim), as\n"
         "'kmrun run --run-dir DIR --thread B' in a process of its own, and the\n"
-        "run is compared with its expect: (see 'man kmrun-program', EXPECT):\n"
+        "run is compared with its expect: (see 'man kmrun-program', Expect):\n"
         "each thread's state, code, result words and prints, each region's\n"
         "SHA-256 or first bytes, each command's event and result word; every\n"
         "thread must return and every command be done unless expect: names\n"

@@ -774,7 +774,7 @@ const char *kmrun_build_json(const kmrun_build *b);
 uint64_t kmrun_image_limit(void);
 
 /* ---- Expected results: `expect:` and kmrun test ---------------------------------
- * A manifest's `expect:` (kmrun-program(5), EXPECT) says what a run of
+ * A manifest's `expect:` (kmrun-program(5), Expect) says what a run of
  * the program must give; `kmrun test` runs each program on its backends
  * and holds each run to it (kmrun(1)).  The comparison is the library's:
  * a finished run, in memory or as `kmrun run` left it (its JSON and run
