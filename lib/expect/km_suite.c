@@ -310,12 +310,15 @@ static void put_tap_char(text *t, const char *s, size_t len)
     put(t, s, len);
 }
 
-/* Inside a YAML double-quoted scalar. */
+/* Inside a YAML double-quoted scalar: '"' and every backslash, a shown
+ * escape's too ("\\001"), escaped. */
 static void put_yaml_char(text *t, const char *s, size_t len)
 {
-    if (len == 1 && (*s == '"' || *s == '\\'))
-        put(t, "\\", 1);
-    put(t, s, len);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '"' || s[i] == '\\')
+            put(t, "\\", 1);
+        put(t, s + i, 1);
+    }
 }
 
 static void yaml_string(text *t, const char *s)
