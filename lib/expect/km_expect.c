@@ -434,6 +434,23 @@ static void compare_unnamed(cmp *c, const cJSON *doc)
     }
 }
 
+/* The differences in the manifest's order (stable: one place's keep
+ * theirs). */
+static void sort_by_place(km_verdict *v)
+{
+    for (size_t i = 1; i < v->n; i++) {
+        km_mismatch m = v->items[i];
+        size_t j = i;
+        while (j > 0 && (v->items[j - 1].pos.line > m.pos.line ||
+                         (v->items[j - 1].pos.line == m.pos.line &&
+                          v->items[j - 1].pos.col > m.pos.col))) {
+            v->items[j] = v->items[j - 1];
+            j--;
+        }
+        v->items[j] = m;
+    }
+}
+
 int km_expect_check(const km_program *p, const char *run_json, km_expect_reader read, void *ctx,
                     km_verdict *out, km_error *err)
 {
@@ -463,6 +480,7 @@ int km_expect_check(const km_program *p, const char *run_json, km_expect_reader 
     if (!c.oom)
         compare_unnamed(&c, doc);
     cJSON_Delete(doc);
+    sort_by_place(out);
     if (c.oom)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory comparing a run with %s",
                        KS_QUOTED(out->file));
