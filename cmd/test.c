@@ -403,12 +403,17 @@ static bool cases_of(const char *manifest, const options *o, tcase **cases, size
     c.out.manifest = manifest;
     kmrun_error *err = NULL;
     if (kmrun_program_load(manifest, &c.p, &err) != KMRUN_OK) {
+        /* The first error, and where to see them all. */
         const char *message = kmrun_error_message(err);
-        char *first = strndup(message, strcspn(message, "\n"));
         size_t lines = 0;
         for (const char *s = message; *s; s++)
             lines += *s == '\n';
-        c.out.more = lines;
+        char *first = NULL;
+        if (lines == 0)
+            first = dup_or_die(message);
+        else if (asprintf(&first, "%.*s\n(and %zu more: 'kmrun validate' shows them)",
+                          (int)strcspn(message, "\n"), message, lines) < 0)
+            first = NULL;
         finish(&c, KMRUN_TEST_FAIL, first ? first : dup_or_die(message), dup_or_die(message));
         kmrun_error_free(err);
         return add_case(cases, n, cap, c);
