@@ -576,11 +576,19 @@ int cmd_test(int argc, char **argv)
     }
     if (!(o.scratch = scratch_folder()))
         rc = KMRUN_SYSTEM;
+    /* A signal that would end kmrun ends its runs first (a signal ignored
+     * from the start, as in a background job, stays ignored). */
     struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term, old_hup;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
+    sigaction(SIGINT, NULL, &old_int);
+    sigaction(SIGTERM, NULL, &old_term);
+    sigaction(SIGHUP, NULL, &old_hup);
+    if (old_int.sa_handler != SIG_IGN)
+        sigaction(SIGINT, &sa, NULL);
+    if (old_term.sa_handler != SIG_IGN)
+        sigaction(SIGTERM, &sa, NULL);
+    if (old_hup.sa_handler != SIG_IGN)
+        sigaction(SIGHUP, &sa, NULL);
     size_t printed = 0;
     if (rc == KMRUN_OK) {
         if (o.tap)

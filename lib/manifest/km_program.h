@@ -3,7 +3,8 @@
  *
  * It is the spec's host API (`Program`, `Program.region`, `Program.thread`,
  * `Program.ports`, the pull settings) plus kmrun's own additions: host-fed
- * commands and the X280 clock.  km_manifest_load() fills it and checks the
+ * commands, the X280 clock and what a run must give (`expect:`, which
+ * `kmrun test` holds runs to; lib/expect/ compares).  km_manifest_load() fills it and checks the
  * spec's rules; so does km_code (km_program_code.h) for a program built in
  * code, through the same walk and the same checks.  Every string and array
  * here is owned by the model and freed by km_program_free().  Paths are
