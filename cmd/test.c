@@ -4,7 +4,7 @@
  * a line per program and backend as each ends, then "N passed, N failed".
  *
  * Each run is a child process, `kmrun run --run-dir DIR --thread B
- * MANIFEST` (this same executable, /proc/self/exe), its stdout (the run's
+ * MANIFEST` (this same executable, as /proc/self/exe names it), its stdout (the run's
  * JSON) and stderr in files: a run that crashes or hangs takes only its
  * own case down, and one past --wall-timeout is killed with its process
  * group (its compilers too).  The comparison is the library's, here in
@@ -59,6 +59,7 @@ typedef struct options {
     int jobs;
     double wall_s;
     char *runs;          /* the runs folder the children write */
+    char exe[4096];      /* this kmrun, which runs them */
     char *scratch;       /* the children's stdout and stderr */
 } options;
 
@@ -285,7 +286,7 @@ static int start(tcase *c, size_t index, const options *o)
     char *argv[] = {"kmrun", "run", "--run-dir", o->runs, "--thread", (char *)c->backend,
                     (char *)c->manifest, NULL};
     c->started = cmd_wall_now();
-    int error = posix_spawn(&c->pid, "/proc/self/exe", &fa, &attr, argv, environ);
+    int error = posix_spawn(&c->pid, o->exe, &fa, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     if (error) {
@@ -521,6 +522,13 @@ static int parse(int argc, char **argv, options *o)
             return cmd_option_error("test", c, argv, longopts);
         }
     }
+    /* This executable, by its path (/proc/self/exe itself where that
+     * cannot be read). */
+    ssize_t n = readlink("/proc/self/exe", o->exe, sizeof o->exe - 1);
+    if (n > 0)
+        o->exe[n] = 0;
+    else
+        snprintf(o->exe, sizeof o->exe, "/proc/self/exe");
     o->runs = kmrun_runs_folder(run_dir);
     if (!o->runs) {
         fputs("kmrun: out of memory\n", stderr);

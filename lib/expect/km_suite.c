@@ -388,7 +388,11 @@ static void tap_line(text *t, const km_case *c, size_t number)
     if (c->outcome != KM_CASE_FAIL)
         return;
     puts_(t, "\n  ---\n  message: ");
-    yaml_string(t, c->summary ? c->summary : "failed");
+    /* Its first line: the detail has them all. */
+    const char *summary = c->summary ? c->summary : "failed";
+    char *first = strndup(summary, strcspn(summary, "\n"));
+    yaml_string(t, first ? first : "failed");
+    free(first);
     puts_(t, "\n  severity: fail");
     putf(t, "\n  seconds: %.2f", c->seconds);
     if (c->run_folder) {
