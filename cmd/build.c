@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_diag.h"
 #include "cmd_stderr.h"
 
 typedef struct progress {
@@ -32,7 +33,14 @@ static void on_output(const char *line, void *ctx)
         cmd_stderr_control(stderr, "\r\033[K");
         p->live = 0;
     }
-    fprintf(stderr, "%s\n", line);
+    cmd_diag_compiler_line(line); /* with its colours, when painting */
+}
+
+/* --message-format=json: a compiler's finding, a line (cmd_diag.h). */
+static void on_diagnostic(const kmrun_diagnostic *d, void *ctx)
+{
+    (void)ctx;
+    cmd_diag_print(d);
 }
 
 static const cJSON *item(const cJSON *o, const char *key)
@@ -80,6 +88,9 @@ static void print_summary(const cJSON *doc)
         built_text(k, built, sizeof built);
         fprintf(stderr, "  kernels: %d handler%s, %s\n", n, n == 1 ? "" : "s", built);
     }
+    const char *commands = cJSON_GetStringValue(item(doc, "compile_commands"));
+    if (commands)
+        fprintf(stderr, "  compile commands: %s\n", commands);
 }
 
 int cmd_build(int argc, char **argv)
@@ -88,6 +99,7 @@ int cmd_build(int argc, char **argv)
         {"jobs", required_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
         {"host", no_argument, NULL, 'H'},
+        {"compile-commands", no_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     kmrun_build_opts opts;
@@ -110,6 +122,9 @@ int cmd_build(int argc, char **argv)
         case 'H':
             opts.host = true;
             break;
+        case 'C':
+            opts.compile_commands = true;
+            break;
         default:
             return cmd_option_error("build", c, argv, longopts);
         }
@@ -123,20 +138,25 @@ int cmd_build(int argc, char **argv)
     progress pr = {0};
     opts.ctx = &pr;
     opts.output = on_output;
-    if (!quiet && isatty(2))
+    if (!quiet && isatty(2) && !cmd_diag_json())
         opts.progress = on_progress;
+    /* how the findings are told (cmd_diag.h) */
+    opts.color = cmd_diag_compiler_color();
+    if (cmd_diag_json())
+        opts.diagnostic = on_diagnostic;
     kmrun_build *b = NULL;
     kmrun_error *err = NULL;
     if (rc == KMRUN_OK) {
         rc = kmrun_build_program(cache, p, &opts, &b, &err);
         if (rc != KMRUN_OK)
-            fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+            cmd_diag_error(err);
     }
     if (pr.live)
         cmd_stderr_control(stderr, "\r\033[K");
     if (rc == KMRUN_OK) {
         printf("%s\n", kmrun_build_json(b));
-        cJSON *doc = quiet ? NULL : cJSON_Parse(kmrun_build_json(b));
+        /* the summary is a person's: not in JSON lines */
+        cJSON *doc = quiet || cmd_diag_json() ? NULL : cJSON_Parse(kmrun_build_json(b));
         if (doc)
             print_summary(doc);
         cJSON_Delete(doc);

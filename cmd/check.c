@@ -20,6 +20,7 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_diag.h"
 #include "cmd_run.h"
 #include "cmd_summary.h"
 
@@ -345,7 +346,7 @@ int cmd_check(int argc, char **argv)
         cJSON_Delete(c.doc);
     }
     if (rc != KMRUN_OK && rc != KMRUN_FAILED)
-        fprintf(stderr, "kmrun: %s\n", msg);
+        cmd_diag_fail(rc, msg); /* "kmrun: msg", or the failure's findings in JSON */
     cmd_run_outcome_free(&sim);
     cmd_run_outcome_free(&host);
     kmrun_program_free(p);

@@ -6,7 +6,10 @@
  * include/kmrun.h, its own headers and system headers, nothing of lib/.
  *
  * main.c handles `kmrun COMMAND --help` (and -h, anywhere before a `--`)
- * for every command, so an entry point never sees --help.  Entry points
+ * for every command, so an entry point never sees --help; and, for every
+ * command that builds or checks, --message-format and --color
+ * (cmd_diag.h: read once, taken out of argv before the entry point, their
+ * help added to the command's by cmd_print_command_help).  Entry points
  * parse their options with getopt_long(): reset with `optind = 0;
  * opterr = 0;`, start the short options with ':' and hand any '?' or ':'
  * to cmd_option_error(), which names the option and prints the usage. */

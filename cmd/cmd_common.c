@@ -5,17 +5,14 @@
 #include <stdio.h>
 
 #include "cmd.h"
+#include "cmd_diag.h"
 
 int cmd_load_program(const char *path, kmrun_program **out)
 {
     kmrun_error *err = NULL;
     int rc = kmrun_program_load(path, out, &err);
     if (rc != KMRUN_OK) {
-        const char *detail = kmrun_error_detail(err);
-        if (detail)
-            fputs(detail, stderr);
-        else
-            fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+        cmd_diag_error(err); /* its detail, or "kmrun: message"; or JSON lines */
         kmrun_error_free(err);
     }
     return rc;
@@ -33,7 +30,7 @@ int cmd_load_one_program(const char *command, int argc, char **argv, kmrun_progr
 void cmd_warn(const char *message, void *ctx)
 {
     (void)ctx;
-    fprintf(stderr, "kmrun: warning: %s\n", message);
+    cmd_say(CMD_WARNING, "cache.warning", "%s", message);
 }
 
 int cmd_open_cache(kmrun_cache **out)
@@ -41,7 +38,7 @@ int cmd_open_cache(kmrun_cache **out)
     kmrun_error *err = NULL;
     int rc = kmrun_cache_open(NULL, out, &err);
     if (rc != KMRUN_OK) {
-        fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+        cmd_diag_error(err);
         kmrun_error_free(err);
         return rc;
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_diag.h"
 #include "cmd_stderr.h"
 
 #define GREEN "\033[32m"
@@ -16,10 +17,10 @@
 
 bool cmd_summary_wanted(bool *color)
 {
-    if (!isatty(STDERR_FILENO))
+    /* a person's: on a terminal, and not among JSON lines */
+    if (!isatty(STDERR_FILENO) || cmd_diag_json())
         return false;
-    const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
-    *color = !(no && *no) && !(term && strcmp(term, "dumb") == 0);
+    *color = cmd_diag_color(); /* --color, NO_COLOR, CLICOLOR_FORCE (cmd_diag.h) */
     return true;
 }
 

@@ -1,8 +1,9 @@
 /* cmd_summary: the few lines a person reads after `kmrun run` or `kmrun
  * check` on a terminal (issue 14, "a run a person can read"; the words
  * are kmrun_run_summary's) — on stderr; stdout stays the one JSON
- * document.  Nothing when stderr is not a terminal; colours only on one,
- * and never with NO_COLOR set or TERM=dumb. */
+ * document.  Nothing when stderr is not a terminal or with
+ * --message-format=json; colours as cmd_diag_color() says (--color,
+ * NO_COLOR, CLICOLOR_FORCE, a terminal, TERM=dumb). */
 #ifndef CMD_SUMMARY_H
 #define CMD_SUMMARY_H
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_diag.h"
 
 /* The documented exit codes (kmrun_status; man/kmrun.1, EXIT STATUS). */
 static const struct {
@@ -50,6 +51,7 @@ void cmd_print_overview(FILE *out)
 void cmd_print_command_help(const cmd_command_entry *c, FILE *out)
 {
     fprintf(out, "usage: %s\n\n%s", c->usage, c->help);
+    cmd_diag_help(c->name, out); /* the options cmd_diag.h reads for it */
 }
 
 int cmd_unknown_command(const char *name)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_diag.h"
 #include "cmd_stderr.h"
 
 const cmd_command_entry cmd_commands[] = {
@@ -34,6 +35,12 @@ const cmd_command_entry cmd_commands[] = {
         "                 the host compiler against kmx/host (KMX_HOST_FALLBACK\n"
         "                 defined), the object 'kmrun run --thread host' loads;\n"
         "                 in the JSON as each thread's \"host\"\n"
+        "      --compile-commands\n"
+        "                 also write compile_commands.json beside the manifest (for\n"
+        "                 clangd, clang-tidy, editors): each thread, kernel and (with\n"
+        "                 --host) fallback source's compile as the build runs it, the\n"
+        "                 real compiler, flags and include folders; in the JSON as\n"
+        "                 \"compile_commands\"\n"
         "\n"
         "Exit status: 0 built, 2 usage or manifest error, 3 a compile error or\n"
         "a rejected image, 4 a missing tool, an unusable cache, or a full disk,\n"
@@ -335,6 +342,16 @@ static void print_usage_line(const char *command)
 int cmd_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;
+    if (cmd_diag_json()) { /* --message-format=json: one line (cmd_diag.h) */
+        char message[1024], usage[1024];
+        va_start(ap, fmt);
+        vsnprintf(message, sizeof message, fmt, ap);
+        va_end(ap);
+        const cmd_command_entry *c = command ? cmd_command_find(command) : NULL;
+        snprintf(usage, sizeof usage, "usage: %s", c ? c->usage : kmrun_usage);
+        cmd_diag_usage(message, usage);
+        return KMRUN_USAGE;
+    }
     va_start(ap, fmt);
     fputs("kmrun: ", stderr);
     vfprintf(stderr, fmt, ap);
@@ -432,6 +449,11 @@ int main(int argc, char **argv)
         }
     }
 
+    /* --message-format and --color, every command's that takes them,
+     * read here and taken out (cmd_diag.h) */
+    int rc = cmd_diag_options(c->name, &argc, argv, 2);
+    if (rc != KMRUN_OK)
+        return rc;
     argv[1] = (char *)c->name;
     return check_stdout(c->run(argc - 1, argv + 1));
 }

@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_diag.h"
 #include "cmd_run.h"
 #include "cmd_summary.h"
 
@@ -140,18 +141,18 @@ int cmd_run(int argc, char **argv)
             cmd_summary_outcome(stderr, color, NULL, &out, cmd_wall_now() - started);
         const char *trace = kmrun_run_trace_file(out.r);
         if (trace)
-            fprintf(stderr, "kmrun: core %u.%u's instruction trace: %s\n", wants.trace_cluster,
-                    wants.trace_core, trace);
+            cmd_say(CMD_INFO, "run.trace", "core %u.%u's instruction trace: %s",
+                    wants.trace_cluster, wants.trace_core, trace);
         unsigned kept;
         uint64_t dropped = kmrun_run_timeline_dropped(out.r, &kept);
         if (dropped)
-            fprintf(stderr,
-                    "kmrun: the timeline %s holds its first %u events; %llu more were dropped\n",
+            cmd_say(CMD_INFO, "run.timeline-dropped",
+                    "the timeline %s holds its first %u events; %llu more were dropped",
                     CMD_QUOTED(wants.timeline), kept, (unsigned long long)dropped);
         cmd_run_outcome_folder(&out, &rc, msg, sizeof msg);
     }
     if (rc != KMRUN_OK && rc != KMRUN_FAILED)
-        fprintf(stderr, "kmrun: %s\n", msg);
+        cmd_diag_fail(rc, msg); /* "kmrun: msg", or the failure's findings in JSON */
     cmd_run_outcome_free(&out);
     kmrun_program_free(p);
     return rc;

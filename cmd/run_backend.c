@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_diag.h"
 #include "cmd_run.h"
 
 int cmd_parse_seconds(const char *command, const char *option, const char *text, double *out)
@@ -39,28 +40,47 @@ static void on_line(const char *line, void *ctx)
     fflush(stderr);
 }
 
+/* A compiler's line, with its colours when painting (cmd_diag.h). */
+static void on_build_line(const char *line, void *ctx)
+{
+    (void)ctx;
+    cmd_diag_compiler_line(line);
+    fflush(stderr);
+}
+
+/* --message-format=json: a compiler's finding, a print. */
+static void on_diagnostic(const kmrun_diagnostic *d, void *ctx)
+{
+    (void)ctx;
+    cmd_diag_print(d);
+}
+
+static void on_print(const char *core, const char *text, double microseconds, void *ctx)
+{
+    (void)ctx;
+    cmd_diag_print_line(core, text, microseconds, NULL);
+}
+
 /* --progress: each new marker a JSON line (the run JSON's decimals). */
 static void on_progress(int cluster, uint32_t where, double microseconds, void *ctx)
 {
     (void)ctx;
-    fprintf(stderr, "{\"cluster\":%d,\"where\":%u,\"microseconds\":%.15g}\n", cluster, where,
-            microseconds);
-    fflush(stderr);
+    cmd_diag_progress(cluster, where, microseconds);
 }
 
 static void on_gdb_waiting(int port, const char *command, void *ctx)
 {
     (void)ctx;
-    fprintf(stderr, "kmrun: waiting for GDB on port %d: %s\n", port, command);
-    fflush(stderr);
+    cmd_say(CMD_INFO, "run.gdb", "waiting for GDB on port %d: %s", port, command);
 }
 
-/* A failure's status, its message into msg; the error freed. */
+/* A failure's status, its message into msg; the error kept for
+ * cmd_diag_fail (its findings, in JSON). */
 static int failed(kmrun_error *e, char *msg, size_t n)
 {
     int rc = kmrun_error_status(e);
     snprintf(msg, n, "%s", kmrun_error_message(e));
-    kmrun_error_free(e);
+    cmd_diag_keep(e);
     return rc;
 }
 
@@ -74,9 +94,16 @@ int cmd_run_program(kmrun_program *p, const cmd_run_wants *wants, cmd_run_outcom
     o.runs_dir = wants->run_dir;
     o.check_handover = wants->check_handover;
     o.wall_timeout_seconds = wants->wall_timeout_s;
-    o.callbacks.build_output = on_line;
+    o.callbacks.build_output = on_build_line;
     o.callbacks.print_line = on_line;
     o.callbacks.warning = cmd_warn;
+    /* how the findings are told (cmd_diag.h) */
+    o.color = cmd_diag_compiler_color();
+    if (cmd_diag_json()) {
+        o.diagnostic = on_diagnostic;
+        o.callbacks.print_line = NULL;
+        o.callbacks.print = on_print;
+    }
     if (wants->progress)
         o.callbacks.progress = on_progress;
     o.jobs = wants->jobs;
@@ -97,7 +124,7 @@ int cmd_run_program(kmrun_program *p, const cmd_run_wants *wants, cmd_run_outcom
     rc = failed(e, msg, n);
     if (wants->gdb && rc == KMRUN_FAILED) {
         /* killed by the debugger: its run is held for good */
-        fprintf(stderr, "kmrun: %s\n", msg);
+        cmd_diag_fail(rc, msg);
         fflush(NULL);
         _exit(KMRUN_FAILED);
     }
@@ -131,10 +158,20 @@ static uint64_t print_findings(const kmrun_run *r, kmrun_finding kind, size_t sh
 {
     size_t count = kmrun_run_findings(r, kind, more);
     char text[2048];
-    for (size_t i = 0; i < count && i < shown; i++)
-        fprintf(stderr, "%s\n", kmrun_run_finding(r, kind, i, text, sizeof text));
+    for (size_t i = 0; i < count && i < shown; i++) {
+        /* a diagnostic in JSON or painted; else its line, as it was */
+        kmrun_diagnostic *d = cmd_diag_json() || cmd_diag_color()
+                                  ? kmrun_run_finding_diagnostic(r, kind, i)
+                                  : NULL;
+        if (d)
+            cmd_diag_print(d);
+        else
+            fprintf(stderr, "%s\n", kmrun_run_finding(r, kind, i, text, sizeof text));
+        kmrun_diagnostic_free(d);
+    }
     if (count > shown)
-        fprintf(stderr, "kmrun: %zu more %s in the run's JSON (%s)\n", count - shown, what, key);
+        cmd_say(CMD_INFO, "run.more", "%zu more %s in the run's JSON (%s)", count - shown, what,
+                key);
     return count + *more;
 }
 
@@ -147,12 +184,12 @@ uint64_t cmd_run_outcome_findings(const cmd_run_outcome *o)
     found += print_findings(r, KMRUN_FINDING_WILD_WRITE, CMD_HANDOVER_LINES, "wild writes",
                             "wild_writes", &more);
     if (more)
-        fprintf(stderr, "kmrun: and %llu more stores of wild writes past the %zu kept\n",
+        cmd_say(CMD_INFO, "run.more", "and %llu more stores of wild writes past the %zu kept",
                 (unsigned long long)more, kmrun_run_findings(r, KMRUN_FINDING_WILD_WRITE, NULL));
     /* The card keeps few: every one kept is shown. */
     found += print_findings(r, KMRUN_FINDING_KERNEL_FAULT, SIZE_MAX, "", "", &more);
     if (more)
-        fprintf(stderr, "kmrun: and %llu more Tensix handlers taken out past the %zu kept\n",
+        cmd_say(CMD_INFO, "run.more", "and %llu more Tensix handlers taken out past the %zu kept",
                 (unsigned long long)more, kmrun_run_findings(r, KMRUN_FINDING_KERNEL_FAULT, NULL));
     fflush(stderr);
     return found;
@@ -160,9 +197,10 @@ uint64_t cmd_run_outcome_findings(const cmd_run_outcome *o)
 
 void cmd_note_host_handover(void)
 {
-    fprintf(stderr, "kmrun: note: the host fallback does not check hand-overs (its cache "
-                    "copies are emulated but not tracked line by line); run on the simulated "
-                    "card (--thread sim) to check them\n");
+    cmd_say(CMD_NOTE, "run.host-handover",
+            "the host fallback does not check hand-overs (its cache copies are emulated but "
+            "not tracked line by line); run on the simulated card (--thread sim) to check "
+            "them");
 }
 
 void cmd_run_outcome_free(cmd_run_outcome *o)

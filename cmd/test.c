@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_diag.h"
 #include "cmd_run.h"
 
 extern char **environ;
@@ -74,7 +75,7 @@ static char *dup_or_die(const char *s)
 {
     char *d = strdup(s ? s : "");
     if (!d) {
-        fputs("kmrun: out of memory\n", stderr);
+        cmd_say(CMD_ERROR, "kmrun.system", "out of memory");
         exit(KMRUN_SYSTEM);
     }
     return d;
@@ -209,16 +210,31 @@ static void judge(tcase *c, const char *json)
         len += strlen(m.text) + 1;
     char *detail = malloc(len + 1), *at = detail;
     if (!detail) {
-        fputs("kmrun: out of memory\n", stderr);
+        cmd_say(CMD_ERROR, "kmrun.system", "out of memory");
         exit(KMRUN_SYSTEM);
     }
     *at = 0;
     for (size_t i = 0; kmrun_verdict_mismatch(v, i, &m); i++)
         at += sprintf(at, "%s%s", i ? "\n" : "", m.text);
+    /* For a tool (--message-format=json): each difference at its place. */
+    for (size_t i = 0; cmd_diag_json() && i < n; i++) {
+        kmrun_diagnostic *d = kmrun_verdict_diagnostic(v, i);
+        if (d)
+            cmd_diag_print(d);
+        kmrun_diagnostic_free(d);
+    }
     kmrun_verdict_mismatch(v, 0, &m);
     c->out.more = n - 1;
     finish(c, KMRUN_TEST_FAIL, dup_or_die(m.text), detail);
     kmrun_verdict_free(v);
+}
+
+/* A case that failed other than by a difference, for a tool
+ * (--message-format=json): one diagnostic naming the case. */
+static void told(const tcase *c)
+{
+    if (cmd_diag_json() && c->summary)
+        cmd_say(CMD_ERROR, "test.failed", "%s [%s]: %s", c->manifest, c->backend, c->summary);
 }
 
 /* The child has ended with wait status `st`. */
@@ -233,6 +249,7 @@ static void ended(tcase *c, int st, const options *o)
                  o->wall_s);
         finish(c, KMRUN_TEST_FAIL, with_tail(head, c->stderr_path, TAIL_LINES),
                with_tail(head, c->stderr_path, 200));
+        told(c);
         return;
     }
     if (WIFSIGNALED(st)) {
@@ -240,6 +257,7 @@ static void ended(tcase *c, int st, const options *o)
                  strsignal(WTERMSIG(st)));
         finish(c, KMRUN_TEST_FAIL, with_tail(head, c->stderr_path, TAIL_LINES),
                with_tail(head, c->stderr_path, 200));
+        told(c);
         return;
     }
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : KMRUN_INTERNAL;
@@ -250,6 +268,7 @@ static void ended(tcase *c, int st, const options *o)
         snprintf(head, sizeof head, "kmrun run exited %d (%s)", code, status_meaning(code));
         finish(c, KMRUN_TEST_FAIL, with_tail(head, c->stderr_path, TAIL_LINES),
                with_tail(head, c->stderr_path, 200));
+        told(c);
     }
     free(json);
 }
@@ -261,7 +280,7 @@ static int start(tcase *c, size_t index, const options *o)
 {
     if (asprintf(&c->stdout_path, "%s/%zu-%s.json", o->scratch, index, c->backend) < 0 ||
         asprintf(&c->stderr_path, "%s/%zu-%s.err", o->scratch, index, c->backend) < 0) {
-        fputs("kmrun: out of memory\n", stderr);
+        cmd_say(CMD_ERROR, "kmrun.system", "out of memory");
         return KMRUN_SYSTEM;
     }
     posix_spawn_file_actions_t fa;
@@ -291,8 +310,8 @@ static int start(tcase *c, size_t index, const options *o)
     posix_spawnattr_destroy(&attr);
     if (error) {
         c->pid = 0;
-        fprintf(stderr, "kmrun: cannot start 'kmrun run' for %s: %s\n", CMD_QUOTED(c->manifest),
-                strerror(error));
+        cmd_say(CMD_ERROR, "kmrun.system", "cannot start 'kmrun run' for %s: %s",
+                CMD_QUOTED(c->manifest), strerror(error));
         return KMRUN_SYSTEM;
     }
     return KMRUN_OK;
@@ -416,6 +435,8 @@ static bool cases_of(const char *manifest, const options *o, tcase **cases, size
                           (int)strcspn(message, "\n"), message, lines) < 0)
             first = NULL;
         finish(&c, KMRUN_TEST_FAIL, first ? first : dup_or_die(message), dup_or_die(message));
+        if (cmd_diag_json())
+            cmd_diag_error(err); /* each error at its place, for a tool */
         kmrun_error_free(err);
         return add_case(cases, n, cap, c);
     }
@@ -531,7 +552,7 @@ static int parse(int argc, char **argv, options *o)
         snprintf(o->exe, sizeof o->exe, "/proc/self/exe");
     o->runs = kmrun_runs_folder(run_dir);
     if (!o->runs) {
-        fputs("kmrun: out of memory\n", stderr);
+        cmd_say(CMD_ERROR, "kmrun.system", "out of memory");
         return KMRUN_SYSTEM;
     }
     return KMRUN_OK;
@@ -545,8 +566,8 @@ static char *scratch_folder(void)
     if (asprintf(&path, "%s/kmrun-test.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
         return NULL;
     if (!mkdtemp(path)) {
-        fprintf(stderr, "kmrun: cannot make a temporary folder %s: %s\n", CMD_QUOTED(path),
-                strerror(errno));
+        cmd_say(CMD_ERROR, "kmrun.system", "cannot make a temporary folder %s: %s",
+                CMD_QUOTED(path), strerror(errno));
         free(path);
         return NULL;
     }
@@ -568,7 +589,7 @@ int cmd_test(int argc, char **argv)
     kmrun_error *err = NULL;
     rc = kmrun_test_find(paths, npaths, &list, &err);
     if (rc != KMRUN_OK) {
-        fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+        cmd_diag_error(err);
         kmrun_error_free(err);
         free(o.runs);
         return rc;
@@ -578,7 +599,7 @@ int cmd_test(int argc, char **argv)
     for (size_t i = 0; i < kmrun_test_count(list); i++) {
         if (kmrun_test_in_shard(i, o.shard, o.shards) &&
             !cases_of(kmrun_test_path(list, i), &o, &cases, &n, &cap)) {
-            fputs("kmrun: out of memory\n", stderr);
+            cmd_say(CMD_ERROR, "kmrun.system", "out of memory");
             return KMRUN_SYSTEM;
         }
     }
@@ -633,8 +654,10 @@ int cmd_test(int argc, char **argv)
         for (size_t i = 0; all && i < n; i++)
             all[i] = cases[i].out;
         if (!all || kmrun_test_junit(o.junit, all, n, &err) != KMRUN_OK) {
-            fprintf(stderr, "kmrun: %s\n",
-                    all ? kmrun_error_message(err) : "out of memory for the JUnit report");
+            if (all)
+                cmd_diag_error(err);
+            else
+                cmd_say(CMD_ERROR, "kmrun.system", "out of memory for the JUnit report");
             rc = all ? (int)kmrun_error_status(err) : KMRUN_SYSTEM;
             kmrun_error_free(err);
         }

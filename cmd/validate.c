@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
+#include "cmd_diag.h"
 
 enum { OPT_JSON = 256 };
 
@@ -109,7 +110,7 @@ int cmd_validate(int argc, char **argv)
             rc = kmrun_program_json(p, &text, &err);
             doc = text ? cJSON_Parse(text) : NULL;
             if (rc != KMRUN_OK) {
-                fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+                cmd_diag_error(err);
                 kmrun_error_free(err);
             } else if (!doc) {
                 fputs("kmrun: out of memory\n", stderr);

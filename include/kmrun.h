@@ -60,8 +60,18 @@ typedef enum kmrun_status {
 
 /* One failure: its status and its message (lowercase, what failed first,
  * the subject quoted; a manifest's errors as `file:line:col: message`,
- * one a line). */
+ * one a line), and its findings as diagnostics (kmrun_error_diagnostics). */
 typedef struct kmrun_error kmrun_error;
+
+/* A finding with its place, as a tool reads it ("Diagnostics" below). */
+typedef struct kmrun_diagnostic kmrun_diagnostic;
+
+/* The compilers' colours (-fdiagnostics-color) in the text they write. */
+typedef enum kmrun_color {
+    KMRUN_COLOR_DEFAULT = 0, /* no flag: the compiler's own choice (none: it writes to a pipe) */
+    KMRUN_COLOR_ALWAYS = 1,
+    KMRUN_COLOR_NEVER = 2,
+} kmrun_color;
 
 /* e NULL (no error): KMRUN_OK and "". */
 kmrun_status kmrun_error_status(const kmrun_error *e);
@@ -69,8 +79,11 @@ const char *kmrun_error_message(const kmrun_error *e);
 void kmrun_error_free(kmrun_error *e);
 /* The message as kmrun(1) prints it: a manifest's errors each followed by
  * its source line and a caret under its column, with a newline after the
- * last; NULL when the error has no positioned lines (then the message is
- * all there is).  The error's own, valid until kmrun_error_free. */
+ * last; a failed build's, when its options asked the compilers for
+ * colours (KMRUN_COLOR_ALWAYS), the message with their colour sequences
+ * (ESC [ ... m) in it, no other control byte; NULL when there is nothing
+ * more (then the message is all there is).  The error's own, valid until
+ * kmrun_error_free. */
 const char *kmrun_error_detail(const kmrun_error *e);
 
 /* The library's version (as `kmrun --version` gives it, "0.1.0") and
@@ -305,6 +318,12 @@ typedef struct kmrun_session_opts {
      * Chrome Trace Event format (`kmrun run --timeline`); NULL: none.  The
      * simulated card only (KMRUN_USAGE at the load otherwise). */
     const char *timeline;
+    /* Set: each finding of the build a load makes (a compiler's warning)
+     * comes here, read, with callbacks.ctx, instead of build_output, and
+     * the compilers report structured (kmrun_build_opts' diagnostic). */
+    void (*diagnostic)(const kmrun_diagnostic *d, void *ctx);
+    /* The compilers' colours in build_output (kmrun_build_opts' color). */
+    kmrun_color color;
 } kmrun_session_opts;
 
 /* The defaults: the simulated card, the default folders, no callbacks. */
@@ -422,7 +441,8 @@ typedef enum kmrun_finding {
 size_t kmrun_run_findings(const kmrun_run *r, kmrun_finding kind, uint64_t *more);
 /* Finding i of `kind` as kmrun(1) says it on stderr, a diagnostic line
  * ("file:line: ..."), into buf (n bytes); returns buf, "" for an i past
- * the last. */
+ * the last.  Its file is shown from the working folder (as a compiler's,
+ * "Diagnostics" below). */
 char *kmrun_run_finding(const kmrun_run *r, kmrun_finding kind, size_t i, char *buf, size_t n);
 
 /* The few lines a person reads after a run (kmrun(1)'s summary on a
@@ -435,8 +455,13 @@ typedef enum kmrun_style {
     KMRUN_STYLE_PLAIN = 0,
     KMRUN_STYLE_TITLE = 1, /* the program's name */
     KMRUN_STYLE_GOOD = 2,  /* a thread returned, a command done, nothing found */
-    KMRUN_STYLE_BAD = 3,   /* a thread that did not return, findings */
-    KMRUN_STYLE_WARN = 4,  /* a command not done, prints dropped, port waits given up */
+    KMRUN_STYLE_BAD = 3,   /* a thread that did not return, findings; a diagnostic's
+                            * "error:" */
+    KMRUN_STYLE_WARN = 4,  /* a command not done, prints dropped, port waits given up;
+                            * a diagnostic's "warning:" */
+    KMRUN_STYLE_LOCUS = 5, /* a diagnostic's "file:line:col:" */
+    KMRUN_STYLE_NOTE = 6,  /* a diagnostic's "note:" */
+    KMRUN_STYLE_CARET = 7, /* the caret under a diagnostic's column */
 } kmrun_style;
 void kmrun_run_summary(const kmrun_run *r, double wall_seconds,
                        void (*put)(const char *text, kmrun_style style, void *ctx), void *ctx);
@@ -728,12 +753,25 @@ typedef struct kmrun_build_opts {
     size_t size;
     int jobs;  /* compiles at once, 1 to 1024; 0: Ninja's default */
     bool host; /* also each thread's host fallback (the host backend's object) */
-    /* A line a compiler wrote (a warning, an error) */
+    /* A line a compiler wrote (a warning, an error), its files shown from
+     * the working folder */
     void (*output)(const char *line, void *ctx);
     /* Ninja's status line ("[2/5] ..."), each to stand in for the last
      * (NULL: none is made) */
     void (*progress)(const char *line, void *ctx);
     void *ctx;
+    /* Set: the compilers report structured (gcc's
+     * -fdiagnostics-format=json; clang's text is read), and each finding
+     * of a build that succeeds comes here instead of `output` (a failed
+     * build's are its error's: kmrun_error_diagnostics). */
+    void (*diagnostic)(const kmrun_diagnostic *d, void *ctx);
+    /* The compilers' colours in `output` and in a failure's message. */
+    kmrun_color color;
+    /* Also write compile_commands.json beside the manifest (beside the
+     * root of a program built in code), the compilation database clangd
+     * and clang-tidy read: every source's compile as the build runs it,
+     * whether or not it is built (kmrun_build_compile_commands). */
+    bool compile_commands;
 } kmrun_build_opts;
 
 /* No callbacks, Ninja's job count, no host fallbacks, its size set. */
@@ -772,6 +810,74 @@ bool kmrun_build_kernels(const kmrun_build *b, kmrun_built *out);
 const char *kmrun_build_json(const kmrun_build *b);
 /* The most bytes an image may hold (126,976). */
 uint64_t kmrun_image_limit(void);
+/* The compile_commands.json the build wrote (its opts' compile_commands),
+ * shown from the working folder; NULL: none.  The build's own. */
+const char *kmrun_build_compile_commands(const kmrun_build *b);
+
+/* ---- Diagnostics ------------------------------------------------------------------
+ * A finding with its place, as `kmrun --message-format=json` prints it and
+ * a tool reads it: kmrun's own (a manifest's errors, an image's rejection,
+ * a step that failed, a run's findings) and the compilers' (gcc's JSON,
+ * clang's text, read into the same form).  A file is shown as gcc and
+ * cargo show one: as it was named (a manifest), else relative to the
+ * working folder when it is under it or is the program's (beside it:
+ * "../x/thread/a.c"), else absolute (a system header).  The code is a
+ * stable short name (kmrun(3) lists them: manifest.unknown-key,
+ * build.compile, image.too-large, run.handover, ...). */
+
+typedef enum kmrun_severity {
+    KMRUN_SEVERITY_ERROR = 0,
+    KMRUN_SEVERITY_WARNING = 1,
+    KMRUN_SEVERITY_NOTE = 2,
+} kmrun_severity;
+/* "error", "warning", "note". */
+const char *kmrun_severity_name(kmrun_severity s);
+
+/* Every failure has one diagnostic at least (a failure without findings:
+ * its message, coded by what failed or by its status: kmrun.usage,
+ * kmrun.system, ...); a manifest's has one each error, a build's the
+ * compilers' findings and kmrun's word on each step that failed.  The
+ * error's own, valid until kmrun_error_free; NULL for an i past the last. */
+size_t kmrun_error_diagnostics(const kmrun_error *e);
+const kmrun_diagnostic *kmrun_error_diagnostic(const kmrun_error *e, size_t i);
+
+kmrun_severity kmrun_diagnostic_severity(const kmrun_diagnostic *d);
+const char *kmrun_diagnostic_code(const kmrun_diagnostic *d);
+const char *kmrun_diagnostic_message(const kmrun_diagnostic *d);
+/* Its file (NULL: none), line and column (1-based; 0: not known) and the
+ * last column of its range on that line (0: not known). */
+const char *kmrun_diagnostic_file(const kmrun_diagnostic *d);
+int kmrun_diagnostic_line(const kmrun_diagnostic *d);
+int kmrun_diagnostic_column(const kmrun_diagnostic *d);
+int kmrun_diagnostic_end_column(const kmrun_diagnostic *d);
+/* The source line it points at, as the file held it when the finding was
+ * made, without its newline; NULL: none. */
+const char *kmrun_diagnostic_text(const kmrun_diagnostic *d);
+/* The compiler's option behind a finding ("-Wunused-function"); NULL. */
+const char *kmrun_diagnostic_option(const kmrun_diagnostic *d);
+/* Its notes (a compiler's "note:" lines after it), in order. */
+size_t kmrun_diagnostic_children(const kmrun_diagnostic *d);
+const kmrun_diagnostic *kmrun_diagnostic_child(const kmrun_diagnostic *d, size_t i);
+/* As one JSON object on one line (no newline): severity, code, message,
+ * file, line, column, end_column, text, option (null when unknown) and
+ * children (the notes, each the same object).  Allocated: free() it;
+ * NULL when memory runs out. */
+char *kmrun_diagnostic_json(const kmrun_diagnostic *d);
+/* As kmrun(1) shows it to a person — "file:line:col: message" (a
+ * compiler's and a warning's with their word: "error:", "warning:"), its
+ * source line and a caret under the column, then its notes — given to
+ * `put` piece by piece, each with how to show it (KMRUN_STYLE_LOCUS, _BAD,
+ * _WARN, _NOTE, _CARET, _PLAIN). */
+void kmrun_diagnostic_show(const kmrun_diagnostic *d,
+                           void (*put)(const char *text, kmrun_style style, void *ctx), void *ctx);
+/* Finding i of `kind` of a stopped run (kmrun_run_finding's) as a
+ * diagnostic: code run.handover, run.wild-write or run.kernel-fault, the
+ * source line it names.  Allocated: kmrun_diagnostic_free; NULL for an i
+ * past the last, or when memory runs out. */
+kmrun_diagnostic *kmrun_run_finding_diagnostic(const kmrun_run *r, kmrun_finding kind, size_t i);
+/* Frees a diagnostic the caller owns (kmrun_run_finding_diagnostic's);
+ * never one of an error's. */
+void kmrun_diagnostic_free(kmrun_diagnostic *d);
 
 /* ---- Expected results: `expect:` and kmrun test ---------------------------------
  * A manifest's `expect:` (kmrun-program(5), Expect) says what a run of
@@ -828,6 +934,12 @@ const char *kmrun_verdict_folder(const kmrun_verdict *v);
 size_t kmrun_verdict_checked(const kmrun_verdict *v);
 size_t kmrun_verdict_mismatches(const kmrun_verdict *v);
 bool kmrun_verdict_mismatch(const kmrun_verdict *v, size_t i, kmrun_mismatch *out);
+/* Difference i as a diagnostic (code "test.mismatch", an error at the
+ * expectation's file, line and column, its source line read now; the
+ * message "subject: expected ..., got ..."), as `kmrun test
+ * --message-format=json` tells it.  Allocated: kmrun_diagnostic_free;
+ * NULL for an i past the last or when memory runs out. */
+kmrun_diagnostic *kmrun_verdict_diagnostic(const kmrun_verdict *v, size_t i);
 void kmrun_verdict_free(kmrun_verdict *v);
 
 /* The programs `kmrun test` finds under paths[0..n): a path that is a

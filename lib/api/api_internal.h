@@ -21,6 +21,13 @@ struct kmrun_error {
     kmrun_status status;
     char *message;
     char *detail; /* kmrun_error_detail's; NULL: none */
+    km_diags diags; /* kmrun_error_diagnostics' (kmrun_diag.c) */
+};
+
+/* A diagnostic of the API is the library's own (kmrun_diag.c): an error's
+ * are its km_diags' items, a note one of their children. */
+struct kmrun_diagnostic {
+    km_diag g;
 };
 
 /* A thread's host fallback given as a function (kmrun_fallback.c). */
@@ -59,12 +66,16 @@ struct kmrun_session {
     unsigned trace_cluster, trace_core;
     char *timeline;                /* the timeline's file; NULL: none */
     struct kmrun_run *run; /* its one run, until kmrun_run_free */
+    /* kmrun_session_opts' diagnostic and color, for each load's build */
+    void (*diagnostic)(const kmrun_diagnostic *d, void *ctx);
+    kmrun_color color;
 };
 
 struct kmrun_run {
     kmrun_session *owner; /* NULL once the session is closed */
     const kmrun_program *program;
     kmrun_callbacks callbacks;
+    void (*diagnostic)(const kmrun_diagnostic *d, void *ctx); /* the session's */
     double wall_timeout_s;
     km_cache cache; /* open for the run: the images it loaded stay pinned */
     km_session *s;
@@ -140,9 +151,30 @@ kmrun_status km_api_error_detail(kmrun_error **err, int status, const char *mess
 /* The same from a failure of the library: its status and km_error. */
 kmrun_status km_api_fail(kmrun_error **err, int status, const km_error *e);
 
+/* The same with the failure's findings: `found`'s diagnostics are moved
+ * into the error (each without a code coded `code`, each source line read
+ * now, the count of those dropped a note), `found` left empty; none: one
+ * made of the message, coded `code` (NULL: by the status). */
+kmrun_status km_api_error_found(kmrun_error **err, int status, const char *message,
+                                const char *detail, km_diags *found, const char *code);
+
+/* The code of a failure that says nothing more precise: by its status
+ * (kmrun.usage, build.failed, kmrun.system, ...). */
+const char *km_api_status_code(int status);
+
+/* How many bytes of an options struct that grew the API takes: `size` as
+ * the caller set it, from `oldest` (the struct's size before its latest
+ * fields) to `newest`; 0 when it is none of those. */
+size_t km_api_opts_size(size_t size, size_t oldest, size_t newest);
+
 /* The same with a message made as km_fail makes it (names KS_QUOTED). */
 kmrun_status km_api_usage(kmrun_error **err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* A finding's line (kmrun_diag.c) with every file of the program it
+ * names ("thread/a.c:12") shown from the working folder, in place (n
+ * bytes). */
+void km_api_finding_line(const kmrun_run *r, char *line, size_t n);
 
 /* The library's cache behind a kmrun_cache (kmrun_folders.c). */
 km_cache *km_api_cache(kmrun_cache *c);

@@ -5,6 +5,7 @@
  * status `kmrun` would exit with.  The programs are kmrun_program.c's, the
  * runs kmrun_run.c's. */
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,28 +17,83 @@
 /* ---- Errors --------------------------------------------------------------- */
 
 /* What an error is when there is no memory for one: shared, never freed. */
-static kmrun_error out_of_memory = {KMRUN_SYSTEM, "out of memory", NULL};
+static kmrun_error out_of_memory = {KMRUN_SYSTEM, "out of memory", NULL, {0}};
 
-kmrun_status km_api_error_detail(kmrun_error **err, int status, const char *message,
-                                 const char *detail)
+const char *km_api_status_code(int status)
 {
-    if (!err)
+    switch (status) {
+    case KMRUN_FAILED:
+        return "run.failed";
+    case KMRUN_USAGE:
+        return "kmrun.usage";
+    case KMRUN_BUILD:
+        return "build.failed";
+    case KMRUN_SYSTEM:
+        return "kmrun.system";
+    default:
+        return "kmrun.internal";
+    }
+}
+
+/* Every diagnostic of d (and its notes) coded: `code` where none is. */
+static void code_all(km_diag *g, size_t n, const char *code)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!g[i].code)
+            g[i].code = code;
+        code_all(g[i].children, g[i].nchildren, code);
+    }
+}
+
+kmrun_status km_api_error_found(kmrun_error **err, int status, const char *message,
+                                const char *detail, km_diags *found, const char *code)
+{
+    if (!err) {
+        if (found)
+            km_diags_free(found);
         return (kmrun_status)status;
-    kmrun_error *e = malloc(sizeof *e);
+    }
+    kmrun_error *e = calloc(1, sizeof *e);
     char *m = strdup(message ? message : "");
     char *d = detail ? strdup(detail) : NULL;
     if (!e || !m || (detail && !d)) {
         free(e);
         free(m);
         free(d);
+        if (found)
+            km_diags_free(found);
         *err = &out_of_memory;
         return (kmrun_status)status;
     }
     e->status = (kmrun_status)status;
     e->message = m;
     e->detail = d;
+    e->diags.limit = SIZE_MAX;
+    if (!code)
+        code = km_api_status_code(status);
+    if (found && found->count) {
+        size_t dropped = found->dropped;
+        km_diags_move(&e->diags, found);
+        e->diags.dropped = 0;
+        code_all(e->diags.items, e->diags.count, code);
+        km_diags_read_text(&e->diags);
+        /* as km_diags_print says it: "... and 3 more errors" */
+        if (dropped)
+            km_diags_add_code(&e->diags, "kmrun.more", NULL, 0, 0, "... and %zu more error%s",
+                              dropped, dropped == 1 ? "" : "s");
+    } else {
+        km_diags_add_code(&e->diags, code, NULL, 0, 0, "%s", m);
+    }
+    if (found)
+        km_diags_free(found);
     *err = e;
     return (kmrun_status)status;
+}
+
+kmrun_status km_api_error_detail(kmrun_error **err, int status, const char *message,
+                                 const char *detail)
+{
+    return km_api_error_found(err, status, message, detail, NULL, NULL);
 }
 
 kmrun_status km_api_error(kmrun_error **err, int status, const char *message)
@@ -47,7 +103,13 @@ kmrun_status km_api_error(kmrun_error **err, int status, const char *message)
 
 kmrun_status km_api_fail(kmrun_error **err, int status, const km_error *e)
 {
-    return km_api_error(err, status, e->message[0] ? e->message : "failed (no message)");
+    return km_api_error_found(err, status, e->message[0] ? e->message : "failed (no message)",
+                              NULL, NULL, e->code);
+}
+
+size_t km_api_opts_size(size_t size, size_t oldest, size_t newest)
+{
+    return size == oldest || size == newest ? size : 0;
 }
 
 kmrun_status km_api_usage(kmrun_error **err, const char *fmt, ...)
@@ -83,6 +145,7 @@ void kmrun_error_free(kmrun_error *e)
         return;
     free(e->detail);
     free(e->message);
+    km_diags_free(&e->diags);
     free(e);
 }
 
@@ -132,11 +195,20 @@ kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out
     kmrun_session_opts_init(&defaults);
     if (!o)
         o = &defaults;
-    if (o->size != sizeof *o)
+    /* A caller built before the struct grew: its fields, the rest zero. */
+    size_t size = km_api_opts_size(o->size, offsetof(kmrun_session_opts, diagnostic), sizeof *o);
+    if (!size)
         return km_api_usage(err,
                             "invalid kmrun_session_opts size %zu (expected %zu: set it with "
                             "kmrun_session_opts_init)",
                             o->size, sizeof *o);
+    kmrun_session_opts given = {0};
+    memcpy(&given, o, size);
+    o = &given;
+    if ((unsigned)o->color > KMRUN_COLOR_NEVER)
+        return km_api_usage(err, "invalid color %d (expected KMRUN_COLOR_DEFAULT, _ALWAYS or "
+                                 "_NEVER)",
+                            (int)o->color);
     km_backend b;
     switch (o->backend) {
     case KMRUN_BACKEND_SIM:
@@ -182,6 +254,8 @@ kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out
     s->trace_cluster = o->trace_cluster;
     s->trace_core = o->trace_core;
     s->timeline = o->timeline ? strdup(o->timeline) : NULL;
+    s->diagnostic = o->diagnostic;
+    s->color = o->color;
     /* The folders as kmrun(1) finds them, chosen once: the environment
      * read now, not at each load. */
     s->cache_root = o->cache_dir && *o->cache_dir ? strdup(o->cache_dir)

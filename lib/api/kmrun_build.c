@@ -1,6 +1,7 @@
 /* kmrun_build: the public C API's builds (include/kmrun.h, "Builds") — a
  * program's images and kernels through the cache (km_build), and the
  * document `kmrun build` prints of them, written here once. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,31 @@
 struct kmrun_build {
     km_build_result r;
     char *json;
+    /* The caller's callbacks while it builds (the library's are given
+     * the build, which passes its ctx on). */
+    void (*diagnostic)(const kmrun_diagnostic *d, void *ctx);
+    void (*output)(const char *line, void *ctx);
+    void (*progress)(const char *line, void *ctx);
+    void *ctx;
 };
+
+static void on_diagnostic(const km_diag *d, void *ctx)
+{
+    const struct kmrun_build *b = ctx;
+    b->diagnostic((const kmrun_diagnostic *)d, b->ctx);
+}
+
+static void on_output(const char *line, void *ctx)
+{
+    const struct kmrun_build *b = ctx;
+    b->output(line, b->ctx);
+}
+
+static void on_progress(const char *line, void *ctx)
+{
+    const struct kmrun_build *b = ctx;
+    b->progress(line, b->ctx);
+}
 
 void kmrun_build_opts_init(kmrun_build_opts *o)
 {
@@ -79,6 +104,8 @@ static char *build_json(const km_program *p, const km_build_result *r, const km_
     }
     cJSON_AddNumberToObject(doc, "hits", r->hits);
     cJSON_AddNumberToObject(doc, "misses", r->misses);
+    if (r->compile_commands)
+        cJSON_AddStringToObject(doc, "compile_commands", r->compile_commands);
     char *text = cJSON_Print(doc);
     cJSON_Delete(doc);
     return text;
@@ -97,11 +124,20 @@ kmrun_status kmrun_build_program(kmrun_cache *c, kmrun_program *p, const kmrun_b
     kmrun_build_opts_init(&defaults);
     if (!o)
         o = &defaults;
-    if (o->size != sizeof *o)
+    /* A caller built before the struct grew: its fields, the rest zero. */
+    size_t size = km_api_opts_size(o->size, offsetof(kmrun_build_opts, diagnostic), sizeof *o);
+    if (!size)
         return km_api_usage(err,
                             "invalid kmrun_build_opts size %zu (expected %zu: set it with "
                             "kmrun_build_opts_init)",
                             o->size, sizeof *o);
+    kmrun_build_opts given = {0};
+    memcpy(&given, o, size);
+    o = &given;
+    if ((unsigned)o->color > KMRUN_COLOR_NEVER)
+        return km_api_usage(err, "invalid color %d (expected KMRUN_COLOR_DEFAULT, _ALWAYS or "
+                                 "_NEVER)",
+                            (int)o->color);
     if (o->jobs < 0 || o->jobs > 1024)
         return km_api_usage(err, "invalid job count %d (expected 1 to 1024, or 0: Ninja's)",
                             o->jobs);
@@ -111,13 +147,24 @@ kmrun_status kmrun_build_program(kmrun_cache *c, kmrun_program *p, const kmrun_b
     kmrun_build *b = calloc(1, sizeof *b);
     if (!b)
         return km_api_error(err, KMRUN_SYSTEM, "out of memory for a build");
+    km_diags found = {.limit = SIZE_MAX};
+    b->diagnostic = o->diagnostic;
+    b->output = o->output;
+    b->progress = o->progress;
+    b->ctx = o->ctx;
     km_build_opts bo = {
         .jobs = o->jobs,
         .host = o->host,
-        .progress = o->progress,
-        .output = o->output,
-        .ctx = o->ctx,
+        .progress = o->progress ? on_progress : NULL,
+        .output = o->output ? on_output : NULL,
+        .diagnostic = o->diagnostic ? on_diagnostic : NULL,
+        .color = (int)o->color,
+        .failure = &found,
+        .compile_commands = o->compile_commands,
+        .ctx = b,
     };
+    char *painted = NULL; /* the failure's message in the compilers' colours */
+    bo.painted = &painted;
     km_error e = {0};
     km_cache *kc = km_api_cache(c);
     int rc = km_build(p->p, kc, &bo, &b->r, &e);
@@ -125,8 +172,11 @@ kmrun_status kmrun_build_program(kmrun_cache *c, kmrun_program *p, const kmrun_b
         rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory for the build's JSON");
     if (rc != KM_OK) {
         kmrun_build_free(b);
-        return km_api_fail(err, rc, &e);
+        rc = km_api_error_found(err, rc, e.message, painted, &found, e.code);
+        free(painted);
+        return (kmrun_status)rc;
     }
+    km_diags_free(&found);
     *out = b;
     return KMRUN_OK;
 }
@@ -168,6 +218,11 @@ bool kmrun_build_kernels(const kmrun_build *b, kmrun_built *out)
         return false;
     built_out(&b->r.kernels, out);
     return true;
+}
+
+const char *kmrun_build_compile_commands(const kmrun_build *b)
+{
+    return b ? b->r.compile_commands : NULL;
 }
 
 const char *kmrun_build_json(const kmrun_build *b)

@@ -2,6 +2,7 @@
  * "Expected results") — a run held to its manifest's `expect:`
  * (km_expect.h), in memory or as `kmrun run` left it, and what `kmrun
  * test` needs around it: its programs, shards and reports (km_suite.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,6 +157,30 @@ bool kmrun_verdict_mismatch(const kmrun_verdict *v, size_t i, kmrun_mismatch *ou
         .text = m->text,
     };
     return true;
+}
+
+kmrun_diagnostic *kmrun_verdict_diagnostic(const kmrun_verdict *v, size_t i)
+{
+    if (!v || i >= v->v.n)
+        return NULL;
+    const km_mismatch *m = &v->v.items[i];
+    kmrun_diagnostic *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->g.code = "test.mismatch";
+    d->g.severity = KM_SEVERITY_ERROR;
+    d->g.line = m->pos.line;
+    d->g.col = m->pos.col;
+    d->g.file = strdup(v->v.file);
+    if (asprintf(&d->g.message, "%s: expected %s, got %s", m->subject, m->expected, m->got) < 0)
+        d->g.message = NULL;
+    if (!d->g.file || !d->g.message) {
+        kmrun_diagnostic_free(d);
+        return NULL;
+    }
+    km_diags one = {.items = &d->g, .count = 1, .cap = 1};
+    km_diags_read_text(&one); /* the expectation's line, as the file has it now */
+    return d;
 }
 
 void kmrun_verdict_free(kmrun_verdict *v)

@@ -58,14 +58,16 @@ static kmrun_status fail_diags(kmrun_error **err, int rc, km_diags *diags, const
             detail = NULL;
         }
     }
-    km_diags_free(diags);
     if (text) {
-        rc = km_api_error_detail(err, rc, text, detail);
+        /* each error a diagnostic (kmrun_error_diagnostics) */
+        rc = km_api_error_found(err, rc, text, detail, diags, "manifest.invalid");
         free(text);
         free(detail);
         return (kmrun_status)rc;
     }
-    return km_api_error(err, rc, e->message[0] ? e->message : otherwise);
+    km_diags_free(diags);
+    return km_api_error_found(err, rc, e->message[0] ? e->message : otherwise, NULL, NULL,
+                              e->code);
 }
 
 kmrun_status kmrun_program_load(const char *path, kmrun_program **out, kmrun_error **err)

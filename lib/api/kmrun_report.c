@@ -61,6 +61,7 @@ char *kmrun_run_finding(const kmrun_run *r, kmrun_finding kind, size_t i, char *
         km_wild_line(&res->wild_writes[i], buf, n);
     else
         km_kernel_fault_line(&res->kernel_faults[i], buf, n);
+    km_api_finding_line(r, buf, n);
     return buf;
 }
 

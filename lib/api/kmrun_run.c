@@ -39,6 +39,12 @@ static void on_build_output(const char *line, void *ctx)
     r->callbacks.build_output(line, r->callbacks.ctx);
 }
 
+static void on_build_diagnostic(const km_diag *d, void *ctx)
+{
+    const kmrun_run *r = ctx;
+    r->diagnostic((const kmrun_diagnostic *)d, r->callbacks.ctx);
+}
+
 static void on_warning(const char *message, void *ctx)
 {
     const kmrun_run *r = ctx;
@@ -227,17 +233,27 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     /* As `kmrun run`: the folder begun before the build, so that a process
      * killed at any point leaves a run that says it was interrupted. */
     km_run_record_begin(&r->rec, s->runs, s->run_folder, km_wall_now());
-    km_build_opts bo = {.jobs = s->jobs};
-    if (r->callbacks.build_output) {
+    km_diags found = {.limit = SIZE_MAX};
+    char *painted = NULL; /* the failure's message in the compilers' colours */
+    km_build_opts bo = {.jobs = s->jobs,
+                        .color = (int)s->color,
+                        .failure = &found,
+                        .painted = &painted,
+                        .ctx = r};
+    if (r->callbacks.build_output)
         bo.output = on_build_output;
-        bo.ctx = r;
-    }
+    r->diagnostic = s->diagnostic;
+    if (s->diagnostic)
+        bo.diagnostic = on_build_diagnostic;
     rc = km_session_load(r->s, &r->cache, &bo, &e);
     if (rc != KM_OK) {
         km_run_record_abort(&r->rec); /* it failed, and said so: not an interrupted run */
         run_free(r);
-        return km_api_fail(err, rc, &e);
+        rc = km_api_error_found(err, rc, e.message, painted, &found, e.code);
+        free(painted);
+        return (kmrun_status)rc;
     }
+    km_diags_free(&found);
     if (s->trace)
         open_trace(r, s->trace_cluster, s->trace_core);
     s->run = r;

@@ -51,6 +51,9 @@ typedef struct km_build_ctx {
     char *header;      /* the generated header's text */
     km_target *targets;
     size_t ntargets;
+    char *cwd;         /* the working folder, messages' paths are shown from */
+    bool structured;   /* the compilers report structured (km_build_opts) */
+    int color;         /* KM_COLOR_* */
 } km_build_ctx;
 
 /* build_keys.c */
@@ -64,6 +67,17 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err);
 
 /* build_ninja.c */
 int km_ninja_write(km_build_ctx *b, km_error *err);
+/* A compile of t's as Ninja runs it, the one place its words come from
+ * (build.ninja's, compile_commands.json's): the compiler, then the flags
+ * expanded; allocated, *n words.  The rule adds how it reports ($diag),
+ * the depfile, -c, the source and -o the object. */
+char **km_compile_words(const km_build_ctx *b, const km_target *t, size_t *n);
+void km_words_free(char **w, size_t n);
+
+/* build_commands.c: compile_commands.json beside the manifest (in b->root),
+ * written atomically, of every compile of every target; its path into
+ * *path (allocated). */
+int km_compile_commands_write(km_build_ctx *b, char **path, km_error *err);
 /* A flag template with ${root}, ${data} and ${gen} filled in; allocated. */
 char *km_flag_expand(const km_build_ctx *b, const char *flag);
 
@@ -89,6 +103,38 @@ km_log_resource km_log_resource_of(const char *output, char *file, size_t n);
  * the step makes) when the output names none; else KM_OK, err untouched. */
 int km_log_resource_failure(const char *output, const char *what, const char *made,
                             km_error *err);
+
+/* build_diag.c: what the compilers say, shown from the working folder
+ * and read as findings (km_diag).  The codes of a build's findings
+ * (kmrun(3) lists them). */
+#define KM_CODE_COMPILE "build.compile" /* a compiler's finding */
+#define KM_CODE_OUTPUT "build.output"   /* a line of a tool's that is no finding */
+#define KM_CODE_FAILED "build.failed"   /* kmrun's word on a step that failed */
+#define KM_CODE_LINK "build.link"       /* a link that failed */
+#define KM_CODE_RESOURCE "build.resource" /* the host ran out of disk, quota, memory */
+/* A compiler's text (run in `base`) with the location that begins each
+ * line (after colour sequences, "In file included from", "from") shown
+ * by km_diag_path, when it names a file; allocated. */
+char *km_diag_rewrite(const char *text, const char *base, const char *cwd);
+/* The findings of a compiler's output (run in `base`): gcc's JSON lines
+ * (-fdiagnostics-format=json) and the text both compilers write ("file:
+ * line:col: severity: message [-Woption]"), notes as children of the
+ * finding before them, files shown by km_diag_path; a line that is
+ * neither a finding nor part of one (a source excerpt, a caret, an
+ * include chain, a count) becomes a note coded KM_CODE_OUTPUT, so that
+ * nothing is lost.  Colour sequences are ignored.  Appended to out. */
+void km_diag_parse(const char *text, const char *base, const char *cwd, km_diags *out);
+/* Text without its colour sequences; allocated. */
+char *km_diag_plain(const char *text);
+/* Text as kmrun shows it (ks_escape, newlines and tabs kept) but its
+ * colour sequences (ESC [ digits m or K), kept as they are; allocated. */
+char *km_diag_safe(const char *text);
+/* Whether the tool is clang (its --version says so), which has no JSON. */
+bool km_tool_is_clang(const km_tool *t);
+/* The flags a compile by t gets for how it reports: gcc's JSON when
+ * structured (then never colour), else -fdiagnostics-color as `color`
+ * (KM_COLOR_*) says; "" for the compiler's own choice. */
+const char *km_diag_flags(const km_tool *t, bool structured, int color);
 
 /* build_search.c: the folders a target's compiles search for headers, in
  * the compiler's order (as the flags name them: relative to the manifest's

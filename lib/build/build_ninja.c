@@ -67,6 +67,28 @@ char *km_flag_expand(const km_build_ctx *b, const char *flag)
     return out;
 }
 
+char **km_compile_words(const km_build_ctx *b, const km_target *t, size_t *n)
+{
+    char **w = calloc(t->nflags + 1, sizeof *w);
+    if (!w)
+        abort();
+    w[0] = strdup(t->cc->path);
+    for (size_t k = 0; k < t->nflags; k++)
+        w[k + 1] = km_flag_expand(b, t->flags[k]);
+    for (size_t k = 0; k <= t->nflags; k++)
+        if (!w[k])
+            abort();
+    *n = t->nflags + 1;
+    return w;
+}
+
+void km_words_free(char **w, size_t n)
+{
+    for (size_t k = 0; w && k < n; k++)
+        free(w[k]);
+    free(w);
+}
+
 int km_ninja_write(km_build_ctx *b, km_error *err)
 {
     char *text = NULL;
@@ -78,7 +100,9 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
     fputs("builddir = ", f);
     put_path(f, b->work);
     fputs("\n\nrule cc\n"
-          "  command = $cc $flags -MD -MF $out.d -c $in -o $out\n"
+          /* $diag: how the compiler reports (km_diag_flags), kept out
+           * of the key: it changes no byte of the object */
+          "  command = $cc $flags $diag -MD -MF $out.d -c $in -o $out\n"
           "  depfile = $out.d\n"
           "  description = CC $in ($name)\n"
           /* An image over the linker script's IMAGE region does not link;
@@ -104,23 +128,24 @@ int km_ninja_write(km_build_ctx *b, km_error *err)
     for (size_t i = 0; i < b->ntargets; i++) {
         km_target *t = &b->targets[i];
         const km_tool *tool = t->kind == KM_TARGET_IMAGE ? &b->rv : &b->host; /* links */
+        size_t nwords;
+        char **words = km_compile_words(b, t, &nwords);
         for (size_t s = 0; s < t->nsources; s++) {
             fputs("\nbuild ", f);
             put_path(f, t->objs[s]);
             fputs(": cc ", f);
             put_path(f, t->sources[s]);
             fputs("\n  cc = ", f);
-            put_arg(f, t->cc->path);
+            put_arg(f, words[0]);
             fprintf(f, "\n  name = %s", t->display);
             fputs("\n  flags =", f);
-            for (size_t k = 0; k < t->nflags; k++) {
-                char *flag = km_flag_expand(b, t->flags[k]);
+            for (size_t k = 1; k < nwords; k++) {
                 fputc(' ', f);
-                put_arg(f, flag);
-                free(flag);
+                put_arg(f, words[k]);
             }
-            fputc('\n', f);
+            fprintf(f, "\n  diag = %s\n", km_diag_flags(t->cc, b->structured, b->color));
         }
+        km_words_free(words, nwords);
         fputs("\nbuild ", f);
         put_path(f, t->out);
         fputs(t->kind == KM_TARGET_IMAGE     ? ": link_image"

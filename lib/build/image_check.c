@@ -101,7 +101,7 @@ static int open_image(const char *path, const char *subject, ks_elf *e,
     int rc = KM_OK;
     char m[32];
     if (e->eh.e_machine != EM_RISCV) {
-        rc = km_fail(err, KM_EXIT_BUILD,
+        rc = km_fail_code(err, KM_EXIT_BUILD, "image.not-an-image",
                      "%s is an ELF file for %s, not RISC-V: thread images are "
                      "built with riscv64-unknown-elf-gcc", subject,
                      ks_elf_machine_name(e->eh.e_machine, m, sizeof m));
@@ -113,7 +113,7 @@ static int open_image(const char *path, const char *subject, ks_elf *e,
                                        "(no -shared, no -pie)"
             : e->eh.e_type == ET_CORE ? "a core dump, not an image"
                                       : "not an executable (its ELF type is unknown)";
-        rc = km_fail(err, KM_EXIT_BUILD, "%s is %s", subject, what);
+        rc = km_fail_code(err, KM_EXIT_BUILD, "image.not-an-image", "%s is %s", subject, what);
     }
     if (rc != KM_OK) {
         ks_elf_close(e);
@@ -506,21 +506,36 @@ int km_image_check(const char *path, const char *display_name,
         return rc;
 
     ks_text t = {.len = 0};
-    check_entry(&e, subject, &t);
+    /* The code of the first rule broken names the failure (kmrun(3)). */
+    const char *code = NULL;
+#define RULE(name, call)                                                                          \
+    do {                                                                                          \
+        size_t before = t.len;                                                                    \
+        call;                                                                                     \
+        if (!code && t.len > before)                                                              \
+            code = name;                                                                          \
+    } while (0)
+    RULE("image.entry", check_entry(&e, subject, &t));
     /* An image that overflowed (linked with --noinhibit-exec to measure
      * it) spills into the rest of local memory: that is its size's fault,
      * said once by check_size with the sizes and the largest symbols. */
     bool oversize = info->loadable_bytes > BH_IMAGE_MAX_BYTES && info->load_start >= BH_LIM_BASE;
-    if (!check_window(&e, subject, oversize, &t) || oversize)
-        check_size(info, subject, &t);
-    if (info->load_end == 0)
+    bool window = true;
+    RULE("image.layout", window = check_window(&e, subject, oversize, &t));
+    if (!window || oversize)
+        RULE("image.too-large", check_size(info, subject, &t));
+    if (info->load_end == 0) {
+        if (!code)
+            code = "image.empty";
         ks_text_add(&t, "%s%s has no loadable content (no PT_LOAD segment with bytes)",
             t.len ? "\n" : "", subject);
-    check_bss(&e, subject, &t);
-    check_constructors(&e, subject, &t);
-    check_undefined(&e, subject, &t);
+    }
+    RULE("image.bss", check_bss(&e, subject, &t));
+    RULE("image.constructors", check_constructors(&e, subject, &t));
+    RULE("image.undefined", check_undefined(&e, subject, &t));
+#undef RULE
     ks_elf_close(&e);
     if (t.len)
-        return km_fail(err, KM_EXIT_BUILD, "%s", t.buf);
+        return km_fail_code(err, KM_EXIT_BUILD, code, "%s", t.buf);
     return KM_OK;
 }

@@ -527,7 +527,7 @@ int km_link_log_explain(const char *log, const char *display_name, km_error *err
                 "region (its initial contents given in the manifest, read with "
                 "kmx_region), or build with -Os");
         if (n == 0)
-            return km_fail(err, KM_EXIT_BUILD, "%s", t.buf);
+            return km_fail_code(err, KM_EXIT_BUILD, "image.too-large", "%s", t.buf);
         ks_text_add(&t, "\n");
     }
     ks_text_add(&t, "image '%s' does not link: undefined symbol%s ", name,
@@ -549,5 +549,6 @@ int km_link_log_explain(const char *log, const char *display_name, km_error *err
         describe_where(&refs[i], &t);
         ks_text_add(&t, "%s%s", t.len > before ? ": " : "", why);
     }
-    return km_fail(err, KM_EXIT_BUILD, "%s", t.buf);
+    return km_fail_code(err, KM_EXIT_BUILD, overflow ? "image.too-large" : "image.undefined", "%s",
+                        t.buf);
 }

@@ -208,6 +208,7 @@ static void free_ctx(km_build_ctx *b)
     free(b->work_rel);
     free(b->gen);
     free(b->header);
+    free(b->cwd);
 }
 
 /* The work folder: one per manifest location (never part of a key); a
@@ -240,6 +241,9 @@ static int setup(km_build_ctx *b, const km_program *p, km_cache *c, const km_bui
 {
     b->p = p;
     b->c = c;
+    b->cwd = getcwd(NULL, 0); /* NULL: paths shown as they are */
+    b->structured = opts->diagnostic != NULL;
+    b->color = opts->color;
     b->root = realpath(p->root, NULL);
     if (!b->root)
         return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read the folder '%s'", p->root);
@@ -344,17 +348,63 @@ static const char *failed_block(const char *log, const char *out, char **block)
     return NULL;
 }
 
-/* Compiler messages (warnings too) that a successful build printed. */
-static void pass_output(const char *log, const km_build_opts *o)
+/* The tools' words in Ninja's log: its own lines (status, "ninja:") out;
+ * allocated. */
+static char *tool_text(const char *log)
 {
-    if (!o->output)
-        return;
-    char *copy = strdup(log), *save = NULL;
-    for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&out, &n);
+    if (!f)
+        abort();
+    for (const char *l = log; *l;) {
+        const char *eol = strchr(l, '\n');
+        size_t len = eol ? (size_t)(eol - l) + 1 : strlen(l);
         if (strncmp(l, STATUS_MARK, strlen(STATUS_MARK)) != 0 && strncmp(l, "ninja: ", 7) != 0)
-            o->output(l, o->ctx);
+            fwrite(l, 1, len, f);
+        l += len;
     }
-    free(copy);
+    if (fclose(f) != 0)
+        abort();
+    return out;
+}
+
+/* Compiler messages (warnings too) that a successful build printed: each
+ * finding to o->diagnostic, or each line of their text to o->output, its
+ * files shown from the working folder. */
+static void pass_output(const km_build_ctx *b, const char *log, const km_build_opts *o)
+{
+    if (!o->output && !o->diagnostic)
+        return;
+    char *text = tool_text(log);
+    if (o->diagnostic) {
+        km_diags found = {.limit = SIZE_MAX};
+        km_diag_parse(text, b->root, b->cwd, &found);
+        for (size_t i = 0; i < found.count; i++)
+            o->diagnostic(&found.items[i], o->ctx);
+        km_diags_free(&found);
+        free(text);
+        return;
+    }
+    char *shown = km_diag_rewrite(text, b->root, b->cwd), *save = NULL;
+    for (char *l = strtok_r(shown, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        o->output(l, o->ctx);
+    free(shown);
+    free(text);
+}
+
+/* kmrun's word on a step that failed, as a finding of the build's
+ * failure (opts' failure): `message` (copied), coded, about `file` (shown
+ * from the working folder; NULL: none). */
+static void fail_finding(const km_build_opts *o, const char *code, const char *message,
+                         const char *file)
+{
+    km_diag *g = o->failure ? km_diags_push(o->failure) : NULL;
+    if (!g)
+        return;
+    g->code = code;
+    g->message = strdup(message);
+    g->file = file ? strdup(file) : NULL;
 }
 
 static void append(char **msg, const char *text)
@@ -368,18 +418,63 @@ static void append(char **msg, const char *text)
 /* A step that failed for want of a resource (build_log.c): its message,
  * "<what>: <the resource> ...", appended, and true; the build is then the
  * host's failure (exit 4). */
-static bool host_ran_out(const char *block, const char *what, const char *made, char **msg)
+static bool host_ran_out(const km_build_opts *o, const char *block, const char *what,
+                         const char *made, char **msg, char **painted)
 {
     km_error e = {0};
     if (km_log_resource_failure(block, what, made, &e) == KM_OK)
         return false;
     append(msg, e.message);
+    append(painted, e.message);
+    fail_finding(o, KM_CODE_RESOURCE, e.message, NULL);
     return true;
 }
 
-static int explain_failure(km_build_ctx *b, const char *log, km_error *err)
+/* A failed compile of source s of t, its tool's words in `block`: what
+ * its message says (the findings' text, or the compiler's own text with
+ * its files shown from the working folder), and its findings. */
+static void explain_compile(km_build_ctx *b, const km_build_opts *o, const km_target *t,
+                            size_t s, const char *block, char **msg, char **painted)
 {
-    char *msg = NULL;
+    char *shown = km_diag_path(t->sources[s], b->root, b->cwd), *what = NULL;
+    if (asprintf(&what, "cannot compile '%s' for the %s", shown, t->display) < 0)
+        abort();
+    km_diags found = {.limit = SIZE_MAX};
+    km_diag_parse(block, b->root, b->cwd, &found);
+    /* The JSON is for tools: a person reads the findings' lines. */
+    char *text = b->structured ? km_diags_text(&found) : km_diag_rewrite(block, b->root, b->cwd);
+    /* the message's without the compilers' colours, the painted one's
+     * with them */
+    char *bare = text ? km_diag_plain(text) : NULL, *line = NULL;
+    if (asprintf(&line, "%s:\n%s", what, bare ? bare : block) < 0)
+        abort();
+    append(msg, line);
+    free(line);
+    if (asprintf(&line, "%s:\n%s", what, text ? text : block) < 0)
+        abort();
+    append(painted, line);
+    free(bare);
+    if (o->failure)
+        km_diags_move(o->failure, &found);
+    fail_finding(o, KM_CODE_FAILED, what, shown);
+    km_diags_free(&found);
+    free(line);
+    free(text);
+    free(what);
+    free(shown);
+}
+
+static int explain_failure(km_build_ctx *b, const km_build_opts *o, const char *log,
+                           km_error *err)
+{
+    /* The message, and the same with the compilers' colours (opts'
+     * painted): each step's words appended to both. */
+    char *msg = NULL, *painted = NULL;
+#define APPEND(text)                                                                              \
+    do {                                                                                          \
+        append(&msg, (text));                                                                     \
+        append(&painted, (text));                                                                 \
+    } while (0)
     bool host = false; /* a step ran out of disk, quota or memory */
     for (size_t i = 0; i < b->ntargets; i++) {
         km_target *t = &b->targets[i];
@@ -393,24 +488,28 @@ static int explain_failure(km_build_ctx *b, const char *log, km_error *err)
                 abort();
             if (asprintf(&line, "cannot link the %s", t->display) < 0)
                 abort();
-            if (host_ran_out(block, line, t->out, &msg)) {
+            if (host_ran_out(o, block, line, t->out, &msg, &painted)) {
                 host = true;
                 known = 1;
             } else if (strstr(block, "overflowed") && access(oversize, R_OK) == 0 &&
                        km_image_check(oversize, t->display, NULL, &e) != KM_OK) {
                 /* Measured, an image too large names its largest
                  * symbols, which the linker's own message cannot. */
-                append(&msg, e.message);
+                APPEND(e.message);
+                fail_finding(o, e.code ? e.code : KM_CODE_LINK, e.message, NULL);
                 known = 1;
             } else if (km_link_log_explain(block, t->display, &e) == KM_EXIT_BUILD) {
-                append(&msg, e.message);
+                APPEND(e.message);
+                fail_finding(o, e.code ? e.code : KM_CODE_LINK, e.message, NULL);
                 known = 1;
             }
             free(oversize);
             free(line);
             line = NULL;
-            if (!known && asprintf(&line, "cannot link the %s:\n%s", t->display, block) >= 0)
-                append(&msg, line);
+            if (!known && asprintf(&line, "cannot link the %s:\n%s", t->display, block) >= 0) {
+                APPEND(line);
+                fail_finding(o, KM_CODE_LINK, line, NULL);
+            }
         }
         for (size_t s = 0; s < t->nsources; s++) {
             char *cblock = NULL;
@@ -422,13 +521,10 @@ static int explain_failure(km_build_ctx *b, const char *log, km_error *err)
             char *what = NULL;
             if (asprintf(&what, "cannot compile '%s' for the %s", t->sources[s], t->display) < 0)
                 abort();
-            if (host_ran_out(cblock, what, t->objs[s], &msg)) {
+            if (!host_ran_out(o, cblock, what, t->objs[s], &msg, &painted))
+                explain_compile(b, o, t, s, cblock, &msg, &painted);
+            else
                 host = true;
-            } else if (asprintf(&line, "%s:\n%s", what, cblock) >= 0) {
-                append(&msg, line);
-                free(line);
-                line = NULL;
-            }
             free(what);
             free(cblock);
         }
@@ -438,9 +534,11 @@ static int explain_failure(km_build_ctx *b, const char *log, km_error *err)
     if (!msg) {
         /* Not a failure we know how to read (Ninja's own, say): show it
          * all, and trust no output of this run. */
-        host = host_ran_out(log, "cannot build the program", b->work, &msg);
-        if (!msg)
-            msg = strdup(log);
+        host = host_ran_out(o, log, "cannot build the program", b->work, &msg, &painted);
+        if (!msg) {
+            APPEND(log);
+            fail_finding(o, KM_CODE_FAILED, log, NULL);
+        }
         for (size_t i = 0; i < b->ntargets; i++)
             b->targets[i].failed = true;
     }
@@ -450,7 +548,15 @@ static int explain_failure(km_build_ctx *b, const char *log, km_error *err)
     /* What the host lacked is the run's story, whatever else failed
      * beside it (a full disk can break any step). */
     int rc = km_fail(err, host ? KM_EXIT_SYSTEM : KM_EXIT_BUILD, "%s", msg);
+    if (o->painted && b->color == KM_COLOR_ALWAYS && painted) {
+        n = strlen(painted);
+        while (n && painted[n - 1] == '\n')
+            painted[--n] = 0;
+        *o->painted = km_diag_safe(painted);
+    }
+#undef APPEND
     free(msg);
+    free(painted);
     return rc;
 }
 
@@ -481,9 +587,20 @@ static int run_ninja(km_build_ctx *b, const km_build_opts *opts, km_target **tod
     char *file = km_path_join(b->work, "build.ninja");
     char jobs[16];
     snprintf(jobs, sizeof jobs, "-j%d", opts->jobs);
-    char **argv = calloc(ntodo + 8, sizeof *argv);
+    char **argv = calloc(ntodo + 10, sizeof *argv);
     size_t a = 0;
-    argv[a++] = "ninja";
+    /* Ninja takes the colours out of what a tool writes unless it writes
+     * to a terminal or CLICOLOR_FORCE says to keep them: said to it alone
+     * (env), not to this process.  Ninja found first, so that a missing
+     * one is said as such. */
+    char *ninja = b->color == KM_COLOR_ALWAYS ? km_proc_which("ninja") : NULL;
+    if (ninja) {
+        argv[a++] = "env";
+        argv[a++] = "CLICOLOR_FORCE=1";
+        argv[a++] = ninja;
+    } else {
+        argv[a++] = "ninja";
+    }
     argv[a++] = "-f";
     argv[a++] = file;
     argv[a++] = "-k0"; /* every target's errors, not only the first */
@@ -496,15 +613,23 @@ static int run_ninja(km_build_ctx *b, const km_build_opts *opts, km_target **tod
     int status = 0;
     ninja_out no = {opts};
     int rc = km_proc_run(argv, b->root, &log, &status, on_ninja_line, &no, err);
+    /* Ninja paints its own word too when told to keep colours */
+    static const char red_failed[] = "\033[31mFAILED: \033[0m";
+    for (char *at = log && ninja ? strstr(log, red_failed) : NULL; at;
+         at = strstr(at, red_failed)) {
+        memmove(at, at + 5, strlen(at + 5) + 1);      /* the red */
+        memmove(at + 8, at + 12, strlen(at + 12) + 1); /* the end of it */
+    }
     if (rc != KM_OK)
         rc = km_fail(err, KM_EXIT_SYSTEM, "cannot run ninja (install ninja-build): %s",
                      err->message);
     else if (status != 0)
-        rc = explain_failure(b, log, err);
+        rc = explain_failure(b, opts, log, err);
     else
-        pass_output(log, opts);
+        pass_output(b, log, opts);
     free(log);
     free(argv);
+    free(ninja);
     free(file);
     return rc;
 }
@@ -519,6 +644,12 @@ int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
     if (hold < 0)
         return KM_EXIT_SYSTEM;
     int rc = setup(&b, p, c, opts, out, err);
+    if (rc == KM_OK && opts->compile_commands) {
+        char *file = NULL;
+        rc = km_compile_commands_write(&b, &file, err);
+        out->compile_commands = file ? km_diag_path(file, b.root, b.cwd) : NULL;
+        free(file);
+    }
     km_target **todo = calloc(b.ntargets + 1, sizeof *todo);
     size_t ntodo = 0;
     for (size_t i = 0; rc == KM_OK && i < b.ntargets; i++) {
@@ -574,6 +705,7 @@ int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
             int r = km_target_store(&b, todo[i], &e);
             if (r != KM_OK) {
                 append(&msg, e.message);
+                fail_finding(opts, e.code ? e.code : KM_CODE_FAILED, e.message, NULL);
                 if (first == KM_OK)
                     first = r;
             }
@@ -607,5 +739,6 @@ void km_build_result_free(km_build_result *r)
     free(r->kernels.path);
     free(r->handlers_header);
     free(r->work_dir);
+    free(r->compile_commands);
     memset(r, 0, sizeof *r);
 }

@@ -20,11 +20,45 @@
 #include "km_proc.h"
 #include "km_program.h"
 
+/* The compilers' colours (-fdiagnostics-color). */
+enum {
+    KM_COLOR_DEFAULT = 0, /* no flag: the compiler's choice (none: Ninja pipes it) */
+    KM_COLOR_ALWAYS = 1,
+    KM_COLOR_NEVER = 2,
+};
+
+typedef void (*km_diag_fn)(const km_diag *d, void *ctx);
+
+/* `path`, named relative to folder `base` (NULL: the working folder) or
+ * absolute, as a person in folder `cwd` reads it, as gcc and cargo show
+ * one: relative to cwd when it is under cwd, or under base with cwd near
+ * (the two share their first folder: "../x/a.c"), else absolute (a system
+ * header, a program far away).  Allocated (lib/build/build_diag.c). */
+char *km_diag_path(const char *path, const char *base, const char *cwd);
+
 typedef struct km_build_opts {
     int jobs;              /* ninja -j; 0: Ninja's default */
     bool host;             /* also each thread's host fallback (kmx/host/kmx_host.h) */
     km_line_fn progress;   /* Ninja's "[n/m] ..." lines, when set */
-    km_line_fn output;     /* the compilers' messages (warnings), when set */
+    km_line_fn output;     /* the compilers' messages (warnings), when set: their
+                            * text, each file shown from the working folder */
+    /* Set: the compilers report structured (gcc's JSON; clang's text is
+     * read), and each finding of a build that succeeds comes here instead
+     * of `output` (build_diag.c). */
+    km_diag_fn diagnostic;
+    int color;             /* KM_COLOR_*: the compilers' colours in `output` */
+    /* Not NULL: a failed build's findings are appended here — the
+     * compilers', then kmrun's word on each step that failed, coded
+     * (build.compile, build.failed, build.link, image.*) — as its message
+     * tells them. */
+    km_diags *failure;
+    /* Not NULL, with color KM_COLOR_ALWAYS: a failed build's message
+     * with the compilers' colours in it (allocated), as a person reads it;
+     * every other control byte shown escaped (km_diag_safe). */
+    char **painted;
+    /* Write compile_commands.json beside the manifest (km_build_result's
+     * compile_commands): every source's compile, as Ninja runs it. */
+    bool compile_commands;
     void *ctx;
 } km_build_opts;
 
@@ -47,6 +81,7 @@ typedef struct km_build_result {
     char *handlers_header; /* the generated KM_HANDLERS_HEADER */
     char *work_dir;
     unsigned hits, misses;
+    char *compile_commands; /* the file written (opts' compile_commands), or NULL */
 } km_build_result;
 
 int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,

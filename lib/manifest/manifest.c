@@ -85,7 +85,7 @@ static int read_text(const char *path, char **text, size_t *len,
         int line, col;
         ks_text_position(buf, n, MANIFEST_MAX_BYTES, &line, &col);
         free(buf);
-        km_diags_add(diags, path, line, col, "manifest larger than 16 MiB "
+        km_diags_add_code(diags, "manifest.too-large", path, line, col, "manifest larger than 16 MiB "
                                              "from here on (expected a "
                                              "program.yaml)");
         return KM_EXIT_USAGE;
@@ -134,11 +134,11 @@ static void read_name(km_mctx *c, const km_yaml_node *root)
         return;
     const char *s = n->text;
     if (!km_program_name_valid(s) && strcmp(s, ".") != 0 && strcmp(s, "..") != 0) {
-        km_mdiag(c, n, "bad name '%s' (expected %s)", s, expected);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad name '%s' (expected %s)", s, expected);
         return;
     }
     if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0) {
-        km_mdiag(c, n, "bad name '%s' (expected a name other than '.' and "
+        km_mdiag_code(c, "manifest.bad-value", n, "bad name '%s' (expected a name other than '.' and "
                        "'..')",
                  s);
         return;
@@ -154,7 +154,7 @@ static void read_mhz(km_mctx *c, const km_yaml_node *root)
     if (!n || !km_mu32(c, n, "x280_mhz", &mhz))
         return;
     if (mhz != 1000 && mhz != 1750)
-        km_mdiag(c, n, "bad x280_mhz '%s' (expected 1000 or 1750)", n->text);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad x280_mhz '%s' (expected 1000 or 1750)", n->text);
     else
         c->p->x280_mhz = mhz;
 }
@@ -170,7 +170,7 @@ static void read_handler_names(km_mctx *c, const km_yaml_node *n)
     for (size_t i = 0; i < n->n; i++) {
         const km_yaml_node *item = n->items[i];
         if (i == KM_HANDLER_PROGRAM_MAX) {
-            km_mdiag(c, item, "too many handlers (expected at most %d)",
+            km_mdiag_code(c, "manifest.too-many", item, "too many handlers (expected at most %d)",
                      KM_HANDLER_PROGRAM_MAX);
             return;
         }
@@ -178,7 +178,7 @@ static void read_handler_names(km_mctx *c, const km_yaml_node *n)
             continue;
         const char *name = item->text;
         if (!km_is_identifier(name) || strlen(name) > KM_NAME_MAX) {
-            km_mdiag(c, item, "bad handler name '%s' (expected a C identifier "
+            km_mdiag_code(c, "manifest.bad-value", item, "bad handler name '%s' (expected a C identifier "
                               "of at most %d characters)",
                      name, KM_NAME_MAX);
             continue;
@@ -300,7 +300,7 @@ int km_manifest_walk(const km_yaml_node *root, const char *file, bool code,
     km_mctx c = {.file = file, .code = code, .diags = diags, .p = p};
     if (!root || (root->kind == KM_YAML_SCALAR &&
                   km_yaml_scalar_type(root) == KM_YAML_NULL))
-        km_diags_add(diags, file, 1, 1, "empty manifest (expected %s)",
+        km_diags_add_code(diags, "manifest.empty", file, 1, 1, "empty manifest (expected %s)",
                      TOP_EXPECTED);
     else if (km_mis_map(&c, root, "manifest", TOP_EXPECTED))
         read_program(&c, root, whole);

@@ -45,7 +45,7 @@ bool km_check_cluster_free(km_mctx *c, const km_thread *t, long cluster,
         for (size_t k = 0; k < o->nclusters; k++) {
             if (o->clusters[k] == cluster) {
                 char other[48];
-                km_mdiag(c, at, "cluster %ld already runs %s (expected one "
+                km_mdiag_code(c, "manifest.rule", at, "cluster %ld already runs %s (expected one "
                                 "thread per cluster)",
                          cluster, km_mthread_name(c, o, other, sizeof other));
                 return false;
@@ -91,10 +91,10 @@ bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
             names[i] = p->regions[i].name;
         const char *close = km_suggest(name, names, p->nregions);
         if (close)
-            km_mdiag(c, at, "unknown shared region '%s' (did you mean '%s'?)",
+            km_mdiag_code(c, "manifest.rule", at, "unknown shared region '%s' (did you mean '%s'?)",
                      name, close);
         else
-            km_mdiag(c, at, "unknown shared region '%s' (expected a region "
+            km_mdiag_code(c, "manifest.rule", at, "unknown shared region '%s' (expected a region "
                             "of the top-level regions)",
                      name);
         free(names);
@@ -103,17 +103,17 @@ bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
     const char *other = clash(t, name);
     if (other && strcmp(other, name) == 0) {
         if (is_own(t, name))
-            km_mdiag(c, at, "region '%s' is both own and shared in this "
+            km_mdiag_code(c, "manifest.rule", at, "region '%s' is both own and shared in this "
                             "thread (expected distinct names)",
                      name);
         else
-            km_mdiag(c, at, "shared region '%s' is listed twice (expected "
+            km_mdiag_code(c, "manifest.rule", at, "shared region '%s' is listed twice (expected "
                             "each region once)",
                      name);
         return false;
     }
     if (other) {
-        km_mdiag(c, at, "region name '%s' clashes with '%s' (expected names "
+        km_mdiag_code(c, "manifest.rule", at, "region name '%s' clashes with '%s' (expected names "
                         "that differ in more than case)",
                  name, other);
         return false;
@@ -123,7 +123,7 @@ bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
     for (size_t k = 0; k < t->nclusters; k++)
         banks[bank_slot(km_cluster_bank(t->clusters[k]))] = 1;
     if (banks[0] && banks[1]) {
-        km_mdiag(c, at, "shared region '%s' is named by threads on banks 6 "
+        km_mdiag_code(c, "manifest.rule", at, "shared region '%s' is named by threads on banks 6 "
                         "and 7 (expected threads of one bank; other banks "
                         "get data by kmx_push)",
                  name);
@@ -134,7 +134,7 @@ bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
         return true; /* the thread's clusters were wrong: said already */
     if (c->shared_bank[index] && c->shared_bank[index] != bank) {
         /* The first naming: its line, or built in code its thread. */
-        km_mdiag(c, at, "shared region '%s' is named by threads on banks %d "
+        km_mdiag_code(c, "manifest.rule", at, "shared region '%s' is named by threads on banks %d "
                         "(%s %d) and %d (expected threads of one bank; "
                         "other banks get data by kmx_push)",
                  name, c->shared_bank[index], c->code ? "thread" : "line",
@@ -179,7 +179,7 @@ void km_check_region_names(km_mctx *c, const km_region *r, size_t n)
             slots[k] = i + 1;
             continue;
         }
-        km_diags_add(c->diags, c->file, r[i].pos.line, r[i].pos.col,
+        km_diags_add_code(c->diags, "manifest.rule", c->file, r[i].pos.line, r[i].pos.col,
                      "region name '%s' clashes with '%s' (expected "
                      "names that differ in more than case)",
                      r[i].name, r[slots[k] - 1].name);
@@ -193,7 +193,7 @@ void km_check_banks(km_mctx *c)
     if (km_plan_make(c->p, &plan, NULL) == KM_OK || !plan.over)
         return;
     const km_region *r = plan.over;
-    km_diags_add(c->diags, c->file, r->pos.line, r->pos.col,
+    km_diags_add_code(c->diags, "manifest.rule", c->file, r->pos.line, r->pos.col,
                  "bank %u is over 4 GiB with region '%s' (expected at most 4 "
                  "GiB a bank, its first %llu MiB and each thread's check line "
                  "and ring included)",
@@ -224,7 +224,7 @@ bool km_check_thread_cluster(km_mctx *c, long cluster, const km_yaml_node *at)
     char list[32];
     thread_clusters(c->p, list, sizeof list);
     if (list[0])
-        km_mdiag(c, at, "cluster %ld runs no thread (expected one of %s)",
+        km_mdiag_code(c, "manifest.rule", at, "cluster %ld runs no thread (expected one of %s)",
                  cluster, list);
     return false;
 }
@@ -255,7 +255,7 @@ void km_check_pull_log(km_mctx *c, const char *log, const km_yaml_node *at)
         }
     }
     if (count) {
-        km_mdiag(c, at, "pull log '%s' is not a region of the thread%s on "
+        km_mdiag_code(c, "manifest.rule", at, "pull log '%s' is not a region of the thread%s on "
                         "cluster%s %s (expected a region every thread has, "
                         "own or shared)",
                  log, count > 1 ? "s" : "", count > 1 ? "s" : "", lacking);
@@ -271,7 +271,7 @@ void km_check_pull_log(km_mctx *c, const char *log, const km_yaml_node *at)
         if (!r)
             r = km_program_region(c->p, log);
         if (r && r->size < KMX_PULL_LOG_BYTES(1)) {
-            km_mdiag(c, at, "pull log '%s' is too small: %llu bytes (expected at least %llu, "
+            km_mdiag_code(c, "manifest.rule", at, "pull log '%s' is too small: %llu bytes (expected at least %llu, "
                             "KMX_PULL_LOG_BYTES(1): a count and one range for each of the %u "
                             "Tensix cores)",
                      log, (unsigned long long)r->size,
@@ -286,7 +286,7 @@ bool km_check_needs_thread(km_mctx *c, const char *what,
 {
     if (c->thread_entries)
         return true;
-    km_mdiag(c, at, "%s without threads (expected at least one thread to "
+    km_mdiag_code(c, "manifest.rule", at, "%s without threads (expected at least one thread to "
                     "serve them)",
              what);
     return false;
@@ -295,6 +295,6 @@ bool km_check_needs_thread(km_mctx *c, const char *what,
 void km_check_something_to_run(km_mctx *c, const km_yaml_node *root)
 {
     if (c->thread_entries == 0 && c->command_entries == 0)
-        km_mdiag(c, root, "nothing to run (expected at least one thread or "
+        km_mdiag_code(c, "manifest.rule", root, "nothing to run (expected at least one thread or "
                           "one command)");
 }

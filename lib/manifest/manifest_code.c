@@ -182,7 +182,7 @@ int km_code_add(km_code *c, km_code_how how, const char *key, const char *entry,
         /* A second entry of one name: the YAML reader's duplicate key. */
         if (how == KM_CODE_ENTRY && holder->kind == kind && pair_of(holder, entry)) {
             km_yaml_free(value);
-            km_diags_add(diags, label, 0, 0, "duplicate %s '%s' (expected each name once)",
+            km_diags_add_code(diags, "manifest.duplicate", label, 0, 0, "duplicate %s '%s' (expected each name once)",
                          strcmp(key, "regions") == 0 ? "region" : "key", entry);
             return KM_EXIT_USAGE;
         }

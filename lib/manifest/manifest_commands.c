@@ -31,10 +31,10 @@ static void read_handler(km_mctx *c, const km_yaml_node *n,
     km_handler_names(c->p, names, count);
     const char *close = km_suggest(n->text, names, count);
     if (close)
-        km_mdiag(c, n, "unknown handler '%s' (did you mean '%s'?)", n->text,
+        km_mdiag_code(c, "manifest.unknown-name", n, "unknown handler '%s' (did you mean '%s'?)", n->text,
                  close);
     else
-        km_mdiag(c, n, "unknown handler '%s' (expected a handler of kernels "
+        km_mdiag_code(c, "manifest.unknown-name", n, "unknown handler '%s' (expected a handler of kernels "
                        "or a built-in: nop, fill, copy, sum, spend)",
                  n->text);
     free(names);
@@ -59,7 +59,7 @@ static void read_group(km_mctx *c, const km_yaml_node *n,
         first = n->items[0];
         count = n->items[1];
     } else if (n->kind == KM_YAML_LIST) {
-        km_mdiag(c, n, "bad group: %zu value%s (expected %s)", n->n,
+        km_mdiag_code(c, "manifest.bad-value", n, "bad group: %zu value%s (expected %s)", n->n,
                  n->n == 1 ? "" : "s", GROUP_EXPECTED);
         return;
     } else {
@@ -75,7 +75,7 @@ static void read_group(km_mctx *c, const km_yaml_node *n,
     if (!ok)
         return;
     if (f + k > (long)BH_GRID_CORES) {
-        km_mdiag(c, n, "bad group: cores %ld to %ld (expected first + count at "
+        km_mdiag_code(c, "manifest.bad-value", n, "bad group: cores %ld to %ld (expected first + count at "
                        "most %u)",
                  f, f + k - 1, BH_GRID_CORES);
         return;
@@ -90,7 +90,7 @@ static void read_args(km_mctx *c, const km_yaml_node *n, km_host_command *cmd)
         return;
     for (size_t i = 0; i < n->n; i++) {
         if (i == KM_COMMAND_ARGS) {
-            km_mdiag(c, n->items[i], "too many args (expected at most %d, a0 "
+            km_mdiag_code(c, "manifest.too-many", n->items[i], "too many args (expected at most %d, a0 "
                                      "to a9)",
                      KM_COMMAND_ARGS);
             return;

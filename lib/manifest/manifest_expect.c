@@ -51,14 +51,14 @@ static void read_backends(km_mctx *c, const km_yaml_node *n)
     if (!km_mis_list(c, n, "backends", "a list of backends: sim, host"))
         return;
     if (n->n == 0) {
-        km_mdiag(c, n, "bad backends: an empty list (expected sim, host or both)");
+        km_mdiag_code(c, "manifest.bad-value", n, "bad backends: an empty list (expected sim, host or both)");
         return;
     }
     unsigned all = 0;
     for (size_t i = 0; i < n->n; i++) {
         unsigned b = read_backend(c, n->items[i], "backend");
         if (b & all) {
-            km_mdiag(c, n->items[i], "backend '%s' is listed twice (expected each once)",
+            km_mdiag_code(c, "manifest.duplicate", n->items[i], "backend '%s' is listed twice (expected each once)",
                      n->items[i]->text);
             continue;
         }
@@ -78,7 +78,7 @@ static bool read_text(km_mctx *c, const km_yaml_node *n, const char *what,
                        km_yaml_scalar_type(n) != KM_YAML_BOOL)))
         return true;
     if (!n->reported)
-        km_mdiag(c, n, "bad %s: got %s (expected %s)", what, km_yaml_describe(n), expected);
+        km_mdiag_code(c, "manifest.wrong-type", n, "bad %s: got %s (expected %s)", what, km_yaml_describe(n), expected);
     return false;
 }
 
@@ -88,14 +88,14 @@ static bool read_code(km_mctx *c, const km_yaml_node *n, int32_t *out)
     if (n->kind != KM_YAML_SCALAR || n->quoted || n->reported ||
         km_yaml_scalar_type(n) != KM_YAML_INT) {
         if (!n->reported)
-            km_mdiag(c, n, "bad code: got %s (expected %s)", km_yaml_describe(n), expected);
+            km_mdiag_code(c, "manifest.wrong-type", n, "bad code: got %s (expected %s)", km_yaml_describe(n), expected);
         return false;
     }
     char *end;
     errno = 0;
     long long v = strtoll(n->text, &end, 0);
     if (*end || errno || v < INT32_MIN || v > INT32_MAX) {
-        km_mdiag(c, n, "bad code '%s' (expected %s)", n->text, expected);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad code '%s' (expected %s)", n->text, expected);
         return false;
     }
     *out = (int32_t)v;
@@ -107,7 +107,7 @@ static void read_words(km_mctx *c, const km_yaml_node *n, km_expect_thread *t)
     if (!km_mis_list(c, n, "words", "a list of unsigned 32-bit integers, the result words"))
         return;
     if (n->n > KMX_MAX_RESULT_WORDS) {
-        km_mdiag(c, n, "too many words: %zu (expected at most %u, the result words)", n->n,
+        km_mdiag_code(c, "manifest.too-many", n, "too many words: %zu (expected at most %u, the result words)", n->n,
                  KMX_MAX_RESULT_WORDS);
         return;
     }
@@ -126,7 +126,7 @@ static void read_prints(km_mctx *c, const km_yaml_node *n, km_expect_thread *t)
     if (!km_mis_list(c, n, "prints", "a list of the thread's print lines"))
         return;
     if (n->n > KM_EXPECT_PRINTS_MAX) {
-        km_mdiag(c, n, "too many prints: %zu (expected at most %d)", n->n,
+        km_mdiag_code(c, "manifest.too-many", n, "too many prints: %zu (expected at most %d)", n->n,
                  KM_EXPECT_PRINTS_MAX);
         return;
     }
@@ -140,7 +140,7 @@ static void read_prints(km_mctx *c, const km_yaml_node *n, km_expect_thread *t)
             continue;
         }
         if (strchr(n->items[i]->text, '\n')) {
-            km_mdiag(c, n->items[i], "bad print: it holds a newline (expected one line)");
+            km_mdiag_code(c, "manifest.bad-value", n->items[i], "bad print: it holds a newline (expected one line)");
             ok = false;
             continue;
         }
@@ -160,7 +160,7 @@ static void read_thread(km_mctx *c, const km_yaml_node *map, km_expect_thread *t
         km_mmissing(c, map, "cluster", "in an expected thread",
                     "the cluster of the thread's result");
     else if (c->p->nthreads == 0)
-        km_mdiag(c, map, "an expected thread, but the program has none (expected no "
+        km_mdiag_code(c, "manifest.rule", map, "an expected thread, but the program has none (expected no "
                          "threads in expect)");
     else if (km_mint(c, n, "cluster", 1, 3, "1, 2 or 3", &cluster) &&
              km_check_thread_cluster(c, cluster, n))
@@ -226,19 +226,19 @@ static bool read_hex(km_mctx *c, const km_yaml_node *n, const char *what, uint8_
     size_t len = strlen(s);
     for (size_t i = 0; i < len; i++) {
         if (!isxdigit((unsigned char)s[i])) {
-            km_mdiag(c, n, "bad %s '%s': '%c' is no hex digit (expected the bytes in hex, "
+            km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s': '%c' is no hex digit (expected the bytes in hex, "
                            "such as 0a0b0c0d)",
                      what, s, s[i]);
             return false;
         }
     }
     if (len == 0 || len % 2) {
-        km_mdiag(c, n, "bad %s '%s': %zu hex digits (expected two a byte, at least one byte)",
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s': %zu hex digits (expected two a byte, at least one byte)",
                  what, s, len);
         return false;
     }
     if (len / 2 > KM_EXPECT_FIRST_MAX) {
-        km_mdiag(c, n, "bad %s: %zu bytes (expected at most %d)", what, len / 2,
+        km_mdiag_code(c, "manifest.too-many", n, "bad %s: %zu bytes (expected at most %d)", what, len / 2,
                  KM_EXPECT_FIRST_MAX);
         return false;
     }
@@ -286,14 +286,14 @@ static void read_region(km_mctx *c, const km_yaml_node *map, km_expect_region *r
         size_t n_holders = holders(c->p, r->name, &first, list, sizeof list);
         const km_thread *t = cluster ? km_program_thread_on(c->p, (int)cluster) : NULL;
         if (n_holders == 0) {
-            km_mdiag(c, name, "region '%s' is no thread's (expected a region a thread has, "
+            km_mdiag_code(c, "manifest.unknown-name", name, "region '%s' is no thread's (expected a region a thread has, "
                               "its own or shared)",
                      r->name);
         } else if (cluster && (!t || !thread_has(t, r->name))) {
-            km_mdiag(c, cn, "cluster %ld has no copy of region '%s' (expected %s %s)", cluster,
+            km_mdiag_code(c, "manifest.rule", cn, "cluster %ld has no copy of region '%s' (expected %s %s)", cluster,
                      r->name, n_holders == 1 ? "cluster" : "one of clusters", list);
         } else if (!cluster && n_holders > 1) {
-            km_mdiag(c, map, "region '%s' has a copy on clusters %s (expected cluster: one "
+            km_mdiag_code(c, "manifest.rule", map, "region '%s' has a copy on clusters %s (expected cluster: one "
                              "of them)",
                      r->name, list);
         } else {
@@ -305,7 +305,7 @@ static void read_region(km_mctx *c, const km_yaml_node *map, km_expect_region *r
         uint8_t *bytes = NULL;
         size_t count = 0;
         if (strlen(n->text) != 64)
-            km_mdiag(c, n, "bad sha256 '%s': %zu characters (expected 64 hex digits)",
+            km_mdiag_code(c, "manifest.bad-value", n, "bad sha256 '%s': %zu characters (expected 64 hex digits)",
                      n->text, strlen(n->text));
         else if (read_hex(c, n, "sha256", &bytes, &count) && (r->sha256 = km_mstrdup(c, n->text)))
             for (char *s = r->sha256; *s; s++)
@@ -320,7 +320,7 @@ static void read_region(km_mctx *c, const km_yaml_node *map, km_expect_region *r
         const km_thread *t = r->cluster ? km_program_thread_on(c->p, r->cluster) : NULL;
         uint64_t size = t ? region_size(c->p, t, r->name) : 0;
         if (size && r->nfirst > size) {
-            km_mdiag(c, n, "bad first: %zu bytes (expected at most the region's %llu)",
+            km_mdiag_code(c, "manifest.bad-value", n, "bad first: %zu bytes (expected at most the region's %llu)",
                      r->nfirst, (unsigned long long)size);
             free(r->first);
             r->first = NULL;

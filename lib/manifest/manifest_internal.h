@@ -67,8 +67,14 @@ const char *km_mthread_name(const km_mctx *c, const km_thread *t, char *buf,
 
 /* --- manifest_values.c: typed values with their errors ------------- */
 
+/* An error at node `at` (NULL: no position).  km_mdiag's code is
+ * KM_MANIFEST_INVALID, km_mdiag_code's `code` (a static string, one of
+ * the codes kmrun(3) lists). */
+#define KM_MANIFEST_INVALID "manifest.invalid"
 void km_mdiag(km_mctx *c, const km_yaml_node *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+void km_mdiag_code(km_mctx *c, const char *code, const km_yaml_node *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void *km_mcalloc(km_mctx *c, size_t n, size_t size);
 char *km_mstrdup(km_mctx *c, const char *s);
 

@@ -18,7 +18,7 @@ static void read_server(km_mctx *c, const km_yaml_node *key,
     uint64_t core;
     if (km_parse_uint(key->text, UINT32_MAX, &core) != KM_UNITS_OK ||
         core >= BH_GRID_CORES) {
-        km_mdiag(c, key, "bad core '%s' (expected a Tensix core 0 to %u)",
+        km_mdiag_code(c, "manifest.bad-value", key, "bad core '%s' (expected a Tensix core 0 to %u)",
                  key->text, BH_GRID_CORES - 1);
         return;
     }
@@ -29,7 +29,7 @@ static void read_server(km_mctx *c, const km_yaml_node *key,
     if (!km_mis_list(c, value, what, "[cluster, x280_core]"))
         return;
     if (value->n != 2) {
-        km_mdiag(c, value, "bad %s: %zu value%s (expected two, [cluster, "
+        km_mdiag_code(c, "manifest.bad-value", value, "bad %s: %zu value%s (expected two, [cluster, "
                            "x280_core])",
                  what, value->n, value->n == 1 ? "" : "s");
         return;
@@ -119,7 +119,7 @@ static void read_count(km_mctx *c, const km_yaml_node *map, const char *key,
     if (!km_mu32(c, n, key, &v))
         return;
     if (v == 0)
-        km_mdiag(c, n, "bad %s '%s' (expected at least 1)", key, n->text);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected at least 1)", key, n->text);
     else
         *out = v;
 }

@@ -32,7 +32,7 @@ static void read_bytes(km_mctx *c, const km_yaml_node *bytes,
 {
     const char *name = r->name ? r->name : "";
     if (!bytes->blob) {
-        km_mdiag(c, bytes, "bad bytes in region '%s' (expected bytes given "
+        km_mdiag_code(c, "manifest.bad-value", bytes, "bad bytes in region '%s' (expected bytes given "
                            "in memory)",
                  name);
         return;
@@ -41,7 +41,7 @@ static void read_bytes(km_mctx *c, const km_yaml_node *bytes,
     r->bytes = km_blob_ref(bytes->blob);
     if (size_node) {
         if (size_ok && size < n)
-            km_mdiag(c, size_node, "bad size '%s' of region '%s' (expected at "
+            km_mdiag_code(c, "manifest.bad-value", size_node, "bad size '%s' of region '%s' (expected at "
                                    "least its %" PRIu64 " bytes of initial "
                                    "contents)",
                      size_node->text, name, n);
@@ -74,7 +74,7 @@ static void read_file(km_mctx *c, const km_yaml_node *file,
         return;
     if (size_node) {
         if (size_ok && size < bytes)
-            km_mdiag(c, size_node, "bad size '%s' (expected at least the "
+            km_mdiag_code(c, "manifest.bad-value", size_node, "bad size '%s' (expected at least the "
                                    "%" PRIu64 " bytes of file '%s')",
                      size_node->text, bytes, file->text);
         return;
@@ -110,7 +110,7 @@ static void read_words(km_mctx *c, const km_yaml_node *words,
     uint64_t need = 4 * (uint64_t)words->n;
     if (size_node) {
         if (size_ok && size < need)
-            km_mdiag(c, size_node, "bad size '%s' (expected at least %" PRIu64
+            km_mdiag_code(c, "manifest.bad-value", size_node, "bad size '%s' (expected at least %" PRIu64
                                    " bytes for %zu words)",
                      size_node->text, need, words->n);
     } else if (words->n == 0) {
@@ -118,7 +118,7 @@ static void read_words(km_mctx *c, const km_yaml_node *words,
                            "word, or a size)",
                  r->name ? r->name : "");
     } else if (need > KM_REGION_MAX_BYTES) {
-        km_mdiag(c, words, "too many words in region '%s' (expected at most "
+        km_mdiag_code(c, "manifest.too-many", words, "too many words in region '%s' (expected at most "
                            "4 GiB of them)",
                  r->name ? r->name : "");
     } else {
@@ -133,7 +133,7 @@ void km_read_region(km_mctx *c, const km_yaml_node *key,
     r->pos = (km_pos){key->line, key->col};
     r->init = KM_INIT_ZERO;
     if (!km_is_identifier(key->text) || strlen(key->text) > KM_NAME_MAX)
-        km_mdiag(c, key, "bad region name '%s' (expected a C identifier of "
+        km_mdiag_code(c, "manifest.bad-value", key, "bad region name '%s' (expected a C identifier of "
                          "at most %d characters)",
                  key->text, KM_NAME_MAX);
     if (value->kind == KM_YAML_SCALAR) {

@@ -63,7 +63,7 @@ static void read_clusters(km_mctx *c, const km_yaml_node *map, km_thread *t)
     }
     for (size_t i = 0; i < many->n; i++) {
         if (i == BH_WORK_CLUSTERS) {
-            km_mdiag(c, many->items[i], "too many clusters (expected at most "
+            km_mdiag_code(c, "manifest.too-many", many->items[i], "too many clusters (expected at most "
                                         "3)");
             return;
         }
@@ -75,7 +75,7 @@ static void read_clusters(km_mctx *c, const km_yaml_node *map, km_thread *t)
 static bool region_slot(km_mctx *c, size_t index, const km_yaml_node *at)
 {
     if (index == KMX_MAX_REGIONS)
-        km_mdiag(c, at, "too many regions in a thread (expected at most %u, "
+        km_mdiag_code(c, "manifest.too-many", at, "too many regions in a thread (expected at most %u, "
                         "own and shared)",
                  KMX_MAX_REGIONS);
     return index < KMX_MAX_REGIONS;
@@ -119,7 +119,7 @@ static void read_words(km_mctx *c, const km_yaml_node *n, km_thread *t)
         return;
     for (size_t i = 0; i < n->n; i++) {
         if (i == KMX_MAX_WORDS) {
-            km_mdiag(c, n->items[i], "too many words (expected at most %u)",
+            km_mdiag_code(c, "manifest.too-many", n->items[i], "too many words (expected at most %u)",
                      KMX_MAX_WORDS);
             break;
         }

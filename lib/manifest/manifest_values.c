@@ -19,17 +19,31 @@
     "a whole number of bytes, or a whole number and B, KiB, MiB or GiB"
 #define DEADLINE_EXPECTED "a number of seconds, or a number and s, ms or us"
 
+static void vdiag(km_mctx *c, const char *code, const km_yaml_node *at, const char *fmt,
+                  va_list ap)
+{
+    char *message = NULL;
+    if (vasprintf(&message, fmt, ap) < 0)
+        message = NULL;
+    km_diags_add_code(c->diags, code, c->file, at ? at->line : 0, at ? at->col : 0, "%s",
+                      message ? message : "out of memory");
+    free(message);
+}
+
 void km_mdiag(km_mctx *c, const km_yaml_node *at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *message = NULL;
-    if (vasprintf(&message, fmt, ap) < 0)
-        message = NULL;
+    vdiag(c, KM_MANIFEST_INVALID, at, fmt, ap);
     va_end(ap);
-    km_diags_add(c->diags, c->file, at ? at->line : 0, at ? at->col : 0,
-                 "%s", message ? message : "out of memory");
-    free(message);
+}
+
+void km_mdiag_code(km_mctx *c, const char *code, const km_yaml_node *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vdiag(c, code, at, fmt, ap);
+    va_end(ap);
 }
 
 void *km_mcalloc(km_mctx *c, size_t n, size_t size)
@@ -76,11 +90,13 @@ void km_mkeys(km_mctx *c, const km_yaml_node *map, const char *const *keys,
             continue;
         const char *close = km_suggest(key->text, keys, n);
         if (close) {
-            km_mdiag(c, key, "unknown key '%s' %s (did you mean '%s'?)",
+            km_mdiag_code(c, "manifest.unknown-key", key,
+                          "unknown key '%s' %s (did you mean '%s'?)",
                      key->text, where, close);
         } else {
             char list[512];
-            km_mdiag(c, key, "unknown key '%s' %s (expected %s)", key->text,
+            km_mdiag_code(c, "manifest.unknown-key", key, "unknown key '%s' %s (expected %s)",
+                          key->text,
                      where, join_or(keys, n, list, sizeof list));
         }
     }
@@ -94,14 +110,15 @@ void km_mmissing(km_mctx *c, const km_yaml_node *map, const char *key,
     for (size_t i = 0; i < map->n; i++)
         if (km_suggest(map->pairs[i].key->text, candidate, 1))
             return;
-    km_mdiag(c, map, "missing '%s' %s (expected %s)", key, where, expected);
+    km_mdiag_code(c, "manifest.missing-key", map, "missing '%s' %s (expected %s)", key, where,
+                  expected);
 }
 
 static bool got(km_mctx *c, const km_yaml_node *n, const char *what,
                 const char *expected)
 {
     if (!n->reported)
-        km_mdiag(c, n, "bad %s: got %s (expected %s)", what,
+        km_mdiag_code(c, "manifest.wrong-type", n, "bad %s: got %s (expected %s)", what,
                  km_yaml_describe(n), expected);
     return false;
 }
@@ -149,11 +166,11 @@ bool km_mu32(km_mctx *c, const km_yaml_node *n, const char *what,
         *out = (uint32_t)v;
         return true;
     case KM_UNITS_RANGE:
-        km_mdiag(c, n, "bad %s '%s' (expected at most 0xffffffff)", what,
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected at most 0xffffffff)", what,
                  n->text);
         return false;
     default:
-        km_mdiag(c, n, "bad %s '%s' (expected %s)", what, n->text, expected);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected %s)", what, n->text, expected);
         return false;
     }
 }
@@ -166,7 +183,7 @@ bool km_mint(km_mctx *c, const km_yaml_node *n, const char *what, long lo,
     uint64_t v;
     if (km_parse_uint(n->text, UINT32_MAX, &v) != KM_UNITS_OK ||
         (long)v < lo || (long)v > hi) {
-        km_mdiag(c, n, "bad %s '%s' (expected %s)", what, n->text, expected);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected %s)", what, n->text, expected);
         return false;
     }
     *out = (long)v;
@@ -181,7 +198,7 @@ bool km_mbool(km_mctx *c, const km_yaml_node *n, const char *what, bool *out)
     if (km_yaml_scalar_type(n) != KM_YAML_BOOL) {
         if (km_yaml_scalar_type(n) == KM_YAML_NULL)
             return got(c, n, what, expected);
-        km_mdiag(c, n, "bad %s '%s' (expected %s)", what, n->text, expected);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected %s)", what, n->text, expected);
         return false;
     }
     *out = tolower((unsigned char)n->text[0]) == 't';
@@ -202,10 +219,10 @@ bool km_menum(km_mctx *c, const km_yaml_node *n, const char *what,
     }
     const char *close = km_suggest(n->text, names, count);
     if (close)
-        km_mdiag(c, n, "bad %s '%s' (did you mean '%s'?)", what, n->text,
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (did you mean '%s'?)", what, n->text,
                  close);
     else
-        km_mdiag(c, n, "bad %s '%s' (expected %s)", what, n->text, expected);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected %s)", what, n->text, expected);
     return false;
 }
 
@@ -223,40 +240,40 @@ bool km_msize(km_mctx *c, const km_yaml_node *n, const char *what,
     case KM_UNITS_OK:
         break;
     case KM_UNITS_RANGE:
-        km_mdiag(c, n, "bad %s '%s' (expected at most 4 GiB)", what, n->text);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected at most 4 GiB)", what, n->text);
         return false;
     case KM_UNITS_UNIT:
         if (hint) {
             int digits = (int)strcspn(n->text, "abcdefghijklmnopqrstuvwxyz"
                                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
-            km_mdiag(c, n, "bad %s '%s' (did you mean '%.*s%s'? sizes are "
+            km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (did you mean '%.*s%s'? sizes are "
                            "binary)",
                      what, n->text, digits, n->text, hint);
             return false;
         }
         /* fall through */
     default:
-        km_mdiag(c, n, "bad %s '%s' (expected %s)", what, n->text,
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected %s)", what, n->text,
                  SIZE_EXPECTED);
         return false;
     }
     if (n->quoted && !has_unit) {
-        km_mdiag(c, n, "bad %s '%s': a quoted number (expected it unquoted, "
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s': a quoted number (expected it unquoted, "
                        "or with a unit such as KiB)",
                  what, n->text);
         return false;
     }
     if (v == 0) {
-        km_mdiag(c, n, "bad %s '%s' (expected more than 0 bytes)", what,
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected more than 0 bytes)", what,
                  n->text);
         return false;
     }
     if (v > KM_REGION_MAX_BYTES) {
-        km_mdiag(c, n, "bad %s '%s' (expected at most 4 GiB)", what, n->text);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected at most 4 GiB)", what, n->text);
         return false;
     }
     if (v % 4) {
-        km_mdiag(c, n, "bad %s '%s' (expected a multiple of 4 bytes)", what,
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected a multiple of 4 bytes)", what,
                  n->text);
         return false;
     }
@@ -294,11 +311,11 @@ bool km_mdeadline(km_mctx *c, const km_yaml_node *n, uint64_t *out_us)
         }
     }
     if (why) {
-        km_mdiag(c, n, "bad %s '%s' (expected %s)", what, n->text, why);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s' (expected %s)", what, n->text, why);
         return false;
     }
     if (n->quoted && !has_unit) {
-        km_mdiag(c, n, "bad %s '%s': a quoted number (expected it unquoted, "
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '%s': a quoted number (expected it unquoted, "
                        "or with a unit such as s)",
                  what, n->text);
         return false;
@@ -321,7 +338,7 @@ char **km_mflags(km_mctx *c, const km_yaml_node *n, const char *what,
         if (!km_mis_string(c, item, "compiler flag", "a flag such as -O2"))
             continue;
         if (!item->text[0]) {
-            km_mdiag(c, item, "bad compiler flag '' (expected a flag such as "
+            km_mdiag_code(c, "manifest.bad-value", item, "bad compiler flag '' (expected a flag such as "
                               "-O2)");
             continue;
         }
@@ -356,14 +373,14 @@ char *km_mfile(km_mctx *c, const km_yaml_node *n, const char *what,
     if (!km_mis_string(c, n, what, "a file path"))
         return NULL;
     if (!n->text[0]) {
-        km_mdiag(c, n, "bad %s '' (expected a file path)", what);
+        km_mdiag_code(c, "manifest.bad-value", n, "bad %s '' (expected a file path)", what);
         return NULL;
     }
     /* A newline would split a line of build.ninja, of a depfile, of every
      * message naming the file; no real source path holds one. */
     for (const char *t = n->text; *t; t++) {
         if ((unsigned char)*t < 0x20 || *t == 0x7f) {
-            km_mdiag(c, n, "bad %s: it holds a control character, 0x%02x "
+            km_mdiag_code(c, "manifest.bad-value", n, "bad %s: it holds a control character, 0x%02x "
                            "(expected a file path without one, such as a "
                            "newline)", what, (unsigned)(unsigned char)*t);
             return NULL;
@@ -379,10 +396,10 @@ char *km_mfile(km_mctx *c, const km_yaml_node *n, const char *what,
         close(fd);
     if (fd < 0) {
         if (kind)
-            km_mdiag(c, n, "cannot read %s '%s': it is %s (expected a "
+            km_mdiag_code(c, "manifest.file", n, "cannot read %s '%s': it is %s (expected a "
                      "regular file)", what, n->text, kind);
         else
-            km_mdiag(c, n, "cannot read %s '%s': %s", what, n->text,
+            km_mdiag_code(c, "manifest.file", n, "cannot read %s '%s': %s", what, n->text,
                      strerror(error));
         free(path);
         return NULL;
@@ -409,7 +426,7 @@ char **km_mfiles(km_mctx *c, const km_yaml_node *n, const char *list_what,
         while (j < *count && strcmp(v[j], path) != 0)
             j++;
         if (j < *count) {
-            km_mdiag(c, n->items[i], "%s '%s' is listed twice (expected each "
+            km_mdiag_code(c, "manifest.duplicate", n->items[i], "%s '%s' is listed twice (expected each "
                                      "file once)",
                      what, n->items[i]->text);
             free(path);

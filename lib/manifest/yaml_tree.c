@@ -1,6 +1,9 @@
 /* yaml_tree: a YAML document read with libyaml's event parser into a tree
  * with positions (yaml_tree.h). */
 #include "yaml_tree.h"
+
+/* The code of the reader's own errors (kmrun(3)). */
+#define KM_YAML_CODE "manifest.yaml"
 #include "km_program.h"
 #include "ks_text.h"
 
@@ -175,7 +178,7 @@ static void attach(reader *r, km_yaml_node *node)
         if (!node) {
             f->drop_value = true;
         } else if (node->kind != KM_YAML_SCALAR) {
-            km_diags_add(r->diags, r->file, node->line, node->col,
+            km_diags_add_code(r->diags, KM_YAML_CODE, r->file, node->line, node->col,
                          "a %s as a mapping key (expected a plain key)",
                          node->kind == KM_YAML_MAP ? "mapping" : "list");
             km_yaml_free(node);
@@ -208,7 +211,7 @@ static void attach(reader *r, km_yaml_node *node)
     }
     const km_yaml_pair *first = hashed_pair(f, key->text);
     if (first) {
-        km_diags_add(r->diags, r->file, key->line, key->col,
+        km_diags_add_code(r->diags, "manifest.duplicate-key", r->file, key->line, key->col,
                      "duplicate key '%s' (first at line %d)", key->text,
                      first->key->line);
         km_yaml_free(key);
@@ -234,7 +237,7 @@ static bool refuse_tag(reader *r, const yaml_char_t *tag, yaml_mark_t mark)
     static const char standard[] = "tag:yaml.org,2002:";
     const char *t = (const char *)tag;
     bool is_standard = strncmp(t, standard, sizeof standard - 1) == 0;
-    km_diags_add(r->diags, r->file, (int)mark.line + 1, (int)mark.column + 1,
+    km_diags_add_code(r->diags, KM_YAML_CODE, r->file, (int)mark.line + 1, (int)mark.column + 1,
                  "unsupported tag '%s%s' (expected an untagged value)",
                  is_standard ? "!!" : "",
                  is_standard ? t + sizeof standard - 1 : t);
@@ -253,7 +256,7 @@ static void on_scalar(reader *r, const yaml_event_t *ev)
     if (!n)
         return;
     if (strlen((const char *)ev->data.scalar.value) != ev->data.scalar.length) {
-        km_diags_add(r->diags, r->file, n->line, n->col,
+        km_diags_add_code(r->diags, KM_YAML_CODE, r->file, n->line, n->col,
                      "a string with a NUL character (expected text)");
         km_yaml_free(n);
         attach(r, NULL);
@@ -281,7 +284,7 @@ static void on_start(reader *r, const yaml_event_t *ev, km_yaml_kind kind)
         /* Reading stops here: libyaml keeps a possible key per open flow
          * level and looks at each of them for every token, so going on
          * through 100,000 levels would cost their square. */
-        km_diags_add(r->diags, r->file, (int)ev->start_mark.line + 1,
+        km_diags_add_code(r->diags, KM_YAML_CODE, r->file, (int)ev->start_mark.line + 1,
                      (int)ev->start_mark.column + 1,
                      "nesting deeper than %d levels (expected a manifest)",
                      KM_YAML_MAX_DEPTH);
@@ -320,7 +323,7 @@ static void syntax_error(reader *r, const yaml_parser_t *p, const char *text,
     if (p->error == YAML_READER_ERROR) {
         /* libyaml's reader errors carry a byte offset, not a mark. */
         ks_text_position(text, len, p->problem_offset, &line, &col);
-        km_diags_add(r->diags, r->file, line, col,
+        km_diags_add_code(r->diags, KM_YAML_CODE, r->file, line, col,
                      "yaml syntax error: %s (expected UTF-8 text)",
                      p->problem ? p->problem : "unreadable text");
         return;
@@ -328,12 +331,12 @@ static void syntax_error(reader *r, const yaml_parser_t *p, const char *text,
     line = (int)p->problem_mark.line + 1;
     col = (int)p->problem_mark.column + 1;
     if (p->context)
-        km_diags_add(r->diags, r->file, line, col,
+        km_diags_add_code(r->diags, KM_YAML_CODE, r->file, line, col,
                      "yaml syntax error: %s (%s at line %d)",
                      p->problem ? p->problem : "bad syntax", p->context,
                      (int)p->context_mark.line + 1);
     else
-        km_diags_add(r->diags, r->file, line, col, "yaml syntax error: %s",
+        km_diags_add_code(r->diags, KM_YAML_CODE, r->file, line, col, "yaml syntax error: %s",
                      p->problem ? p->problem : "bad syntax");
 }
 
@@ -362,7 +365,7 @@ int km_yaml_load(const char *file, const char *text, size_t len,
         switch (ev.type) {
         case YAML_DOCUMENT_START_EVENT:
             if (++documents == 2) {
-                km_diags_add(diags, file, (int)ev.start_mark.line + 1,
+                km_diags_add_code(diags, KM_YAML_CODE, file, (int)ev.start_mark.line + 1,
                              (int)ev.start_mark.column + 1,
                              "a second YAML document (expected one document)");
                 done = true;
@@ -383,7 +386,7 @@ int km_yaml_load(const char *file, const char *text, size_t len,
             break;
         case YAML_ALIAS_EVENT:
             if (!r.skipping) {
-                km_diags_add(diags, file, (int)ev.start_mark.line + 1,
+                km_diags_add_code(diags, KM_YAML_CODE, file, (int)ev.start_mark.line + 1,
                              (int)ev.start_mark.column + 1,
                              "unsupported alias '*%s' (expected the value "
                              "written out)",

@@ -198,12 +198,20 @@ C
     [[ "$stderr" == *"no libc"* || "$stderr" == *"C library"* ]]
 }
 
-@test "a compile error names the source relative to the manifest" {
+@test "a compile error names the source as from the working folder" {
     echo 'int kmx_main(int core) { return nope; }' >"$prog/thread/main.c"
+    cd /
     build
     [ "$status" -eq 3 ]
+    # from /, far from the program: absolute
+    [[ "$stderr" == *"cannot compile '$prog/thread/main.c' for the thread on cluster 1"* ]]
+    [[ "$stderr" == *"$prog/thread/main.c:1:"*"nope"* ]]
+    # from the manifest's folder: relative to it
+    cd "$prog"
+    run --separate-stderr kmrun build program.yaml
+    [ "$status" -eq 3 ]
     [[ "$stderr" == *"cannot compile 'thread/main.c' for the thread on cluster 1"* ]]
-    [[ "$stderr" == *"thread/main.c:1:"*"nope"* ]]
+    [[ "$stderr" == *$'\nthread/main.c:1:'*"nope"* ]]
 }
 
 @test "a source of NUL bytes is refused at once, named, as no text; a text source as large builds" {

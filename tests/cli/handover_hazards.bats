@@ -42,7 +42,13 @@ copy_with() {
         '"stale_read","data",0,1,0,"kmx_invalidate(0)"' ]
     [ "$(finding 0 '[.at.source.line, .writer.source.line, .fill.source.line] | @csv')" = '14,13,12' ]
     [ "$(finding 0 '.at.source.file')" = thread/stale.c ]
+    # stderr's files from the working folder, as gcc's (the JSON's from the manifest's)
+    cd "$fx/hazards"
+    checked stale.yaml
     [[ "$stderr" == "thread/stale.c:14: stale read of region 'data' +0x0 (cluster 1 core 0): "*"thread/stale.c:13"*"thread/stale.c:12"*"kmx_invalidate(0) is missing between them"* ]]
+    cd "$fx"
+    checked hazards/stale.yaml
+    [[ "$stderr" == "hazards/thread/stale.c:14: stale read of region 'data' +0x0 (cluster 1 core 0): "*"hazards/thread/stale.c:13"*"hazards/thread/stale.c:12"* ]]
     # With the call: nothing, and exit 0.
     copy=$(copy_with "$fx/hazards" 's|^    w\[1\] = cached\[0\];|    kmx_invalidate(0);\n&|' thread/stale.c)
     checked "$copy/stale.yaml"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # kmrun new: a folder with a program from each template (thread, host-fed,
-# ports) that `kmrun run` and `kmrun test` pass at once; an existing
+# ports) that `kmrun run` and `kmrun test` pass at once, its README's
+# examples true (tests/cli/doc_examples.py); an existing
 # folder refused (exit 2) and left as it was; bad names and templates are
 # usage errors, and nothing is left behind.
 
@@ -37,6 +38,10 @@ made() {
     [ "${lines[$i]}" = "$# passed, 0 failed" ]
     # nothing beside it but the folder (and the runs)
     [ -z "$(find . -maxdepth 1 -name ".$name.new-*")" ]
+    # its README's examples run and print what it says (tests/cli/doc_examples.py)
+    KMRUN_RUNS=$runs run --separate-stderr python3 "$KMRUN_TOP/tests/cli/doc_examples.py" "$name/README.md"
+    [ "$status" -eq 0 ] || { echo "$output"; echo "$stderr"; false; }
+    [[ "$output" == ok* ]]
 }
 
 @test "kmrun new NAME: the thread template runs and holds on the simulated card and the host" {

@@ -107,6 +107,19 @@ PY
     [ -d "${lines[3]#     run folder }" ]
     [[ "${lines[4]}" == "FAIL $m [host] "* ]]
     [ "${lines[-1]}" = "0 passed, 2 failed" ]
+    # for a tool: each difference a JSON line on stderr at its place, the report the same
+    run -1 --separate-stderr kmrun test --message-format=json --run-dir "$runs" --backend sim "$m"
+    [[ "${lines[0]}" == "FAIL $m [sim] "* ]]
+    printf '%s\n' "$stderr" >"$BATS_TEST_TMPDIR/stderr.json"
+    python3 - "$m" "$code_line" "$line" "$BATS_TEST_TMPDIR/stderr.json" <<'PY'
+import json, sys
+m, code_line, words_line = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+got = [json.loads(l) for l in open(sys.argv[4]).read().splitlines()]
+assert [(d["code"], d["file"], d["line"], d["column"]) for d in got] == [
+    ("test.mismatch", m, code_line, 13), ("test.mismatch", m, words_line, 14)], got
+assert got[1]["message"] == "thread on cluster 1: expected words [42, 7], got [42]", got[1]
+assert got[1]["text"] == "      words: [42, 7]" and got[1]["severity"] == "error", got[1]
+PY
     # every difference in the JUnit report, with the run folder
     run -1 kmrun test --run-dir "$runs" --backend sim --junit "$BATS_TEST_TMPDIR/j.xml" "$m"
     python3 - "$BATS_TEST_TMPDIR/j.xml" "$m:$line:14: thread on cluster 1: expected words [42, 7], got [42]" <<'PY'

@@ -150,6 +150,19 @@ static void a_broken_expectation_at_its_line(void **state)
     snprintf(text, sizeof text, "%s:9:27: thread on cluster 1: expected words [43], got [42]",
              path);
     assert_string_equal(m.text, text);
+    /* The same as a diagnostic, for a tool. */
+    kmrun_diagnostic *d = kmrun_verdict_diagnostic(v, 0);
+    assert_non_null(d);
+    assert_string_equal(kmrun_diagnostic_code(d), "test.mismatch");
+    assert_int_equal(kmrun_diagnostic_severity(d), KMRUN_SEVERITY_ERROR);
+    assert_string_equal(kmrun_diagnostic_file(d), path);
+    assert_int_equal(kmrun_diagnostic_line(d), 9);
+    assert_int_equal(kmrun_diagnostic_column(d), 27);
+    assert_string_equal(kmrun_diagnostic_message(d),
+                        "thread on cluster 1: expected words [43], got [42]");
+    assert_string_equal(kmrun_diagnostic_text(d), "    - {cluster: 1, words: [43]}");
+    kmrun_diagnostic_free(d);
+    assert_null(kmrun_verdict_diagnostic(v, 1));
     kmrun_verdict_free(v);
     kmrun_run_free(r);
     kmrun_session_close(s);

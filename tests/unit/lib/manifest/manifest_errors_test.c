@@ -448,6 +448,40 @@ static void bad_manifests(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Each error names itself by a code a tool can read (kmrun(3),
+ * Diagnostics): one case of each kind. */
+static void each_error_coded(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *yaml, *code;
+    } cases[] = {
+        {"name: t\nthreds: []\ncommands: [{handler: nop}]\n", "manifest.unknown-key"},
+        {"threads:\n  - cluster: 1\n    sources: [thread/a.c]\n", "manifest.missing-key"},
+        {T1 "check_handover: [true]\n", "manifest.wrong-type"},
+        {T1 "x280_mhz: 1200\n", "manifest.bad-value"},
+        {"name: t\nthreads: [\n", "manifest.yaml"},
+        {"name: t\nname: u\ncommands: [{handler: nop}]\n", "manifest.duplicate-key"},
+        {"name: t\nthreads:\n  - cluster: 1\n    sources: [thread/none.c]\n", "manifest.file"},
+        {"# nothing but a comment\n", "manifest.empty"},
+        {"name: t\n", "manifest.rule"},
+        {T1 "  - cluster: 1\n    sources: [thread/b.c]\n", "manifest.rule"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        km_program *p = NULL;
+        km_diags d = {0};
+        km_error e = {0};
+        assert_int_equal(load(cases[i].yaml, &p, &d, &e), KM_EXIT_USAGE);
+        assert_true(d.count >= 1);
+        if (!d.items[0].code || strcmp(d.items[0].code, cases[i].code) != 0)
+            fail_msg("case %zu: code %s, want %s (%s)", i,
+                     d.items[0].code ? d.items[0].code : "(none)", cases[i].code,
+                     d.items[0].message);
+        assert_int_equal(d.items[0].severity, KM_SEVERITY_ERROR);
+        km_diags_free(&d);
+    }
+}
+
 /* One run reports every error of a file, in file order. */
 static void all_errors_at_once(void **state)
 {
@@ -626,6 +660,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_manifests),
+        cmocka_unit_test(each_error_coded),
         cmocka_unit_test(all_errors_at_once),
         cmocka_unit_test(errors_past_the_cap),
         cmocka_unit_test(printed_with_caret),
