@@ -11,6 +11,7 @@
 #   $(B)/lib/pkgconfig/kmrun.pc     for pkg-config (PREFIX's paths)
 #   $(B)/share/kmrun/kmx/...        the runtime a thread image links against
 #   $(B)/share/kmrun/device/...     the Tensix handlers' headers
+#   $(B)/share/kmrun/templates/...  `kmrun new`'s templates (templates/)
 #   $(B)/share/bash-completion/completions/kmrun, $(B)/share/zsh/
 #     vendor-completions/_kmrun     the completion scripts, written by the
 #                                   built kmrun (kmrun completion bash|zsh)
@@ -154,6 +155,8 @@ USES_$(S)/card := $(S)/cluster $(S)/grid $(S)/dispatcher $(S)/hart $(S)/memory $
 #   run/       the session, the run driver, the run JSON, the card's findings
 #   backends/  the sim backend and the host fallback (km_session_open)
 #   gdb/       the GDB remote server and its targets on simulated harts
+#   expect/    a run held to its manifest's expect:, and kmrun test's
+#              programs, shards and reports
 #   api/       the public C API (include/kmrun.h, the public API's folder):
 #              a program's host side over the folders below it
 LIB_API := kmx/host device/sim/include $(CONTRACT) support
@@ -164,7 +167,8 @@ USES_lib/rundir := lib/base $(LIB_API)
 USES_lib/run := lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 USES_lib/backends := lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 USES_lib/gdb := $(LIB_API)
-USES_lib/api := include lib/gdb lib/backends lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/expect := lib/manifest lib/base $(LIB_API)
+USES_lib/api := include lib/expect lib/gdb lib/backends lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 
 USES_cmd := include
 
@@ -246,6 +250,10 @@ KMX_HOST_DATA := $(SHARE)/kmx/host/libkmx_host.a $(SHARE)/kmx/host/kmx_host.h \
 KMX_HOST_CFLAGS := $(filter-out $(OPT),$(HOST_CFLAGS)) -O2 -g -fPIC -pthread -Ikmx -Ikmx/host \
   -Ikmx/include -Idevice/include
 
+# `kmrun new`'s programs to start from (templates/NAME/; lib/api/kmrun_new.c),
+# copied as they are: @NAME@ is replaced when a program is made.
+TEMPLATE_DATA := $(patsubst templates/%,$(SHARE)/templates/%,$(sort $(shell find templates -type f)))
+
 # Where `make install` puts things, and kmrun.pc says they are.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -261,8 +269,8 @@ ZSH_COMPLETION_DIR ?= $(DATADIR)/zsh/vendor-completions
 COMPLETIONS := $(B)/share/bash-completion/completions/kmrun $(B)/share/zsh/vendor-completions/_kmrun
 
 .PHONY: all test test-long install uninstall clean print-inc print-% libkmrun FORCE
-all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(UNIT_BIN) $(B)/tests/gdb_fake_server \
-  $(COMPLETIONS)
+all: $(B)/bin/kmrun $(KMX_DATA) $(KMX_HOST_DATA) $(TEMPLATE_DATA) $(UNIT_BIN) \
+  $(B)/tests/gdb_fake_server $(COMPLETIONS)
 
 # Every host object, in its module's include folders (inc_of).
 $(B)/obj/%.o: %.c
@@ -400,6 +408,9 @@ $(SHARE)/device/include/%.h: device/include/%.h
 $(SHARE)/kmx/%: kmx/%
 	@mkdir -p $(@D)
 	$(Q)cp -p $< $@
+$(SHARE)/templates/%: templates/%
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
 
 # The fuzzers' bounded run (tests/fuzz/) counts among the tests when
 # clang can build them; their own tree, build-fuzz, is made first.

@@ -99,6 +99,52 @@ static const cmd_option check_options[] = {
     {0},
 };
 
+/* --- test ------------------------------------------------------------------- */
+
+static const cmd_option test_options[] = {
+    {.name = "backend", .key = 'b', .arg = CMD_ARG_REQUIRED, .choices = "sim|host",
+     .help = "run every program on sim or host alone, whatever its backends"},
+    {.name = "junit", .key = 'x', .arg = CMD_ARG_REQUIRED, .arg_name = "FILE",
+     .value = CMD_VALUE_FILE,
+     .help = "also a JUnit XML report in FILE, written whole: a testcase per program and "
+             "backend, each failure's differences and run folder"},
+    {.name = "tap", .key = 'T', .help = "TAP version 13 on stdout instead of the lines"},
+    {.name = "shard", .key = 's', .arg = CMD_ARG_REQUIRED, .arg_name = "I/N",
+     .help = "only the programs i (from 0, in the order above) with i mod N = I - 1: the N "
+             "shards are disjoint and together run every program"},
+    {.name = "jobs", .key = 'j', .letter = 'j', .arg = CMD_ARG_REQUIRED, .arg_name = "N",
+     .help = "N runs at once (default 1); the lines come as the runs end"},
+    {.name = "wall-timeout", .key = 'w', .arg = CMD_ARG_REQUIRED, .arg_name = "S",
+     .help = "kill a run (its build included) after S seconds of real time (default 300)"},
+    {.name = "run-dir", .key = 'R', .arg = CMD_ARG_REQUIRED, .arg_name = "DIR",
+     .value = CMD_VALUE_DIR,
+     .help = "where the runs' folders go (default: $KMRUN_RUNS, else .kmrun/runs)"},
+    {0},
+};
+
+static const cmd_operand test_paths[] = {
+    {.name = "PATH", .value = CMD_VALUE_FILE, .pattern = "*.yaml", .optional = true,
+     .repeats = true},
+    {0},
+};
+
+/* --- new -------------------------------------------------------------------- */
+
+static const cmd_option new_options[] = {
+    {.name = "template", .key = 't', .arg = CMD_ARG_REQUIRED, .arg_name = "T",
+     .choices = "thread|host-fed|ports", .unchecked = true,
+     .help = "thread (the default): one thread on cluster 1 that fills a region on its four "
+             "cores, prints and returns a result word, on the simulated card and the host; "
+             "host-fed: no thread, commands fed to the Tensix grid and a handler of its own; "
+             "ports: a thread serving Tensix cores through X280 ports"},
+    {0},
+};
+
+static const cmd_operand new_folder[] = {
+    {.name = "NAME", .value = CMD_VALUE_DIR},
+    {0},
+};
+
 /* --- validate --------------------------------------------------------------- */
 
 static const cmd_option validate_options[] = {
@@ -285,6 +331,59 @@ const cmd_command_entry cmd_commands[] = {
             "Exit status: 0 they agree, 1 they differ or the checker found\n"
             "something, 2 usage or manifest error\n"
             "(or a program with no thread), 3 a compile error, 4 a system error.\n",
+    },
+    {
+        .name = "test",
+        .run = cmd_test,
+        .summary = "Run programs and hold each run to its manifest's expect:",
+        .options = test_options,
+        .operands = test_paths,
+        .help =
+            "Finds the programs under each PATH (default: the current folder): a\n"
+            "PATH that is a file is a manifest; in a folder, at any depth, every\n"
+            "file named program.yaml and every other *.yaml with a line that begins\n"
+            "'expect:', leaving out names that begin with a dot; in the order of\n"
+            "the PATHs, each one's sorted bytewise.  Each program runs on each\n"
+            "backend its expect: names (backends:, default sim), as\n"
+            "'kmrun run --run-dir DIR --thread B' in a process of its own, and the\n"
+            "run is compared with its expect: (see 'man kmrun-program', Expect):\n"
+            "each thread's state, code, result words and prints, each region's\n"
+            "SHA-256 or first bytes, each command's event and result word; every\n"
+            "thread must return and every command be done unless expect: names\n"
+            "another state or event, and the card must find nothing.  A program\n"
+            "without expect: is skipped.  Times are never compared.\n"
+            "\n"
+            "A line per program and backend as each ends:\n"
+            "\n"
+            "    ok   programs/01_hello/program.yaml [sim] 0.41 s\n"
+            "    FAIL programs/03_ring/program.yaml [host] 0.88 s\n"
+            "         programs/03_ring/program.yaml:30:14: thread on cluster 1: expected ...\n"
+            "\n"
+            "a failure's first difference (file:line:col of the expectation, what\n"
+            "was expected, what came) and its run folder under it; then\n"
+            "'N passed, N failed' (and ', N skipped').\n",
+        .after =
+            "Exit status: 0 every run held to its expect: (skips aside), 1 one did\n"
+            "not (a difference, a manifest error, a failed build, a crash or a\n"
+            "timeout of its run), 2 usage error (or no program under the PATHs),\n"
+            "4 a run could not be started or the JUnit report not written.\n",
+    },
+    {
+        .name = "new",
+        .run = cmd_new,
+        .summary = "Make a folder with a program to start from",
+        .options = new_options,
+        .operands = new_folder,
+        .help =
+            "Makes the folder NAME holding a program made from a template of\n"
+            "kmrun's: program.yaml (named after NAME's last part, with its\n"
+            "expect:), its sources and a README.md that says what they do.\n"
+            "'kmrun run NAME/program.yaml' and 'kmrun test NAME' pass as it is.\n"
+            "The folder is made whole or not at all (under a temporary name beside\n"
+            "it, then renamed); a NAME that exists is refused and left as it is.\n",
+        .after =
+            "Exit status: 0 made, 2 usage error, a NAME that exists, a name that is\n"
+            "not a program's or an unknown template, 4 the folder cannot be made.\n",
     },
     {
         .name = "validate",

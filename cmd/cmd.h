@@ -85,6 +85,8 @@ typedef struct cmd_option {
     const char *choices;
     const char *bad_choice; /* printf format with two %s: the value quoted,
                              * the accepted ones ("a, b or c"); NULL: as above */
+    bool unchecked;         /* choices only shown and completed: the command
+                             * checks the value itself (kmrun new's templates) */
     cmd_value value;        /* what completes the value (choices: those) */
     const char *pattern;    /* CMD_VALUE_FILE: the files offered ("*.yaml") */
     bool equals;            /* shown as --name=VALUE (help, usage), not --name VALUE */
@@ -125,6 +127,8 @@ int cmd_build(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_test(int argc, char **argv);
+int cmd_new(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_read_region(int argc, char **argv);

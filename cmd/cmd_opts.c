@@ -204,7 +204,7 @@ int cmd_opts_next(cmd_opts *o)
     if (!opt)
         abort(); /* getopt_long() returned what it was not given */
     o->option = opt;
-    if (opt->choices && optarg) {
+    if (opt->choices && optarg && !opt->unchecked) {
         o->choice = cmd_choice_index(opt->choices, optarg);
         if (o->choice < 0) {
             char accepted[256];

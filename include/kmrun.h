@@ -879,6 +879,144 @@ kmrun_diagnostic *kmrun_run_finding_diagnostic(const kmrun_run *r, kmrun_finding
  * never one of an error's. */
 void kmrun_diagnostic_free(kmrun_diagnostic *d);
 
+/* ---- Expected results: `expect:` and kmrun test ---------------------------------
+ * A manifest's `expect:` (kmrun-program(5), Expect) says what a run of
+ * the program must give; `kmrun test` runs each program on its backends
+ * and holds each run to it (kmrun(1)).  The comparison is the library's:
+ * a finished run, in memory or as `kmrun run` left it (its JSON and run
+ * folder), against the program's expectations gives the list of
+ * differences, each at the manifest's file:line:col of the expectation it
+ * breaks.  Items with a `backend:` other than the run's are left out;
+ * beyond them, every thread must have returned and every command be done
+ * unless an item names another state or event, and the card must have
+ * found nothing (no hand-over finding, wild write or handler taken
+ * out).  Times are never compared. */
+
+/* Whether the program's manifest has `expect:` (a program built in code
+ * has none); the backends `kmrun test` runs it on, its `backends:`
+ * (KMRUN_BACKEND_SIM alone by default), into out, their count (0 without
+ * `expect:`). */
+bool kmrun_program_has_expect(const kmrun_program *p);
+size_t kmrun_program_expect_backends(const kmrun_program *p, kmrun_backend out[2]);
+
+typedef struct kmrun_verdict kmrun_verdict;
+
+/* One expectation a run breaks.  Strings are the verdict's, valid until
+ * kmrun_verdict_free. */
+typedef struct kmrun_mismatch {
+    const char *file;     /* the manifest, as the program names it */
+    int line, col;        /* the expectation's value in it */
+    const char *subject;  /* "thread on cluster 1", "region 'out' of cluster 1",
+                           * "command 2 ('sum')", "the run" */
+    const char *expected; /* "words [42, 7]" */
+    const char *got;      /* "[42]" */
+    const char *text;     /* "file:line:col: subject: expected ..., got ..." */
+} kmrun_mismatch;
+
+/* Holds the stopped run r (its program p) to p's expectations, its
+ * regions read from the run.  KMRUN_OK when the comparison was made,
+ * whatever it found (*out says; a program without `expect:` is held to
+ * what every run must give); KMRUN_USAGE before the stop; KMRUN_SYSTEM
+ * when memory runs out. */
+kmrun_status kmrun_expect_run(const kmrun_program *p, const kmrun_run *r, kmrun_verdict **out,
+                              kmrun_error **err);
+/* The same for a run `kmrun run` made: its JSON as it printed it, its
+ * regions read from `folder` (NULL: the run folder the JSON names; none:
+ * each region expectation is a difference).  KMRUN_USAGE when run_json is
+ * not a run's JSON. */
+kmrun_status kmrun_expect_json(const kmrun_program *p, const char *run_json, const char *folder,
+                               kmrun_verdict **out, kmrun_error **err);
+/* The run's backend ("sim", "host"); the run folder its regions were read
+ * from (NULL: none); the expectations compared; the differences, and
+ * difference i into *out (false for an i past the last). */
+const char *kmrun_verdict_backend(const kmrun_verdict *v);
+const char *kmrun_verdict_folder(const kmrun_verdict *v);
+size_t kmrun_verdict_checked(const kmrun_verdict *v);
+size_t kmrun_verdict_mismatches(const kmrun_verdict *v);
+bool kmrun_verdict_mismatch(const kmrun_verdict *v, size_t i, kmrun_mismatch *out);
+/* Difference i as a diagnostic (code "test.mismatch", an error at the
+ * expectation's file, line and column, its source line read now; the
+ * message "subject: expected ..., got ..."), as `kmrun test
+ * --message-format=json` tells it.  Allocated: kmrun_diagnostic_free;
+ * NULL for an i past the last or when memory runs out. */
+kmrun_diagnostic *kmrun_verdict_diagnostic(const kmrun_verdict *v, size_t i);
+void kmrun_verdict_free(kmrun_verdict *v);
+
+/* The programs `kmrun test` finds under paths[0..n): a path that is a
+ * file is one, whatever its name; a folder's are, at any depth, the files
+ * named program.yaml and the other *.yaml files with a line that begins
+ * `expect:`, leaving out names that begin with a dot and links to
+ * folders; in the order of the paths, each one's sorted bytewise, a file
+ * found twice listed once.  KMRUN_USAGE for a path that is not there or
+ * no program at all; KMRUN_SYSTEM for a folder that cannot be read. */
+typedef struct kmrun_test_list kmrun_test_list;
+kmrun_status kmrun_test_find(const char *const *paths, size_t n, kmrun_test_list **out,
+                             kmrun_error **err);
+size_t kmrun_test_count(const kmrun_test_list *l);
+/* The i-th program's manifest path (the list's; NULL past the last). */
+const char *kmrun_test_path(const kmrun_test_list *l, size_t i);
+void kmrun_test_list_free(kmrun_test_list *l);
+
+/* A shard, "I/N" (1 <= I <= N <= 1,000,000): false when text is not one.
+ * The i-th program of the list (from 0) is in shard I of N when
+ * (i mod N) + 1 == I: the shards are disjoint and cover the list. */
+bool kmrun_test_shard_parse(const char *text, unsigned *index, unsigned *count);
+bool kmrun_test_in_shard(size_t i, unsigned index, unsigned count);
+
+typedef enum kmrun_test_outcome {
+    KMRUN_TEST_PASS = 0,
+    KMRUN_TEST_FAIL = 1,
+    KMRUN_TEST_SKIP = 2,
+} kmrun_test_outcome;
+
+/* A case: a program on a backend, as it came out. */
+typedef struct kmrun_test_case {
+    /* sizeof(kmrun_test_case): set it (kmrun_test_case_init does). */
+    size_t size;
+    const char *manifest;     /* its path, as found */
+    const char *backend;      /* "sim" or "host"; NULL: nothing ran (a skip, a
+                               * manifest that does not load) */
+    kmrun_test_outcome outcome;
+    double seconds;           /* real time */
+    const char *summary;      /* a line: the first difference, or why it failed
+                               * or was skipped (NULL for a pass) */
+    const char *detail;       /* all of it, a line each (NULL: the summary) */
+    size_t more;              /* differences past the first */
+    const char *run_folder;   /* the run's folder (NULL: none) */
+} kmrun_test_case;
+void kmrun_test_case_init(kmrun_test_case *c);
+
+typedef enum kmrun_test_format {
+    KMRUN_TEST_TEXT = 0, /* "ok   FILE [sim] 0.41 s", "FAIL ..." with its summary under it */
+    KMRUN_TEST_TAP = 1,  /* TAP 13: "ok N - FILE [sim]", a failure's YAML block */
+} kmrun_test_format;
+
+/* The case as `kmrun test` prints it, `number` its TAP number: allocated
+ * (free()), no newline at its end; NULL when memory runs out. */
+char *kmrun_test_line(const kmrun_test_case *c, kmrun_test_format f, size_t number);
+/* The cases as a JUnit XML report, written to `path` whole (a temporary
+ * name, then renamed): one testcase per case, classname the manifest's
+ * folder with dots ("programs.01_hello"), name its file and backend
+ * ("program.yaml [sim]"), its seconds, a failure's summary, detail and
+ * run folder.  KMRUN_SYSTEM when it cannot be written. */
+kmrun_status kmrun_test_junit(const char *path, const kmrun_test_case *cases, size_t n,
+                              kmrun_error **err);
+
+/* ---- A new program -------------------------------------------------------------
+ * `kmrun new`: a folder with a program to start from, made from one of
+ * kmrun's templates (its data folder's templates/: "thread", "host-fed",
+ * "ports"). */
+
+/* Makes the folder `folder` (which must not exist) holding the template's
+ * program.yaml (named after the folder's last part, with its `expect:`),
+ * its sources and README.md, written whole or not at all: made beside it
+ * under a temporary name and renamed.  The program runs and passes
+ * `kmrun test` as it is.  KMRUN_USAGE for a folder that exists, a name
+ * that is not a program's or an unknown template (the message names
+ * those there are); KMRUN_SYSTEM when it cannot be written or the
+ * templates are missing. */
+kmrun_status kmrun_new_program(const char *folder, const char *template_name, kmrun_error **err);
+
 /* ---- Text as kmrun shows it ----------------------------------------------------
  * What kmrun shows of a name, a path or a message is printable: a byte
  * that is not (a control byte, DEL, either byte of a C1 control, a byte

@@ -50,6 +50,26 @@ static void free_regions(km_region *r, size_t n)
     free(r);
 }
 
+void km_expect_free(km_expect *e)
+{
+    for (size_t i = 0; i < e->nthreads; i++) {
+        free(e->threads[i].state);
+        free(e->threads[i].words);
+        free_strings(e->threads[i].prints, e->threads[i].nprints);
+    }
+    free(e->threads);
+    for (size_t i = 0; i < e->nregions; i++) {
+        free(e->regions[i].name);
+        free(e->regions[i].sha256);
+        free(e->regions[i].first);
+    }
+    free(e->regions);
+    for (size_t i = 0; i < e->ncommands; i++)
+        free(e->commands[i].event);
+    free(e->commands);
+    *e = (km_expect){0};
+}
+
 void km_program_free(km_program *p)
 {
     if (!p)
@@ -75,6 +95,7 @@ void km_program_free(km_program *p)
     for (size_t i = 0; i < p->ncommands; i++)
         free(p->commands[i].handler);
     free(p->commands);
+    km_expect_free(&p->expect);
     free(p);
 }
 

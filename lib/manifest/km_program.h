@@ -3,7 +3,8 @@
  *
  * It is the spec's host API (`Program`, `Program.region`, `Program.thread`,
  * `Program.ports`, the pull settings) plus kmrun's own additions: host-fed
- * commands and the X280 clock.  km_manifest_load() fills it and checks the
+ * commands, the X280 clock and what a run must give (`expect:`, which
+ * `kmrun test` holds runs to; lib/expect/ compares).  km_manifest_load() fills it and checks the
  * spec's rules; so does km_code (km_program_code.h) for a program built in
  * code, through the same walk and the same checks.  Every string and array
  * here is owned by the model and freed by km_program_free().  Paths are
@@ -162,6 +163,63 @@ typedef struct km_host_command {
     km_pos pos;
 } km_host_command;
 
+/* `expect:` — what a run of the program must give, for `kmrun test`
+ * (kmrun-program(5), "Expect").  Each expectation keeps the position of
+ * its value in the manifest, so that a difference names the line it
+ * breaks.  `on` says on which backends an item is checked: 0 on every
+ * one, else KM_EXPECT_ON_* bits (its `backend:`). */
+#define KM_EXPECT_ON_SIM 1u
+#define KM_EXPECT_ON_HOST 2u
+#define KM_EXPECT_PRINTS_MAX 256
+#define KM_EXPECT_FIRST_MAX 4096 /* bytes of `first:` */
+
+typedef struct km_expect_thread {
+    int cluster;        /* the result on this cluster (the run JSON's `threads`) */
+    unsigned on;
+    char *state;        /* a run JSON state name; NULL: not checked */
+    bool has_code;
+    int32_t code;
+    bool has_words;
+    uint32_t *words;    /* exactly these result words */
+    size_t nwords;
+    bool has_prints;
+    char **prints;      /* the texts of the cluster's prints, in order */
+    size_t nprints;
+    km_pos pos, state_pos, code_pos, words_pos, prints_pos;
+} km_expect_thread;
+
+typedef struct km_expect_region {
+    char *name;
+    int cluster;        /* whose copy; 0: the only thread's that has one */
+    unsigned on;
+    char *sha256;       /* 64 lowercase hex digits; NULL: not checked */
+    uint8_t *first;     /* the region's first bytes; NULL: not checked */
+    size_t nfirst;
+    km_pos pos, sha256_pos, first_pos;
+} km_expect_region;
+
+typedef struct km_expect_command {
+    uint32_t handle;    /* the manifest's command number, from 1 */
+    unsigned on;
+    char *event;        /* "done", "timeout" or "rejected"; NULL: not checked */
+    bool has_result;    /* `result:` given: a word, or none (null) */
+    bool result_none;
+    uint32_t result;
+    km_pos pos, event_pos, result_pos;
+} km_expect_command;
+
+typedef struct km_expect {
+    bool present;       /* the manifest has `expect:` */
+    unsigned backends;  /* KM_EXPECT_ON_* `kmrun test` runs it on (default sim) */
+    km_expect_thread *threads;
+    size_t nthreads;
+    km_expect_region *regions;
+    size_t nregions;
+    km_expect_command *commands;
+    size_t ncommands;
+    km_pos pos;         /* the `expect:` key */
+} km_expect;
+
 typedef struct km_program {
     char *manifest;   /* the manifest's path as given; NULL: built in code */
     char *root;       /* the manifest's folder, absolute (built in code: its root) */
@@ -180,6 +238,7 @@ typedef struct km_program {
      * the hand-overs a missing kmx_invalidate or kmx_flush makes wrong
      * (as `--check-handover` does; either turns it on). */
     bool check_handover;
+    km_expect expect;
 } km_program;
 
 /* Parses and checks a manifest.  Returns KM_OK, KM_EXIT_USAGE with every
@@ -189,6 +248,12 @@ int km_manifest_load(const char *path, km_program **out, km_diags *diags,
                      km_error *err);
 
 void km_program_free(km_program *p);
+/* Frees what e holds and leaves it empty (km_program_free does it). */
+void km_expect_free(km_expect *e);
+
+/* Whether s is a program's name: letters, digits, '_', '.' and '-', at
+ * most 64 characters, not "." or "..". */
+bool km_program_name_valid(const char *s);
 
 /* The thread running on `cluster`, or NULL. */
 const km_thread *km_program_thread_on(const km_program *p, int cluster);

@@ -1,7 +1,8 @@
 /* manifest: km_manifest_load(), program.yaml into the program model
  * (km_program.h).  This file reads the file and the top level; the parts
  * have their own files (manifest_internal.h).  The format is documented
- * in man/kmrun-program.5 and schemas/program.schema.json. */
+ * in man/kmrun-program.5 and schemas/program.schema.json; `expect:`, what
+ * `kmrun test` holds a run to, in manifest_expect.c. */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -26,7 +27,7 @@
 
 static const char *const top_keys[] = {
     "name", "x280_mhz", "check_handover", "kernels", "regions",
-    "threads", "ports", "pull", "commands",
+    "threads", "ports", "pull", "commands", "expect",
 };
 
 /* KM_OK with the text; KM_EXIT_SYSTEM in err when it cannot be read;
@@ -111,6 +112,15 @@ static char *folder_of(const char *path, km_error *err)
     return folder;
 }
 
+bool km_program_name_valid(const char *s)
+{
+    size_t len = strlen(s);
+    return len > 0 && len <= KM_NAME_MAX &&
+           !s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                        "0123456789_.-")] &&
+           strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
 static void read_name(km_mctx *c, const km_yaml_node *root)
 {
     static const char expected[] =
@@ -123,10 +133,7 @@ static void read_name(km_mctx *c, const km_yaml_node *root)
     if (!km_mis_string(c, n, "name", expected))
         return;
     const char *s = n->text;
-    size_t len = strlen(s);
-    if (len == 0 || len > KM_NAME_MAX ||
-        s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                    "0123456789_.-")]) {
+    if (!km_program_name_valid(s) && strcmp(s, ".") != 0 && strcmp(s, "..") != 0) {
         km_mdiag_code(c, "manifest.bad-value", n, "bad name '%s' (expected %s)", s, expected);
         return;
     }
@@ -260,6 +267,8 @@ static void read_program(km_mctx *c, const km_yaml_node *root, bool whole)
     }
     if ((n = km_yaml_get(root, "commands")))
         km_read_commands(c, n);
+    if ((n = km_yaml_get(root, "expect")))
+        km_read_expect(c, km_yaml_key(root, "expect"), n);
     if (whole)
         km_check_something_to_run(c, root);
 }

@@ -142,6 +142,9 @@ void km_read_threads(km_mctx *c, const km_yaml_node *list);
 void km_read_ports(km_mctx *c, const km_yaml_node *n);
 void km_read_pull(km_mctx *c, const km_yaml_node *n);
 void km_read_commands(km_mctx *c, const km_yaml_node *list);
+/* manifest_expect.c: `expect:` (`key` its key, `n` its value), after the
+ * threads and commands it names. */
+void km_read_expect(km_mctx *c, const km_yaml_node *key, const km_yaml_node *n);
 
 /* --- manifest_check.c: the spec's rules between entries ------------ */
 

@@ -24,6 +24,8 @@ END
 build
 run
 check
+test
+new
 validate
 cache
 read-region

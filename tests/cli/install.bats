@@ -110,6 +110,10 @@ EOF
     [ -f "$P/share/kmrun/kmx/kmx.ld" ]
     cmp "$KMRUN_TOP/device/include/km_device.h" "$P/share/kmrun/device/include/km_device.h"
     [ -f "$P/share/kmrun/kmx/host/libkmx_host.a" ]
+    # kmrun new's templates, which the staged kmrun finds beside itself.
+    cmp "$KMRUN_TOP/templates/thread/program.yaml" "$P/share/kmrun/templates/thread/program.yaml"
+    run -0 "$P/bin/kmrun" new --template host-fed "$BATS_TEST_TMPDIR/fed"
+    [ -f "$BATS_TEST_TMPDIR/fed/kernels/weigh.c" ]
     # Every man page, in its section (man3/kmrun.3 among them once it exists).
     local page n=0
     for page in "$KMRUN_TOP"/man/*.[1-8]; do

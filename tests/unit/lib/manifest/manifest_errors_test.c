@@ -43,7 +43,8 @@ static const bad_case bad[] = {
      "unknown key 'threds' at the top level (did you mean 'threads'?)"},
     {"name: t\nzzz: 1\ncommands: [{handler: nop}]\n", 2, 1,
      "unknown key 'zzz' at the top level (expected name, x280_mhz, "
-     "check_handover, kernels, regions, threads, ports, pull or commands)"},
+     "check_handover, kernels, regions, threads, ports, pull, commands or "
+     "expect)"},
     {T1 "x280_mhz: 1200\n", 5, 11, "bad x280_mhz '1200' (expected 1000 or 1750)"},
     {T1 "check_handover: 1\n", 5, 17, "bad check_handover '1' (expected true or false)"},
     {T1 "check_handover: [true]\n", 5, 17,
@@ -362,6 +363,58 @@ static const bad_case bad[] = {
     {"name: t\ncommands:\n  - nop\n", 3, 5,
      "bad command: got a string (expected a mapping with handler, group, "
      "args...)"},
+    /* expect: (manifest_expect.c) */
+    {T1 "expect: [1]\n", 5, 9,
+     "bad expect: got a list (expected a mapping with backends, threads, "
+     "regions and commands)"},
+    {T1 "expected: {}\n", 5, 1,
+     "unknown key 'expected' at the top level (did you mean 'expect'?)"},
+    {T1 "expect:\n  backend: [sim]\n", 6, 3,
+     "unknown key 'backend' in expect (did you mean 'backends'?)"},
+    {T1 "expect:\n  backends: []\n", 6, 13,
+     "bad backends: an empty list (expected sim, host or both)"},
+    {T1 "expect:\n  backends: [sim, card]\n", 6, 19,
+     "bad backend 'card' (expected sim or host)"},
+    {T1 "expect:\n  backends: [host, host]\n", 6, 20,
+     "backend 'host' is listed twice (expected each once)"},
+    {T1 "expect:\n  threads:\n    - cluster: 2\n", 7, 16,
+     "cluster 2 runs no thread (expected one of 1)"},
+    {T1 "expect:\n  threads:\n    - {state: returned}\n", 7, 7,
+     "missing 'cluster' in an expected thread (expected the cluster of the "
+     "thread's result)"},
+    {T1 "expect:\n  threads:\n    - {cluster: 1, cod: 0}\n", 7, 20,
+     "unknown key 'cod' in an expected thread (did you mean 'code'?)"},
+    {T1 "expect:\n  threads:\n    - {cluster: 1, state: retured}\n", 7, 27,
+     "bad state 'retured' (did you mean 'returned'?)"},
+    {T1 "expect:\n  threads:\n    - {cluster: 1, code: 2147483648}\n", 7, 26,
+     "bad code '2147483648' (expected a signed 32-bit integer, kmx_main's "
+     "return)"},
+    {T1 "expect:\n  threads:\n    - {cluster: 1, words: [1, -1]}\n", 7, 31,
+     "bad word '-1' (expected an unsigned 32-bit integer)"},
+    {T1 "expect:\n  threads:\n    - {cluster: 1, prints: [a, ~]}\n", 7, 32,
+     "bad print: got null (expected the text of a print line)"},
+    {T1 "expect:\n  regions:\n    - {name: out}\n", 7, 14,
+     "region 'out' is no thread's (expected a region a thread has, its own "
+     "or shared)"},
+    {T1 "    regions: {out: 8}\nexpect:\n  regions:\n    - {name: out, cluster: 2}\n",
+     8, 28, "cluster 2 has no copy of region 'out' (expected cluster 1)"},
+    {T1 "    regions: {out: 8}\nexpect:\n  regions:\n    - {name: out, first: 010203040506070809}\n",
+     8, 26, "bad first: 9 bytes (expected at most the region's 8)"},
+    {T1 "    regions: {out: 8}\nexpect:\n  regions:\n    - {name: out, first: 0x01}\n",
+     8, 26,
+     "bad first '0x01': 'x' is no hex digit (expected the bytes in hex, such "
+     "as 0a0b0c0d)"},
+    {T1 "    regions: {out: 8}\nexpect:\n  regions:\n    - {name: out, sha256: ab}\n",
+     8, 27, "bad sha256 'ab': 2 characters (expected 64 hex digits)"},
+    {T1 "expect:\n  commands:\n    - {handle: 1}\n", 7, 16,
+     "bad handle '1' (expected a command of commands: the program has none)"},
+    {"name: t\ncommands: [{handler: nop}]\nexpect:\n  commands:\n    - {handle: 2}\n",
+     5, 16, "bad handle '2' (expected 1, the program's only command)"},
+    {"name: t\ncommands: [{handler: nop}]\nexpect:\n  commands:\n    - {handle: 1, event: finished}\n",
+     5, 26, "bad event 'finished' (expected done, timeout or rejected)"},
+    {"name: t\ncommands: [{handler: nop}]\nexpect:\n  threads:\n    - {cluster: 1}\n",
+     5, 7, "an expected thread, but the program has none (expected no threads "
+     "in expect)"},
 };
 
 static void bad_manifests(void **state)

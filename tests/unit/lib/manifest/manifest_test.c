@@ -198,6 +198,73 @@ static void minimal_defaults(void **state)
     km_program_free(p);
 }
 
+/* expect: read into the model, each value with its place. */
+static void expectations(void **state)
+{
+    (void)state;
+    km_program *p = load_ok(OK_DIR "expect/program.yaml");
+    const km_expect *e = &p->expect;
+    assert_true(e->present);
+    assert_int_equal(e->pos.line, 15);
+    assert_int_equal(e->pos.col, 1);
+    assert_int_equal(e->backends, KM_EXPECT_ON_SIM | KM_EXPECT_ON_HOST);
+    assert_int_equal(e->nthreads, 2);
+    const km_expect_thread *t = &e->threads[0];
+    assert_int_equal(t->cluster, 2);
+    assert_int_equal(t->on, 0);
+    assert_string_equal(t->state, "returned");
+    assert_int_equal(t->state_pos.line, 19);
+    assert_int_equal(t->state_pos.col, 14);
+    assert_true(t->has_code);
+    assert_int_equal(t->code, -1);
+    assert_true(t->has_words);
+    assert_int_equal(t->nwords, 3);
+    assert_int_equal(t->words[1], 4294967295u);
+    assert_int_equal(t->words[2], 16);
+    assert_int_equal(t->words_pos.line, 21);
+    assert_true(t->has_prints);
+    assert_int_equal(t->nprints, 3);
+    assert_string_equal(t->prints[0], "sum 42");
+    assert_string_equal(t->prints[1], "7");
+    assert_string_equal(t->prints[2], "it's");
+    t = &e->threads[1];
+    assert_int_equal(t->cluster, 3);
+    assert_int_equal(t->on, KM_EXPECT_ON_HOST);
+    assert_string_equal(t->state, "stopped");
+    assert_false(t->has_code || t->has_words || t->has_prints);
+    assert_int_equal(e->nregions, 2);
+    const km_expect_region *r = &e->regions[0];
+    assert_string_equal(r->name, "out");
+    assert_int_equal(r->cluster, 3);
+    assert_string_equal(r->sha256, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    assert_int_equal(r->sha256_pos.line, 27);
+    assert_int_equal(r->nfirst, 3);
+    assert_int_equal(r->first[0], 0x0a);
+    assert_int_equal(r->first[1], 0x0b);
+    assert_int_equal(r->first[2], 0x0c);
+    r = &e->regions[1];
+    assert_string_equal(r->name, "table"); /* shared: cluster 2's copy */
+    assert_int_equal(r->cluster, 2);
+    assert_int_equal(r->on, KM_EXPECT_ON_SIM);
+    assert_null(r->sha256);
+    assert_int_equal(e->ncommands, 3);
+    assert_int_equal(e->commands[0].handle, 1);
+    assert_string_equal(e->commands[0].event, "done");
+    assert_false(e->commands[0].has_result);
+    assert_string_equal(e->commands[1].event, "rejected");
+    assert_true(e->commands[1].has_result && e->commands[1].result_none);
+    assert_int_equal(e->commands[2].on, KM_EXPECT_ON_SIM);
+    assert_true(e->commands[2].has_result && !e->commands[2].result_none);
+    assert_int_equal(e->commands[2].result, 3072);
+    assert_int_equal(e->commands[2].result_pos.line, 33);
+    assert_int_equal(e->commands[2].result_pos.col, 41);
+    km_program_free(p);
+    /* Without expect:, none; with it alone, the defaults. */
+    p = load_ok(OK_DIR "minimal/program.yaml");
+    assert_false(p->expect.present);
+    km_program_free(p);
+}
+
 static void host_fed_commands(void **state)
 {
     (void)state;
@@ -344,6 +411,7 @@ int main(void)
         cmocka_unit_test(full_program),
         cmocka_unit_test(minimal_defaults),
         cmocka_unit_test(host_fed_commands),
+        cmocka_unit_test(expectations),
         cmocka_unit_test(ports_serve_and_count_pull),
         cmocka_unit_test(pull_implies_default_ports),
         cmocka_unit_test(accepted_edges),

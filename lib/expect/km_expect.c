@@ -1,0 +1,513 @@
+/* km_expect: a run's JSON and regions against the program's `expect:`
+ * (km_expect.h).  Read in the manifest's order: threads, regions,
+ * commands, then what every run must give (states and events nobody
+ * named, the card's findings). */
+#include "km_expect.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <openssl/evp.h>
+
+#include "kmx_layout.h"
+#include "ks_text.h"
+
+#define SHORT_LIST 8 /* word lists shown whole up to this length */
+
+typedef struct cmp {
+    const km_program *p;
+    km_verdict *v;
+    unsigned on; /* the run's backend, KM_EXPECT_ON_* */
+    bool oom;
+} cmp;
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        return NULL;
+    return s;
+}
+
+static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *format(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vformat(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* One difference: `expected` and `got` are allocated (taken over). */
+static void differ(cmp *c, km_pos pos, const char *subject, char *expected, char *got)
+{
+    km_verdict *v = c->v;
+    if (!expected || !got || c->oom) {
+        free(expected);
+        free(got);
+        c->oom = true;
+        return;
+    }
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 8;
+        km_mismatch *more = realloc(v->items, cap * sizeof *more);
+        if (!more) {
+            free(expected);
+            free(got);
+            c->oom = true;
+            return;
+        }
+        v->items = more;
+        v->cap = cap;
+    }
+    km_mismatch *m = &v->items[v->n];
+    *m = (km_mismatch){.pos = pos, .subject = strdup(subject), .expected = expected, .got = got};
+    m->text = format("%s:%d:%d: %s: expected %s, got %s", v->file, pos.line, pos.col, subject,
+                     expected, got);
+    if (!m->subject || !m->text) {
+        free(m->subject);
+        free(m->text);
+        free(expected);
+        free(got);
+        c->oom = true;
+        return;
+    }
+    v->n++;
+}
+
+static bool applies(const cmp *c, unsigned on)
+{
+    return on == 0 || (on & c->on);
+}
+
+static const cJSON *item(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* The element of array `list` whose `key` is the number v, or NULL. */
+static const cJSON *find_by(const cJSON *list, const char *key, double v)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        const cJSON *k = item(e, key);
+        if (cJSON_IsNumber(k) && k->valuedouble == v)
+            return e;
+    }
+    return NULL;
+}
+
+/* ---- threads -------------------------------------------------------- */
+
+/* A thread's state as a difference shows it: 'trapped' (its message). */
+static char *state_text(const cJSON *t)
+{
+    const char *state = cJSON_GetStringValue(item(t, "state"));
+    const char *message = cJSON_GetStringValue(item(t, "message"));
+    char quoted[KS_QUOTE_BYTES];
+    ks_quote(quoted, sizeof quoted, state ? state : "?");
+    if (!message || !*message)
+        return strdup(quoted);
+    char shown[512];
+    ks_escape(shown, sizeof shown, message, strlen(message), 0);
+    return format("%s (%s)", quoted, shown);
+}
+
+/* "[1, 2, 3]" of n words. */
+static char *words_text(const uint32_t *w, size_t n)
+{
+    size_t cap = 2 + 12 * n + 1;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    size_t used = (size_t)snprintf(s, cap, "[");
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(s + used, cap - used, "%s%u", i ? ", " : "", w[i]);
+    snprintf(s + used, cap - used, "]");
+    return s;
+}
+
+static void compare_words(cmp *c, const km_expect_thread *x, const cJSON *t, const char *subject)
+{
+    const cJSON *list = item(t, "words");
+    size_t n = (size_t)cJSON_GetArraySize(list);
+    uint32_t got[KMX_MAX_RESULT_WORDS];
+    if (n > KMX_MAX_RESULT_WORDS)
+        n = KMX_MAX_RESULT_WORDS;
+    for (size_t i = 0; i < n; i++)
+        got[i] = (uint32_t)cJSON_GetArrayItem(list, (int)i)->valuedouble;
+    size_t first = 0;
+    while (first < n && first < x->nwords && got[first] == x->words[first])
+        first++;
+    if (first == n && first == x->nwords)
+        return;
+    if (x->nwords <= SHORT_LIST && n <= SHORT_LIST) {
+        char *w = words_text(x->words, x->nwords);
+        differ(c, x->words_pos, subject, w ? format("words %s", w) : NULL, words_text(got, n));
+        free(w);
+    } else if (n != x->nwords) {
+        char *w = words_text(x->words, x->nwords), *g = words_text(got, n);
+        differ(c, x->words_pos, subject, format("%zu words", x->nwords),
+               g && w ? format("%zu words, the first difference at word %zu (%s)", n, first, g)
+                      : NULL);
+        free(w);
+        free(g);
+    } else {
+        differ(c, x->words_pos, subject, format("word %zu to be %u", first, x->words[first]),
+               format("%u", got[first]));
+    }
+}
+
+/* The texts of cluster's prints, in the run JSON's order. */
+static void compare_prints(cmp *c, const km_expect_thread *x, const cJSON *doc,
+                           const char *subject)
+{
+    const cJSON *p;
+    size_t i = 0;
+    char a[KS_QUOTE_BYTES], b[KS_QUOTE_BYTES];
+    cJSON_ArrayForEach(p, item(doc, "prints")) {
+        const cJSON *cl = item(p, "cluster");
+        if (!cJSON_IsNumber(cl) || cl->valueint != x->cluster)
+            continue;
+        const char *text = cJSON_GetStringValue(item(p, "text"));
+        if (!text)
+            text = "";
+        if (i == x->nprints) {
+            differ(c, x->prints_pos, subject, format("%zu print%s", x->nprints,
+                                                     x->nprints == 1 ? "" : "s"),
+                   format("more, the next %s", ks_quote(b, sizeof b, text)));
+            return;
+        }
+        if (strcmp(text, x->prints[i]) != 0) {
+            differ(c, x->prints_pos, subject,
+                   format("print %zu %s", i + 1, ks_quote(a, sizeof a, x->prints[i])),
+                   strdup(ks_quote(b, sizeof b, text)));
+            return;
+        }
+        i++;
+    }
+    if (i < x->nprints)
+        differ(c, x->prints_pos, subject,
+               format("print %zu %s", i + 1, ks_quote(a, sizeof a, x->prints[i])),
+               format("%zu print%s", i, i == 1 ? "" : "s"));
+}
+
+static void compare_thread(cmp *c, const km_expect_thread *x, const cJSON *doc)
+{
+    char subject[64];
+    snprintf(subject, sizeof subject, "thread on cluster %d", x->cluster);
+    const cJSON *t = find_by(item(doc, "threads"), "cluster", x->cluster);
+    if (!t) {
+        c->v->checked++;
+        differ(c, x->pos, subject, strdup("its result"), strdup("none in the run"));
+        return;
+    }
+    if (x->state) {
+        c->v->checked++;
+        const char *state = cJSON_GetStringValue(item(t, "state"));
+        if (!state || strcmp(state, x->state) != 0)
+            differ(c, x->state_pos, subject, format("state '%s'", x->state), state_text(t));
+    }
+    if (x->has_code) {
+        c->v->checked++;
+        const cJSON *code = item(t, "code");
+        if (!cJSON_IsNumber(code))
+            differ(c, x->code_pos, subject, format("code %d", x->code),
+                   strdup("none (kmx_main did not return)"));
+        else if (code->valuedouble != x->code)
+            differ(c, x->code_pos, subject, format("code %d", x->code),
+                   format("%.0f", code->valuedouble));
+    }
+    if (x->has_words) {
+        c->v->checked++;
+        compare_words(c, x, t, subject);
+    }
+    if (x->has_prints) {
+        c->v->checked++;
+        compare_prints(c, x, doc, subject);
+    }
+}
+
+/* ---- regions -------------------------------------------------------- */
+
+static void hex(const uint8_t *b, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[b[i] >> 4];
+        out[2 * i + 1] = digits[b[i] & 15];
+    }
+    out[2 * n] = 0;
+}
+
+static bool sha256_hex(const void *data, size_t n, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned len = 0;
+    if (!EVP_Digest(data, n, md, &len, EVP_sha256(), NULL) || len != 32)
+        return false;
+    hex(md, 32, out);
+    return true;
+}
+
+static void compare_region(cmp *c, const km_expect_region *x, km_expect_reader read, void *ctx)
+{
+    char subject[KS_QUOTE_BYTES + 32];
+    char quoted[KS_QUOTE_BYTES];
+    snprintf(subject, sizeof subject, "region %s of cluster %d",
+             ks_quote(quoted, sizeof quoted, x->name), x->cluster);
+    const void *data = NULL;
+    void *owned = NULL;
+    size_t bytes = 0;
+    km_error e = {0};
+    int rc = read ? read(ctx, x->name, x->cluster, &data, &bytes, &owned, &e)
+                  : km_fail(&e, KM_EXIT_USAGE, "no run folder to read it from");
+    if (x->sha256) {
+        c->v->checked++;
+        char got[65];
+        if (rc != KM_OK)
+            differ(c, x->sha256_pos, subject, format("sha256 %s", x->sha256),
+                   format("no bytes: %s", e.message));
+        else if (!sha256_hex(data, bytes, got))
+            c->oom = true;
+        else if (strcmp(got, x->sha256) != 0)
+            differ(c, x->sha256_pos, subject, format("sha256 %s", x->sha256), strdup(got));
+    }
+    if (x->first) {
+        c->v->checked++;
+        char want[2 * KM_EXPECT_FIRST_MAX + 1], got[2 * KM_EXPECT_FIRST_MAX + 1];
+        hex(x->first, x->nfirst, want);
+        size_t n = bytes < x->nfirst ? bytes : x->nfirst;
+        if (rc != KM_OK)
+            differ(c, x->first_pos, subject, format("first bytes %s", want),
+                   format("no bytes: %s", e.message));
+        else if (bytes < x->nfirst || memcmp(data, x->first, x->nfirst) != 0) {
+            hex(data, n, got);
+            differ(c, x->first_pos, subject, format("first bytes %s", want),
+                   bytes < x->nfirst ? format("%zu bytes in all: %s", bytes, got) : strdup(got));
+        }
+    }
+    free(owned);
+}
+
+/* ---- commands ------------------------------------------------------- */
+
+static char *event_text(const cJSON *cmd)
+{
+    const char *event = cJSON_GetStringValue(item(cmd, "event"));
+    const cJSON *reason = item(cmd, "reason");
+    if (!event)
+        return strdup("no event (the run stopped first)");
+    if (strcmp(event, "rejected") == 0 && cJSON_IsNumber(reason))
+        return format("'%s' (reason %d)", event, reason->valueint);
+    return format("'%s'", event);
+}
+
+static void command_subject(const km_program *p, uint32_t handle, char *buf, size_t n)
+{
+    const char *handler = handle >= 1 && handle <= p->ncommands
+                              ? p->commands[handle - 1].handler
+                              : NULL;
+    char quoted[KS_QUOTE_BYTES];
+    if (handler)
+        snprintf(buf, n, "command %u (%s)", handle, ks_quote(quoted, sizeof quoted, handler));
+    else
+        snprintf(buf, n, "command %u", handle);
+}
+
+static void compare_command(cmp *c, const km_expect_command *x, const cJSON *doc)
+{
+    char subject[KS_QUOTE_BYTES + 32];
+    command_subject(c->p, x->handle, subject, sizeof subject);
+    const cJSON *cmd = find_by(item(doc, "commands"), "index", x->handle - 1.0);
+    if (!cmd) {
+        c->v->checked++;
+        differ(c, x->pos, subject, strdup("its event"), strdup("none listed in the run"));
+        return;
+    }
+    if (x->event) {
+        c->v->checked++;
+        const char *event = cJSON_GetStringValue(item(cmd, "event"));
+        if (!event || strcmp(event, x->event) != 0)
+            differ(c, x->event_pos, subject, format("event '%s'", x->event), event_text(cmd));
+    }
+    if (x->has_result) {
+        c->v->checked++;
+        const cJSON *r = item(cmd, "result");
+        bool none = !cJSON_IsNumber(r);
+        if (x->result_none && !none)
+            differ(c, x->result_pos, subject, strdup("no result word"),
+                   format("%.0f", r->valuedouble));
+        else if (!x->result_none && none)
+            differ(c, x->result_pos, subject, format("result %u", x->result),
+                   strdup("no result word"));
+        else if (!x->result_none && r->valuedouble != x->result)
+            differ(c, x->result_pos, subject, format("result %u", x->result),
+                   format("%.0f", r->valuedouble));
+    }
+}
+
+/* ---- what every run must give ----------------------------------------- */
+
+/* The item for `cluster` that applies, the last one naming a state if
+ * any does. */
+static const km_expect_thread *thread_item(const cmp *c, int cluster, bool *has_state)
+{
+    const km_expect_thread *found = NULL;
+    *has_state = false;
+    const km_expect *e = &c->p->expect;
+    for (size_t i = 0; i < e->nthreads; i++) {
+        const km_expect_thread *x = &e->threads[i];
+        if (x->cluster != cluster || !applies(c, x->on))
+            continue;
+        if (!found || x->state)
+            found = x;
+        *has_state |= x->state != NULL;
+    }
+    return found;
+}
+
+static const km_expect_command *command_item(const cmp *c, uint32_t handle, bool *has_event)
+{
+    const km_expect_command *found = NULL;
+    *has_event = false;
+    const km_expect *e = &c->p->expect;
+    for (size_t i = 0; i < e->ncommands; i++) {
+        const km_expect_command *x = &e->commands[i];
+        if (x->handle != handle || !applies(c, x->on))
+            continue;
+        if (!found || x->event)
+            found = x;
+        *has_event |= x->event != NULL;
+    }
+    return found;
+}
+
+static void compare_unnamed(cmp *c, const cJSON *doc)
+{
+    const km_expect *e = &c->p->expect;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, item(doc, "threads")) {
+        const cJSON *cl = item(t, "cluster");
+        const char *state = cJSON_GetStringValue(item(t, "state"));
+        bool named;
+        const km_expect_thread *x = thread_item(c, cl ? cl->valueint : 0, &named);
+        if (named || (state && strcmp(state, "returned") == 0))
+            continue;
+        char subject[64];
+        snprintf(subject, sizeof subject, "thread on cluster %d", cl ? cl->valueint : 0);
+        differ(c, x ? x->pos : e->pos, subject, strdup("state 'returned' (no other named)"),
+               state_text(t));
+    }
+    const cJSON *cmd;
+    cJSON_ArrayForEach(cmd, item(doc, "commands")) {
+        const cJSON *index = item(cmd, "index");
+        const char *event = cJSON_GetStringValue(item(cmd, "event"));
+        uint32_t handle = cJSON_IsNumber(index) ? (uint32_t)index->valuedouble + 1 : 0;
+        bool named;
+        const km_expect_command *x = command_item(c, handle, &named);
+        if (named || (event && strcmp(event, "done") == 0))
+            continue;
+        char subject[KS_QUOTE_BYTES + 32];
+        command_subject(c->p, handle, subject, sizeof subject);
+        differ(c, x ? x->pos : e->pos, subject, strdup("event 'done' (no other named)"),
+               event_text(cmd));
+    }
+    static const struct {
+        const char *key, *one, *many;
+    } findings[] = {
+        {"kernel_faults", "Tensix handler taken out", "Tensix handlers taken out"},
+        {"wild_writes", "wild write", "wild writes"},
+        {"handover", "hand-over finding", "hand-over findings"},
+    };
+    for (size_t i = 0; i < sizeof findings / sizeof *findings; i++) {
+        int n = cJSON_GetArraySize(item(doc, findings[i].key));
+        if (n > 0)
+            differ(c, e->pos, "the run", format("no %s", findings[i].many),
+                   format("%d %s (the run JSON's %s)", n, n == 1 ? findings[i].one
+                                                                 : findings[i].many,
+                          findings[i].key));
+    }
+}
+
+/* The differences in the manifest's order (stable: one place's keep
+ * theirs). */
+static void sort_by_place(km_verdict *v)
+{
+    for (size_t i = 1; i < v->n; i++) {
+        km_mismatch m = v->items[i];
+        size_t j = i;
+        while (j > 0 && (v->items[j - 1].pos.line > m.pos.line ||
+                         (v->items[j - 1].pos.line == m.pos.line &&
+                          v->items[j - 1].pos.col > m.pos.col))) {
+            v->items[j] = v->items[j - 1];
+            j--;
+        }
+        v->items[j] = m;
+    }
+}
+
+int km_expect_check(const km_program *p, const char *run_json, km_expect_reader read, void *ctx,
+                    km_verdict *out, km_error *err)
+{
+    *out = (km_verdict){0};
+    cJSON *doc = run_json ? cJSON_Parse(run_json) : NULL;
+    const char *backend = cJSON_GetStringValue(item(doc, "backend"));
+    if (!doc || !backend || !cJSON_IsArray(item(doc, "threads"))) {
+        cJSON_Delete(doc);
+        return km_fail(err, KM_EXIT_USAGE,
+                       "not a run's JSON (expected the document kmrun run prints)");
+    }
+    out->file = strdup(p->manifest ? p->manifest : p->name ? p->name : "(program)");
+    out->backend = strdup(backend);
+    cmp c = {.p = p, .v = out,
+             .on = strcmp(backend, "host") == 0 ? KM_EXPECT_ON_HOST : KM_EXPECT_ON_SIM,
+             .oom = !out->file || !out->backend};
+    const km_expect *e = &p->expect;
+    for (size_t i = 0; i < e->nthreads && !c.oom; i++)
+        if (applies(&c, e->threads[i].on))
+            compare_thread(&c, &e->threads[i], doc);
+    for (size_t i = 0; i < e->nregions && !c.oom; i++)
+        if (applies(&c, e->regions[i].on))
+            compare_region(&c, &e->regions[i], read, ctx);
+    for (size_t i = 0; i < e->ncommands && !c.oom; i++)
+        if (applies(&c, e->commands[i].on))
+            compare_command(&c, &e->commands[i], doc);
+    if (!c.oom)
+        compare_unnamed(&c, doc);
+    cJSON_Delete(doc);
+    sort_by_place(out);
+    if (c.oom)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory comparing a run with %s",
+                       KS_QUOTED(out->file));
+    return KM_OK;
+}
+
+void km_verdict_free(km_verdict *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < v->n; i++) {
+        free(v->items[i].subject);
+        free(v->items[i].expected);
+        free(v->items[i].got);
+        free(v->items[i].text);
+    }
+    free(v->items);
+    free(v->file);
+    free(v->backend);
+    *v = (km_verdict){0};
+}
+
+char *km_expect_run_dir(const char *run_json)
+{
+    cJSON *doc = run_json ? cJSON_Parse(run_json) : NULL;
+    const char *dir = cJSON_GetStringValue(item(doc, "run_dir"));
+    char *copy = dir && *dir ? strdup(dir) : NULL;
+    cJSON_Delete(doc);
+    return copy;
+}
