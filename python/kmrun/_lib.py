@@ -79,6 +79,8 @@ class SessionOpts(ctypes.Structure):
         ("trace_cluster", ctypes.c_uint),
         ("trace_core", ctypes.c_uint),
         ("timeline", ctypes.c_char_p),
+        ("diagnostic", ctypes.c_void_p),  # a C callback; the package sets none
+        ("color", ctypes.c_int),
     ]
 
 
