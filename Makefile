@@ -126,7 +126,7 @@ HOST_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
 #   device/sim/  the simulated card; above it only its API
 #                (device/sim/include/) is visible
 #   lib/         the host library: the card's API and exec's, never a part
-#   cmd/         the command: include/kmrun.h alone, the public API
+#   cmd/         the command: include/ alone (kmrun.h, kmrun_tools.h), the public API
 # `make -s print-inc FOLDER=lib/run` prints a folder's flags
 # (tests/cli/layers.bats).
 CONTRACT := kmx/include device/include
@@ -513,6 +513,7 @@ install: all libkmrun
 	$(call say,INSTALL,$(DESTDIR)$(PREFIX)){ \
 	  echo '755 $(B)/bin/kmrun $(BINDIR)/kmrun'; \
 	  echo '644 include/kmrun.h $(INCLUDEDIR)/kmrun.h'; \
+	  echo '644 include/kmrun_tools.h $(INCLUDEDIR)/kmrun_tools.h'; \
 	  echo '644 $(B)/lib/libkmrun.a $(LIBDIR)/libkmrun.a'; \
 	  echo '644 $(B)/lib/$(SO_FILE) $(LIBDIR)/$(SO_FILE)'; \
 	  echo 'link $(SO_FILE) $(LIBDIR)/$(SONAME)'; \

@@ -44,6 +44,7 @@
 #include <stdio.h>
 
 #include "kmrun.h"
+#include "kmrun_tools.h"
 
 /* A name in a message, as kmrun shows every name (kmrun_quote): a buffer
  * that lives to the end of the enclosing block. */

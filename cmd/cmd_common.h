@@ -4,6 +4,7 @@
 #define KM_CMD_COMMON_H
 
 #include "kmrun.h"
+#include "kmrun_tools.h"
 
 /* Loads a manifest (kmrun_program_load); on failure prints every error
  * (file:line:col, the line, a caret: kmrun_error_detail) or the system

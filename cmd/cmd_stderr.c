@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "kmrun.h"
+#include "kmrun_tools.h"
 
 static FILE *raw;     /* the stderr the filter writes to */
 static FILE *guarded; /* the filter, now stderr */

@@ -16,6 +16,7 @@
 #include "km_run_record.h"
 #include "km_session.h"
 #include "kmrun.h"
+#include "kmrun_tools.h"
 
 struct kmrun_error {
     kmrun_status status;

@@ -7,7 +7,7 @@
 #   layers_check.sh TOP closure          no cycles; a folder sees what its uses see
 #   layers_check.sh TOP picture README TREE
 #                                        README's Layout table is the Makefile's, for TREE
-#   layers_check.sh TOP cmd-includes     cmd/'s quoted includes: kmrun.h and its own only
+#   layers_check.sh TOP cmd-includes     cmd/'s quoted includes: the public headers (include/) and its own only
 # Prints what is wrong; exits 1 when anything is.
 set -u
 top=$1 what=$2
@@ -38,12 +38,12 @@ case $what in
 modules) printf '%s\n' "${mods[@]}" ;;
 cmd-includes)
     # The command is the public API's first user: a quoted include in
-    # cmd/ names include/kmrun.h or a header of cmd/ itself, nothing else
+    # cmd/ names a public header (include/) or a header of cmd/ itself, nothing else
     # (system headers, <cjson/cJSON.h> among them, come in angle brackets).
-    own=" kmrun.h $(cd cmd && printf '%s ' *.h)"
+    own=" $(cd include && printf "%s " *.h)$(cd cmd && printf '%s ' *.h)"
     while IFS=: read -r file line text; do
         h=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/\1/' <<<"$text")
-        [[ "$own" == *" $h "* ]] || { echo "$file:$line: includes \"$h\", which is not kmrun.h or cmd/'s"; bad=1; }
+        [[ "$own" == *" $h "* ]] || { echo "$file:$line: includes \"$h\", which is not a header of include/ or cmd/"; bad=1; }
     done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' cmd/*.c cmd/*.h)
     ;;
 no-uses) printf '%s\n' "${nouses[@]}" ;;

@@ -39,9 +39,9 @@ load helpers
     diff -u "$BATS_TEST_TMPDIR/expect" "$BATS_TEST_TMPDIR/actual"
 }
 
-@test "kmrun(3) names and describes every function include/kmrun.h declares" {
+@test "kmrun(3) names and describes every function include/kmrun.h and kmrun_tools.h declare" {
     local fns name
-    fns=$(grep -oE '\bkmrun_[a-z_]+\(' "$KMRUN_TOP/include/kmrun.h" | tr -d '(' | sort -u)
+    fns=$(cat "$KMRUN_TOP"/include/kmrun.h "$KMRUN_TOP"/include/kmrun_tools.h | grep -oE '\bkmrun_[a-z_]+\('  | tr -d '(' | sort -u)
     [ "$(wc -l <<<"$fns")" -ge 25 ]
     for name in $fns; do
         grep -q "^\.Nm $name\( ,\)\?$" "$KMRUN_TOP/man/kmrun.3" ||

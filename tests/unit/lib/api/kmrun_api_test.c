@@ -22,6 +22,7 @@
 
 #include "api_fixture.h"
 #include "kmrun.h"
+#include "kmrun_tools.h"
 
 #define HELLO "programs/01_hello/program.yaml"
 #define SUM "programs/02_parallel_sum/program.yaml"

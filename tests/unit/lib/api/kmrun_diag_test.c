@@ -18,6 +18,7 @@
 
 #include "api_fixture.h"
 #include "kmrun.h"
+#include "kmrun_tools.h"
 
 /* Writes `text` to root/name (its folder made first); returns the path. */
 static const char *put_file(const char *name, const char *text)

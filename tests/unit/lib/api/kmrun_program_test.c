@@ -20,6 +20,7 @@
 
 #include "api_fixture.h"
 #include "kmrun.h"
+#include "kmrun_tools.h"
 
 static void ok(kmrun_status st, kmrun_error **e, const char *what)
 {

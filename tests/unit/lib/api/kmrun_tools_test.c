@@ -18,6 +18,7 @@
 
 #include "api_fixture.h"
 #include "kmrun.h"
+#include "kmrun_tools.h"
 
 #define HELLO "programs/01_hello/program.yaml"
 

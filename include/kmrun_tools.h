@@ -1,0 +1,260 @@
+/* kmrun_tools.h: the kmrun library's API for tools built like kmrun(1) —
+ * what the command line does beyond a program's host side (kmrun.h): run
+ * folders after a run, the build cache and builds, a bare ELF on one hart, a new
+ * program from a template, and text shown as kmrun shows it.
+ *
+ * The promise is kmrun.h's (every name kmrun_ or KMRUN_, opaque handles
+ * freed by their _free or _close, a kmrun_status and an error object on
+ * failure, never a print or an exit); libkmrun exports these functions
+ * beside kmrun.h's, and man 3 kmrun documents both headers. */
+#ifndef KMRUN_TOOLS_H
+#define KMRUN_TOOLS_H
+
+#include "kmrun.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Run folders -----------------------------------------------------------
+ * What a run leaves after its stop (kmrun(1), FILES): its JSON and
+ * every region copy's bytes, in a folder named by its run id under the
+ * runs folder, `latest` naming the last one written. */
+
+/* The runs folder as kmrun(1) chooses it: `runs_dir` when not NULL (the
+ * --run-dir option), else $KMRUN_RUNS, else .kmrun/runs.  Allocated: free
+ * it with free(); NULL when memory runs out. */
+char *kmrun_runs_folder(const char *runs_dir);
+
+/* The folder of a run (allocated, free()): `run` a run id under the runs
+ * folder, a path to a run folder, or NULL for the latest.  KMRUN_USAGE for
+ * a run that is not there; KMRUN_SYSTEM for a damaged one, or when the
+ * latest cannot be trusted (a run interrupted since it was written). */
+kmrun_status kmrun_run_folder_find(const char *runs_dir, const char *run, char **folder,
+                                   kmrun_error **err);
+
+/* The bytes of region `name` in the run folder `folder`: the copy of the
+ * thread on `cluster` (0: the only cluster that has one; KMRUN_USAGE when
+ * several do, or for a region or cluster the run has not).  *data is
+ * allocated (free()); *got_cluster (may be NULL) says whose copy it is. */
+kmrun_status kmrun_run_folder_read(const char *folder, const char *name, int cluster, void **data,
+                                   size_t *bytes, int *got_cluster, kmrun_error **err);
+
+/* Removes what killed runs left in the runs folder (their half-written
+ * folders); `latest` is left naming the last run written whole. */
+void kmrun_runs_sweep(const char *runs_dir);
+
+/* ---- The build cache ---------------------------------------------------------
+ * The content-addressed cache thread images and kernels are built into
+ * (kmrun(1), `kmrun cache`): written whole and renamed into place, so
+ * that builds and runs at the same time never see a torn entry. */
+
+typedef struct kmrun_cache kmrun_cache;
+
+/* Opens (creating its folders) the cache at `folder`; NULL: $KMRUN_CACHE,
+ * else $XDG_CACHE_HOME/kmrun, else ~/.cache/kmrun.  KMRUN_SYSTEM when it
+ * cannot be used. */
+kmrun_status kmrun_cache_open(const char *folder, kmrun_cache **out, kmrun_error **err);
+/* Frees the handle; the entries it found or stored stay pinned (kept by
+ * gc and clear) until then. */
+void kmrun_cache_close(kmrun_cache *c);
+/* Where a damaged entry, found and removed (it is rebuilt), is told:
+ * `warn` gets a message (NULL: nobody is told). */
+void kmrun_cache_set_warning(kmrun_cache *c, void (*warn)(const char *message, void *ctx),
+                             void *ctx);
+const char *kmrun_cache_folder(const kmrun_cache *c);
+
+typedef struct kmrun_cache_stats {
+    uint64_t entries, entry_bytes; /* the entries and the bytes of their files */
+    uint64_t records;              /* what compiles included, for the direct mode */
+    uint64_t work_bytes;           /* the build folders */
+    uint64_t hits, misses;         /* lookups counted since the cache was made */
+} kmrun_cache_stats;
+kmrun_status kmrun_cache_stats_get(kmrun_cache *c, kmrun_cache_stats *out, kmrun_error **err);
+
+/* Removes entries, least recently used first, until they take at most
+ * max_bytes (and what killed builds left); *removed counts them, *kept the
+ * entries in use by a build or run, which stay (both may be NULL). */
+kmrun_status kmrun_cache_gc(kmrun_cache *c, uint64_t max_bytes, uint64_t *removed,
+                            uint64_t *kept, kmrun_error **err);
+/* Removes every entry but those in use (*kept counts them; may be NULL). */
+kmrun_status kmrun_cache_clear(kmrun_cache *c, uint64_t *kept, kmrun_error **err);
+
+/* ---- Builds ---------------------------------------------------------------------
+ * A program's thread images and Tensix handlers built through the cache,
+ * as `kmrun build` builds them (kmrun_session_load does the same before a
+ * run). */
+
+typedef struct kmrun_build_opts {
+    /* sizeof(kmrun_build_opts): set it (kmrun_build_opts_init does). */
+    size_t size;
+    int jobs;  /* compiles at once, 1 to 1024; 0: Ninja's default */
+    bool host; /* also each thread's host fallback (the host backend's object) */
+    /* A line a compiler wrote (a warning, an error), its files shown from
+     * the working folder */
+    void (*output)(const char *line, void *ctx);
+    /* Ninja's status line ("[2/5] ..."), each to stand in for the last
+     * (NULL: none is made) */
+    void (*progress)(const char *line, void *ctx);
+    void *ctx;
+    /* Set: the compilers report structured (gcc's
+     * -fdiagnostics-format=json; clang's text is read), and each finding
+     * of a build that succeeds comes here instead of `output` (a failed
+     * build's are its error's: kmrun_error_diagnostics). */
+    void (*diagnostic)(const kmrun_diagnostic *d, void *ctx);
+    /* The compilers' colours in `output` and in a failure's message. */
+    kmrun_color color;
+    /* Also write compile_commands.json beside the manifest (beside the
+     * root of a program built in code), the compilation database clangd
+     * and clang-tidy read: every source's compile as the build runs it,
+     * whether or not it is built (kmrun_build_compile_commands). */
+    bool compile_commands;
+} kmrun_build_opts;
+
+/* No callbacks, Ninja's job count, no host fallbacks, its size set. */
+void kmrun_build_opts_init(kmrun_build_opts *o);
+
+typedef struct kmrun_build kmrun_build;
+
+/* Builds p's threads and kernels into the cache c (o NULL: the defaults):
+ * what has not changed comes from the cache.  KMRUN_BUILD with the
+ * compiler's message or the image's violation, KMRUN_SYSTEM for a
+ * missing tool or an unusable cache; a program built in code is checked
+ * whole first (KMRUN_USAGE), as at its first load. */
+kmrun_status kmrun_build_program(kmrun_cache *c, kmrun_program *p, const kmrun_build_opts *o,
+                                 kmrun_build **out, kmrun_error **err);
+void kmrun_build_free(kmrun_build *b);
+
+/* One thing built: an image, a host fallback's object or the kernels'. */
+typedef struct kmrun_built {
+    bool hit;           /* it came from the cache */
+    const char *sha256; /* of the file, in hex */
+    const char *key;    /* the cache entry's key, in hex */
+    const char *path;   /* the file in the cache */
+    uint64_t bytes;     /* an image's: what must fit in the image area */
+    uint64_t text, rodata, data;
+} kmrun_built;
+
+/* The image of the program's i-th thread entry (the manifest's order);
+ * with host, its host fallback's object; false for an i past the last
+ * (or no host objects built).  Valid until kmrun_build_free. */
+bool kmrun_build_image(const kmrun_build *b, size_t i, bool host, kmrun_built *out);
+/* The kernels' object; false when the program has none. */
+bool kmrun_build_kernels(const kmrun_build *b, kmrun_built *out);
+/* The build as one JSON document, as `kmrun build` prints it: the
+ * program, the cache, per thread its clusters and image (and host
+ * object), the kernels, the cache's hits and misses.  The build's own. */
+const char *kmrun_build_json(const kmrun_build *b);
+/* The most bytes an image may hold (126,976). */
+uint64_t kmrun_image_limit(void);
+/* The compile_commands.json the build wrote (its opts' compile_commands),
+ * shown from the working folder; NULL: none.  The build's own. */
+const char *kmrun_build_compile_commands(const kmrun_build *b);
+
+/* ---- A bare ELF on one hart -----------------------------------------------------
+ * A linked RV64 ELF (an instruction test, a measurement) on one simulated
+ * X280 hart in machine mode, with no cluster and no kmx runtime, as
+ * `kmrun exec` runs it (kmrun(1) says how it is loaded and how it ends). */
+
+typedef struct kmrun_exec kmrun_exec;
+
+/* Loads the ELF at `path`.  KMRUN_BUILD when it is not a linked RV64
+ * executable, KMRUN_SYSTEM when it cannot be read.  *has_tohost (may be
+ * NULL): whether it has a 'tohost' symbol (without one it can end only in
+ * a trap, in wfi or at the limit). */
+kmrun_status kmrun_exec_open(const char *path, kmrun_exec **out, bool *has_tohost,
+                             kmrun_error **err);
+void kmrun_exec_free(kmrun_exec *x);
+/* Each instruction the hart executes from now on, a line of Spike's
+ * commit log, to `line` (NULL: none). */
+void kmrun_exec_trace(kmrun_exec *x, void (*line)(const char *text, void *ctx), void *ctx);
+
+typedef enum kmrun_exec_end {
+    KMRUN_EXEC_EXIT = 0,  /* the program wrote tohost */
+    KMRUN_EXEC_LIMIT = 1, /* max_instructions retired or trapped */
+    KMRUN_EXEC_TRAP = 2,  /* a trap taken with no handler installed */
+    KMRUN_EXEC_WFI = 3,   /* wfi, which nothing can wake */
+} kmrun_exec_end;
+
+typedef struct kmrun_exec_result {
+    kmrun_exec_end end;
+    const char *end_name;     /* "exit", "limit", "trap" or "wfi" */
+    uint64_t exit_code;       /* KMRUN_EXEC_EXIT only */
+    uint64_t instructions, cycles;
+    uint64_t traps;           /* taken: with instructions, what the limit counts */
+    uint64_t mcause, mepc, mtval; /* KMRUN_EXEC_TRAP only */
+    char cause[48];           /* mcause's name ("illegal_instruction") */
+} kmrun_exec_result;
+
+/* Runs it to its end, at most max_instructions (more than 0). */
+kmrun_status kmrun_exec_run(kmrun_exec *x, uint64_t max_instructions, kmrun_exec_result *out,
+                            kmrun_error **err);
+/* The same under gdb-multiarch on 127.0.0.1:port (0: any free one), as
+ * kmrun_run_debug: `waiting` gets the port and the debugger's command
+ * line, the hart waits at its entry.  KMRUN_SYSTEM when the port cannot
+ * be had or nobody connects; KMRUN_FAILED when the debugger killed the
+ * program before its end. */
+kmrun_status kmrun_exec_debug(kmrun_exec *x, uint64_t max_instructions, int port,
+                              void (*waiting)(int port, const char *command, void *ctx),
+                              void *ctx, kmrun_exec_result *out, kmrun_error **err);
+
+/* ---- A new program -------------------------------------------------------------
+ * `kmrun new`: a folder with a program to start from, made from one of
+ * kmrun's templates (its data folder's templates/: "thread", "host-fed",
+ * "ports"). */
+
+/* Makes the folder `folder` (which must not exist) holding the template's
+ * program.yaml (named after the folder's last part, with its `expect:`),
+ * its sources and README.md, written whole or not at all: made beside it
+ * under a temporary name and renamed.  The program runs and passes
+ * `kmrun test` as it is.  KMRUN_USAGE for a folder that exists, a name
+ * that is not a program's or an unknown template (the message names
+ * those there are); KMRUN_SYSTEM when it cannot be written or the
+ * templates are missing. */
+kmrun_status kmrun_new_program(const char *folder, const char *template_name, kmrun_error **err);
+
+/* ---- Text as kmrun shows it ----------------------------------------------------
+ * What kmrun shows of a name, a path or a message is printable: a byte
+ * that is not (a control byte, DEL, either byte of a C1 control, a byte
+ * that is not part of well-formed UTF-8) is written as a backslash and
+ * three octal digits ("\033", "\377"), as C and bash's $'...' read them.
+ * A tool built on the library shows what it reads from manifests and run
+ * folders the same way. */
+
+/* Keep newlines and tabs. */
+#define KMRUN_SHOW_LINES 1u
+/* Escape the backslash and the single quote too: inside kmrun_quote's quotes. */
+#define KMRUN_SHOW_QUOTED 2u
+/* The most one character is shown as, with its NUL. */
+#define KMRUN_SHOWN_MAX 12
+
+/* The next character of s[0..len) as it is shown, into out (NUL-ended),
+ * its length into *outlen; returns the bytes of s it covers (1 to 4; 0
+ * only when len is 0). */
+size_t kmrun_show_next(const char *s, size_t len, unsigned how, char out[KMRUN_SHOWN_MAX],
+                       size_t *outlen);
+/* s[0..len) as it is shown, into buf (n bytes, NUL-ended; a text too long
+ * ends in "..."); returns buf. */
+char *kmrun_escape(char *buf, size_t n, const char *s, size_t len, unsigned how);
+/* `name` as every message of kmrun shows a name or a path: between single
+ * quotes, escaped with KMRUN_SHOW_QUOTED; NULL is "(none)".  Into buf
+ * (n bytes; KMRUN_QUOTE_BYTES is always enough); returns buf. */
+#define KMRUN_QUOTE_BYTES 1024
+char *kmrun_quote(char *buf, size_t n, const char *name);
+/* v with thousands separators ("126,976"), into buf; returns buf. */
+char *kmrun_thousands(uint64_t v, char *buf, size_t n);
+/* A size as the manifest takes one: bytes ("4096", "0x1000") or a number
+ * and B, KiB, MiB or GiB ("512MiB", "4 KiB").  False when it is not one;
+ * then *hint (may be NULL) is the unit probably meant ("MiB" for "MB"),
+ * or NULL. */
+bool kmrun_parse_size(const char *text, uint64_t *bytes, const char **hint);
+/* "4 GiB", "64 KiB" when exact, else "4100 bytes", into buf; returns buf. */
+const char *kmrun_format_size(uint64_t bytes, char *buf, size_t n);
+/* The one of names[0..n) nearest to `word` (a misspelling of it), or NULL. */
+const char *kmrun_suggest(const char *word, const char *const *names, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
