@@ -46,8 +46,13 @@ extern "C" {
 #endif
 
 /* This header's version: a program built against it may check
- * kmrun_api_version() at run time. */
-#define KMRUN_API_VERSION 1
+ * kmrun_api_version() at run time.  Raised with VERSION's minor (and so
+ * the SONAME, libkmrun.so.0.<minor>) whenever a structure's layout or a
+ * function's meaning changes: 2 when kmrun_session_opts and
+ * kmrun_build_opts grew their diagnostic and color fields (an _init of
+ * this library writes the whole structure, so a caller built against a
+ * smaller one must not load it; the kmrun package checks this number). */
+#define KMRUN_API_VERSION 2
 
 /* ---- Status and errors ---------------------------------------------------- */
 
@@ -89,7 +94,7 @@ void kmrun_error_free(kmrun_error *e);
  * kmrun_error_free. */
 const char *kmrun_error_detail(const kmrun_error *e);
 
-/* The library's version (as `kmrun --version` gives it, "0.1.0") and
+/* The library's version (as `kmrun --version` gives it, VERSION: "0.2.0") and
  * KMRUN_API_VERSION as it was built. */
 const char *kmrun_version(void);
 int kmrun_api_version(void);

@@ -67,7 +67,7 @@ class Docs(unittest.TestCase):
     def test_version(self):
         with open(os.path.join(s.TOP, "VERSION")) as f:
             self.assertEqual(km.__version__, f.read().strip())
-        self.assertEqual(km.api_version, 1)
+        self.assertEqual(km.api_version, 2)
 
 
 class Installed(unittest.TestCase):
