@@ -467,7 +467,8 @@ static int recorded_headers(km_build_ctx *b, km_target *t, char ***lines, size_t
     free(dirs);
     free(cands);
     km_search_free(&search);
-    qsort(*lines, *n, sizeof **lines, by_name);
+    if (*n > 1) /* (*lines is NULL when a compile read no header) */
+        qsort(*lines, *n, sizeof **lines, by_name);
     size_t w = 0; /* a header two sources include is recorded once */
     for (size_t i = 0; i < *n; i++) {
         if (w && strcmp((*lines)[w - 1], (*lines)[i]) == 0)

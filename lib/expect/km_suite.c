@@ -228,7 +228,8 @@ int km_suite_find(const char *const *paths, size_t npaths, km_suite_list *out, k
             km_suite_list_free(out);
             return rc;
         }
-        qsort(out->paths + from, out->n - from, sizeof *out->paths, by_bytes);
+        if (out->n - from > 1) /* (paths is NULL while nothing was found) */
+            qsort(out->paths + from, out->n - from, sizeof *out->paths, by_bytes);
         /* Each file once: a later spelling of one listed before goes. */
         size_t kept = from;
         for (size_t k = from; k < out->n; k++) {
