@@ -163,10 +163,13 @@ kmrun_status km_api_error_found(kmrun_error **err, int status, const char *messa
  * (kmrun.usage, build.failed, kmrun.system, ...). */
 const char *km_api_status_code(int status);
 
-/* How many bytes of an options struct that grew the API takes: `size` as
- * the caller set it, from `oldest` (the struct's size before its latest
- * fields) to `newest`; 0 when it is none of those. */
-size_t km_api_opts_size(size_t size, size_t oldest, size_t newest);
+/* The caller's options *src (its `size` field first) copied into dst
+ * (`newest` bytes, zeroed first): a caller built before the structure grew
+ * (size `oldest`) gets the new fields zero; any other size, or a colour
+ * that is not a kmrun_color (at `color_at` in the structure), is a usage
+ * error naming the structure `name` and its _init. */
+kmrun_status km_api_opts_copy(void *dst, const void *src, size_t oldest, size_t newest,
+                              size_t color_at, const char *name, kmrun_error **err);
 
 /* The same with a message made as km_fail makes it (names KS_QUOTED). */
 kmrun_status km_api_usage(kmrun_error **err, const char *fmt, ...)

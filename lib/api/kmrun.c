@@ -107,9 +107,23 @@ kmrun_status km_api_fail(kmrun_error **err, int status, const km_error *e)
                               NULL, NULL, e->code);
 }
 
-size_t km_api_opts_size(size_t size, size_t oldest, size_t newest)
+kmrun_status km_api_opts_copy(void *dst, const void *src, size_t oldest, size_t newest,
+                              size_t color_at, const char *name, kmrun_error **err)
 {
-    return size == oldest || size == newest ? size : 0;
+    size_t size;
+    memcpy(&size, src, sizeof size);
+    if (size != oldest && size != newest)
+        return km_api_usage(err, "invalid %s size %zu (expected %zu: set it with %s_init)", name,
+                            size, newest, name);
+    memset(dst, 0, newest);
+    memcpy(dst, src, size);
+    kmrun_color color;
+    memcpy(&color, (const char *)dst + color_at, sizeof color);
+    if ((unsigned)color > KMRUN_COLOR_NEVER)
+        return km_api_usage(err, "invalid color %d (expected KMRUN_COLOR_DEFAULT, _ALWAYS or "
+                                 "_NEVER)",
+                            (int)color);
+    return KMRUN_OK;
 }
 
 kmrun_status km_api_usage(kmrun_error **err, const char *fmt, ...)
@@ -195,20 +209,13 @@ kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out
     kmrun_session_opts_init(&defaults);
     if (!o)
         o = &defaults;
-    /* A caller built before the struct grew: its fields, the rest zero. */
-    size_t size = km_api_opts_size(o->size, offsetof(kmrun_session_opts, diagnostic), sizeof *o);
-    if (!size)
-        return km_api_usage(err,
-                            "invalid kmrun_session_opts size %zu (expected %zu: set it with "
-                            "kmrun_session_opts_init)",
-                            o->size, sizeof *o);
-    kmrun_session_opts given = {0};
-    memcpy(&given, o, size);
+    kmrun_session_opts given;
+    kmrun_status st = km_api_opts_copy(&given, o, offsetof(kmrun_session_opts, diagnostic),
+                                       sizeof given, offsetof(kmrun_session_opts, color),
+                                       "kmrun_session_opts", err);
+    if (st != KMRUN_OK)
+        return st;
     o = &given;
-    if ((unsigned)o->color > KMRUN_COLOR_NEVER)
-        return km_api_usage(err, "invalid color %d (expected KMRUN_COLOR_DEFAULT, _ALWAYS or "
-                                 "_NEVER)",
-                            (int)o->color);
     km_backend b;
     switch (o->backend) {
     case KMRUN_BACKEND_SIM:

@@ -124,20 +124,13 @@ kmrun_status kmrun_build_program(kmrun_cache *c, kmrun_program *p, const kmrun_b
     kmrun_build_opts_init(&defaults);
     if (!o)
         o = &defaults;
-    /* A caller built before the struct grew: its fields, the rest zero. */
-    size_t size = km_api_opts_size(o->size, offsetof(kmrun_build_opts, diagnostic), sizeof *o);
-    if (!size)
-        return km_api_usage(err,
-                            "invalid kmrun_build_opts size %zu (expected %zu: set it with "
-                            "kmrun_build_opts_init)",
-                            o->size, sizeof *o);
-    kmrun_build_opts given = {0};
-    memcpy(&given, o, size);
+    kmrun_build_opts given;
+    kmrun_status st = km_api_opts_copy(&given, o, offsetof(kmrun_build_opts, diagnostic),
+                                       sizeof given, offsetof(kmrun_build_opts, color),
+                                       "kmrun_build_opts", err);
+    if (st != KMRUN_OK)
+        return st;
     o = &given;
-    if ((unsigned)o->color > KMRUN_COLOR_NEVER)
-        return km_api_usage(err, "invalid color %d (expected KMRUN_COLOR_DEFAULT, _ALWAYS or "
-                                 "_NEVER)",
-                            (int)o->color);
     if (o->jobs < 0 || o->jobs > 1024)
         return km_api_usage(err, "invalid job count %d (expected 1 to 1024, or 0: Ninja's)",
                             o->jobs);
