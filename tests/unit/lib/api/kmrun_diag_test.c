@@ -17,6 +17,19 @@
 #include <string.h>
 
 #include "api_fixture.h"
+
+/* A path shown as kmrun shows it (relative to the working folder when the
+ * two share a first folder, else absolute: where the tests run decides)
+ * names `path`. */
+static void names_file(const char *shown, const char *path)
+{
+    assert_non_null(shown);
+    char *a = realpath(shown, NULL), *b = realpath(path, NULL);
+    if (!a || !b || strcmp(a, b) != 0)
+        fail_msg("'%s' does not name '%s'", shown, path);
+    free(a);
+    free(b);
+}
 #include "kmrun.h"
 #include "kmrun_tools.h"
 
@@ -178,7 +191,7 @@ static void a_failed_builds_findings(void **state)
         assert_true(n >= 2);
         const kmrun_diagnostic *d = kmrun_error_diagnostic(e, 0);
         assert_string_equal(kmrun_diagnostic_code(d), "build.compile");
-        assert_string_equal(kmrun_diagnostic_file(d), source); /* far away: absolute */
+        names_file(kmrun_diagnostic_file(d), source);
         assert_int_equal(kmrun_diagnostic_line(d), 3);
         assert_int_equal(kmrun_diagnostic_column(d), 5);
         assert_string_equal(kmrun_diagnostic_text(d), "    retur 1;");
@@ -188,7 +201,7 @@ static void a_failed_builds_findings(void **state)
                          KMRUN_SEVERITY_NOTE);
         d = kmrun_error_diagnostic(e, n - 1);
         assert_string_equal(kmrun_diagnostic_code(d), "build.failed");
-        assert_string_equal(kmrun_diagnostic_file(d), source);
+        names_file(kmrun_diagnostic_file(d), source);
         assert_non_null(strstr(kmrun_diagnostic_message(d), "cannot compile"));
         /* the message: never the JSON, the compiler's words */
         assert_null(strstr(kmrun_error_message(e), "\"kind\""));
@@ -254,9 +267,9 @@ static void a_builds_warnings_through_the_callback(void **state)
     assert_non_null(db);
     char want[300];
     snprintf(want, sizeof want, "%s/compile_commands.json", root);
-    assert_string_equal(db, want);
+    names_file(db, want);
     cJSON *doc = cJSON_Parse(kmrun_build_json(b));
-    assert_string_equal(str(doc, "compile_commands"), want);
+    names_file(str(doc, "compile_commands"), want);
     cJSON_Delete(doc);
     FILE *f = fopen(db, "r");
     assert_non_null(f);
