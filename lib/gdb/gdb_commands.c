@@ -151,6 +151,28 @@ static void cmd_G(km_gdb *g)
     gdb_put(g, "OK");
 }
 
+/* p and P of vector register v: hex, the value to write (NULL: a read)
+ * of n digits. */
+static void vector_reg(km_gdb *g, unsigned v, const char *hex, size_t n)
+{
+    uint8_t b[KM_GDB_VLENB];
+    if (!hex) {
+        if (!g->ops->read_vreg || g->ops->read_vreg(g->ctx, selected(g), v, b) != 0)
+            gdb_error(g, GDB_E_TARGET);
+        else
+            gdb_put_hex(g, b, sizeof b);
+        return;
+    }
+    if (n != 2 * sizeof b || gdb_parse_bytes(hex, sizeof b, b) != 0) {
+        gdb_error(g, GDB_E_SYNTAX);
+        return;
+    }
+    if (!g->ops->write_vreg || g->ops->write_vreg(g->ctx, selected(g), v, b) != 0)
+        gdb_error(g, GDB_E_TARGET);
+    else
+        gdb_put(g, "OK");
+}
+
 static void cmd_p(km_gdb *g, bool write)
 {
     if (write ? !g->ops->write_reg : !g->ops->read_reg)
@@ -164,6 +186,11 @@ static void cmd_p(km_gdb *g, bool write)
     int bytes = regno > 0xffff ? 0 : gdb_reg_bytes((int)regno);
     if (bytes == 0) {
         gdb_error(g, GDB_E_REG);
+        return;
+    }
+    if (bytes > 8) {
+        vector_reg(g, (unsigned)(regno - KM_GDB_REG_V0), write ? c.p : NULL,
+                   (size_t)(c.end - c.p));
         return;
     }
     if (!write) {

@@ -4,6 +4,36 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
+
+_Static_assert(SIM_REG_V_PARTS * 8 == KM_GDB_VLENB, "GDB's vector registers are the harts'");
+
+int km_gdb_sim_vreg(km_gdb_sim_get get, void *ctx, int thread, unsigned v, uint8_t *bytes)
+{
+    if (v >= 32)
+        return -1;
+    for (unsigned k = 0; k < SIM_REG_V_PARTS; k++) {
+        uint64_t part;
+        if (get(ctx, thread, SIM_REG_V, v * SIM_REG_V_PARTS + k, &part) != 0)
+            return -1;
+        memcpy(bytes + 8 * k, &part, 8); /* little-endian, as the harts' */
+    }
+    return 0;
+}
+
+int km_gdb_sim_set_vreg(km_gdb_sim_set set, void *ctx, int thread, unsigned v,
+                        const uint8_t *bytes)
+{
+    if (v >= 32)
+        return -1;
+    for (unsigned k = 0; k < SIM_REG_V_PARTS; k++) {
+        uint64_t part;
+        memcpy(&part, bytes + 8 * k, 8);
+        if (set(ctx, thread, SIM_REG_V, v * SIM_REG_V_PARTS + k, part) != 0)
+            return -1;
+    }
+    return 0;
+}
 
 int km_gdb_sim_reg(int regno, sim_reg_file *file, unsigned *num)
 {
@@ -16,6 +46,9 @@ int km_gdb_sim_reg(int regno, sim_reg_file *file, unsigned *num)
     } else if (regno >= KM_GDB_REG_F0 && regno < KM_GDB_REG_F0 + 32) {
         *file = SIM_REG_F;
         *num = (unsigned)(regno - KM_GDB_REG_F0);
+    } else if (regno >= KM_GDB_REG_V0 && regno < KM_GDB_REG_V0 + 32) {
+        *file = SIM_REG_V;
+        *num = (unsigned)(regno - KM_GDB_REG_V0) * SIM_REG_V_PARTS;
     } else if (regno >= KM_GDB_REG_CSR0 && regno < KM_GDB_REG_CSR0 + 4096) {
         *file = SIM_REG_CSR;
         *num = (unsigned)(regno - KM_GDB_REG_CSR0);

@@ -15,6 +15,16 @@
  * for a number the harts do not have. */
 int km_gdb_sim_reg(int regno, sim_reg_file *file, unsigned *num);
 
+/* A vector register through a target's own register access (the file and
+ * number sim_reg.h names): its 64-bit parts in turn.  0, or -1. */
+typedef int (*km_gdb_sim_get)(void *ctx, int thread, sim_reg_file file, unsigned num,
+                              uint64_t *value);
+typedef int (*km_gdb_sim_set)(void *ctx, int thread, sim_reg_file file, unsigned num,
+                              uint64_t value);
+int km_gdb_sim_vreg(km_gdb_sim_get get, void *ctx, int thread, unsigned v, uint8_t *bytes);
+int km_gdb_sim_set_vreg(km_gdb_sim_set set, void *ctx, int thread, unsigned v,
+                        const uint8_t *bytes);
+
 /* The points GDB inserted (Z packets): a kind, an address, and for a
  * watch its length; at most KM_GDB_MAX_POINTS. */
 #define KM_GDB_MAX_POINTS 64

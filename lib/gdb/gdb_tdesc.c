@@ -1,7 +1,11 @@
 /* gdb_tdesc: the registers the server offers and the target description
- * that names them to GDB (riscv:rv64, the cpu, fpu and csr features), with
- * each CSR's GDB number (65 + its CSR number) as QEMU gives it, so that
- * GDB's RISC-V code recognises every one by name. */
+ * that names them to GDB (riscv:rv64, the cpu, fpu, vector and csr
+ * features), with each CSR's GDB number (65 + its CSR number) as QEMU
+ * gives it, so that GDB's RISC-V code recognises every one by name.  The
+ * vector feature is QEMU's for an rv64gcv hart (target/riscv/gdbstub.c):
+ * v0-v31 of VLEN bits, each the union riscv_vector of the vectors q
+ * (uint128), l (uint64), w (uint32), s (uint16) and b (uint8) that fill
+ * it, in the group "vector"; the vector CSRs are in the csr feature. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,12 +35,29 @@ static const struct {
     {"tselect", KM_GDB_REG_TSELECT},   {"tdata1", KM_GDB_REG_TDATA1},
     {"tdata2", KM_GDB_REG_TDATA2},     {"mcycle", KM_GDB_REG_MCYCLE},
     {"minstret", KM_GDB_REG_MINSTRET}, {"mhartid", KM_GDB_REG_MHARTID},
+    {"vstart", KM_GDB_REG_VSTART},     {"vxsat", KM_GDB_REG_VXSAT},
+    {"vxrm", KM_GDB_REG_VXRM},         {"vcsr", KM_GDB_REG_VCSR},
+    {"vl", KM_GDB_REG_VL},             {"vtype", KM_GDB_REG_VTYPE},
+    {"vlenb", KM_GDB_REG_VLENB},
+};
+
+/* The lanes of QEMU's riscv_vector union: its field, the vector's id,
+ * the element's type and bits. */
+static const struct {
+    char field;
+    const char *id, *type;
+    int bits;
+} lanes[] = {
+    {'q', "quads", "uint128", 128}, {'l', "longs", "uint64", 64}, {'w', "words", "uint32", 32},
+    {'s', "shorts", "uint16", 16},  {'b', "bytes", "uint8", 8},
 };
 
 int gdb_reg_bytes(int regno)
 {
     if (regno >= 0 && regno < KM_GDB_REG_F0 + 32)
         return 8;
+    if (regno >= KM_GDB_REG_V0 && regno < KM_GDB_REG_V0 + 32)
+        return KM_GDB_VLENB;
     if (regno == KM_GDB_REG_FFLAGS || regno == KM_GDB_REG_FRM || regno == KM_GDB_REG_FCSR)
         return 4;
     for (size_t i = 0; i < sizeof csrs / sizeof *csrs; i++)
@@ -45,9 +66,9 @@ int gdb_reg_bytes(int regno)
     return 0;
 }
 
-/* Big enough for the whole description (about 5 KB); a static assert
+/* Big enough for the whole description (about 8 KB); a static assert
  * would need the text at compile time, so the writer checks instead. */
-static char xml[8192];
+static char xml[12288];
 
 const char *km_gdb_target_xml(void)
 {
@@ -82,6 +103,19 @@ const char *km_gdb_target_xml(void)
         "  <reg name=\"frm\" bitsize=\"32\" type=\"int\" regnum=\"%d\"/>\n"
         "  <reg name=\"fcsr\" bitsize=\"32\" type=\"int\" regnum=\"%d\"/>\n</feature>\n",
         KM_GDB_REG_FFLAGS, KM_GDB_REG_FRM, KM_GDB_REG_FCSR);
+    PUT("<feature name=\"org.gnu.gdb.riscv.vector\">\n");
+    for (size_t i = 0; i < sizeof lanes / sizeof *lanes; i++)
+        PUT("  <vector id=\"%s\" type=\"%s\" count=\"%d\"/>\n", lanes[i].id, lanes[i].type,
+            KM_GDB_VLENB * 8 / lanes[i].bits);
+    PUT("  <union id=\"riscv_vector\">\n");
+    for (size_t i = 0; i < sizeof lanes / sizeof *lanes; i++)
+        PUT("    <field name=\"%c\" type=\"%s\"/>\n", lanes[i].field, lanes[i].id);
+    PUT("  </union>\n");
+    for (int i = 0; i < 32; i++)
+        PUT("  <reg name=\"v%d\" bitsize=\"%d\" type=\"riscv_vector\" group=\"vector\" "
+            "regnum=\"%d\"/>\n",
+            i, KM_GDB_VLENB * 8, KM_GDB_REG_V0 + i);
+    PUT("</feature>\n");
     PUT("<feature name=\"org.gnu.gdb.riscv.csr\">\n");
     for (size_t i = 0; i < sizeof csrs / sizeof *csrs; i++)
         PUT("  <reg name=\"%s\" bitsize=\"64\" type=\"int\" regnum=\"%d\"/>\n", csrs[i].name,

@@ -15,8 +15,11 @@
  * thread; the target numbers them 0..count-1, GDB sees 1..count.
  * Registers carry GDB's RISC-V numbers (KM_GDB_REG_*): x0-x31 0..31, pc
  * 32, f0-f31 33..64, then 65 + the CSR's number (fcsr 68, mstatus 833),
- * as QEMU's target description gives them.  fflags and frm are the
- * server's views of fcsr; the target only knows fcsr. */
+ * as QEMU's target description gives them, and v0-v31 4162..4193 (GDB's
+ * own numbers for them, riscv-tdep.h: past the CSRs and the privilege
+ * register), each KM_GDB_VLENB bytes in QEMU's "org.gnu.gdb.riscv.vector"
+ * feature.  fflags and frm are the server's views of fcsr; the target
+ * only knows fcsr. */
 #ifndef KM_GDB_H
 #define KM_GDB_H
 
@@ -51,7 +54,18 @@ enum {
     KM_GDB_REG_MCYCLE = 65 + 0xb00,
     KM_GDB_REG_MINSTRET = 65 + 0xb02,
     KM_GDB_REG_MHARTID = 65 + 0xf14,
+    KM_GDB_REG_VSTART = 65 + 0x008,
+    KM_GDB_REG_VXSAT = 65 + 0x009,
+    KM_GDB_REG_VXRM = 65 + 0x00a,
+    KM_GDB_REG_VCSR = 65 + 0x00f,
+    KM_GDB_REG_VL = 65 + 0xc20,
+    KM_GDB_REG_VTYPE = 65 + 0xc21,
+    KM_GDB_REG_VLENB = 65 + 0xc22,
+    KM_GDB_REG_V0 = 4162,
 };
+
+/* Bytes of a vector register (the X280's VLEN, 512 bits). */
+#define KM_GDB_VLENB 64
 
 /* Breakpoints and watchpoints, numbered as the Z packets number them. */
 typedef enum km_gdb_point {
@@ -116,6 +130,10 @@ typedef struct km_gdb_target_ops {
     /* regno: a KM_GDB_REG_* the target description lists. */
     int (*read_reg)(void *ctx, int thread, int regno, uint64_t *value);
     int (*write_reg)(void *ctx, int thread, int regno, uint64_t value);
+    /* Vector register v (0..31): its KM_GDB_VLENB bytes, element 0 first
+     * (little-endian, as GDB's p and P carry them). */
+    int (*read_vreg)(void *ctx, int thread, unsigned v, uint8_t *bytes);
+    int (*write_vreg)(void *ctx, int thread, unsigned v, const uint8_t *bytes);
     /* Memory as `thread` sees it; all of [addr, addr + n) or nothing. */
     int (*read_mem)(void *ctx, int thread, uint64_t addr, uint8_t *buf, size_t n);
     int (*write_mem)(void *ctx, int thread, uint64_t addr, const uint8_t *buf, size_t n);

@@ -175,26 +175,46 @@ static int thread_name(void *ctx, int thread, char *name, size_t size)
     return 0;
 }
 
-static int read_reg(void *ctx, int thread, int regno, uint64_t *value)
+static int get(void *ctx, int thread, sim_reg_file file, unsigned num, uint64_t *value)
 {
     km_gdb_card *t = ctx;
-    sim_reg_file file;
-    unsigned num;
-    if (km_gdb_sim_reg(regno, &file, &num) != 0)
-        return -1;
     return sim_card_debug_get_reg(t->card, t->cluster_of[thread], t->core_of[thread], file, num,
                                   value);
 }
 
-static int write_reg(void *ctx, int thread, int regno, uint64_t value)
+static int set(void *ctx, int thread, sim_reg_file file, unsigned num, uint64_t value)
 {
     km_gdb_card *t = ctx;
+    return sim_card_debug_set_reg(t->card, t->cluster_of[thread], t->core_of[thread], file, num,
+                                  value);
+}
+
+static int read_reg(void *ctx, int thread, int regno, uint64_t *value)
+{
     sim_reg_file file;
     unsigned num;
     if (km_gdb_sim_reg(regno, &file, &num) != 0)
         return -1;
-    return sim_card_debug_set_reg(t->card, t->cluster_of[thread], t->core_of[thread], file, num,
-                                  value);
+    return get(ctx, thread, file, num, value);
+}
+
+static int write_reg(void *ctx, int thread, int regno, uint64_t value)
+{
+    sim_reg_file file;
+    unsigned num;
+    if (km_gdb_sim_reg(regno, &file, &num) != 0)
+        return -1;
+    return set(ctx, thread, file, num, value);
+}
+
+static int read_vreg(void *ctx, int thread, unsigned v, uint8_t *bytes)
+{
+    return km_gdb_sim_vreg(get, ctx, thread, v, bytes);
+}
+
+static int write_vreg(void *ctx, int thread, unsigned v, const uint8_t *bytes)
+{
+    return km_gdb_sim_set_vreg(set, ctx, thread, v, bytes);
 }
 
 static int read_mem(void *ctx, int thread, uint64_t addr, uint8_t *buf, size_t n)
@@ -373,6 +393,8 @@ static const km_gdb_target_ops ops = {
     .thread_name = thread_name,
     .read_reg = read_reg,
     .write_reg = write_reg,
+    .read_vreg = read_vreg,
+    .write_vreg = write_vreg,
     .read_mem = read_mem,
     .write_mem = write_mem,
     .insert_point = insert_point,

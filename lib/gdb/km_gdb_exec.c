@@ -51,26 +51,44 @@ static int thread_name(void *ctx, int thread, char *name, size_t size)
     return 0;
 }
 
+static int get(void *ctx, int thread, sim_reg_file file, unsigned num, uint64_t *value)
+{
+    (void)thread;
+    return sim_exec_get_reg(((km_gdb_exec *)ctx)->x, file, num, value);
+}
+
+static int set(void *ctx, int thread, sim_reg_file file, unsigned num, uint64_t value)
+{
+    (void)thread;
+    return sim_exec_set_reg(((km_gdb_exec *)ctx)->x, file, num, value);
+}
+
 static int read_reg(void *ctx, int thread, int regno, uint64_t *value)
 {
-    km_gdb_exec *t = ctx;
     sim_reg_file file;
     unsigned num;
-    (void)thread;
     if (km_gdb_sim_reg(regno, &file, &num) != 0)
         return -1;
-    return sim_exec_get_reg(t->x, file, num, value);
+    return get(ctx, thread, file, num, value);
 }
 
 static int write_reg(void *ctx, int thread, int regno, uint64_t value)
 {
-    km_gdb_exec *t = ctx;
     sim_reg_file file;
     unsigned num;
-    (void)thread;
     if (km_gdb_sim_reg(regno, &file, &num) != 0)
         return -1;
-    return sim_exec_set_reg(t->x, file, num, value);
+    return set(ctx, thread, file, num, value);
+}
+
+static int read_vreg(void *ctx, int thread, unsigned v, uint8_t *bytes)
+{
+    return km_gdb_sim_vreg(get, ctx, thread, v, bytes);
+}
+
+static int write_vreg(void *ctx, int thread, unsigned v, const uint8_t *bytes)
+{
+    return km_gdb_sim_set_vreg(set, ctx, thread, v, bytes);
 }
 
 static int read_mem(void *ctx, int thread, uint64_t addr, uint8_t *buf, size_t n)
@@ -161,6 +179,10 @@ static void end_stop(km_gdb_exec *t, const sim_exec_result *r, km_gdb_stop *stop
     } else if (r->end == SIM_EXEC_TRAP) {
         stop->reason = KM_GDB_STOP_TRAP;
         stop->cause = r->mcause;
+        /* The hart waits at the catch point, the run over: GDB is shown
+         * the trapping instruction (mepc), as the card's trap stops show
+         * it, with mcause, mepc and mtval as the trap set them. */
+        (void)sim_exec_set_reg(t->x, SIM_REG_PC, 0, r->mepc);
     } else {
         stop->reason = KM_GDB_STOP_STUCK;
     }
@@ -212,6 +234,8 @@ static const km_gdb_target_ops ops = {
     .thread_name = thread_name,
     .read_reg = read_reg,
     .write_reg = write_reg,
+    .read_vreg = read_vreg,
+    .write_vreg = write_vreg,
     .read_mem = read_mem,
     .write_mem = write_mem,
     .insert_point = insert_point,

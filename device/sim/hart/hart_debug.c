@@ -1,6 +1,17 @@
 /* hart_debug: a debugger's view of a hart's registers (sim_hart.h,
- * sim_hart_get_reg), the one both of kmrun's GDB targets go through. */
+ * sim_hart_get_reg), the one both of kmrun's GDB targets go through.
+ *
+ * What a debugger may write (device/sim/README.md, "Debugging"): x1-x31,
+ * pc, f0-f31, the vector registers, fcsr, mscratch, mepc, mcause, mtval,
+ * mtvec, the trigger CSRs, and of the vector CSRs vstart, vxsat, vxrm and
+ * vcsr.  vl, vtype and vlenb stay read-only, as their numbers say (a
+ * vsetvl sets the first two, and only as a legal pair); so do the
+ * counters, mstatus, mie, mip and the ids, the program's own. */
+#include <string.h>
+
 #include "hart_internal.h"
+
+_Static_assert(SIM_REG_V_PARTS * 8 == SIM_VLENB, "a vector register is SIM_REG_V_PARTS words");
 
 int sim_hart_get_reg(sim_hart *h, sim_reg_file file, unsigned num, uint64_t *value)
 {
@@ -20,6 +31,11 @@ int sim_hart_get_reg(sim_hart *h, sim_reg_file file, unsigned num, uint64_t *val
         return 0;
     case SIM_REG_CSR:
         return sim_hart_csr_read(h, num, value) ? 0 : -1;
+    case SIM_REG_V:
+        if (num >= 32 * SIM_REG_V_PARTS)
+            return -1;
+        memcpy(value, &h->v[num / SIM_REG_V_PARTS][num % SIM_REG_V_PARTS * 8], 8);
+        return 0;
     }
     return -1;
 }
@@ -61,8 +77,17 @@ int sim_hart_set_reg(sim_hart *h, sim_reg_file file, unsigned num, uint64_t valu
             return sim_hart_trigger_set(h, h->tselect, num == 0x7a1 ? value : t1,
                                         num == 0x7a2 ? value : t2);
         }
+        case 0x008: /* vstart, vxsat, vxrm, vcsr: as a CSR write makes them legal */
+        case 0x009:
+        case 0x00a:
+        case 0x00f: sim_vec_csr_write(h, num, value); return 0;
         default: return -1;
         }
+    case SIM_REG_V:
+        if (num >= 32 * SIM_REG_V_PARTS)
+            return -1;
+        memcpy(&h->v[num / SIM_REG_V_PARTS][num % SIM_REG_V_PARTS * 8], &value, 8);
+        return 0;
     }
     return -1;
 }

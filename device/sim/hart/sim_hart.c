@@ -919,7 +919,15 @@ trap_at_pc:
     h->instret = instret;
     h->mem_cycles = mcycles;
     {
-        bool end = h->on_trap && h->on_trap(h->trap_ctx, h, cause, tval);
+        bool end = false;
+        if (h->on_trap) {
+            /* the hook sees the trap's CSRs (sim_hart.h); the trap sets
+             * them again, the same, as it is taken */
+            h->mepc = pc;
+            h->mcause = cause;
+            h->mtval = tval;
+            end = h->on_trap(h->trap_ctx, h, cause, tval);
+        }
         sim_hart_trap(h, cause, tval);
         pc = h->pc;
         cycle += SIM_COST_TRAP;

@@ -162,8 +162,10 @@ typedef struct sim_hart {
     bool (*watch)(void *ctx, struct sim_hart *h, unsigned index, bool store);
     void *watch_ctx;
     /* Called before a trap is taken, with the hart as of the trapping
-     * instruction's start (pc, registers); like a probe, it may hold the
-     * hart.  True ends the run once the trap is taken (the hart running,
+     * instruction's start (pc, registers) but for mepc, mcause and mtval,
+     * which already hold what the trap sets (a debugger stopped there
+     * reads them so; the trap sets them again as it is taken, so a write
+     * to them there is lost); like a probe, it may hold the hart.  True ends the run once the trap is taken (the hart running,
      * at mtvec).  Traps are the slow path: this costs the rest nothing. */
     bool (*on_trap)(void *ctx, struct sim_hart *h, uint64_t cause, uint64_t tval);
     void *trap_ctx;
