@@ -282,6 +282,25 @@ static void cmd_M(km_gdb *g, bool binary)
 
 /* ---- breakpoints and watchpoints ---- */
 
+/* ";X len,expr" after a Z packet's kind, each a condition's bytecode;
+ * false when malformed or too much. */
+static bool cond_list(cursor *c, km_gdb_conds *conds)
+{
+    size_t at = 0;
+    conds->count = 0;
+    while (eat(c, ';')) {
+        uint64_t len;
+        if (!eat(c, 'X') || !hex(c, &len) || !eat(c, ',') || conds->count == KM_GDB_MAX_CONDS ||
+            len == 0 || len > KM_GDB_COND_BYTES - at || (uint64_t)(c->end - c->p) < 2 * len ||
+            gdb_parse_bytes(c->p, (size_t)len, conds->code + at) != 0)
+            return false;
+        c->p += 2 * len;
+        conds->n[conds->count++] = (uint16_t)len;
+        at += (size_t)len;
+    }
+    return at_end(c);
+}
+
 static void cmd_Z(km_gdb *g, bool insert)
 {
     int (*op)(void *, km_gdb_point, uint64_t, uint64_t) =
@@ -293,11 +312,14 @@ static void cmd_Z(km_gdb *g, bool insert)
         gdb_error(g, GDB_E_SYNTAX);
         return;
     }
-    /* Conditions and commands evaluated by the target (";X..."):
-     * not offered in qSupported, so not taken. */
-    if (!at_end(&c) || type > KM_GDB_WATCH_ACCESS) {
-        if (type > KM_GDB_WATCH_ACCESS)
-            return; /* an unknown kind of point: unsupported */
+    if (type > KM_GDB_WATCH_ACCESS)
+        return; /* an unknown kind of point: unsupported */
+    /* Conditions the target evaluates (";X..."): offered in qSupported
+     * only when the target takes them, and only for breakpoints. */
+    km_gdb_conds *conds = &g->conds;
+    conds->count = 0;
+    bool conditional = insert && type <= KM_GDB_HW_BREAK && g->ops->condition_point;
+    if (conditional ? !cond_list(&c, conds) : !at_end(&c)) {
         gdb_error(g, GDB_E_SYNTAX);
         return;
     }
@@ -308,7 +330,8 @@ static void cmd_Z(km_gdb *g, bool insert)
         gdb_error(g, GDB_E_SYNTAX);
         return;
     }
-    if (op(g->ctx, (km_gdb_point)type, addr, kind) != 0)
+    if (op(g->ctx, (km_gdb_point)type, addr, kind) != 0 ||
+        (conditional && g->ops->condition_point(g->ctx, (km_gdb_point)type, addr, conds) != 0))
         gdb_error(g, GDB_E_TARGET);
     else
         gdb_put(g, "OK");
@@ -654,8 +677,8 @@ static void cmd_supported(km_gdb *g)
         p += n + (q != NULL);
     }
     gdb_putf(g, "PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;qXfer:threads:read+;"
-                "swbreak+;hwbreak+;vContSupported+",
-             KM_GDB_PACKET_SIZE);
+                "swbreak+;hwbreak+;vContSupported+%s",
+             KM_GDB_PACKET_SIZE, g->ops->condition_point ? ";ConditionalBreakpoints+" : "");
 }
 
 bool gdb_command(km_gdb *g)

@@ -1,7 +1,8 @@
 /* gdb_internal: the server's state, shared by its files — km_gdb.c (input
  * framing, the session), gdb_packet.c (hex, escapes, building and sending
  * replies), gdb_commands.c (each packet's meaning), gdb_tdesc.c (the
- * registers).  Everything is fixed-size: no packet makes it allocate. */
+ * registers), gdb_agent.c (conditions' bytecode), gdb_monitor.c (the
+ * monitor commands).  Everything is fixed-size: no packet makes it allocate. */
 #ifndef GDB_INTERNAL_H
 #define GDB_INTERNAL_H
 
@@ -82,6 +83,7 @@ struct km_gdb {
     km_gdb_stop last; /* the last stop, for '?' */
 
     uint8_t mem[KM_GDB_PACKET_SIZE / 2]; /* m, M, X data */
+    km_gdb_conds conds;                  /* a Z packet's cond_list */
     char xfer[16384];                    /* qXfer:threads:read's document */
 };
 

@@ -77,7 +77,8 @@ int km_gdb_points_insert(km_gdb_points *s, km_gdb_point type, uint64_t addr, uin
         return 0;
     if (s->n == KM_GDB_MAX_POINTS)
         return -1;
-    s->p[s->n++] = (km_gdb_point_set){type, addr, len, -1};
+    s->p[s->n] = (km_gdb_point_set){.type = type, .addr = addr, .len = len, .trigger = -1};
+    s->n++;
     return 0;
 }
 
@@ -93,6 +94,45 @@ int km_gdb_points_remove(km_gdb_points *s, km_gdb_point type, uint64_t addr)
         }
     }
     return -1;
+}
+
+int km_gdb_points_condition(km_gdb_points *s, km_gdb_point type, uint64_t addr,
+                            const km_gdb_conds *c)
+{
+    km_gdb_point_set *p = km_gdb_points_find(s, type, addr);
+    if (!p)
+        return -1;
+    p->conds = *c;
+    return 0;
+}
+
+/* Whether one of p's conditions holds (or fails to evaluate). */
+static bool holds(const km_gdb_point_set *p, const km_gdb_target_ops *ops, void *ctx, int thread)
+{
+    size_t at = 0;
+    for (unsigned i = 0; i < p->conds.count; i++) {
+        uint64_t v;
+        if (km_gdb_agent_eval(p->conds.code + at, p->conds.n[i], ops, ctx, thread, &v) != 0 ||
+            v != 0)
+            return true;
+        at += p->conds.n[i];
+    }
+    return false;
+}
+
+bool km_gdb_points_break_stops(const km_gdb_points *s, uint64_t pc, const km_gdb_target_ops *ops,
+                               void *ctx, int thread)
+{
+    bool any = false;
+    for (unsigned i = 0; i < s->n; i++) {
+        const km_gdb_point_set *p = &s->p[i];
+        if (!is_break(p->type) || p->addr != pc)
+            continue;
+        any = true;
+        if (p->conds.count == 0 || holds(p, ops, ctx, thread))
+            return true;
+    }
+    return !any; /* no breakpoint there: not ours to hold back */
 }
 
 void km_gdb_points_clear(km_gdb_points *s)

@@ -32,6 +32,7 @@ typedef struct km_gdb_point_set {
     km_gdb_point type;
     uint64_t addr, len;
     int trigger; /* the hart's trigger a hardware point holds (-1: none) */
+    km_gdb_conds conds; /* a breakpoint's (count 0: none) */
 } km_gdb_point_set;
 typedef struct km_gdb_points {
     km_gdb_point_set p[KM_GDB_MAX_POINTS];
@@ -46,6 +47,18 @@ km_gdb_point_set *km_gdb_points_find(km_gdb_points *s, km_gdb_point type, uint64
 /* 0, or -1 when no such point is there. */
 int km_gdb_points_remove(km_gdb_points *s, km_gdb_point type, uint64_t addr);
 void km_gdb_points_clear(km_gdb_points *s);
+/* The conditions of the point of that kind at addr (replacing its last
+ * ones): 0, or -1 when there is no such point. */
+int km_gdb_points_condition(km_gdb_points *s, km_gdb_point type, uint64_t addr,
+                            const km_gdb_conds *c);
+/* Whether `thread`, at a breakpoint's pc, stops there: some breakpoint at
+ * pc has no conditions, or one of its conditions, evaluated on the
+ * thread (ops, ctx: the target's), is non-zero or cannot be evaluated
+ * (km_gdb.h, km_gdb_conds).  False: every condition there is zero; the
+ * thread runs on, and the client never hears of it. */
+bool km_gdb_points_break_stops(const km_gdb_points *s, uint64_t pc, const km_gdb_target_ops *ops,
+                               void *ctx, int thread);
+
 /* The breakpoints' addresses (either kind) into pcs; how many. */
 unsigned km_gdb_points_breaks(const km_gdb_points *s, uint64_t pcs[KM_GDB_MAX_POINTS]);
 /* The breakpoint at pc (a hardware one if both kinds are there), or NULL. */

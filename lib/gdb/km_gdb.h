@@ -76,6 +76,24 @@ typedef enum km_gdb_point {
     KM_GDB_WATCH_ACCESS = 4,
 } km_gdb_point;
 
+/* Conditions a breakpoint's target evaluates (Z0 and Z1 with a
+ * cond_list; the server offers ConditionalBreakpoints when the target has
+ * condition_point): GDB's agent expressions, bytecode, each n[i] bytes of
+ * code, one after another.  The breakpoint stops its thread only when one
+ * of them is non-zero — or when one cannot be evaluated (an opcode not
+ * for conditions, memory or a register not there, division by zero, a
+ * loop past KM_GDB_AGENT_STEPS): then it stops as if true, as GDB stops
+ * when a condition it evaluates fails, and the user sees why there.
+ * Passing over a false one is no stop: nothing reaches the client. */
+#define KM_GDB_MAX_CONDS 8
+#define KM_GDB_COND_BYTES 1024
+#define KM_GDB_AGENT_STEPS 100000
+typedef struct km_gdb_conds {
+    unsigned count;
+    uint16_t n[KM_GDB_MAX_CONDS];
+    uint8_t code[KM_GDB_COND_BYTES];
+} km_gdb_conds;
+
 /* Why the target stopped. */
 typedef enum km_gdb_reason {
     KM_GDB_STOP_BREAK,     /* a software breakpoint's pc was reached */
@@ -140,6 +158,10 @@ typedef struct km_gdb_target_ops {
     /* kind: the Z packet's (breakpoint size, or watched length). */
     int (*insert_point)(void *ctx, km_gdb_point type, uint64_t addr, uint64_t kind);
     int (*remove_point)(void *ctx, km_gdb_point type, uint64_t addr, uint64_t kind);
+    /* A breakpoint just inserted (again) takes these conditions (count 0:
+     * none, it always stops), replacing the last ones.  NULL: GDB keeps
+     * evaluating conditions itself (a stop, and a round trip, a hit). */
+    int (*condition_point)(void *ctx, km_gdb_point type, uint64_t addr, const km_gdb_conds *c);
     /* Runs until something stops it (all-stop: every thread halted
      * after) and fills *stop. */
     int (*resume)(void *ctx, const km_gdb_resume *how, km_gdb_poll poll,
@@ -189,6 +211,12 @@ km_gdb_state km_gdb_state_of(const km_gdb *g);
 /* The target description the server sends (qXfer:features:read
  * target.xml), NUL-terminated; for tests and tools. */
 const char *km_gdb_target_xml(void);
+
+/* Evaluates the agent expression code[0..n) (gdb_agent.c) on `thread`
+ * of the target, its registers and memory read through ops' read_reg and
+ * read_mem: 0 with *value, or -1 when it cannot (above, km_gdb_conds). */
+int km_gdb_agent_eval(const uint8_t *code, size_t n, const km_gdb_target_ops *ops, void *ctx,
+                      int thread, uint64_t *value);
 
 /* Serving on TCP (km_gdb_socket.c).  km_gdb_listen opens a listening
  * socket on 127.0.0.1:port (port 0: any free one, *bound tells which);

@@ -80,14 +80,20 @@ void km_gdb_card_free(km_gdb_card *t)
 
 static void let_go(km_gdb_card *t);
 
-/* Whether an event stops the run, as the last resume asked. */
-static bool stops(const km_gdb_card *t, int thread, const sim_card_event *ev)
+static const km_gdb_target_ops ops;
+
+/* Whether an event stops the run, as the last resume asked; a
+ * breakpoint's conditions are evaluated here, on the run's thread with
+ * the card held, so that a false one costs no stop (km_gdb_card.h). */
+static bool stops(km_gdb_card *t, int thread, const sim_card_event *ev)
 {
     if (t->released || thread < 0)
         return false;
     switch (ev->kind) {
     case SIM_CARD_AT_STEP: return thread == t->how.thread && t->how.step;
     case SIM_CARD_AT_PROBE:
+        return (t->how.others || thread == t->how.thread) &&
+               km_gdb_points_break_stops(&t->points, ev->pc, &ops, t, thread);
     case SIM_CARD_AT_WATCH: return t->how.others || thread == t->how.thread;
     case SIM_CARD_AT_TRAP:
     case SIM_CARD_AT_PAUSE:
@@ -302,6 +308,11 @@ static int remove_point(void *ctx, km_gdb_point type, uint64_t addr, uint64_t ki
     return apply_points(t);
 }
 
+static int condition_point(void *ctx, km_gdb_point type, uint64_t addr, const km_gdb_conds *c)
+{
+    return km_gdb_points_condition(&((km_gdb_card *)ctx)->points, type, addr, c);
+}
+
 /* Only the thread singled out for a step steps. */
 static void set_stepping(km_gdb_card *t, const km_gdb_resume *how)
 {
@@ -399,6 +410,7 @@ static const km_gdb_target_ops ops = {
     .write_mem = write_mem,
     .insert_point = insert_point,
     .remove_point = remove_point,
+    .condition_point = condition_point,
     .resume = resume,
     .detach = detach,
     .kill = kill_target,

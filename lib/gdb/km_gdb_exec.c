@@ -188,6 +188,13 @@ static void end_stop(km_gdb_exec *t, const sim_exec_result *r, km_gdb_stop *stop
     }
 }
 
+static int condition_point(void *ctx, km_gdb_point type, uint64_t addr, const km_gdb_conds *c)
+{
+    return km_gdb_points_condition(&((km_gdb_exec *)ctx)->points, type, addr, c);
+}
+
+static const km_gdb_target_ops ops;
+
 static int resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, void *poll_arg,
                   km_gdb_stop *stop)
 {
@@ -199,9 +206,22 @@ static int resume(void *ctx, const km_gdb_resume *how, km_gdb_poll poll, void *p
         return 0;
     }
     sim_exec_event ev;
-    sim_exec_debug(t->x, how->step, t->max, poll, poll_arg, &ev);
     uint64_t pc = 0;
-    (void)sim_exec_get_reg(t->x, SIM_REG_PC, 0, &pc);
+    for (bool step = how->step;;) {
+        sim_exec_debug(t->x, step, t->max, poll, poll_arg, &ev);
+        (void)sim_exec_get_reg(t->x, SIM_REG_PC, 0, &pc);
+        /* A breakpoint whose conditions are all false: past it, on. */
+        if (!how->step && ev.stop == SIM_EXEC_STOP_BREAK &&
+            !km_gdb_points_break_stops(&t->points, pc, &ops, t, 0)) {
+            step = true;
+            continue;
+        }
+        if (step && !how->step && ev.stop == SIM_EXEC_STOP_STEP) {
+            step = false; /* stepped over it: the continue goes on */
+            continue;
+        }
+        break;
+    }
     switch (ev.stop) {
     case SIM_EXEC_STOP_BREAK: km_gdb_points_break_stop(&t->points, pc, stop); break;
     case SIM_EXEC_STOP_WATCH:
@@ -240,6 +260,7 @@ static const km_gdb_target_ops ops = {
     .write_mem = write_mem,
     .insert_point = insert_point,
     .remove_point = remove_point,
+    .condition_point = condition_point,
     .resume = resume,
     .detach = detach,
     .kill = kill_target,
