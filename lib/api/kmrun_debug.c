@@ -34,6 +34,26 @@ static void *run_thread(void *arg)
     return NULL;
 }
 
+/* The monitor's lookup: pc in the image work cluster `cluster` runs. */
+static int lookup(void *ctx, unsigned cluster, uint64_t pc, km_gdb_source *out)
+{
+    km_session *s = ctx;
+    const km_plan *plan = km_session_plan(s);
+    for (unsigned i = 0; i < plan->nclusters; i++) {
+        const char *image = km_session_image_of(s, i);
+        if ((unsigned)plan->clusters[i].cluster != cluster || !image)
+            continue;
+        km_source src = {0};
+        km_source_lookup(image, pc, &src);
+        *out = (km_gdb_source){.known = src.known, .line = src.line};
+        snprintf(out->file, sizeof out->file, "%s", src.file);
+        if (src.has_function)
+            snprintf(out->function, sizeof out->function, "%s", src.function);
+        return src.known || src.has_function ? 0 : -1;
+    }
+    return -1;
+}
+
 /* The target over the session's card: every thread's cluster, the ones
  * running the first thread's image debugged. */
 static km_gdb_card *target_of(km_session *s, sim_card *card)
@@ -48,7 +68,10 @@ static km_gdb_card *target_of(km_session *s, sim_card *card)
         clusters[n] = (unsigned)plan->clusters[i].cluster;
         debugged[n] = image && mine && strcmp(image, mine) == 0;
     }
-    return km_gdb_card_new(card, clusters, debugged, n);
+    km_gdb_card *t = km_gdb_card_new(card, clusters, debugged, n);
+    if (t)
+        km_gdb_card_lookup(t, lookup, s);
+    return t;
 }
 
 kmrun_status km_api_gdb_connect(int port, const char *gdb_args,

@@ -119,6 +119,20 @@ kmrun_status kmrun_exec_run(kmrun_exec *x, uint64_t max_instructions, kmrun_exec
     return KMRUN_OK;
 }
 
+/* The monitor's lookup: pc in the ELF. */
+static int lookup(void *ctx, unsigned cluster, uint64_t pc, km_gdb_source *out)
+{
+    const kmrun_exec *x = ctx;
+    (void)cluster;
+    km_source src = {0};
+    km_source_lookup(x->path, pc, &src);
+    *out = (km_gdb_source){.known = src.known, .line = src.line};
+    snprintf(out->file, sizeof out->file, "%s", src.file);
+    if (src.has_function)
+        snprintf(out->function, sizeof out->function, "%s", src.function);
+    return src.known || src.has_function ? 0 : -1;
+}
+
 kmrun_status kmrun_exec_debug(kmrun_exec *x, uint64_t max_instructions, int port,
                               void (*waiting)(int port, const char *command, void *ctx),
                               void *ctx, kmrun_exec_result *out, kmrun_error **err)
@@ -142,6 +156,7 @@ kmrun_status kmrun_exec_debug(kmrun_exec *x, uint64_t max_instructions, int port
         close(fd);
         return km_api_error(err, KMRUN_SYSTEM, "out of memory for the GDB session");
     }
+    km_gdb_exec_lookup(t, lookup, x);
     km_gdb_state gs = km_gdb_serve_fd(fd, km_gdb_exec_ops(), t, 0);
     close(fd);
     sim_exec_result r;

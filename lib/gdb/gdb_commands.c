@@ -779,6 +779,8 @@ bool gdb_command(km_gdb *g)
         /* Attached: quitting GDB detaches and the run goes on to its
          * end, rather than killing it. */
         gdb_put(g, "1");
+    } else if (starts(g, "qRcmd,")) {
+        gdb_monitor(g, g->packet + 6, g->packet_len - 6);
     } else if (starts(g, "qSymbol:")) {
         gdb_put(g, "OK");
     }

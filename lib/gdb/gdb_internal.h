@@ -119,6 +119,10 @@ void gdb_error(km_gdb *g, int code); /* the reply becomes "Ennn" */
 void gdb_send_reply(km_gdb *g);
 void gdb_send_raw(km_gdb *g, const char *bytes, size_t n); /* acks */
 
+/* gdb_monitor.c: qRcmd's command, n hex digits: its text as O packets
+ * sent, and its last reply (OK, or an error) in g->reply. */
+void gdb_monitor(km_gdb *g, const char *hex, size_t n);
+
 /* gdb_commands.c: answers one whole packet (g->packet, g->packet_len)
  * into g->reply; sets g->state for D, k and the program's end.  Returns
  * false when no reply is due (k). */

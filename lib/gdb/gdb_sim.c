@@ -58,6 +58,22 @@ int km_gdb_sim_reg(int regno, sim_reg_file *file, unsigned *num)
     return 0;
 }
 
+void km_gdb_sim_status(const sim_core_status *in, km_gdb_status *out)
+{
+    static const char *const states[] = {
+        [SIM_CORE_IDLE] = "idle", [SIM_CORE_RUNNING] = "running",
+        [SIM_CORE_WAITING] = "waiting", [SIM_CORE_HALTED] = "halted",
+    };
+    *out = (km_gdb_status){
+        .state = (unsigned)in->state < sizeof states / sizeof *states ? states[in->state] : "?",
+        .pc = in->pc,
+        .instructions = in->instructions,
+        .cycles = in->cycles,
+        .mem_cycles = in->mem_cycles,
+        .ps = in->ps,
+    };
+}
+
 static bool is_break(km_gdb_point type)
 {
     return type == KM_GDB_SW_BREAK || type == KM_GDB_HW_BREAK;

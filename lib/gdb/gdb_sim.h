@@ -25,6 +25,9 @@ int km_gdb_sim_vreg(km_gdb_sim_get get, void *ctx, int thread, unsigned v, uint8
 int km_gdb_sim_set_vreg(km_gdb_sim_set set, void *ctx, int thread, unsigned v,
                         const uint8_t *bytes);
 
+/* A hart's status (sim_reg.h) as the monitor commands show it. */
+void km_gdb_sim_status(const sim_core_status *in, km_gdb_status *out);
+
 /* The points GDB inserted (Z packets): a kind, an address, and for a
  * watch its length; at most KM_GDB_MAX_POINTS. */
 #define KM_GDB_MAX_POINTS 64

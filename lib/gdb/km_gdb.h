@@ -94,6 +94,22 @@ typedef struct km_gdb_conds {
     uint8_t code[KM_GDB_COND_BYTES];
 } km_gdb_conds;
 
+/* A thread as the monitor commands show it (gdb_monitor.c). */
+typedef struct km_gdb_status {
+    const char *state; /* "running", "waiting" (wfi), "halted", "idle" (not started) */
+    uint64_t pc;
+    uint64_t instructions, cycles, mem_cycles; /* retired; modeled; memory's stalls of them */
+    uint64_t ps;                               /* modeled time: picoseconds from the start */
+} km_gdb_status;
+
+/* Where an address is in the sources (the image's DWARF). */
+typedef struct km_gdb_source {
+    bool known;
+    char function[256]; /* "" when unknown */
+    char file[512];
+    unsigned line;
+} km_gdb_source;
+
 /* Why the target stopped. */
 typedef enum km_gdb_reason {
     KM_GDB_STOP_BREAK,     /* a software breakpoint's pc was reached */
@@ -166,6 +182,11 @@ typedef struct km_gdb_target_ops {
      * after) and fills *stop. */
     int (*resume)(void *ctx, const km_gdb_resume *how, km_gdb_poll poll,
                   void *poll_arg, km_gdb_stop *stop);
+    /* For `monitor` (qRcmd): a thread's state and counts, and where a pc
+     * of its image is in the sources (0, or -1 when it cannot say).
+     * NULL: the commands that need them say the target cannot. */
+    int (*status)(void *ctx, int thread, km_gdb_status *st);
+    int (*source_of)(void *ctx, int thread, uint64_t pc, km_gdb_source *src);
     /* D: the client leaves; the target drops its points and runs free. */
     void (*detach)(void *ctx);
     /* k: the client ends the program. */
@@ -211,6 +232,11 @@ km_gdb_state km_gdb_state_of(const km_gdb *g);
 /* The target description the server sends (qXfer:features:read
  * target.xml), NUL-terminated; for tests and tools. */
 const char *km_gdb_target_xml(void);
+
+/* How kmrun's targets find a pc's place in the sources: the caller's
+ * lookup (addr2line on the image `cluster` runs: lib/api's), set on the
+ * target after it is made. */
+typedef int (*km_gdb_lookup)(void *ctx, unsigned cluster, uint64_t pc, km_gdb_source *src);
 
 /* Evaluates the agent expression code[0..n) (gdb_agent.c) on `thread`
  * of the target, its registers and memory read through ops' read_reg and

@@ -26,6 +26,8 @@ struct km_gdb_card {
     unsigned cluster_of[MAX_THREADS], core_of[MAX_THREADS];
     bool debugged[BH_CLUSTERS]; /* by cluster: its image is GDB's */
     km_gdb_points points;
+    km_gdb_lookup lookup; /* for the monitor's sources (NULL: none) */
+    void *lookup_ctx;
 
     pthread_mutex_t lock;
     pthread_cond_t changed;
@@ -399,6 +401,28 @@ static void kill_target(void *ctx)
     (void)ctx; /* kmrun ends without a result (cmd/run.c) */
 }
 
+static int status(void *ctx, int thread, km_gdb_status *st)
+{
+    km_gdb_card *t = ctx;
+    sim_core_status s;
+    if (sim_card_debug_status(t->card, t->cluster_of[thread], t->core_of[thread], &s) != 0)
+        return -1;
+    km_gdb_sim_status(&s, st);
+    return 0;
+}
+
+static int source_of(void *ctx, int thread, uint64_t pc, km_gdb_source *src)
+{
+    km_gdb_card *t = ctx;
+    return t->lookup ? t->lookup(t->lookup_ctx, t->cluster_of[thread], pc, src) : -1;
+}
+
+void km_gdb_card_lookup(km_gdb_card *t, km_gdb_lookup fn, void *ctx)
+{
+    t->lookup = fn;
+    t->lookup_ctx = ctx;
+}
+
 static const km_gdb_target_ops ops = {
     .thread_count = thread_count,
     .thread_name = thread_name,
@@ -412,6 +436,8 @@ static const km_gdb_target_ops ops = {
     .remove_point = remove_point,
     .condition_point = condition_point,
     .resume = resume,
+    .status = status,
+    .source_of = source_of,
     .detach = detach,
     .kill = kill_target,
 };

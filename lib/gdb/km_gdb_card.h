@@ -43,6 +43,10 @@ void km_gdb_card_free(km_gdb_card *t);
 
 const km_gdb_target_ops *km_gdb_card_ops(void);
 
+/* Where the monitor commands find a pc's source line: fn(ctx, the core's
+ * cluster, pc, ...) (km_gdb.h); without it they show pcs alone. */
+void km_gdb_card_lookup(km_gdb_card *t, km_gdb_lookup fn, void *ctx);
+
 /* The run's thread, before the run: waits until GDB first resumes (or
  * the session ends without). */
 void km_gdb_card_wait_start(km_gdb_card *t);

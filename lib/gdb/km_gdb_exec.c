@@ -11,6 +11,8 @@ struct km_gdb_exec {
     sim_exec *x;
     uint64_t max;
     km_gdb_points points;
+    km_gdb_lookup lookup; /* for the monitor's sources (NULL: none) */
+    void *lookup_ctx;
     bool ended;
     sim_exec_result result;
 };
@@ -249,6 +251,28 @@ static void kill_target(void *ctx)
     (void)ctx;
 }
 
+static int status(void *ctx, int thread, km_gdb_status *st)
+{
+    sim_core_status s;
+    (void)thread;
+    sim_exec_status(((km_gdb_exec *)ctx)->x, &s);
+    km_gdb_sim_status(&s, st);
+    return 0;
+}
+
+static int source_of(void *ctx, int thread, uint64_t pc, km_gdb_source *src)
+{
+    km_gdb_exec *t = ctx;
+    (void)thread;
+    return t->lookup ? t->lookup(t->lookup_ctx, 0, pc, src) : -1;
+}
+
+void km_gdb_exec_lookup(km_gdb_exec *t, km_gdb_lookup fn, void *ctx)
+{
+    t->lookup = fn;
+    t->lookup_ctx = ctx;
+}
+
 static const km_gdb_target_ops ops = {
     .thread_count = thread_count,
     .thread_name = thread_name,
@@ -262,6 +286,8 @@ static const km_gdb_target_ops ops = {
     .remove_point = remove_point,
     .condition_point = condition_point,
     .resume = resume,
+    .status = status,
+    .source_of = source_of,
     .detach = detach,
     .kill = kill_target,
 };

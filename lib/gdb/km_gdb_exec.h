@@ -27,6 +27,10 @@ void km_gdb_exec_free(km_gdb_exec *t);
 /* The ops to hand km_gdb_serve_fd with the target as ctx. */
 const km_gdb_target_ops *km_gdb_exec_ops(void);
 
+/* Where the monitor commands find a pc's source line: fn(ctx, 0, pc,
+ * ...) (km_gdb.h); without it they show pcs alone. */
+void km_gdb_exec_lookup(km_gdb_exec *t, km_gdb_lookup fn, void *ctx);
+
 /* After the session: true with *r when the program ran to an end under
  * the debugger; false when it did not (detached or the client left: the
  * caller runs it on; killed: it stops where it is). */

@@ -75,6 +75,10 @@ typedef struct km_source {
     char function[256];
 } km_source;
 
+/* Looks up `address` in `image` with the toolchain's addr2line; src->known
+ * false when it cannot say (also the debugger's `monitor where`). */
+void km_source_lookup(const char *image, uint64_t address, km_source *src);
+
 typedef struct km_trap_info {
     unsigned core;
     uint64_t mcause, mepc, mtval;

@@ -184,9 +184,6 @@ void km_result_explain(km_thread_result *t);
  * at once"). */
 bool km_state_stops_others(km_state s);
 
-/* Looks up `address` in `image` with the toolchain's addr2line; src->known
- * false when it cannot say. */
-void km_source_lookup(const char *image, uint64_t address, km_source *src);
 /* The same for an offset in a host shared object (a host fallback), with
  * the host's addr2line. */
 void km_host_source_lookup(const char *object, uint64_t offset, km_source *src);

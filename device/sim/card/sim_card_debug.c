@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim_card_internal.h"
+#include "sim_clock.h"
 
 static bool observed(const sim_card *card)
 {
@@ -248,6 +249,20 @@ int sim_card_debug_state(const sim_card *card, unsigned cluster, unsigned core, 
     if (!h)
         return -1;
     *running = h->state == SIM_HART_RUNNING;
+    return 0;
+}
+
+int sim_card_debug_status(sim_card *card, unsigned cluster, unsigned core, sim_core_status *st)
+{
+    if (!hooks_of(card, cluster) || core >= BH_CLUSTER_CORES)
+        return -1;
+    memset(st, 0, sizeof *st);
+    sim_hart *h = core_hart(card, cluster, core);
+    if (!h)
+        return 0; /* not started: idle */
+    sim_cluster *c = card->clusters[cluster];
+    sim_hart_status(h, st);
+    st->ps = sim_cycles_to_ps(sim_cluster_mem_time(&c->m, h), c->m.mhz);
     return 0;
 }
 

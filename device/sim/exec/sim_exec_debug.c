@@ -138,3 +138,9 @@ void sim_exec_debug(sim_exec *x, bool step, uint64_t max_instructions,
         return;
     }
 }
+
+void sim_exec_status(sim_exec *x, sim_core_status *st)
+{
+    sim_hart_status(&x->hart, st);
+    st->ps = st->cycles * 1000; /* 1000 MHz */
+}

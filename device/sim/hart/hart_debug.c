@@ -91,3 +91,17 @@ int sim_hart_set_reg(sim_hart *h, sim_reg_file file, unsigned num, uint64_t valu
     }
     return -1;
 }
+
+void sim_hart_status(const sim_hart *h, sim_core_status *st)
+{
+    *st = (sim_core_status){
+        .state = h->state == SIM_HART_RUNNING ? SIM_CORE_RUNNING
+                 : h->state == SIM_HART_WFI   ? SIM_CORE_WAITING
+                                              : SIM_CORE_HALTED,
+        .pc = h->pc,
+        .instructions = h->instret,
+        .cycles = h->cycle,
+        .mem_cycles = h->mem_cycles,
+        .traps = h->traps,
+    };
+}

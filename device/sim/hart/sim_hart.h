@@ -246,6 +246,10 @@ bool sim_hart_csr_read(sim_hart *h, unsigned csr, uint64_t *value);
 int sim_hart_get_reg(sim_hart *h, sim_reg_file file, unsigned num, uint64_t *value);
 int sim_hart_set_reg(sim_hart *h, sim_reg_file file, unsigned num, uint64_t value);
 
+/* The hart's state, pc and counts (sim_reg.h); ps is the owner's to set
+ * (0 here). */
+void sim_hart_status(const sim_hart *h, sim_core_status *st);
+
 /* wfi -> running (a wake event: the owner's interrupt or software
  * interrupt); a no-op in any other state. */
 void sim_hart_wake(sim_hart *h);

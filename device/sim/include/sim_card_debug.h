@@ -138,4 +138,9 @@ int sim_card_debug_write(sim_card *card, unsigned cluster, unsigned core, uint64
  * halted; for a debugger's thread list.  -1 for no such core. */
 int sim_card_debug_state(const sim_card *card, unsigned cluster, unsigned core, bool *running);
 
+/* A core's state, pc, counts and modeled time (sim_reg.h; a core not
+ * started yet is SIM_CORE_IDLE with the rest 0): 0, or -1 for a cluster
+ * not added or a bad core. */
+int sim_card_debug_status(sim_card *card, unsigned cluster, unsigned core, sim_core_status *st);
+
 #endif

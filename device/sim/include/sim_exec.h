@@ -138,6 +138,10 @@ typedef struct sim_exec_event {
 void sim_exec_debug(sim_exec *x, bool step, uint64_t max_instructions,
                     bool (*pause)(void *ctx), void *ctx, sim_exec_event *ev);
 
+/* The hart's state and counts now (sim_reg.h; ps: its cycles at the
+ * hart's 1000 MHz). */
+void sim_exec_status(sim_exec *x, sim_core_status *st);
+
 /* "exit", "limit", "trap", "wfi". */
 const char *sim_exec_end_name(sim_exec_end end);
 
