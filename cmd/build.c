@@ -117,6 +117,9 @@ int cmd_build(int argc, char **argv)
         case 'H':
             opts.host = true;
             break;
+        case 'D':
+            opts.debug = true;
+            break;
         case 'C':
             opts.compile_commands = true;
             break;

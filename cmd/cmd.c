@@ -35,6 +35,10 @@ static const cmd_option build_options[] = {
              "editors): each thread, kernel and (with --host) fallback source's compile as the "
              "build runs it, the real compiler, flags and include folders; in the JSON as "
              "\"compile_commands\""},
+    {.name = "debug", .key = 'D',
+     .help = "the debug profile, whatever the manifest's build: says: every compile -Og -g3 "
+             "instead of -O2 -g, so that gdb's stepping follows the source; its images have "
+             "their own cache keys (in the JSON as \"profile\": \"debug\")"},
     {0},
 };
 
@@ -80,6 +84,9 @@ static const cmd_option run_options[] = {
      .help = "where run folders go (default: $KMRUN_RUNS, else .kmrun/runs)"},
     {.name = "jobs", .key = 'j', .letter = 'j', .arg = CMD_ARG_REQUIRED, .arg_name = "N",
      .help = "run at most N compiles at once"},
+    {.name = "debug", .key = 'D',
+     .help = "build in the debug profile (as 'kmrun build --debug'): -Og -g3, for --gdb's "
+             "stepping"},
     {0},
 };
 

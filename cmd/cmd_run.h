@@ -30,6 +30,7 @@ typedef struct cmd_run_wants {
     double timeout_s;      /* --timeout; 0: the default */
     double wall_timeout_s; /* --wall-timeout; 0: none */
     bool progress;         /* --progress: each marker a JSON line on stderr */
+    bool debug_build;      /* --debug: the debug build profile */
 } cmd_run_wants;
 
 typedef struct cmd_run_outcome {

@@ -41,6 +41,9 @@ int cmd_run(int argc, char **argv)
         case 'H':
             wants.check_handover = true;
             break;
+        case 'D':
+            wants.debug_build = true;
+            break;
         case 'I': {
             char tail;
             if (optarg[0] < '0' || optarg[0] > '9' ||

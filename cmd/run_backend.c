@@ -95,6 +95,7 @@ int cmd_run_program(kmrun_program *p, const cmd_run_wants *wants, cmd_run_outcom
     o.backend = wants->backend;
     o.runs_dir = wants->run_dir;
     o.check_handover = wants->check_handover;
+    o.debug_build = wants->debug_build;
     o.wall_timeout_seconds = wants->wall_timeout_s;
     o.callbacks.build_output = on_build_line;
     o.callbacks.print_line = on_line;

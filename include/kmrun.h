@@ -332,6 +332,9 @@ typedef struct kmrun_session_opts {
     void (*diagnostic)(const kmrun_diagnostic *d, void *ctx);
     /* The compilers' colours in build_output (kmrun_build_opts' color). */
     kmrun_color color;
+    /* A load builds in the debug profile (kmrun_build_opts' debug:
+     * `kmrun run --debug`), whatever the manifest's `build:` says. */
+    bool debug_build;
 } kmrun_session_opts;
 
 /* The defaults: the simulated card, the default folders, no callbacks. */

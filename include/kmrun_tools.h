@@ -109,6 +109,10 @@ typedef struct kmrun_build_opts {
      * and clang-tidy read: every source's compile as the build runs it,
      * whether or not it is built (kmrun_build_compile_commands). */
     bool compile_commands;
+    /* The debug profile whatever the manifest's `build:` says: every
+     * compile -Og -g3 instead of -O2 -g, for stepping that follows the
+     * source; its images have their own cache keys. */
+    bool debug;
 } kmrun_build_opts;
 
 /* No callbacks, Ninja's job count, no host fallbacks, its size set. */

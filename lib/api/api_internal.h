@@ -70,6 +70,7 @@ struct kmrun_session {
     /* kmrun_session_opts' diagnostic and color, for each load's build */
     void (*diagnostic)(const kmrun_diagnostic *d, void *ctx);
     kmrun_color color;
+    bool debug_build; /* kmrun_session_opts' */
 };
 
 struct kmrun_run {

@@ -263,6 +263,7 @@ kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out
     s->timeline = o->timeline ? strdup(o->timeline) : NULL;
     s->diagnostic = o->diagnostic;
     s->color = o->color;
+    s->debug_build = o->debug_build;
     /* The folders as kmrun(1) finds them, chosen once: the environment
      * read now, not at each load. */
     s->cache_root = o->cache_dir && *o->cache_dir ? strdup(o->cache_dir)

@@ -74,6 +74,7 @@ static char *build_json(const km_program *p, const km_build_result *r, const km_
         cJSON_AddNullToObject(doc, "manifest");
     cJSON_AddStringToObject(doc, "cache", c->root);
     cJSON_AddStringToObject(doc, "handlers_header", r->handlers_header);
+    cJSON_AddStringToObject(doc, "profile", r->debug ? "debug" : "release");
     cJSON *threads = cJSON_AddArrayToObject(doc, "threads");
     for (size_t i = 0; i < r->nthreads; i++) {
         const km_thread *t = &p->threads[i];
@@ -154,6 +155,7 @@ kmrun_status kmrun_build_program(kmrun_cache *c, kmrun_program *p, const kmrun_b
         .color = (int)o->color,
         .failure = &found,
         .compile_commands = o->compile_commands,
+        .debug = o->debug,
         .ctx = b,
     };
     char *painted = NULL; /* the failure's message in the compilers' colours */

@@ -237,6 +237,7 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     char *painted = NULL; /* the failure's message in the compilers' colours */
     km_build_opts bo = {.jobs = s->jobs,
                         .color = (int)s->color,
+                        .debug = s->debug_build,
                         .failure = &found,
                         .painted = &painted,
                         .ctx = r};

@@ -54,6 +54,7 @@ typedef struct km_build_ctx {
     char *cwd;         /* the working folder, messages' paths are shown from */
     bool structured;   /* the compilers report structured (km_build_opts) */
     int color;         /* KM_COLOR_* */
+    bool debug;        /* the debug profile: opts' debug or the manifest's build: debug */
 } km_build_ctx;
 
 /* build_keys.c */

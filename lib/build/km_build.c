@@ -95,6 +95,22 @@ static char **copy_flags(const char *const *base, size_t nbase, char **extra,
     return out;
 }
 
+/* The debug profile (`build: debug`, --debug) in kmrun's own flags, the
+ * first nbase: -Og -g3 for -O2 -g.  Being in the flags, it is in every
+ * cache key: a program's release and debug images are two entries. */
+static void apply_profile(const km_build_ctx *b, char **flags, size_t nbase)
+{
+    for (size_t i = 0; b->debug && i < nbase; i++) {
+        const char *to = strcmp(flags[i], "-O2") == 0 ? "-Og"
+                         : strcmp(flags[i], "-g") == 0 ? "-g3"
+                                                       : NULL;
+        if (to) {
+            free(flags[i]);
+            flags[i] = strdup(to);
+        }
+    }
+}
+
 static char *describe_thread(const km_thread *t)
 {
     char *s = NULL;
@@ -137,6 +153,7 @@ static void add_target(km_build_ctx *b, km_target_kind kind, const km_thread *th
         size_t nown = clang ? t->nflags : th->ncflags;
         t->flags = copy_flags(image_flags, sizeof image_flags / sizeof *image_flags, own, nown,
                               &t->nflags);
+        apply_profile(b, t->flags, sizeof image_flags / sizeof *image_flags);
         if (clang) {
             /* clang compiles for every target: it is told which first */
             t->flags = realloc(t->flags, (t->nflags + 1) * sizeof *t->flags);
@@ -158,12 +175,14 @@ static void add_target(km_build_ctx *b, km_target_kind kind, const km_thread *th
         t->cc = &b->host;
         t->flags = copy_flags(host_flags, sizeof host_flags / sizeof *host_flags, th->cflags,
                               th->ncflags, &t->nflags);
+        apply_profile(b, t->flags, sizeof host_flags / sizeof *host_flags);
     } else {
         t->name = strdup("kernels");
         t->display = strdup("kernels");
         t->cc = &b->host;
         t->flags = copy_flags(kernel_flags, sizeof kernel_flags / sizeof *kernel_flags,
                               b->p->kernels.cflags, b->p->kernels.ncflags, &t->nflags);
+        apply_profile(b, t->flags, sizeof kernel_flags / sizeof *kernel_flags);
     }
     t->nsources = nsources;
     t->sources = malloc(nsources * sizeof *t->sources);
@@ -244,6 +263,7 @@ static int setup(km_build_ctx *b, const km_program *p, km_cache *c, const km_bui
     b->cwd = getcwd(NULL, 0); /* NULL: paths shown as they are */
     b->structured = opts->diagnostic != NULL;
     b->color = opts->color;
+    b->debug = opts->debug || p->debug_build;
     b->root = realpath(p->root, NULL);
     if (!b->root)
         return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read the folder '%s'", p->root);
@@ -644,6 +664,7 @@ int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,
     if (hold < 0)
         return KM_EXIT_SYSTEM;
     int rc = setup(&b, p, c, opts, out, err);
+    out->debug = b.debug;
     if (rc == KM_OK && opts->compile_commands) {
         char *file = NULL;
         rc = km_compile_commands_write(&b, &file, err);

@@ -59,6 +59,10 @@ typedef struct km_build_opts {
     /* Write compile_commands.json beside the manifest (km_build_result's
      * compile_commands): every source's compile, as Ninja runs it. */
     bool compile_commands;
+    /* The debug profile whatever the manifest's `build:` says (kmrun
+     * build --debug): -Og -g3 for -O2 -g in every compile, and so other
+     * cache keys. */
+    bool debug;
     void *ctx;
 } km_build_opts;
 
@@ -82,6 +86,7 @@ typedef struct km_build_result {
     char *work_dir;
     unsigned hits, misses;
     char *compile_commands; /* the file written (opts' compile_commands), or NULL */
+    bool debug;             /* built in the debug profile (opts' debug, `build: debug`) */
 } km_build_result;
 
 int km_build(const km_program *p, km_cache *c, const km_build_opts *opts,

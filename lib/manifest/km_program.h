@@ -239,6 +239,10 @@ typedef struct km_program {
      * (as `--check-handover` does; either turns it on). */
     bool check_handover;
     km_expect expect;
+    /* `build: debug`: every compile -Og -g3 instead of the release
+     * profile's -O2 -g (the default), for stepping that follows the
+     * source; the profile is in the flags, so in every cache key. */
+    bool debug_build;
 } km_program;
 
 /* Parses and checks a manifest.  Returns KM_OK, KM_EXIT_USAGE with every

@@ -26,7 +26,7 @@
 #define TOP_EXPECTED "a mapping with name, and threads or commands"
 
 static const char *const top_keys[] = {
-    "name", "x280_mhz", "check_handover", "kernels", "regions",
+    "name", "x280_mhz", "build", "check_handover", "kernels", "regions",
     "threads", "ports", "pull", "commands", "expect",
 };
 
@@ -159,6 +159,18 @@ static void read_mhz(km_mctx *c, const km_yaml_node *root)
         c->p->x280_mhz = mhz;
 }
 
+static void read_build(km_mctx *c, const km_yaml_node *root)
+{
+    const km_yaml_node *n = km_yaml_get(root, "build");
+    if (!n || !km_mis_string(c, n, "build", "release or debug"))
+        return;
+    if (strcmp(n->text, "debug") == 0)
+        c->p->debug_build = true;
+    else if (strcmp(n->text, "release") != 0)
+        km_mdiag_code(c, "manifest.bad-value", n, "bad build '%s' (expected release or debug)",
+                      n->text);
+}
+
 static void read_handler_names(km_mctx *c, const km_yaml_node *n)
 {
     km_kernels *k = &c->p->kernels;
@@ -244,6 +256,7 @@ static void read_program(km_mctx *c, const km_yaml_node *root, bool whole)
              "at the top level");
     read_name(c, root);
     read_mhz(c, root);
+    read_build(c, root);
     const km_yaml_node *n;
     if ((n = km_yaml_get(root, "check_handover")))
         km_mbool(c, n, "check_handover", &p->check_handover);

@@ -81,6 +81,7 @@ class SessionOpts(ctypes.Structure):
         ("timeline", ctypes.c_char_p),
         ("diagnostic", ctypes.c_void_p),  # a C callback; the package sets none
         ("color", ctypes.c_int),
+        ("debug_build", ctypes.c_bool),
     ]
 
 

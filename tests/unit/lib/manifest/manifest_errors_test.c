@@ -42,10 +42,12 @@ static const bad_case bad[] = {
     {"name: t\nthreds: []\ncommands: [{handler: nop}]\n", 2, 1,
      "unknown key 'threds' at the top level (did you mean 'threads'?)"},
     {"name: t\nzzz: 1\ncommands: [{handler: nop}]\n", 2, 1,
-     "unknown key 'zzz' at the top level (expected name, x280_mhz, "
+     "unknown key 'zzz' at the top level (expected name, x280_mhz, build, "
      "check_handover, kernels, regions, threads, ports, pull, commands or "
      "expect)"},
     {T1 "x280_mhz: 1200\n", 5, 11, "bad x280_mhz '1200' (expected 1000 or 1750)"},
+    {T1 "build: fast\n", 5, 8, "bad build 'fast' (expected release or debug)"},
+    {T1 "build: [debug]\n", 5, 8, "bad build: got a list (expected release or debug)"},
     {T1 "check_handover: 1\n", 5, 17, "bad check_handover '1' (expected true or false)"},
     {T1 "check_handover: [true]\n", 5, 17,
      "bad check_handover: got a list (expected true or false)"},
