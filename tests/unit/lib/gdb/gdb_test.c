@@ -37,15 +37,20 @@ typedef struct session {
     char reply[8192];
 } session;
 
-static session *open_session(void)
+static session *open_session_with(const km_gdb_target_ops *ops)
 {
     session *s = calloc(1, sizeof *s);
     assert_non_null(s);
     fake_init(&s->t);
     km_gdb_io io = {.write = wire_write, .read_now = NULL, .arg = &s->w};
-    s->g = km_gdb_new(&fake_ops, &s->t, &io, 0);
+    s->g = km_gdb_new(ops, &s->t, &io, 0);
     assert_non_null(s->g);
     return s;
+}
+
+static session *open_session(void)
+{
+    return open_session_with(&fake_ops);
 }
 
 static void close_session(session *s)
@@ -549,6 +554,180 @@ static void fuzz(void **state)
     close_session(s);
 }
 
+/* ---- vector registers, monitor commands, conditions ---- */
+
+/* What the extended fake below saw and holds. */
+static uint8_t vregs[32][KM_GDB_VLENB];
+static km_gdb_conds last_conds;
+static int conditioned;
+
+static int ext_read_vreg(void *ctx, int thread, unsigned v, uint8_t *bytes)
+{
+    (void)ctx;
+    (void)thread;
+    memcpy(bytes, vregs[v], KM_GDB_VLENB);
+    return 0;
+}
+
+static int ext_write_vreg(void *ctx, int thread, unsigned v, const uint8_t *bytes)
+{
+    (void)ctx;
+    (void)thread;
+    memcpy(vregs[v], bytes, KM_GDB_VLENB);
+    return 0;
+}
+
+static int ext_condition(void *ctx, km_gdb_point type, uint64_t addr, const km_gdb_conds *c)
+{
+    (void)ctx;
+    (void)type;
+    (void)addr;
+    last_conds = *c;
+    conditioned++;
+    return 0;
+}
+
+static int ext_status(void *ctx, int thread, km_gdb_status *st)
+{
+    (void)ctx;
+    *st = (km_gdb_status){.state = thread ? "waiting" : "running", .pc = 0x8000008,
+                          .instructions = 100u + (unsigned)thread, .cycles = 1000,
+                          .mem_cycles = 250, .ps = 1000000u * (unsigned)(thread + 1)};
+    return 0;
+}
+
+static int ext_source(void *ctx, int thread, uint64_t pc, km_gdb_source *src)
+{
+    (void)ctx;
+    (void)thread;
+    (void)pc;
+    *src = (km_gdb_source){.known = true, .function = "spin", .file = "a.c", .line = 3};
+    return 0;
+}
+
+/* The monitor command `text`: the O packets' text into out, the last
+ * reply returned. */
+static const char *monitor(session *s, const char *text, char *out, size_t size)
+{
+    char q[256] = "qRcmd,";
+    for (size_t i = 0; text[i]; i++)
+        snprintf(q + strlen(q), sizeof q - strlen(q), "%02x", (unsigned char)text[i]);
+    static char buf[512];
+    size_t len = frame(buf, sizeof buf, q, strlen(q));
+    feed(s, buf, len);
+    const char *p = s->w.out, *end = s->w.out + s->w.n;
+    assert_true(p < end && *p == '+');
+    p++;
+    size_t at = 0;
+    out[0] = '\0';
+    for (;;) {
+        assert_true(p < end && *p == '$');
+        const char *hash = memchr(p, '#', (size_t)(end - p));
+        assert_non_null(hash);
+        size_t n = (size_t)(hash - p - 1);
+        if (p[1] != 'O' || n == 1 || hash + 3 == end) {
+            assert_true(hash + 3 == end); /* the last */
+            assert_true(n < sizeof s->reply);
+            memcpy(s->reply, p + 1, n);
+            s->reply[n] = '\0';
+            return s->reply;
+        }
+        for (const char *h = p + 2; h + 1 < hash && at + 1 < size; h += 2) {
+            unsigned c;
+            sscanf(h, "%2x", &c);
+            out[at++] = (char)c;
+        }
+        out[at] = '\0';
+        p = hash + 3;
+    }
+}
+
+static void vectors_monitor_and_conditions(void **state)
+{
+    (void)state;
+    char text[8192];
+    /* A target without them: no vector registers, no conditions offered
+     * or taken, the monitor's help but not its views. */
+    session *s = open_session();
+    assert_null(strstr(ask(s, "qSupported:swbreak+"), "ConditionalBreakpoints"));
+    assert_string_equal(ask(s, "p1042"), "E05"); /* v0 */
+    assert_string_equal(ask(s, "p1061"), "E05"); /* v31 */
+    assert_string_equal(ask(s, "p1062"), "E03"); /* past v31 */
+    assert_string_equal(ask(s, "Z0,8000008,4;X3,220127"), "E01");
+    assert_string_equal(monitor(s, "help", text, sizeof text), "OK");
+    assert_non_null(strstr(text, "monitor where"));
+    assert_string_equal(monitor(s, "", text, sizeof text), "OK"); /* `monitor`: help */
+    assert_non_null(strstr(text, "monitor timeline"));
+    assert_string_equal(monitor(s, "cores", text, sizeof text), "E05");
+    assert_non_null(strstr(text, "keeps no state"));
+    assert_string_equal(monitor(s, "bogus", text, sizeof text), "E01");
+    assert_string_equal(text, "kmrun: unknown monitor command 'bogus' (monitor help lists them)\n");
+    assert_string_equal(monitor(s, "cores now", text, sizeof text), "E01");
+    assert_non_null(strstr(text, "takes no arguments"));
+    assert_string_equal(ask(s, "qRcmd,6"), "E01"); /* odd hex */
+    close_session(s);
+
+    km_gdb_target_ops ops = fake_ops;
+    ops.read_vreg = ext_read_vreg;
+    ops.write_vreg = ext_write_vreg;
+    ops.condition_point = ext_condition;
+    ops.status = ext_status;
+    ops.source_of = ext_source;
+    s = open_session_with(&ops);
+    assert_non_null(strstr(ask(s, "qSupported:swbreak+"), ";ConditionalBreakpoints+"));
+    for (unsigned i = 0; i < KM_GDB_VLENB; i++)
+        vregs[1][i] = (uint8_t)i;
+    const char *r = ask(s, "p1043"); /* v1: element 0 first */
+    assert_int_equal(strlen(r), 2 * KM_GDB_VLENB);
+    assert_memory_equal(r, "000102030405", 12);
+    assert_memory_equal(r + 2 * KM_GDB_VLENB - 4, "3e3f", 4);
+    char p[200] = "P1044=";
+    for (unsigned i = 0; i < KM_GDB_VLENB; i++)
+        snprintf(p + strlen(p), sizeof p - strlen(p), "%02x", 0xff - i);
+    assert_string_equal(ask(s, p), "OK");
+    assert_int_equal(vregs[2][0], 0xff);
+    assert_int_equal(vregs[2][63], 0xc0);
+    p[strlen(p) - 2] = '\0'; /* one byte short */
+    assert_string_equal(ask(s, p), "E01");
+    /* The description has them, as QEMU's rv64gcv hart has */
+    const char *xml = km_gdb_target_xml();
+    assert_non_null(strstr(xml, "<feature name=\"org.gnu.gdb.riscv.vector\">"));
+    assert_non_null(strstr(xml, "<vector id=\"bytes\" type=\"uint8\" count=\"64\"/>"));
+    assert_non_null(strstr(xml, "<field name=\"l\" type=\"longs\"/>"));
+    assert_non_null(strstr(xml, "<reg name=\"v31\" bitsize=\"512\" type=\"riscv_vector\" "
+                                "group=\"vector\" regnum=\"4193\"/>"));
+    assert_non_null(strstr(xml, "<reg name=\"vlenb\" bitsize=\"64\" type=\"int\" regnum=\"3171\"/>"));
+    assert_non_null(strstr(xml, "<reg name=\"vstart\" bitsize=\"64\" type=\"int\" regnum=\"73\"/>"));
+    /* Conditions: two, handed over whole; none is a condition-less insert */
+    assert_string_equal(ask(s, "Z0,8000008,4;X3,220127;X5,2200220113"), "OK");
+    assert_int_equal(conditioned, 1);
+    assert_int_equal(last_conds.count, 2);
+    assert_int_equal(last_conds.n[0], 3);
+    assert_int_equal(last_conds.n[1], 5);
+    assert_memory_equal(last_conds.code, "\x22\x01\x27\x22\x00\x22\x01\x13", 8);
+    assert_string_equal(ask(s, "Z0,8000008,4"), "OK");
+    assert_int_equal(last_conds.count, 0);
+    assert_string_equal(ask(s, "Z0,8000008,4;X3,2201"), "E01");  /* cut short */
+    assert_string_equal(ask(s, "Z0,8000008,4;X0,"), "E01");      /* empty */
+    assert_string_equal(ask(s, "Z0,8000008,4;Y3,220127"), "E01"); /* not X */
+    assert_string_equal(ask(s, "Z2,8001000,8;X3,220127"), "E01"); /* a watch has none */
+    /* The monitor's views */
+    assert_string_equal(monitor(s, "cores", text, sizeof text), "OK");
+    assert_non_null(strstr(text, "1       cluster 1 core 0 running  0x0000000008000008 spin\n"));
+    assert_non_null(strstr(text, "4       cluster 2 core 1 waiting  0x0000000008000008 spin\n"));
+    assert_string_equal(monitor(s, "stats", text, sizeof text), "OK");
+    assert_non_null(strstr(text, "memory_stall_cycles"));
+    assert_non_null(strstr(text, "            103           1000                  250\n"));
+    assert_string_equal(monitor(s, "  where ", text, sizeof text), "OK");
+    assert_non_null(strstr(text, "0x0000000008000008 spin at a.c:3\n"));
+    assert_string_equal(monitor(s, "timeline", text, sizeof text), "OK");
+    /* thread 4's 4 us fill the bar, thread 1's 1 us a quarter of it;
+     * of each, a quarter stalled on memory (250 of 1000 cycles) */
+    assert_non_null(strstr(text, "##############################~~~~~~~~~~          4.000 us"));
+    assert_non_null(strstr(text, "#######~~~..............................          1.000 us"));
+    close_session(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -561,6 +740,7 @@ int main(void)
         cmocka_unit_test(traps_stuck_and_ctrl_c),
         cmocka_unit_test(too_long_detach_kill),
         cmocka_unit_test(fuzz),
+        cmocka_unit_test(vectors_monitor_and_conditions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
