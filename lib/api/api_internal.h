@@ -11,6 +11,7 @@
 #include "km_cache.h"
 #include "km_driver.h"
 #include "km_error.h"
+#include "km_gdb.h"
 #include "km_program.h"
 #include "km_program_code.h"
 #include "km_run_record.h"
@@ -130,6 +131,10 @@ kmrun_status km_api_timeout(double seconds, uint64_t dflt, uint64_t *ps, kmrun_e
 kmrun_status km_api_gdb_connect(int port, const char *gdb_args,
                                 void (*waiting)(int port, const char *command, void *ctx),
                                 void *ctx, int *fd, kmrun_error **err);
+/* Where pc is in `image` for the debugger's monitor commands (kmrun_debug.c):
+ * its function and line from the DWARF (addr2line), else its function
+ * from the ELF's symbols; 0, or -1 when neither says. */
+int km_api_gdb_lookup(const char *image, uint64_t pc, km_gdb_source *out);
 
 /* The host fallbacks given as functions, onto p's model's threads. */
 void km_api_fallbacks_apply(kmrun_program *p);

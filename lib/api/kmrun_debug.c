@@ -16,6 +16,7 @@
 #include "km_gdb_card.h"
 #include "km_plan.h"
 #include "km_toolchain.h"
+#include "ks_elf.h"
 
 typedef struct debugged_run {
     kmrun_run *r;
@@ -34,6 +35,49 @@ static void *run_thread(void *arg)
     return NULL;
 }
 
+/* The function holding pc from the ELF's symbols: the nearest defined
+ * function or label at or below it (not RISC-V's mapping symbols, not
+ * local .L labels), for code without debug information. */
+static void nearest_symbol(const char *image, uint64_t pc, km_gdb_source *out)
+{
+    ks_elf e;
+    ks_error ignored;
+    if (ks_elf_open(&e, image, "image", &ignored) != KS_OK)
+        return;
+    size_t symtab = ks_elf_find_section(&e, SHT_SYMTAB), nsym, strtab;
+    uint64_t best = 0;
+    if (symtab && ks_elf_symtab(&e, symtab, &nsym, &strtab)) {
+        for (size_t i = 1; i < nsym; i++) {
+            Elf64_Sym s;
+            if (!ks_elf_symbol(&e, symtab, i, &s))
+                break;
+            const char *name = ks_elf_string(&e, strtab, s.st_name);
+            unsigned type = ELF64_ST_TYPE(s.st_info);
+            if (!name || !*name || name[0] == '$' || strncmp(name, ".L", 2) == 0 ||
+                s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE ||
+                (type != STT_FUNC && type != STT_NOTYPE) || s.st_value > pc ||
+                (out->function[0] && s.st_value <= best))
+                continue;
+            best = s.st_value;
+            snprintf(out->function, sizeof out->function, "%s", name);
+        }
+    }
+    ks_elf_close(&e);
+}
+
+int km_api_gdb_lookup(const char *image, uint64_t pc, km_gdb_source *out)
+{
+    km_source src = {0};
+    km_source_lookup(image, pc, &src);
+    *out = (km_gdb_source){.known = src.known, .line = src.line};
+    snprintf(out->file, sizeof out->file, "%s", src.file);
+    if (src.has_function)
+        snprintf(out->function, sizeof out->function, "%s", src.function);
+    else
+        nearest_symbol(image, pc, out);
+    return src.known || out->function[0] ? 0 : -1;
+}
+
 /* The monitor's lookup: pc in the image work cluster `cluster` runs. */
 static int lookup(void *ctx, unsigned cluster, uint64_t pc, km_gdb_source *out)
 {
@@ -41,15 +85,8 @@ static int lookup(void *ctx, unsigned cluster, uint64_t pc, km_gdb_source *out)
     const km_plan *plan = km_session_plan(s);
     for (unsigned i = 0; i < plan->nclusters; i++) {
         const char *image = km_session_image_of(s, i);
-        if ((unsigned)plan->clusters[i].cluster != cluster || !image)
-            continue;
-        km_source src = {0};
-        km_source_lookup(image, pc, &src);
-        *out = (km_gdb_source){.known = src.known, .line = src.line};
-        snprintf(out->file, sizeof out->file, "%s", src.file);
-        if (src.has_function)
-            snprintf(out->function, sizeof out->function, "%s", src.function);
-        return src.known || src.has_function ? 0 : -1;
+        if ((unsigned)plan->clusters[i].cluster == cluster && image)
+            return km_api_gdb_lookup(image, pc, out);
     }
     return -1;
 }

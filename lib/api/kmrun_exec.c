@@ -122,15 +122,8 @@ kmrun_status kmrun_exec_run(kmrun_exec *x, uint64_t max_instructions, kmrun_exec
 /* The monitor's lookup: pc in the ELF. */
 static int lookup(void *ctx, unsigned cluster, uint64_t pc, km_gdb_source *out)
 {
-    const kmrun_exec *x = ctx;
     (void)cluster;
-    km_source src = {0};
-    km_source_lookup(x->path, pc, &src);
-    *out = (km_gdb_source){.known = src.known, .line = src.line};
-    snprintf(out->file, sizeof out->file, "%s", src.file);
-    if (src.has_function)
-        snprintf(out->function, sizeof out->function, "%s", src.function);
-    return src.known || src.has_function ? 0 : -1;
+    return km_api_gdb_lookup(((const kmrun_exec *)ctx)->path, pc, out);
 }
 
 kmrun_status kmrun_exec_debug(kmrun_exec *x, uint64_t max_instructions, int port,

@@ -16,27 +16,6 @@ setup() {
     elf=$BATS_TEST_TMPDIR/commitlog.elf
 }
 
-# start_exec ARGS...: kmrun exec --json --gdb 0 ARGS in the background;
-# sets port from the line it prints.
-start_exec() {
-    kmrun exec --json --gdb 0 "$@" >"$BATS_TEST_TMPDIR/exec.out" 2>"$BATS_TEST_TMPDIR/exec.err" &
-    kmrun_pid=$!
-    port=
-    for _ in $(seq 100); do
-        port=$(sed -n "s/^kmrun: waiting for GDB on port \([0-9]*\): gdb-multiarch -q -ex 'file .*' -ex 'target remote :[0-9]*'$/\1/p" "$BATS_TEST_TMPDIR/exec.err")
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
-    [ -n "$port" ] || { cat "$BATS_TEST_TMPDIR/exec.err"; false; }
-}
-
-# wait_exec: kmrun's end; its status in exec_status.
-wait_exec() {
-    exec_status=0
-    wait "$kmrun_pid" || exec_status=$?
-    kmrun_pid=
-}
-
 @test "gdb exec: break, registers, step, memory, a watchpoint, the end; the result as without" {
     start_exec "$elf"
     run timeout 60 gdb-multiarch -q -batch -nx -ex "file $elf" -ex "target remote :$port" \
