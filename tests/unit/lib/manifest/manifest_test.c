@@ -18,6 +18,7 @@ static void full_program(void **state)
     assert_non_null(strstr(p->root, "/tests/fixtures/manifests/ok/full"));
     assert_string_equal(p->name, "full-1.0_x");
     assert_int_equal(p->x280_mhz, 1750);
+    assert_true(p->debug_build);
 
     /* kernels */
     assert_int_equal(p->kernels.nsources, 2);
@@ -178,6 +179,7 @@ static void minimal_defaults(void **state)
     assert_string_equal(p->name, "minimal");
     assert_int_equal(p->x280_mhz, 1000);
     assert_false(p->check_handover);
+    assert_false(p->debug_build); /* build: release, the default */
     assert_int_equal(p->kernels.nsources, 0);
     assert_int_equal(p->kernels.nhandlers, 0);
     assert_int_equal(p->nregions, 0);
