@@ -6,7 +6,7 @@
  *   km_handover_name(p, plan, &record, &h)     region, kind, missing call
  *                                              (pure: no tool runs)
  *   km_site_source(&h.at, images, kernels)     a site's file:line, with
- *                                              addr2line (session_source.c)
+ *                                              addr2line (km_symbols.h)
  *   km_handover_line(&h, buf, n)               the stderr diagnostic
  *
  * The region: the plan's copy in the record's bank whose bytes hold its
