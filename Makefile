@@ -152,6 +152,7 @@ USES_$(S)/card := $(S)/cluster $(S)/grid $(S)/dispatcher $(S)/hart $(S)/memory $
 #   manifest/  the program: YAML, the manifest, handlers, ports, the plan
 #   build/     images through the cache, the toolchain, the images' checks
 #   rundir/    the run folder
+#   observe/   what a run shows of its threads' code: source lines
 #   run/       the session, the run driver, the run JSON, the card's findings
 #   backends/  the sim backend and the host fallback (km_session_open)
 #   gdb/       the GDB remote server and its targets on simulated harts
@@ -164,13 +165,17 @@ USES_lib/base := $(LIB_API)
 USES_lib/manifest := lib/base $(LIB_API)
 USES_lib/build := lib/manifest lib/base $(LIB_API)
 USES_lib/rundir := lib/base $(LIB_API)
-USES_lib/run := lib/rundir lib/build lib/manifest lib/base $(LIB_API)
-USES_lib/backends := lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/observe := lib/base $(LIB_API)
+USES_lib/run := lib/observe lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/backends := lib/run lib/observe lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 USES_lib/gdb := $(LIB_API)
 USES_lib/expect := lib/manifest lib/base $(LIB_API)
-USES_lib/api := include lib/expect lib/gdb lib/backends lib/run lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/api := include lib/expect lib/gdb lib/backends lib/run lib/observe lib/rundir lib/build lib/manifest lib/base $(LIB_API)
 
 USES_cmd := include
+# cmd/inspect/: the commands that look into a run that has stopped (its
+# run folder): read-region; they see cmd/'s own headers (cmd.h, the table).
+USES_cmd/inspect := cmd include
 
 inc_of = $(if $(filter undefined,$(origin USES_$(1))),$(error $(1)/ is no module: \
   give it a USES_$(1) line in the Makefile),$(foreach d,$(1) $(USES_$(1)),-I$(d)))

@@ -13,6 +13,7 @@
  * concurrency.  Exit 0 when every case passed (skips aside), 1 when one
  * failed, 2 for a usage error, 4 when a run could not be started or the
  * JUnit report not written. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -131,10 +132,60 @@ static char *tail_of(const char *path, int lines)
     return tail;
 }
 
+/* A child's JSON diagnostic line (it ran with --message-format=json) as
+ * the text it stands for, "file:line:col: severity: message", in place;
+ * other lines as they are. */
+static char *as_text(char *tail)
+{
+    size_t cap = strlen(tail) + 1, n = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return tail;
+    for (char *line = tail, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        char text[1024];
+        const char *shown = line;
+        cJSON *d = line[0] == '{' ? cJSON_Parse(line) : NULL;
+        const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(d, "message"));
+        if (msg) {
+            const char *file = cJSON_GetStringValue(cJSON_GetObjectItem(d, "file"));
+            const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(d, "severity"));
+            const cJSON *ln = cJSON_GetObjectItem(d, "line"), *col = cJSON_GetObjectItem(d, "column");
+            int k = 0;
+            if (file && cJSON_IsNumber(ln) && cJSON_IsNumber(col))
+                k = snprintf(text, sizeof text, "%s:%d:%d: ", file, ln->valueint, col->valueint);
+            else if (file && cJSON_IsNumber(ln))
+                k = snprintf(text, sizeof text, "%s:%d: ", file, ln->valueint);
+            else if (file)
+                k = snprintf(text, sizeof text, "%s: ", file);
+            snprintf(text + k, sizeof text - (size_t)k, "%s: %s", sev ? sev : "error", msg);
+            shown = text;
+        }
+        size_t len = strlen(shown);
+        if (n + len + 2 > cap) {
+            char *more = realloc(out, cap = (n + len + 2) * 2);
+            if (!more)
+                break;
+            out = more;
+        }
+        memcpy(out + n, shown, len);
+        n += len;
+        out[n++] = '\n';
+        cJSON_Delete(d);
+    }
+    while (n && out[n - 1] == '\n')
+        n--;
+    out[n] = 0;
+    free(tail);
+    return out;
+}
+
 /* "kmrun run exited 3 (...)" and the tail of its stderr. */
 static char *with_tail(const char *head, const char *path, int lines)
 {
-    char *tail = tail_of(path, lines), *s = NULL;
+    char *tail = as_text(tail_of(path, lines)), *s = NULL;
     if (asprintf(&s, "%s%s%s", head, *tail ? ":\n" : "", tail) < 0)
         s = NULL;
     free(tail);
@@ -229,10 +280,26 @@ static void judge(tcase *c, const char *json)
 }
 
 /* A case that failed other than by a difference, for a tool
- * (--message-format=json): one diagnostic naming the case. */
+ * (--message-format=json): the child's own diagnostics (a compile's
+ * errors at their file:line, a manifest's at its line and column: it ran
+ * with --message-format=json too), as it wrote them, then one naming the
+ * case. */
 static void told(const tcase *c)
 {
-    if (cmd_diag_json() && c->summary)
+    if (!cmd_diag_json())
+        return;
+    FILE *f = c->stderr_path ? fopen(c->stderr_path, "r") : NULL;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while (f && (len = getline(&line, &cap, f)) > 0) {
+        if (line[0] == '{' && line[len - 1] == '\n') /* a diagnostic, whole */
+            fputs(line, stderr);
+    }
+    free(line);
+    if (f)
+        fclose(f);
+    if (c->summary)
         cmd_say(CMD_ERROR, "test.failed", "%s [%s]: %s", c->manifest, c->backend, c->summary);
 }
 
@@ -302,7 +369,11 @@ static int start(tcase *c, size_t index, const options *o)
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
                                         POSIX_SPAWN_SETSIGDEF);
     char *argv[] = {"kmrun", "run", "--run-dir", o->runs, "--thread", (char *)c->backend,
-                    (char *)c->manifest, NULL};
+                    (char *)c->manifest, NULL, NULL};
+    if (cmd_diag_json()) { /* its diagnostics for told() to pass on */
+        argv[6] = "--message-format=json";
+        argv[7] = (char *)c->manifest;
+    }
     c->started = cmd_wall_now();
     int error = posix_spawn(&c->pid, o->exe, &fa, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&fa);

@@ -15,6 +15,7 @@
 #include "km_gdb.h"
 #include "km_gdb_card.h"
 #include "km_plan.h"
+#include "km_symbols.h"
 #include "km_toolchain.h"
 #include "ks_elf.h"
 

@@ -96,6 +96,56 @@ static void microseconds(uint64_t ps, char *text, size_t n)
     snprintf(text, n, "%s µs", us);
 }
 
+/* " at thread/sum.c:12 (in f)", or "" when the line is not known. */
+static void put_source(const out *o, const km_source *src)
+{
+    if (!src->known)
+        return;
+    put(o, KMRUN_STYLE_PLAIN, " at ");
+    put(o, KMRUN_STYLE_TITLE, src->file);
+    putf(o, ":%u", src->line);
+    if (src->has_function) {
+        put(o, KMRUN_STYLE_PLAIN, " (in ");
+        put(o, KMRUN_STYLE_PLAIN, src->function);
+        put(o, KMRUN_STYLE_PLAIN, ")");
+    }
+}
+
+/* Why a thread did not return, under its line: what the run JSON's
+ * trap, stuck and message say, so that a person need not open it. */
+static void thread_why(const out *o, const km_thread_result *t)
+{
+    if (t->trapped) {
+        const km_trap_info *x = &t->trap;
+        putf(o, "    core %d.%u: ", t->cluster, x->core);
+        put(o, KMRUN_STYLE_BAD, x->name);
+        put(o, KMRUN_STYLE_PLAIN, " (mcause ");
+        putf(o, "%" PRIu64 ", mtval 0x%" PRIx64 ", mepc 0x%" PRIx64 ")", x->mcause, x->mtval,
+             x->mepc);
+        put_source(o, &x->source);
+        put(o, KMRUN_STYLE_PLAIN, "\n");
+    }
+    if (t->stuck) {
+        /* The detail is the whole sentence, the core's pc and line in it. */
+        const km_stuck_info *x = &t->stuck_info;
+        put(o, KMRUN_STYLE_PLAIN, "    ");
+        if (x->detail[0]) {
+            put(o, KMRUN_STYLE_PLAIN, x->detail);
+        } else {
+            putf(o, "core %d.%u: ", t->cluster, x->core);
+            put(o, KMRUN_STYLE_BAD, "stuck");
+            putf(o, " at pc 0x%" PRIx64, x->pc);
+            put_source(o, &x->source);
+        }
+        put(o, KMRUN_STYLE_PLAIN, "\n");
+    }
+    if (t->message[0]) {
+        put(o, KMRUN_STYLE_PLAIN, "    ");
+        put(o, KMRUN_STYLE_PLAIN, t->message);
+        put(o, KMRUN_STYLE_PLAIN, "\n");
+    }
+}
+
 static void thread_line(const out *o, const km_run_result *r, const km_thread_result *t)
 {
     bool ok = t->state == KM_STATE_RETURNED;
@@ -120,6 +170,7 @@ static void thread_line(const out *o, const km_run_result *r, const km_thread_re
     if (t->where != 0)
         putf(o, ", last marker %" PRIu32, t->where);
     put(o, KMRUN_STYLE_PLAIN, "\n");
+    thread_why(o, t);
 }
 
 static void counters_line(const out *o, const sim_card_stats *st)
@@ -137,15 +188,16 @@ static void counters_line(const out *o, const sim_card_stats *st)
         busy += st->tensix_busy_ps[k];
         cores += st->tensix_handlers[k] > 0;
     }
-    char h[32], m[32], b[32], n[32], t[48];
+    char h[32], m[32], b[32], n[32], t[48], d[32];
     ks_thousands(hits, h, sizeof h);
     ks_thousands(misses, m, sizeof m);
     ks_thousands(backs, b, sizeof b);
     ks_thousands(noc, n, sizeof n);
     microseconds(busy, t, sizeof t);
+    ks_thousands(st->dispatcher_passes, d, sizeof d);
     putf(o, "  counters: cache %s hits, %s misses, %s write-backs; NoC %s bytes; Tensix "
-            "busy %s on %u core%s; %" PRIu64 " dispatcher passes (stats)\n",
-         h, m, b, n, t, cores, cores == 1 ? "" : "s", st->dispatcher_passes);
+            "busy %s on %u core%s; %s dispatcher passes (stats)\n",
+         h, m, b, n, t, cores, cores == 1 ? "" : "s", d);
 }
 
 void kmrun_run_summary(const kmrun_run *run, double wall_seconds,

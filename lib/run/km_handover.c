@@ -19,6 +19,7 @@ const char *km_handover_kind_name(km_handover_kind k)
         [KM_HANDOVER_STALE_SHARED_READ] = "stale_shared_read",
         [KM_HANDOVER_LOST_WRITE] = "lost_write",
         [KM_HANDOVER_UNFLUSHED_READ] = "unflushed_read",
+        [KM_HANDOVER_LATENT_READ] = "latent_read",
     };
     return (unsigned)k < sizeof names / sizeof names[0] && names[k] ? names[k] : "unknown";
 }
@@ -83,6 +84,8 @@ static km_handover_kind kind_of(uint32_t k)
         return KM_HANDOVER_LOST_WRITE;
     case SIM_HANDOVER_UNFLUSHED_READ:
         return KM_HANDOVER_UNFLUSHED_READ;
+    case SIM_HANDOVER_LATENT_READ:
+        return KM_HANDOVER_LATENT_READ;
     default:
         return KM_HANDOVER_UNKNOWN;
     }
@@ -97,6 +100,9 @@ void km_handover_name(const km_program *p, const km_plan *plan, const sim_handov
     out->bank = rec->bank;
     out->bank_address = rec->bank_address;
     out->bytes = rec->bytes;
+    out->end_address = rec->end_address > rec->bank_address ? rec->end_address
+                                                            : rec->bank_address + rec->bytes;
+    out->lines = rec->lines ? rec->lines : 1;
     site_of(p, &rec->at, &out->at);
     site_of(p, &rec->writer, &out->writer);
     if (out->kind == KM_HANDOVER_STALE_READ || out->kind == KM_HANDOVER_LOST_WRITE)
@@ -114,6 +120,7 @@ void km_handover_name(const km_program *p, const km_plan *plan, const sim_handov
         out->cluster = cluster;
         out->shared = pl->shared;
         out->offset = rec->bank_address - pl->bank_address;
+        out->end_offset = out->end_address - pl->bank_address;
     }
 
     bool foreign_x280 = out->writer.kind == KM_SITE_X280 && out->at.kind == KM_SITE_X280 &&
@@ -127,6 +134,7 @@ void km_handover_name(const km_program *p, const km_plan *plan, const sim_handov
     switch (out->kind) {
     case KM_HANDOVER_STALE_READ:
     case KM_HANDOVER_STALE_SHARED_READ:
+    case KM_HANDOVER_LATENT_READ:
         call = "kmx_invalidate";
         break;
     case KM_HANDOVER_LOST_WRITE:
@@ -244,6 +252,9 @@ int km_handover_line(const km_handover *h, char *out, size_t n)
     case KM_HANDOVER_UNFLUSHED_READ:
         what = "unflushed read of region";
         break;
+    case KM_HANDOVER_LATENT_READ:
+        what = "latent stale read of region";
+        break;
     default:
         what = "hand-over finding (an unknown kind) in region";
         break;
@@ -253,6 +264,9 @@ int km_handover_line(const km_handover *h, char *out, size_t n)
     else
         ks_text_add(&t, "%.*s bank %u address 0x%" PRIx64, (int)(strlen(what) - strlen(" region")),
                     what, h->bank, h->bank_address);
+    if (h->lines > 1)
+        ks_text_add(&t, "..+0x%" PRIx64 " (%" PRIu32 " lines)",
+                    h->has_region ? h->end_offset : h->end_address, h->lines);
     char at[160];
     who(&h->at, at, sizeof at);
     if (h->at.kind == KM_SITE_HANDLER)
@@ -277,6 +291,14 @@ int km_handover_line(const km_handover *h, char *out, size_t n)
             ks_text_add(&t, "; the receiver's %s is missing before the push", h->missing);
         else
             ks_text_add(&t, "; %s is missing before the hand-over", h->missing);
+        break;
+    case KM_HANDOVER_LATENT_READ:
+        km_ps_us_text(h->at.ps, us, sizeof us);
+        ks_text_add(&t, " at %s \xc2\xb5s: ", us);
+        wrote(&t, &h->writer, "wrote it");
+        ks_text_add(&t, ", and cluster %d has not invalidated it since; it read the new bytes only "
+                        "because its cache did not hold the old line (a card's may); %s is missing "
+                        "before the read", h->at.cluster, h->missing);
         break;
     case KM_HANDOVER_UNFLUSHED_READ:
         km_ps_us_text(h->at.ps, us, sizeof us);

@@ -6,7 +6,7 @@
  *   km_handover_name(p, plan, &record, &h)     region, kind, missing call
  *                                              (pure: no tool runs)
  *   km_site_source(&h.at, images, kernels)     a site's file:line, with
- *                                              addr2line (session_source.c)
+ *                                              addr2line (km_symbols.h)
  *   km_handover_line(&h, buf, n)               the stderr diagnostic
  *
  * The region: the plan's copy in the record's bank whose bytes hold its
@@ -34,6 +34,8 @@ typedef enum km_handover_kind {
                                       written by the other cluster's X280 */
     KM_HANDOVER_LOST_WRITE,        /* "lost_write" */
     KM_HANDOVER_UNFLUSHED_READ,    /* "unflushed_read" */
+    KM_HANDOVER_LATENT_READ,       /* "latent_read": read right this time, only
+                                      because the cache did not hold the old line */
     KM_HANDOVER_UNKNOWN,           /* a record kind this kmrun does not know */
 } km_handover_kind;
 
@@ -66,7 +68,9 @@ typedef struct km_handover {
     uint32_t record_kind;  /* SIM_HANDOVER_* as the card said it */
     unsigned bank;
     uint64_t bank_address; /* the first byte wrongly read or overwritten */
-    unsigned bytes;        /* the access's bytes within the line */
+    unsigned bytes;        /* the first access's bytes within its line */
+    uint64_t end_address;  /* one past the last such byte, on the last line */
+    uint32_t lines;        /* the contiguous lines of the one hazard (1 or more) */
     /* The region copy that holds it (has_region false: none does). */
     bool has_region;
     const char *region;    /* the plan's (the program's) */
@@ -74,6 +78,7 @@ typedef struct km_handover {
     int cluster;           /* the copy's cluster */
     bool shared;
     uint64_t offset;       /* from the region's start */
+    uint64_t end_offset;   /* end_address from the region's start */
     km_site at;     /* the read (stale, unflushed) or the write-back (lost) */
     km_site writer; /* stale, lost: who wrote DRAM after the fill;
                        unflushed: the store that dirtied the line */
@@ -99,7 +104,8 @@ void km_handover_name(const km_program *p, const km_plan *plan, const sim_handov
 void km_site_source(km_site *s, const char *const image_of[BH_WORK_CLUSTERS + 1],
                     const char *kernels_so);
 
-/* The diagnostic, one line, no newline:
+/* The diagnostic, one line, no newline (a finding over several lines
+ * names its byte range and count: "+0x0..+0x400 (16 lines)"):
  *   thread/sum.c:42: stale read of region 'data' +0x1040 (cluster 1 core 2):
  *   handler 'fill' wrote it at kernels/fill.c:17, 1,204.5 µs; the cache
  *   filled it at thread/sum.c:30, 980.1 µs; kmx_invalidate(0) is missing

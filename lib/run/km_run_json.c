@@ -296,6 +296,12 @@ cJSON *km_handover_json(const km_handover *h)
     cJSON_AddNumberToObject(o, "bytes", h->bytes);
     cJSON_AddNumberToObject(o, "bank", h->bank);
     add_u64(o, "bank_address", h->bank_address);
+    if (h->has_region)
+        add_u64(o, "end_offset", h->end_offset);
+    else
+        cJSON_AddNullToObject(o, "end_offset");
+    add_u64(o, "end_address", h->end_address);
+    add_u64(o, "lines", h->lines);
     cJSON_AddItemToObject(o, "at", site_json(&h->at));
     cJSON_AddItemToObject(o, "writer", site_json(&h->writer));
     cJSON_AddItemToObject(o, "fill", site_json(&h->fill));

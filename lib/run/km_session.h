@@ -35,6 +35,7 @@
 #include "km_plan.h"
 #include "km_program.h"
 #include "km_rundir.h"
+#include "km_symbols.h"
 #include "kmx_layout.h"
 #include "sim_card.h"
 
@@ -66,18 +67,6 @@ const char *km_state_name(km_state s);
 /* The library error's name (KMX_ERROR_NAMES); "error N" past them. */
 const char *km_kmx_error_name(uint32_t error);
 
-/* Where an address is in a thread's sources (the image's DWARF). */
-typedef struct km_source {
-    bool known;
-    char file[512];     /* as the debug information names it, "./" dropped */
-    unsigned line;
-    bool has_function;
-    char function[256];
-} km_source;
-
-/* Looks up `address` in `image` with the toolchain's addr2line; src->known
- * false when it cannot say (also the debugger's `monitor where`). */
-void km_source_lookup(const char *image, uint64_t address, km_source *src);
 
 typedef struct km_trap_info {
     unsigned core;

@@ -8,8 +8,8 @@
  * write a cluster's image, argument block and regions (the host steps a-f
  * of kmx_layout.h), fill the driver's hooks, read DRAM back.
  * session_result.c turns a result block into a thread result, which any
- * backend that runs the kmx runtime shares; session_source.c finds source
- * lines. */
+ * backend that runs the kmx runtime shares; source lines are
+ * km_symbols.h's (lib/observe/). */
 #ifndef KM_SESSION_INTERNAL_H
 #define KM_SESSION_INTERNAL_H
 
@@ -183,9 +183,5 @@ void km_result_explain(km_thread_result *t);
  * "when one ... ends with a library error, the others are asked to stop
  * at once"). */
 bool km_state_stops_others(km_state s);
-
-/* The same for an offset in a host shared object (a host fallback), with
- * the host's addr2line. */
-void km_host_source_lookup(const char *object, uint64_t offset, km_source *src);
 
 #endif

@@ -139,12 +139,15 @@ NOTE="kmrun: note: the host fallback does not check hand-overs (its cache copies
     host='{"kind": "host", "cluster": null, "core": null, "handler": null, "pc": null,
            "source": null, "microseconds": 0}'
     finding="{\"kind\": \"stale_read\", \"region\": \"out\", \"id\": 0, \"cluster\": 1, \"offset\": 4160,
-              \"bytes\": 8, \"bank\": 6, \"bank_address\": 16781440, \"at\": $x280,
+              \"bytes\": 8, \"bank\": 6, \"bank_address\": 16781440, \"end_offset\": 4168,
+              \"end_address\": 16781448, \"lines\": 1, \"at\": $x280,
               \"writer\": $handler, \"fill\": $x280, \"missing\": \"kmx_invalidate(0)\"}"
     jq ".handover = [$finding,
                      $finding | .kind = \"stale_shared_read\" | .writer = $x280,
                      $finding | .kind = \"lost_write\" | .missing = \"kmx_flush(1)\",
                      $finding | .kind = \"unflushed_read\" | .fill = null | .at = $host,
+                     $finding | .kind = \"latent_read\" | .fill = null | .writer = $host
+                              | .end_offset = 1048576 | .lines = 16319,
                      $finding | .region = null | .id = null | .cluster = null | .offset = null
                               | .missing = \"kmx_flush\",
                      $finding | .kind = \"unknown\" | .missing = null]" \
@@ -162,9 +165,11 @@ NOTE="kmrun: note: the host fallback does not check hand-overs (its cache copies
     bad '.at += {"extra": 1}' extra
     bad '.bytes = 65' bytes
     bad '.cluster = 4' cluster
+    bad '.lines = 0' lines
+    bad 'del(.end_offset)' end
     jq 'del(.handover)' <<<"$good" >"$BATS_TEST_TMPDIR/absent.json"
     run /usr/bin/python3 "$check" --expect-invalid "$schema" \
-        "$BATS_TEST_TMPDIR"/{kind,missing,call,site,extra,bytes,cluster,absent}.json
+        "$BATS_TEST_TMPDIR"/{kind,missing,call,site,extra,bytes,cluster,lines,end,absent}.json
     echo "$output"
     [ "$status" -eq 0 ]
 }

@@ -40,11 +40,11 @@ cmd-includes)
     # The command is the public API's first user: a quoted include in
     # cmd/ names a public header (include/) or a header of cmd/ itself, nothing else
     # (system headers, <cjson/cJSON.h> among them, come in angle brackets).
-    own=" $(cd include && printf "%s " *.h)$(cd cmd && printf '%s ' *.h)"
+    own=" $(cd include && printf "%s " *.h)$(cd cmd && find . -name '*.h' -printf '%f ')"
     while IFS=: read -r file line text; do
         h=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/\1/' <<<"$text")
         [[ "$own" == *" $h "* ]] || { echo "$file:$line: includes \"$h\", which is not a header of include/ or cmd/"; bad=1; }
-    done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' cmd/*.c cmd/*.h)
+    done < <(grep -rnE --include='*.[ch]' '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' cmd)
     ;;
 no-uses) printf '%s\n' "${nouses[@]}" ;;
 pairs)

@@ -61,3 +61,25 @@ on_tty() {
     on_tty env NO_COLOR=1 kmrun run --run-dir "$runs" "$KMRUN_TOP/programs/01_hello/program.yaml"
     [[ "$output" != *"prints:"* ]]
 }
+
+@test "summary: a trapped thread's line says the trap, its mtval and its source line" {
+    on_tty env NO_COLOR=1 kmrun run --run-dir "$runs" "$KMRUN_TOP/tests/fixtures/run/trap_worker.yaml"
+    out=$(tr -d '\r' <<<"$output")
+    [[ "$out" == *"  cluster 1: trapped (error trap), code 3, "* ]]
+    [[ "$out" == *$'\n'"    core 1.1: load access fault (mcause 5, mtval 0x10000000, mepc 0x"*") at thread/trap_worker.c:12 (in bad)"$'\n'* ]]
+    # the same facts as the JSON's
+    jq -e '.threads[0].trap | .mtval == 268435456 and .source.line == 12 and .core == 1' "$BATS_TEST_TMPDIR/out"
+}
+
+@test "summary: a stuck thread's line says which core, where, and why" {
+    on_tty env NO_COLOR=1 kmrun run --timeout 0.1 --run-dir "$runs" "$KMRUN_TOP/tests/fixtures/hazards/stuck_parallel.yaml"
+    out=$(tr -d '\r' <<<"$output")
+    [[ "$out" == *"  cluster 1: stuck"* ]]
+    [[ "$out" == *$'\n'"    core 1 did not return within 1 s of the stop flag: it still runs at pc 0x"*" (thread/stuck_parallel.c:14 in spin), in a loop that never polls the stop"* ]]
+}
+
+@test "summary: the prints line without drops reads 'N shown (prints.txt)'" {
+    on_tty env NO_COLOR=1 kmrun run --run-dir "$runs" "$KMRUN_TOP/tests/fixtures/print/four.yaml"
+    out=$(tr -d '\r' <<<"$output")
+    grep -qx "  prints: 8 shown (prints.txt)" <<<"$out" || { echo "$out"; false; }
+}

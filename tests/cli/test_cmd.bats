@@ -178,6 +178,29 @@ PY
     [ "${lines[-1]}" = "# 1 passed, 1 failed, 1 skipped" ]
 }
 
+@test "kmrun test --message-format=json: a compile error is the compiler's diagnostics at their lines, then the case's" {
+    cp -r programs/01_hello "$BATS_TEST_TMPDIR/broken"
+    local src=$BATS_TEST_TMPDIR/broken/thread/hello.c line
+    sed -i '0,/return 0;/s//return oops;/' "$src"
+    line=$(grep -n 'return oops;' "$src" | cut -d: -f1)
+    run -1 --separate-stderr kmrun test --message-format=json --run-dir "$runs" --backend sim \
+        "$BATS_TEST_TMPDIR/broken/program.yaml"
+    # the report reads the child's diagnostics as text
+    [[ "${lines[0]}" == "FAIL $BATS_TEST_TMPDIR/broken/program.yaml [sim] "* ]]
+    [[ "$output" == *"thread/hello.c:$line:"*": error: 'oops' undeclared"* ]] || { echo "$output"; false; }
+    [[ "$output" != *'{"type"'* ]]
+    printf '%s\n' "$stderr" >"$BATS_TEST_TMPDIR/stderr.json"
+    python3 - "$line" "$BATS_TEST_TMPDIR/stderr.json" <<'PY'
+import json, sys
+line = int(sys.argv[1])
+got = [json.loads(l) for l in open(sys.argv[2]).read().splitlines()]
+codes = [d["code"] for d in got]
+assert codes[0] == "build.compile" and codes[-1] == "test.failed", codes
+assert got[0]["file"].endswith("broken/thread/hello.c") and got[0]["line"] == line, got[0]
+assert "{" not in got[-1]["message"], got[-1]
+PY
+}
+
 @test "kmrun test --backend overrides the backends, and a run past --wall-timeout is killed alone" {
     hello_copy slow
     local d=$BATS_TEST_TMPDIR/slow

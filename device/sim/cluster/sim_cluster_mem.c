@@ -357,8 +357,10 @@ static unsigned checked_cached(sim_cluster_mem *cm, sim_hart *h, uint64_t a, uns
         }
         if (store) {
             sim_checker_stored(ck, cm->cluster, i, a, size);
-        } else if (hit) {
-            sim_checker_hit(ck, cm->cluster, i, a, size);
+        } else {
+            if (hit)
+                sim_checker_hit(ck, cm->cluster, i, a, size);
+            sim_checker_loaded(ck, cm->cluster, a, size);
         }
     }
     sim_checker_at(ck, NULL);
@@ -555,6 +557,11 @@ static int flush64(sim_cluster_mem *cm, sim_hart *h, uint64_t value)
     if (cm->checker && sim_cache_state(&cm->cache, a) == (SIM_CACHE_VALID | SIM_CACHE_DIRTY)) {
         check_at(cm, h);
         sim_checker_write_back(cm->checker, cm->cluster, sim_cache_index(a));
+        sim_checker_at(cm->checker, NULL);
+    }
+    if (cm->checker) {
+        check_at(cm, h);
+        sim_checker_swept(cm->checker, cm->cluster, sim_cache_line_of(a));
         sim_checker_at(cm->checker, NULL);
     }
     did = sim_cache_flush(&cm->cache, a);

@@ -307,7 +307,11 @@ typedef struct sim_site {
                         thread's call */
 } sim_site;
 
-/* What the checker reports (each once per kind, line and site pc). */
+/* What the checker reports.  One finding is one hazard over a run of
+ * contiguous lines: the same kind, cluster and core, instruction (pc) and
+ * writer, on lines next to each other (a loop over a region that was not
+ * flushed is one finding, its byte range and its count of lines); a line
+ * is reported once per kind and pc. */
 #define SIM_HANDOVER_STALE_READ 1u     /* a cached line read after someone else
                                           wrote its DRAM copy: kmx_invalidate missing */
 #define SIM_HANDOVER_LOST_WRITE 2u     /* a dirty line written back over bytes someone
@@ -315,14 +319,24 @@ typedef struct sim_site {
                                           before the hand-over */
 #define SIM_HANDOVER_UNFLUSHED_READ 3u /* DRAM bytes read while a cluster holds them
                                           dirty: kmx_flush missing before the read */
+#define SIM_HANDOVER_LATENT_READ 4u    /* a cached load of a line someone else wrote
+                                          since the cluster last swept it (FLUSH64),
+                                          its bytes right only because the cache did
+                                          not hold the old line this time:
+                                          kmx_invalidate missing; once per cluster
+                                          and line */
 typedef struct sim_handover {
     uint16_t kind;        /* SIM_HANDOVER_* */
-    uint16_t bytes;       /* the access's bytes within the line */
+    uint16_t bytes;       /* the first access's bytes within its line */
     unsigned bank;
     uint64_t bank_address; /* the first byte the access wrongly read or overwrote */
-    sim_site at;     /* the read (stale, unflushed) or the write-back (lost) */
-    sim_site writer; /* stale, lost: who wrote DRAM after the fill;
-                        unflushed: the store that dirtied the line */
+    uint64_t end_address;  /* one past the last such byte, on the last line */
+    uint32_t lines;        /* the contiguous lines of the finding, 1 or more */
+    sim_site at;     /* the read (stale, unflushed, latent) or the write-back
+                        (lost), on the first line */
+    sim_site writer; /* stale, lost, latent: who wrote DRAM after the fill
+                        (latent: after the sweep); unflushed: the store that
+                        dirtied the line */
     sim_site fill;   /* stale, lost: the load that filled the cached line */
 } sim_handover;
 

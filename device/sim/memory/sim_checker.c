@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_marks.h"
+
 /* A cached line of a cluster.  `foreign`: someone else wrote the line's
  * DRAM copy since the fill (marked at the write, for every cache holding
  * the line, so a hit costs one test). */
@@ -15,22 +17,28 @@ typedef struct cache_rec {
     sim_site writer;         /* foreign: the last one who wrote DRAM */
 } cache_rec;
 
-/* A finding already made: (kind, line, pc) once. */
-typedef struct seen_key {
-    uint16_t kind;
-    unsigned bank;
-    uint64_t line, pc;
-} seen_key;
-
 struct sim_checker {
     sim_dram *dram;
     sim_site at; /* the access in progress */
     const sim_cache *caches[BH_CLUSTERS];
     cache_rec *recs[BH_CLUSTERS]; /* SIM_CACHE_LINES each */
     sim_handover found[SIM_CHECKER_MAX];
-    seen_key seen[SIM_CHECKER_MAX];
     unsigned nfound;
+    /* Latent reads: per bank, bit c over the bytes someone other than
+     * cluster c wrote since c last swept their line. */
+    sim_marks marks[BH_DRAM_BANKS];
+    bool stale_now; /* the load in progress was reported stale */
 };
+
+/* The mask of every cluster with a cache but `except` (0: none). */
+static uint8_t others(const sim_checker *ck, unsigned except)
+{
+    uint8_t m = 0;
+    for (unsigned cl = 1; cl < BH_CLUSTERS; cl++)
+        if (cl != except && ck->caches[cl])
+            m |= (uint8_t)(1u << cl);
+    return m;
+}
 
 /* DRAM line `line` of `bank` written by `by` (not cluster `except`'s own
  * write-back): every other cache that holds it now holds a copy someone
@@ -38,6 +46,9 @@ struct sim_checker {
 static void written(sim_checker *ck, unsigned bank, uint64_t line, uint64_t bytes,
                     const sim_site *by, unsigned except)
 {
+    /* The bytes written, a contiguous run (a write's or a whole line). */
+    unsigned lo = (unsigned)__builtin_ctzll(bytes), hi = 64u - (unsigned)__builtin_clzll(bytes);
+    sim_marks_change(&ck->marks[bank], line + lo, line + hi, others(ck, except), 0, by);
     unsigned i = sim_cache_index(line);
     for (unsigned cl = 1; cl < BH_CLUSTERS; cl++) {
         const sim_cache *c = ck->caches[cl];
@@ -83,6 +94,8 @@ void sim_checker_free(sim_checker *ck)
     sim_dram_unwatch(ck->dram, watch, ck);
     for (unsigned c = 0; c < BH_CLUSTERS; c++)
         free(ck->recs[c]);
+    for (unsigned b = 0; b < BH_DRAM_BANKS; b++)
+        sim_marks_free(&ck->marks[b]);
     free(ck);
 }
 
@@ -107,26 +120,96 @@ void sim_checker_at(sim_checker *ck, const sim_site *site)
 
 /* ---- findings -------------------------------------------------------------- */
 
+/* Whether two findings are of one hazard: the same kind and bank, the
+ * same instruction (the cores of a kmx_parallel share it) and the same
+ * writer. */
+static bool same_hazard(const sim_handover *h, uint16_t kind, unsigned bank, const sim_site *at,
+                        const sim_site *writer)
+{
+    return h->kind == kind && h->bank == bank && h->at.kind == at->kind &&
+           h->at.cluster == at->cluster && h->at.pc == at->pc && h->writer.kind == writer->kind &&
+           h->writer.cluster == writer->cluster && h->writer.pc == writer->pc;
+}
+
+static uint64_t first_line(const sim_handover *h)
+{
+    return sim_cache_line_of(h->bank_address);
+}
+
+static uint64_t last_line(const sim_handover *h)
+{
+    return sim_cache_line_of(h->end_address - 1u);
+}
+
+/* Finding k grew: another of the same hazard that now touches it (the
+ * quarter of the next core) becomes part of it. */
+static void merge_touching(sim_checker *ck, unsigned k)
+{
+    sim_handover *h = &ck->found[k];
+    for (unsigned g = 0; g < ck->nfound; g++) {
+        sim_handover *o = &ck->found[g];
+        if (g == k || !same_hazard(o, h->kind, h->bank, &h->at, &h->writer))
+            continue;
+        if (first_line(o) == last_line(h) + BH_LINE_BYTES) {
+            h->end_address = o->end_address;
+        } else if (last_line(o) + BH_LINE_BYTES == first_line(h)) {
+            h->bank_address = o->bank_address;
+            h->bytes = o->bytes;
+            if (o->at.ps < h->at.ps)
+                h->at = o->at;
+        } else {
+            continue;
+        }
+        h->lines += o->lines;
+        memmove(o, o + 1, (ck->nfound - g - 1) * sizeof *o);
+        ck->nfound--;
+        return; /* one at most each side; the other on a later line */
+    }
+}
+
 static void report(sim_checker *ck, uint16_t kind, unsigned bank, uint64_t addr, unsigned bytes,
                    const sim_site *at, const sim_site *writer, const sim_site *fill)
 {
-    seen_key k = {kind, bank, sim_cache_line_of(addr), at->pc};
-    for (unsigned i = 0; i < ck->nfound; i++)
-        if (ck->seen[i].kind == k.kind && ck->seen[i].bank == k.bank && ck->seen[i].line == k.line &&
-            ck->seen[i].pc == k.pc)
+    static const sim_site none;
+    const sim_site *w = writer ? writer : &none;
+    uint64_t line = sim_cache_line_of(addr), end = addr + bytes;
+    /* A line of a finding already made, or the next one of its run. */
+    for (unsigned k = ck->nfound; k-- > 0;) {
+        sim_handover *h = &ck->found[k];
+        if (!same_hazard(h, kind, bank, at, w) || line + BH_LINE_BYTES < first_line(h) ||
+            line > last_line(h) + BH_LINE_BYTES)
+            continue;
+        if (line + BH_LINE_BYTES == first_line(h)) { /* before it: a loop walking down */
+            h->bank_address = addr;
+            h->bytes = (uint16_t)bytes;
+            h->at = *at;
+        } else if (line == last_line(h) + BH_LINE_BYTES) {
+            h->end_address = end;
+        } else { /* a line it has: its ends may grow */
+            if (line == last_line(h) && end > h->end_address)
+                h->end_address = end;
+            if (line == first_line(h) && addr < h->bank_address) {
+                h->bank_address = addr;
+                h->bytes = (uint16_t)bytes;
+            }
             return;
+        }
+        h->lines++;
+        merge_touching(ck, k);
+        return;
+    }
     if (ck->nfound == SIM_CHECKER_MAX)
         return;
-    ck->seen[ck->nfound] = k;
     sim_handover *h = &ck->found[ck->nfound++];
     memset(h, 0, sizeof *h);
     h->kind = kind;
     h->bytes = (uint16_t)bytes;
     h->bank = bank;
     h->bank_address = addr;
+    h->end_address = end;
+    h->lines = 1;
     h->at = *at;
-    if (writer)
-        h->writer = *writer;
+    h->writer = *w;
     if (fill)
         h->fill = *fill;
 }
@@ -183,6 +266,7 @@ void sim_checker_stored(sim_checker *ck, unsigned cluster, unsigned i, uint64_t 
 
 void sim_checker_hit(sim_checker *ck, unsigned cluster, unsigned i, uint64_t addr, unsigned size)
 {
+    ck->stale_now = false;
     cache_rec *r = rec_of(ck, cluster, i);
     if (!r)
         return;
@@ -194,9 +278,42 @@ void sim_checker_hit(sim_checker *ck, unsigned cluster, unsigned i, uint64_t add
     uint8_t whole[BH_LINE_BYTES];
     sim_dram_read_line(ck->dram, c->bank, line, whole);
     unsigned d = first_difference(&c->data[i][off], whole + off, size, r->dirty >> off);
-    if (d < size)
+    if (d < size) {
         report(ck, SIM_HANDOVER_STALE_READ, c->bank, addr + d, size - d, &ck->at, &r->writer,
                &r->fill);
+        ck->stale_now = true;
+    }
+}
+
+void sim_checker_loaded(sim_checker *ck, unsigned cluster, uint64_t addr, unsigned size)
+{
+    const sim_cache *c = cluster < BH_CLUSTERS ? ck->caches[cluster] : NULL;
+    if (!c)
+        return;
+    sim_marks *m = &ck->marks[c->bank];
+    uint8_t bit = (uint8_t)(1u << cluster);
+    const sim_mark *w = sim_marks_find(m, addr, addr + size, bit);
+    bool stale = ck->stale_now;
+    ck->stale_now = false;
+    if (!w)
+        return;
+    /* once per cluster and line: the line's bytes the other side wrote */
+    uint64_t line = sim_cache_line_of(addr);
+    if (!stale) {
+        uint64_t from = w->from > line ? w->from : line;
+        uint64_t to = w->to < line + BH_LINE_BYTES ? w->to : line + BH_LINE_BYTES;
+        report(ck, SIM_HANDOVER_LATENT_READ, c->bank, from, (unsigned)(to - from), &ck->at,
+               &w->writer, NULL);
+    }
+    sim_marks_change(m, line, line + BH_LINE_BYTES, 0, bit, &ck->at);
+}
+
+void sim_checker_swept(sim_checker *ck, unsigned cluster, uint64_t line)
+{
+    const sim_cache *c = cluster < BH_CLUSTERS ? ck->caches[cluster] : NULL;
+    if (c)
+        sim_marks_change(&ck->marks[c->bank], line, line + BH_LINE_BYTES, 0,
+                         (uint8_t)(1u << cluster), &ck->at);
 }
 
 void sim_checker_write_back(sim_checker *ck, unsigned cluster, unsigned i)

@@ -19,14 +19,22 @@
  *   - a read of DRAM around the caches (a handler's, an uncached or NoC
  *     load, another cluster's fill): sim_checker_read.
  *
- * What it reports, each once per kind, line and site pc:
+ * What it reports, each once per kind, line and site pc, contiguous lines
+ * of one hazard as one finding (sim_card.h):
  *   - stale read: a load hits a line whose DRAM copy someone else wrote
  *     after the fill, and the bytes it reads differ from DRAM's;
  *   - lost write: a dirty line is written back over bytes someone else
  *     wrote after the fill (its own dirty bytes only when that write came
  *     after its last store);
  *   - unflushed read: DRAM bytes are read while a cluster holds them dirty
- *     with other values.
+ *     with other values;
+ *   - latent read: a cached load of bytes someone else wrote since the
+ *     cluster last swept their line (kmx_invalidate, kmx_flush), which
+ *     read right only because the cache did not hold the old line (a card
+ *     whose cache held it, from before the write, reads it stale); once
+ *     per cluster and line, and not with a stale read of the same access.
+ *     Per bank, the bytes written since each cluster's sweep are ranges
+ *     (sim_marks.h), so a region written whole costs one range.
  * A byte-level compare decides, so a line shared only by its bytes (one
  * side's words next to the other's) is not a hazard.  Nothing here
  * changes memory or time. */
@@ -67,6 +75,14 @@ void sim_checker_hit(sim_checker *ck, unsigned cluster, unsigned i, uint64_t add
 /* ... its dirty line at place i about to be written back (evicted or
  * flushed). */
 void sim_checker_write_back(sim_checker *ck, unsigned cluster, unsigned i);
+
+/* ... a load of `size` bytes at `addr` that was served (a hit or a fill),
+ * after sim_checker_hit or sim_checker_filled: a latent read when someone
+ * else wrote those bytes since the cluster last swept the line; */
+void sim_checker_loaded(sim_checker *ck, unsigned cluster, uint64_t addr, unsigned size);
+/* ... a sweep of the line at bank address `line` (FLUSH64: written back
+ * if dirty, after sim_checker_write_back, and dropped). */
+void sim_checker_swept(sim_checker *ck, unsigned cluster, uint64_t line);
 
 /* n bytes at `addr` of `bank` read around the caches by the current site
  * (`except`: the reading cluster's own cache, or 0). */

@@ -338,13 +338,13 @@ static void a_runs_finding_is_a_diagnostic(void **state)
     assert_string_equal(kmrun_diagnostic_code(d), "run.handover");
     /* from the top of the tree, the working folder */
     assert_string_equal(kmrun_diagnostic_file(d), "tests/fixtures/hazards/thread/stale.c");
-    assert_int_equal(kmrun_diagnostic_line(d), 14);
+    assert_int_equal(kmrun_diagnostic_line(d), 15);
     assert_int_equal(kmrun_diagnostic_column(d), 0);
     assert_non_null(kmrun_diagnostic_text(d));
-    assert_non_null(strstr(kmrun_diagnostic_message(d), "tests/fixtures/hazards/thread/stale.c:13"));
+    assert_non_null(strstr(kmrun_diagnostic_message(d), "tests/fixtures/hazards/thread/stale.c:14"));
     char line[2048];
     kmrun_run_finding(r, KMRUN_FINDING_HANDOVER, 0, line, sizeof line);
-    assert_non_null(strstr(line, "tests/fixtures/hazards/thread/stale.c:14: stale read"));
+    assert_non_null(strstr(line, "tests/fixtures/hazards/thread/stale.c:15: stale read"));
     kmrun_diagnostic_free(d);
     assert_null(kmrun_run_finding_diagnostic(r, KMRUN_FINDING_HANDOVER, 1));
     kmrun_run_free(r);

@@ -346,7 +346,8 @@ static void json_of_a_finding(void **state)
     char expect[2048];
     snprintf(expect, sizeof expect,
              "{\"kind\":\"stale_read\",\"region\":\"data\",\"id\":0,\"cluster\":1,\"offset\":4160,"
-             "\"bytes\":8,\"bank\":6,\"bank_address\":%llu,"
+             "\"bytes\":8,\"bank\":6,\"bank_address\":%llu,\"end_offset\":4168,"
+             "\"end_address\":%llu,\"lines\":1,"
              "\"at\":{\"kind\":\"x280\",\"cluster\":1,\"core\":2,\"handler\":null,\"pc\":420,"
              "\"source\":{\"file\":\"thread/sum.c\",\"line\":42,\"function\":null},"
              "\"microseconds\":1300},"
@@ -355,10 +356,44 @@ static void json_of_a_finding(void **state)
              "\"fill\":{\"kind\":\"host\",\"cluster\":null,\"core\":null,\"handler\":null,"
              "\"pc\":null,\"source\":null,\"microseconds\":0},"
              "\"missing\":\"kmx_invalidate(0)\"}",
-             (unsigned long long)data->bank_address + 0x1040);
+             (unsigned long long)data->bank_address + 0x1040,
+             (unsigned long long)data->bank_address + 0x1048);
     assert_string_equal(text, expect);
     free(text);
     cJSON_Delete(o);
+}
+
+/* A run of lines is one finding: its range and count in the line, and a
+ * latent read names the call it lacks. */
+static void lines_and_latent(void **state)
+{
+    (void)state;
+    const km_placed *data = region(1, "data");
+    sim_handover rec = record(SIM_HANDOVER_UNFLUSHED_READ, data, 0x400, x280(1, 0, 0x120, 9000000),
+                              x280(1, 0, 0x100, 8000000), (sim_site){0});
+    rec.end_address = data->bank_address + 0x800;
+    rec.lines = 16;
+    km_handover h;
+    km_handover_name(prog, &plan, &rec, &h);
+    assert_int_equal(h.offset, 0x400);
+    assert_int_equal(h.end_offset, 0x800);
+    assert_int_equal(h.lines, 16);
+    char line[1024];
+    km_handover_line(&h, line, sizeof line);
+    assert_non_null(strstr(line, "unflushed read of region 'data' +0x400..+0x800 (16 lines) (cluster 1 core 0)"));
+
+    rec = record(SIM_HANDOVER_LATENT_READ, data, 0, x280(1, 2, 0x1a4, 1300000000), host(),
+                 (sim_site){0});
+    rec.end_address = data->bank_address + 0x100000;
+    rec.lines = 16384;
+    km_handover_name(prog, &plan, &rec, &h);
+    assert_int_equal(h.kind, KM_HANDOVER_LATENT_READ);
+    assert_string_equal(km_handover_kind_name(h.kind), "latent_read");
+    assert_string_equal(h.missing, "kmx_invalidate(0)");
+    km_handover_line(&h, line, sizeof line);
+    assert_non_null(strstr(line, "latent stale read of region 'data' +0x0..+0x100000 (16384 lines) (cluster 1 core 2)"));
+    assert_non_null(strstr(line, "the host wrote it"));
+    assert_non_null(strstr(line, "kmx_invalidate(0) is missing before the read"));
 }
 
 int main(void)
@@ -375,6 +410,7 @@ int main(void)
         cmocka_unit_test(host_writer_and_no_region),
         cmocka_unit_test(unknown_kind_is_kept),
         cmocka_unit_test(json_of_a_finding),
+        cmocka_unit_test(lines_and_latent),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

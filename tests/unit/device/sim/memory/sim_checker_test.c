@@ -3,7 +3,9 @@
  * after another agent's write with its three sites, none after the
  * invalidate or when the bytes read are the same, a lost write over a
  * push, an unflushed read by a handler and by the other cluster on the
- * shared bank, and one finding per (kind, line, pc). */
+ * shared bank, one finding per (kind, line, pc), contiguous lines of one
+ * hazard as one finding, and latent reads of lines another wrote since the
+ * cluster's last sweep. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -207,6 +209,89 @@ static void own_data_raises_nothing(void **state)
     assert_int_equal(n, 0);
 }
 
+/* A handler reads 1 KiB a cluster left dirty, 16 lines in a loop (its
+ * one pc): one finding, its range and its lines; the same walked down is
+ * one too; and two runs of one hazard that come to touch are one. */
+static void contiguous_lines_of_one_hazard_are_one_finding(void **state)
+{
+    fixture *f = *state;
+    for (uint32_t i = 0; i < 256; i++)
+        store(f, 0, 0x700, 0x8000 + 4u * i, i + 1);
+    sim_checker_at(f->ck, &(sim_site){.kind = SIM_SITE_HANDLER, .core = 3, .pc = 0x90});
+    for (uint32_t i = 0; i < 256; i++)
+        sim_checker_read(f->ck, 7, 0x8000 + 4u * i, 4, 0);
+    sim_checker_at(f->ck, NULL);
+    unsigned n;
+    const sim_handover *h = found(f, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(h->kind, SIM_HANDOVER_UNFLUSHED_READ);
+    assert_int_equal(h->bank_address, 0x8000);
+    assert_int_equal(h->end_address, 0x8400);
+    assert_int_equal(h->lines, 16);
+    /* walked down, from another pc: one more */
+    sim_checker_at(f->ck, &(sim_site){.kind = SIM_SITE_HANDLER, .core = 3, .pc = 0x94});
+    for (uint32_t i = 256; i-- > 0;)
+        sim_checker_read(f->ck, 7, 0x8000 + 4u * i, 4, 0);
+    sim_checker_at(f->ck, NULL);
+    h = found(f, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(h[1].bank_address, 0x8000);
+    assert_int_equal(h[1].end_address, 0x8400);
+    assert_int_equal(h[1].lines, 16);
+    /* two halves read by two cores of one pc, interleaved: one finding */
+    for (uint32_t i = 0; i < 256; i++)
+        store(f, 0, 0x704, 0xa000 + 4u * i, i + 1);
+    for (uint32_t i = 0; i < 128; i++) {
+        sim_checker_at(f->ck, &(sim_site){.kind = SIM_SITE_HANDLER, .core = 4, .pc = 0x98});
+        sim_checker_read(f->ck, 7, 0xa000 + 4u * i, 4, 0);
+        sim_checker_at(f->ck, &(sim_site){.kind = SIM_SITE_HANDLER, .core = 5, .pc = 0x98});
+        sim_checker_read(f->ck, 7, 0xa200 + 4u * i, 4, 0);
+    }
+    sim_checker_at(f->ck, NULL);
+    h = found(f, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(h[2].bank_address, 0xa000);
+    assert_int_equal(h[2].end_address, 0xa400);
+    assert_int_equal(h[2].lines, 16);
+}
+
+/* Lines a handler wrote, loaded by a cluster that never swept them: right
+ * bytes (the cache held none), a latent read, once per line, as one
+ * finding; swept first, nothing; the cluster's own writes, nothing. */
+static void a_load_of_what_another_wrote_unswept_is_latent(void **state)
+{
+    fixture *f = *state;
+    for (uint32_t i = 0; i < 64; i++)
+        handler_writes(f, 0xc000 + 4u * i, 100 + i); /* 4 lines */
+    for (uint32_t i = 0; i < 64; i++)
+        assert_int_equal(load(f, 0, 0x800, 0xc000 + 4u * i), 100 + i);
+    for (uint32_t i = 0; i < 64; i++)
+        load(f, 0, 0x804, 0xc000 + 4u * i); /* again, another pc: once per line */
+    unsigned n;
+    const sim_handover *h = found(f, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(h->kind, SIM_HANDOVER_LATENT_READ);
+    assert_int_equal(h->bank_address, 0xc000);
+    assert_int_equal(h->end_address, 0xc100);
+    assert_int_equal(h->lines, 4);
+    assert_int_equal(h->at.cluster, 2);
+    assert_int_equal(h->at.pc, 0x800);
+    assert_int_equal(h->writer.kind, SIM_SITE_HANDLER);
+    /* the other cluster has not swept them either */
+    load(f, 1, 0x900, 0xc000);
+    h = found(f, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(h[1].at.cluster, 3);
+    /* written again, swept (kmx_invalidate), read: nothing */
+    handler_writes(f, 0xc040, 7);
+    flush(f, 0, 0x808, 0xc040);
+    assert_int_equal(load(f, 0, 0x80c, 0xc040), 7);
+    /* a cluster's own uncached write to a line it holds: its cache is
+     * stale all the same (a stale read when the bytes differ) */
+    found(f, &n);
+    assert_int_equal(n, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +302,10 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(the_other_cluster_on_the_shared_bank, setup, teardown),
         cmocka_unit_test_setup_teardown(own_data_raises_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(contiguous_lines_of_one_hazard_are_one_finding, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_load_of_what_another_wrote_unswept_is_latent, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
