@@ -53,8 +53,22 @@ static const cmd_option run_options[] = {
              "handover list; any makes the exit status 1.  The host fallback does not check "
              "(a note says so)"},
     {.name = "trace-instructions", .key = 'I', .arg = CMD_ARG_REQUIRED, .arg_name = "C.K",
-     .help = "core K of cluster C's instructions into the run folder as trace-cC.K.log, in "
-             "Spike's commit-log format (the same results, slower)"},
+     .help = "trace core K of cluster C: the same as --trace-cores C.K"},
+    {.name = "trace-cores", .key = 'C', .arg = CMD_ARG_REQUIRED, .arg_name = "LIST",
+     .help = "trace these cores, C.K,C.K,... or all (every core of every cluster a thread runs "
+             "on): each instruction a traced core retires into the run folder as "
+             "trace-cC.K.kmt, a compact binary record that 'kmrun trace' prints (the same "
+             "results and modeled times, slower)"},
+    {.name = "trace-pc", .key = 'P', .arg = CMD_ARG_REQUIRED, .arg_name = "START-END",
+     .help = "record only the instructions whose pc is in [START, END) (such as "
+             "0x10000-0x10400; repeatable, with --trace-function: inside any); the others run "
+             "unrecorded"},
+    {.name = "trace-function", .key = 'F', .arg = CMD_ARG_REQUIRED, .arg_name = "NAME",
+     .help = "record only the instructions of function NAME, from the image's symbols "
+             "(repeatable)"},
+    {.name = "trace-limit", .key = 'Z', .arg = CMD_ARG_REQUIRED, .arg_name = "BYTES",
+     .help = "the most a traced core's file takes (default 64MiB, at least 4096): there its "
+             "trace stops, the file and stderr say where it was cut, the run goes on"},
     {.name = "gdb", .key = 'G', .arg = CMD_ARG_REQUIRED, .arg_name = "PORT",
      .help = "wait, halted, for gdb-multiarch on 127.0.0.1:PORT (0: any free one; stderr "
              "gives the command line): every X280 core a thread, modeled time still while "

@@ -231,15 +231,16 @@ typedef struct km_session km_session;
  * false). */
 void km_session_check_handover(km_session *s, bool on);
 
-/* One X280 core's instruction trace: every instruction core `core` (0..3)
- * of work cluster `cluster` retires goes to line(ctx, text) as a line of
- * Spike's commit log during km_session_run, in order (that core runs an
- * instruction at a time: the same results and modeled times, slower).
- * Before km_session_load, which checks that a thread runs on that cluster
- * (KM_EXIT_USAGE if not).  Only the sim backend runs X280 code on the
- * card: KM_EXIT_USAGE on the host fallback. */
-int km_session_trace_instructions(km_session *s, unsigned cluster, unsigned core,
-                                  void (*line)(void *ctx, const char *text), void *ctx,
+/* The X280 cores' instruction traces: every instruction each core of
+ * `cores` (bit (cluster - 1) * 4 + core; KM_TRACE_ALL: every core of
+ * every cluster a thread runs on) retires goes to fn (sim_trace.h) during
+ * km_session_run, in order (such a core runs an instruction at a time:
+ * the same results and modeled times, slower, until fn returns false for
+ * it).  Before km_session_load, which checks that a thread runs on each
+ * core's cluster (KM_EXIT_USAGE if not).  Only the sim backend runs X280
+ * code on the card: KM_EXIT_USAGE on the host fallback. */
+#define KM_TRACE_ALL UINT32_MAX
+int km_session_trace_instructions(km_session *s, uint32_t cores, sim_trace_fn fn, void *ctx,
                                   km_error *err);
 
 /* The run's timeline (km_timeline.h) into t, which must outlive the

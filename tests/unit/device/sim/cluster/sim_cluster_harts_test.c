@@ -252,9 +252,10 @@ static void same_clusters(sim_cluster *a, sim_cluster *b)
     }
 }
 
-static void no_line(void *ctx, const char *text)
+static bool no_line(void *ctx, unsigned cluster, unsigned core, const sim_commit *c)
 {
-    (void)ctx, (void)text;
+    (void)ctx, (void)cluster, (void)core, (void)c;
+    return true;
 }
 
 /* Traced (never parked: a traced core's every instruction is logged) and
@@ -268,7 +269,7 @@ static void idle_harts_park_exactly(void **state)
     sim_dram_init(&dram);
     sim_cluster *a = idle_cluster(&dram, 1), *b = idle_cluster(&dram, 2);
     sim_cluster *q = idle_cluster(&dram, 3);
-    sim_cluster_trace(a, 3, no_line, NULL); /* core 3 sleeps: the trace is empty */
+    sim_cluster_trace(a, 1u << 3, no_line, NULL); /* core 3 sleeps: the trace is empty */
     static const uint64_t at[] = {3000003, 3100000, 3100100, 5000000};
     for (size_t s = 0; s < sizeof at / sizeof *at; s++) {
         while (a->m.now < at[s])
@@ -340,7 +341,7 @@ static void parked_harts_see_stores_in_time(void **state)
         sim_dram_init(&dram);
         sim_cluster *a = release_cluster(&dram, 1, releaser);
         sim_cluster *b = release_cluster(&dram, 2, releaser);
-        sim_cluster_trace(a, releaser, no_line, NULL);
+        sim_cluster_trace(a, 1u << releaser, no_line, NULL);
         static const uint64_t at[] = {20000, 50001, 120000, 400000};
         for (size_t s = 0; s < sizeof at / sizeof *at; s++) {
             while (a->m.now < at[s])
