@@ -265,6 +265,17 @@ typedef struct kmrun_source {
 void kmrun_source_lines(const char *image, const uint64_t *addresses, size_t n,
                         kmrun_source *out);
 
+/* An image's instructions as text, from one run of the toolchain's
+ * objdump -d over it (the one beside $KMRUN_CC's compiler, else
+ * riscv64-unknown-elf-objdump): NULL when there is no such tool or image
+ * (nothing fails for want of it). */
+typedef struct kmrun_disassembly kmrun_disassembly;
+kmrun_disassembly *kmrun_disassemble(const char *image);
+/* The instruction at pc ("addi a0,a0,1"), or NULL when the image has
+ * none there.  The disassembly's own. */
+const char *kmrun_disassembly_at(const kmrun_disassembly *d, uint64_t pc);
+void kmrun_disassembly_free(kmrun_disassembly *d);
+
 /* ---- A new program -------------------------------------------------------------
  * `kmrun new`: a folder with a program to start from, made from one of
  * kmrun's templates (its data folder's templates/: "thread", "host-fed",

@@ -9,6 +9,7 @@
 
 #include "api_internal.h"
 #include "km_fs.h"
+#include "km_proc.h"
 #include "km_symbols.h"
 #include "km_trace.h"
 
@@ -450,4 +451,105 @@ void kmrun_source_lines(const char *image, const uint64_t *addresses, size_t n,
             snprintf(out[i].function, sizeof out[i].function, "%s", src[i].function);
     }
     free(src);
+}
+
+/* ---- disassembly ------------------------------------------------------------------- */
+
+typedef struct insn_text {
+    uint64_t pc;
+    char *text;
+} insn_text;
+
+struct kmrun_disassembly {
+    insn_text *at;
+    size_t n;
+    char *output; /* objdump's, which the texts point into */
+};
+
+static int by_pc(const void *a, const void *b)
+{
+    uint64_t x = ((const insn_text *)a)->pc, y = ((const insn_text *)b)->pc;
+    return x < y ? -1 : x > y;
+}
+
+/* The toolchain's objdump: addr2line's name with objdump for addr2line. */
+static char *objdump_tool(void)
+{
+    char *a2l = km_symbols_tool();
+    size_t n = a2l ? strlen(a2l) : 0;
+    char *tool = NULL;
+    if (n >= 9 && strcmp(a2l + n - 9, "addr2line") == 0 &&
+        (tool = malloc(n - 9 + sizeof "objdump"))) {
+        memcpy(tool, a2l, n - 9);
+        strcpy(tool + n - 9, "objdump");
+    }
+    free(a2l);
+    return tool;
+}
+
+/* "   10abc:\tadd\ta0,a0,a1" lines: the pc and the text, tabs as spaces. */
+static void parse_objdump(kmrun_disassembly *d, char *out)
+{
+    size_t cap = 0;
+    for (char *line = out, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        char *end;
+        uint64_t pc = strtoull(line, &end, 16);
+        if (end == line || *end != ':' || end[1] != '\t')
+            continue;
+        char *text = end + 2;
+        for (char *t = text; *t; t++)
+            if (*t == '\t')
+                *t = ' ';
+        if (d->n == cap) {
+            cap = cap ? 2 * cap : 4096;
+            insn_text *more = realloc(d->at, cap * sizeof *more);
+            if (!more)
+                return;
+            d->at = more;
+        }
+        d->at[d->n++] = (insn_text){pc, text};
+    }
+}
+
+kmrun_disassembly *kmrun_disassemble(const char *image)
+{
+    char *tool = objdump_tool();
+    kmrun_disassembly *d = tool && image && *image ? calloc(1, sizeof *d) : NULL;
+    if (d) {
+        char *argv[] = {tool, "-d", "--no-show-raw-insn", (char *)image, NULL};
+        int status = 0;
+        km_error e = {0};
+        if (km_proc_run(argv, NULL, &d->output, &status, NULL, NULL, &e) == KM_OK &&
+            status == 0 && d->output)
+            parse_objdump(d, d->output);
+        if (!d->n) {
+            kmrun_disassembly_free(d);
+            d = NULL;
+        } else {
+            qsort(d->at, d->n, sizeof *d->at, by_pc);
+        }
+    }
+    free(tool);
+    return d;
+}
+
+const char *kmrun_disassembly_at(const kmrun_disassembly *d, uint64_t pc)
+{
+    if (!d)
+        return NULL;
+    insn_text key = {pc, NULL};
+    const insn_text *hit = bsearch(&key, d->at, d->n, sizeof *d->at, by_pc);
+    return hit ? hit->text : NULL;
+}
+
+void kmrun_disassembly_free(kmrun_disassembly *d)
+{
+    if (!d)
+        return;
+    free(d->at);
+    free(d->output);
+    free(d);
 }

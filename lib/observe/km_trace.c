@@ -273,10 +273,27 @@ bool km_trace_add(km_trace_writer *w, const sim_commit *c)
     if (!in_ranges(&w->m, c->pc))
         return true;
     unsigned char rec[RECORD_MAX];
-    km_trace_state before = w->st; /* (a record that does not fit leaves no trace) */
-    size_t n = encode(&w->st, c, rec);
+    /* a record that does not fit leaves no trace: what encode changes */
+    km_trace_state *st = &w->st;
+    uint64_t next_pc = st->next_pc, cycle = st->cycle, mem = st->mem, regs[SIM_COMMIT_MAX_WRITES];
+    unsigned s = slot(c->pc);
+    uint64_t slot_pc = st->table[s].pc;
+    uint32_t slot_bits = st->table[s].bits;
+    for (unsigned i = 0; i < c->nwrites && i < SIM_COMMIT_MAX_WRITES; i++)
+        regs[i] = c->writes[i].file == 'x' ? st->x[c->writes[i].num & 31]
+                                           : st->f[c->writes[i].num & 31];
+    size_t n = encode(st, c, rec);
     if (w->bytes + n + END_BYTES > w->m.limit) {
-        w->st = before;
+        st->next_pc = next_pc;
+        st->cycle = cycle;
+        st->mem = mem;
+        st->table[s].pc = slot_pc;
+        st->table[s].bits = slot_bits;
+        for (unsigned i = c->nwrites; i-- > 0;) /* backwards: a register written twice */
+            if (c->writes[i].file == 'x')
+                st->x[c->writes[i].num & 31] = regs[i];
+            else if (c->writes[i].file == 'f')
+                st->f[c->writes[i].num & 31] = regs[i];
         w->stopped = true;
         w->end.cut = true;
         w->end.cut_cycle = c->cycle;
