@@ -42,14 +42,13 @@ static int parse_cores(const char *text, uint32_t *cores)
         *cores = KMRUN_TRACE_ALL_CORES;
         return KMRUN_OK;
     }
-    char *copy = strdup(text), *save = NULL;
-    int rc = copy && *copy ? KMRUN_OK
-                           : cmd_usage_error("run", "invalid --trace-cores %s (expected all, or "
-                                                    "CLUSTER.CORE,... such as 1.0,1.2)",
-                                             CMD_QUOTED(text));
-    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; rc == KMRUN_OK && t;
-         t = strtok_r(NULL, ",", &save))
-        rc = parse_core("trace-cores", t, cores);
+    char *copy = strdup(text), *rest = copy;
+    int rc = KMRUN_OK;
+    for (char *t; rc == KMRUN_OK && rest && (t = strsep(&rest, ","));)
+        rc = *t ? parse_core("trace-cores", t, cores)
+                : cmd_usage_error("run", "invalid --trace-cores %s (expected all, or "
+                                         "CLUSTER.CORE,... such as 1.0,1.2)",
+                                  CMD_QUOTED(text));
     free(copy);
     return rc;
 }
