@@ -389,6 +389,11 @@ int km_trace_open(km_trace_reader **out, const char *path, km_error *err)
     }
     int rc = read_whole(r, path, err);
     const unsigned char *d = r->data;
+    if (rc == KM_OK && r->size < 12 && memcmp(d, MAGIC, r->size < 8 ? r->size : 8) == 0)
+        rc = km_fail(err, KM_EXIT_SYSTEM,
+                     "the trace '%s' is truncated: it has no end record (%zu bytes; was the "
+                     "run that wrote it cut off?)",
+                     path, r->size);
     if (rc == KM_OK && (r->size < 12 || memcmp(d, MAGIC, 8) != 0))
         rc = km_fail(err, KM_EXIT_USAGE, "'%s' is not a kmrun instruction trace (no KMTRACE magic)",
                      path);
@@ -402,9 +407,10 @@ int km_trace_open(km_trace_reader **out, const char *path, km_error *err)
     if (rc == KM_OK && (r->size < HEADER_FIXED || hbytes > r->size ||
                         HEADER_FIXED + plen + 16 * (size_t)nranges > hbytes ||
                         nranges > KM_TRACE_MAX_RANGES || plen >= sizeof r->m.image))
-        rc = km_fail(err, KM_EXIT_SYSTEM, "the trace '%s' is truncated or damaged: its header "
-                                          "is not whole",
-                     path);
+        rc = km_fail(err, KM_EXIT_SYSTEM,
+                     "the trace '%s' is truncated: its header is not whole (%zu bytes; was the "
+                     "run that wrote it cut off?)",
+                     path, r->size);
     if (rc == KM_OK && (r->size < hbytes + END_BYTES ||
                         memcmp(d + r->size - 8, END_MAGIC "\0\0", 8) != 0 ||
                         d[r->size - END_BYTES] != F_END))
