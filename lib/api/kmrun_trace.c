@@ -38,6 +38,9 @@ struct km_api_traces {
     uint64_t limit;
     km_trace_meta meta[BH_WORK_CLUSTERS + 1]; /* by cluster: image, filter */
     traced_core core[NCORES];
+    /* The run JSON's `traces` (r->result's), their files' names */
+    km_trace_summary summary[NCORES];
+    char names[NCORES][32];
 };
 
 /* ---- options -------------------------------------------------------------------- */
@@ -259,6 +262,14 @@ void km_api_traces_close(kmrun_run *r)
             trace_failed(r, &e);
         tc->w = NULL;
         tc->done = true;
+        unsigned cluster = i / BH_CLUSTER_CORES + 1, core = i % BH_CLUSTER_CORES;
+        size_t k = r->result.ntraces;
+        snprintf(t->names[k], sizeof t->names[k], TRACE_NAME, cluster, core);
+        t->summary[k] = (km_trace_summary){cluster,         core,         t->names[k],
+                                           tc->end.recorded, tc->end.seen, tc->end.cut,
+                                           t->limit};
+        r->result.traces = t->summary;
+        r->result.ntraces = k + 1;
     }
 }
 

@@ -185,7 +185,21 @@ typedef struct km_run_result {
     km_print_line *prints;
     size_t nprints;
     sim_card_print_drops print_drops;
+    /* The instruction traces written into the run folder, by core (the
+     * caller's that traced, set before the JSON is made; none: no key). */
+    const struct km_trace_summary *traces;
+    size_t ntraces;
 } km_run_result;
+
+/* A traced core's trace, as the run JSON's `traces` lists it. */
+typedef struct km_trace_summary {
+    unsigned cluster, core;
+    const char *file;  /* its name in the run folder */
+    uint64_t recorded; /* instructions in it */
+    uint64_t retired;  /* retired while it recorded, filtered out ones too */
+    bool cut;          /* its size bound stopped it */
+    uint64_t limit;    /* that bound, bytes */
+} km_trace_summary;
 
 /* Seconds of the host's monotonic clock: the one wall clock of a run
  * (--wall-timeout, wall_seconds, the host fallback's times). */
