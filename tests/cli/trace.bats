@@ -250,3 +250,11 @@ setup() {
     [[ "$stderr" == *"the host fallback runs X280 threads on the host"* ]]
     [ ! -e "$runs/latest" ]
 }
+
+@test "trace: under the timeline's observer too, a record per instruction retired, none twice" {
+    runs=$BATS_TEST_TMPDIR/runs
+    run_json --timeline "$BATS_TEST_TMPDIR/tl.json" --trace-cores all \
+        "$KMRUN_TOP/programs/02_parallel_sum/program.yaml"
+    [ "$status" -eq 0 ]
+    [ "$(field '[.traces[] | .recorded] | @csv')" = "$(field '[.stats.x280[] | .instructions] | @csv')" ]
+}

@@ -133,7 +133,7 @@ bool sim_hart_step(sim_hart *h, uint64_t until_cycle, sim_commit *c)
     c->cycle = h->cycle;
     c->bits = d.bits;
     c->len = d.len;
-    uint64_t traps = h->traps, mstatus = h->mstatus;
+    uint64_t traps = h->traps, instret = h->instret, mstatus = h->mstatus;
     /* Spike logs fflags when an FP operation raises a flag, set before
      * or not: run it with the flags clear to see what it raised. */
     uint32_t fflags = h->fcsr & 0x1f;
@@ -148,7 +148,9 @@ bool sim_hart_step(sim_hart *h, uint64_t until_cycle, sim_commit *c)
     uint32_t raised = fp ? h->fcsr & 0x1f : 0;
     if (fp)
         h->fcsr |= fflags;
-    if (h->traps != traps)
+    /* a trap retires nothing; nor does a run an observer's probe or watch
+     * stopped before the instruction (it runs again, and is logged then) */
+    if (h->traps != traps || h->instret == instret)
         return false;
 
     if (writes_x(&d) && d.rd != 0)
