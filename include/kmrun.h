@@ -462,7 +462,8 @@ const char *kmrun_run_folder_error(const kmrun_run *r);
 /* The instruction trace (kmrun_session_opts' trace_cluster) and the
  * timeline (its timeline) are written as the run stops; a failure to
  * write one does not lose the run (KMRUN_OK), and is said here.  The
- * trace's file in the run folder (NULL: none was written); why the trace
+ * trace's file in the run folder (the first traced core's:
+ * kmrun_run_trace_info lists every one; NULL: none was written); why the trace
  * or the timeline was not written (NULL: it was, or was not asked for,
  * and before the stop); how many events the timeline dropped past the
  * most it keeps (*kept, may be NULL). */
