@@ -57,8 +57,22 @@ static const cmd_option run_options[] = {
              "handover list; any makes the exit status 1.  The host fallback does not check "
              "(a note says so)"},
     {.name = "trace-instructions", .key = 'I', .arg = CMD_ARG_REQUIRED, .arg_name = "C.K",
-     .help = "core K of cluster C's instructions into the run folder as trace-cC.K.log, in "
-             "Spike's commit-log format (the same results, slower)"},
+     .help = "trace core K of cluster C: the same as --trace-cores C.K"},
+    {.name = "trace-cores", .key = 'C', .arg = CMD_ARG_REQUIRED, .arg_name = "LIST",
+     .help = "trace these cores, C.K,C.K,... or all (every core of every cluster a thread runs "
+             "on): each instruction a traced core retires into the run folder as "
+             "trace-cC.K.kmt, a compact binary record that 'kmrun trace' prints (the same "
+             "results and modeled times, slower)"},
+    {.name = "trace-pc", .key = 'P', .arg = CMD_ARG_REQUIRED, .arg_name = "START-END",
+     .help = "record only the instructions whose pc is in [START, END) (such as "
+             "0x10000-0x10400; repeatable, with --trace-function: inside any); the others run "
+             "unrecorded"},
+    {.name = "trace-function", .key = 'F', .arg = CMD_ARG_REQUIRED, .arg_name = "NAME",
+     .help = "record only the instructions of function NAME, from the image's symbols "
+             "(repeatable)"},
+    {.name = "trace-limit", .key = 'Z', .arg = CMD_ARG_REQUIRED, .arg_name = "BYTES",
+     .help = "the most a traced core's file takes (default 64MiB, at least 4096): there its "
+             "trace stops, the file and stderr say where it was cut, the run goes on"},
     {.name = "gdb", .key = 'G', .arg = CMD_ARG_REQUIRED, .arg_name = "PORT",
      .help = "wait, halted, for gdb-multiarch on 127.0.0.1:PORT (0: any free one; stderr "
              "gives the command line): every X280 core a thread, modeled time still while "
@@ -205,6 +219,32 @@ static const cmd_option read_region_options[] = {
 
 static const cmd_operand region_name[] = {
     {.name = "NAME", .value = CMD_VALUE_REGION},
+    {0},
+};
+
+/* --- trace ------------------------------------------------------------------ */
+
+static const cmd_option trace_options[] = {
+    {.name = "run-dir", .key = 'R', .arg = CMD_ARG_REQUIRED, .arg_name = "DIR",
+     .value = CMD_VALUE_DIR,
+     .help = "where runs are (default: $KMRUN_RUNS, else .kmrun/runs)"},
+    {.name = "core", .key = 'c', .arg = CMD_ARG_REQUIRED, .arg_name = "C.K",
+     .help = "only core K of cluster C's trace (default: every traced core's, in turn)"},
+    {.name = "grep", .key = 'g', .arg = CMD_ARG_REQUIRED, .arg_name = "REGEX",
+     .help = "only the lines that match REGEX (POSIX extended), as printed"},
+    {.name = "from", .key = 'f', .arg = CMD_ARG_REQUIRED, .arg_name = "CYCLE",
+     .help = "only instructions that start at CYCLE or later (the cluster's clock)"},
+    {.name = "to", .key = 't', .arg = CMD_ARG_REQUIRED, .arg_name = "CYCLE",
+     .help = "only instructions that start at CYCLE or before"},
+    {.name = "format", .key = 'F', .arg = CMD_ARG_REQUIRED, .choices = "text|spike",
+     .bad_choice = "unknown format %s (expected %s)",
+     .help = "text (the default): a line per instruction, key=value; spike: Spike's commit log "
+             "(--log-commits), as 'kmrun exec --trace-instructions' writes it"},
+    {0},
+};
+
+static const cmd_operand run_name[] = {
+    {.name = "RUN", .value = CMD_VALUE_RUN, .optional = true},
     {0},
 };
 
@@ -443,6 +483,28 @@ const cmd_command_entry cmd_commands[] = {
         .after =
             "Exit status: 0 printed, 2 usage error or an unknown run, region or\n"
             "cluster, 4 a damaged or unreadable run.\n",
+    },
+    {
+        .name = "trace",
+        .run = cmd_trace,
+        .summary = "Print a run's instruction traces",
+        .options = trace_options,
+        .operands = run_name,
+        .help =
+            "Prints the instruction traces of RUN (a run id or a run folder; default:\n"
+            "the latest run) that 'kmrun run --trace-cores' or --trace-instructions\n"
+            "recorded, one traced core after another.  A line per instruction:\n"
+            "\n"
+            "    1.0 cycle=5301 pc=0x10124 bits=0x00b50533 \"add a0,a0,a1\" x10=0x7 at=sum.c:12 fn=sum\n"
+            "\n"
+            "the core, the cycle it started at (the cluster's clock), its pc and\n"
+            "bits, its disassembly (from one objdump -d of the image), each register\n"
+            "or CSR it wrote, load=ADDR and store=ADDR:VALUE, and its source line and\n"
+            "function (the image's DWARF, through addr2line); a '#' line heads each\n"
+            "core.  A trace cut by its --trace-limit says so on stderr.\n",
+        .after =
+            "Exit status: 0 printed, 2 usage error, an unknown run or a run without\n"
+            "traces, 4 a damaged, truncated or unreadable trace.\n",
     },
     {
         .name = "exec",

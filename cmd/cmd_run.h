@@ -13,14 +13,23 @@
 
 #include "kmrun.h"
 
+/* The most --trace-pc and --trace-function options, together. */
+#define CMD_TRACE_FILTERS 64
+
 /* What a run is asked for beyond running. */
 typedef struct cmd_run_wants {
     kmrun_backend backend;
     bool check_handover; /* --check-handover (the program's key turns it on too) */
-    /* --trace-instructions C.K: that core's commit log, into the run
-     * folder */
-    bool trace;
-    unsigned trace_cluster, trace_core;
+    /* --trace-instructions C.K and --trace-cores: the traced cores (bit
+     * (C - 1) * 4 + K; KMRUN_TRACE_ALL_CORES; 0: none), each core's trace
+     * into the run folder; --trace-pc's ranges (pairs, the end excluded),
+     * --trace-function's names, --trace-limit (0: the default) */
+    uint32_t trace_cores;
+    uint64_t trace_ranges[2 * CMD_TRACE_FILTERS];
+    size_t ntrace_ranges;
+    const char *trace_functions[CMD_TRACE_FILTERS];
+    size_t ntrace_functions;
+    uint64_t trace_limit;
     /* --gdb PORT: the run held for gdb-multiarch on gdb_port (0: any free one) */
     bool gdb;
     int gdb_port;

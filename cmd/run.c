@@ -18,6 +18,83 @@
 #include "cmd_opts.h"
 #include "cmd_run.h"
 
+/* "C.K" for option `option`: core K of cluster C into *cores. */
+static int parse_core(const char *option, const char *text, uint32_t *cores)
+{
+    unsigned cluster, core;
+    char tail;
+    if (text[0] < '0' || text[0] > '9' || sscanf(text, "%u.%u%c", &cluster, &core, &tail) != 2)
+        return cmd_usage_error("run", "invalid --%s %s (expected CLUSTER.CORE, such as 1.0)",
+                               option, CMD_QUOTED(text));
+    if (cluster < 1 || cluster > 3 || core > 3)
+        return cmd_usage_error("run", "no X280 core %u.%u to trace (clusters 1 to 3, cores 0 "
+                                      "to 3)",
+                               cluster, core);
+    if (*cores != KMRUN_TRACE_ALL_CORES)
+        *cores |= 1u << ((cluster - 1) * 4 + core);
+    return KMRUN_OK;
+}
+
+/* --trace-cores: "all", or C.K,C.K,... */
+static int parse_cores(const char *text, uint32_t *cores)
+{
+    if (strcmp(text, "all") == 0) {
+        *cores = KMRUN_TRACE_ALL_CORES;
+        return KMRUN_OK;
+    }
+    char *copy = strdup(text), *rest = copy;
+    int rc = KMRUN_OK;
+    for (char *t; rc == KMRUN_OK && rest && (t = strsep(&rest, ","));)
+        rc = *t ? parse_core("trace-cores", t, cores)
+                : cmd_usage_error("run", "invalid --trace-cores %s (expected all, or "
+                                         "CLUSTER.CORE,... such as 1.0,1.2)",
+                                  CMD_QUOTED(text));
+    free(copy);
+    return rc;
+}
+
+/* --trace-pc START-END: [START, END), each a number (0x... hexadecimal). */
+static int parse_range(const char *text, cmd_run_wants *w)
+{
+    char *end;
+    const char *dash = strchr(text, '-');
+    unsigned long long lo = strtoull(text, &end, 0), hi = 0;
+    bool ok = dash && end == dash && text[0] >= '0' && text[0] <= '9';
+    if (ok) {
+        hi = strtoull(dash + 1, &end, 0);
+        ok = dash[1] >= '0' && dash[1] <= '9' && !*end && lo < hi;
+    }
+    if (!ok)
+        return cmd_usage_error("run", "invalid --trace-pc %s (expected START-END, such as "
+                                      "0x10000-0x10400, END past START and excluded)",
+                               CMD_QUOTED(text));
+    if (w->ntrace_ranges + w->ntrace_functions == CMD_TRACE_FILTERS)
+        return cmd_usage_error("run", "more than %d --trace-pc and --trace-function options",
+                               CMD_TRACE_FILTERS);
+    w->trace_ranges[2 * w->ntrace_ranges] = lo;
+    w->trace_ranges[2 * w->ntrace_ranges + 1] = hi;
+    w->ntrace_ranges++;
+    return KMRUN_OK;
+}
+
+/* After the results: each traced core's file, and a cut one's bound. */
+static void say_traces(const kmrun_run *r)
+{
+    for (size_t i = 0; i < kmrun_run_traces(r); i++) {
+        kmrun_trace_info t;
+        if (kmrun_run_trace_info(r, i, &t, NULL) != KMRUN_OK || !t.file)
+            continue;
+        char n[32], limit[32];
+        cmd_say(CMD_INFO, "run.trace", "core %u.%u's instruction trace: %s (%s instructions)",
+                t.cluster, t.core, t.file, kmrun_thousands(t.recorded, n, sizeof n));
+        if (t.cut)
+            cmd_say(CMD_WARNING, "run.trace-cut", "trace of %u.%u cut at %llu instructions "
+                                                  "(limit %s): see --trace-limit",
+                    t.cluster, t.core, (unsigned long long)t.recorded,
+                    kmrun_format_size(t.limit, limit, sizeof limit));
+    }
+}
+
 int cmd_run(int argc, char **argv)
 {
     double started = cmd_wall_now();
@@ -44,17 +121,34 @@ int cmd_run(int argc, char **argv)
         case 'D':
             wants.debug_build = true;
             break;
-        case 'I': {
-            char tail;
-            if (optarg[0] < '0' || optarg[0] > '9' ||
-                sscanf(optarg, "%u.%u%c", &wants.trace_cluster, &wants.trace_core, &tail) != 2)
-                return cmd_usage_error("run",
-                                       "invalid --trace-instructions %s (expected "
-                                       "CLUSTER.CORE, such as 1.0)",
-                                       CMD_QUOTED(optarg));
-            wants.trace = true;
+        case 'I': /* a shorthand: --trace-cores C.K */
+            if (parse_core("trace-instructions", optarg, &wants.trace_cores) != KMRUN_OK)
+                return KMRUN_USAGE;
             break;
-        }
+        case 'C':
+            if (parse_cores(optarg, &wants.trace_cores) != KMRUN_OK)
+                return KMRUN_USAGE;
+            break;
+        case 'P':
+            if (parse_range(optarg, &wants) != KMRUN_OK)
+                return KMRUN_USAGE;
+            break;
+        case 'F':
+            if (!*optarg)
+                return cmd_usage_error("run", "an empty --trace-function name");
+            if (wants.ntrace_ranges + wants.ntrace_functions == CMD_TRACE_FILTERS)
+                return cmd_usage_error("run", "more than %d --trace-pc and --trace-function "
+                                              "options",
+                                      CMD_TRACE_FILTERS);
+            wants.trace_functions[wants.ntrace_functions++] = optarg;
+            break;
+        case 'Z':
+            if (!kmrun_parse_size(optarg, &wants.trace_limit, NULL) || wants.trace_limit < 4096)
+                return cmd_usage_error("run",
+                                       "invalid --trace-limit %s (expected bytes, at least 4096, "
+                                       "or a number with KiB, MiB or GiB)",
+                                       CMD_QUOTED(optarg));
+            break;
         case 'G': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -98,6 +192,10 @@ int cmd_run(int argc, char **argv)
         return cmd_usage_error("run", "--gdb debugs the X280 cores of the simulated card: the "
                                       "host fallback's threads run on the host (use --thread "
                                       "sim, or a host debugger)");
+    if (!wants.trace_cores && (wants.ntrace_ranges || wants.ntrace_functions || wants.trace_limit))
+        return cmd_usage_error("run", "--trace-pc, --trace-function and --trace-limit shape a "
+                                      "trace: name its cores with --trace-cores (or "
+                                      "--trace-instructions)");
     /* The timeline watches the simulated cores: the host fallback has none. */
     if (wants.timeline && wants.backend == KMRUN_BACKEND_HOST)
         return cmd_usage_error("run", "--timeline needs the simulated card: '--thread host' "
@@ -122,10 +220,7 @@ int cmd_run(int argc, char **argv)
         bool color;
         if (cmd_summary_wanted(&color))
             cmd_summary_outcome(stderr, color, NULL, &out, cmd_wall_now() - started);
-        const char *trace = kmrun_run_trace_file(out.r);
-        if (trace)
-            cmd_say(CMD_INFO, "run.trace", "core %u.%u's instruction trace: %s",
-                    wants.trace_cluster, wants.trace_core, trace);
+        say_traces(out.r);
         unsigned kept;
         uint64_t dropped = kmrun_run_timeline_dropped(out.r, &kept);
         if (dropped)

@@ -110,13 +110,22 @@ int cmd_run_program(kmrun_program *p, const cmd_run_wants *wants, cmd_run_outcom
     if (wants->progress)
         o.callbacks.progress = on_progress;
     o.jobs = wants->jobs;
-    o.trace_instructions = wants->trace;
-    o.trace_cluster = wants->trace_cluster;
-    o.trace_core = wants->trace_core;
     o.timeline = wants->timeline;
     kmrun_error *e = NULL;
     if (kmrun_session_open(&o, &out->s, &e) != KMRUN_OK)
         return failed(e, msg, n);
+    if (wants->trace_cores) {
+        kmrun_trace_opts t;
+        kmrun_trace_opts_init(&t);
+        t.cores = wants->trace_cores;
+        t.pc_ranges = wants->trace_ranges;
+        t.npc_ranges = wants->ntrace_ranges;
+        t.functions = wants->trace_functions;
+        t.nfunctions = wants->ntrace_functions;
+        t.limit = wants->trace_limit;
+        if (kmrun_session_set_trace(out->s, &t, &e) != KMRUN_OK)
+            return failed(e, msg, n);
+    }
     if (kmrun_session_load(out->s, p, &out->r, &e) != KMRUN_OK)
         return failed(e, msg, n);
     int rc = wants->gdb ? kmrun_run_debug(out->r, wants->timeout_s, wants->gdb_port,

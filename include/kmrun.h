@@ -316,10 +316,10 @@ typedef struct kmrun_session_opts {
     int jobs;
     /* trace_instructions: core trace_core (0 to 3) of cluster
      * trace_cluster (1 to 3, one a thread runs on) traced, each
-     * instruction it executes a line of Spike's commit log, into the run
-     * folder as trace-cC.K.log (`kmrun run --trace-instructions C.K`).
-     * The simulated card only; KMRUN_USAGE at the load otherwise, or for a
-     * core that is not there. */
+     * instruction it retires recorded into the run folder as
+     * trace-cC.K.kmt (`kmrun run --trace-instructions C.K`; trace_cores
+     * below traces more).  The simulated card only; KMRUN_USAGE at the
+     * load otherwise, or for a core that is not there. */
     bool trace_instructions;
     unsigned trace_cluster, trace_core;
     /* The run's timeline, written to this file after the stop in the
@@ -337,6 +337,7 @@ typedef struct kmrun_session_opts {
     bool debug_build;
 } kmrun_session_opts;
 
+
 /* The defaults: the simulated card, the default folders, no callbacks. */
 void kmrun_session_opts_init(kmrun_session_opts *o);
 
@@ -351,6 +352,42 @@ kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out
 /* Frees the session; a run of it not freed yet stays usable, and is freed
  * by kmrun_run_free. */
 void kmrun_session_close(kmrun_session *s);
+
+/* More of the sessions' instruction traces than trace_instructions' one
+ * core (`kmrun run --trace-cores`, --trace-pc, --trace-function,
+ * --trace-limit), for the loads that follow kmrun_session_set_trace. */
+typedef struct kmrun_trace_opts {
+    /* sizeof(kmrun_trace_opts): set it (kmrun_trace_opts_init does). */
+    size_t size;
+    /* The traced cores, beside trace_instructions': bit (C - 1) * 4 + K
+     * for core C.K; KMRUN_TRACE_ALL_CORES: every core of every cluster a
+     * thread runs on.  Each traced core's trace goes into the run folder
+     * as trace-cC.K.kmt (kmrun(1), FILES; kmrun_trace_open reads it). */
+    uint32_t cores;
+    /* Only instructions inside these are recorded (the others run,
+     * unrecorded): the pc ranges pc_ranges[2i] up to pc_ranges[2i + 1]
+     * (excluded), and every function named in functions, from the symbols
+     * of the image the core runs.  Neither: every instruction.  A
+     * function no traced image has: KMRUN_USAGE at the load. */
+    const uint64_t *pc_ranges;
+    size_t npc_ranges;
+    const char *const *functions;
+    size_t nfunctions;
+    /* The most bytes a traced core's file takes (0: 64 MiB; at least 4
+     * KiB): the trace stops there, and says it was cut
+     * (kmrun_run_trace_info, the file's end record). */
+    uint64_t limit;
+} kmrun_trace_opts;
+#define KMRUN_TRACE_ALL_CORES UINT32_MAX
+
+/* No core, no filter, the default limit, its size set. */
+void kmrun_trace_opts_init(kmrun_trace_opts *o);
+/* o (copied) for the session's next loads; NULL: back to
+ * trace_instructions' alone.  KMRUN_USAGE for a bad size, a core that is
+ * not there (clusters 1 to 3, cores 0 to 3), an empty range, more than 64
+ * ranges and functions, or a limit under 4 KiB. */
+kmrun_status kmrun_session_set_trace(kmrun_session *s, const kmrun_trace_opts *o,
+                                     kmrun_error **err);
 
 /* ---- Runs ----------------------------------------------------------------- */
 
@@ -428,12 +465,28 @@ const char *kmrun_run_folder_error(const kmrun_run *r);
 /* The instruction trace (kmrun_session_opts' trace_cluster) and the
  * timeline (its timeline) are written as the run stops; a failure to
  * write one does not lose the run (KMRUN_OK), and is said here.  The
- * trace's file in the run folder (NULL: none was written); why the trace
+ * trace's file in the run folder (the first traced core's:
+ * kmrun_run_trace_info lists every one; NULL: none was written); why the trace
  * or the timeline was not written (NULL: it was, or was not asked for,
  * and before the stop); how many events the timeline dropped past the
  * most it keeps (*kept, may be NULL). */
 const char *kmrun_run_trace_file(const kmrun_run *r);
 const char *kmrun_run_trace_error(const kmrun_run *r);
+
+/* A traced core's trace, as the run stopped (kmrun_run_traces of them,
+ * by cluster and core; 0 before the stop). */
+typedef struct kmrun_trace_info {
+    unsigned cluster, core;
+    const char *file;  /* in the run folder (NULL: no folder was written) */
+    uint64_t recorded; /* instructions in the file */
+    uint64_t seen;     /* retired while it recorded, filtered out ones too */
+    bool cut;          /* its size bound stopped it, after `recorded` */
+    uint64_t limit;    /* that bound, bytes */
+} kmrun_trace_info;
+size_t kmrun_run_traces(const kmrun_run *r);
+/* The i-th; KMRUN_USAGE for an i past the last. */
+kmrun_status kmrun_run_trace_info(const kmrun_run *r, size_t i, kmrun_trace_info *out,
+                                  kmrun_error **err);
 const char *kmrun_run_timeline_error(const kmrun_run *r);
 uint64_t kmrun_run_timeline_dropped(const kmrun_run *r, unsigned *kept);
 

@@ -202,6 +202,84 @@ kmrun_status kmrun_exec_debug(kmrun_exec *x, uint64_t max_instructions, int port
                               void (*waiting)(int port, const char *command, void *ctx),
                               void *ctx, kmrun_exec_result *out, kmrun_error **err);
 
+/* ---- Instruction traces ---------------------------------------------------------
+ * A traced core's trace-cC.K.kmt from a run folder (kmrun(1), FILES),
+ * read back instruction by instruction as the core retired them, as
+ * `kmrun trace` prints it. */
+
+typedef struct kmrun_trace kmrun_trace;
+
+/* A register or CSR an instruction wrote. */
+typedef struct kmrun_trace_write {
+    char file; /* 'x', 'f' or 'c' (a CSR) */
+    unsigned num;
+    uint64_t value;
+} kmrun_trace_write;
+
+/* One retired instruction: what Spike's commit log says of it, and the
+ * cycle (the cluster's clock, cycles of the X280 clock) it started at. */
+typedef struct kmrun_trace_insn {
+    uint64_t cycle, pc;
+    uint32_t bits;
+    unsigned len; /* 2 (compressed) or 4 */
+    unsigned nwrites;
+    kmrun_trace_write writes[4];
+    bool load, store;
+    uint64_t load_addr, store_addr, store_value;
+    unsigned store_size;
+} kmrun_trace_insn;
+
+/* What a trace is of and how it ended; the trace's own. */
+typedef struct kmrun_trace_header {
+    unsigned cluster, core;
+    const char *image;        /* the image the core ran ("" unknown) */
+    const char *image_sha256; /* its SHA-256 in hex ("" unknown) */
+    const uint64_t *ranges;   /* its filter: nranges pc ranges [lo, hi), pairs */
+    size_t nranges;           /* 0: every instruction was recorded */
+    uint64_t limit;           /* its size bound, bytes */
+    uint64_t recorded, seen;  /* in the file; retired while it recorded */
+    bool cut;                 /* the bound stopped it */
+    uint64_t cut_cycle;       /* then: the cycle of the first one left out */
+} kmrun_trace_header;
+
+/* Opens the trace at `path`: KMRUN_USAGE when it is not one, KMRUN_SYSTEM
+ * when it cannot be read or is truncated (no end record: its run was cut
+ * off) — said, never read as a shorter trace. */
+kmrun_status kmrun_trace_open(const char *path, kmrun_trace **out, kmrun_error **err);
+void kmrun_trace_free(kmrun_trace *t);
+void kmrun_trace_header_get(const kmrun_trace *t, kmrun_trace_header *out);
+/* The next instruction: *done true after the last; KMRUN_SYSTEM for a
+ * damaged record. */
+kmrun_status kmrun_trace_next(kmrun_trace *t, kmrun_trace_insn *out, bool *done,
+                              kmrun_error **err);
+/* The instruction as a line of Spike's commit log (--log-commits) for
+ * core `core` (its mhartid), without the newline, into buf (n bytes; 256
+ * is always enough); returns its length. */
+size_t kmrun_trace_spike_line(const kmrun_trace_insn *i, unsigned core, char *buf, size_t n);
+
+/* Where addresses of an X280 image are in its sources (its DWARF, with
+ * the toolchain's addr2line, all at once): out[i] for addresses[i],
+ * known false where it cannot say. */
+typedef struct kmrun_source {
+    bool known;
+    char file[512];
+    unsigned line;
+    char function[256]; /* "" unknown */
+} kmrun_source;
+void kmrun_source_lines(const char *image, const uint64_t *addresses, size_t n,
+                        kmrun_source *out);
+
+/* An image's instructions as text, from one run of the toolchain's
+ * objdump -d over it (the one beside $KMRUN_CC's compiler, else
+ * riscv64-unknown-elf-objdump): NULL when there is no such tool or image
+ * (nothing fails for want of it). */
+typedef struct kmrun_disassembly kmrun_disassembly;
+kmrun_disassembly *kmrun_disassemble(const char *image);
+/* The instruction at pc ("addi a0,a0,1"), or NULL when the image has
+ * none there.  The disassembly's own. */
+const char *kmrun_disassembly_at(const kmrun_disassembly *d, uint64_t pc);
+void kmrun_disassembly_free(kmrun_disassembly *d);
+
 /* ---- A new program -------------------------------------------------------------
  * `kmrun new`: a folder with a program to start from, made from one of
  * kmrun's templates (its data folder's templates/: "thread", "host-fed",

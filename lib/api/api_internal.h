@@ -66,6 +66,7 @@ struct kmrun_session {
     int jobs;
     bool trace;
     unsigned trace_cluster, trace_core;
+    struct km_api_trace_opts *trace_opts; /* kmrun_session_set_trace's; NULL: none */
     char *timeline;                /* the timeline's file; NULL: none */
     struct kmrun_run *run; /* its one run, until kmrun_run_free */
     /* kmrun_session_opts' diagnostic and color, for each load's build */
@@ -92,10 +93,9 @@ struct kmrun_run {
     km_run_result result;
     const km_region_copy *copies; /* the session's */
     size_t ncopies;
-    /* The instruction trace being written into the run folder (NULL:
-     * none), its file's path, and why it was not written (trace_rc). */
-    FILE *trace;
-    char *trace_file;
+    /* The instruction traces being written into the run folder (NULL:
+     * none; kmrun_trace.c), and why one was not written (trace_rc). */
+    struct km_api_traces *traces;
     int trace_rc;
     km_error trace_err;
     /* The timeline being recorded (NULL: none), its file, and why it was
@@ -105,6 +105,21 @@ struct kmrun_run {
     int timeline_rc;
     km_error timeline_err;
 };
+
+/* ---- Instruction traces (kmrun_trace.c) ----------------------------------
+ * The session's trace options (trace_instructions' core and
+ * kmrun_session_set_trace's), turned on for each run: after
+ * km_session_open, the cores (km_api_traces_attach); after the load, each
+ * traced cluster's filter and image (km_api_traces_loaded: a function no
+ * traced image has is KMRUN_USAGE); each core's file opened at its first
+ * instruction; closed, with their end records, before the run folder is
+ * committed (km_api_traces_close; a failure is r->trace_rc's). */
+typedef struct km_api_trace_opts km_api_trace_opts;
+void km_api_trace_opts_free(km_api_trace_opts *o);
+int km_api_traces_attach(kmrun_run *r, km_error *e);
+int km_api_traces_loaded(kmrun_run *r, km_error *e);
+void km_api_traces_close(kmrun_run *r);
+void km_api_traces_free(kmrun_run *r);
 
 /* ---- The run's life (kmrun_run.c) ----------------------------------------
  * A run's drive begins at the first call that needs time to move (the

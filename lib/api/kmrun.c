@@ -299,5 +299,6 @@ void kmrun_session_close(kmrun_session *s)
     free(s->cache_root);
     free(s->runs);
     free(s->timeline);
+    km_api_trace_opts_free(s->trace_opts);
     free(s);
 }

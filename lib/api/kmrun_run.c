@@ -22,9 +22,6 @@
 #include "km_timeline.h"
 #include "ks_text.h"
 
-/* The instruction trace's file in the run folder. */
-#define TRACE_NAME "trace-c%u.%u.log"
-
 static void clear(kmrun_error **err)
 {
     if (err)
@@ -80,48 +77,6 @@ static void on_print(const km_print_line *p, void *ctx)
 
 /* ---- The instruction trace and the timeline ------------------------------ */
 
-/* km_session_trace_instructions' receiver: a line into the trace file. */
-static void on_trace_line(void *ctx, const char *text)
-{
-    kmrun_run *r = ctx;
-    if (r->trace) {
-        fputs(text, r->trace);
-        putc('\n', r->trace);
-    }
-}
-
-/* The trace file in the run folder being written, after the load. */
-static void open_trace(kmrun_run *r, unsigned cluster, unsigned core)
-{
-    if (!r->rec.w) {
-        r->trace_rc = km_fail(&r->trace_err, KM_EXIT_SYSTEM,
-                              "the instruction trace was not written: the run folder could "
-                              "not be begun");
-        return;
-    }
-    char name[64];
-    snprintf(name, sizeof name, TRACE_NAME, cluster, core);
-    char *path = km_path_join(km_rundir_writing(r->rec.w), name);
-    r->trace = path ? fopen(path, "w") : NULL;
-    if (!r->trace)
-        r->trace_rc = km_fail(&r->trace_err, KM_EXIT_SYSTEM,
-                              "the instruction trace was not written: cannot create '%s'",
-                              path ? path : name);
-    free(path);
-    /* Where it will be once the folder is committed. */
-    if (r->trace && asprintf(&r->trace_file, "%s/%s/%s", r->rec.runs, r->rec.id, name) < 0)
-        r->trace_file = NULL;
-}
-
-/* Closes the trace before the folder is committed: the last lines in. */
-static void close_trace(kmrun_run *r)
-{
-    if (r->trace && fclose(r->trace) != 0 && r->trace_rc == KM_OK)
-        r->trace_rc = km_fail(&r->trace_err, KM_EXIT_SYSTEM,
-                              "the instruction trace was not written in full");
-    r->trace = NULL;
-}
-
 /* The timeline into its file, after the run. */
 static void write_timeline(kmrun_run *r)
 {
@@ -136,13 +91,6 @@ static void write_timeline(kmrun_run *r)
     if (fclose(f) != 0 && r->timeline_rc == KM_OK)
         r->timeline_rc = km_fail_errno(&r->timeline_err, KM_EXIT_SYSTEM,
                                        "the timeline was not written in full: '%s'", path);
-}
-
-const char *kmrun_run_trace_file(const kmrun_run *r)
-{
-    if (!r || !r->stopped || r->trace_rc != KM_OK || !r->rec.dir)
-        return NULL;
-    return r->trace_file;
 }
 
 const char *kmrun_run_trace_error(const kmrun_run *r)
@@ -171,9 +119,7 @@ static void run_free(kmrun_run *r)
 {
     if (!r)
         return;
-    if (r->trace)
-        fclose(r->trace);
-    free(r->trace_file);
+    km_api_traces_free(r);
     km_run_record_free(&r->rec);
     km_session_close(r->s);
     km_timeline_free(r->timeline);
@@ -210,9 +156,8 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     int rc = km_session_open(&r->s, p->p, s->backend, &e);
     if (rc == KM_OK)
         km_session_check_handover(r->s, s->check_handover);
-    if (rc == KM_OK && s->trace)
-        rc = km_session_trace_instructions(r->s, s->trace_cluster, s->trace_core, on_trace_line,
-                                           r, &e);
+    if (rc == KM_OK)
+        rc = km_api_traces_attach(r, &e);
     if (rc == KM_OK && s->timeline) {
         r->timeline = km_timeline_new();
         r->timeline_path = strdup(s->timeline);
@@ -247,6 +192,8 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     if (s->diagnostic)
         bo.diagnostic = on_build_diagnostic;
     rc = km_session_load(r->s, &r->cache, &bo, &e);
+    if (rc == KM_OK)
+        rc = km_api_traces_loaded(r, &e);
     if (rc != KM_OK) {
         km_run_record_abort(&r->rec); /* it failed, and said so: not an interrupted run */
         run_free(r);
@@ -255,8 +202,6 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
         return (kmrun_status)rc;
     }
     km_diags_free(&found);
-    if (s->trace)
-        open_trace(r, s->trace_cluster, s->trace_core);
     s->run = r;
     *out = r;
     return KMRUN_OK;
@@ -304,7 +249,7 @@ kmrun_status km_api_stop(kmrun_run *r, kmrun_error **err)
 {
     km_error e = {0};
     int rc = km_session_end(r->s, &r->result, &e);
-    close_trace(r);
+    km_api_traces_close(r);
     if (rc == KM_OK && r->timeline)
         write_timeline(r);
     if (rc == KM_OK)

@@ -123,24 +123,30 @@ sim_card_command km_card_command_of(const km_host_command *hc)
     return c;
 }
 
-/* The traced core's cluster runs a thread of the program. */
-static int check_traced_cluster(const km_session *s, km_error *err)
+/* Each traced core's cluster runs a thread of the program; KM_TRACE_ALL
+ * becomes every core of those clusters.  *cores: the card's mask. */
+static int traced_cores(const km_session *s, uint32_t *cores, km_error *err)
 {
     char used[64] = "";
     size_t at = 0;
+    uint32_t run = 0, all = (1u << BH_CLUSTER_CORES) - 1;
     for (unsigned i = 0; i < s->plan.nclusters; i++) {
-        if ((unsigned)s->plan.clusters[i].cluster == s->trace_cluster)
-            return KM_OK;
+        run |= all << ((unsigned)(s->plan.clusters[i].cluster - 1) * BH_CLUSTER_CORES);
         int k = snprintf(used + at, sizeof used - at, "%s%d", i ? ", " : "",
                          s->plan.clusters[i].cluster);
         if (k > 0 && (size_t)k < sizeof used - at)
             at += (size_t)k;
     }
+    *cores = s->trace_cores == KM_TRACE_ALL ? run : s->trace_cores;
+    uint32_t missing = *cores & ~run;
+    if (!missing)
+        return KM_OK;
+    unsigned bit = (unsigned)__builtin_ctz(missing);
+    unsigned cluster = bit / BH_CLUSTER_CORES + 1, core = bit % BH_CLUSTER_CORES;
     return km_fail(err, KM_EXIT_USAGE,
                    "cannot trace core %u.%u: no thread of '%s' runs on X280 cluster %u (its "
                    "threads run on cluster%s %s)",
-                   s->trace_cluster, s->trace_core, s->p->name, s->trace_cluster,
-                   s->plan.nclusters == 1 ? "" : "s", used);
+                   cluster, core, s->p->name, cluster, s->plan.nclusters == 1 ? "" : "s", used);
 }
 
 int km_card_create(km_session *s, km_error *err)
@@ -154,8 +160,9 @@ int km_card_create(km_session *s, km_error *err)
     int rc = KM_OK;
     if (!commands || !regions)
         rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the simulated card");
-    if (rc == KM_OK && s->trace_line)
-        rc = check_traced_cluster(s, err);
+    uint32_t traced = 0;
+    if (rc == KM_OK && s->trace)
+        rc = traced_cores(s, &traced, err);
     for (size_t i = 0; rc == KM_OK && i < p->ncommands; i++)
         commands[i] = km_card_command_of(&p->commands[i]);
     unsigned n = 0;
@@ -181,9 +188,8 @@ int km_card_create(km_session *s, km_error *err)
              * host fallback's run on the host, where a port call fails. */
             .ports = s->plan.has_ports && s->ops->kind == KM_BACKEND_SIM ? &s->plan.ports : NULL,
             .check_handover = km_card_checks_handovers(s),
-            .trace_cluster = s->trace_cluster,
-            .trace_core = s->trace_core,
-            .trace_line = s->trace_line,
+            .trace_cores = traced,
+            .trace = s->trace,
             .trace_ctx = s->trace_ctx,
             .handler_spin_ms = KM_HANDLER_SPIN_MS,
         };

@@ -524,6 +524,22 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
     for (size_t i = 0; i < r->nprints; i++)
         cJSON_AddItemToArray(prints, print_json(&r->prints[i]));
     cJSON_AddItemToObject(doc, "prints_dropped", prints_dropped_json(r));
+    /* The instruction traces, when any core was traced. */
+    if (r->ntraces) {
+        cJSON *traces = cJSON_AddArrayToObject(doc, "traces");
+        for (size_t i = 0; i < r->ntraces; i++) {
+            const km_trace_summary *t = &r->traces[i];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "cluster", t->cluster);
+            cJSON_AddNumberToObject(o, "core", t->core);
+            cJSON_AddStringToObject(o, "file", t->file);
+            add_u64(o, "recorded", t->recorded);
+            add_u64(o, "retired", t->retired);
+            cJSON_AddBoolToObject(o, "cut", t->cut);
+            add_u64(o, "limit_bytes", t->limit);
+            cJSON_AddItemToArray(traces, o);
+        }
+    }
     cJSON *regions = cJSON_AddArrayToObject(doc, "regions");
     for (unsigned i = 0; i < plan->nclusters; i++) {
         const km_cluster_plan *cp = &plan->clusters[i];

@@ -95,21 +95,15 @@ void km_session_check_handover(km_session *s, bool on)
     s->check_handover = on;
 }
 
-int km_session_trace_instructions(km_session *s, unsigned cluster, unsigned core,
-                                  void (*line)(void *ctx, const char *text), void *ctx,
+int km_session_trace_instructions(km_session *s, uint32_t cores, sim_trace_fn fn, void *ctx,
                                   km_error *err)
 {
     if (s->ops->kind != KM_BACKEND_SIM)
         return km_fail(err, KM_EXIT_USAGE,
                        "the host fallback runs X280 threads on the host, not on simulated "
                        "cores: it cannot trace their instructions (run on the simulated card)");
-    if (cluster < 1 || cluster > BH_WORK_CLUSTERS || core >= BH_CLUSTER_CORES)
-        return km_fail(err, KM_EXIT_USAGE,
-                       "no X280 core %u.%u to trace (clusters 1 to %u, cores 0 to %u)",
-                       cluster, core, BH_WORK_CLUSTERS, BH_CLUSTER_CORES - 1u);
-    s->trace_cluster = cluster;
-    s->trace_core = core;
-    s->trace_line = line;
+    s->trace_cores = cores;
+    s->trace = fn;
     s->trace_ctx = ctx;
     return KM_OK;
 }

@@ -185,7 +185,21 @@ typedef struct km_run_result {
     km_print_line *prints;
     size_t nprints;
     sim_card_print_drops print_drops;
+    /* The instruction traces written into the run folder, by core (the
+     * caller's that traced, set before the JSON is made; none: no key). */
+    const struct km_trace_summary *traces;
+    size_t ntraces;
 } km_run_result;
+
+/* A traced core's trace, as the run JSON's `traces` lists it. */
+typedef struct km_trace_summary {
+    unsigned cluster, core;
+    const char *file;  /* its name in the run folder */
+    uint64_t recorded; /* instructions in it */
+    uint64_t retired;  /* retired while it recorded, filtered out ones too */
+    bool cut;          /* its size bound stopped it */
+    uint64_t limit;    /* that bound, bytes */
+} km_trace_summary;
 
 /* Seconds of the host's monotonic clock: the one wall clock of a run
  * (--wall-timeout, wall_seconds, the host fallback's times). */
@@ -231,15 +245,16 @@ typedef struct km_session km_session;
  * false). */
 void km_session_check_handover(km_session *s, bool on);
 
-/* One X280 core's instruction trace: every instruction core `core` (0..3)
- * of work cluster `cluster` retires goes to line(ctx, text) as a line of
- * Spike's commit log during km_session_run, in order (that core runs an
- * instruction at a time: the same results and modeled times, slower).
- * Before km_session_load, which checks that a thread runs on that cluster
- * (KM_EXIT_USAGE if not).  Only the sim backend runs X280 code on the
- * card: KM_EXIT_USAGE on the host fallback. */
-int km_session_trace_instructions(km_session *s, unsigned cluster, unsigned core,
-                                  void (*line)(void *ctx, const char *text), void *ctx,
+/* The X280 cores' instruction traces: every instruction each core of
+ * `cores` (bit (cluster - 1) * 4 + core; KM_TRACE_ALL: every core of
+ * every cluster a thread runs on) retires goes to fn (sim_trace.h) during
+ * km_session_run, in order (such a core runs an instruction at a time:
+ * the same results and modeled times, slower, until fn returns false for
+ * it).  Before km_session_load, which checks that a thread runs on each
+ * core's cluster (KM_EXIT_USAGE if not).  Only the sim backend runs X280
+ * code on the card: KM_EXIT_USAGE on the host fallback. */
+#define KM_TRACE_ALL UINT32_MAX
+int km_session_trace_instructions(km_session *s, uint32_t cores, sim_trace_fn fn, void *ctx,
                                   km_error *err);
 
 /* The run's timeline (km_timeline.h) into t, which must outlive the

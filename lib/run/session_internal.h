@@ -71,9 +71,9 @@ struct km_session {
     void **copy_bytes;
     struct sim_card *card; /* the simulated card, for both backends on it */
     bool check_handover;   /* km_session_check_handover */
-    /* km_session_trace_instructions (trace_line NULL: none) */
-    unsigned trace_cluster, trace_core;
-    void (*trace_line)(void *ctx, const char *text);
+    /* km_session_trace_instructions (trace NULL: none) */
+    uint32_t trace_cores;
+    sim_trace_fn trace;
     void *trace_ctx;
     struct km_handover *handovers; /* named findings (km_card_handovers) */
     unsigned nhandovers;

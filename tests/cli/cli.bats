@@ -29,6 +29,7 @@ new
 validate
 cache
 read-region
+trace
 exec
 completion
 help

@@ -126,9 +126,8 @@ int sim_card_create(sim_card **out, const sim_card_params *params, ks_error *err
     sim_dram_init(&card->dram);
     sim_noc_init(&card->noc, &card->dram);
     card->mhz = params->mhz;
-    card->trace_cluster = params->trace_cluster;
-    card->trace_core = params->trace_core;
-    card->trace_line = params->trace_line;
+    card->trace_cores = params->trace_cores;
+    card->trace = params->trace;
     card->trace_ctx = params->trace_ctx;
     int rc = sim_cluster_create(&card->dispatcher_lim, &card->dram, 0, params->mhz, err);
     if (rc == KS_OK)
@@ -190,9 +189,10 @@ int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err)
     int rc = sim_cluster_create(&card->clusters[cluster], &card->dram, cluster, card->mhz, err);
     if (rc == KS_OK)
         rc = sim_cluster_attach_noc(card->clusters[cluster], &card->noc, err);
-    if (rc == KS_OK && card->trace_line && card->trace_cluster == cluster)
-        sim_cluster_trace(card->clusters[cluster], card->trace_core, card->trace_line,
-                          card->trace_ctx);
+    unsigned traced = (card->trace_cores >> ((cluster - 1) * BH_CLUSTER_CORES)) &
+                      ((1u << BH_CLUSTER_CORES) - 1);
+    if (rc == KS_OK && card->trace && traced)
+        sim_cluster_trace(card->clusters[cluster], traced, card->trace, card->trace_ctx);
     if (rc == KS_OK && card->checker) {
         sim_cluster_mem *m = &card->clusters[cluster]->m;
         sim_cluster_mem_set_checker(m, card->checker);

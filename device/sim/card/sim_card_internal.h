@@ -31,9 +31,9 @@ struct sim_card {
     bool ports;
     uint64_t lock_ps;
     sim_checker *checker; /* params.check_handover, else NULL */
-    /* params.trace_*: the traced core, given to its cluster when added */
-    unsigned trace_cluster, trace_core;
-    void (*trace_line)(void *ctx, const char *text);
+    /* params.trace_*: the traced cores, given to their cluster when added */
+    uint32_t trace_cores;
+    sim_trace_fn trace;
     void *trace_ctx;
     /* Prints: what a drain took, until it hands it on; the host
      * fallback's cores' buffers (allocated at their first print). */

@@ -134,9 +134,8 @@ static void run_quantum(sim_cluster *c, uint64_t end)
                 c->idle_unsure = true;
                 if (c->hooks)
                     sim_cluster_run_observed(c, i, end - offset);
-                else if (c->trace_line && i == c->trace_core)
-                    sim_hart_run_traced(h, end - offset, h->hartid, 0, c->trace_line,
-                                        c->trace_ctx);
+                else if (c->trace_cores & (1u << i))
+                    sim_cluster_run_traced(c, i, end - offset);
                 else
                     sim_hart_run(h, end - offset);
                 if (h->state == SIM_HART_RUNNING) {
@@ -153,13 +152,31 @@ static void run_quantum(sim_cluster *c, uint64_t end)
     }
 }
 
-void sim_cluster_trace(sim_cluster *c, unsigned core, void (*line)(void *ctx, const char *text),
-                       void *ctx)
+void sim_cluster_trace(sim_cluster *c, unsigned cores, sim_trace_fn fn, void *ctx)
 {
     unpark(c);
-    c->trace_core = core;
-    c->trace_line = core < BH_CLUSTER_CORES ? line : NULL;
+    c->trace_cores = fn ? cores & ((1u << BH_CLUSTER_CORES) - 1) : 0;
+    c->trace = fn;
     c->trace_ctx = ctx;
+}
+
+/* A traced core's records, with the cluster and the core. */
+struct traced {
+    sim_cluster *c;
+    unsigned core;
+};
+
+static bool on_record(void *ctx, const sim_commit *commit)
+{
+    const struct traced *t = ctx;
+    return t->c->trace(t->c->trace_ctx, t->c->m.cluster, t->core, commit);
+}
+
+void sim_cluster_run_traced(sim_cluster *c, unsigned core, uint64_t until_cycle)
+{
+    struct traced t = {c, core};
+    if (!sim_hart_run_recorded(&c->harts[core], until_cycle, c->m.offset[core], on_record, &t))
+        c->trace_cores &= ~(1u << core); /* its trace stopped: it runs on untraced */
 }
 
 /* Idle parking.  A hart in a proven wait loop (sim_hart_idle_prove: it
@@ -213,7 +230,7 @@ static void idle_later(sim_cluster *c, unsigned i, uint64_t end)
  * `end`). */
 static void park_hart(sim_cluster *c, unsigned i, uint64_t end)
 {
-    if (end < c->idle_retry[i] || c->trace_line || c->m.checker)
+    if (end < c->idle_retry[i] || c->trace_cores || c->m.checker)
         return;
     const sim_hart *h = &c->harts[i];
     /* an observer (a debugger, the timeline) sees every instruction run:

@@ -86,10 +86,10 @@ typedef struct sim_cluster {
     sim_cluster_mem m;
     sim_hart harts[BH_CLUSTER_CORES];
     bool started[BH_CLUSTER_CORES]; /* sim_hart_init done */
-    /* sim_cluster_trace: the core whose instructions are logged, and
-     * where to (trace_line NULL: none). */
-    unsigned trace_core;
-    void (*trace_line)(void *ctx, const char *text);
+    /* sim_cluster_trace: the cores whose instructions are recorded (bit
+     * i: core i; a core whose trace stopped leaves it), and where to. */
+    unsigned trace_cores;
+    sim_trace_fn trace;
     void *trace_ctx;
     /* The card's observers, or NULL when nobody observes. */
     sim_cluster_hooks *hooks;
@@ -138,12 +138,16 @@ void sim_cluster_request_stop(sim_cluster *c);
  * KS_ERR_SYSTEM. */
 int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, ks_error *err);
 
-/* From now on, every instruction core `core` retires also goes to `line`
- * as a line of Spike's commit log (its mhartid as the core), in order; the
- * core runs an instruction at a time, with the same results and times.
- * line NULL: none. */
-void sim_cluster_trace(sim_cluster *c, unsigned core, void (*line)(void *ctx, const char *text),
-                       void *ctx);
+/* From now on, every instruction each core of `cores` (bit i: core i)
+ * retires also goes to fn (sim_trace.h), in order, its cycle the
+ * cluster's clock; such a core runs an instruction at a time, with the
+ * same results and times, until fn returns false for it.  cores 0 or fn
+ * NULL: none. */
+void sim_cluster_trace(sim_cluster *c, unsigned cores, sim_trace_fn fn, void *ctx);
+
+/* For run_quantum and sim_cluster_run_observed: traced core `core` up to
+ * until_cycle (its own cycles), each instruction recorded. */
+void sim_cluster_run_traced(sim_cluster *c, unsigned core, uint64_t until_cycle);
 
 /* Observed (c->hooks set): the hooks' probes, watches and trap catching
  * on every core now; what sim_card_debug does when they change. */

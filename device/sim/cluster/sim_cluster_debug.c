@@ -221,8 +221,8 @@ void sim_cluster_run_observed(sim_cluster *c, unsigned core, uint64_t until)
                 sim_card_event ev = event_at(c, h, SIM_CARD_AT_STEP);
                 k->event(k->ctx, SIM_CARD_DEBUGGER, &ev);
             }
-        } else if (c->trace_line && core == c->trace_core) {
-            sim_hart_run_traced(h, until, h->hartid, 0, c->trace_line, c->trace_ctx);
+        } else if (c->trace_cores & (1u << core)) {
+            sim_cluster_run_traced(c, core, until);
         } else {
             sim_hart_run(h, until);
         }

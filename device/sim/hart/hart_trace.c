@@ -18,7 +18,10 @@
  * 0x...", then " mem 0xADDR" for a load and " mem 0xADDR 0xVALUE" for a
  * store (the value as wide as the store).  A composite fcsr write is
  * logged as its fflags and frm parts, as Spike's composite CSR does.  A
- * trapping instruction gets no line, as in Spike. */
+ * trapping instruction gets no line, as in Spike.
+ *
+ * sim_hart_run_recorded hands the same records, unformatted, to an owner
+ * that keeps them its own way (the card's traced cores). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -127,9 +130,10 @@ bool sim_hart_step(sim_hart *h, uint64_t until_cycle, sim_commit *c)
     entry_at(h, &d);
     memset(c, 0, sizeof *c);
     c->pc = h->pc;
+    c->cycle = h->cycle;
     c->bits = d.bits;
     c->len = d.len;
-    uint64_t traps = h->traps, mstatus = h->mstatus;
+    uint64_t traps = h->traps, instret = h->instret, mstatus = h->mstatus;
     /* Spike logs fflags when an FP operation raises a flag, set before
      * or not: run it with the flags clear to see what it raised. */
     uint32_t fflags = h->fcsr & 0x1f;
@@ -144,7 +148,9 @@ bool sim_hart_step(sim_hart *h, uint64_t until_cycle, sim_commit *c)
     uint32_t raised = fp ? h->fcsr & 0x1f : 0;
     if (fp)
         h->fcsr |= fflags;
-    if (h->traps != traps)
+    /* a trap retires nothing; nor does a run an observer's probe or watch
+     * stopped before the instruction (it runs again, and is logged then) */
+    if (h->traps != traps || h->instret == instret)
         return false;
 
     if (writes_x(&d) && d.rd != 0)
@@ -229,4 +235,20 @@ void sim_hart_run_traced(sim_hart *h, uint64_t until_cycle, unsigned core, uint6
         sim_commit_text(&c, core, text, sizeof text);
         line(ctx, text);
     }
+}
+
+bool sim_hart_run_recorded(sim_hart *h, uint64_t until_cycle, uint64_t clock_offset,
+                           bool (*rec)(void *ctx, const sim_commit *c), void *ctx)
+{
+    sim_commit c;
+    while (h->state == SIM_HART_RUNNING && h->cycle < until_cycle) {
+        if (!sim_hart_step(h, until_cycle, &c))
+            continue;
+        c.cycle += clock_offset;
+        if (!rec(ctx, &c)) {
+            sim_hart_run(h, until_cycle);
+            return false;
+        }
+    }
+    return true;
 }

@@ -33,6 +33,7 @@
 
 #include "sim_mem.h"
 #include "sim_reg.h"
+#include "sim_trace.h"
 
 /* mcause values (exceptions; interrupts are not modeled). */
 enum {
@@ -86,27 +87,6 @@ typedef struct sim_trigger {
 #define SIM_PMP_A 0x18u /* 0 off, 0x08 TOR, 0x10 NA4, 0x18 NAPOT */
 #define SIM_PMP_L 0x80u /* locked: read-only until reset, and checked in machine mode */
 
-/* One retired instruction as a commit log records it (Spike's
- * --log-commits, which co-simulation scripts read): the registers and
- * CSRs it wrote, in Spike's order, and the memory it read and wrote. */
-#define SIM_COMMIT_MAX_WRITES 4
-typedef struct sim_commit_write {
-    char file; /* 'x', 'f', or 'c' (a CSR) */
-    unsigned num;
-    uint64_t value;
-} sim_commit_write;
-typedef struct sim_commit {
-    uint64_t pc;
-    uint32_t bits; /* 16 bits for a compressed instruction */
-    unsigned len;  /* 2 or 4 */
-    unsigned nwrites;
-    sim_commit_write writes[SIM_COMMIT_MAX_WRITES];
-    bool load;
-    uint64_t load_addr;
-    bool store;
-    uint64_t store_addr, store_value;
-    unsigned store_size;
-} sim_commit;
 
 /* Bytes of a vector register (VLEN 512 bits, the X280's): the `vlenb` CSR. */
 #define SIM_VLENB 64
@@ -229,11 +209,12 @@ bool sim_hart_step(sim_hart *h, uint64_t until_cycle, sim_commit *c);
 void sim_hart_run_traced(sim_hart *h, uint64_t until_cycle, unsigned core, uint64_t skip_pc,
                          void (*line)(void *ctx, const char *text), void *ctx);
 
-/* c as one line of Spike's commit log for core `core`, without the
- * newline, into buf (n bytes, at least SIM_COMMIT_TEXT_MAX); returns
- * its length. */
-#define SIM_COMMIT_TEXT_MAX 256
-unsigned sim_commit_text(const sim_commit *c, unsigned core, char *buf, unsigned n);
+/* sim_hart_run(h, until_cycle), an instruction at a time, each one that
+ * retires handed to rec(ctx, commit) with commit->cycle the hart's cycle
+ * at its start plus `clock_offset` (sim_trace.h); when rec returns false
+ * the rest runs untraced.  Returns false when rec did. */
+bool sim_hart_run_recorded(sim_hart *h, uint64_t until_cycle, uint64_t clock_offset,
+                           bool (*rec)(void *ctx, const sim_commit *c), void *ctx);
 
 /* The value a CSR instruction reading `csr` would see now; false when
  * the hart has no such CSR.  For tracers and debuggers. */

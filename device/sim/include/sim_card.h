@@ -42,6 +42,7 @@
 #include "kmx_layout.h"
 #include "ks_error.h"
 #include "sim_clock.h"
+#include "sim_trace.h"
 
 typedef struct sim_card sim_card;
 
@@ -78,13 +79,14 @@ typedef struct sim_card_params {
      * missing kmx_invalidate or kmx_flush makes wrong.  Off: nothing is
      * kept, nothing costs. */
     bool check_handover;
-    /* One X280 core's instruction trace: every instruction core
-     * trace_core of work cluster trace_cluster retires goes to trace_line
-     * as a line of Spike's commit log (core: its mhartid), in order; that
-     * core runs an instruction at a time, with the same results and times.
-     * trace_line NULL: none. */
-    unsigned trace_cluster, trace_core;
-    void (*trace_line)(void *ctx, const char *text);
+    /* The X280 cores' instruction traces: every instruction each core of
+     * trace_cores (bit (cluster - 1) * 4 + core, work clusters 1..3)
+     * retires goes to trace (sim_trace.h), in order, its cycle the
+     * cluster's clock; a traced core runs an instruction at a time, with
+     * the same results and times, until trace returns false for it.
+     * trace NULL or trace_cores 0: none. */
+    uint32_t trace_cores;
+    sim_trace_fn trace;
     void *trace_ctx;
     /* A handler that runs this long in real time (ms) without giving way
      * (a call that spends modeled time) is taken out as endless

@@ -252,9 +252,10 @@ static void same_clusters(sim_cluster *a, sim_cluster *b)
     }
 }
 
-static void no_line(void *ctx, const char *text)
+static bool no_line(void *ctx, unsigned cluster, unsigned core, const sim_commit *c)
 {
-    (void)ctx, (void)text;
+    (void)ctx, (void)cluster, (void)core, (void)c;
+    return true;
 }
 
 /* Traced (never parked: a traced core's every instruction is logged) and
@@ -268,7 +269,7 @@ static void idle_harts_park_exactly(void **state)
     sim_dram_init(&dram);
     sim_cluster *a = idle_cluster(&dram, 1), *b = idle_cluster(&dram, 2);
     sim_cluster *q = idle_cluster(&dram, 3);
-    sim_cluster_trace(a, 3, no_line, NULL); /* core 3 sleeps: the trace is empty */
+    sim_cluster_trace(a, 1u << 3, no_line, NULL); /* core 3 sleeps: the trace is empty */
     static const uint64_t at[] = {3000003, 3100000, 3100100, 5000000};
     for (size_t s = 0; s < sizeof at / sizeof *at; s++) {
         while (a->m.now < at[s])
@@ -329,6 +330,55 @@ static sim_cluster *release_cluster(sim_dram *dram, unsigned cluster, uint32_t r
     return c;
 }
 
+/* What a traced cluster's records said, per core. */
+typedef struct counted {
+    uint64_t records[BH_CLUSTER_CORES], last_cycle[BH_CLUSTER_CORES], stop_after;
+    unsigned cluster;
+    bool in_order;
+} counted;
+
+static bool count_records(void *ctx, unsigned cluster, unsigned core, const sim_commit *c)
+{
+    counted *k = ctx;
+    k->cluster = cluster;
+    if (k->records[core] && c->cycle <= k->last_cycle[core])
+        k->in_order = false;
+    k->last_cycle[core] = c->cycle;
+    return ++k->records[core] < k->stop_after || core != 0;
+}
+
+/* Several cores traced at once, one of them stopping its trace: every
+ * record comes, in each core's order in the cluster's clock, a stopped
+ * core runs on untraced, and the harts end as an untraced cluster's. */
+static void traced_cores_and_a_stopped_trace_run_the_same(void **state)
+{
+    (void)state;
+    sim_dram dram;
+    sim_dram_init(&dram);
+    sim_cluster *a = release_cluster(&dram, 1, 0);
+    sim_cluster *b = release_cluster(&dram, 2, 0);
+    counted k = {.stop_after = 500, .in_order = true};
+    sim_cluster_trace(a, 0xb, count_records, &k); /* cores 0, 1 and 3 */
+    static const uint64_t at[] = {20000, 50001, 400000};
+    for (size_t s = 0; s < sizeof at / sizeof *at; s++) {
+        while (a->m.now < at[s])
+            sim_cluster_step_cycles(a, a->m.now + SIM_CLUSTER_QUANTUM);
+        sim_cluster_step_cycles(b, at[s]);
+        same_clusters(a, b);
+    }
+    assert_true(k.in_order);
+    assert_int_equal(k.cluster, 1);
+    assert_int_equal(k.records[0], 500);                      /* stopped there */
+    assert_int_equal(a->trace_cores, 0xa);                    /* and left the mask */
+    assert_int_equal(k.records[2], 0);                        /* never traced */
+    assert_int_equal(k.records[1], sim_cluster_hart(a, 1)->instret); /* every one */
+    assert_int_equal(k.records[3], sim_cluster_hart(a, 3)->instret);
+    assert_true(sim_cluster_hart(a, 0)->instret > 500);
+    sim_cluster_destroy(a);
+    sim_cluster_destroy(b);
+    sim_dram_free(&dram);
+}
+
 /* Parked harts see another hart's store exactly when they would have:
  * one before them in the quantum (core 0 releases) and one after them
  * (core 3 releases), against the traced cluster, never parked. */
@@ -340,7 +390,7 @@ static void parked_harts_see_stores_in_time(void **state)
         sim_dram_init(&dram);
         sim_cluster *a = release_cluster(&dram, 1, releaser);
         sim_cluster *b = release_cluster(&dram, 2, releaser);
-        sim_cluster_trace(a, releaser, no_line, NULL);
+        sim_cluster_trace(a, 1u << releaser, no_line, NULL);
         static const uint64_t at[] = {20000, 50001, 120000, 400000};
         for (size_t s = 0; s < sizeof at / sizeof *at; s++) {
             while (a->m.now < at[s])
@@ -369,6 +419,7 @@ int main(void)
         cmocka_unit_test(wfi_and_quanta),
         cmocka_unit_test(idle_harts_park_exactly),
         cmocka_unit_test(parked_harts_see_stores_in_time),
+        cmocka_unit_test(traced_cores_and_a_stopped_trace_run_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
