@@ -59,6 +59,13 @@ static const cmd_option run_options[] = {
      .help = "wait, halted, for gdb-multiarch on 127.0.0.1:PORT (0: any free one; stderr "
              "gives the command line): every X280 core a thread, modeled time still while "
              "halted, the same JSON as without"},
+    {.name = "profile", .key = 'P',
+     .help = "profile every X280 core exactly: its cycles, instructions, memory stall cycles "
+             "and traps by function, source line and call stack, into the run folder as "
+             "profile.folded (flame-graph folded stacks, in cycles) and profile.json ('kmrun "
+             "profile' shows them); with --timeline, each core's busy and memory-stall "
+             "shares as counter tracks.  The same results and modeled times, slower.  Not "
+             "with --thread host (exit 2)"},
     {.name = "timeline", .key = 'L', .arg = CMD_ARG_REQUIRED, .arg_name = "FILE",
      .value = CMD_VALUE_FILE,
      .help = "the run's timeline in FILE, in the Chrome Trace Event format "

@@ -116,6 +116,8 @@ int cmd_run_program(kmrun_program *p, const cmd_run_wants *wants, cmd_run_outcom
     kmrun_error *e = NULL;
     if (kmrun_session_open(&o, &out->s, &e) != KMRUN_OK)
         return failed(e, msg, n);
+    if (wants->profile && kmrun_session_profile(out->s, true, &e) != KMRUN_OK)
+        return failed(e, msg, n);
     if (kmrun_session_load(out->s, p, &out->r, &e) != KMRUN_OK)
         return failed(e, msg, n);
     int rc = wants->gdb ? kmrun_run_debug(out->r, wants->timeout_s, wants->gdb_port,

@@ -65,6 +65,7 @@ struct kmrun_session {
     int jobs;
     bool trace;
     unsigned trace_cluster, trace_core;
+    bool profile; /* kmrun_session_profile */
     char *timeline;                /* the timeline's file; NULL: none */
     struct kmrun_run *run; /* its one run, until kmrun_run_free */
     /* kmrun_session_opts' diagnostic and color, for each load's build */
@@ -93,6 +94,8 @@ struct kmrun_run {
     /* The instruction trace being written into the run folder (NULL:
      * none), its file's path, and why it was not written (trace_rc). */
     FILE *trace;
+    /* The profile's folded file once written (kmrun_session_profile). */
+    char *profile_file;
     char *trace_file;
     int trace_rc;
     km_error trace_err;

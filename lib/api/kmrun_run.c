@@ -138,6 +138,22 @@ static void write_timeline(kmrun_run *r)
                                        "the timeline was not written in full: '%s'", path);
 }
 
+/* The profile into the run folder being written, its folded file's path
+ * as it will be once the folder is committed. */
+static int write_profile(kmrun_run *r, km_error *e)
+{
+    int rc = km_session_write_profile(r->s, km_rundir_writing(r->rec.w), e);
+    if (rc == KM_OK &&
+        asprintf(&r->profile_file, "%s/%s/profile.folded", r->rec.runs, r->rec.id) < 0)
+        r->profile_file = NULL;
+    return rc;
+}
+
+const char *kmrun_run_profile_file(const kmrun_run *r)
+{
+    return r && r->stopped && r->rec.dir ? r->profile_file : NULL;
+}
+
 const char *kmrun_run_trace_file(const kmrun_run *r)
 {
     if (!r || !r->stopped || r->trace_rc != KM_OK || !r->rec.dir)
@@ -174,6 +190,7 @@ static void run_free(kmrun_run *r)
     if (r->trace)
         fclose(r->trace);
     free(r->trace_file);
+    free(r->profile_file);
     km_run_record_free(&r->rec);
     km_session_close(r->s);
     km_timeline_free(r->timeline);
@@ -213,6 +230,8 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     if (rc == KM_OK && s->trace)
         rc = km_session_trace_instructions(r->s, s->trace_cluster, s->trace_core, on_trace_line,
                                            r, &e);
+    if (rc == KM_OK && s->profile)
+        rc = km_session_profile(r->s, &e);
     if (rc == KM_OK && s->timeline) {
         r->timeline = km_timeline_new();
         r->timeline_path = strdup(s->timeline);
@@ -308,6 +327,8 @@ kmrun_status km_api_stop(kmrun_run *r, kmrun_error **err)
         write_timeline(r);
     if (rc == KM_OK)
         rc = km_session_regions(r->s, &r->copies, &r->ncopies, &e);
+    if (rc == KM_OK && r->owner->profile && r->rec.w)
+        rc = write_profile(r, &e);
     if (rc == KM_OK)
         rc = km_run_record_finish(&r->rec, r->program->p, r->s, &r->result, r->copies,
                                   r->ncopies, &e);

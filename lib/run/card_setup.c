@@ -186,6 +186,7 @@ int km_card_create(km_session *s, km_error *err)
             .trace_line = s->trace_line,
             .trace_ctx = s->trace_ctx,
             .handler_spin_ms = KM_HANDLER_SPIN_MS,
+            .profile = s->profile,
         };
         ks_error e;
         if (sim_card_create(&s->card, &params, &e) != KS_OK)

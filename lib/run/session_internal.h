@@ -75,6 +75,7 @@ struct km_session {
     unsigned trace_cluster, trace_core;
     void (*trace_line)(void *ctx, const char *text);
     void *trace_ctx;
+    bool profile; /* km_session_profile */
     struct km_handover *handovers; /* named findings (km_card_handovers) */
     unsigned nhandovers;
     struct km_wild_write *wild; /* named wild writes (km_card_wild_writes) */

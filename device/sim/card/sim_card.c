@@ -128,6 +128,7 @@ int sim_card_create(sim_card **out, const sim_card_params *params, ks_error *err
     card->mhz = params->mhz;
     card->trace_cluster = params->trace_cluster;
     card->trace_core = params->trace_core;
+    card->profile = params->profile;
     card->trace_line = params->trace_line;
     card->trace_ctx = params->trace_ctx;
     int rc = sim_cluster_create(&card->dispatcher_lim, &card->dram, 0, params->mhz, err);
@@ -190,6 +191,8 @@ int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err)
     int rc = sim_cluster_create(&card->clusters[cluster], &card->dram, cluster, card->mhz, err);
     if (rc == KS_OK)
         rc = sim_cluster_attach_noc(card->clusters[cluster], &card->noc, err);
+    if (rc == KS_OK && card->profile)
+        rc = sim_cluster_profile(card->clusters[cluster], err);
     if (rc == KS_OK && card->trace_line && card->trace_cluster == cluster)
         sim_cluster_trace(card->clusters[cluster], card->trace_core, card->trace_line,
                           card->trace_ctx);
@@ -598,4 +601,11 @@ bool sim_card_host_print(sim_card *card, unsigned cluster, unsigned core, const 
     if (!*b && !(*b = calloc(1, sizeof **b)))
         return false;
     return sim_print_put(*b, rec, n);
+}
+
+const sim_profile *sim_card_profile(const sim_card *card, unsigned cluster, unsigned core)
+{
+    return work_cluster(cluster) && card->clusters[cluster]
+               ? sim_cluster_profile_of(card->clusters[cluster], core)
+               : NULL;
 }

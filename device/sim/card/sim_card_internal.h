@@ -33,6 +33,7 @@ struct sim_card {
     sim_checker *checker; /* params.check_handover, else NULL */
     /* params.trace_*: the traced core, given to its cluster when added */
     unsigned trace_cluster, trace_core;
+    bool profile; /* sim_card_params.profile */
     void (*trace_line)(void *ctx, const char *text);
     void *trace_ctx;
     /* Prints: what a drain took, until it hands it on; the host

@@ -17,6 +17,7 @@
 
 #include "sim_clock.h"
 #include "sim_cluster.h"
+#include "sim_profile.h"
 
 static unsigned core_of(const sim_hart *h)
 {
@@ -221,6 +222,8 @@ void sim_cluster_run_observed(sim_cluster *c, unsigned core, uint64_t until)
                 sim_card_event ev = event_at(c, h, SIM_CARD_AT_STEP);
                 k->event(k->ctx, SIM_CARD_DEBUGGER, &ev);
             }
+        } else if (c->profile[core]) {
+            sim_profile_run(c->profile[core], h, until, c->m.offset[core]);
         } else if (c->trace_line && core == c->trace_core) {
             sim_hart_run_traced(h, until, h->hartid, 0, c->trace_line, c->trace_ctx);
         } else {
