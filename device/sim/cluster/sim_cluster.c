@@ -147,8 +147,7 @@ static void run_quantum(sim_cluster *c, uint64_t end)
                 else
                     sim_hart_run(h, end - offset);
                 if (h->state == SIM_HART_RUNNING) {
-                    if (!c->profile[i]) /* a profile sees every instruction */
-                        park_hart(c, i, end);
+                    park_hart(c, i, end);
                     continue;
                 }
             } else {
@@ -280,9 +279,15 @@ static void unpark_hart(sim_cluster *c, unsigned i)
         now[k] = sim_mem_get(load_at(c, &p->loads[k]), p->loads[k].size);
         sim_mem_put(load_at(c, &p->loads[k]), p->loads[k].size, p->loads[k].value);
     }
-    (void)sim_hart_idle_skip(h, p, until);
-    if (h->cycle < until)
-        sim_hart_run(h, until);
+    if (c->profile[i]) { /* the same, each step counted */
+        (void)sim_profile_idle_skip(c->profile[i], h, p, until, c->m.offset[i]);
+        if (h->cycle < until)
+            sim_profile_run(c->profile[i], h, until, c->m.offset[i]);
+    } else {
+        (void)sim_hart_idle_skip(h, p, until);
+        if (h->cycle < until)
+            sim_hart_run(h, until);
+    }
     for (unsigned k = p->nloads; k-- > 0;)
         sim_mem_put(load_at(c, &p->loads[k]), p->loads[k].size, now[k]);
 }

@@ -25,6 +25,13 @@ typedef struct node {
     uint32_t depth;
 } node;
 
+/* One step of a period being recorded (sim_profile_idle_skip). */
+typedef struct tape_step {
+    uint64_t pc;
+    uint32_t node;
+    sim_profile_count c;
+} tape_step;
+
 typedef struct cell {
     uint64_t pc; /* 0: empty (pc 0 is never code: its cell keys on 1) */
     uint32_t node;
@@ -42,6 +49,9 @@ struct sim_profile {
     uint32_t unseen;     /* pushes past SIM_PROFILE_MAX_DEPTH not kept */
     sim_profile_count *buckets;
     size_t nbuckets, capbuckets;
+    tape_step *tape; /* recording: the steps of one idle period */
+    size_t ntape, captape;
+    bool taping;
     bool failed;
 };
 
@@ -74,6 +84,7 @@ void sim_profile_free(sim_profile *p)
     free(p->children);
     free(p->cells);
     free(p->buckets);
+    free(p->tape);
     free(p);
 }
 
@@ -83,6 +94,7 @@ void sim_profile_clear(sim_profile *p)
     free(p->children);
     free(p->cells);
     free(p->buckets);
+    free(p->tape);
     memset(p, 0, sizeof *p);
     p->capnodes = 64;
     p->capchildren = 128;
@@ -306,28 +318,188 @@ static void follow(sim_profile *p, const sim_hart *h, uint64_t pc, const sim_ins
     }
 }
 
+/* Records a step of the period (its cell's key: the stack as it ran). */
+static void tape(sim_profile *p, uint64_t pc, const sim_profile_count *d)
+{
+    if (p->ntape == p->captape) {
+        size_t cap = p->captape ? 2 * p->captape : 64;
+        tape_step *t = realloc(p->tape, cap * sizeof *t);
+        if (!t) {
+            p->failed = true;
+            p->taping = false;
+            return;
+        }
+        p->tape = t;
+        p->captape = cap;
+    }
+    p->tape[p->ntape++] = (tape_step){pc, p->cur, *d};
+}
+
+static void add_times(sim_profile_count *to, const sim_profile_count *d, uint64_t k)
+{
+    to->cycles += k * d->cycles;
+    to->instructions += k * d->instructions;
+    to->memory_stall_cycles += k * d->memory_stall_cycles;
+    to->traps += k * d->traps;
+}
+
+/* Whether a run (sim_profile_run) may go on past entry d: its cost is
+ * its static cost alone (no memory, FP, vector or CSR latency), it cannot
+ * trap, and the hart goes on to the block's next entry (an ALU op, lui,
+ * auipc, a multiply or divide, a jump that links nothing and whose block
+ * goes on at its target). */
+static bool passes(const sim_insn *d)
+{
+    unsigned op = d->op;
+    if (op == SIM_OP_NOP || op == SIM_OP_LUI || op == SIM_OP_AUIPC)
+        return true;
+    if ((op >= SIM_OP_ADDI && op <= SIM_OP_REMUW) || (op >= SIM_OP_SH1ADD && op <= SIM_OP_REV8))
+        return true;
+    return op == SIM_OP_JAL && !is_link(d->rd) &&
+           d[1].pc == d->pc + (uint64_t)(int64_t)d->imm && d[1].op != SIM_OP_BLOCK_END;
+}
+
+static bool is_check_op(unsigned op)
+{
+    return op == SIM_OP_PROBE || op == SIM_OP_TRIGGER || op == SIM_OP_PMP;
+}
+
+/* What one instruction of a run spent, where: into its cell, its
+ * bucket, the tape. */
+static void spent(sim_profile *p, uint64_t pc, uint64_t cluster_cycle, const sim_profile_count *d)
+{
+    sim_profile_count *c = count_at(p, pc);
+    if (c)
+        add(c, d);
+    sim_profile_count *b = bucket_at(p, cluster_cycle);
+    if (b)
+        add(b, d);
+    if (p->taping)
+        tape(p, pc, d);
+}
+
+#define RUN_MAX 32 /* a block's instructions at most (SIM_BLOCK_MAX) */
+
+/* Runs of instructions: from the hart's pc, the entries of its decoded
+ * block that pass (each costs its static cost, traps never, and goes on
+ * to the next), and the one after them, in one sim_hart_run whose limit
+ * lets exactly those start: every cycle beyond the static ones (memory,
+ * FP latency, a trap) is the last one's.  So each instruction gets what
+ * it spent, as stepping one at a time would give, at a fraction of the
+ * calls.  A pc not decoded yet, or behind a check (a probe, a trigger, a
+ * PMP fetch check), is stepped alone. */
 void sim_profile_run(sim_profile *p, struct sim_hart *h, uint64_t until_cycle, uint64_t offset)
 {
+    uint64_t pcs[RUN_MAX];
+    uint32_t costs[RUN_MAX];
     while (h->state == SIM_HART_RUNNING && h->cycle < until_cycle && h->icache) {
         uint64_t pc = h->pc, cycle = h->cycle, instret = h->instret;
         uint64_t mem = h->mem_cycles, traps = h->traps;
-        sim_hart_run(h, cycle + 1);
+        uint64_t off = pc - h->code_base;
+        const sim_insn *e = off < h->code_size && !(pc & 1) ? h->icache->map[off >> 1] : NULL;
+        unsigned n = 0;
+        uint64_t start = cycle; /* the next one's start */
+        sim_insn last = {0};
+        if (e && !is_check_op(e->op)) {
+            for (;;) {
+                uint32_t cost = e->cost_rest - e[1].cost_rest;
+                pcs[n] = e->pc;
+                costs[n++] = cost;
+                if (!passes(e) || n == RUN_MAX || is_check_op(e[1].op) ||
+                    e[1].op == SIM_OP_BLOCK_END || start + cost >= until_cycle)
+                    break;
+                start += cost;
+                e++;
+            }
+            last = *e;
+        }
+        sim_hart_run(h, n ? start + 1 : cycle + 1);
         sim_profile_count d = {h->cycle - cycle, h->instret - instret, h->mem_cycles - mem,
                                h->traps - traps};
-        sim_profile_count *c = count_at(p, pc);
-        if (c)
-            add(c, &d);
-        sim_profile_count *b = bucket_at(p, cycle + offset);
-        if (b)
-            add(b, &d);
+        if (n > 1 && d.instructions + d.traps >= n && d.cycles >= start - cycle) {
+            /* each passing one: its static cost; the last: the rest */
+            uint64_t at = cycle;
+            const sim_profile_count one = {0, 1, 0, 0};
+            for (unsigned i = 0; i + 1 < n; i++) {
+                sim_profile_count c = one;
+                c.cycles = costs[i];
+                spent(p, pcs[i], at + offset, &c);
+                at += costs[i];
+            }
+            d.cycles -= at - cycle;
+            d.instructions -= n - 1;
+            pc = pcs[n - 1];
+            spent(p, pc, at + offset, &d);
+        } else {
+            spent(p, pc, cycle + offset, &d);
+            if (n > 1) /* not as the block said (never expected): no stack change */
+                continue;
+        }
         if (d.traps) {
             push(p, pc | SIM_PROFILE_TRAP_FRAME, pc);
         } else if (d.instructions) {
-            const sim_insn *e = entry_of(h, pc);
-            if (e && (e->op == SIM_OP_JAL || e->op == SIM_OP_JALR || e->op == SIM_OP_MRET))
-                follow(p, h, pc, e);
+            const sim_insn *f = n ? &last : entry_of(h, pc);
+            if (f && (f->op == SIM_OP_JAL || f->op == SIM_OP_JALR || f->op == SIM_OP_MRET))
+                follow(p, h, pc, f);
         }
     }
+}
+
+/* A proven idle loop skipped (sim_hart_idle_skip's promise: the prefix
+ * and k periods, each the same instructions on the same path, at the same
+ * cost), profiled exactly: the prefix and the first period stepped, the
+ * first period's steps recorded, and the other k - 1 periods added as k -
+ * 1 times those steps, under the stacks they ran in (a period leaves the
+ * stack as it found it: its calls return within it; a trap loop's turns,
+ * which never return, count under the first turn's stack).  Then the
+ * hart is where sim_hart_idle_skip leaves it.  In the time buckets each
+ * skipped period counts whole in the bucket it starts in. */
+uint64_t sim_profile_idle_skip(sim_profile *p, struct sim_hart *h, const struct sim_idle *idle,
+                               uint64_t until_cycle, uint64_t offset)
+{
+    sim_hart after = *h; /* the skip, worked out on a copy */
+    uint64_t k = sim_hart_idle_skip(&after, idle, until_cycle);
+    if (k == 0)
+        return 0;
+    uint64_t start = h->cycle;
+    sim_profile_run(p, h, start + idle->prefix_cycles, offset);
+    p->ntape = 0;
+    p->taping = true;
+    sim_profile_run(p, h, start + idle->prefix_cycles + idle->period_cycles, offset);
+    bool taped = p->taping;
+    p->taping = false;
+    if (!taped || h->state != SIM_HART_RUNNING || h->pc != idle->pc ||
+        h->cycle != start + idle->prefix_cycles + idle->period_cycles)
+        return 1; /* what ran was stepped: the caller steps on */
+    memcpy(h->x, after.x, sizeof h->x);
+    h->pc = after.pc;
+    h->cycle = after.cycle;
+    h->instret = after.instret;
+    h->mem_cycles = after.mem_cycles;
+    h->traps = after.traps;
+    uint32_t cur = p->cur;
+    for (size_t i = 0; i < p->ntape; i++) {
+        p->cur = p->tape[i].node;
+        sim_profile_count *c = count_at(p, p->tape[i].pc);
+        if (c)
+            add_times(c, &p->tape[i].c, k - 1);
+    }
+    p->cur = cur;
+    const sim_profile_count period = {idle->period_cycles, idle->period_instret,
+                                      idle->period_mem_cycles, idle->period_traps};
+    uint64_t first = start + offset + idle->prefix_cycles + idle->period_cycles;
+    for (uint64_t j = 0; j < k - 1;) { /* period j + 1 starts at first + j * period */
+        uint64_t s = first + j * idle->period_cycles;
+        uint64_t room = (s / SIM_PROFILE_BUCKET_CYCLES + 1) * SIM_PROFILE_BUCKET_CYCLES - s;
+        uint64_t n = (room - 1) / idle->period_cycles + 1; /* those starting in s's bucket */
+        if (n > k - 1 - j)
+            n = k - 1 - j;
+        sim_profile_count *b = bucket_at(p, s);
+        if (b)
+            add_times(b, &period, n);
+        j += n;
+    }
+    return k;
 }
 
 /* ---- reading it ----------------------------------------------------------------- */

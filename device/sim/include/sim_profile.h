@@ -66,5 +66,11 @@ const sim_profile_count *sim_profile_buckets(const sim_profile *p, size_t *n);
  * make its cluster's (for the buckets). */
 struct sim_hart;
 void sim_profile_run(sim_profile *p, struct sim_hart *h, uint64_t until_cycle, uint64_t offset);
+/* sim_hart_idle_skip(h, idle, until_cycle) for a profiled hart, the same
+ * skip with its steps in p (the prefix and first period stepped, the rest
+ * counted as that period again).  Returns the periods skipped. */
+struct sim_idle;
+uint64_t sim_profile_idle_skip(sim_profile *p, struct sim_hart *h, const struct sim_idle *idle,
+                               uint64_t until_cycle, uint64_t offset);
 
 #endif
