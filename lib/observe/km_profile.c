@@ -80,13 +80,14 @@ void km_profile_sort(km_profile *p)
 
 typedef struct raw_row {
     uint64_t *frames;
-    unsigned n;
+    unsigned n, core;
     sim_profile_count count;
 } raw_row;
 
 typedef struct raw {
     raw_row *rows;
     size_t n, cap;
+    unsigned core; /* the one being taken */
     bool failed;
 } raw;
 
@@ -111,7 +112,7 @@ static void take_row(void *ctx, const uint64_t *frames, unsigned n, const sim_pr
         return;
     }
     memcpy(f, frames, n * sizeof *f);
-    r->rows[r->n++] = (raw_row){f, n, *c};
+    r->rows[r->n++] = (raw_row){f, n, r->core, *c};
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -155,11 +156,16 @@ static bool put(char **s, size_t *len, size_t *cap, const char *text)
     return true;
 }
 
-int km_profile_add_core(km_profile *p, unsigned cluster, unsigned core,
-                        const struct sim_profile *sp, const char *image, km_error *err)
+int km_profile_add_cluster(km_profile *p, unsigned cluster,
+                           const struct sim_profile *const sp[4], const char *image,
+                           km_error *err)
 {
     raw r = {0};
-    sim_profile_each(sp, take_row, &r);
+    for (unsigned core = 0; core < 4; core++) {
+        r.core = core;
+        if (sp[core])
+            sim_profile_each(sp[core], take_row, &r);
+    }
     size_t naddr = 0;
     for (size_t i = 0; i < r.n; i++)
         naddr += r.rows[i].n;
@@ -188,7 +194,7 @@ int km_profile_add_core(km_profile *p, unsigned cluster, unsigned core,
         char *s = NULL;
         size_t len = 0, cap = 0;
         char head[32];
-        snprintf(head, sizeof head, "%u.%u", cluster, core);
+        snprintf(head, sizeof head, "%u.%u", cluster, r.rows[i].core);
         bool ok = put(&s, &len, &cap, head);
         for (unsigned j = 0; ok && j < r.rows[i].n; j++) {
             uint64_t f = r.rows[i].frames[j], a = f & ~SIM_PROFILE_TRAP_FRAME;

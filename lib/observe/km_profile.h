@@ -37,10 +37,12 @@ typedef struct km_profile {
 
 void km_profile_free(km_profile *p); /* the rows; p itself is the caller's */
 
-/* Adds core cluster.core's profile, its frames named from `image` (the
- * thread's image; NULL: addresses only).  KM_OK or KM_EXIT_SYSTEM. */
-int km_profile_add_core(km_profile *p, unsigned cluster, unsigned core,
-                        const struct sim_profile *sp, const char *image, km_error *err);
+/* Adds the profiles of cluster `cluster`'s cores (sp[k] core k's, NULL:
+ * none), their frames named from `image` (the thread's image, with one
+ * addr2line; NULL: addresses only).  KM_OK or KM_EXIT_SYSTEM. */
+int km_profile_add_cluster(km_profile *p, unsigned cluster,
+                           const struct sim_profile *const sp[4], const char *image,
+                           km_error *err);
 
 /* Adds one row (its stack copied), merged into a row of the same stack. */
 int km_profile_add(km_profile *p, const char *stack, uint64_t cycles, uint64_t instructions,

@@ -145,15 +145,15 @@ int km_session_write_profile(km_session *s, const char *dir, km_error *err)
     int rc = KM_OK;
     for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
         const km_cluster_plan *cp = &s->plan.clusters[i];
+        const sim_profile *sp[BH_CLUSTER_CORES];
         for (unsigned core = 0; rc == KM_OK && core < BH_CLUSTER_CORES; core++) {
-            const sim_profile *sp = sim_card_profile(s->card, cp->cluster, core);
-            if (sp && sim_profile_failed(sp))
+            sp[core] = sim_card_profile(s->card, cp->cluster, core);
+            if (sp[core] && sim_profile_failed(sp[core]))
                 rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the profile of core %u.%u",
                              cp->cluster, core);
-            else if (sp)
-                rc = km_profile_add_core(&p, cp->cluster, core, sp, km_session_image(s, cp),
-                                         err);
         }
+        if (rc == KM_OK)
+            rc = km_profile_add_cluster(&p, cp->cluster, sp, km_session_image(s, cp), err);
     }
     char *folded = NULL, *json = NULL;
     size_t n = 0;

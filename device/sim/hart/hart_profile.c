@@ -25,12 +25,27 @@ typedef struct node {
     uint32_t depth;
 } node;
 
-/* One step of a period being recorded (sim_profile_idle_skip). */
+/* One step of a period being recorded (sim_profile_idle_skip): a cell's
+ * counts (n 0), or a stretch's passing instructions (n of them). */
 typedef struct tape_step {
     uint64_t pc;
-    uint32_t node;
+    uint32_t node, n;
     sim_profile_count c;
 } tape_step;
+
+/* The passing instructions of a stretch (sim_profile_run): the n that
+ * start at pc under a node, each costing only its static cost, counted as
+ * a whole: `execs` times; their pcs and costs at pool[first ..]. */
+typedef struct stretch {
+    uint64_t pc; /* 0: empty */
+    uint32_t node, n, first;
+    uint64_t execs;
+} stretch;
+
+typedef struct pooled {
+    uint64_t pc;
+    uint64_t cost;
+} pooled;
 
 typedef struct cell {
     uint64_t pc; /* 0: empty (pc 0 is never code: its cell keys on 1) */
@@ -49,6 +64,21 @@ struct sim_profile {
     uint32_t unseen;     /* pushes past SIM_PROFILE_MAX_DEPTH not kept */
     sim_profile_count *buckets;
     size_t nbuckets, capbuckets;
+    /* A direct-mapped cache of cells by pc (the hash's index; emptied
+     * when the hash grows), which the hot loops of a program hit. */
+    struct {
+        uint64_t pc;
+        uint32_t node, index;
+    } near[4096];
+    size_t last_bucket; /* the bucket the last step went to, +1 (0: none) */
+    stretch *stretches; /* hash of (pc, node, n) */
+    size_t nstretches, capstretches;
+    pooled *pool;
+    size_t npool, cappool;
+    struct {
+        uint64_t pc;
+        uint32_t node, n, index;
+    } near_stretch[1024];
     tape_step *tape; /* recording: the steps of one idle period */
     size_t ntape, captape;
     bool taping;
@@ -85,6 +115,8 @@ void sim_profile_free(sim_profile *p)
     free(p->cells);
     free(p->buckets);
     free(p->tape);
+    free(p->stretches);
+    free(p->pool);
     free(p);
 }
 
@@ -95,6 +127,8 @@ void sim_profile_clear(sim_profile *p)
     free(p->cells);
     free(p->buckets);
     free(p->tape);
+    free(p->stretches);
+    free(p->pool);
     memset(p, 0, sizeof *p);
     p->capnodes = 64;
     p->capchildren = 128;
@@ -102,7 +136,9 @@ void sim_profile_clear(sim_profile *p)
     p->nodes = calloc(p->capnodes, sizeof *p->nodes);
     p->children = calloc(p->capchildren, sizeof *p->children);
     p->cells = calloc(p->capcells, sizeof *p->cells);
-    p->failed = !p->nodes || !p->children || !p->cells;
+    p->capstretches = 256;
+    p->stretches = calloc(p->capstretches, sizeof *p->stretches);
+    p->failed = !p->nodes || !p->children || !p->cells || !p->stretches;
     if (!p->failed)
         p->nnodes = 1; /* the root */
 }
@@ -224,15 +260,23 @@ static bool grow_cells(sim_profile *p)
     free(p->cells);
     p->cells = tab;
     p->capcells = cap;
+    memset(p->near, 0, sizeof p->near);
     return true;
 }
 
 static sim_profile_count *count_at(sim_profile *p, uint64_t pc)
 {
     uint64_t key = pc ? pc : 1;
+    unsigned slot = (unsigned)(key >> 1) & 4095u;
+    if (p->near[slot].pc == key && p->near[slot].node == p->cur)
+        return &p->cells[p->near[slot].index].c;
     size_t i = cell_index(p->cells, p->capcells, key, p->cur);
-    if (p->cells[i].pc)
+    if (p->cells[i].pc) {
+        p->near[slot].pc = key;
+        p->near[slot].node = p->cur;
+        p->near[slot].index = (uint32_t)i;
         return &p->cells[i].c;
+    }
     if (2 * (p->ncells + 1) > p->capcells) {
         if (!grow_cells(p)) {
             p->failed = true;
@@ -247,9 +291,75 @@ static sim_profile_count *count_at(sim_profile *p, uint64_t pc)
     return &p->cells[i].c;
 }
 
+static size_t stretch_index(const stretch *tab, size_t cap, uint64_t pc, uint32_t at,
+                            uint32_t n)
+{
+    size_t mask = cap - 1;
+    for (size_t i = (size_t)mix(pc ^ (uint64_t)at << 44 ^ (uint64_t)n << 36) & mask;;
+         i = (i + 1) & mask)
+        if (!tab[i].pc || (tab[i].pc == pc && tab[i].node == at && tab[i].n == n))
+            return i;
+}
+
+/* The stretch of the n passing instructions at pcs (costs) under the
+ * current node, made on first use; NULL when memory is lacking. */
+static stretch *stretch_at(sim_profile *p, const uint64_t *pcs, const uint32_t *costs,
+                           uint32_t n)
+{
+    uint64_t pc = pcs[0];
+    unsigned slot = (unsigned)(pc >> 1) & 1023u;
+    if (p->near_stretch[slot].pc == pc && p->near_stretch[slot].node == p->cur &&
+        p->near_stretch[slot].n == n)
+        return &p->stretches[p->near_stretch[slot].index];
+    size_t i = stretch_index(p->stretches, p->capstretches, pc, p->cur, n);
+    if (!p->stretches[i].pc) {
+        if (2 * (p->nstretches + 1) > p->capstretches) {
+            size_t cap = 2 * p->capstretches;
+            stretch *tab = calloc(cap, sizeof *tab);
+            if (!tab) {
+                p->failed = true;
+                return NULL;
+            }
+            for (size_t k = 0; k < p->capstretches; k++)
+                if (p->stretches[k].pc)
+                    tab[stretch_index(tab, cap, p->stretches[k].pc, p->stretches[k].node,
+                                      p->stretches[k].n)] = p->stretches[k];
+            free(p->stretches);
+            p->stretches = tab;
+            p->capstretches = cap;
+            memset(p->near_stretch, 0, sizeof p->near_stretch);
+            i = stretch_index(p->stretches, p->capstretches, pc, p->cur, n);
+        }
+        if (p->npool + n > p->cappool) {
+            size_t cap = p->cappool ? 2 * p->cappool : 1024;
+            while (cap < p->npool + n)
+                cap *= 2;
+            pooled *pool = realloc(p->pool, cap * sizeof *pool);
+            if (!pool) {
+                p->failed = true;
+                return NULL;
+            }
+            p->pool = pool;
+            p->cappool = cap;
+        }
+        for (uint32_t k = 0; k < n; k++)
+            p->pool[p->npool + k] = (pooled){pcs[k], costs[k]};
+        p->stretches[i] = (stretch){pc, p->cur, n, (uint32_t)p->npool, 0};
+        p->npool += n;
+        p->nstretches++;
+    }
+    p->near_stretch[slot].pc = pc;
+    p->near_stretch[slot].node = p->cur;
+    p->near_stretch[slot].n = n;
+    p->near_stretch[slot].index = (uint32_t)i;
+    return &p->stretches[i];
+}
+
 static sim_profile_count *bucket_at(sim_profile *p, uint64_t cluster_cycle)
 {
     size_t k = (size_t)(cluster_cycle / SIM_PROFILE_BUCKET_CYCLES);
+    if (k + 1 == p->last_bucket)
+        return &p->buckets[k];
     if (k >= p->capbuckets) {
         size_t cap = p->capbuckets ? p->capbuckets : 256;
         while (cap <= k)
@@ -265,6 +375,7 @@ static sim_profile_count *bucket_at(sim_profile *p, uint64_t cluster_cycle)
     }
     if (k + 1 > p->nbuckets)
         p->nbuckets = k + 1;
+    p->last_bucket = k + 1;
     return &p->buckets[k];
 }
 
@@ -319,7 +430,7 @@ static void follow(sim_profile *p, const sim_hart *h, uint64_t pc, const sim_ins
 }
 
 /* Records a step of the period (its cell's key: the stack as it ran). */
-static void tape(sim_profile *p, uint64_t pc, const sim_profile_count *d)
+static void tape(sim_profile *p, uint64_t pc, uint32_t n, const sim_profile_count *d)
 {
     if (p->ntape == p->captape) {
         size_t cap = p->captape ? 2 * p->captape : 64;
@@ -332,7 +443,7 @@ static void tape(sim_profile *p, uint64_t pc, const sim_profile_count *d)
         p->tape = t;
         p->captape = cap;
     }
-    p->tape[p->ntape++] = (tape_step){pc, p->cur, *d};
+    p->tape[p->ntape++] = (tape_step){pc, p->cur, n, *d};
 }
 
 static void add_times(sim_profile_count *to, const sim_profile_count *d, uint64_t k)
@@ -375,7 +486,24 @@ static void spent(sim_profile *p, uint64_t pc, uint64_t cluster_cycle, const sim
     if (b)
         add(b, d);
     if (p->taping)
-        tape(p, pc, d);
+        tape(p, pc, 0, d);
+}
+
+/* A stretch of passing instructions ran once (their static costs, `cost`
+ * in all, from cluster_cycle on). */
+static void passed(sim_profile *p, const uint64_t *pcs, const uint32_t *costs, uint32_t n,
+                   uint64_t cost, uint64_t cluster_cycle)
+{
+    stretch *s = stretch_at(p, pcs, costs, n);
+    if (!s)
+        return;
+    s->execs++;
+    const sim_profile_count d = {cost, n, 0, 0};
+    sim_profile_count *b = bucket_at(p, cluster_cycle);
+    if (b)
+        add(b, &d);
+    if (p->taping)
+        tape(p, pcs[0], n, &d);
 }
 
 #define RUN_MAX 32 /* a block's instructions at most (SIM_BLOCK_MAX) */
@@ -400,7 +528,7 @@ void sim_profile_run(sim_profile *p, struct sim_hart *h, uint64_t until_cycle, u
         unsigned n = 0;
         uint64_t start = cycle; /* the next one's start */
         sim_insn last = {0};
-        if (e && !is_check_op(e->op)) {
+        if (e && !is_check_op(e->op) && pc) { /* (a stretch keys on a pc not 0) */
             for (;;) {
                 uint32_t cost = e->cost_rest - e[1].cost_rest;
                 pcs[n] = e->pc;
@@ -418,14 +546,8 @@ void sim_profile_run(sim_profile *p, struct sim_hart *h, uint64_t until_cycle, u
                                h->traps - traps};
         if (n > 1 && d.instructions + d.traps >= n && d.cycles >= start - cycle) {
             /* each passing one: its static cost; the last: the rest */
-            uint64_t at = cycle;
-            const sim_profile_count one = {0, 1, 0, 0};
-            for (unsigned i = 0; i + 1 < n; i++) {
-                sim_profile_count c = one;
-                c.cycles = costs[i];
-                spent(p, pcs[i], at + offset, &c);
-                at += costs[i];
-            }
+            uint64_t at = start;
+            passed(p, pcs, costs, n - 1, start - cycle, cycle + offset);
             d.cycles -= at - cycle;
             d.instructions -= n - 1;
             pc = pcs[n - 1];
@@ -479,10 +601,17 @@ uint64_t sim_profile_idle_skip(sim_profile *p, struct sim_hart *h, const struct 
     h->traps = after.traps;
     uint32_t cur = p->cur;
     for (size_t i = 0; i < p->ntape; i++) {
-        p->cur = p->tape[i].node;
-        sim_profile_count *c = count_at(p, p->tape[i].pc);
+        const tape_step *t = &p->tape[i];
+        p->cur = t->node;
+        if (t->n) { /* a stretch: made when it ran */
+            size_t at = stretch_index(p->stretches, p->capstretches, t->pc, t->node, t->n);
+            if (p->stretches[at].pc)
+                p->stretches[at].execs += k - 1;
+            continue;
+        }
+        sim_profile_count *c = count_at(p, t->pc);
         if (c)
-            add_times(c, &p->tape[i].c, k - 1);
+            add_times(c, &t->c, k - 1);
     }
     p->cur = cur;
     const sim_profile_count period = {idle->period_cycles, idle->period_instret,
@@ -504,19 +633,32 @@ uint64_t sim_profile_idle_skip(sim_profile *p, struct sim_hart *h, const struct 
 
 /* ---- reading it ----------------------------------------------------------------- */
 
+/* The frames of node k, leaf pc last, into frames; their count. */
+static unsigned frames_of(const sim_profile *p, uint32_t k, uint64_t pc, uint64_t *frames)
+{
+    unsigned depth = p->nodes[k].depth;
+    unsigned n = depth + 1;
+    frames[depth] = pc == 1 ? 0 : pc;
+    for (; k; k = p->nodes[k].parent)
+        frames[--depth] = p->nodes[k].site;
+    return n;
+}
+
 void sim_profile_each(const sim_profile *p, sim_profile_row_fn *fn, void *ctx)
 {
     uint64_t frames[SIM_PROFILE_MAX_DEPTH + 1];
     for (size_t i = 0; i < p->capcells; i++) {
         const cell *c = &p->cells[i];
-        if (!c->pc)
-            continue;
-        unsigned depth = p->nodes[c->node].depth;
-        unsigned n = depth + 1;
-        frames[depth] = c->pc == 1 ? 0 : c->pc;
-        for (uint32_t k = c->node; k; k = p->nodes[k].parent)
-            frames[--depth] = p->nodes[k].site;
-        fn(ctx, frames, n, &c->c);
+        if (c->pc)
+            fn(ctx, frames, frames_of(p, c->node, c->pc, frames), &c->c);
+    }
+    for (size_t i = 0; i < p->capstretches; i++) {
+        const stretch *s = &p->stretches[i];
+        for (uint32_t k = 0; s->pc && k < s->n; k++) {
+            const pooled *q = &p->pool[s->first + k];
+            const sim_profile_count c = {s->execs * q->cost, s->execs, 0, 0};
+            fn(ctx, frames, frames_of(p, s->node, q->pc, frames), &c);
+        }
     }
 }
 

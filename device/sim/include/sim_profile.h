@@ -47,10 +47,11 @@ void sim_profile_clear(sim_profile *p);
 /* Whether memory ran out while it grew: then it is short of some counts. */
 bool sim_profile_failed(const sim_profile *p);
 
-/* Calls fn once for each call stack and instruction that spent anything:
+/* Calls fn for each call stack and instruction that spent anything:
  * frames[0] the outermost call site ... frames[n - 2] the innermost one,
  * frames[n - 1] the instruction (n >= 1), and what it spent there.  In no
- * particular order. */
+ * particular order, and one stack and instruction may come more than once
+ * (what it spent is then the sum). */
 typedef void sim_profile_row_fn(void *ctx, const uint64_t *frames, unsigned n,
                                 const sim_profile_count *count);
 void sim_profile_each(const sim_profile *p, sim_profile_row_fn *fn, void *ctx);
