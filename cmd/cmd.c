@@ -246,6 +246,11 @@ static const cmd_option exec_options[] = {
      .value = CMD_VALUE_FILE,
      .help = "write every instruction retired, a line each in Spike's commit-log format, to "
              "stderr or FILE"},
+    {.name = "profile", .key = 'P', .arg = CMD_ARG_REQUIRED, .arg_name = "DIR",
+     .value = CMD_VALUE_DIR,
+     .help = "profile the hart exactly (as 'kmrun run --profile'; core 0.0) into DIR's "
+             "profile.folded and profile.json, made if need be; 'kmrun profile DIR' shows "
+             "them.  Not with --trace-instructions or --gdb"},
     {.name = "gdb", .key = 'G', .arg = CMD_ARG_REQUIRED, .arg_name = "PORT",
      .help = "wait halted for gdb-multiarch on 127.0.0.1:PORT (0: any free port)"},
     {0},

@@ -215,6 +215,14 @@ typedef struct kmrun_exec_result {
 } kmrun_exec_result;
 
 /* Runs it to its end, at most max_instructions (more than 0). */
+/* Profiles the hart exactly (kmrun.h's kmrun_session_profile, for one
+ * hart: the same run, slower), before kmrun_exec_run (not under
+ * kmrun_exec_debug); kmrun_exec_profile_write then writes profile.folded
+ * and profile.json into `folder` (which must exist), the hart as core
+ * "0.0", for kmrun_profile_open.  KMRUN_USAGE when it was not profiled. */
+kmrun_status kmrun_exec_profile(kmrun_exec *x, kmrun_error **err);
+kmrun_status kmrun_exec_profile_write(const kmrun_exec *x, const char *folder, kmrun_error **err);
+
 kmrun_status kmrun_exec_run(kmrun_exec *x, uint64_t max_instructions, kmrun_exec_result *out,
                             kmrun_error **err);
 /* The same under gdb-multiarch on 127.0.0.1:port (0: any free one), as

@@ -68,8 +68,16 @@ int cmd_profile(int argc, char **argv)
     kmrun_profile *p = NULL;
     kmrun_error *err = NULL;
     int rc = kmrun_run_folder_find(run_dir, run, &dir, &err);
-    if (rc == KMRUN_OK)
+    if (rc == KMRUN_USAGE && run && strchr(run, '/') &&
+        kmrun_profile_open(run, &p, NULL) == KMRUN_OK) {
+        /* a folder that holds a profile but no run ('kmrun exec --profile') */
+        kmrun_error_free(err);
+        err = NULL;
+        dir = strdup(run);
+        rc = dir ? KMRUN_OK : KMRUN_SYSTEM;
+    } else if (rc == KMRUN_OK) {
         rc = kmrun_profile_open(dir, &p, &err);
+    }
     if (rc == KMRUN_OK && svg) {
         char title[512];
         snprintf(title, sizeof title, "kmrun profile %s%s%s (cycles)", dir, core ? " core " : "",
@@ -85,7 +93,10 @@ int cmd_profile(int argc, char **argv)
     }
     if (rc == KMRUN_OK && drawn) {
         FILE *f = fopen(svg, "w");
-        if (!f || fputs(drawn, f) == EOF || fclose(f) != 0) {
+        bool put = f && fputs(drawn, f) != EOF;
+        if (f && fclose(f) != 0)
+            put = false;
+        if (!put) {
             fprintf(stderr, "kmrun: cannot write the flame graph %s\n", CMD_QUOTED(svg));
             rc = KMRUN_SYSTEM;
         }

@@ -499,14 +499,22 @@ static void tl_profile_counters(km_session *s, km_session_tl *tl)
             const sim_profile_count *b = sp ? sim_profile_buckets(sp, &n) : NULL;
             char name[48];
             snprintf(name, sizeof name, "core %u", core);
+            /* an instruction counts in the bucket it starts in: what runs
+             * past a bucket's end is carried into the next */
+            uint64_t busy = 0, stall = 0;
             for (size_t k = 0; k <= n && n; k++) {
                 uint64_t ps = sim_cycles_to_ps_at((uint64_t)k * SIM_PROFILE_BUCKET_CYCLES,
                                                   s->p->x280_mhz);
-                uint64_t busy = k < n ? b[k].cycles : 0, stall = k < n ? b[k].memory_stall_cycles : 0;
+                busy += k < n ? b[k].cycles : 0;
+                stall += k < n ? b[k].memory_stall_cycles : 0;
+                uint64_t b_now = busy < SIM_PROFILE_BUCKET_CYCLES ? busy : SIM_PROFILE_BUCKET_CYCLES;
+                uint64_t s_now = stall < b_now ? stall : b_now;
                 km_timeline_counter(tl->t, cl, name, "busy %", ps,
-                                    busy * 100u / SIM_PROFILE_BUCKET_CYCLES);
+                                    b_now * 100u / SIM_PROFILE_BUCKET_CYCLES);
                 km_timeline_counter(tl->t, cl, name, "memory stall %", ps,
-                                    stall * 100u / SIM_PROFILE_BUCKET_CYCLES);
+                                    s_now * 100u / SIM_PROFILE_BUCKET_CYCLES);
+                busy -= b_now;
+                stall -= s_now;
             }
         }
     }

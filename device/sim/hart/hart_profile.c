@@ -208,8 +208,23 @@ static void push(sim_profile *p, uint64_t site, uint64_t ret)
     p->cur = k;
 }
 
+/* Whether node n has a child called from the call site just before
+ * `target` (a 4- or 2-byte call that returns there). */
+static bool called_before(const sim_profile *p, uint32_t n, uint64_t target)
+{
+    for (unsigned len = 2; len <= 4; len += 2) {
+        uint32_t k = *child_slot(p->children, p->capchildren, p->nodes, n, target - len);
+        if (k && p->nodes[k - 1].ret == target)
+            return true;
+    }
+    return false;
+}
+
 /* A return to `target`: to the caller of the frame that returns there
- * when one does (the innermost such), else one frame out. */
+ * when one on the stack does (the innermost such: a return, or an unwind
+ * past frames that never returned); else to the frame on the stack that
+ * once made a call returning there (a longjmp back to where setjmp,
+ * returned since, was called); else one frame out. */
 static void pop(sim_profile *p, uint64_t target)
 {
     if (p->unseen) {
@@ -221,6 +236,14 @@ static void pop(sim_profile *p, uint64_t target)
             p->cur = p->nodes[n].parent;
             return;
         }
+    }
+    for (uint32_t n = p->cur;; n = p->nodes[n].parent) {
+        if (called_before(p, n, target)) {
+            p->cur = n;
+            return;
+        }
+        if (!n)
+            break;
     }
     if (p->cur)
         p->cur = p->nodes[p->cur].parent;
