@@ -242,3 +242,13 @@ END
     run -2 --separate-stderr kmrun exec --profile prof --gdb 0 calls.elf
     [[ $stderr == *"--profile runs the hart alone: not with --gdb"* ]]
 }
+
+@test "run --profile: stretches and idle skips count what stepping every instruction counts (KMRUN_PROFILE=step)" {
+    run_json --profile "$twelve"
+    [ "$status" -eq 0 ]
+    fast=$(field .run_dir)
+    KMRUN_PROFILE=step run_json --profile "$twelve"
+    [ "$status" -eq 0 ]
+    diff "$fast/profile.json" "$(field .run_dir)/profile.json"
+    diff "$fast/profile.folded" "$(field .run_dir)/profile.folded"
+}

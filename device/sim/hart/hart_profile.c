@@ -82,6 +82,7 @@ struct sim_profile {
     tape_step *tape; /* recording: the steps of one idle period */
     size_t ntape, captape;
     bool taping;
+    bool step; /* KMRUN_PROFILE=step: every instruction alone, no skip */
     bool failed;
 };
 
@@ -139,6 +140,10 @@ void sim_profile_clear(sim_profile *p)
     p->capstretches = 256;
     p->stretches = calloc(p->capstretches, sizeof *p->stretches);
     p->failed = !p->nodes || !p->children || !p->cells || !p->stretches;
+    /* The reference the stretches and the idle skips must equal (the
+     * tests compare): each instruction stepped alone. */
+    const char *how = getenv("KMRUN_PROFILE");
+    p->step = how && strcmp(how, "step") == 0;
     if (!p->failed)
         p->nnodes = 1; /* the root */
 }
@@ -551,7 +556,7 @@ void sim_profile_run(sim_profile *p, struct sim_hart *h, uint64_t until_cycle, u
         unsigned n = 0;
         uint64_t start = cycle; /* the next one's start */
         sim_insn last = {0};
-        if (e && !is_check_op(e->op) && pc) { /* (a stretch keys on a pc not 0) */
+        if (e && !is_check_op(e->op) && pc && !p->step) { /* (a stretch keys on a pc not 0) */
             for (;;) {
                 uint32_t cost = e->cost_rest - e[1].cost_rest;
                 pcs[n] = e->pc;
@@ -602,6 +607,8 @@ void sim_profile_run(sim_profile *p, struct sim_hart *h, uint64_t until_cycle, u
 uint64_t sim_profile_idle_skip(sim_profile *p, struct sim_hart *h, const struct sim_idle *idle,
                                uint64_t until_cycle, uint64_t offset)
 {
+    if (p->step)
+        return 0; /* the caller steps every period */
     sim_hart after = *h; /* the skip, worked out on a copy */
     uint64_t k = sim_hart_idle_skip(&after, idle, until_cycle);
     if (k == 0)
