@@ -204,6 +204,7 @@ thrower:
 thrower_deep:
     mv ra, s3
     ret
+    .balign 4
 handler:
     csrr t2, mepc
     addi t2, t2, 4
