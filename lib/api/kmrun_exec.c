@@ -110,16 +110,18 @@ kmrun_status kmrun_exec_profile_write(const kmrun_exec *x, const char *folder, k
     if (!x || !folder)
         return km_api_usage(err, "kmrun_exec_profile_write: %s is NULL",
                             !x ? "the exec" : "the folder");
-    const sim_profile *sp[4] = {sim_exec_profile_of(x->x), NULL, NULL, NULL};
-    if (!sp[0])
+    const sim_profile *sp[1][4] = {{sim_exec_profile_of(x->x), NULL, NULL, NULL}};
+    const unsigned cluster = 0;
+    if (!sp[0][0])
         return km_api_usage(err, "the hart was not profiled (kmrun_exec_profile before the run)");
     km_profile p = {0};
     km_error e = {0};
     char *folded = NULL, *json = NULL;
     size_t n = 0;
-    int rc = sim_profile_failed(sp[0])
+    int rc = sim_profile_failed(sp[0][0])
                  ? km_fail(&e, KM_EXIT_SYSTEM, "out of memory for the hart's profile")
-                 : km_profile_add_cluster(&p, 0, sp, x->path, &e);
+                 : km_profile_add_clusters(&p, 1, &cluster, (const sim_profile *const (*)[4])sp,
+                                           x->path, &e);
     if (rc == KM_OK) {
         km_profile_sort(&p);
         FILE *f = open_memstream(&folded, &n);

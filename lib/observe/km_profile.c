@@ -80,14 +80,14 @@ void km_profile_sort(km_profile *p)
 
 typedef struct raw_row {
     uint64_t *frames;
-    unsigned n, core;
+    unsigned n, cluster, core;
     sim_profile_count count;
 } raw_row;
 
 typedef struct raw {
     raw_row *rows;
     size_t n, cap;
-    unsigned core; /* the one being taken */
+    unsigned cluster, core; /* the one being taken */
     bool failed;
 } raw;
 
@@ -112,7 +112,7 @@ static void take_row(void *ctx, const uint64_t *frames, unsigned n, const sim_pr
         return;
     }
     memcpy(f, frames, n * sizeof *f);
-    r->rows[r->n++] = (raw_row){f, n, r->core, *c};
+    r->rows[r->n++] = (raw_row){f, n, r->cluster, r->core, *c};
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -156,15 +156,18 @@ static bool put(char **s, size_t *len, size_t *cap, const char *text)
     return true;
 }
 
-int km_profile_add_cluster(km_profile *p, unsigned cluster,
-                           const struct sim_profile *const sp[4], const char *image,
-                           km_error *err)
+int km_profile_add_clusters(km_profile *p, unsigned n, const unsigned *clusters,
+                            const struct sim_profile *const (*sp)[4], const char *image,
+                            km_error *err)
 {
     raw r = {0};
-    for (unsigned core = 0; core < 4; core++) {
-        r.core = core;
-        if (sp[core])
-            sim_profile_each(sp[core], take_row, &r);
+    for (unsigned k = 0; k < n; k++) {
+        for (unsigned core = 0; core < 4; core++) {
+            r.cluster = clusters[k];
+            r.core = core;
+            if (sp[k][core])
+                sim_profile_each(sp[k][core], take_row, &r);
+        }
     }
     size_t naddr = 0;
     for (size_t i = 0; i < r.n; i++)
@@ -194,7 +197,7 @@ int km_profile_add_cluster(km_profile *p, unsigned cluster,
         char *s = NULL;
         size_t len = 0, cap = 0;
         char head[32];
-        snprintf(head, sizeof head, "%u.%u", cluster, r.rows[i].core);
+        snprintf(head, sizeof head, "%u.%u", r.rows[i].cluster, r.rows[i].core);
         bool ok = put(&s, &len, &cap, head);
         for (unsigned j = 0; ok && j < r.rows[i].n; j++) {
             uint64_t f = r.rows[i].frames[j], a = f & ~SIM_PROFILE_TRAP_FRAME;

@@ -143,17 +143,32 @@ int km_session_write_profile(km_session *s, const char *dir, km_error *err)
         return KM_OK;
     km_profile p = {0};
     int rc = KM_OK;
+    /* the clusters that run one image together: one addr2line for them */
+    bool done[BH_CLUSTERS] = {false};
     for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
-        const km_cluster_plan *cp = &s->plan.clusters[i];
-        const sim_profile *sp[BH_CLUSTER_CORES];
-        for (unsigned core = 0; rc == KM_OK && core < BH_CLUSTER_CORES; core++) {
-            sp[core] = sim_card_profile(s->card, cp->cluster, core);
-            if (sp[core] && sim_profile_failed(sp[core]))
-                rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the profile of core %u.%u",
-                             cp->cluster, core);
+        if (done[i])
+            continue;
+        const char *image = km_session_image(s, &s->plan.clusters[i]);
+        unsigned clusters[BH_CLUSTERS], n = 0;
+        const sim_profile *sp[BH_CLUSTERS][BH_CLUSTER_CORES];
+        for (unsigned j = i; rc == KM_OK && j < s->plan.nclusters; j++) {
+            const km_cluster_plan *cp = &s->plan.clusters[j];
+            const char *its = km_session_image(s, cp);
+            if (done[j] || (its != image && (!its || !image || strcmp(its, image) != 0)))
+                continue;
+            done[j] = true;
+            clusters[n] = cp->cluster;
+            for (unsigned core = 0; rc == KM_OK && core < BH_CLUSTER_CORES; core++) {
+                sp[n][core] = sim_card_profile(s->card, cp->cluster, core);
+                if (sp[n][core] && sim_profile_failed(sp[n][core]))
+                    rc = km_fail(err, KM_EXIT_SYSTEM,
+                                 "out of memory for the profile of core %u.%u", cp->cluster, core);
+            }
+            n++;
         }
         if (rc == KM_OK)
-            rc = km_profile_add_cluster(&p, cp->cluster, sp, km_session_image(s, cp), err);
+            rc = km_profile_add_clusters(&p, n, clusters, (const sim_profile *const (*)[4])sp,
+                                         image, err);
     }
     char *folded = NULL, *json = NULL;
     size_t n = 0;
