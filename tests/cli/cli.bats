@@ -29,6 +29,7 @@ new
 validate
 cache
 read-region
+profile
 exec
 completion
 help
