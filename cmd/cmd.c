@@ -77,6 +77,13 @@ static const cmd_option run_options[] = {
      .help = "wait, halted, for gdb-multiarch on 127.0.0.1:PORT (0: any free one; stderr "
              "gives the command line): every X280 core a thread, modeled time still while "
              "halted, the same JSON as without"},
+    {.name = "profile", .key = 'f',
+     .help = "profile every X280 core exactly: its cycles, instructions, memory stall cycles "
+             "and traps by function, source line and call stack, into the run folder as "
+             "profile.folded (flame-graph folded stacks, in cycles) and profile.json ('kmrun "
+             "profile' shows them); with --timeline, each core's busy and memory-stall "
+             "shares as counter tracks.  The same results and modeled times, slower.  Not "
+             "with --thread host (exit 2)"},
     {.name = "timeline", .key = 'L', .arg = CMD_ARG_REQUIRED, .arg_name = "FILE",
      .value = CMD_VALUE_FILE,
      .help = "the run's timeline in FILE, in the Chrome Trace Event format "
@@ -222,6 +229,34 @@ static const cmd_operand region_name[] = {
     {0},
 };
 
+/* --- profile ---------------------------------------------------------------- */
+
+static const cmd_option profile_options[] = {
+    {.name = "run-dir", .key = 'R', .arg = CMD_ARG_REQUIRED, .arg_name = "DIR",
+     .value = CMD_VALUE_DIR,
+     .help = "where runs are (default: $KMRUN_RUNS, else .kmrun/runs)"},
+    {.name = "core", .key = 'c', .arg = CMD_ARG_REQUIRED, .arg_name = "C.K",
+     .help = "core K of cluster C only (default: every core)"},
+    {.name = "limit", .key = 'n', .arg = CMD_ARG_REQUIRED, .arg_name = "N",
+     .help = "the top table's first N lines (default 20; 0: all)"},
+    {.name = "annotate", .key = 'a', .arg = CMD_ARG_REQUIRED, .arg_name = "FILE",
+     .value = CMD_VALUE_FILE,
+     .help = "print source FILE instead, each line with the cycles its own instructions "
+             "spent (self), their share, and the cycles of the calls it made too (total)"},
+    {.name = "svg", .key = 's', .arg = CMD_ARG_REQUIRED, .arg_name = "FILE",
+     .value = CMD_VALUE_FILE,
+     .help = "also write a flame graph to FILE: one self-contained SVG a browser opens as "
+             "it is (each box a function and line, hover for its cycles, click to zoom, "
+             "Search to mark frames)"},
+    {.name = "json", .key = 'j', .help = "the top table as JSON"},
+    {0},
+};
+
+static const cmd_operand run_id[] = {
+    {.name = "RUN", .value = CMD_VALUE_RUN, .optional = true},
+    {0},
+};
+
 /* --- trace ------------------------------------------------------------------ */
 
 static const cmd_option trace_options[] = {
@@ -243,11 +278,6 @@ static const cmd_option trace_options[] = {
     {0},
 };
 
-static const cmd_operand run_name[] = {
-    {.name = "RUN", .value = CMD_VALUE_RUN, .optional = true},
-    {0},
-};
-
 /* --- exec ------------------------------------------------------------------- */
 
 static const cmd_option exec_options[] = {
@@ -258,6 +288,11 @@ static const cmd_option exec_options[] = {
      .value = CMD_VALUE_FILE,
      .help = "write every instruction retired, a line each in Spike's commit-log format, to "
              "stderr or FILE"},
+    {.name = "profile", .key = 'P', .arg = CMD_ARG_REQUIRED, .arg_name = "DIR",
+     .value = CMD_VALUE_DIR,
+     .help = "profile the hart exactly (as 'kmrun run --profile'; core 0.0) into DIR's "
+             "profile.folded and profile.json, made if need be; 'kmrun profile DIR' shows "
+             "them.  Not with --trace-instructions or --gdb"},
     {.name = "gdb", .key = 'G', .arg = CMD_ARG_REQUIRED, .arg_name = "PORT",
      .help = "wait halted for gdb-multiarch on 127.0.0.1:PORT (0: any free port)"},
     {0},
@@ -485,11 +520,28 @@ const cmd_command_entry cmd_commands[] = {
             "cluster, 4 a damaged or unreadable run.\n",
     },
     {
+        .name = "profile",
+        .run = cmd_profile,
+        .summary = "Show where a profiled run's cycles went",
+        .options = profile_options,
+        .operands = run_id,
+        .help =
+            "Reads the profile a run made with 'kmrun run --profile' (RUN: a run id\n"
+            "or a run folder; default the latest) and prints its top table: each\n"
+            "instruction's function and file:line by the cycles spent there, with\n"
+            "their share, memory stall cycles, instructions and traps.  The counts\n"
+            "are exact, from the simulator: each core's add up to its cycles in the\n"
+            "run's JSON (stats.x280).  --annotate prints a source file with its\n"
+            "lines' cycles instead; --svg writes a flame graph of the call stacks.\n",
+        .after = "Exit status: 0 printed, 2 usage error, a run without a profile, an\n"
+                 "unknown core or an unreadable source, 4 a damaged or unreadable run.\n",
+    },
+    {
         .name = "trace",
         .run = cmd_trace,
         .summary = "Print a run's instruction traces",
         .options = trace_options,
-        .operands = run_name,
+        .operands = run_id,
         .help =
             "Prints the instruction traces of RUN (a run id or a run folder; default:\n"
             "the latest run) that 'kmrun run --trace-cores' or --trace-instructions\n"

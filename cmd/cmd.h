@@ -133,6 +133,7 @@ int cmd_new(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_read_region(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 int cmd_help(int argc, char **argv);

@@ -34,6 +34,7 @@ typedef struct cmd_run_wants {
     bool gdb;
     int gdb_port;
     const char *timeline;  /* --timeline FILE, or NULL */
+    bool profile;          /* --profile */
     const char *run_dir;   /* --run-dir DIR, or NULL: the default */
     int jobs;              /* -j N; 0: Ninja's */
     double timeout_s;      /* --timeout; 0: the default */

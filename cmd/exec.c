@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -133,6 +134,7 @@ int cmd_exec(int argc, char **argv)
     int gdb_port = -1;
     uint64_t max = DEFAULT_MAX_INSTRUCTIONS;
     bool json = false, trace = false;
+    const char *profile = NULL; /* --profile DIR */
     const char *trace_path = NULL; /* NULL: stderr */
     cmd_opts o;
     cmd_opts_start(&o, "exec", argc, argv);
@@ -148,6 +150,11 @@ int cmd_exec(int argc, char **argv)
             break;
         case 'J':
             json = true;
+            break;
+        case 'P':
+            if (!*optarg)
+                return cmd_usage_error("exec", "an empty --profile folder name");
+            profile = optarg;
             break;
         case 'I':
             trace = true;
@@ -173,6 +180,14 @@ int cmd_exec(int argc, char **argv)
     if (optind + 1 < argc)
         return cmd_usage_error("exec", "unexpected argument %s", CMD_QUOTED(argv[optind + 1]));
     const char *path = argv[optind];
+    if (profile && (trace || gdb_port >= 0))
+        return cmd_usage_error("exec", "--profile runs the hart alone: not with %s",
+                               trace ? "--trace-instructions" : "--gdb");
+    if (profile && mkdir(profile, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "kmrun: cannot make the profile's folder %s: %s\n", CMD_QUOTED(profile),
+                strerror(errno));
+        return KMRUN_SYSTEM;
+    }
 
     kmrun_exec *x;
     kmrun_error *err = NULL;
@@ -199,9 +214,19 @@ int cmd_exec(int argc, char **argv)
         kmrun_exec_trace(x, trace_line, trace_file);
     }
 
+    if (profile && kmrun_exec_profile(x, &err) != KMRUN_OK) {
+        fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));
+        int rc = kmrun_error_status(err);
+        kmrun_error_free(err);
+        kmrun_exec_free(x);
+        return rc;
+    }
+
     kmrun_exec_result r;
     int rc = gdb_port >= 0 ? kmrun_exec_debug(x, max, gdb_port, on_gdb_waiting, NULL, &r, &err)
                            : kmrun_exec_run(x, max, &r, &err);
+    if (rc == KMRUN_OK && profile)
+        rc = kmrun_exec_profile_write(x, profile, &err);
     kmrun_exec_free(x);
     if (rc != KMRUN_OK) {
         fprintf(stderr, "kmrun: %s\n", kmrun_error_message(err));

@@ -165,6 +165,9 @@ int cmd_run(int argc, char **argv)
                 return cmd_usage_error("run", "an empty --timeline file name");
             wants.timeline = optarg;
             break;
+        case 'f':
+            wants.profile = true;
+            break;
         case 'R':
             if (!*optarg)
                 return cmd_usage_error("run", "an empty run folder name");
@@ -201,6 +204,10 @@ int cmd_run(int argc, char **argv)
         return cmd_usage_error("run", "--timeline needs the simulated card: '--thread host' "
                                       "runs the X280 threads on the host, where no core can be "
                                       "watched");
+    if (wants.profile && wants.backend == KMRUN_BACKEND_HOST)
+        return cmd_usage_error("run", "--profile needs the simulated card: '--thread host' "
+                                      "runs the X280 threads on the host, where no core can be "
+                                      "profiled");
     kmrun_program *p = NULL;
     int rc = cmd_load_one_program("run", argc, argv, &p);
     if (rc != KMRUN_OK)
@@ -221,6 +228,10 @@ int cmd_run(int argc, char **argv)
         if (cmd_summary_wanted(&color))
             cmd_summary_outcome(stderr, color, NULL, &out, cmd_wall_now() - started);
         say_traces(out.r);
+        const char *profile = kmrun_run_profile_file(out.r);
+        if (profile)
+            cmd_say(CMD_INFO, "run.profile", "the profile: %s ('kmrun profile' shows it)",
+                    profile);
         unsigned kept;
         uint64_t dropped = kmrun_run_timeline_dropped(out.r, &kept);
         if (dropped)

@@ -126,6 +126,8 @@ int cmd_run_program(kmrun_program *p, const cmd_run_wants *wants, cmd_run_outcom
         if (kmrun_session_set_trace(out->s, &t, &e) != KMRUN_OK)
             return failed(e, msg, n);
     }
+    if (wants->profile && kmrun_session_profile(out->s, true, &e) != KMRUN_OK)
+        return failed(e, msg, n);
     if (kmrun_session_load(out->s, p, &out->r, &e) != KMRUN_OK)
         return failed(e, msg, n);
     int rc = wants->gdb ? kmrun_run_debug(out->r, wants->timeout_s, wants->gdb_port,

@@ -389,6 +389,17 @@ void kmrun_trace_opts_init(kmrun_trace_opts *o);
 kmrun_status kmrun_session_set_trace(kmrun_session *s, const kmrun_trace_opts *o,
                                      kmrun_error **err);
 
+/* Profiles the session's next runs (`kmrun run --profile`): every X280
+ * core's cycles, instructions, memory stall cycles and traps, exactly,
+ * by function, source line and call stack, into the run folder as
+ * profile.folded and profile.json as the run stops (kmrun(1), FILES;
+ * `kmrun profile` and kmrun_tools.h's kmrun_profile_* read them).  Each
+ * profiled core runs an instruction at a time, slower, with the same
+ * results and modeled times.  KMRUN_USAGE on the host fallback.  (A
+ * function rather than a kmrun_session_opts field: the options structure
+ * keeps its size.) */
+kmrun_status kmrun_session_profile(kmrun_session *s, bool on, kmrun_error **err);
+
 /* ---- Runs ----------------------------------------------------------------- */
 
 typedef struct kmrun_run kmrun_run;
@@ -471,6 +482,9 @@ const char *kmrun_run_folder_error(const kmrun_run *r);
  * and before the stop); how many events the timeline dropped past the
  * most it keeps (*kept, may be NULL). */
 const char *kmrun_run_trace_file(const kmrun_run *r);
+/* The profile's folded file in the run folder (kmrun_session_profile;
+ * NULL: none was written). */
+const char *kmrun_run_profile_file(const kmrun_run *r);
 const char *kmrun_run_trace_error(const kmrun_run *r);
 
 /* A traced core's trace, as the run stopped (kmrun_run_traces of them,

@@ -44,6 +44,34 @@ kmrun_status kmrun_run_folder_read(const char *folder, const char *name, int clu
  * folders); `latest` is left naming the last run written whole. */
 void kmrun_runs_sweep(const char *runs_dir);
 
+/* ---- Profiles ----------------------------------------------------------------
+ * A profiled run's profile (kmrun.h's kmrun_session_profile, `kmrun run
+ * --profile`): its folder's profile.json (else profile.folded, cycles
+ * only), shown as `kmrun profile` shows it.  A core is "C.K" (cluster C,
+ * core K); NULL: every core; KMRUN_USAGE for one the profile has not.
+ * Texts are allocated (free()). */
+typedef struct kmrun_profile kmrun_profile;
+
+/* The profile of the run in `folder` (kmrun_run_folder_find's).
+ * KMRUN_USAGE when the run has none, KMRUN_SYSTEM when it is damaged. */
+kmrun_status kmrun_profile_open(const char *folder, kmrun_profile **out, kmrun_error **err);
+void kmrun_profile_free(kmrun_profile *p); /* NULL is fine */
+
+/* The top table: each instruction's frame ("function (file:line)") by the
+ * cycles spent there, most first, `limit` rows (0: all), with share,
+ * memory stall cycles, instructions and traps; as JSON with `json`. */
+kmrun_status kmrun_profile_top(const kmrun_profile *p, const char *core, unsigned limit,
+                               bool json, char **text, kmrun_error **err);
+/* Source file `source`, each line with the cycles spent on it (self: its
+ * own instructions; total: also what it called) and its share.
+ * KMRUN_USAGE when it cannot be read or no frame names it. */
+kmrun_status kmrun_profile_annotate(const kmrun_profile *p, const char *core, const char *source,
+                                    char **text, kmrun_error **err);
+/* A self-contained interactive flame graph (an SVG with its script:
+ * hover, click to zoom, search), titled `title` (NULL: a default). */
+kmrun_status kmrun_profile_svg(const kmrun_profile *p, const char *core, const char *title,
+                               char **svg, kmrun_error **err);
+
 /* ---- The build cache ---------------------------------------------------------
  * The content-addressed cache thread images and kernels are built into
  * (kmrun(1), `kmrun cache`): written whole and renamed into place, so
@@ -191,6 +219,14 @@ typedef struct kmrun_exec_result {
 } kmrun_exec_result;
 
 /* Runs it to its end, at most max_instructions (more than 0). */
+/* Profiles the hart exactly (kmrun.h's kmrun_session_profile, for one
+ * hart: the same run, slower), before kmrun_exec_run (not under
+ * kmrun_exec_debug); kmrun_exec_profile_write then writes profile.folded
+ * and profile.json into `folder` (which must exist), the hart as core
+ * "0.0", for kmrun_profile_open.  KMRUN_USAGE when it was not profiled. */
+kmrun_status kmrun_exec_profile(kmrun_exec *x, kmrun_error **err);
+kmrun_status kmrun_exec_profile_write(const kmrun_exec *x, const char *folder, kmrun_error **err);
+
 kmrun_status kmrun_exec_run(kmrun_exec *x, uint64_t max_instructions, kmrun_exec_result *out,
                             kmrun_error **err);
 /* The same under gdb-multiarch on 127.0.0.1:port (0: any free one), as

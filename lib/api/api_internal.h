@@ -67,6 +67,7 @@ struct kmrun_session {
     bool trace;
     unsigned trace_cluster, trace_core;
     struct km_api_trace_opts *trace_opts; /* kmrun_session_set_trace's; NULL: none */
+    bool profile; /* kmrun_session_profile */
     char *timeline;                /* the timeline's file; NULL: none */
     struct kmrun_run *run; /* its one run, until kmrun_run_free */
     /* kmrun_session_opts' diagnostic and color, for each load's build */
@@ -96,6 +97,8 @@ struct kmrun_run {
     /* The instruction traces being written into the run folder (NULL:
      * none; kmrun_trace.c), and why one was not written (trace_rc). */
     struct km_api_traces *traces;
+    /* The profile's folded file once written (kmrun_session_profile). */
+    char *profile_file;
     int trace_rc;
     km_error trace_err;
     /* The timeline being recorded (NULL: none), its file, and why it was
@@ -116,6 +119,8 @@ struct kmrun_run {
  * committed (km_api_traces_close; a failure is r->trace_rc's). */
 typedef struct km_api_trace_opts km_api_trace_opts;
 void km_api_trace_opts_free(km_api_trace_opts *o);
+/* The cores o traces (bit (C - 1) * 4 + K), 0 for none. */
+uint32_t km_api_trace_opts_cores(const km_api_trace_opts *o);
 int km_api_traces_attach(kmrun_run *r, km_error *e);
 int km_api_traces_loaded(kmrun_run *r, km_error *e);
 void km_api_traces_close(kmrun_run *r);

@@ -198,6 +198,19 @@ void kmrun_session_opts_init(kmrun_session_opts *o)
     o->backend = KMRUN_BACKEND_SIM;
 }
 
+kmrun_status kmrun_session_profile(kmrun_session *s, bool on, kmrun_error **err)
+{
+    clear(err);
+    if (!s)
+        return km_api_usage(err, "kmrun_session_profile: the session is NULL");
+    if (on && s->backend != KM_BACKEND_SIM)
+        return km_api_usage(err, "the host fallback runs X280 threads on the host, not on "
+                                 "simulated cores: it cannot profile them (run on the "
+                                 "simulated card)");
+    s->profile = on;
+    return KMRUN_OK;
+}
+
 kmrun_status kmrun_session_open(const kmrun_session_opts *o, kmrun_session **out,
                                 kmrun_error **err)
 {

@@ -10,7 +10,9 @@
 
 #include "api_internal.h"
 #include "km_gdb.h"
+#include "km_fs.h"
 #include "km_gdb_exec.h"
+#include "km_profile.h"
 #include "sim_exec.h"
 
 struct kmrun_exec {
@@ -76,6 +78,65 @@ void kmrun_exec_trace(kmrun_exec *x, void (*line)(const char *text, void *ctx), 
     x->line = line;
     x->line_ctx = ctx;
     sim_exec_trace(x->x, line ? on_line : NULL, line ? x : NULL);
+}
+
+kmrun_status kmrun_exec_profile(kmrun_exec *x, kmrun_error **err)
+{
+    if (err)
+        *err = NULL;
+    if (!x)
+        return km_api_usage(err, "kmrun_exec_profile: the exec is NULL");
+    ks_error e = {0};
+    if (sim_exec_profile(x->x, &e) != KS_OK)
+        return km_api_error(err, km_exit_of(e.status), e.message);
+    return KMRUN_OK;
+}
+
+/* One file of the profile into `folder`. */
+static int write_in(const char *folder, const char *name, const char *text, size_t n,
+                    km_error *e)
+{
+    char *path = km_path_join(folder, name);
+    int rc = path ? km_write_file_atomic(path, text, n, e)
+                  : km_fail(e, KM_EXIT_SYSTEM, "out of memory for the profile");
+    free(path);
+    return rc;
+}
+
+kmrun_status kmrun_exec_profile_write(const kmrun_exec *x, const char *folder, kmrun_error **err)
+{
+    if (err)
+        *err = NULL;
+    if (!x || !folder)
+        return km_api_usage(err, "kmrun_exec_profile_write: %s is NULL",
+                            !x ? "the exec" : "the folder");
+    const sim_profile *sp[1][4] = {{sim_exec_profile_of(x->x), NULL, NULL, NULL}};
+    const unsigned cluster = 0;
+    if (!sp[0][0])
+        return km_api_usage(err, "the hart was not profiled (kmrun_exec_profile before the run)");
+    km_profile p = {0};
+    km_error e = {0};
+    char *folded = NULL, *json = NULL;
+    size_t n = 0;
+    int rc = sim_profile_failed(sp[0][0])
+                 ? km_fail(&e, KM_EXIT_SYSTEM, "out of memory for the hart's profile")
+                 : km_profile_add_clusters(&p, 1, &cluster, (const sim_profile *const (*)[4])sp,
+                                           x->path, &e);
+    if (rc == KM_OK) {
+        km_profile_sort(&p);
+        FILE *f = open_memstream(&folded, &n);
+        if (!f || km_profile_write_folded(&p, f) != 0 || fclose(f) != 0 ||
+            !(json = km_profile_json(&p)))
+            rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory for the profile");
+    }
+    if (rc == KM_OK)
+        rc = write_in(folder, "profile.folded", folded, n, &e);
+    if (rc == KM_OK)
+        rc = write_in(folder, "profile.json", json, strlen(json), &e);
+    free(folded);
+    free(json);
+    km_profile_free(&p);
+    return rc == KM_OK ? KMRUN_OK : km_api_fail(err, rc, &e);
 }
 
 static void result_out(const sim_exec_result *r, kmrun_exec_result *out)

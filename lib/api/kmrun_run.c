@@ -93,6 +93,22 @@ static void write_timeline(kmrun_run *r)
                                        "the timeline was not written in full: '%s'", path);
 }
 
+/* The profile into the run folder being written, its folded file's path
+ * as it will be once the folder is committed. */
+static int write_profile(kmrun_run *r, km_error *e)
+{
+    int rc = km_session_write_profile(r->s, km_rundir_writing(r->rec.w), e);
+    if (rc == KM_OK &&
+        asprintf(&r->profile_file, "%s/%s/profile.folded", r->rec.runs, r->rec.id) < 0)
+        r->profile_file = NULL;
+    return rc;
+}
+
+const char *kmrun_run_profile_file(const kmrun_run *r)
+{
+    return r && r->stopped && r->rec.dir ? r->profile_file : NULL;
+}
+
 const char *kmrun_run_trace_error(const kmrun_run *r)
 {
     return r && r->stopped && r->trace_rc != KM_OK ? r->trace_err.message : NULL;
@@ -120,6 +136,7 @@ static void run_free(kmrun_run *r)
     if (!r)
         return;
     km_api_traces_free(r);
+    free(r->profile_file);
     km_run_record_free(&r->rec);
     km_session_close(r->s);
     km_timeline_free(r->timeline);
@@ -145,6 +162,12 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     kmrun_status ready = km_api_program_ready((kmrun_program *)p, err);
     if (ready != KMRUN_OK)
         return ready;
+    /* A profiled core counts every instruction itself and a traced core
+     * steps each into its trace: the simulator runs a core one way. */
+    if (s->profile && (s->trace || (s->trace_opts && km_api_trace_opts_cores(s->trace_opts))))
+        return km_api_usage(err, "a run cannot be profiled and traced at once (profile it, then "
+                                 "trace the cores it names in a second run: the runs are the "
+                                 "same)");
     kmrun_run *r = calloc(1, sizeof *r);
     if (!r)
         return km_api_error(err, KMRUN_SYSTEM, "out of memory for a run");
@@ -158,6 +181,8 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
         km_session_check_handover(r->s, s->check_handover);
     if (rc == KM_OK)
         rc = km_api_traces_attach(r, &e);
+    if (rc == KM_OK && s->profile)
+        rc = km_session_profile(r->s, &e);
     if (rc == KM_OK && s->timeline) {
         r->timeline = km_timeline_new();
         r->timeline_path = strdup(s->timeline);
@@ -254,6 +279,8 @@ kmrun_status km_api_stop(kmrun_run *r, kmrun_error **err)
         write_timeline(r);
     if (rc == KM_OK)
         rc = km_session_regions(r->s, &r->copies, &r->ncopies, &e);
+    if (rc == KM_OK && r->owner->profile && r->rec.w)
+        rc = write_profile(r, &e);
     if (rc == KM_OK)
         rc = km_run_record_finish(&r->rec, r->program->p, r->s, &r->result, r->copies,
                                   r->ncopies, &e);

@@ -53,6 +53,11 @@ void kmrun_trace_opts_init(kmrun_trace_opts *o)
     o->size = sizeof *o;
 }
 
+uint32_t km_api_trace_opts_cores(const km_api_trace_opts *o)
+{
+    return o ? o->cores : 0;
+}
+
 void km_api_trace_opts_free(km_api_trace_opts *o)
 {
     if (!o)

@@ -192,6 +192,7 @@ int km_card_create(km_session *s, km_error *err)
             .trace = s->trace,
             .trace_ctx = s->trace_ctx,
             .handler_spin_ms = KM_HANDLER_SPIN_MS,
+            .profile = s->profile,
         };
         ks_error e;
         if (sim_card_create(&s->card, &params, &e) != KS_OK)

@@ -12,6 +12,8 @@
 
 #include "blackhole.h"
 #include "km_driver.h"
+#include "km_fs.h"
+#include "km_profile.h"
 #include "sim_card.h"
 
 const char *km_backend_name(km_backend b)
@@ -106,6 +108,81 @@ int km_session_trace_instructions(km_session *s, uint32_t cores, sim_trace_fn fn
     s->trace = fn;
     s->trace_ctx = ctx;
     return KM_OK;
+}
+
+int km_session_profile(km_session *s, km_error *err)
+{
+    if (s->ops->kind != KM_BACKEND_SIM)
+        return km_fail(err, KM_EXIT_USAGE,
+                       "the host fallback runs X280 threads on the host, not on simulated "
+                       "cores: it cannot profile them (run on the simulated card)");
+    s->profile = true;
+    return KM_OK;
+}
+
+/* One file of the profile into the run folder. */
+static int write_in(const char *dir, const char *name, const char *text, size_t n,
+                    km_error *err)
+{
+    char *path = km_path_join(dir, name);
+    int rc = path ? km_write_file_atomic(path, text, n, err)
+                  : km_fail(err, KM_EXIT_SYSTEM, "out of memory for the profile");
+    free(path);
+    return rc;
+}
+
+int km_session_write_profile(km_session *s, const char *dir, km_error *err)
+{
+    if (!s->profile || !s->card)
+        return KM_OK;
+    km_profile p = {0};
+    int rc = KM_OK;
+    /* the clusters that run one image together: one addr2line for them */
+    bool done[BH_CLUSTERS] = {false};
+    for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
+        if (done[i])
+            continue;
+        const char *image = km_session_image(s, &s->plan.clusters[i]);
+        unsigned clusters[BH_CLUSTERS], n = 0;
+        const sim_profile *sp[BH_CLUSTERS][BH_CLUSTER_CORES];
+        for (unsigned j = i; rc == KM_OK && j < s->plan.nclusters; j++) {
+            const km_cluster_plan *cp = &s->plan.clusters[j];
+            const char *its = km_session_image(s, cp);
+            if (done[j] || (its != image && (!its || !image || strcmp(its, image) != 0)))
+                continue;
+            done[j] = true;
+            clusters[n] = cp->cluster;
+            for (unsigned core = 0; rc == KM_OK && core < BH_CLUSTER_CORES; core++) {
+                sp[n][core] = sim_card_profile(s->card, cp->cluster, core);
+                if (sp[n][core] && sim_profile_failed(sp[n][core]))
+                    rc = km_fail(err, KM_EXIT_SYSTEM,
+                                 "out of memory for the profile of core %u.%u", cp->cluster, core);
+            }
+            n++;
+        }
+        if (rc == KM_OK)
+            rc = km_profile_add_clusters(&p, n, clusters, (const sim_profile *const (*)[4])sp,
+                                         image, err);
+    }
+    char *folded = NULL, *json = NULL;
+    size_t n = 0;
+    if (rc == KM_OK) {
+        km_profile_sort(&p);
+        FILE *f = open_memstream(&folded, &n);
+        if (!f || km_profile_write_folded(&p, f) != 0 || fclose(f) != 0)
+            rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the profile");
+        json = km_profile_json(&p);
+        if (rc == KM_OK && !json)
+            rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the profile");
+    }
+    if (rc == KM_OK)
+        rc = write_in(dir, "profile.folded", folded, n, err);
+    if (rc == KM_OK)
+        rc = write_in(dir, "profile.json", json, strlen(json), err);
+    free(folded);
+    free(json);
+    km_profile_free(&p);
+    return rc;
 }
 
 /* This run's nonce: random, never 0 (a zeroed result block would match). */

@@ -257,6 +257,14 @@ void km_session_check_handover(km_session *s, bool on);
 int km_session_trace_instructions(km_session *s, uint32_t cores, sim_trace_fn fn, void *ctx,
                                   km_error *err);
 
+/* Every X280 core of the run profiled exactly (sim_profile.h): each runs
+ * an instruction at a time, with the same results and modeled times.
+ * Before km_session_load; KM_EXIT_USAGE on the host fallback.  After the
+ * stop, km_session_write_profile writes profile.folded and profile.json
+ * (km_profile.h) into folder `dir` (nothing when not profiled). */
+int km_session_profile(km_session *s, km_error *err);
+int km_session_write_profile(km_session *s, const char *dir, km_error *err);
+
 /* The run's timeline (km_timeline.h) into t, which must outlive the
  * session: every X280 core's spans (kmx_main, the functions it spawns
  * and runs in parallel, its waits), its progress markers, the Tensix

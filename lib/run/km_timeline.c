@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum ev_kind { EV_PROCESS, EV_TRACK, EV_SPAN, EV_INSTANT, EV_FLOW_S, EV_FLOW_F } ev_kind;
+typedef enum ev_kind {
+    EV_PROCESS, EV_TRACK, EV_SPAN, EV_INSTANT, EV_FLOW_S, EV_FLOW_F, EV_COUNTER
+} ev_kind;
 
 typedef struct ev {
     uint8_t kind; /* ev_kind */
@@ -145,6 +147,16 @@ void km_timeline_instant(km_timeline *t, unsigned pid, unsigned tid, const char 
     set_arg(t, e, arg_key, arg);
 }
 
+void km_timeline_counter(km_timeline *t, unsigned pid, const char *name, const char *key,
+                         uint64_t ps, uint64_t value)
+{
+    ev *e = add(t, EV_COUNTER, pid, 0, name, "counter");
+    if (!e)
+        return;
+    e->ps = ps;
+    set_arg(t, e, key, value);
+}
+
 void km_timeline_flow(km_timeline *t, uint64_t id, const char *name, unsigned from_pid,
                       unsigned from_tid, uint64_t from_ps, unsigned to_pid, unsigned to_tid,
                       uint64_t to_ps)
@@ -204,7 +216,7 @@ void km_timeline_clip(km_timeline *t, uint64_t end_ps)
     for (uint64_t i = 0; i < t->n; i++) {
         ev *e = &t->evs[i];
         bool keep = true;
-        if (e->kind == EV_SPAN || e->kind == EV_INSTANT)
+        if (e->kind == EV_SPAN || e->kind == EV_INSTANT || e->kind == EV_COUNTER)
             keep = e->ps <= end_ps;
         else if (e->kind == EV_FLOW_S || e->kind == EV_FLOW_F)
             keep = !(nlate && bsearch(&e->arg, late, nlate, sizeof *late, compare_id));
@@ -264,7 +276,7 @@ static void put_us(FILE *f, uint64_t ps)
 
 static void put_event(const km_timeline *t, const ev *e, FILE *f)
 {
-    static const char *const ph[] = {"M", "M", "X", "i", "s", "f"};
+    static const char *const ph[] = {"M", "M", "X", "i", "s", "f", "C"};
     fprintf(f, "{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"name\":", ph[e->kind], e->pid,
             KM_TIMELINE_TID(e->pid, e->tid));
     if (e->kind == EV_PROCESS || e->kind == EV_TRACK) {
@@ -288,6 +300,8 @@ static void put_event(const km_timeline *t, const ev *e, FILE *f)
         put_us(f, e->end_ps - e->ps);
     } else if (e->kind == EV_INSTANT) {
         fputs(",\"s\":\"t\"", f);
+    } else if (e->kind == EV_COUNTER) {
+        /* its value is its arg */
     } else {
         fprintf(f, ",\"id\":%" PRIu64, e->arg);
         if (e->kind == EV_FLOW_F)

@@ -3,10 +3,10 @@
  * (ui.perfetto.dev) and chrome://tracing open — `kmrun run --timeline`.
  *
  * The recorder collects what the run's observers report, in any order:
- * spans (complete events, "ph":"X"), instants ("ph":"i"), flow steps
- * ("ph":"s" / "ph":"f", paired by id) and the names of processes and
- * tracks.  km_timeline_write sorts them by time and writes one JSON
- * document.  Times are modeled picoseconds from the card's start; the file
+ * spans (complete events, "ph":"X"), instants ("ph":"i"), counter
+ * samples ("ph":"C"), flow steps ("ph":"s" / "ph":"f", paired by id) and
+ * the names of processes and tracks.  km_timeline_write sorts them by
+ * time and writes one JSON document.  Times are modeled picoseconds from the card's start; the file
  * has them in microseconds (the format's unit), written exactly (six
  * decimals), so two runs of a program give the same file.  It holds at
  * most KM_TIMELINE_MAX_EVENTS events: past them an event is dropped and
@@ -60,6 +60,10 @@ void km_timeline_span(km_timeline *t, unsigned pid, unsigned tid, const char *na
 void km_timeline_instant(km_timeline *t, unsigned pid, unsigned tid, const char *name,
                          const char *cat, uint64_t ps, const char *arg_key, uint64_t arg);
 
+/* A counter track's sample ("ph":"C"): process pid's counter `name`
+ * (Perfetto shows the track as "name key") has `value` from ps on. */
+void km_timeline_counter(km_timeline *t, unsigned pid, const char *name, const char *key,
+                         uint64_t ps, uint64_t value);
 /* Flow `id` (an arrow), both ends or neither: its start inside the span
  * around from_ps on (from_pid, from_tid), its finish bound to the span
  * around to_ps on (to_pid, to_tid) ("bp":"e"). */

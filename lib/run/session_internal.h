@@ -75,6 +75,7 @@ struct km_session {
     uint32_t trace_cores;
     sim_trace_fn trace;
     void *trace_ctx;
+    bool profile; /* km_session_profile */
     struct km_handover *handovers; /* named findings (km_card_handovers) */
     unsigned nhandovers;
     struct km_wild_write *wild; /* named wild writes (km_card_wild_writes) */

@@ -486,6 +486,40 @@ int km_session_tl_attach(km_session *s, km_error *err)
     return KM_OK;
 }
 
+/* A profiled run's counter tracks (sim_profile_buckets): each core's
+ * share of each SIM_PROFILE_BUCKET_CYCLES of its cluster's time that it
+ * ran ("busy") and that its memory accesses stalled it ("memory stall"),
+ * in percent, a sample a bucket; 0 after its last. */
+static void tl_profile_counters(km_session *s, km_session_tl *tl)
+{
+    for (unsigned cl = 1; cl <= BH_WORK_CLUSTERS; cl++) {
+        for (unsigned core = 0; core < BH_CLUSTER_CORES; core++) {
+            const sim_profile *sp = sim_card_profile(s->card, cl, core);
+            size_t n = 0;
+            const sim_profile_count *b = sp ? sim_profile_buckets(sp, &n) : NULL;
+            char name[48];
+            snprintf(name, sizeof name, "core %u", core);
+            /* an instruction counts in the bucket it starts in: what runs
+             * past a bucket's end is carried into the next */
+            uint64_t busy = 0, stall = 0;
+            for (size_t k = 0; k <= n && n; k++) {
+                uint64_t ps = sim_cycles_to_ps_at((uint64_t)k * SIM_PROFILE_BUCKET_CYCLES,
+                                                  s->p->x280_mhz);
+                busy += k < n ? b[k].cycles : 0;
+                stall += k < n ? b[k].memory_stall_cycles : 0;
+                uint64_t b_now = busy < SIM_PROFILE_BUCKET_CYCLES ? busy : SIM_PROFILE_BUCKET_CYCLES;
+                uint64_t s_now = stall < b_now ? stall : b_now;
+                km_timeline_counter(tl->t, cl, name, "busy %", ps,
+                                    b_now * 100u / SIM_PROFILE_BUCKET_CYCLES);
+                km_timeline_counter(tl->t, cl, name, "memory stall %", ps,
+                                    s_now * 100u / SIM_PROFILE_BUCKET_CYCLES);
+                busy -= b_now;
+                stall -= s_now;
+            }
+        }
+    }
+}
+
 void km_session_tl_finish(km_session *s, uint64_t end_ps)
 {
     km_session_tl *tl = s->tl;
@@ -507,6 +541,8 @@ void km_session_tl_finish(km_session *s, uint64_t end_ps)
         }
     }
     km_tl_kernel_finish(tl->kernel);
+    if (s->profile)
+        tl_profile_counters(s, tl);
     km_timeline_clip(tl->t, end_ps);
 }
 

@@ -29,6 +29,7 @@ new
 validate
 cache
 read-region
+profile
 trace
 exec
 completion
@@ -213,4 +214,25 @@ END
     expect stderr <<'END'
 kmrun: cannot write to standard output: No space left on device
 END
+}
+
+@test "the option table: within each command's options, every key and every name is its own" {
+    # cmd_opts_next() returns an option's key for the command's switch: two
+    # options with one key would run one case for both (a duplicate case
+    # only fails to compile when both are handled).
+    run python3 - "$KMRUN_TOP/cmd/cmd.c" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+bad, tables = [], 0
+for name, body in re.findall(r"static const cmd_option (\w+)\[\] = \{(.*?)\n\};", text, re.S):
+    tables += 1
+    opts = re.findall(r'\{\.name = "([^"]+)", \.key = (\'.\'|\w+)', body)
+    for what, items in (("key", [k for _, k in opts]), ("name", [n for n, _ in opts])):
+        dup = sorted({x for x in items if items.count(x) > 1})
+        if dup:
+            bad.append(f"{name}: {what} {', '.join(dup)} more than once")
+print("\n".join(bad))
+sys.exit(1 if bad or tables < 10 else 0)
+PY
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
 }

@@ -162,15 +162,15 @@ EOF
     jq -e '.handover | length == 1' <<<"$output" >/dev/null
     every_line_json
     [ "$(diag 0 '[.type, .code, .file, .line] | @csv')" = \
-        '"diagnostic","run.handover","../hazards/thread/stale.c",14' ] || { echo "$stderr"; false; }
-    [[ "$(diag 0 .message)" == "stale read of region 'data' +0x0"*"../hazards/thread/stale.c:13"* ]]
+        '"diagnostic","run.handover","../hazards/thread/stale.c",15' ] || { echo "$stderr"; false; }
+    [[ "$(diag 0 .message)" == "stale read of region 'data' +0x0"*"../hazards/thread/stale.c:14"* ]]
     # the run JSON keeps its own names, relative to the manifest
     [ "$(jq -r '.handover[0].at.source.file' <<<"$output")" = thread/stale.c ]
     # the text line too
     run --separate-stderr kmrun run --run-dir "$BATS_TEST_TMPDIR/runs" --check-handover \
         ../hazards/stale.yaml
     [ "$status" -eq 1 ]
-    [[ "$stderr" == "../hazards/thread/stale.c:14: stale read of region 'data' +0x0"* ]] || { echo "$stderr"; false; }
+    [[ "$stderr" == "../hazards/thread/stale.c:15: stale read of region 'data' +0x0"* ]] || { echo "$stderr"; false; }
 }
 
 @test "diagnostics: in JSON a run's prints and progress markers are typed lines, stdout the run's document" {

@@ -8,7 +8,7 @@
 load helpers
 
 EXEC_USAGE='usage: kmrun exec [--max-instructions N] [--json] [--trace-instructions[=FILE]]
-                  [--gdb PORT] FILE.elf'
+                  [--profile DIR] [--gdb PORT] FILE.elf'
 
 setup() {
     tmp=$BATS_TEST_TMPDIR

@@ -26,7 +26,7 @@ style() {
     grep -q '^## One style of key names' "$KMRUN_TOP/schemas/README.md"
 }
 
-@test "json style: run, build, validate, check, cache stats, read-region, progress, run folder, timeline" {
+@test "json style: run, build, validate, check, cache stats, read-region, progress, run folder, timeline, profile" {
     local p=$KMRUN_TOP/programs
     kmrun run --run-dir "$runs" --timeline "$out/timeline.json" "$p/04_host_fed/program.yaml" \
         >"$out/run04.json" 2>/dev/null
@@ -34,6 +34,9 @@ style() {
         >"$out/run07.json" 2>"$out/progress.txt"
     kmrun run --run-dir "$runs" "$p/10_x280_ports/program.yaml" >"$out/run10.json" 2>/dev/null
     kmrun run --run-dir "$runs" "$p/11_pull/program.yaml" >"$out/run11.json" 2>/dev/null
+    kmrun run --run-dir "$runs" --profile "$p/03_ring/program.yaml" >"$out/run03.json" 2>/dev/null
+    cp "$runs"/latest/profile.json "$out/profile.json"
+    kmrun profile --run-dir "$runs" --json >"$out/profile_top.json"
     kmrun run --run-dir "$runs" --check-handover "$p/02_parallel_sum/program.yaml" >"$out/run02.json" 2>/dev/null
     kmrun build -q --host "$p/07_work_cluster/program.yaml" >"$out/build.json"
     kmrun validate --json "$p/11_pull/program.yaml" >"$out/validate.json"

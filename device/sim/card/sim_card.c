@@ -128,6 +128,7 @@ int sim_card_create(sim_card **out, const sim_card_params *params, ks_error *err
     card->mhz = params->mhz;
     card->trace_cores = params->trace_cores;
     card->trace = params->trace;
+    card->profile = params->profile;
     card->trace_ctx = params->trace_ctx;
     int rc = sim_cluster_create(&card->dispatcher_lim, &card->dram, 0, params->mhz, err);
     if (rc == KS_OK)
@@ -191,6 +192,8 @@ int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err)
         rc = sim_cluster_attach_noc(card->clusters[cluster], &card->noc, err);
     unsigned traced = (card->trace_cores >> ((cluster - 1) * BH_CLUSTER_CORES)) &
                       ((1u << BH_CLUSTER_CORES) - 1);
+    if (rc == KS_OK && card->profile)
+        rc = sim_cluster_profile(card->clusters[cluster], err);
     if (rc == KS_OK && card->trace && traced)
         sim_cluster_trace(card->clusters[cluster], traced, card->trace, card->trace_ctx);
     if (rc == KS_OK && card->checker) {
@@ -598,4 +601,11 @@ bool sim_card_host_print(sim_card *card, unsigned cluster, unsigned core, const 
     if (!*b && !(*b = calloc(1, sizeof **b)))
         return false;
     return sim_print_put(*b, rec, n);
+}
+
+const sim_profile *sim_card_profile(const sim_card *card, unsigned cluster, unsigned core)
+{
+    return work_cluster(cluster) && card->clusters[cluster]
+               ? sim_cluster_profile_of(card->clusters[cluster], core)
+               : NULL;
 }

@@ -34,6 +34,7 @@ struct sim_card {
     /* params.trace_*: the traced cores, given to their cluster when added */
     uint32_t trace_cores;
     sim_trace_fn trace;
+    bool profile; /* sim_card_params.profile */
     void *trace_ctx;
     /* Prints: what a drain took, until it hands it on; the host
      * fallback's cores' buffers (allocated at their first print). */

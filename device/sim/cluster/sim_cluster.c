@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim_clock.h"
+#include "sim_profile.h"
 
 /* Idle parking: below, where it is explained.  A hart parked for fewer
  * quanta than IDLE_SHORT_QUANTA backs off as after a failed try; a
@@ -52,6 +53,8 @@ void sim_cluster_destroy(sim_cluster *c)
             sim_hart_free(&c->harts[i]);
         }
     }
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++)
+        sim_profile_free(c->profile[i]);
     sim_cluster_mem_free(&c->m);
     free(c);
 }
@@ -89,6 +92,8 @@ int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, ks_error *err)
                            c->m.cluster);
         }
         c->started[i] = true;
+        if (c->profile[i])
+            sim_profile_clear(c->profile[i]); /* its counters start again */
         /* Its clock starts at the cluster's time; its cycle count at 0. */
         c->m.offset[i] = c->m.now - h->cycle;
         sim_streams_init(&c->m.streams[i]);
@@ -134,6 +139,8 @@ static void run_quantum(sim_cluster *c, uint64_t end)
                 c->idle_unsure = true;
                 if (c->hooks)
                     sim_cluster_run_observed(c, i, end - offset);
+                else if (c->profile[i])
+                    sim_profile_run(c->profile[i], h, end - offset, offset);
                 else if (c->trace_cores & (1u << i))
                     sim_cluster_run_traced(c, i, end - offset);
                 else
@@ -150,6 +157,22 @@ static void run_quantum(sim_cluster *c, uint64_t end)
             c->m.offset[i] = end - h->cycle;
         }
     }
+}
+
+int sim_cluster_profile(sim_cluster *c, ks_error *err)
+{
+    unpark(c);
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        if (!c->profile[i] && !(c->profile[i] = sim_profile_new()))
+            return ks_fail(err, KS_ERR_SYSTEM, "out of memory for the profile of X280 core %u.%u",
+                           c->m.cluster, i);
+    }
+    return KS_OK;
+}
+
+const struct sim_profile *sim_cluster_profile_of(const sim_cluster *c, unsigned core)
+{
+    return core < BH_CLUSTER_CORES ? c->profile[core] : NULL;
 }
 
 void sim_cluster_trace(sim_cluster *c, unsigned cores, sim_trace_fn fn, void *ctx)
@@ -273,9 +296,15 @@ static void unpark_hart(sim_cluster *c, unsigned i)
         now[k] = sim_mem_get(load_at(c, &p->loads[k]), p->loads[k].size);
         sim_mem_put(load_at(c, &p->loads[k]), p->loads[k].size, p->loads[k].value);
     }
-    (void)sim_hart_idle_skip(h, p, until);
-    if (h->cycle < until)
-        sim_hart_run(h, until);
+    if (c->profile[i]) { /* the same, each step counted */
+        (void)sim_profile_idle_skip(c->profile[i], h, p, until, c->m.offset[i]);
+        if (h->cycle < until)
+            sim_profile_run(c->profile[i], h, until, c->m.offset[i]);
+    } else {
+        (void)sim_hart_idle_skip(h, p, until);
+        if (h->cycle < until)
+            sim_hart_run(h, until);
+    }
     for (unsigned k = p->nloads; k-- > 0;)
         sim_mem_put(load_at(c, &p->loads[k]), p->loads[k].size, now[k]);
 }

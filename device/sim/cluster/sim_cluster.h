@@ -91,6 +91,8 @@ typedef struct sim_cluster {
     unsigned trace_cores;
     sim_trace_fn trace;
     void *trace_ctx;
+    /* sim_cluster_profile: each core's profile (sim_profile.h), or NULL. */
+    struct sim_profile *profile[BH_CLUSTER_CORES];
     /* The card's observers, or NULL when nobody observes. */
     sim_cluster_hooks *hooks;
     /* Idle parking (sim_cluster.c), by hart: parked, its proof, the
@@ -148,6 +150,13 @@ void sim_cluster_trace(sim_cluster *c, unsigned cores, sim_trace_fn fn, void *ct
 /* For run_quantum and sim_cluster_run_observed: traced core `core` up to
  * until_cycle (its own cycles), each instruction recorded. */
 void sim_cluster_run_traced(sim_cluster *c, unsigned core, uint64_t until_cycle);
+
+/* From now on, every core's cycles, instructions and stalls are profiled
+ * (sim_profile.h): each core runs an instruction at a time, with the same
+ * results and times, and is never parked in an idle proof.  KS_OK or
+ * KS_ERR_SYSTEM.  sim_cluster_profile_of: core `core`'s profile, or NULL. */
+int sim_cluster_profile(sim_cluster *c, ks_error *err);
+const struct sim_profile *sim_cluster_profile_of(const sim_cluster *c, unsigned core);
 
 /* Observed (c->hooks set): the hooks' probes, watches and trap catching
  * on every core now; what sim_card_debug does when they change. */

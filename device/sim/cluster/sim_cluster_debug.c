@@ -17,6 +17,7 @@
 
 #include "sim_clock.h"
 #include "sim_cluster.h"
+#include "sim_profile.h"
 
 static unsigned core_of(const sim_hart *h)
 {
@@ -216,11 +217,16 @@ void sim_cluster_run_observed(sim_cluster *c, unsigned core, uint64_t until)
             sim_cluster_hooks_install(c); /* (c->hooks NULL when they left) */
         if (c->hooks && (k->stepping & (1u << core))) {
             uint64_t instret = h->instret, traps = h->traps;
-            sim_hart_run(h, h->cycle + 1); /* one instruction starts before the limit */
+            if (c->profile[core]) /* one instruction starts before the limit */
+                sim_profile_run(c->profile[core], h, h->cycle + 1, c->m.offset[core]);
+            else
+                sim_hart_run(h, h->cycle + 1);
             if (h->instret != instret || h->traps != traps) {
                 sim_card_event ev = event_at(c, h, SIM_CARD_AT_STEP);
                 k->event(k->ctx, SIM_CARD_DEBUGGER, &ev);
             }
+        } else if (c->profile[core]) {
+            sim_profile_run(c->profile[core], h, until, c->m.offset[core]);
         } else if (c->trace_cores & (1u << core)) {
             sim_cluster_run_traced(c, core, until);
         } else {

@@ -446,6 +446,7 @@ static void release(sim_exec *x)
 {
     free(x->breaks);
     free(x->watches);
+    sim_profile_free(x->profile);
     if (x->hart_ready)
         sim_hart_free(&x->hart);
     for (unsigned i = 0; i < x->nbuf; i++)
@@ -477,6 +478,18 @@ void sim_exec_free(sim_exec *x)
 }
 
 /* ---- running ---- */
+
+int sim_exec_profile(sim_exec *x, ks_error *err)
+{
+    if (!x->profile && !(x->profile = sim_profile_new()))
+        return ks_fail(err, KS_ERR_SYSTEM, "out of memory for the hart's profile");
+    return KS_OK;
+}
+
+const sim_profile *sim_exec_profile_of(const sim_exec *x)
+{
+    return x->profile;
+}
 
 void sim_exec_trace(sim_exec *x, void (*line)(void *ctx, const char *text), void *ctx)
 {
@@ -544,7 +557,9 @@ void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r)
         /* slices of at most SLICE cycles notice a fetch-fault loop at 0 soon */
         uint64_t until = sim_exec_slice_end(x, max_instructions);
         h->trapped = false;
-        if (x->trace)
+        if (x->profile)
+            sim_profile_run(x->profile, h, until, 0);
+        else if (x->trace)
             sim_hart_run_traced(h, until, 0, x->catcher, x->trace, x->trace_ctx);
         else
             sim_hart_run(h, until);

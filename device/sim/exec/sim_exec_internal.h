@@ -41,6 +41,8 @@ struct sim_exec {
     uint64_t catcher;
     bool caught, caught_at_trap;
     uint64_t caught_cause, caught_epc, caught_tval, caught_instret, caught_cycle;
+    /* sim_exec_profile's profile, or NULL */
+    struct sim_profile *profile;
     /* sim_exec_trace's receiver, or NULL */
     void (*trace)(void *ctx, const char *text);
     void *trace_ctx;

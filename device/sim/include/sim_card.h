@@ -42,6 +42,7 @@
 #include "kmx_layout.h"
 #include "ks_error.h"
 #include "sim_clock.h"
+#include "sim_profile.h"
 #include "sim_trace.h"
 
 typedef struct sim_card sim_card;
@@ -92,6 +93,10 @@ typedef struct sim_card_params {
      * (a call that spends modeled time) is taken out as endless
      * (sim_card_handler_faults); 0: never. */
     unsigned handler_spin_ms;
+    /* Every X280 core's exact profile (sim_profile.h; sim_card_profile):
+     * each runs an instruction at a time, with the same results and
+     * times.  Off: nothing is kept, nothing costs. */
+    bool profile;
 } sim_card_params;
 
 /* A fresh card.  KS_OK; KS_ERR_IMAGE when the kernels cannot be loaded,
@@ -172,6 +177,10 @@ typedef struct sim_card_core {
     uint64_t trap_cause;
 } sim_card_core;
 void sim_card_core_at(const sim_card *card, unsigned cluster, unsigned core, sim_card_core *out);
+
+/* Core `core` of work cluster `cluster`'s profile (sim_card_params'
+ * profile), or NULL: not profiled, no such core. */
+const sim_profile *sim_card_profile(const sim_card *card, unsigned cluster, unsigned core);
 
 /* Instructions retired by every core of the work clusters. */
 uint64_t sim_card_instructions(const sim_card *card);

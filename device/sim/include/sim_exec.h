@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "ks_error.h"
+#include "sim_profile.h"
 #include "sim_reg.h"
 
 #define SIM_EXEC_STACK_SIZE (64u * 1024u)
@@ -72,6 +73,13 @@ void sim_exec_run(sim_exec *x, uint64_t max_instructions, sim_exec_result *r);
  * order; kmrun's catch point is not the program's and is left out.  The
  * run is the same, instruction for instruction, only slower. */
 void sim_exec_trace(sim_exec *x, void (*line)(void *ctx, const char *text), void *ctx);
+
+/* From now on the hart is profiled exactly (sim_profile.h: every cycle
+ * by instruction and call stack; an instruction at a time, the same run)
+ * by sim_exec_run, instead of traced; sim_exec_profile_of reads it (NULL:
+ * not profiled).  KS_OK or KS_ERR_SYSTEM. */
+int sim_exec_profile(sim_exec *x, ks_error *err);
+const sim_profile *sim_exec_profile_of(const sim_exec *x);
 
 void sim_exec_free(sim_exec *x); /* NULL is fine */
 
