@@ -35,6 +35,15 @@ static const cmd_option build_options[] = {
              "editors): each thread, kernel and (with --host) fallback source's compile as the "
              "build runs it, the real compiler, flags and include folders; in the JSON as "
              "\"compile_commands\""},
+    {.name = "remote-storage", .key = 'S', .arg = CMD_ARG_REQUIRED, .arg_name = "URL",
+     .help = "share the cache through this Redis server, redis://[[USER:]PASSWORD@]HOST[:PORT]"
+             "[/DB] or redis+unix:///PATH, with ccache's attributes (|read-only, "
+             "|connect-timeout=MS, |operation-timeout=MS); \"\" none (default: "
+             "$KMRUN_REMOTE_STORAGE, else remote_storage in .kmrun/config, else in "
+             "~/.config/kmrun/config)"},
+    {.name = "verbose", .key = 'v', .letter = 'v',
+     .help = "say on stderr why each remote lookup went the way it did (a hit, a miss, a "
+             "refused value, a failure)"},
     {0},
 };
 
@@ -119,6 +128,18 @@ static const cmd_option test_options[] = {
     {.name = "run-dir", .key = 'R', .arg = CMD_ARG_REQUIRED, .arg_name = "DIR",
      .value = CMD_VALUE_DIR,
      .help = "where the runs' folders go (default: $KMRUN_RUNS, else .kmrun/runs)"},
+    {.name = "rerun", .key = 'r',
+     .help = "run every program, even one whose stored result stands for this run (the "
+             "same images, manifest, inputs, backend and kmrun)"},
+    {.name = "remote-storage", .key = 'S', .arg = CMD_ARG_REQUIRED, .arg_name = "URL",
+     .help = "share the cache through this Redis server, redis://[[USER:]PASSWORD@]HOST[:PORT]"
+             "[/DB] or redis+unix:///PATH, with ccache's attributes (|read-only, "
+             "|connect-timeout=MS, |operation-timeout=MS); \"\" none (default: "
+             "$KMRUN_REMOTE_STORAGE, else remote_storage in .kmrun/config, else in "
+             "~/.config/kmrun/config)"},
+    {.name = "verbose", .key = 'v', .letter = 'v',
+     .help = "say on stderr why each remote lookup went the way it did (a hit, a miss, a "
+             "refused value, a failure)"},
     {0},
 };
 
