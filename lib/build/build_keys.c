@@ -345,8 +345,13 @@ int km_target_lookup(km_build_ctx *b, km_target *t, km_error *err)
         rc = lookup_text(b, t, text, false, err);
     free(text);
     text = NULL;
-    /* A local miss: the remote's record, its entries fetched as needed. */
-    if (rc != KM_CACHE_MISS || km_cache_remote_record(b->c, &t->dkey, t->display, &text) != KM_OK)
+    /* A local miss: the remote's record, its entries fetched as needed
+     * (once: a second lookup, after the work folder's lock, is for what a
+     * concurrent build here stored). */
+    if (rc != KM_CACHE_MISS || t->remote_asked)
+        return rc;
+    t->remote_asked = true;
+    if (km_cache_remote_record(b->c, &t->dkey, t->display, &text) != KM_OK)
         return rc;
     char *copy = strdup(text);
     rc = copy ? lookup_text(b, t, copy, true, err) : KM_CACHE_MISS;

@@ -761,8 +761,8 @@ struct km_remote *km_cache_remote(km_cache *c)
         return NULL;
     km_error e = {0};
     if (km_remote_open(url, &c->remote, &e) != KM_OK)
-        warn(c, "%s%s%s; building without it", e.message, from ? " (from " : "",
-             from ? from : "");
+        warn(c, "%s%s%s%s; building without it", e.message, from ? " (from " : "",
+             from ? from : "", from ? ")" : "");
     else
         km_remote_set_note(c->remote, remote_note, c);
     if (c->remote)
