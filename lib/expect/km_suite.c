@@ -345,9 +345,9 @@ static void text_line(text *t, const km_case *c)
         }
         return;
     }
-    putf(t, " %.2f s", c->seconds);
     if (c->reused)
-        puts_(t, " (reused: a stored result of the same run)");
+        puts_(t, " (reused)");
+    putf(t, " %.2f s", c->seconds);
     if (c->outcome != KM_CASE_FAIL)
         return;
     if (c->summary) {
@@ -389,7 +389,7 @@ static void tap_line(text *t, const km_case *c, size_t number)
         return;
     }
     if (c->reused)
-        puts_(t, " (reused: a stored result of the same run)");
+        puts_(t, " (reused)");
     if (c->outcome != KM_CASE_FAIL)
         return;
     puts_(t, "\n  ---\n  message: ");

@@ -262,7 +262,7 @@ while True:
     cache b
     run --separate-stderr kmrun test --junit "$BATS_TEST_TMPDIR/j.xml" "$hello"
     [ "$status" -eq 0 ]
-    [ "$(grep -c '(reused: a stored result of the same run)' <<<"$output")" = 2 ]
+    [ "$(grep -c '^ok   .* \[.*\] (reused) [0-9.]* s$' <<<"$output")" = 2 ]
     [[ "$output" == *"2 passed, 0 failed"* ]]
     [ "$(grep -c '<property name="reused" value="true"/>' "$BATS_TEST_TMPDIR/j.xml")" = 2 ]
     [ "$(counter results_reused)" = 2 ]
@@ -276,7 +276,7 @@ while True:
     [ "$status" -eq 0 ]
     [[ "$output" != *reused* ]]
     run --separate-stderr kmrun test --tap "$hello"
-    [ "$(grep -c '^ok .*(reused' <<<"$output")" = 2 ]
+    [ "$(grep -c '^ok [0-9]* - .* \[.*\] (reused)$' <<<"$output")" = 2 ]
     # The manifest changed (its expect: too): runs again.
     echo '# changed' >>"$hello/program.yaml"
     run --separate-stderr kmrun test "$hello"
