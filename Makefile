@@ -169,8 +169,9 @@ USES_lib/remote := lib/base $(LIB_API)
 USES_lib/build := lib/remote lib/manifest lib/base $(LIB_API)
 USES_lib/rundir := lib/base $(LIB_API)
 USES_lib/observe := lib/base $(LIB_API)
-USES_lib/run := lib/observe lib/rundir lib/build lib/manifest lib/base $(LIB_API)
-USES_lib/backends := lib/run lib/observe lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/run := lib/observe lib/rundir lib/build lib/remote lib/manifest lib/base $(LIB_API)
+USES_lib/backends := lib/run lib/observe lib/rundir lib/build lib/remote lib/manifest lib/base \
+  $(LIB_API)
 USES_lib/gdb := $(LIB_API)
 USES_lib/expect := lib/manifest lib/base $(LIB_API)
 USES_lib/api := include lib/expect lib/gdb lib/backends lib/run lib/observe lib/rundir lib/build lib/remote \
