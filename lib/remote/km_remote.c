@@ -205,17 +205,19 @@ static int parse_location(km_remote *r, const char *url, char *loc, km_error *er
         if (slash[1] && !parse_int(slash + 1, strlen(slash + 1), 0, 1 << 20, &r->db))
             return bad_url(err, url, "the database must be a number");
     }
-    char *colon = strrchr(p, ':');
-    if (colon && !strchr(p, ']')) {
+    char *close = *p == '[' ? strchr(p, ']') : NULL; /* [::1]:6380 */
+    if (*p == '[' && !close)
+        return bad_url(err, url, "an unclosed '['");
+    char *colon = strrchr(close ? close : p, ':');
+    if (colon) {
         if (!parse_int(colon + 1, strlen(colon + 1), 1, 65535, &r->port))
             return bad_url(err, url, "the port must be 1 to 65535");
         *colon = 0;
     }
-    if (*p == '[') { /* [::1] */
-        size_t n = strlen(p);
-        if (n < 3 || p[n - 1] != ']')
-            return bad_url(err, url, "an unclosed '['");
-        p[n - 1] = 0;
+    if (close) {
+        if (close[1])
+            return bad_url(err, url, "text after ']' that is not a port");
+        *close = 0;
         p++;
     }
     if (!*p)
