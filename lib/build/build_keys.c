@@ -297,6 +297,18 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block, bool remote,
         }
         if (got == KM_OK)
             got = meta_mismatch(t, dir, meta, &why, err);
+        /* The kernels' object from elsewhere: held to the check a build
+         * here makes before it stores one (the handlers it must define). */
+        if (got == KM_OK && fetched && t->kind == KM_TARGET_KERNELS) {
+            char *so = km_path_join(dir, km_target_file(t->kind));
+            km_error e = {0};
+            if (km_so_check_handlers(so, (const char *const *)b->p->kernels.handlers,
+                                     b->p->kernels.nhandlers, &e) != KM_OK) {
+                why = "its kernels' object does not pass the kernels' checks";
+                got = KM_CACHE_MISS;
+            }
+            free(so);
+        }
         if (got == KM_CACHE_MISS && why)
             km_cache_reject(b->c, &ekey, why);
         else if (got == KM_OK)
