@@ -50,29 +50,57 @@ void kmrun_cache_set_note(kmrun_cache *c, void (*note)(const char *line, void *c
 
 /* ---- the key ------------------------------------------------------------------ */
 
-static int hash_file_into(km_hasher *h, const char *path, km_error *err)
+/* The file's content, and its path as `shown` (relative to the program's
+ * folder: a program checked out elsewhere has the same key). */
+static int hash_file_into(km_hasher *h, const char *path, const char *shown, km_error *err)
 {
     km_digest d;
     int rc = km_hash_file(path, &d, err);
-    km_hasher_str(h, path);
+    km_hasher_str(h, shown);
     km_hasher_digest(h, &d);
     return rc;
 }
 
+/* path below root as "./rest", else path. */
+static const char *below(const char *path, const char *root, char *buf, size_t n)
+{
+    const char *rest = root ? km_path_under(path, root) : NULL;
+    if (!rest)
+        return path;
+    snprintf(buf, n, "./%s", rest);
+    return buf;
+}
+
 /* Every "file" member's file in the program's JSON (a region's bytes). */
-static int hash_files(km_hasher *h, const cJSON *j, km_error *err)
+static int hash_files(km_hasher *h, const cJSON *j, const char *root, km_error *err)
 {
     int rc = KM_OK;
     const cJSON *it;
     cJSON_ArrayForEach(it, j) {
         if (rc != KM_OK)
             break;
+        char buf[4096];
         if (it->string && strcmp(it->string, "file") == 0 && cJSON_IsString(it))
-            rc = hash_file_into(h, it->valuestring, err);
+            rc = hash_file_into(h, it->valuestring,
+                                below(it->valuestring, root, buf, sizeof buf), err);
         else if (cJSON_IsObject(it) || cJSON_IsArray(it))
-            rc = hash_files(h, it, err);
+            rc = hash_files(h, it, root, err);
     }
     return rc;
+}
+
+/* The strings of j that name paths below root, rewritten "./rest". */
+static void relative_paths(cJSON *j, const char *root)
+{
+    cJSON *it;
+    cJSON_ArrayForEach(it, j) {
+        char buf[4096];
+        const char *shown;
+        if (cJSON_IsString(it) && (shown = below(it->valuestring, root, buf, sizeof buf)) == buf)
+            cJSON_SetValuestring(it, buf);
+        else if (cJSON_IsObject(it) || cJSON_IsArray(it))
+            relative_paths(it, root);
+    }
 }
 
 static void hash_built(km_hasher *h, const kmrun_built *x)
@@ -97,9 +125,9 @@ kmrun_status kmrun_result_key(const kmrun_build *b, const kmrun_program *p, cons
     Dl_info info;
     if (dladdr((void *)kmrun_result_key, &info) && info.dli_fname && *info.dli_fname &&
         strchr(info.dli_fname, '/'))
-        rc = hash_file_into(&h, info.dli_fname, &e);
+        rc = hash_file_into(&h, info.dli_fname, "kmrun", &e);
     else
-        rc = hash_file_into(&h, "/proc/self/exe", &e);
+        rc = hash_file_into(&h, "/proc/self/exe", "kmrun", &e);
     kmrun_built x;
     for (size_t i = 0; kmrun_build_image(b, i, false, &x); i++) {
         hash_built(&h, &x);
@@ -114,14 +142,27 @@ kmrun_status kmrun_result_key(const kmrun_build *b, const kmrun_program *p, cons
         kmrun_error_free(pe);
         return km_api_error(err, KMRUN_SYSTEM, "cannot describe the program for its result key");
     }
-    km_hasher_str(&h, json);
+    /* The program as its JSON says, its paths relative to its folder (the
+     * manifest's, absolute), the manifest's own path (as given) left out. */
     cJSON *doc = cJSON_Parse(json);
     free(json);
-    const cJSON *manifest = cJSON_GetObjectItemCaseSensitive(doc, "manifest");
+    cJSON *manifest = cJSON_DetachItemFromObjectCaseSensitive(doc, "manifest");
+    char *root = NULL;
+    if (cJSON_IsString(manifest)) {
+        char *real = realpath(manifest->valuestring, NULL);
+        root = real ? km_dirname(real) : NULL;
+        free(real);
+    }
     if (rc == KM_OK && cJSON_IsString(manifest))
-        rc = hash_file_into(&h, manifest->valuestring, &e); /* its expect: too */
+        rc = hash_file_into(&h, manifest->valuestring, "manifest", &e); /* its expect: too */
     if (rc == KM_OK)
-        rc = hash_files(&h, doc, &e);
+        rc = hash_files(&h, doc, root, &e);
+    relative_paths(doc, root);
+    char *text = cJSON_PrintUnformatted(doc);
+    km_hasher_str(&h, text ? text : "");
+    free(text);
+    free(root);
+    cJSON_Delete(manifest);
     cJSON_Delete(doc);
     if (rc != KM_OK)
         return km_api_fail(err, rc, &e);

@@ -266,6 +266,13 @@ while True:
     [[ "$output" == *"2 passed, 0 failed"* ]]
     [ "$(grep -c '<property name="reused" value="true"/>' "$BATS_TEST_TMPDIR/j.xml")" = 2 ]
     [ "$(counter results_reused)" = 2 ]
+    # The same program in another folder (another checkout): the same key.
+    mkdir "$BATS_TEST_TMPDIR/elsewhere"
+    cp -R "$hello" "$BATS_TEST_TMPDIR/elsewhere/"
+    cache c
+    run --separate-stderr kmrun test "$BATS_TEST_TMPDIR/elsewhere/hello"
+    [ "$(grep -c '(reused)' <<<"$output")" = 2 ]
+    cache b
     [ "$(ls "$KMRUN_RUNS" | grep -vc latest)" = "$runs" ]
     run --separate-stderr kmrun test --rerun "$hello"
     [ "$status" -eq 0 ]
