@@ -382,7 +382,12 @@ const cmd_command_entry cmd_commands[] = {
             "\n"
             "a failure's first difference (file:line:col of the expectation, what\n"
             "was expected, what came) and its run folder under it; then\n"
-            "'N passed, N failed' (and ', N skipped').\n",
+            "'N passed, N failed' (and ', N skipped').\n"
+            "\n"
+            "A pass is stored in the build cache (and its remote storage) under a\n"
+            "key of the run's images, manifest, inputs, backend and kmrun; a later\n"
+            "case with the same key passes without running, its line marked\n"
+            "'(reused)' (--rerun runs every case).\n",
         .after =
             "Exit status: 0 every run held to its expect: (skips aside), 1 one did\n"
             "not (a difference, a manifest error, a failed build, a crash or a\n"

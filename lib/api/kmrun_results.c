@@ -246,7 +246,8 @@ static char *folder_digests(const char *folder)
         struct stat st;
         km_digest dg;
         char hex[KM_HEX_LEN];
-        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && km_hash_file(path, &dg, NULL) == KM_OK) {
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+            km_hash_file(path, &dg, NULL) == KM_OK) {
             km_digest_hex(&dg, hex);
             cJSON_AddStringToObject(o, de->d_name, hex);
         }

@@ -767,7 +767,7 @@ struct km_remote *km_cache_remote(km_cache *c)
         km_remote_set_note(c->remote, remote_note, c);
     if (c->remote)
         km_cache_note(c, "remote storage %s (%s, %s%s)", km_remote_shown(c->remote),
-                      from ? from : "the caller's", km_remote_read_only(c->remote)
+                      from ? from : "--remote-storage", km_remote_read_only(c->remote)
                       ? "read-only, " : "", km_remote_compression());
     free(url);
     return c->remote;

@@ -353,11 +353,11 @@ static redisReply *command(km_remote *r, const char *what, int argc, const char 
     if (!reply) {
         char why[256];
         bool t = is_timeout(r->ctx);
-        snprintf(why, sizeof why, "%s",
-                 t ? "no answer within the operation timeout" : r->ctx->errstr);
         if (t)
             snprintf(why, sizeof why, "no answer within %ld ms (operation-timeout)",
                      r->operation_ms);
+        else
+            snprintf(why, sizeof why, "%s", r->ctx->errstr);
         failed(r, what, why, t);
         return NULL;
     }
@@ -436,7 +436,6 @@ int km_remote_get(km_remote *r, const char *key, char **value, size_t *len)
     } else if (rep->type != REDIS_REPLY_STRING) {
         km_remote_note(r, "remote storage %s: GET %s: not a string value", r->shown, key);
         rc = KM_REMOTE_ERROR;
-        r->failures++;
     } else if ((size_t)rep->len > KM_REMOTE_MAX_VALUE) {
         km_remote_note(r, "remote storage %s: GET %s: %zu bytes, more than any value of ours",
                        r->shown, key, (size_t)rep->len);
