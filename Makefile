@@ -150,6 +150,8 @@ USES_$(S)/card := $(S)/cluster $(S)/grid $(S)/dispatcher $(S)/hart $(S)/memory $
 # names (README.md, "The host library's folders", is this table):
 #   base/      errors, files, processes, suggestions: what every folder needs
 #   manifest/  the program: YAML, the manifest, handlers, ports, the plan
+#   remote/    the cache's remote storage: a Redis server (hiredis), its
+#              values packed and checked
 #   build/     images through the cache, the toolchain, the images' checks
 #   rundir/    the run folder
 #   observe/   what a run shows of its threads' code: source lines
@@ -163,14 +165,17 @@ USES_$(S)/card := $(S)/cluster $(S)/grid $(S)/dispatcher $(S)/hart $(S)/memory $
 LIB_API := kmx/host device/sim/include $(CONTRACT) support
 USES_lib/base := $(LIB_API)
 USES_lib/manifest := lib/base $(LIB_API)
-USES_lib/build := lib/manifest lib/base $(LIB_API)
+USES_lib/remote := lib/base $(LIB_API)
+USES_lib/build := lib/remote lib/manifest lib/base $(LIB_API)
 USES_lib/rundir := lib/base $(LIB_API)
 USES_lib/observe := lib/base $(LIB_API)
-USES_lib/run := lib/observe lib/rundir lib/build lib/manifest lib/base $(LIB_API)
-USES_lib/backends := lib/run lib/observe lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/run := lib/observe lib/rundir lib/build lib/remote lib/manifest lib/base $(LIB_API)
+USES_lib/backends := lib/run lib/observe lib/rundir lib/build lib/remote lib/manifest lib/base \
+  $(LIB_API)
 USES_lib/gdb := $(LIB_API)
 USES_lib/expect := lib/manifest lib/base $(LIB_API)
-USES_lib/api := include lib/expect lib/gdb lib/backends lib/run lib/observe lib/rundir lib/build lib/manifest lib/base $(LIB_API)
+USES_lib/api := include lib/expect lib/gdb lib/backends lib/run lib/observe lib/rundir lib/build lib/remote \
+  lib/manifest lib/base $(LIB_API)
 
 USES_cmd := include
 # cmd/inspect/: the commands that look into a run that has stopped (its
@@ -202,7 +207,14 @@ TEST_INC = -Itests/unit $(foreach d,$(sort $(dir $(UNIT_SRC))),-I$(d)) -Iinclude
 # -Wl,--export-dynamic (the libkmrun block below).  A program that
 # dlopens libkmrun.so without RTLD_GLOBAL is made to work by the grid,
 # which makes the object holding the functions global first.
-HOST_LDLIBS := -lyaml -lcjson -lcrypto -lm -ldl $(LDLIBS)
+# The remote storage (lib/remote/) talks to Redis through hiredis, and packs
+# its values with zstd when libzstd is there when kmrun is built (else it
+# stores them as they are, and says so in each value's header).
+HIREDIS_CFLAGS := $(shell pkg-config --cflags hiredis 2>/dev/null)
+HIREDIS_LIBS := $(or $(shell pkg-config --libs hiredis 2>/dev/null),-lhiredis)
+ZSTD_LIBS := $(shell pkg-config --libs libzstd 2>/dev/null)
+REMOTE_CFLAGS := $(HIREDIS_CFLAGS) $(if $(ZSTD_LIBS),-DKM_HAVE_ZSTD $(shell pkg-config --cflags libzstd))
+HOST_LDLIBS := -lyaml -lcjson -lcrypto $(HIREDIS_LIBS) $(ZSTD_LIBS) -lm -ldl $(LDLIBS)
 HOST_LDFLAGS := -rdynamic $(OPT) $(LDFLAGS)
 
 # The X280 side: freestanding, no libc, the image lives in local memory.
@@ -282,6 +294,9 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) $(call src_inc,$<) -c $< -o $@
 
+# The remote storage's objects see hiredis and know whether zstd is there.
+$(B)/obj/lib/remote/%.o $(B)/pic-lib/lib/remote/%.o: HOST_CFLAGS += $(REMOTE_CFLAGS)
+
 # One archive a layer, linked top to bottom.
 $(B)/libks.a: $(SUPPORT_OBJ)
 $(B)/libsim.a: $(SIM_OBJ)
@@ -318,7 +333,8 @@ LIBKMRUN := $(B)/lib/libkmrun.a $(B)/lib/$(SO_FILE) $(B)/lib/$(SONAME) $(B)/lib/
   $(B)/lib/pkgconfig/kmrun.pc
 # What a static link needs beyond -lkmrun: the libraries, and the export of
 # the km_device.h functions from the program (above).
-PC_LIBS_PRIVATE := -Wl,--export-dynamic -lyaml -lcjson -lcrypto -lm -ldl -lpthread
+PC_LIBS_PRIVATE := -Wl,--export-dynamic -lyaml -lcjson -lcrypto $(HIREDIS_LIBS) $(ZSTD_LIBS) -lm -ldl \
+  -lpthread
 
 $(B)/lib/libkmrun.a: $(LIB_OBJ) $(SIM_OBJ) $(SUPPORT_OBJ)
 	@mkdir -p $(@D)

@@ -98,6 +98,8 @@ int cmd_build(int argc, char **argv)
     kmrun_build_opts opts;
     kmrun_build_opts_init(&opts);
     int quiet = 0, c;
+    const char *remote = NULL;
+    bool verbose = false;
     cmd_opts o;
     cmd_opts_start(&o, "build", argc, argv);
     while ((c = cmd_opts_next(&o)) != CMD_OPTS_END) {
@@ -123,6 +125,12 @@ int cmd_build(int argc, char **argv)
         case 'C':
             opts.compile_commands = true;
             break;
+        case 'S':
+            remote = optarg;
+            break;
+        case 'v':
+            verbose = true;
+            break;
         default:
             return KMRUN_USAGE; /* CMD_OPTS_ERROR: cmd_opts_next said why */
         }
@@ -133,6 +141,8 @@ int cmd_build(int argc, char **argv)
         return rc;
     kmrun_cache *cache = NULL;
     rc = cmd_open_cache(&cache);
+    if (rc == KMRUN_OK)
+        rc = cmd_cache_remote(cache, "build", remote, verbose);
     progress pr = {0};
     opts.ctx = &pr;
     opts.output = on_output;

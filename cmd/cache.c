@@ -32,6 +32,11 @@ static int stats(kmrun_cache *c, int json)
         cJSON_AddNumberToObject(o, "work_bytes", (double)s.work_bytes);
         cJSON_AddNumberToObject(o, "hits", (double)s.hits);
         cJSON_AddNumberToObject(o, "misses", (double)s.misses);
+        cJSON_AddNumberToObject(o, "remote_hits", (double)s.remote_hits);
+        cJSON_AddNumberToObject(o, "remote_misses", (double)s.remote_misses);
+        cJSON_AddNumberToObject(o, "remote_errors", (double)s.remote_errors);
+        cJSON_AddNumberToObject(o, "remote_stored", (double)s.remote_stored);
+        cJSON_AddNumberToObject(o, "results_reused", (double)s.results_reused);
         char *text = cJSON_Print(o);
         printf("%s\n", text);
         cJSON_free(text);
@@ -46,6 +51,10 @@ static int stats(kmrun_cache *c, int json)
     printf("build folders: %s\n", kmrun_format_size(s.work_bytes, b, sizeof b));
     printf("hits:         %llu\n", (unsigned long long)s.hits);
     printf("misses:       %llu\n", (unsigned long long)s.misses);
+    printf("remote:       %llu hits, %llu misses, %llu errors, %llu stored\n",
+           (unsigned long long)s.remote_hits, (unsigned long long)s.remote_misses,
+           (unsigned long long)s.remote_errors, (unsigned long long)s.remote_stored);
+    printf("results reused: %llu\n", (unsigned long long)s.results_reused);
     return KMRUN_OK;
 }
 

@@ -39,6 +39,15 @@ static const cmd_option build_options[] = {
      .help = "the debug profile, whatever the manifest's build: says: every compile -Og -g3 "
              "instead of -O2 -g, so that gdb's stepping follows the source; its images have "
              "their own cache keys (in the JSON as \"profile\": \"debug\")"},
+    {.name = "remote-storage", .key = 'S', .arg = CMD_ARG_REQUIRED, .arg_name = "URL",
+     .help = "share the cache through this Redis server, redis://[[USER:]PASSWORD@]HOST[:PORT]"
+             "[/DB] or redis+unix:///PATH, with ccache's attributes (|read-only, "
+             "|connect-timeout=MS, |operation-timeout=MS); \"\" none (default: "
+             "$KMRUN_REMOTE_STORAGE, else remote_storage in .kmrun/config, else in "
+             "~/.config/kmrun/config)"},
+    {.name = "verbose", .key = 'v', .letter = 'v',
+     .help = "say on stderr why each remote lookup went the way it did (a hit, a miss, a "
+             "refused value, a failure)"},
     {0},
 };
 
@@ -147,6 +156,18 @@ static const cmd_option test_options[] = {
     {.name = "run-dir", .key = 'R', .arg = CMD_ARG_REQUIRED, .arg_name = "DIR",
      .value = CMD_VALUE_DIR,
      .help = "where the runs' folders go (default: $KMRUN_RUNS, else .kmrun/runs)"},
+    {.name = "rerun", .key = 'r',
+     .help = "run every program, even one whose stored result stands for this run (the "
+             "same images, manifest, inputs, backend and kmrun)"},
+    {.name = "remote-storage", .key = 'S', .arg = CMD_ARG_REQUIRED, .arg_name = "URL",
+     .help = "share the cache through this Redis server, redis://[[USER:]PASSWORD@]HOST[:PORT]"
+             "[/DB] or redis+unix:///PATH, with ccache's attributes (|read-only, "
+             "|connect-timeout=MS, |operation-timeout=MS); \"\" none (default: "
+             "$KMRUN_REMOTE_STORAGE, else remote_storage in .kmrun/config, else in "
+             "~/.config/kmrun/config)"},
+    {.name = "verbose", .key = 'v', .letter = 'v',
+     .help = "say on stderr why each remote lookup went the way it did (a hit, a miss, a "
+             "refused value, a failure)"},
     {0},
 };
 
@@ -443,7 +464,12 @@ const cmd_command_entry cmd_commands[] = {
             "\n"
             "a failure's first difference (file:line:col of the expectation, what\n"
             "was expected, what came) and its run folder under it; then\n"
-            "'N passed, N failed' (and ', N skipped').\n",
+            "'N passed, N failed' (and ', N skipped').\n"
+            "\n"
+            "A pass is stored in the build cache (and its remote storage) under a\n"
+            "key of the run's images, manifest, inputs, backend and kmrun; a later\n"
+            "case with the same key passes without running, its line marked\n"
+            "'(reused)' (--rerun runs every case).\n",
         .after =
             "Exit status: 0 every run held to its expect: (skips aside), 1 one did\n"
             "not (a difference, a manifest error, a failed build, a crash or a\n"

@@ -3,6 +3,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd.h"
 #include "cmd_diag.h"
@@ -43,5 +44,27 @@ int cmd_open_cache(kmrun_cache **out)
         return rc;
     }
     kmrun_cache_set_warning(*out, cmd_warn, NULL);
+    return KMRUN_OK;
+}
+
+static void on_note(const char *line, void *ctx)
+{
+    (void)ctx;
+    cmd_say(CMD_NOTE, "cache.remote", "%s", line);
+}
+
+int cmd_cache_remote(kmrun_cache *c, const char *command, const char *url, bool verbose)
+{
+    if (url) {
+        kmrun_error *err = NULL;
+        if (kmrun_cache_set_remote(c, url, &err) != KMRUN_OK) {
+            cmd_usage_error(command, "%s", kmrun_error_message(err));
+            kmrun_error_free(err);
+            return KMRUN_USAGE;
+        }
+        setenv("KMRUN_REMOTE_STORAGE", url, 1);
+    }
+    if (verbose)
+        kmrun_cache_set_note(c, on_note, NULL);
     return KMRUN_OK;
 }

@@ -24,4 +24,10 @@ void cmd_warn(const char *message, void *ctx);
  * "kmrun: warning:", and so does a failure to open it (its status). */
 int cmd_open_cache(kmrun_cache **out);
 
+/* The remote storage of `command`'s --remote-storage (url; NULL: the
+ * configured one): for the cache c, and in $KMRUN_REMOTE_STORAGE for the
+ * runs it starts; with verbose each remote lookup's story on stderr as
+ * "kmrun: note:".  A usage error for a URL of another form. */
+int cmd_cache_remote(kmrun_cache *c, const char *command, const char *url, bool verbose);
+
 #endif

@@ -12,7 +12,13 @@
  * runs at once; their builds share the cache, which is safe under
  * concurrency.  Exit 0 when every case passed (skips aside), 1 when one
  * failed, 2 for a usage error, 4 when a run could not be started or the
- * JUnit report not written. */
+ * JUnit report not written.
+ *
+ * Results reused: before a case runs its program is built here through
+ * the cache (its run's build then finds everything there) and the run's
+ * key made of what it built (kmrun_result_key); a result stored under that
+ * key, here or in the remote storage, is the case's pass, marked reused,
+ * and nothing runs (--rerun: always run).  A pass stores its run's JSON. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +34,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_common.h"
 #include "cmd_diag.h"
 #include "cmd_opts.h"
 #include "cmd_run.h"
@@ -50,6 +57,7 @@ typedef struct tcase {
     char *stdout_path, *stderr_path;
     bool killed;              /* past the wall timeout */
     bool done;
+    char key[65];             /* its run's result key; "" none */
 } tcase;
 
 typedef struct options {
@@ -62,6 +70,10 @@ typedef struct options {
     char *runs;          /* the runs folder the children write */
     char exe[4096];      /* this kmrun, which runs them */
     char *scratch;       /* the children's stdout and stderr */
+    bool rerun;          /* --rerun */
+    const char *remote;  /* --remote-storage */
+    bool verbose;
+    kmrun_cache *cache;  /* results reused; NULL: none (it cannot be opened) */
 } options;
 
 static volatile sig_atomic_t interrupted;
@@ -330,6 +342,15 @@ static void ended(tcase *c, int st, const options *o)
     char *json = read_all(c->stdout_path);
     if (json && (code == KMRUN_OK || code == KMRUN_FAILED)) {
         judge(c, json);
+        kmrun_error *err = NULL;
+        /* A pass stands for the next run of the same: stored (a failure
+         * is always run again). */
+        if (c->out.outcome == KMRUN_TEST_PASS && c->key[0] && o->cache &&
+            kmrun_cache_result_put(o->cache, c->key, json, c->run_folder, &err) != KMRUN_OK) {
+            cmd_say(CMD_WARNING, "cache.warning", "cannot store the result of %s [%s]: %s",
+                    CMD_QUOTED(c->manifest), c->backend, kmrun_error_message(err));
+            kmrun_error_free(err);
+        }
     } else {
         snprintf(head, sizeof head, "kmrun run exited %d (%s)", code, status_meaning(code));
         finish(c, KMRUN_TEST_FAIL, with_tail(head, c->stderr_path, TAIL_LINES),
@@ -340,6 +361,46 @@ static void ended(tcase *c, int st, const options *o)
 }
 
 /* ---- running a case ----------------------------------------------------- */
+
+/* Whether a stored result stands for the case's run: its program built
+ * (through the cache) and its key looked up; the key is kept for the
+ * store after a pass.  A build that fails here is the run's to report. */
+static bool reuse(tcase *c, const options *o)
+{
+    if (!o->cache)
+        return false;
+    double t0 = cmd_wall_now();
+    kmrun_build_opts bo;
+    kmrun_build_opts_init(&bo);
+    bo.host = strcmp(c->backend, "host") == 0;
+    kmrun_build *b = NULL;
+    kmrun_error *err = NULL;
+    if (kmrun_build_program(o->cache, c->p, &bo, &b, &err) != KMRUN_OK ||
+        kmrun_result_key(b, c->p, c->backend, c->key, &err) != KMRUN_OK) {
+        c->key[0] = 0;
+        kmrun_error_free(err);
+        kmrun_build_free(b);
+        return false;
+    }
+    kmrun_build_free(b);
+    char *json = NULL;
+    if (o->rerun || kmrun_cache_result_get(o->cache, c->key, &json, &err) != KMRUN_OK) {
+        if (o->verbose)
+            cmd_say(CMD_NOTE, "test.result", "%s [%s]: %s (result key %.16s...)",
+                    c->manifest, c->backend, o->rerun ? "run again (--rerun)" : "no stored "
+                    "result", c->key);
+        kmrun_error_free(err);
+        return false;
+    }
+    free(json);
+    if (o->verbose)
+        cmd_say(CMD_NOTE, "test.result", "%s [%s]: reused the stored result %.16s...",
+                c->manifest, c->backend, c->key);
+    c->out.seconds = cmd_wall_now() - t0;
+    c->out.reused = true;
+    finish(c, KMRUN_TEST_PASS, NULL, NULL);
+    return true;
+}
 
 /* Starts `kmrun run` on the case in a child of its own process group. */
 static int start(tcase *c, size_t index, const options *o)
@@ -426,7 +487,7 @@ static int run_all(tcase *cases, size_t n, const options *o, size_t *printed)
     while ((next < n || running > 0) && !interrupted) {
         while (rc == KMRUN_OK && running < o->jobs && next < n) {
             tcase *c = &cases[next++];
-            if (c->done) { /* a skip or a manifest that did not load */
+            if (c->done || reuse(c, o)) { /* a skip, a manifest that did not load, reused */
                 report(c, o, printed);
                 continue;
             }
@@ -596,6 +657,15 @@ static int parse(int argc, char **argv, options *o)
                 return cmd_usage_error("test", "an empty run folder name");
             run_dir = optarg;
             break;
+        case 'r':
+            o->rerun = true;
+            break;
+        case 'S':
+            o->remote = optarg;
+            break;
+        case 'v':
+            o->verbose = true;
+            break;
         default:
             return KMRUN_USAGE; /* CMD_OPTS_ERROR: cmd_opts_next said why */
         }
@@ -660,7 +730,15 @@ int cmd_test(int argc, char **argv)
             return KMRUN_SYSTEM;
         }
     }
-    if (!(o.scratch = scratch_folder()))
+    /* The cache of the results (a cache that cannot be opened: every
+     * program runs, and its run says why its build cannot). */
+    kmrun_error *cerr = NULL;
+    if (kmrun_cache_open(NULL, &o.cache, &cerr) == KMRUN_OK) {
+        kmrun_cache_set_warning(o.cache, cmd_warn, NULL);
+        rc = cmd_cache_remote(o.cache, "test", o.remote, o.verbose);
+    }
+    kmrun_error_free(cerr);
+    if (rc == KMRUN_OK && !(o.scratch = scratch_folder()))
         rc = KMRUN_SYSTEM;
     /* A signal that would end kmrun ends its runs first (a signal ignored
      * from the start, as in a background job, stays ignored). */
@@ -722,6 +800,7 @@ int cmd_test(int argc, char **argv)
     }
     free_cases(cases, n);
     kmrun_test_list_free(list);
+    kmrun_cache_close(o.cache);
     free(o.runs);
     free(o.scratch);
     if (rc != KMRUN_OK)

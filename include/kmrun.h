@@ -879,6 +879,8 @@ typedef struct kmrun_test_case {
     const char *detail;       /* all of it, a line each (NULL: the summary) */
     size_t more;              /* differences past the first */
     const char *run_folder;   /* the run's folder (NULL: none) */
+    bool reused;              /* a pass: a stored result of the same run stands
+                               * for it (kmrun_cache_result_get), nothing ran */
 } kmrun_test_case;
 void kmrun_test_case_init(kmrun_test_case *c);
 

@@ -97,8 +97,31 @@ typedef struct kmrun_cache_stats {
     uint64_t records;              /* what compiles included, for the direct mode */
     uint64_t work_bytes;           /* the build folders */
     uint64_t hits, misses;         /* lookups counted since the cache was made */
+    /* The remote storage's (kmrun_cache_set_remote), counted here: entries
+     * it gave that were used, lookups it had nothing for, its failures and
+     * the values refused, the entries given to it; and kmrun test's runs
+     * not run again (kmrun_cache_result_get). */
+    uint64_t remote_hits, remote_misses, remote_errors, remote_stored;
+    uint64_t results_reused;
 } kmrun_cache_stats;
 kmrun_status kmrun_cache_stats_get(kmrun_cache *c, kmrun_cache_stats *out, kmrun_error **err);
+
+/* The remote storage the cache shares its entries through (kmrun(1),
+ * "Sharing a cache across machines"): `url` is redis://[[USER:]PASSWORD@]
+ * HOST[:PORT][/DB] or redis+unix:///PATH, then ccache's attributes
+ * (|read-only, |connect-timeout=MS, |operation-timeout=MS); "" none; NULL
+ * the configured one ($KMRUN_REMOTE_STORAGE, else a "remote_storage = URL"
+ * line of .kmrun/config, else of ~/.config/kmrun/config), which is also
+ * what a cache uses when this is never called.  After a local miss a
+ * build asks it before compiling and gives it what it built; what it
+ * returns is checked (the key it claims, its lengths and digests, the
+ * image checks) before it is used, and a remote that fails or is slow
+ * past its timeouts costs those and a counter, never a failed build.
+ * KMRUN_USAGE for a URL of another form. */
+kmrun_status kmrun_cache_set_remote(kmrun_cache *c, const char *url, kmrun_error **err);
+/* Where each remote lookup's story goes (a hit, a miss, why a value was
+ * refused, a failure), a line each (NULL: nowhere). */
+void kmrun_cache_set_note(kmrun_cache *c, void (*note)(const char *line, void *ctx), void *ctx);
 
 /* Removes entries, least recently used first, until they take at most
  * max_bytes (and what killed builds left); *removed counts them, *kept the
@@ -182,6 +205,31 @@ uint64_t kmrun_image_limit(void);
 /* The compile_commands.json the build wrote (its opts' compile_commands),
  * shown from the working folder; NULL: none.  The build's own. */
 const char *kmrun_build_compile_commands(const kmrun_build *b);
+
+/* ---- Results reused -------------------------------------------------------------
+ * A run is a function of its images, its manifest and input files, its
+ * backend and kmrun itself (the simulator's model is in kmrun's code): a
+ * result stored under a key of those all (locally, and remotely when the
+ * cache has a remote) stands for a run of the same. */
+
+/* The key (64 hex digits and a NUL) of a run of p on backend ("sim",
+ * "host") with what b built (for "host", b built the host fallbacks too):
+ * its images', host objects' and kernels' SHA-256s, the program as
+ * kmrun_program_json gives it, its manifest's bytes and every region
+ * file's, the backend, kmrun's version and the SHA-256 of the file that
+ * holds kmrun's code (the kmrun executable, or libkmrun.so).  KMRUN_SYSTEM
+ * when a file cannot be read. */
+kmrun_status kmrun_result_key(const kmrun_build *b, const kmrun_program *p, const char *backend,
+                              char key[65], kmrun_error **err);
+/* The run JSON stored for key (allocated, free()): KMRUN_OK (and counted
+ * in results_reused) or KMRUN_FAILED when there is none here or remotely
+ * (or none intact). */
+kmrun_status kmrun_cache_result_get(kmrun_cache *c, const char *key, char **run_json,
+                                    kmrun_error **err);
+/* Stores a run's JSON for key with the SHA-256 of each file of its run
+ * folder (NULL: none), locally and remotely. */
+kmrun_status kmrun_cache_result_put(kmrun_cache *c, const char *key, const char *run_json,
+                                    const char *run_folder, kmrun_error **err);
 
 /* ---- A bare ELF on one hart -----------------------------------------------------
  * A linked RV64 ELF (an instruction test, a measurement) on one simulated

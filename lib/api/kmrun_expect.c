@@ -3,6 +3,7 @@
  * (km_expect.h), in memory or as `kmrun run` left it, and what `kmrun
  * test` needs around it: its programs, shards and reports (km_suite.h). */
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,6 +274,7 @@ static km_case case_of(const kmrun_test_case *c)
         .detail = c->detail,
         .more = c->more,
         .run_folder = c->run_folder,
+        .reused = c->size >= offsetof(kmrun_test_case, reused) + sizeof c->reused && c->reused,
     };
 }
 

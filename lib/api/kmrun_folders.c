@@ -154,6 +154,11 @@ kmrun_status kmrun_cache_stats_get(kmrun_cache *c, kmrun_cache_stats *out, kmrun
         .work_bytes = s.work_bytes,
         .hits = s.hits,
         .misses = s.misses,
+        .remote_hits = s.remote_hits,
+        .remote_misses = s.remote_misses,
+        .remote_errors = s.remote_errors,
+        .remote_stored = s.remote_stored,
+        .results_reused = s.results_reused,
     };
     return KMRUN_OK;
 }

@@ -34,6 +34,7 @@ typedef struct km_target {
     int cpp_rc;              /* 0: not yet; else km_cpp_key's, once a lookup */
     km_digest cpp_key;       /* (every alternative in preprocessor mode is one) */
     bool failed;             /* Ninja could not build it */
+    bool remote_asked;       /* the remote storage was asked (once a build) */
     km_built *built;         /* where the result goes */
 } km_target;
 

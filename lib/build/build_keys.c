@@ -233,7 +233,7 @@ static int meta_mismatch(const km_target *t, const char *dir, const cJSON *meta,
  * header, sorted.  KM_OK with the entry filled in when every header still
  * has its recorded content and the entry is intact; KM_CACHE_MISS; or an
  * error (the entry could not be checked) in err. */
-static int lookup_block(km_build_ctx *b, km_target *t, char *block, km_error *err)
+static int lookup_block(km_build_ctx *b, km_target *t, char *block, bool remote, km_error *err)
 {
     char **lines = NULL;
     size_t n = 0;
@@ -282,15 +282,43 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block, km_error *er
         char *dir = NULL;
         cJSON *meta = NULL;
         const char *why = NULL;
-        int got = ok && memcmp(&check, &ekey, sizeof check) == 0
-                      ? km_cache_get(b->c, &ekey, &dir, &meta, err)
-                      : KM_CACHE_MISS;
+        bool usable = ok && memcmp(&check, &ekey, sizeof check) == 0, fetched = false;
+        int got = usable ? km_cache_get(b->c, &ekey, &dir, &meta, err) : KM_CACHE_MISS;
+        /* Not here: the remote's, checked and stored here, then checked
+         * again as any entry here is. */
+        if (got == KM_CACHE_MISS && usable && remote &&
+            km_cache_remote_entry(b->c, &ekey, t->display) == KM_OK) {
+            fetched = true;
+            got = km_cache_get(b->c, &ekey, &dir, &meta, err);
+        } else if (remote && ok && !usable) {
+            km_cache_note(b->c, "%s: the remote's record does not lead to an entry here (its "
+                          "headers are not this machine's)", t->display);
+            km_cache_add(b->c, KM_COUNT_REMOTE_MISSES, 1);
+        }
         if (got == KM_OK)
             got = meta_mismatch(t, dir, meta, &why, err);
+        /* The kernels' object from elsewhere: held to the check a build
+         * here makes before it stores one (the handlers it must define). */
+        if (got == KM_OK && fetched && t->kind == KM_TARGET_KERNELS) {
+            char *so = km_path_join(dir, km_target_file(t->kind));
+            km_error e = {0};
+            if (km_so_check_handlers(so, (const char *const *)b->p->kernels.handlers,
+                                     b->p->kernels.nhandlers, &e) != KM_OK) {
+                why = "its kernels' object does not pass the kernels' checks";
+                got = KM_CACHE_MISS;
+            }
+            free(so);
+        }
         if (got == KM_CACHE_MISS && why)
             km_cache_reject(b->c, &ekey, why);
         else if (got == KM_OK)
             fill_built(t, dir, meta, &ekey, true);
+        if (fetched) {
+            km_cache_add(b->c, got == KM_OK ? KM_COUNT_REMOTE_HITS : KM_COUNT_REMOTE_ERRORS, 1);
+            if (got != KM_OK)
+                km_cache_note(b->c, "%s: the remote's entry is refused (%s); building here",
+                              t->display, why ? why : "it cannot be checked");
+        }
         rc = got;
         free(dir);
         cJSON_Delete(meta);
@@ -305,11 +333,9 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block, km_error *er
 #define RECORD_ALTERNATIVES 8
 #define BLOCK_SEP "\n\n"
 
-int km_target_lookup(km_build_ctx *b, km_target *t, km_error *err)
+/* Each alternative of a record's text (consumed) until one hits. */
+static int lookup_text(km_build_ctx *b, km_target *t, char *text, bool remote, km_error *err)
 {
-    char *text = NULL;
-    if (km_cache_record_get(b->c, &t->dkey, &text) != KM_OK)
-        return KM_CACHE_MISS;
     int rc = KM_CACHE_MISS;
     for (char *block = text; block && *block && rc == KM_CACHE_MISS;) {
         char *next = strstr(block, BLOCK_SEP);
@@ -317,9 +343,33 @@ int km_target_lookup(km_build_ctx *b, km_target *t, km_error *err)
             *next = 0;
             next += strlen(BLOCK_SEP);
         }
-        rc = lookup_block(b, t, block, err);
+        rc = lookup_block(b, t, block, remote, err);
         block = next;
     }
+    return rc;
+}
+
+int km_target_lookup(km_build_ctx *b, km_target *t, km_error *err)
+{
+    char *text = NULL;
+    int rc = KM_CACHE_MISS;
+    if (km_cache_record_get(b->c, &t->dkey, &text) == KM_OK)
+        rc = lookup_text(b, t, text, false, err);
+    free(text);
+    text = NULL;
+    /* A local miss: the remote's record, its entries fetched as needed
+     * (once: a second lookup, after the work folder's lock, is for what a
+     * concurrent build here stored). */
+    if (rc != KM_CACHE_MISS || t->remote_asked)
+        return rc;
+    t->remote_asked = true;
+    if (km_cache_remote_record(b->c, &t->dkey, t->display, &text) != KM_OK)
+        return rc;
+    char *copy = strdup(text);
+    rc = copy ? lookup_text(b, t, copy, true, err) : KM_CACHE_MISS;
+    free(copy);
+    if (rc == KM_OK)
+        km_cache_record_put(b->c, &t->dkey, text, NULL); /* the next lookup is local */
     free(text);
     return rc;
 }
@@ -541,8 +591,10 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err)
     }
     char *dir = NULL;
     if (rc == KM_OK) {
-        km_cache_file f = {km_target_file(t->kind), t->out};
+        km_cache_file f = {km_target_file(t->kind), t->out, NULL, 0};
         rc = km_cache_put(b->c, &ekey, &f, 1, meta, &dir, err);
+        if (rc == KM_OK)
+            km_cache_remote_put_entry(b->c, &ekey, &f, 1, meta, t->display);
     }
     if (rc == KM_OK) {
         /* The record goes last: it must never lead to a missing entry. */
@@ -556,6 +608,8 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err)
         fclose(f);
         char *text = record_text(b, t, block);
         rc = km_cache_record_put(b->c, &t->dkey, text, err);
+        if (rc == KM_OK)
+            km_cache_remote_put_record(b->c, &t->dkey, text);
         free(text);
         free(block);
         fill_built(t, dir, meta, &ekey, false);

@@ -125,7 +125,15 @@ int km_cache_stats_get(km_cache *c, km_cache_stats *s, km_error *err)
     if (rc == KM_OK)
         rc = walk(c, "direct", count_one, &s->records, err);
     s->work_bytes = km_at_tree_bytes(c->fd, "work");
-    km_cache_read_counters(c, &s->hits, &s->misses);
+    uint64_t v[KM_COUNTERS] = {0};
+    km_cache_read_counters(c, v);
+    s->hits = v[KM_COUNT_HITS];
+    s->misses = v[KM_COUNT_MISSES];
+    s->remote_hits = v[KM_COUNT_REMOTE_HITS];
+    s->remote_misses = v[KM_COUNT_REMOTE_MISSES];
+    s->remote_errors = v[KM_COUNT_REMOTE_ERRORS];
+    s->remote_stored = v[KM_COUNT_REMOTE_STORED];
+    s->results_reused = v[KM_COUNT_RESULTS_REUSED];
     return rc;
 }
 

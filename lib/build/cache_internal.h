@@ -7,7 +7,7 @@
 
 #include "km_cache.h"
 
-int km_cache_read_counters(km_cache *c, uint64_t *hits, uint64_t *misses);
+int km_cache_read_counters(km_cache *c, uint64_t counters[KM_COUNTERS]);
 
 /* The folder kind/ab of a key's hex (objects/ab, direct/ab), opened below
  * the root without following links; made with create.  -1 with errno and

@@ -18,6 +18,7 @@
 #include "cache_internal.h"
 #include "km_fs.h"
 #include "km_fs_at.h"
+#include "km_remote.h"
 
 #define ENTRY_FORMAT 1
 #define ENTRY_JSON "entry.json"
@@ -79,6 +80,9 @@ int km_cache_open(km_cache *c, const char *root, km_error *err)
 
 void km_cache_close(km_cache *c)
 {
+    if (c->fd >= 0)
+        km_cache_count(c, 0, 0); /* the pending counters */
+    km_cache_remote_close(c);
     for (size_t i = 0; i < c->npins; i++)
         close(c->pins[i]);
     free(c->pins);
@@ -425,7 +429,14 @@ static int fill_entry(int fd, const char *shown, const char *hex, const km_cache
     for (size_t i = 0; i < nfiles && rc == KM_OK; i++) {
         char *data = NULL;
         size_t n = 0;
-        rc = km_read_file(files[i].path, &data, &n, err);
+        if (files[i].path) {
+            rc = km_read_file(files[i].path, &data, &n, err);
+        } else if (!(data = malloc(files[i].bytes ? files[i].bytes : 1))) {
+            rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory writing a cache entry");
+        } else {
+            memcpy(data, files[i].data, files[i].bytes);
+            n = files[i].bytes;
+        }
         if (rc == KM_OK)
             rc = km_at_write(fd, files[i].name, data, n, false, shown, err);
         if (rc == KM_OK) {
@@ -640,43 +651,287 @@ int km_cache_check_links(km_cache *c, const char *name, km_error *err)
     return rc;
 }
 
-/* The counters file, read and rewritten under an exclusive lock so that
- * concurrent builds add up. */
-static int stats_io(km_cache *c, unsigned add_hits, unsigned add_misses,
-                    uint64_t *hits, uint64_t *misses)
+/* The counters file ("hits N misses N remote_hits N ..."), read and
+ * rewritten under an exclusive lock so that concurrent builds add up;
+ * add (may be NULL) added, the sums in out (may be NULL). */
+static const char *const counter_names[KM_COUNTERS] = {
+    "hits", "misses", "remote_hits", "remote_misses", "remote_errors", "remote_stored",
+    "results_reused",
+};
+
+static int stats_io(km_cache *c, const uint64_t *add, uint64_t *out)
 {
     int fd = root_file(c, "stats", false, NULL);
     if (fd < 0)
         return -1;
     flock(fd, LOCK_EX);
-    char buf[128] = "";
+    char buf[1024] = "";
     ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-    unsigned long long h = 0, m = 0;
+    uint64_t v[KM_COUNTERS] = {0};
     if (n > 0) {
         buf[n] = 0;
-        sscanf(buf, "hits %llu misses %llu", &h, &m);
+        char *save = NULL, *name = strtok_r(buf, " \n", &save);
+        for (char *num; name && (num = strtok_r(NULL, " \n", &save));
+             name = strtok_r(NULL, " \n", &save))
+            for (int i = 0; i < KM_COUNTERS; i++)
+                if (strcmp(name, counter_names[i]) == 0)
+                    v[i] = strtoull(num, NULL, 10);
     }
-    if (add_hits || add_misses) {
-        h += add_hits;
-        m += add_misses;
-        int len = snprintf(buf, sizeof buf, "hits %llu misses %llu\n", h, m);
+    bool any = false;
+    for (int i = 0; add && i < KM_COUNTERS; i++) {
+        v[i] += add[i];
+        any |= add[i] != 0;
+    }
+    if (any) {
+        int len = 0;
+        for (int i = 0; i < KM_COUNTERS; i++)
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s %llu", i ? " " : "",
+                            counter_names[i], (unsigned long long)v[i]);
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "\n");
         if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)len, 0) != len)
-            h = m = 0;
+            memset(v, 0, sizeof v);
     }
     close(fd);
-    if (hits)
-        *hits = h;
-    if (misses)
-        *misses = m;
+    if (out)
+        memcpy(out, v, sizeof v);
     return 0;
+}
+
+void km_cache_add(km_cache *c, enum km_counter which, unsigned n)
+{
+    c->pending[which] += n;
 }
 
 void km_cache_count(km_cache *c, unsigned hits, unsigned misses)
 {
-    stats_io(c, hits, misses, NULL, NULL);
+    c->pending[KM_COUNT_HITS] += hits;
+    c->pending[KM_COUNT_MISSES] += misses;
+    if (stats_io(c, c->pending, NULL) == 0)
+        memset(c->pending, 0, sizeof c->pending);
 }
 
-int km_cache_read_counters(km_cache *c, uint64_t *hits, uint64_t *misses)
+int km_cache_read_counters(km_cache *c, uint64_t counters[KM_COUNTERS])
 {
-    return stats_io(c, 0, 0, hits, misses);
+    return stats_io(c, NULL, counters);
+}
+
+/* ---- remote storage (km_cache.h; lib/remote/km_remote.h) ------------------------- */
+
+void km_cache_set_remote(km_cache *c, const char *url)
+{
+    free(c->remote_url);
+    c->remote_url = url ? strdup(url) : NULL;
+    c->remote_set = url != NULL;
+}
+
+static void remote_note(const char *line, void *ctx)
+{
+    km_cache *c = ctx;
+    if (c->note)
+        c->note(line, c->note_ctx);
+}
+
+void km_cache_set_note(km_cache *c, void (*note)(const char *line, void *ctx), void *ctx)
+{
+    c->note = note;
+    c->note_ctx = ctx;
+}
+
+void km_cache_note(km_cache *c, const char *fmt, ...)
+{
+    if (!c->note)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    c->note(line, c->note_ctx);
+}
+
+struct km_remote *km_cache_remote(km_cache *c)
+{
+    if (c->remote_tried)
+        return c->remote;
+    c->remote_tried = true;
+    const char *from = NULL;
+    char *url = c->remote_set ? (*c->remote_url ? strdup(c->remote_url) : NULL)
+                              : km_remote_configured(NULL, &from);
+    if (!url)
+        return NULL;
+    km_error e = {0};
+    if (km_remote_open(url, &c->remote, &e) != KM_OK)
+        warn(c, "%s%s%s%s; building without it", e.message, from ? " (from " : "",
+             from ? from : "", from ? ")" : "");
+    else
+        km_remote_set_note(c->remote, remote_note, c);
+    if (c->remote)
+        km_cache_note(c, "remote storage %s (%s, %s%s)", km_remote_shown(c->remote),
+                      from ? from : "--remote-storage", km_remote_read_only(c->remote)
+                      ? "read-only, " : "", km_remote_compression());
+    free(url);
+    return c->remote;
+}
+
+void km_cache_remote_close(km_cache *c)
+{
+    km_remote_close(c->remote);
+    c->remote = NULL;
+    c->remote_tried = false;
+    free(c->remote_url);
+    c->remote_url = NULL;
+}
+
+/* "kmrun:1:KIND:HEX", the remote's key. */
+static void remote_key(char out[96], const char *kind, const char *hex)
+{
+    snprintf(out, 96, "kmrun:1:%s:%s", kind, hex);
+}
+
+/* GET and unpack the kind's value for hex: KM_OK and u filled, or
+ * KM_CACHE_MISS (counted, told). */
+static int remote_fetch(km_cache *c, const char *kind, const char *hex, const char *what,
+                        km_remote_unpacked *u)
+{
+    km_remote *r = km_cache_remote(c);
+    if (!r)
+        return KM_CACHE_MISS;
+    if (km_remote_off(r)) {
+        km_cache_note(c, "%s: remote lookup skipped (the remote is off after %u failures)",
+                      what, km_remote_failures(r));
+        return KM_CACHE_MISS;
+    }
+    char key[96];
+    remote_key(key, kind, hex);
+    char *value = NULL;
+    size_t len = 0;
+    int rc = km_remote_get(r, key, &value, &len);
+    if (rc == KM_REMOTE_MISS) {
+        km_cache_add(c, KM_COUNT_REMOTE_MISSES, 1);
+        km_cache_note(c, "%s: remote miss (no %s %.16s...)", what, kind, hex);
+        return KM_CACHE_MISS;
+    }
+    if (rc != KM_OK) {
+        km_cache_add(c, KM_COUNT_REMOTE_ERRORS, 1);
+        km_cache_note(c, "%s: remote lookup failed (above); building here", what);
+        return KM_CACHE_MISS;
+    }
+    char why[256];
+    rc = km_remote_unpack(value, len, kind, hex, u, why, sizeof why);
+    free(value);
+    if (rc != KM_OK) {
+        km_cache_add(c, KM_COUNT_REMOTE_ERRORS, 1);
+        km_cache_note(c, "%s: remote %s %.16s... refused (%s); building here", what, kind, hex,
+                      why);
+        return KM_CACHE_MISS;
+    }
+    return KM_OK;
+}
+
+int km_cache_remote_entry(km_cache *c, const km_digest *key, const char *what)
+{
+    char hex[KM_HEX_LEN];
+    km_digest_hex(key, hex);
+    km_remote_unpacked u;
+    if (remote_fetch(c, "entry", hex, what, &u) != KM_OK)
+        return KM_CACHE_MISS;
+    km_cache_file *files = calloc(u.nfiles ? u.nfiles : 1, sizeof *files);
+    int rc = files ? KM_OK : KM_CACHE_MISS;
+    for (size_t i = 0; files && i < u.nfiles; i++)
+        files[i] = (km_cache_file){.name = u.files[i].name, .data = u.files[i].data,
+                                   .bytes = u.files[i].bytes};
+    km_error e = {0};
+    char *dir = NULL;
+    if (rc == KM_OK &&
+        km_cache_put(c, key, files, u.nfiles,
+                     cJSON_GetObjectItemCaseSensitive(u.meta, "meta"), &dir, &e) != KM_OK) {
+        km_cache_note(c, "%s: the remote's entry cannot be stored here (%s); building here",
+                      what, e.message);
+        km_cache_add(c, KM_COUNT_REMOTE_ERRORS, 1);
+        rc = KM_CACHE_MISS;
+    }
+    if (rc == KM_OK)
+        km_cache_note(c, "%s: remote hit (entry %.16s..., %zu file%s checked)", what, hex,
+                      u.nfiles, u.nfiles == 1 ? "" : "s");
+    free(dir);
+    free(files);
+    km_remote_unpacked_free(&u);
+    return rc;
+}
+
+int km_cache_remote_record(km_cache *c, const km_digest *key, const char *what, char **text)
+{
+    *text = NULL;
+    char hex[KM_HEX_LEN];
+    km_digest_hex(key, hex);
+    km_remote_unpacked u;
+    if (remote_fetch(c, "record", hex, what, &u) != KM_OK)
+        return KM_CACHE_MISS;
+    int rc = KM_CACHE_MISS;
+    if (u.nfiles == 1 && strcmp(u.files[0].name, "record") == 0 &&
+        !memchr(u.files[0].data, 0, u.files[0].bytes))
+        *text = strndup(u.files[0].data, u.files[0].bytes);
+    if (*text)
+        rc = KM_OK;
+    else {
+        km_cache_add(c, KM_COUNT_REMOTE_ERRORS, 1);
+        km_cache_note(c, "%s: remote record %.16s... refused (not one record); building here",
+                      what, hex);
+    }
+    km_remote_unpacked_free(&u);
+    return rc;
+}
+
+/* SET the kind's value for hex. */
+static void remote_store(km_cache *c, const char *kind, const char *hex, const char *what,
+                         const km_remote_file *files, size_t nfiles, const cJSON *meta)
+{
+    km_remote *r = km_cache_remote(c);
+    if (!r || km_remote_read_only(r) || km_remote_off(r))
+        return;
+    size_t len = 0;
+    char *value = km_remote_pack(kind, hex, files, nfiles, meta, &len);
+    char key[96];
+    remote_key(key, kind, hex);
+    if (value && km_remote_set(r, key, value, len) == KM_OK) {
+        if (strcmp(kind, "record") != 0)
+            km_cache_add(c, KM_COUNT_REMOTE_STORED, 1);
+        km_cache_note(c, "%s: stored remotely (%s %.16s..., %zu bytes)", what, kind, hex, len);
+    } else {
+        km_cache_add(c, KM_COUNT_REMOTE_ERRORS, 1);
+    }
+    free(value);
+}
+
+void km_cache_remote_put_entry(km_cache *c, const km_digest *key, const km_cache_file *files,
+                               size_t nfiles, const cJSON *meta, const char *what)
+{
+    km_remote *r = km_cache_remote(c);
+    if (!r || km_remote_read_only(r) || km_remote_off(r))
+        return;
+    char hex[KM_HEX_LEN];
+    km_digest_hex(key, hex);
+    km_remote_file *rf = calloc(nfiles ? nfiles : 1, sizeof *rf);
+    char **data = calloc(nfiles ? nfiles : 1, sizeof *data);
+    bool ok = rf && data;
+    for (size_t i = 0; ok && i < nfiles; i++) {
+        size_t n = files[i].bytes;
+        if (files[i].path)
+            ok = km_read_file(files[i].path, &data[i], &n, NULL) == KM_OK;
+        rf[i] = (km_remote_file){files[i].name, files[i].path ? data[i] : files[i].data, n};
+    }
+    if (ok)
+        remote_store(c, "entry", hex, what, rf, nfiles, meta);
+    for (size_t i = 0; data && i < nfiles; i++)
+        free(data[i]);
+    free(data);
+    free(rf);
+}
+
+void km_cache_remote_put_record(km_cache *c, const km_digest *key, const char *text)
+{
+    char hex[KM_HEX_LEN];
+    km_digest_hex(key, hex);
+    km_remote_file f = {"record", text, strlen(text)};
+    remote_store(c, "record", hex, "record", &f, 1, NULL);
 }

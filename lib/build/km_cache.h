@@ -31,7 +31,16 @@
  * with a shared flock) until km_cache_close: its files stay in place for
  * whoever loads them, however long the run, and gc and clear, which take
  * an entry exclusively without waiting before they move it, leave a
- * pinned entry where it is. */
+ * pinned entry where it is.
+ *
+ * Remote storage (lib/remote/km_remote.h), when one is configured: after
+ * a local miss a caller may ask it (km_cache_remote_entry,
+ * km_cache_remote_record), and after a store give it the entry too
+ * (km_cache_remote_put_*).  What it returns is checked (the envelope's
+ * key, kind, lengths and digests) and then written into the local cache as
+ * any entry is, so the local checks apply too; a bad value, a dead or
+ * hung server is a miss, counted and told through the note hook, never an
+ * error. */
 #ifndef KM_CACHE_H
 #define KM_CACHE_H
 
@@ -43,6 +52,19 @@
 #include "km_hash.h"
 
 struct cJSON;
+struct km_remote;
+
+/* The counters of the stats file. */
+enum km_counter {
+    KM_COUNT_HITS,
+    KM_COUNT_MISSES,
+    KM_COUNT_REMOTE_HITS,   /* entries the remote gave that were used */
+    KM_COUNT_REMOTE_MISSES, /* lookups it had nothing for */
+    KM_COUNT_REMOTE_ERRORS, /* failures, and values refused */
+    KM_COUNT_REMOTE_STORED, /* entries given to it */
+    KM_COUNT_RESULTS_REUSED, /* kmrun test's runs not run again */
+    KM_COUNTERS
+};
 
 typedef struct km_cache {
     char *root;
@@ -51,6 +73,14 @@ typedef struct km_cache {
     size_t npins;
     void (*warn)(const char *message, void *ctx);
     void *warn_ctx;
+    /* The remote storage: opened at its first use from remote_url (set:
+     * km_cache_set_remote) or the configuration (km_remote_configured). */
+    struct km_remote *remote;
+    bool remote_tried, remote_set;
+    char *remote_url;
+    void (*note)(const char *line, void *ctx); /* --verbose: each remote lookup's story */
+    void *note_ctx;
+    uint64_t pending[KM_COUNTERS]; /* counted, not yet in the stats file */
 } km_cache;
 
 enum { KM_CACHE_MISS = -1 };
@@ -78,7 +108,9 @@ void km_cache_reject(km_cache *c, const km_digest *key, const char *why);
 
 typedef struct km_cache_file {
     const char *name; /* the file's name in the entry */
-    const char *path; /* where it is now */
+    const char *path; /* where it is now; NULL: data */
+    const void *data; /* its bytes, when path is NULL */
+    size_t bytes;
 } km_cache_file;
 
 /* Stores copies of files as the entry for key, with metadata (copied).
@@ -111,12 +143,15 @@ char *km_cache_subdir(km_cache *c, const char *name, km_error *err);
  * links) is a symbolic link; else an error naming the first. */
 int km_cache_check_links(km_cache *c, const char *name, km_error *err);
 
-/* Adds to the hit and miss counters. */
+/* Adds to the hit and miss counters, and writes the pending ones. */
 void km_cache_count(km_cache *c, unsigned hits, unsigned misses);
+/* Adds n to a counter: pending until km_cache_count or km_cache_close. */
+void km_cache_add(km_cache *c, enum km_counter which, unsigned n);
 
 typedef struct km_cache_stats {
     uint64_t entries, entry_bytes, records, work_bytes;
     uint64_t hits, misses;
+    uint64_t remote_hits, remote_misses, remote_errors, remote_stored, results_reused;
 } km_cache_stats;
 
 int km_cache_stats_get(km_cache *c, km_cache_stats *s, km_error *err);
@@ -133,5 +168,33 @@ int km_cache_gc(km_cache *c, uint64_t max_bytes, uint64_t *removed, uint64_t *ke
  * use (pinned), which *kept counts (may be NULL); waits for live builds
  * (km_cache_hold). */
 int km_cache_clear(km_cache *c, uint64_t *kept, km_error *err);
+
+/* ---- remote storage (the end of km_cache.c) ---- */
+
+/* The remote to use instead of the configured one (NULL: the
+ * configuration's; "": none).  Before its first use. */
+void km_cache_set_remote(km_cache *c, const char *url);
+void km_cache_set_note(km_cache *c, void (*note)(const char *line, void *ctx), void *ctx);
+/* The remote, opened at the first call; NULL when there is none, or its
+ * URL is wrong (told through the warning hook once). */
+struct km_remote *km_cache_remote(km_cache *c);
+/* Closes the remote (if open): the next use opens it again. */
+void km_cache_remote_close(km_cache *c);
+/* A note (--verbose) through the note hook. */
+void km_cache_note(km_cache *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* After a local miss: the entry for key fetched from the remote, checked
+ * and stored locally (km_cache_get finds it then): KM_OK; KM_CACHE_MISS
+ * when it has none, is off, failed or gave a bad value (counted: a
+ * remote miss or error; a hit is the caller's to count once it has
+ * checked the entry itself).  what names the key's thing for the notes. */
+int km_cache_remote_entry(km_cache *c, const km_digest *key, const char *what);
+/* The entry for key, as km_cache_put was given it, given to the remote
+ * (unless it is read-only or off). */
+void km_cache_remote_put_entry(km_cache *c, const km_digest *key, const km_cache_file *files,
+                               size_t nfiles, const struct cJSON *meta, const char *what);
+/* A direct-mode record from, and to, the remote. */
+int km_cache_remote_record(km_cache *c, const km_digest *key, const char *what, char **text);
+void km_cache_remote_put_record(km_cache *c, const km_digest *key, const char *text);
 
 #endif

@@ -345,6 +345,8 @@ static void text_line(text *t, const km_case *c)
         }
         return;
     }
+    if (c->reused)
+        puts_(t, " (reused)");
     putf(t, " %.2f s", c->seconds);
     if (c->outcome != KM_CASE_FAIL)
         return;
@@ -386,6 +388,8 @@ static void tap_line(text *t, const km_case *c, size_t number)
         }
         return;
     }
+    if (c->reused)
+        puts_(t, " (reused)");
     if (c->outcome != KM_CASE_FAIL)
         return;
     puts_(t, "\n  ---\n  message: ");
@@ -519,6 +523,13 @@ char *km_suite_junit_text(const km_case *cases, size_t n)
         puts_(&t, "\" file=\"");
         xml(&t, c->manifest);
         putf(&t, "\" time=\"%.3f\"", c->seconds);
+        if (c->outcome == KM_CASE_PASS && c->reused) {
+            puts_(&t, ">\n      <properties><property name=\"reused\" value=\"true\"/>"
+                      "</properties>\n      <system-out>reused: a stored result of the same "
+                      "run (the same images, manifest, inputs, backend and kmrun); not run "
+                      "again</system-out>\n    </testcase>\n");
+            continue;
+        }
         if (c->outcome == KM_CASE_PASS) {
             puts_(&t, "/>\n");
             continue;

@@ -55,6 +55,7 @@ typedef struct km_case {
     const char *detail;     /* every line of it (NULL: the summary) */
     size_t more;            /* differences past the first */
     const char *run_folder; /* NULL: none */
+    bool reused;            /* a pass taken from a stored result: not run */
 } km_case;
 
 /* The case as `kmrun test` prints it (allocated, no newline at its end;

@@ -81,7 +81,7 @@ static char *put(fixture *f, const char *name, const char *content)
 {
     char *src = km_path_join(f->dir, "payload");
     assert_int_equal(km_write_file_atomic(src, content, strlen(content), NULL), KM_OK);
-    km_cache_file file = {"image.elf", src};
+    km_cache_file file = {.name = "image.elf", .path = src};
     cJSON *meta = cJSON_CreateObject();
     cJSON_AddNumberToObject(meta, "bytes", 42);
     km_digest k = key_of(name);
@@ -322,7 +322,7 @@ static void a_planted_shard_link_is_refused_not_followed(void **state)
     assert_non_null(strstr(err.message, name));
     char *src = km_path_join(f->dir, "payload");
     assert_int_equal(km_write_file_atomic(src, "x", 1, NULL), KM_OK);
-    km_cache_file file = {"image.elf", src};
+    km_cache_file file = {.name = "image.elf", .path = src};
     assert_int_equal(km_cache_put(&f->cache, &k, &file, 1, NULL, NULL, &err), KM_EXIT_SYSTEM);
     uint64_t removed;
     assert_int_equal(km_cache_gc(&f->cache, 0, &removed, NULL, &err), KM_EXIT_SYSTEM);
