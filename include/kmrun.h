@@ -51,8 +51,11 @@ extern "C" {
  * function's meaning changes: 2 when kmrun_session_opts and
  * kmrun_build_opts grew their diagnostic and color fields (an _init of
  * this library writes the whole structure, so a caller built against a
- * smaller one must not load it; the kmrun package checks this number). */
-#define KMRUN_API_VERSION 2
+ * smaller one must not load it; the kmrun package checks this number);
+ * 3 when they grew their debug profile fields (debug_build, debug) and
+ * kmrun_tools.h's kmrun_cache_stats and kmrun_test_case their remote and
+ * reuse counts. */
+#define KMRUN_API_VERSION 3
 
 /* ---- Status and errors ---------------------------------------------------- */
 
@@ -94,7 +97,7 @@ void kmrun_error_free(kmrun_error *e);
  * kmrun_error_free. */
 const char *kmrun_error_detail(const kmrun_error *e);
 
-/* The library's version (as `kmrun --version` gives it, VERSION: "0.2.0") and
+/* The library's version (as `kmrun --version` gives it, VERSION: "0.3.0") and
  * KMRUN_API_VERSION as it was built. */
 const char *kmrun_version(void);
 int kmrun_api_version(void);

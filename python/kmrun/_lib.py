@@ -22,7 +22,7 @@ import os
 
 from .errors import LibraryNotFound
 
-API_VERSION = 2  # include/kmrun.h's KMRUN_API_VERSION this package speaks
+API_VERSION = 3  # include/kmrun.h's KMRUN_API_VERSION this package speaks
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _SO = "libkmrun.so"
