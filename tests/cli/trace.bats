@@ -74,7 +74,7 @@ setup() {
 
 @test "trace: --trace-cores all traces every core of the thread's cluster, and the run is the same as without" {
     runs=$BATS_TEST_TMPDIR/runs
-    local m=$KMRUN_TOP/programs/02_parallel_sum/program.yaml plain k n re
+    local m=$KMRUN_TOP/tests/fixtures/trace/sum_small.yaml plain k n re
     run_json "$m"
     [ "$status" -eq 0 ]
     plain=$(stable "$output")
@@ -101,7 +101,7 @@ setup() {
 
 @test "trace: the text form says core, cycle, pc, bits, disassembly, writes, memory and the source line" {
     runs=$BATS_TEST_TMPDIR/runs
-    run_json --trace-cores 1.1 "$KMRUN_TOP/programs/02_parallel_sum/program.yaml"
+    run_json --trace-cores 1.1 "$KMRUN_TOP/tests/fixtures/trace/sum_small.yaml"
     [ "$status" -eq 0 ]
     run --separate-stderr kmrun trace --run-dir "$runs"
     [ "$status" -eq 0 ]
@@ -125,7 +125,7 @@ setup() {
 
 @test "trace: --trace-function and --trace-pc record only the instructions inside, and the run is the same" {
     runs=$BATS_TEST_TMPDIR/runs
-    local m=$KMRUN_TOP/programs/02_parallel_sum/program.yaml plain range lo hi
+    local m=$KMRUN_TOP/tests/fixtures/trace/sum_small.yaml plain range lo hi
     run_json "$m"
     plain=$(stable "$output")
     run_json --trace-cores 1.3 --trace-function sum_chunks "$m"

@@ -15,6 +15,7 @@ import unittest
 
 import _support as s
 import kmrun as km
+from kmrun import _lib
 
 PACKAGE = os.path.join(s.PYTHON_DIR, "kmrun")
 
@@ -67,7 +68,11 @@ class Docs(unittest.TestCase):
     def test_version(self):
         with open(os.path.join(s.TOP, "VERSION")) as f:
             self.assertEqual(km.__version__, f.read().strip())
-        self.assertEqual(km.api_version, 2)
+        # the header's KMRUN_API_VERSION, which the package speaks
+        with open(os.path.join(s.TOP, "include", "kmrun.h")) as f:
+            want = int(re.search(r"^#define KMRUN_API_VERSION (\d+)$", f.read(), re.M).group(1))
+        self.assertEqual(km.api_version, want)
+        self.assertEqual(_lib.API_VERSION, want)
 
 
 class Installed(unittest.TestCase):
