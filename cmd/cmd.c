@@ -19,6 +19,18 @@ static const cmd_operand manifest[] = {
     {0},
 };
 
+/* The remote storage's options, which build and test take alike. */
+#define REMOTE_OPTIONS                                                                     \
+    {.name = "remote-storage", .key = 'S', .arg = CMD_ARG_REQUIRED, .arg_name = "URL",     \
+     .help = "share the cache through this Redis server, redis://[[USER:]PASSWORD@]HOST"   \
+             "[:PORT][/DB] or redis+unix:///PATH, with ccache's attributes (|read-only, "  \
+             "|connect-timeout=MS, |operation-timeout=MS); \"\" none (default: "            \
+             "$KMRUN_REMOTE_STORAGE, else remote_storage in .kmrun/config, else in "       \
+             "~/.config/kmrun/config)"},                                                   \
+    {.name = "verbose", .key = 'v', .letter = 'v',                                         \
+     .help = "say on stderr why each remote lookup went the way it did (a hit, a miss, a " \
+             "refused value, a failure)"}
+
 /* --- build ----------------------------------------------------------------- */
 
 static const cmd_option build_options[] = {
@@ -39,15 +51,7 @@ static const cmd_option build_options[] = {
      .help = "the debug profile, whatever the manifest's build: says: every compile -Og -g3 "
              "instead of -O2 -g, so that gdb's stepping follows the source; its images have "
              "their own cache keys (in the JSON as \"profile\": \"debug\")"},
-    {.name = "remote-storage", .key = 'S', .arg = CMD_ARG_REQUIRED, .arg_name = "URL",
-     .help = "share the cache through this Redis server, redis://[[USER:]PASSWORD@]HOST[:PORT]"
-             "[/DB] or redis+unix:///PATH, with ccache's attributes (|read-only, "
-             "|connect-timeout=MS, |operation-timeout=MS); \"\" none (default: "
-             "$KMRUN_REMOTE_STORAGE, else remote_storage in .kmrun/config, else in "
-             "~/.config/kmrun/config)"},
-    {.name = "verbose", .key = 'v', .letter = 'v',
-     .help = "say on stderr why each remote lookup went the way it did (a hit, a miss, a "
-             "refused value, a failure)"},
+    REMOTE_OPTIONS,
     {0},
 };
 
@@ -159,15 +163,7 @@ static const cmd_option test_options[] = {
     {.name = "rerun", .key = 'r',
      .help = "run every program, even one whose stored result stands for this run (the "
              "same images, manifest, inputs, backend and kmrun)"},
-    {.name = "remote-storage", .key = 'S', .arg = CMD_ARG_REQUIRED, .arg_name = "URL",
-     .help = "share the cache through this Redis server, redis://[[USER:]PASSWORD@]HOST[:PORT]"
-             "[/DB] or redis+unix:///PATH, with ccache's attributes (|read-only, "
-             "|connect-timeout=MS, |operation-timeout=MS); \"\" none (default: "
-             "$KMRUN_REMOTE_STORAGE, else remote_storage in .kmrun/config, else in "
-             "~/.config/kmrun/config)"},
-    {.name = "verbose", .key = 'v', .letter = 'v',
-     .help = "say on stderr why each remote lookup went the way it did (a hit, a miss, a "
-             "refused value, a failure)"},
+    REMOTE_OPTIONS,
     {0},
 };
 

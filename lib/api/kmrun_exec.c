@@ -92,17 +92,6 @@ kmrun_status kmrun_exec_profile(kmrun_exec *x, kmrun_error **err)
     return KMRUN_OK;
 }
 
-/* One file of the profile into `folder`. */
-static int write_in(const char *folder, const char *name, const char *text, size_t n,
-                    km_error *e)
-{
-    char *path = km_path_join(folder, name);
-    int rc = path ? km_write_file_atomic(path, text, n, e)
-                  : km_fail(e, KM_EXIT_SYSTEM, "out of memory for the profile");
-    free(path);
-    return rc;
-}
-
 kmrun_status kmrun_exec_profile_write(const kmrun_exec *x, const char *folder, kmrun_error **err)
 {
     if (err)
@@ -116,25 +105,12 @@ kmrun_status kmrun_exec_profile_write(const kmrun_exec *x, const char *folder, k
         return km_api_usage(err, "the hart was not profiled (kmrun_exec_profile before the run)");
     km_profile p = {0};
     km_error e = {0};
-    char *folded = NULL, *json = NULL;
-    size_t n = 0;
     int rc = sim_profile_failed(sp[0][0])
                  ? km_fail(&e, KM_EXIT_SYSTEM, "out of memory for the hart's profile")
                  : km_profile_add_clusters(&p, 1, &cluster, (const sim_profile *const (*)[4])sp,
                                            x->path, &e);
-    if (rc == KM_OK) {
-        km_profile_sort(&p);
-        FILE *f = open_memstream(&folded, &n);
-        if (!f || km_profile_write_folded(&p, f) != 0 || fclose(f) != 0 ||
-            !(json = km_profile_json(&p)))
-            rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory for the profile");
-    }
     if (rc == KM_OK)
-        rc = write_in(folder, "profile.folded", folded, n, &e);
-    if (rc == KM_OK)
-        rc = write_in(folder, "profile.json", json, strlen(json), &e);
-    free(folded);
-    free(json);
+        rc = km_profile_save(&p, folder, &e);
     km_profile_free(&p);
     return rc == KM_OK ? KMRUN_OK : km_api_fail(err, rc, &e);
 }

@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -357,4 +358,33 @@ bool km_profile_on_core(const km_profile_row *r, const char *core)
     size_t n;
     km_profile_core_of(r->stack, &s, &n);
     return strlen(core) == n && memcmp(core, s, n) == 0;
+}
+
+/* One file of the profile into `folder`. */
+static int write_in(const char *folder, const char *name, const char *text, size_t n,
+                    km_error *err)
+{
+    char *path = km_path_join(folder, name);
+    int rc = path ? km_write_file_atomic(path, text, n, err)
+                  : km_fail(err, KM_EXIT_SYSTEM, "out of memory for the profile");
+    free(path);
+    return rc;
+}
+
+int km_profile_save(km_profile *p, const char *folder, km_error *err)
+{
+    char *folded = NULL, *json = NULL;
+    size_t n = 0;
+    km_profile_sort(p);
+    FILE *f = open_memstream(&folded, &n);
+    int rc = KM_OK;
+    if (!f || km_profile_write_folded(p, f) != 0 || fclose(f) != 0 || !(json = km_profile_json(p)))
+        rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the profile");
+    if (rc == KM_OK)
+        rc = write_in(folder, "profile.folded", folded, n, err);
+    if (rc == KM_OK)
+        rc = write_in(folder, "profile.json", json, strlen(json), err);
+    free(folded);
+    free(json);
+    return rc;
 }

@@ -57,6 +57,9 @@ void km_profile_sort(km_profile *p);
  * "memory_stall_cycles", "traps"}]}). */
 int km_profile_write_folded(const km_profile *p, FILE *f);
 char *km_profile_json(const km_profile *p); /* allocated; NULL: out of memory */
+/* p sorted, then both files into `folder` as profile.folded and
+ * profile.json, each written whole (km_write_file_atomic). */
+int km_profile_save(km_profile *p, const char *folder, km_error *err);
 
 /* Reads profile.json, else profile.folded (cycles only), of run folder
  * `folder` into an empty *p.  KM_EXIT_USAGE when the run has no profile,

@@ -120,17 +120,6 @@ int km_session_profile(km_session *s, km_error *err)
     return KM_OK;
 }
 
-/* One file of the profile into the run folder. */
-static int write_in(const char *dir, const char *name, const char *text, size_t n,
-                    km_error *err)
-{
-    char *path = km_path_join(dir, name);
-    int rc = path ? km_write_file_atomic(path, text, n, err)
-                  : km_fail(err, KM_EXIT_SYSTEM, "out of memory for the profile");
-    free(path);
-    return rc;
-}
-
 int km_session_write_profile(km_session *s, const char *dir, km_error *err)
 {
     if (!s->profile || !s->card)
@@ -164,23 +153,8 @@ int km_session_write_profile(km_session *s, const char *dir, km_error *err)
             rc = km_profile_add_clusters(&p, n, clusters, (const sim_profile *const (*)[4])sp,
                                          image, err);
     }
-    char *folded = NULL, *json = NULL;
-    size_t n = 0;
-    if (rc == KM_OK) {
-        km_profile_sort(&p);
-        FILE *f = open_memstream(&folded, &n);
-        if (!f || km_profile_write_folded(&p, f) != 0 || fclose(f) != 0)
-            rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the profile");
-        json = km_profile_json(&p);
-        if (rc == KM_OK && !json)
-            rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the profile");
-    }
     if (rc == KM_OK)
-        rc = write_in(dir, "profile.folded", folded, n, err);
-    if (rc == KM_OK)
-        rc = write_in(dir, "profile.json", json, strlen(json), err);
-    free(folded);
-    free(json);
+        rc = km_profile_save(&p, dir, err);
     km_profile_free(&p);
     return rc;
 }

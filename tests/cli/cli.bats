@@ -223,6 +223,11 @@ END
     run python3 - "$KMRUN_TOP/cmd/cmd.c" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
+# the table's macros (rows two commands share) expanded first
+macros = re.findall(r"^#define (\w+)[ \t]*((?:.*\\\n)*.*)$", text, re.M)
+text = re.sub(r"^#define .*(?:\\\n.*)*$", "", text, flags=re.M)
+for name, body in macros:
+    text = re.sub(r"\b%s\b" % name, lambda m: body.replace("\\\n", "\n"), text)
 bad, tables = [], 0
 for name, body in re.findall(r"static const cmd_option (\w+)\[\] = \{(.*?)\n\};", text, re.S):
     tables += 1

@@ -209,8 +209,9 @@ static void canonical(rowset *r)
                 v[k] += w[k];
             out.n--;
         }
-        snprintf(out.lines[out.n++], sizeof out.lines[0], "%s %llu %llu %llu %llu", key, v[0],
-                 v[1], v[2], v[3]);
+        int w = snprintf(out.lines[out.n++], sizeof out.lines[0], "%s %llu %llu %llu %llu", key,
+                         v[0], v[1], v[2], v[3]);
+        assert_true(w > 0 && (size_t)w < sizeof out.lines[0]);
     }
     *r = out;
 }
