@@ -102,8 +102,10 @@ int sim_marks_change(sim_marks *m, uint64_t from, uint64_t to, uint8_t set, uint
         m->v = v;
         m->cap = cap;
     }
-    memmove(m->v + lo + n, m->v + hi, (m->n - hi) * sizeof *m->v);
-    memcpy(m->v + lo, out, n * sizeof *out);
+    if (m->n > hi) /* (never with no ranges: memmove of NULL is undefined) */
+        memmove(m->v + lo + n, m->v + hi, (m->n - hi) * sizeof *m->v);
+    if (n > 0)
+        memcpy(m->v + lo, out, n * sizeof *out);
     m->n = total;
     free(out);
     return 0;

@@ -31,6 +31,9 @@ static void a_sweep_splits_and_the_rest_stays(void **state)
 {
     (void)state;
     sim_marks m = {0};
+    /* a sweep of nothing marked: still nothing (and no copy of no ranges) */
+    assert_int_equal(sim_marks_change(&m, 256, 320, 0, 0x02, &at9), 0);
+    assert_int_equal(m.n, 0);
     sim_marks_change(&m, 0, 1024, 0x0e, 0, &at5);
     sim_marks_change(&m, 256, 320, 0, 0x02, &at9); /* cluster 1 swept a line */
     assert_int_equal(m.n, 3);
