@@ -452,3 +452,12 @@ char *km_diags_text(const km_diags *d)
         text[len - 1] = 0;
     return text;
 }
+
+void km_vnote(km_note_fn note, void *ctx, const char *fmt, va_list ap)
+{
+    if (!note)
+        return;
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    note(line, ctx);
+}

@@ -12,6 +12,7 @@
 #ifndef KM_ERROR_H
 #define KM_ERROR_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -165,5 +166,10 @@ void km_diags_print(const km_diags *d, FILE *out);
  * one a line (no newline after the last): a message's text (the library's
  * API, include/kmrun.h).  Allocated (free()); NULL when memory runs out. */
 char *km_diags_text(const km_diags *d);
+
+/* A note hook (--verbose: a line of what happened and why), and a line to
+ * it made as vprintf makes it, cut at 1 KiB; nothing when note is NULL. */
+typedef void (*km_note_fn)(const char *line, void *ctx);
+void km_vnote(km_note_fn note, void *ctx, const char *fmt, va_list ap);
 
 #endif

@@ -739,14 +739,10 @@ void km_cache_set_note(km_cache *c, void (*note)(const char *line, void *ctx), v
 
 void km_cache_note(km_cache *c, const char *fmt, ...)
 {
-    if (!c->note)
-        return;
-    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    km_vnote(c->note, c->note_ctx, fmt, ap);
     va_end(ap);
-    c->note(line, c->note_ctx);
 }
 
 struct km_remote *km_cache_remote(km_cache *c)

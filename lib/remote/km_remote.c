@@ -32,14 +32,10 @@ struct km_remote {
 
 void km_remote_note(km_remote *r, const char *fmt, ...)
 {
-    if (!r->note)
-        return;
-    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    km_vnote(r->note, r->note_ctx, fmt, ap);
     va_end(ap);
-    r->note(line, r->note_ctx);
 }
 
 /* ---- where it is -------------------------------------------------------- */

@@ -107,10 +107,9 @@ sim_profile *sim_profile_new(void)
     return p;
 }
 
-void sim_profile_free(sim_profile *p)
+/* Every table the profile holds. */
+static void release(sim_profile *p)
 {
-    if (!p)
-        return;
     free(p->nodes);
     free(p->children);
     free(p->cells);
@@ -118,18 +117,19 @@ void sim_profile_free(sim_profile *p)
     free(p->tape);
     free(p->stretches);
     free(p->pool);
+}
+
+void sim_profile_free(sim_profile *p)
+{
+    if (!p)
+        return;
+    release(p);
     free(p);
 }
 
 void sim_profile_clear(sim_profile *p)
 {
-    free(p->nodes);
-    free(p->children);
-    free(p->cells);
-    free(p->buckets);
-    free(p->tape);
-    free(p->stretches);
-    free(p->pool);
+    release(p);
     memset(p, 0, sizeof *p);
     p->capnodes = 64;
     p->capchildren = 128;
