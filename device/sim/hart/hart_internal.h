@@ -204,6 +204,9 @@ struct sim_icache {
     size_t cap, used;
     uint64_t gen;
     struct sim_jit *jit; /* the blocks' translations; NULL: interpret only */
+    /* Whose handlers the entries hold: sim_hart_run's or its profiled
+     * copy's (hart_run.h); the other flushes it before running it. */
+    const struct sim_handlers *built_by;
 };
 
 /* The translated code (hart_jit.c, which says what it is): how the hot

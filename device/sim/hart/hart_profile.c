@@ -1,12 +1,17 @@
 /* hart_profile: a core's exact profile (sim_profile.h).
  *
- * A profiled hart runs an instruction at a time (sim_hart_run with a limit
- * one cycle on, as sim_hart_step does: the same modeled time as any other
- * split of the run), and what each step added to the hart's cycle,
- * instret, mem_cycles and traps goes to the pc it started at, under the
- * shadow call stack as it was then.  So the profile's sums are the hart's
- * counters, exactly: nothing else moves them while the hart is profiled
- * (its owner does not park it in an idle proof: sim_cluster.c).
+ * A profiled hart runs in a copy of the hot loop (hart_run.h, compiled
+ * here: it interprets, translated code having no place for a note) that
+ * notes where the hart is at each instruction that may cost more than its
+ * static cost, trap or move the stack, and at each block it enters.  What
+ * the hart's cycle, instret, mem_cycles and traps moved since the last
+ * note belongs to the instruction noted there and the plain ones after it
+ * (ALU ops, which cost their static cost alone and go on to the next),
+ * and is split so: each plain one its static cost, the noted one the
+ * rest, under the shadow call stack as it was.  So the profile's sums are
+ * the hart's counters, exactly, with each instruction's share its own;
+ * nothing else moves them while the hart runs.  An idle proof's skipped
+ * periods count as the first one again (sim_profile_idle_skip).
  *
  * The call stacks are nodes of a call tree (a node: its parent and the
  * call site that entered it), found through a hash of (parent, site);
@@ -26,16 +31,18 @@ typedef struct node {
 } node;
 
 /* One step of a period being recorded (sim_profile_idle_skip): a cell's
- * counts (n 0), or a stretch's passing instructions (n of them). */
+ * counts (n 0), or a stretch's run (n its instructions; what they spent
+ * beyond their static costs taped as their cells' steps). */
 typedef struct tape_step {
     uint64_t pc;
     uint32_t node, n;
     sim_profile_count c;
 } tape_step;
 
-/* The passing instructions of a stretch (sim_profile_run): the n that
- * start at pc under a node, each costing only its static cost, counted as
- * a whole: `execs` times; their pcs and costs at pool[first ..]. */
+/* A stretch: the n instructions of a block that start at pc under a node,
+ * run through, `execs` times (sim_profile_run's notes).  Each costs its
+ * static cost, and what its memory accesses and vector beats added: at
+ * pool[first ..], an instruction each. */
 typedef struct stretch {
     uint64_t pc; /* 0: empty */
     uint32_t node, n, first;
@@ -44,7 +51,8 @@ typedef struct stretch {
 
 typedef struct pooled {
     uint64_t pc;
-    uint64_t cost;
+    uint64_t cost;       /* static */
+    uint64_t extra, mem; /* in all: beyond the static costs, of it memory stalls */
 } pooled;
 
 typedef struct cell {
@@ -75,10 +83,15 @@ struct sim_profile {
     size_t nstretches, capstretches;
     pooled *pool;
     size_t npool, cappool;
-    struct {
-        uint64_t pc;
-        uint32_t node, n, index;
-    } near_stretch[1024];
+    /* A direct-mapped cache of stretches by (pc, node, n), which holds what
+     * they ran since it took them (added to the table when it lets one go,
+     * and by the readers as it is): a run's hot loops touch these lines
+     * only. */
+    struct near_stretch {
+        uint64_t pc; /* 0: empty */
+        uint32_t node, n, index, first;
+        uint64_t execs;
+    } near_stretch[4096];
     tape_step *tape; /* recording: the steps of one idle period */
     size_t ntape, captape;
     bool taping;
@@ -329,16 +342,24 @@ static size_t stretch_index(const stretch *tab, size_t cap, uint64_t pc, uint32_
             return i;
 }
 
-/* The stretch of the n passing instructions at pcs (costs) under the
- * current node, made on first use; NULL when memory is lacking. */
-static stretch *stretch_at(sim_profile *p, const uint64_t *pcs, const uint32_t *costs,
-                           uint32_t n)
+/* What a near slot holds, into its stretch; the slot keeps the stretch. */
+static void settle_near(sim_profile *p, struct near_stretch *q)
 {
-    uint64_t pc = pcs[0];
-    unsigned slot = (unsigned)(pc >> 1) & 1023u;
-    if (p->near_stretch[slot].pc == pc && p->near_stretch[slot].node == p->cur &&
-        p->near_stretch[slot].n == n)
-        return &p->stretches[p->near_stretch[slot].index];
+    if (q->pc && q->execs)
+        p->stretches[q->index].execs += q->execs;
+    q->execs = 0;
+}
+
+/* The near slot of the stretch of the n instructions from entry e under
+ * the current node (made on first use); NULL when memory is lacking. */
+static inline struct near_stretch *stretch_at(sim_profile *p, const sim_insn *e, uint32_t n)
+{
+    uint64_t pc = e->pc;
+    unsigned slot = (unsigned)((pc >> 1) + n + p->cur * 64u) & 4095u; /* (a loop: lines near) */
+    struct near_stretch *q = &p->near_stretch[slot];
+    if (q->pc == pc && q->node == p->cur && q->n == n)
+        return q;
+    settle_near(p, q);
     size_t i = stretch_index(p->stretches, p->capstretches, pc, p->cur, n);
     if (!p->stretches[i].pc) {
         if (2 * (p->nstretches + 1) > p->capstretches) {
@@ -348,6 +369,8 @@ static stretch *stretch_at(sim_profile *p, const uint64_t *pcs, const uint32_t *
                 p->failed = true;
                 return NULL;
             }
+            for (size_t k = 0; k < 4096; k++) /* (their indexes change) */
+                settle_near(p, &p->near_stretch[k]);
             for (size_t k = 0; k < p->capstretches; k++)
                 if (p->stretches[k].pc)
                     tab[stretch_index(tab, cap, p->stretches[k].pc, p->stretches[k].node,
@@ -371,16 +394,14 @@ static stretch *stretch_at(sim_profile *p, const uint64_t *pcs, const uint32_t *
             p->cappool = cap;
         }
         for (uint32_t k = 0; k < n; k++)
-            p->pool[p->npool + k] = (pooled){pcs[k], costs[k]};
+            p->pool[p->npool + k] =
+                (pooled){e[k].pc, e[k].cost_rest - e[k + 1].cost_rest, 0, 0};
         p->stretches[i] = (stretch){pc, p->cur, n, (uint32_t)p->npool, 0};
         p->npool += n;
         p->nstretches++;
     }
-    p->near_stretch[slot].pc = pc;
-    p->near_stretch[slot].node = p->cur;
-    p->near_stretch[slot].n = n;
-    p->near_stretch[slot].index = (uint32_t)i;
-    return &p->stretches[i];
+    *q = (struct near_stretch){pc, p->cur, n, (uint32_t)i, p->stretches[i].first, 0};
+    return q;
 }
 
 static sim_profile_count *bucket_at(sim_profile *p, uint64_t cluster_cycle)
@@ -422,37 +443,26 @@ static bool is_link(unsigned r)
     return r == 1 || r == 5;
 }
 
-/* The decoded entry the hart ran at pc (its checks skipped), or NULL. */
-static const sim_insn *entry_of(const sim_hart *h, uint64_t pc)
+/* The stack after a jump at pc (op, rd, rs1, len as decoded) retired,
+ * the hart going on at next. */
+static void follow(sim_profile *p, uint64_t pc, unsigned op, unsigned rd, unsigned rs1,
+                   unsigned len, uint64_t next)
 {
-    uint64_t off = pc - h->code_base;
-    if (off >= h->code_size || (pc & 1))
-        return NULL;
-    const sim_insn *e = h->icache->map[off >> 1];
-    while (e && (e->op == SIM_OP_PROBE || e->op == SIM_OP_TRIGGER || e->op == SIM_OP_PMP))
-        e++;
-    return e;
-}
-
-/* The stack after the instruction at pc (entry d) retired, the hart now
- * at its next pc. */
-static void follow(sim_profile *p, const sim_hart *h, uint64_t pc, const sim_insn *d)
-{
-    uint64_t ret = pc + d->len;
-    if (d->op == SIM_OP_JAL) {
-        if (is_link(d->rd))
+    uint64_t ret = pc + len;
+    if (op == SIM_OP_JAL) {
+        if (is_link(rd))
             push(p, pc, ret);
-    } else if (d->op == SIM_OP_JALR) {
-        bool rd = is_link(d->rd), rs = is_link(d->rs1);
-        if (rd && rs && d->rd != d->rs1) {
-            pop(p, h->pc);
+    } else if (op == SIM_OP_JALR) {
+        bool lrd = is_link(rd), lrs = is_link(rs1);
+        if (lrd && lrs && rd != rs1) {
+            pop(p, next);
             push(p, pc, ret);
-        } else if (rd) {
+        } else if (lrd) {
             push(p, pc, ret);
-        } else if (rs) {
-            pop(p, h->pc);
+        } else if (lrs) {
+            pop(p, next);
         }
-    } else if (d->op == SIM_OP_MRET) {
+    } else if (op == SIM_OP_MRET) {
         pop_trap(p);
     }
 }
@@ -482,23 +492,7 @@ static void add_times(sim_profile_count *to, const sim_profile_count *d, uint64_
     to->traps += k * d->traps;
 }
 
-/* Whether a run (sim_profile_run) may go on past entry d: its cost is
- * its static cost alone (no memory, FP, vector or CSR latency), it cannot
- * trap, and the hart goes on to the block's next entry (an ALU op, lui,
- * auipc, a multiply or divide, a jump that links nothing and whose block
- * goes on at its target). */
-static bool passes(const sim_insn *d)
-{
-    unsigned op = d->op;
-    if (op == SIM_OP_NOP || op == SIM_OP_LUI || op == SIM_OP_AUIPC)
-        return true;
-    if ((op >= SIM_OP_ADDI && op <= SIM_OP_REMUW) || (op >= SIM_OP_SH1ADD && op <= SIM_OP_REV8))
-        return true;
-    return op == SIM_OP_JAL && !is_link(d->rd) &&
-           d[1].pc == d->pc + (uint64_t)(int64_t)d->imm && d[1].op != SIM_OP_BLOCK_END;
-}
-
-static bool is_check_op(unsigned op)
+static inline bool is_check_op(unsigned op)
 {
     return op == SIM_OP_PROBE || op == SIM_OP_TRIGGER || op == SIM_OP_PMP;
 }
@@ -517,82 +511,215 @@ static void spent(sim_profile *p, uint64_t pc, uint64_t cluster_cycle, const sim
         tape(p, pc, 0, d);
 }
 
-/* A stretch of passing instructions ran once (their static costs, `cost`
- * in all, from cluster_cycle on). */
-static void passed(sim_profile *p, const uint64_t *pcs, const uint32_t *costs, uint32_t n,
-                   uint64_t cost, uint64_t cluster_cycle)
+/* What instruction pc spent beyond a stretch's share: into its cell and
+ * the tape (not the buckets: the run's note counts it there). */
+static void charge(sim_profile *p, uint64_t pc, const sim_profile_count *d)
 {
-    stretch *s = stretch_at(p, pcs, costs, n);
-    if (!s)
-        return;
-    s->execs++;
-    const sim_profile_count d = {cost, n, 0, 0};
-    sim_profile_count *b = bucket_at(p, cluster_cycle);
-    if (b)
-        add(b, &d);
+    sim_profile_count *c = count_at(p, pc);
+    if (c)
+        add(c, d);
     if (p->taping)
-        tape(p, pcs[0], n, &d);
+        tape(p, pc, 0, d);
 }
 
-#define RUN_MAX 32 /* a block's instructions at most (SIM_BLOCK_MAX) */
+/* ---- the run: the hot loop's profiled copy ----------------------------------- */
 
-/* Runs of instructions: from the hart's pc, the entries of its decoded
- * block that pass (each costs its static cost, traps never, and goes on
- * to the next), and the one after them, in one sim_hart_run whose limit
- * lets exactly those start: every cycle beyond the static ones (memory,
- * FP latency, a trap) is the last one's.  So each instruction gets what
- * it spent, as stepping one at a time would give, at a fraction of the
- * calls.  A pc not decoded yet, or behind a check (a probe, a trigger, a
- * PMP fetch check), is stepped alone. */
-void sim_profile_run(sim_profile *p, struct sim_hart *h, uint64_t until_cycle, uint64_t offset)
+/* The plain ops: each costs its static cost and what its memory access
+ * or vector beats add (which the copy notes as they happen: RUN_LAT),
+ * moves no stack, and goes on to the next entry of its block, leaves it,
+ * or traps (which the copy notes).  The copy notes where the hart is at
+ * every other entry (a jal, a check, a block's end), and at each entry it
+ * enters a block at: what retired since is the noted instruction and the
+ * plain ones after it. */
+static const bool noted_op[SIM_OP_COUNT] = {
+    [SIM_OP_BLOCK_END] = true, [SIM_OP_JAL] = true,
+    [SIM_OP_PROBE] = true, [SIM_OP_TRIGGER] = true, [SIM_OP_PMP] = true,
+};
+
+/* The last note of a profiled run: the entry it was at and the hart's
+ * counters as of its instruction's start (its pc, and what it is for the
+ * stack, when a trap is noted: e NULL); what the instructions from e on
+ * added beyond their static costs, by their place after e (bit k of
+ * `added`: lat[k] and mem[k] hold some). */
+typedef struct noted {
+    const sim_insn *e;
+    uint64_t pc, cycle, instret, mem, traps;
+    uint32_t added;
+    bool open;
+    uint64_t lat[SIM_BLOCK_MAX], memlat[SIM_BLOCK_MAX];
+} noted;
+
+static bool is_jump(unsigned op)
 {
-    uint64_t pcs[RUN_MAX];
-    uint32_t costs[RUN_MAX];
-    while (h->state == SIM_HART_RUNNING && h->cycle < until_cycle && h->icache) {
-        uint64_t pc = h->pc, cycle = h->cycle, instret = h->instret;
-        uint64_t mem = h->mem_cycles, traps = h->traps;
-        uint64_t off = pc - h->code_base;
-        const sim_insn *e = off < h->code_size && !(pc & 1) ? h->icache->map[off >> 1] : NULL;
-        unsigned n = 0;
-        uint64_t start = cycle; /* the next one's start */
-        sim_insn last = {0};
-        if (e && !is_check_op(e->op) && pc && !p->step) { /* (a stretch keys on a pc not 0) */
-            for (;;) {
-                uint32_t cost = e->cost_rest - e[1].cost_rest;
-                pcs[n] = e->pc;
-                costs[n++] = cost;
-                if (!passes(e) || n == RUN_MAX || is_check_op(e[1].op) ||
-                    e[1].op == SIM_OP_BLOCK_END || start + cost >= until_cycle)
-                    break;
-                start += cost;
-                e++;
-            }
-            last = *e;
-        }
-        sim_hart_run(h, n ? start + 1 : cycle + 1);
-        sim_profile_count d = {h->cycle - cycle, h->instret - instret, h->mem_cycles - mem,
-                               h->traps - traps};
-        if (n > 1 && d.instructions + d.traps >= n && d.cycles >= start - cycle) {
-            /* each passing one: its static cost; the last: the rest */
-            uint64_t at = start;
-            passed(p, pcs, costs, n - 1, start - cycle, cycle + offset);
-            d.cycles -= at - cycle;
-            d.instructions -= n - 1;
-            pc = pcs[n - 1];
-            spent(p, pc, at + offset, &d);
-        } else {
-            spent(p, pc, cycle + offset, &d);
-            if (n > 1) /* not as the block said (never expected): no stack change */
-                continue;
-        }
-        if (d.traps) {
-            push(p, pc | SIM_PROFILE_TRAP_FRAME, pc);
-        } else if (d.instructions) {
-            const sim_insn *f = n ? &last : entry_of(h, pc);
-            if (f && (f->op == SIM_OP_JAL || f->op == SIM_OP_JALR || f->op == SIM_OP_MRET))
-                follow(p, h, pc, f);
+    return op == SIM_OP_JAL || op == SIM_OP_JALR || op == SIM_OP_MRET;
+}
+
+/* What the instructions at places [from, to) after n's entry added, into
+ * the pool entries of their stretch (its first at place `from`) and the
+ * tape. */
+static void add_added(sim_profile *p, const noted *n, uint32_t pool, uint32_t from, uint32_t to)
+{
+    for (uint32_t bits = n->added >> from; bits; bits &= bits - 1) {
+        uint32_t i = (uint32_t)__builtin_ctz(bits) + from;
+        if (i >= to)
+            break;
+        pooled *o = &p->pool[pool + (i - from)];
+        o->extra += n->lat[i];
+        o->mem += n->memlat[i];
+        if (p->taping) {
+            const sim_profile_count x = {n->lat[i], 0, n->memlat[i], 0};
+            tape(p, n->e[i].pc, 0, &x);
         }
     }
+}
+
+/* The k instructions from n's entry retired, spending d: a stretch, each
+ * its static cost and what it added, under the stack as it was (but a jal
+ * that links and whose block goes on at its target: its own stretch, the
+ * rest the callee's), the stack moved by the jumps among them (the first,
+ * a jal, and the last).  The cycles d holds beyond are the next
+ * instruction's, which did not retire (it trapped: the trap's note has
+ * the rest). */
+static inline void retired(sim_profile *p, const noted *n, uint32_t k, const sim_profile_count *d,
+                           uint64_t next, uint64_t offset)
+{
+    const sim_insn *e = n->e;
+    uint32_t first = e->op == SIM_OP_JAL && k > 1 ? 1 : k;
+    uint64_t fixed = e->cost_rest - e[k].cost_rest, lat = 0, mem = 0;
+    for (uint32_t bits = n->added; bits; bits &= bits - 1) {
+        uint32_t i = (uint32_t)__builtin_ctz(bits);
+        if (i >= k)
+            break;
+        lat += n->lat[i];
+        mem += n->memlat[i];
+    }
+    sim_profile_count *b = bucket_at(p, n->cycle + offset);
+    if (b)
+        add(b, d);
+    struct near_stretch *q = stretch_at(p, e, first);
+    if (q) {
+        q->execs++;
+        if (p->taping)
+            tape(p, e->pc, first, &(sim_profile_count){0});
+        if (n->added)
+            add_added(p, n, q->first, 0, first);
+    }
+    const sim_insn *j = &e[first - 1];
+    if (is_jump(j->op))
+        follow(p, j->pc, j->op, j->rd, j->rs1, j->len, first < k ? e[first].pc : next);
+    if (first < k) {
+        struct near_stretch *r = stretch_at(p, e + first, k - first);
+        if (r) {
+            r->execs++;
+            if (p->taping)
+                tape(p, e[first].pc, k - first, &(sim_profile_count){0});
+            if (n->added)
+                add_added(p, n, r->first, first, k);
+        }
+        j = &e[k - 1];
+        if (is_jump(j->op))
+            follow(p, j->pc, j->op, j->rd, j->rs1, j->len, next);
+    }
+    if (d->cycles > fixed + lat || d->memory_stall_cycles > mem) {
+        const sim_profile_count x = {d->cycles > fixed + lat ? d->cycles - fixed - lat : 0, 0,
+                                     d->memory_stall_cycles > mem ? d->memory_stall_cycles - mem : 0,
+                                     0};
+        charge(p, e[k].pc, &x);
+    }
+}
+
+/* What ran since note n, up to the hart's counters given (going on at
+ * next): into p. */
+static inline void settle(sim_profile *p, noted *n, uint64_t cycle, uint64_t instret,
+                          uint64_t mem, uint64_t traps, uint64_t next, uint64_t offset)
+{
+    if (!n->open)
+        return;
+    n->open = false;
+    const sim_profile_count d = {cycle - n->cycle, instret - n->instret, mem - n->mem,
+                                 traps - n->traps};
+    if (d.instructions && n->e) {
+        retired(p, n, (uint32_t)d.instructions, &d, next, offset);
+        return;
+    }
+    /* a trap taken (a note with no entry), or nothing that retired */
+    if (!(d.cycles | d.instructions | d.traps))
+        return;
+    spent(p, n->pc, n->cycle + offset, &d);
+    if (d.traps)
+        push(p, n->pc | SIM_PROFILE_TRAP_FRAME, n->pc);
+}
+
+/* A note at entry e (its instruction at pc; e NULL: a trap taken at pc),
+ * the hart's counters as given. */
+static inline void note(sim_profile *p, noted *n, const sim_insn *e, uint64_t pc,
+                        uint64_t cycle, uint64_t instret, uint64_t mem, uint64_t traps,
+                        uint64_t offset)
+{
+    settle(p, n, cycle, instret, mem, traps, pc, offset);
+    n->e = e;
+    n->pc = pc;
+    n->cycle = cycle;
+    n->instret = instret;
+    n->mem = mem;
+    n->traps = traps;
+    n->added = 0;
+    n->open = true;
+}
+
+#define SIM_RUN_SIGNATURE                                                                      \
+    static sim_hart_state run_profiled(sim_hart *h, uint64_t until_cycle, sim_profile *prof,   \
+                                       uint64_t offset)
+#define RUN_TRANSLATED 0
+/* (a note from the start: a trap taken before any entry is the pc's) */
+#define RUN_LOCALS                                                                             \
+    noted noted_;                                                                              \
+    noted_.open = false;                                                                       \
+    note(prof, &noted_, NULL, h->pc, h->cycle, h->instret, h->mem_cycles, h->traps, offset);
+/* A check entry (a probe, a trigger, a PMP fetch check) shares the pc of
+ * the instruction after it and costs nothing: the note is that one's. */
+#define RUN_NOTE(e)                                                                            \
+    do {                                                                                       \
+        const sim_insn *n_ = (e);                                                              \
+        while (is_check_op(n_->op))                                                            \
+            n_++;                                                                              \
+        note(prof, &noted_, n_, n_->pc, cycle - n_->cost_rest, instret - n_->n_rest, mcycles,   \
+             h->traps, offset);                                                                \
+    } while (0)
+#define RUN_ENTER(e) RUN_NOTE(e)
+#define RUN_AT(e)                                                                              \
+    do {                                                                                       \
+        if (noted_op[(e)->op])                                                                \
+            RUN_NOTE(e);                                                                       \
+    } while (0)
+#define RUN_LAT(c, m)                                                                          \
+    do {                                                                                       \
+        if (noted_.e) {                                                                        \
+            unsigned k_ = (unsigned)(d - noted_.e);                                            \
+            if (k_ < SIM_BLOCK_MAX) {                                                          \
+                if (!(noted_.added & (1u << k_)))                                              \
+                    noted_.lat[k_] = noted_.memlat[k_] = 0;                                    \
+                noted_.added |= 1u << k_;                                                      \
+                noted_.lat[k_] += (c);                                                         \
+                noted_.memlat[k_] += (m);                                                      \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+#define RUN_TRAP_AT(at) note(prof, &noted_, NULL, (at), cycle, instret, mcycles, h->traps, offset)
+#define RUN_END() settle(prof, &noted_, h->cycle, h->instret, h->mem_cycles, h->traps, h->pc, offset)
+#include "hart_run.h"
+
+/* The run, as sim_hart_run(h, until_cycle) would run it: one call of the
+ * profiled copy (KMRUN_PROFILE=step: one an instruction, the reference
+ * the tests compare it with). */
+void sim_profile_run(sim_profile *p, struct sim_hart *h, uint64_t until_cycle, uint64_t offset)
+{
+    if (!p->step) {
+        run_profiled(h, until_cycle, p, offset);
+        return;
+    }
+    while (h->state == SIM_HART_RUNNING && h->cycle < until_cycle && h->icache)
+        run_profiled(h, h->cycle + 1, p, offset);
 }
 
 /* A proven idle loop skipped (sim_hart_idle_skip's promise: the prefix
@@ -635,8 +762,9 @@ uint64_t sim_profile_idle_skip(sim_profile *p, struct sim_hart *h, const struct 
         p->cur = t->node;
         if (t->n) { /* a stretch: made when it ran */
             size_t at = stretch_index(p->stretches, p->capstretches, t->pc, t->node, t->n);
-            if (p->stretches[at].pc)
+            if (p->stretches[at].pc) {
                 p->stretches[at].execs += k - 1;
+            }
             continue;
         }
         sim_profile_count *c = count_at(p, t->pc);
@@ -674,21 +802,70 @@ static unsigned frames_of(const sim_profile *p, uint32_t k, uint64_t pc, uint64_
     return n;
 }
 
+/* Where the readers' rows go: summed by (node, pc) in `tab` (a table of
+ * cells), or, lacking the memory for it, to fn as they are. */
+typedef struct sink {
+    const sim_profile *p;
+    cell *tab;
+    size_t cap;
+    sim_profile_row_fn *fn;
+    void *ctx;
+} sink;
+
+static void sink_row(sink *k, uint32_t at, uint64_t pc, const sim_profile_count *c)
+{
+    if (!(c->cycles | c->instructions | c->traps))
+        return;
+    if (!k->tab) {
+        uint64_t frames[SIM_PROFILE_MAX_DEPTH + 1];
+        k->fn(k->ctx, frames, frames_of(k->p, at, pc, frames), c);
+        return;
+    }
+    cell *e = &k->tab[cell_index(k->tab, k->cap, pc, at)];
+    e->pc = pc;
+    e->node = at;
+    add(&e->c, c);
+}
+
+/* The rows of stretch s, run execs times: each instruction its static
+ * cost, and (`added`) what it added beyond in all. */
+static void sink_stretch(sink *k, const stretch *s, uint64_t execs, bool added)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        const pooled *q = &k->p->pool[s->first + i];
+        sim_profile_count c = {execs * q->cost, execs, 0, 0};
+        if (added) {
+            c.cycles += q->extra;
+            c.memory_stall_cycles = q->mem;
+        }
+        sink_row(k, s->node, q->pc, &c);
+    }
+}
+
 void sim_profile_each(const sim_profile *p, sim_profile_row_fn *fn, void *ctx)
 {
-    uint64_t frames[SIM_PROFILE_MAX_DEPTH + 1];
-    for (size_t i = 0; i < p->capcells; i++) {
-        const cell *c = &p->cells[i];
-        if (c->pc)
-            fn(ctx, frames, frames_of(p, c->node, c->pc, frames), &c->c);
+    /* every (node, pc) once: a cell's, or a place in a stretch */
+    size_t cap = 64;
+    while (cap < 2 * (p->ncells + p->npool))
+        cap *= 2;
+    sink k = {p, calloc(cap, sizeof(cell)), cap, fn, ctx};
+    for (size_t i = 0; i < p->capcells; i++)
+        if (p->cells[i].pc)
+            sink_row(&k, p->cells[i].node, p->cells[i].pc, &p->cells[i].c);
+    for (size_t i = 0; i < p->capstretches; i++)
+        if (p->stretches[i].pc)
+            sink_stretch(&k, &p->stretches[i], p->stretches[i].execs, true);
+    for (size_t i = 0; i < 4096; i++) { /* what the near slots hold yet */
+        const struct near_stretch *q = &p->near_stretch[i];
+        if (q->pc && q->execs)
+            sink_stretch(&k, &p->stretches[q->index], q->execs, false);
     }
-    for (size_t i = 0; i < p->capstretches; i++) {
-        const stretch *s = &p->stretches[i];
-        for (uint32_t k = 0; s->pc && k < s->n; k++) {
-            const pooled *q = &p->pool[s->first + k];
-            const sim_profile_count c = {s->execs * q->cost, s->execs, 0, 0};
-            fn(ctx, frames, frames_of(p, s->node, q->pc, frames), &c);
-        }
+    if (k.tab) {
+        uint64_t frames[SIM_PROFILE_MAX_DEPTH + 1];
+        for (size_t i = 0; i < k.cap; i++)
+            if (k.tab[i].pc)
+                fn(ctx, frames, frames_of(p, k.tab[i].node, k.tab[i].pc, frames), &k.tab[i].c);
+        free(k.tab);
     }
 }
 
