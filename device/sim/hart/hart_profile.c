@@ -404,7 +404,7 @@ static inline struct near_stretch *stretch_at(sim_profile *p, const sim_insn *e,
     return q;
 }
 
-static sim_profile_count *bucket_at(sim_profile *p, uint64_t cluster_cycle)
+static inline sim_profile_count *bucket_at(sim_profile *p, uint64_t cluster_cycle)
 {
     size_t k = (size_t)(cluster_cycle / SIM_PROFILE_BUCKET_CYCLES);
     if (k + 1 == p->last_bucket)
@@ -580,8 +580,8 @@ static void add_added(sim_profile *p, const noted *n, uint32_t pool, uint32_t fr
  * a jal, and the last).  The cycles d holds beyond are the next
  * instruction's, which did not retire (it trapped: the trap's note has
  * the rest). */
-static inline void retired(sim_profile *p, const noted *n, uint32_t k, const sim_profile_count *d,
-                           uint64_t next, uint64_t offset)
+static inline void retired(sim_profile *p, const noted *n, uint32_t k, uint64_t cycles,
+                           uint64_t stalls, uint64_t next, uint64_t offset)
 {
     const sim_insn *e = n->e;
     uint32_t first = e->op == SIM_OP_JAL && k > 1 ? 1 : k;
@@ -594,8 +594,11 @@ static inline void retired(sim_profile *p, const noted *n, uint32_t k, const sim
         mem += n->memlat[i];
     }
     sim_profile_count *b = bucket_at(p, n->cycle + offset);
-    if (b)
-        add(b, d);
+    if (b) {
+        b->cycles += cycles;
+        b->instructions += k;
+        b->memory_stall_cycles += stalls;
+    }
     struct near_stretch *q = stretch_at(p, e, first);
     if (q) {
         q->execs++;
@@ -620,10 +623,9 @@ static inline void retired(sim_profile *p, const noted *n, uint32_t k, const sim
         if (is_jump(j->op))
             follow(p, j->pc, j->op, j->rd, j->rs1, j->len, next);
     }
-    if (d->cycles > fixed + lat || d->memory_stall_cycles > mem) {
-        const sim_profile_count x = {d->cycles > fixed + lat ? d->cycles - fixed - lat : 0, 0,
-                                     d->memory_stall_cycles > mem ? d->memory_stall_cycles - mem : 0,
-                                     0};
+    if (cycles > fixed + lat || stalls > mem) {
+        const sim_profile_count x = {cycles > fixed + lat ? cycles - fixed - lat : 0, 0,
+                                     stalls > mem ? stalls - mem : 0, 0};
         charge(p, e[k].pc, &x);
     }
 }
@@ -636,12 +638,12 @@ static inline void settle(sim_profile *p, noted *n, uint64_t cycle, uint64_t ins
     if (!n->open)
         return;
     n->open = false;
-    const sim_profile_count d = {cycle - n->cycle, instret - n->instret, mem - n->mem,
-                                 traps - n->traps};
-    if (d.instructions && n->e) {
-        retired(p, n, (uint32_t)d.instructions, &d, next, offset);
+    uint64_t k = instret - n->instret;
+    if (k && n->e) {
+        retired(p, n, (uint32_t)k, cycle - n->cycle, mem - n->mem, next, offset);
         return;
     }
+    const sim_profile_count d = {cycle - n->cycle, k, mem - n->mem, traps - n->traps};
     /* a trap taken (a note with no entry), or nothing that retired */
     if (!(d.cycles | d.instructions | d.traps))
         return;
