@@ -44,7 +44,7 @@ setup() {
 }
 
 @test "fidelity: --json gives the same rows, kmrun's value from the run, n/a as null" {
-    run --separate-stderr "$fidelity" --build "$KMRUN_BUILD" --json --only timer_mhz,counters_bank6
+    run --separate-stderr "$fidelity" --build "$KMRUN_BUILD" --json --only timer_mhz,counters_interleaved
     [ "$status" -eq 0 ] || { echo "$output $stderr"; false; }
     echo "$output" | python3 -c '
 import json, sys
@@ -53,7 +53,7 @@ r = {x["id"]: x for x in d["rows"]}
 assert d["figures"] == 2 and d["within"] == 1, d
 t = r["timer_mhz"]
 assert t["line"] == 199 and t["within"] and 49 < t["kmrun"] < 51, t
-assert r["counters_bank6"]["kmrun"] is None and not r["counters_bank6"]["within"]
+assert r["counters_interleaved"]["kmrun"] is None and not r["counters_interleaved"]["within"]
 '
 }
 
