@@ -2,9 +2,10 @@
 # bench/fidelity's guarded rows: every figure of the spec that kmrun's
 # model lands within +-10 % of today is marked guard=yes in
 # bench/fidelity_src/figures.tsv (the one list; update it there when the
-# model changes), and this test runs those rows (bench/fidelity
-# --guarded, about 15 s with a cold build cache) and fails when one leaves
-# its range.  The full table, misses included: bench/fidelity.
+# model changes), and this test runs those rows (bench/fidelity --guarded
+# -j 1, one program at a time: tests/run already runs two jobs; about
+# 20 s with a cold build cache) and fails when one leaves its range.  The
+# full table, misses included: bench/fidelity.
 
 # shellcheck disable=SC2154 # output, stderr, lines: set by run
 load helpers
@@ -15,7 +16,7 @@ setup() {
 }
 
 @test "fidelity: every guarded figure of the spec is within +-10 % of kmrun's" {
-    run --separate-stderr "$fidelity" --build "$KMRUN_BUILD" --guarded
+    run --separate-stderr "$fidelity" --build "$KMRUN_BUILD" --guarded -j 1
     [ "$status" -eq 0 ] || { echo "$output"; echo "$stderr"; false; }
     guarded=$(awk -F'\t' '!/^#/ && NF == 8 && $5 == "yes"' "$figures" | wc -l)
     [ "$guarded" -ge 40 ]
