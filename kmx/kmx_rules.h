@@ -54,10 +54,10 @@ static inline uint32_t kmx_args_words(uint32_t nwords) {
 #define KMX_DEADLINE_AT(start, deadline) ((deadline) != 0 ? (start) + (deadline) : 0)
 
 /* The prefetcher decision start-up records: the host's "keep", else set
- * (never written yet: the values are not public, start.c's hook). */
+ * (start.c's hook writes the registers then; the host fallback has none
+ * to write and adds KMX_PREFETCH_NOT_WRITTEN). */
 static inline uint32_t kmx_prefetch_decision(uint32_t prefetch) {
-    uint32_t decision = prefetch == KMX_PREFETCH_KEEP ? KMX_PREFETCH_KEEP : KMX_PREFETCH_SET;
-    return decision | KMX_PREFETCH_NOT_WRITTEN;
+    return prefetch == KMX_PREFETCH_KEEP ? KMX_PREFETCH_KEEP : KMX_PREFETCH_SET;
 }
 
 /* The bank a work cluster's regions live in; -1 for any other cluster. */

@@ -74,15 +74,18 @@ static void settle_workers(void) {
 /* ---- The prefetcher -------------------------------------------------------
  * KMX_PREFETCH_HOOK.  The spec has start-up set each core's L2 prefetcher
  * to the values the chip's documentation recommends, unless the host said
- * prefetch="keep".  Those register addresses and values are not public, so
- * this hook writes nothing: it takes the decision and core 0 records it in
- * the result block with KMX_PREFETCH_NOT_WRITTEN.  When the values are
- * known, each core writes its own registers here when decision is
- * KMX_PREFETCH_SET (and the flag goes).  The registers keep their values
- * until a card reset, so "keep" must never write them. */
+ * prefetch="keep".  Each core writes its own two registers (blackhole.h,
+ * BH_L2PF: SiFive's recommended basicCtrl and additionalCtrl); core 0
+ * records the decision in the result block.  The registers keep their
+ * values until a card reset, so "keep" never writes them: the image runs
+ * with what the last image on this cluster set, or the reset values. */
 static void prefetch_hook(uint64_t core) {
     uint32_t decision = kmx_prefetch_decision(KMX_ARGS->prefetch);
-    /* if (decision & KMX_PREFETCH_SET) { write this core's registers } */
+    if (decision == KMX_PREFETCH_SET) {
+        volatile uint32_t *pf = (volatile uint32_t *)(uintptr_t)BH_L2PF(core);
+        pf[BH_L2PF_BASIC / 4u] = BH_L2PF_BASIC_RECOMMENDED;
+        pf[BH_L2PF_ADDITIONAL / 4u] = BH_L2PF_ADDITIONAL_RECOMMENDED;
+    }
     if (core == 0) {
         KMX_RESULT->prefetch = decision;
     }

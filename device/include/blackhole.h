@@ -79,6 +79,48 @@ BH_STATIC_ASSERT(BH_L3_WAY_BYTES % BH_LINE_BYTES == 0 &&
                   "the way holds whole lines; a bank address and its cached "
                   "address fall in the same place");
 
+/* The X280's per-hart L2 stride prefetchers (SiFive "L2 prefetcher":
+ * SiFive's freedom-metal sifive_l2pf1 driver gives the fields, and
+ * Tenstorrent's Blackhole L2CPU tools the base 0x02030000, a hart every
+ * 0x2000 — hart = the core's number in its cluster).  Two 32-bit
+ * registers each:
+ *   basicCtrl (+0): bit 0 scalarLoadSupportEn, 7:2 initialDist, 13:8
+ *     maxAllowedDist, 19:14 linToExpThrd, 28 crossPageEn, 30:29
+ *     forgiveThrd (bits 1, 27:20, 31 read 0);
+ *   additionalCtrl (+4): 3:0 qFullnessThrd, 8:4 hitCacheThrd, 12:9
+ *     hitMSHRThrd, 18:13 window (lines), 19 scalarStoreSupportEn, 20
+ *     vectorLoadSupportEn, 21 vectorStoreSupportEn (31:22 read 0).
+ * Reset values: every enable off.  The recommended values (SiFive's
+ * driver's initial configuration, the one Tenstorrent's tools call
+ * "recommended") turn all four kinds on, distance 4 growing to 24. */
+#define BH_L2PF_BASE 0x02030000u
+#define BH_L2PF_STRIDE 0x2000u
+#define BH_L2PF(core) (BH_L2PF_BASE + (uint32_t)(core) * BH_L2PF_STRIDE)
+#define BH_L2PF_BASIC 0x0u
+#define BH_L2PF_ADDITIONAL 0x4u
+#define BH_L2PF_BASIC_MASK 0x700FFFFDu      /* the writable bits */
+#define BH_L2PF_ADDITIONAL_MASK 0x003FFFFFu
+#define BH_L2PF_BASIC_RESET 0x00014A0Cu
+#define BH_L2PF_ADDITIONAL_RESET 0x0000C45Eu
+#define BH_L2PF_BASIC_RECOMMENDED 0x00015811u
+#define BH_L2PF_ADDITIONAL_RECOMMENDED 0x0038C84Eu
+#define BH_L2PF_SCALAR_LOADS(basic) ((basic) & 1u)
+#define BH_L2PF_INITIAL_DIST(basic) (((basic) >> 2) & 0x3Fu)
+#define BH_L2PF_MAX_DIST(basic) (((basic) >> 8) & 0x3Fu)
+#define BH_L2PF_LIN_TO_EXP(basic) (((basic) >> 14) & 0x3Fu)
+#define BH_L2PF_HIT_MSHR(add) (((add) >> 9) & 0xFu)
+#define BH_L2PF_WINDOW(add) (((add) >> 13) & 0x3Fu)
+#define BH_L2PF_SCALAR_STORES(add) (((add) >> 19) & 1u)
+#define BH_L2PF_VECTOR_LOADS(add) (((add) >> 20) & 1u)
+#define BH_L2PF_VECTOR_STORES(add) (((add) >> 21) & 1u)
+BH_STATIC_ASSERT(BH_L2PF_INITIAL_DIST(BH_L2PF_BASIC_RECOMMENDED) == 4u &&
+                      BH_L2PF_MAX_DIST(BH_L2PF_BASIC_RECOMMENDED) == 24u &&
+                      BH_L2PF_WINDOW(BH_L2PF_ADDITIONAL_RECOMMENDED) == 6u &&
+                      BH_L2PF_VECTOR_STORES(BH_L2PF_ADDITIONAL_RECOMMENDED) == 1u &&
+                      BH_L2PF_SCALAR_LOADS(BH_L2PF_BASIC_RESET) == 0u &&
+                      (BH_L2PF_ADDITIONAL_RESET & 0x380000u) == 0u,
+                  "the documented fields of the recommended and reset values");
+
 /* CLINT: mtime, 64 bits, counts at BH_TICKS_PER_SECOND. */
 #define BH_CLINT 0x02000000u
 #define BH_MTIME 0x0200BFF8u

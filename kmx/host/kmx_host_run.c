@@ -134,7 +134,7 @@ static uint32_t core0(kmx_host_ctx *ctx) {
     atomic_thread_fence(memory_order_seq_cst);
     __atomic_store_n(&r->state, KMX_STATE_RUNNING, __ATOMIC_RELEASE);
 
-    r->prefetch = kmx_prefetch_decision(a->prefetch);
+    r->prefetch = kmx_prefetch_decision(a->prefetch) | KMX_PREFETCH_NOT_WRITTEN; /* no prefetcher */
     if (!check_regions(a)) {
         return KMX_STATE_FAILED;
     }

@@ -565,9 +565,10 @@ KMX_STATIC_ASSERT(KMX_LIM_RING_LINE == KMX_LIM_ARGS + offsetof(kmx_args, ring),
     { "", "kmx_spawn", "kmx_join", "kmx_parallel", "kmx_parallel_all", "kmx_serve", \
       "kmx_submit", "kmx_wait", "kmx_poll", "kmx_port_run", "kmx_pull_run" }
 
-/* `prefetch`: what start-up decided.  The registers' values are not public,
- * so the runtime records the decision and writes nothing yet. */
-#define KMX_PREFETCH_NOT_WRITTEN 0x100u /* or'ed in: registers left as they were */
+/* `prefetch`: what start-up decided.  On the card (and the simulator) a
+ * SET decision wrote each core's registers; the host fallback, which has
+ * no prefetcher, or's in KMX_PREFETCH_NOT_WRITTEN. */
+#define KMX_PREFETCH_NOT_WRITTEN 0x100u /* or'ed in: no registers written (host fallback) */
 
 typedef struct kmx_result_block {
     uint64_t nonce;  /* written by the host: this run's */

@@ -74,6 +74,7 @@ struct kmrun_session {
     void (*diagnostic)(const kmrun_diagnostic *d, void *ctx);
     kmrun_color color;
     bool debug_build; /* kmrun_session_opts' */
+    km_card_memory card; /* what its card keeps from load to load (the prefetchers) */
 };
 
 struct kmrun_run {

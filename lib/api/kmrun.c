@@ -307,8 +307,10 @@ void kmrun_session_close(kmrun_session *s)
     if (!s)
         return;
     /* A run not freed first: it stays usable, and is freed on its own. */
-    if (s->run)
+    if (s->run) {
         s->run->owner = NULL;
+        km_session_card_memory(s->run->s, NULL); /* the card memory goes with s */
+    }
     free(s->cache_root);
     free(s->runs);
     free(s->timeline);

@@ -177,8 +177,10 @@ kmrun_status kmrun_session_load(kmrun_session *s, const kmrun_program *p, kmrun_
     r->wall_timeout_s = s->wall_timeout_s;
     km_error e = {0};
     int rc = km_session_open(&r->s, p->p, s->backend, &e);
-    if (rc == KM_OK)
+    if (rc == KM_OK) {
         km_session_check_handover(r->s, s->check_handover);
+        km_session_card_memory(r->s, &s->card);
+    }
     if (rc == KM_OK)
         rc = km_api_traces_attach(r, &e);
     if (rc == KM_OK && s->profile)

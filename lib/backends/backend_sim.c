@@ -147,7 +147,12 @@ static int sim_load(km_session *s, km_error *err)
     int rc = km_card_create(s, err);
     for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
         ks_error e;
-        if (sim_card_add_cluster(s->card, (unsigned)s->plan.clusters[i].cluster, &e) != KS_OK)
+        unsigned c = (unsigned)s->plan.clusters[i].cluster;
+        if (sim_card_add_cluster(s->card, c, &e) != KS_OK)
+            return failed(err, &e);
+        /* The registers a previous image on this cluster left. */
+        if (s->card_memory && c < BH_CLUSTERS && s->card_memory->set[c] &&
+            sim_card_prefetch_set(s->card, c, s->card_memory->prefetch[c], &e) != KS_OK)
             return failed(err, &e);
         rc = write_cluster(s, i, err);
     }

@@ -97,6 +97,24 @@ void km_session_check_handover(km_session *s, bool on)
     s->check_handover = on;
 }
 
+void km_session_card_memory(km_session *s, km_card_memory *m)
+{
+    s->card_memory = m;
+}
+
+/* What the card's clusters hold now, into the session's card memory. */
+static void keep_card_memory(km_session *s)
+{
+    km_card_memory *m = s->card_memory;
+    if (!m || !s->card || !s->ops || s->ops->kind != KM_BACKEND_SIM || !s->planned)
+        return;
+    for (size_t i = 0; i < s->plan.nclusters; i++) {
+        unsigned c = (unsigned)s->plan.clusters[i].cluster;
+        if (c < BH_CLUSTERS && sim_card_prefetch_get(s->card, c, m->prefetch[c], NULL) == KS_OK)
+            m->set[c] = true;
+    }
+}
+
 int km_session_trace_instructions(km_session *s, uint32_t cores, sim_trace_fn fn, void *ctx,
                                   km_error *err)
 {
@@ -410,6 +428,7 @@ void km_session_close(km_session *s)
 {
     if (!s)
         return;
+    keep_card_memory(s);
     if (s->ops && s->ops->free)
         s->ops->free(s);
     sim_card_free(s->card);

@@ -245,6 +245,23 @@ typedef struct km_session km_session;
  * false). */
 void km_session_check_handover(km_session *s, bool on);
 
+/* What a card keeps from one load to the next until it is reset: each
+ * work cluster's L2 prefetcher registers (sim_card_prefetch_get), as the
+ * last image on that cluster left them (set[c]: one has run there).  A
+ * session of the public API (kmrun_session) is one card: it gives each of
+ * its loads its km_card_memory, zeroed at its open (a card fresh from
+ * reset). */
+typedef struct km_card_memory {
+    bool set[BH_CLUSTERS];
+    uint32_t prefetch[BH_CLUSTERS][BH_CLUSTER_CORES][2];
+} km_card_memory;
+
+/* Before km_session_load: the card starts from m (NULL: from reset), and
+ * km_session_close records into m what the card's clusters hold then.
+ * m must outlive the session or be detached with NULL.  Only the sim
+ * backend has the registers. */
+void km_session_card_memory(km_session *s, km_card_memory *m);
+
 /* The X280 cores' instruction traces: every instruction each core of
  * `cores` (bit (cluster - 1) * 4 + core; KM_TRACE_ALL: every core of
  * every cluster a thread runs on) retires goes to fn (sim_trace.h) during

@@ -71,6 +71,7 @@ struct km_session {
     void **copy_bytes;
     struct sim_card *card; /* the simulated card, for both backends on it */
     bool check_handover;   /* km_session_check_handover */
+    struct km_card_memory *card_memory; /* km_session_card_memory (NULL: none) */
     /* km_session_trace_instructions (trace NULL: none) */
     uint32_t trace_cores;
     sim_trace_fn trace;

@@ -34,7 +34,7 @@ four_text() {
     done
     # In time order; each line as stderr showed it, and prints.txt the same.
     [ "$(field '[.prints[].microseconds] | . == sort')" = true ]
-    field '.prints[] | "[\(.core) \(.microseconds * 100 | floor / 100 | tostring | if test("\\.") then . else . + ".00" end | if test("\\.[0-9]$") then . + "0" else . end)µs] \(.text)"' \
+    field '.prints[] | "[\(.core) \(.microseconds * 100 | round / 100 | tostring | if test("\\.") then . else . + ".00" end | if test("\\.[0-9]$") then . + "0" else . end)µs] \(.text)"' \
         >"$BATS_TEST_TMPDIR/expected"
     diff -u "$BATS_TEST_TMPDIR/expected" <(printf '%s\n' "$stderr")
     diff -u "$BATS_TEST_TMPDIR/expected" "$runs/latest/prints.txt"

@@ -206,6 +206,24 @@ int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err)
     return rc;
 }
 
+int sim_card_prefetch_get(const sim_card *card, unsigned cluster,
+                          uint32_t regs[BH_CLUSTER_CORES][2], ks_error *err)
+{
+    if (!work_cluster(cluster) || !card->clusters[cluster])
+        return no_cluster(cluster, err);
+    sim_cluster_mem_prefetch_get(&card->clusters[cluster]->m, regs);
+    return KS_OK;
+}
+
+int sim_card_prefetch_set(sim_card *card, unsigned cluster,
+                          const uint32_t regs[BH_CLUSTER_CORES][2], ks_error *err)
+{
+    if (!work_cluster(cluster) || !card->clusters[cluster])
+        return no_cluster(cluster, err);
+    sim_cluster_mem_prefetch_set(&card->clusters[cluster]->m, regs);
+    return KS_OK;
+}
+
 int sim_card_load_image(sim_card *card, unsigned cluster, const char *path, const char *subject,
                         ks_error *err)
 {

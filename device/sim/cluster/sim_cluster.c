@@ -97,6 +97,7 @@ int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, ks_error *err)
         /* Its clock starts at the cluster's time; its cycle count at 0. */
         c->m.offset[i] = c->m.now - h->cycle;
         sim_streams_init(&c->m.streams[i]);
+        sim_prefetch_forget(&c->m.pf[i]); /* its registers stay */
     }
     return KS_OK;
 }

@@ -82,6 +82,8 @@ int sim_cluster_mem_init(sim_cluster_mem *cm, sim_dram *dram, unsigned cluster, 
     sim_port_init(&cm->noc_out, cm->cost[SIM_T_NOC_LINE]);
     for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
         sim_streams_init(&cm->streams[i]);
+        sim_prefetch_reset(&cm->pf[i], cm->cost[SIM_T_MISS_NEXT], cm->cost[SIM_T_MISS],
+                           SIM_PORT_STREAM_REACH);
     }
     cm->mem.ram[0] = (sim_ram){
         .base = BH_LIM_BASE,
@@ -229,6 +231,23 @@ static inline void note_store(sim_mem *m, const sim_hart *writer, uint64_t addr)
     }
 }
 
+void sim_cluster_mem_prefetch_get(const sim_cluster_mem *cm, uint32_t regs[BH_CLUSTER_CORES][2])
+{
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        regs[i][0] = cm->pf[i].basic;
+        regs[i][1] = cm->pf[i].additional;
+    }
+}
+
+void sim_cluster_mem_prefetch_set(sim_cluster_mem *cm, const uint32_t regs[BH_CLUSTER_CORES][2])
+{
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        (void)sim_prefetch_write(&cm->pf[i], BH_L2PF_BASIC, regs[i][0]);
+        (void)sim_prefetch_write(&cm->pf[i], BH_L2PF_ADDITIONAL, regs[i][1]);
+        sim_prefetch_forget(&cm->pf[i]);
+    }
+}
+
 /* ---- Time ---------------------------------------------------------------- */
 
 static void charge(sim_hart *h, uint64_t cycles)
@@ -240,7 +259,7 @@ static void charge(sim_hart *h, uint64_t cycles)
 
 /* What a cached-window access that did `did` (sim_cache.h) costs h. */
 static void charge_cached(sim_cluster_mem *cm, sim_hart *h, uint64_t bank_address,
-                          unsigned did)
+                          unsigned did, bool store)
 {
     if (h == NULL) {
         return;
@@ -249,20 +268,37 @@ static void charge_cached(sim_cluster_mem *cm, sim_hart *h, uint64_t bank_addres
         h->cycle += cm->cost[SIM_T_HIT];
         return;
     }
-    uint64_t cycles = sim_port_book(&cm->port, sim_cluster_mem_time(cm, h));
-    bool streamed = sim_streams_miss(&cm->streams[h->hartid & (BH_CLUSTER_CORES - 1u)],
-                                     bank_address / BH_LINE_BYTES);
+    uint64_t now = sim_cluster_mem_time(cm, h);
+    uint64_t cycles = sim_port_book(&cm->port, now);
+    unsigned core = h->hartid & (BH_CLUSTER_CORES - 1u);
+    uint64_t line = bank_address / BH_LINE_BYTES, wait;
+    bool next = sim_streams_miss(&cm->streams[core], line);
+    sim_pf_kind kind = h->vmem == SIM_MEM_VSTORE ? SIM_PF_VECTOR_STORE
+                       : h->vmem                 ? SIM_PF_VECTOR_LOAD
+                       : store                   ? SIM_PF_SCALAR_STORE
+                                                 : SIM_PF_SCALAR_LOAD;
+    bool prefetched = sim_prefetch_miss(&cm->pf[core], kind, line, now, &wait);
     if (h->vmem) {
-        /* The streams still follow the walk (scalar code after it finds
-         * them), but vector accesses take no discount from them. */
-        cycles += cm->cost[h->vmem == SIM_MEM_VSTORE ? SIM_T_MISS_VSTORE : SIM_T_MISS_VLOAD];
+        /* The vector unit's fills already overlap: a prefetch gives its
+         * loads nothing, and a store's write-allocate that finds the
+         * prefetcher fetching its line waits behind that read. */
+        cycles += cm->cost[prefetched && kind == SIM_PF_VECTOR_STORE ? SIM_T_MISS_VSTORE
+                                                                     : SIM_T_MISS_VLOAD];
         cm->stats.vector_misses++;
-    } else if (streamed) {
-        cycles += cm->cost[SIM_T_MISS_STREAM];
-        cm->stats.stream_misses++;
     } else {
-        cycles += cm->cost[SIM_T_MISS];
-        cm->stats.other_misses++;
+        uint64_t plain = cm->cost[next ? SIM_T_MISS_NEXT : SIM_T_MISS];
+        uint64_t ahead = cm->cost[SIM_T_MISS_STREAM] + wait;
+        if (prefetched && ahead < plain) {
+            cycles += ahead;
+            cm->stats.stream_misses++;
+        } else {
+            cycles += plain;
+            if (next) {
+                cm->stats.next_misses++;
+            } else {
+                cm->stats.other_misses++;
+            }
+        }
     }
     if (did & SIM_CACHE_WROTE_BACK) {
         cycles += cm->cost[SIM_T_EVICT_DIRTY];
@@ -446,7 +482,7 @@ static __attribute__((noinline)) int cached_slow(sim_cluster_mem *cm, sim_hart *
     if (did & SIM_CACHE_FAILED) {
         return failed(cm, addr, store ? SIM_CAUSE_STORE_ACCESS : SIM_CAUSE_LOAD_ACCESS);
     }
-    charge_cached(cm, h, a, did);
+    charge_cached(cm, h, a, did, store);
     if (store) {
         note_store(&cm->mem, h, addr);
     }
@@ -512,6 +548,16 @@ static int load_other(sim_cluster_mem *cm, sim_hart *h, uint64_t addr, unsigned 
     }
     if (addr == BH_FLUSH64) {
         *value = 0;
+        charge(h, cm->cost[SIM_T_MMIO]);
+        return 0;
+    }
+    if (addr - BH_L2PF_BASE < BH_CLUSTER_CORES * BH_L2PF_STRIDE && size == 4) {
+        uint32_t v;
+        if (!sim_prefetch_read(&cm->pf[(addr - BH_L2PF_BASE) / BH_L2PF_STRIDE],
+                               (addr - BH_L2PF_BASE) % BH_L2PF_STRIDE, &v)) {
+            return fault(cm, SIM_CAUSE_LOAD_ACCESS);
+        }
+        *value = v;
         charge(h, cm->cost[SIM_T_MMIO]);
         return 0;
     }
@@ -677,6 +723,14 @@ static int store_other(sim_cluster_mem *cm, sim_hart *h, uint64_t addr, unsigned
     }
     if (addr == BH_FLUSH64 && size == 8) {
         return flush64(cm, h, value);
+    }
+    if (addr - BH_L2PF_BASE < BH_CLUSTER_CORES * BH_L2PF_STRIDE && size == 4) {
+        if (!sim_prefetch_write(&cm->pf[(addr - BH_L2PF_BASE) / BH_L2PF_STRIDE],
+                                (addr - BH_L2PF_BASE) % BH_L2PF_STRIDE, (uint32_t)value)) {
+            return fault(cm, SIM_CAUSE_STORE_ACCESS);
+        }
+        charge(h, cm->cost[SIM_T_MMIO]);
+        return 0;
     }
     if (in_noc_regs(addr)) {
         noc_reg_store(cm, addr, size, value);

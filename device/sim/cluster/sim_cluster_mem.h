@@ -63,6 +63,7 @@
 #include "sim_mem.h"
 #include "sim_noc.h"
 #include "sim_port.h"
+#include "sim_prefetch.h"
 #include "sim_timing.h"
 
 _Static_assert(SIM_MEM_MAX_HARTS >= BH_CLUSTER_CORES, "a cluster's harts fit in sim_mem");
@@ -73,7 +74,8 @@ typedef struct sim_cluster_mem_stats {
     uint64_t flush64;   /* stores to FLUSH64 */
     uint64_t noc_reg_writes;
     uint64_t noc_loads, noc_posted, noc_nonposted; /* through the windows */
-    uint64_t stream_misses, other_misses; /* fills, by what they cost */
+    uint64_t stream_misses, other_misses; /* fills, by what they cost: prefetched, a round trip */
+    uint64_t next_misses; /* fills the bank streamed (MISS_NEXT) */
     uint64_t vector_misses; /* fills for vector accesses (MISS_VLOAD/VSTORE) */
     uint64_t faults;    /* accesses nothing answered */
     /* Bytes the cores' uncached and NoC-window accesses moved to and
@@ -93,7 +95,8 @@ typedef struct sim_cluster_mem {
     sim_cache cache;
     sim_port port;    /* the read port: a slot of PORT_LINE a fill */
     sim_port noc_out; /* the NoC write path: a slot of NOC_LINE a line */
-    sim_streams streams[BH_CLUSTER_CORES];
+    sim_streams streams[BH_CLUSTER_CORES]; /* what the bank streams (MISS_NEXT) */
+    sim_prefetch pf[BH_CLUSTER_CORES];     /* the harts' L2 prefetchers, BH_L2PF(i) */
     uint64_t offset[BH_CLUSTER_CORES]; /* hart i's clock: h->cycle + offset[i] */
     uint64_t now;               /* the cluster's time, in its cycles */
     bh_noc_window_reg noc_reg[BH_NOC_WINDOWS];    /* as last written */
@@ -139,6 +142,13 @@ int sim_cluster_mem_read_lim(const sim_cluster_mem *cm, uint64_t addr, void *dst
  * a target at its tile.  KS_OK or KS_ERR_BUG (router full). */
 struct sim_noc;
 int sim_cluster_mem_attach_noc(sim_cluster_mem *cm, struct sim_noc *noc, ks_error *err);
+
+/* The prefetcher registers of the four harts, {basicCtrl, additionalCtrl}
+ * each: as the harts last wrote them (get), or as a previous image on
+ * this cluster left them (set: a later load inherits them; the streams
+ * start empty).  A new cluster has the reset values. */
+void sim_cluster_mem_prefetch_get(const sim_cluster_mem *cm, uint32_t regs[BH_CLUSTER_CORES][2]);
+void sim_cluster_mem_prefetch_set(sim_cluster_mem *cm, const uint32_t regs[BH_CLUSTER_CORES][2]);
 
 /* The cluster cycle hart h has reached (cm->now for NULL). */
 static inline uint64_t sim_cluster_mem_time(const sim_cluster_mem *cm, const sim_hart *h)

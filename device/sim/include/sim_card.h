@@ -111,6 +111,16 @@ void sim_card_free(sim_card *card); /* NULL is fine */
  * cores not started, on the NoC. */
 int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err);
 
+/* Work cluster `cluster`'s L2 prefetcher registers, {basicCtrl,
+ * additionalCtrl} for each of its cores (blackhole.h, BH_L2PF): get reads
+ * them as the cores left them; set gives a just-added cluster those a
+ * previous image on that cluster left (they keep their values until a
+ * card reset; a new cluster has the reset values). */
+int sim_card_prefetch_get(const sim_card *card, unsigned cluster,
+                          uint32_t regs[BH_CLUSTER_CORES][2], ks_error *err);
+int sim_card_prefetch_set(sim_card *card, unsigned cluster,
+                          const uint32_t regs[BH_CLUSTER_CORES][2], ks_error *err);
+
 /* The image's loadable segments into the cluster's image area, where they
  * ask (memsz past filesz zeroed).  KS_ERR_IMAGE for a segment outside
  * the BH_IMAGE_MAX_BYTES the cluster fetches from; `subject` names the

@@ -16,14 +16,13 @@
  * of queueing behind everything hart 0 did.  Write-backs and uncached
  * accesses take no slot (they are posted, or too rare to matter).
  *
- * The streams.  Start-up sets the cores' L2 prefetchers (spec: code that
- * walks memory runs about 20 % faster), so a line a core reaches while
- * walking up through memory was already on its way: such a miss costs
- * SIM_T_MISS_STREAM, any other SIM_T_MISS (a round trip).  Each core
- * follows SIM_PORT_STREAMS ascending streams (a map reads one array and
- * writes another: two streams); a miss within SIM_PORT_STREAM_REACH lines
- * past a stream's last miss continues it, any other miss replaces the
- * least recently used stream.
+ * The streams: what the bank streams to a core walking up through
+ * memory, with or without its L2 prefetcher (sim_prefetch.h): such a
+ * miss costs SIM_T_MISS_NEXT, any other SIM_T_MISS (a round trip).  Each
+ * core follows SIM_PORT_STREAMS ascending streams (a map reads one array
+ * and writes another: two streams); a miss within SIM_PORT_STREAM_REACH
+ * lines past a stream's last miss continues it, any other miss replaces
+ * the least recently used stream.
  *
  * Times are cluster cycles (all four cores share one clock).  Everything
  * is a pure function of the order of calls: runs are deterministic. */

@@ -15,7 +15,8 @@
  *     PORT_LINE, one line per port slot);
  *   - one core alone streams at about 0.74 GB/s (MISS_STREAM; the spec's
  *     map runs 1.74 times faster on four cores than on one, so one core
- *     is well under the cluster's limit);
+ *     is well under the cluster's limit), about 20 % slower with the L2
+ *     prefetcher at its reset values (MISS_NEXT);
  *   - a FLUSH64 sweep over four cores runs at 5 to 8 GB/s of region at
  *     1750 MHz (FLUSH64, FLUSH64_DIRTY: about 7.7 GB/s clean, 4.8 dirty);
  *   - kmx_push from cached data, 512-byte posted vector stores, 2.3 GB/s
@@ -33,13 +34,17 @@
 #define SIM_TIMING_TABLE(X)                                                                      \
     X(LIM,               30,       0, "a LIM load or store (uncached local memory)")             \
     X(HIT,                2,       0, "a cached-window access whose line is cached")            \
-    X(MISS_STREAM,       40,       0, "a miss on a line a prefetch stream was heading for")     \
+    X(MISS_STREAM,       40,       0, "a miss on a line the L2 prefetcher fetched ahead: "      \
+                                      "its refill, when the fetch has arrived")                 \
+    X(MISS_NEXT,          0,   60000, "a miss at most 4 lines past a recent miss of the core, "  \
+                                      "ascending: the bank streams the walk")                   \
     X(MISS,               0,  250000, "any other miss: a round trip to the bank")               \
     X(PORT_LINE,          9,   44000, "one line on the cluster's read port (the 1.2 GB/s cap)") \
     X(MISS_VLOAD,         0,   67000, "a vector load's miss: no stream discount (the "        \
                                       "prefetcher gives vector reads nothing)")                 \
-    X(MISS_VSTORE,        0,   88000, "a vector store's write-allocate miss: 1.3 times a "      \
-                                      "load's (the prefetcher costs vector writes 20-40 %)")    \
+    X(MISS_VSTORE,        0,   88000, "a vector store's write-allocate miss on a line the "     \
+                                      "prefetcher is fetching: 1.3 times a load's (it costs "   \
+                                      "vector writes 20-40 %)")                                 \
     X(EVICT_DIRTY,        4,       0, "a miss that evicts a dirty line: handed to a write "     \
                                       "buffer, posted")                                         \
     X(UNCACHED_LOAD,      0,  250000, "a load through the uncached window: a round trip")       \
