@@ -524,17 +524,14 @@ static void charge(sim_profile *p, uint64_t pc, const sim_profile_count *d)
 
 /* ---- the run: the hot loop's profiled copy ----------------------------------- */
 
-/* The plain ops: each costs its static cost and what its memory access
- * or vector beats add (which the copy notes as they happen: RUN_LAT),
- * moves no stack, and goes on to the next entry of its block, leaves it,
- * or traps (which the copy notes).  The copy notes where the hart is at
- * every other entry (a jal, a check, a block's end), and at each entry it
- * enters a block at: what retired since is the noted instruction and the
- * plain ones after it. */
-static const bool noted_op[SIM_OP_COUNT] = {
-    [SIM_OP_BLOCK_END] = true, [SIM_OP_JAL] = true,
-    [SIM_OP_PROBE] = true, [SIM_OP_TRIGGER] = true, [SIM_OP_PMP] = true,
-};
+/* The copy notes where the hart is at each entry it enters a block at,
+ * at each check entry and at each jal whose block goes on at its target
+ * (a call's first instruction is the callee's), and settles what ran
+ * before it goes to find an entry (dispatch) and when it leaves.  What
+ * retired in between is the noted instruction and those after it in its
+ * block: each costs its static cost and what its memory access or vector
+ * beats added (RUN_LAT), moves no stack but the last, and goes on to the
+ * next, leaves the block, or traps (a note). */
 
 /* The last note of a profiled run: the entry it was at and the hart's
  * counters as of its instruction's start (its pc, and what it is for the
@@ -546,6 +543,7 @@ typedef struct noted {
     uint64_t pc, cycle, instret, mem, traps;
     uint32_t added;
     bool open;
+    uint64_t lat_sum, mem_sum; /* of lat[] and memlat[] */
     uint64_t lat[SIM_BLOCK_MAX], memlat[SIM_BLOCK_MAX];
 } noted;
 
@@ -580,8 +578,8 @@ static void add_added(sim_profile *p, const noted *n, uint32_t pool, uint32_t fr
  * a jal, and the last).  The cycles d holds beyond are the next
  * instruction's, which did not retire (it trapped: the trap's note has
  * the rest). */
-static inline void retired(sim_profile *p, const noted *n, uint32_t k, uint64_t cycles,
-                           uint64_t stalls, uint64_t next, uint64_t offset)
+static void retired_all(sim_profile *p, const noted *n, uint32_t k, uint64_t cycles,
+                        uint64_t stalls, uint64_t next, uint64_t offset)
 {
     const sim_insn *e = n->e;
     uint32_t first = e->op == SIM_OP_JAL && k > 1 ? 1 : k;
@@ -630,6 +628,40 @@ static inline void retired(sim_profile *p, const noted *n, uint32_t k, uint64_t 
     }
 }
 
+/* retired_all's common case, inline: not a jal that goes on, nothing
+ * left over from an instruction that did not retire, the stretch in its
+ * near slot. */
+static inline __attribute__((always_inline)) void retired(sim_profile *p, const noted *n,
+                                                          uint32_t k, uint64_t cycles,
+                                                          uint64_t stalls, uint64_t next,
+                                                          uint64_t offset)
+{
+    const sim_insn *e = n->e;
+    uint64_t pc = e->pc;
+    struct near_stretch *q =
+        &p->near_stretch[(unsigned)((pc >> 1) + k + p->cur * 64u) & 4095u];
+    if (__builtin_expect((e->op == SIM_OP_JAL && k > 1) || (k < 32 && (n->added >> k)) ||
+                             q->pc != pc || q->node != p->cur || q->n != k ||
+                             cycles != e->cost_rest - e[k].cost_rest + n->lat_sum ||
+                             stalls != n->mem_sum || p->taping,
+                         0)) {
+        retired_all(p, n, k, cycles, stalls, next, offset);
+        return;
+    }
+    q->execs++;
+    sim_profile_count *b = bucket_at(p, n->cycle + offset);
+    if (b) {
+        b->cycles += cycles;
+        b->instructions += k;
+        b->memory_stall_cycles += stalls;
+    }
+    if (n->added)
+        add_added(p, n, q->first, 0, k);
+    const sim_insn *j = &e[k - 1];
+    if (is_jump(j->op))
+        follow(p, j->pc, j->op, j->rd, j->rs1, j->len, next);
+}
+
 /* What ran since note n, up to the hart's counters given (going on at
  * next): into p. */
 static inline void settle(sim_profile *p, noted *n, uint64_t cycle, uint64_t instret,
@@ -666,6 +698,7 @@ static inline void note(sim_profile *p, noted *n, const sim_insn *e, uint64_t pc
     n->mem = mem;
     n->traps = traps;
     n->added = 0;
+    n->lat_sum = n->mem_sum = 0;
     n->open = true;
 }
 
@@ -689,11 +722,8 @@ static inline void note(sim_profile *p, noted *n, const sim_insn *e, uint64_t pc
              h->traps, offset);                                                                \
     } while (0)
 #define RUN_ENTER(e) RUN_NOTE(e)
-#define RUN_AT(e)                                                                              \
-    do {                                                                                       \
-        if (noted_op[(e)->op])                                                                \
-            RUN_NOTE(e);                                                                       \
-    } while (0)
+#define RUN_AT(e) RUN_NOTE(e)
+#define RUN_DISPATCH(at) settle(prof, &noted_, cycle, instret, mcycles, h->traps, (at), offset)
 #define RUN_LAT(c, m)                                                                          \
     do {                                                                                       \
         if (noted_.e) {                                                                        \
@@ -704,6 +734,8 @@ static inline void note(sim_profile *p, noted *n, const sim_insn *e, uint64_t pc
                 noted_.added |= 1u << k_;                                                      \
                 noted_.lat[k_] += (c);                                                         \
                 noted_.memlat[k_] += (m);                                                      \
+                noted_.lat_sum += (c);                                                         \
+                noted_.mem_sum += (m);                                                         \
             }                                                                                  \
         }                                                                                      \
     } while (0)

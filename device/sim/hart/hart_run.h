@@ -12,7 +12,11 @@
  *                       instruction starts now (the hart's time as of its
  *                       start: cycle - d->cost_rest, instret - d->n_rest,
  *                       mcycles)
- *   RUN_AT(d)           the same, going on from the entry before d
+ *   RUN_AT(d)           the same, going on from the entry before d, at
+ *                       a check entry (a probe, a trigger, a PMP check)
+ *                       and a jal whose block goes on at its target
+ *   RUN_DISPATCH(pc)    the run goes on at pc, the hart as of its start in
+ *                       cycle, instret and mcycles, the entry to be found
  *   RUN_LAT(c, m)       d's instruction took c cycles more than its static
  *                       cost, m of them memory stalls
  *   RUN_TRAP_AT(pc)     a trap is taken at pc, the hart as of its start
@@ -345,7 +349,6 @@ SIM_RUN_SIGNATURE
 #define NEXT                                                                                   \
     do {                                                                                       \
         d++;                                                                                   \
-        RUN_AT(d);                                                                             \
         goto *d->run;                                                                          \
     } while (0)
 /* After a latency: still inside the block's stop? */
@@ -447,7 +450,9 @@ SIM_RUN_SIGNATURE
     if (h->ram_hint < m->nram)
         REFILL(&m->ram[h->ram_hint]);
 
-dispatch: {
+dispatch:
+    RUN_DISPATCH(pc);
+    {
     /* pc is where to go on; link, if set, wants the entry found */
     uint64_t off = pc - cbase;
     if (UNLIKELY(off >= csize)) {
@@ -590,6 +595,7 @@ translated: {
     }
 }
 op_PROBE:
+    RUN_AT(d);
     /* the callee sees the hart as of the next instruction's start, and
      * may change registers (x and f are the hart's own) */
     if (h->probe) {
@@ -602,6 +608,7 @@ op_PROBE:
     }
     NEXT;
 op_TRIGGER:
+    RUN_AT(d);
     /* an armed execute trigger of a hart sharing the code matches the
      * next entry's pc: this hart's? */
     if (h->trig_exec && sim_trigger_exec(h, d->pc)) {
@@ -611,6 +618,7 @@ op_TRIGGER:
     }
     NEXT;
 op_PMP:
+    RUN_AT(d);
     /* a locked PMP entry of a hart sharing the code meets the next
      * entry's instruction: may this hart fetch it? */
     if (h->pmp_deny && sim_pmp_fetch_denied(h, d[1].pc, d[1].len, &tval)) {
@@ -699,6 +707,7 @@ op_JAL:
     CHAIN(taken, d->pc + IMM);
 op_JAL_ON:
     /* a jal its block goes on after, at its target */
+    RUN_AT(d);
     x[d->rd] = d->pc + d->len;
     x[0] = 0;
     NEXT;

@@ -33,6 +33,7 @@
 #define RUN_LOCALS
 #define RUN_ENTER(d) ((void)0)
 #define RUN_AT(d) ((void)0)
+#define RUN_DISPATCH(pc) ((void)0)
 #define RUN_LAT(c, m) ((void)0)
 #define RUN_TRAP_AT(pc) ((void)0)
 #define RUN_END() ((void)0)
