@@ -544,6 +544,11 @@ typedef struct noted {
     uint32_t added;
     bool open;
     uint64_t lat_sum, mem_sum; /* of lat[] and memlat[] */
+    /* A loop folded into the note (fold): `iters` passes of `kloop`
+     * instructions from e back to e, the last of them ending at
+     * instret `mark`. */
+    uint64_t iters, mark;
+    uint32_t kloop;
     uint64_t lat[SIM_BLOCK_MAX], memlat[SIM_BLOCK_MAX];
 } noted;
 
@@ -662,6 +667,64 @@ static inline __attribute__((always_inline)) void retired(sim_profile *p, const 
         follow(p, j->pc, j->op, j->rd, j->rs1, j->len, next);
 }
 
+/* A note with a loop folded in retired k instructions: n->iters passes
+ * of n->kloop, then a last pass of the rest (ending as a stretch does).
+ * Each place's additions go to the stretch of the last pass when it
+ * reached that place, else the loop's (the readers sum by pc and stack),
+ * else (the last pass trapped before) to the place's cell. */
+static void retired_folded(sim_profile *p, const noted *n, uint64_t k, uint64_t cycles,
+                           uint64_t stalls, uint64_t next, uint64_t offset)
+{
+    const sim_insn *e = n->e;
+    uint32_t kl = n->kloop;
+    uint64_t tail = k - n->iters * kl;
+    sim_profile_count *b = bucket_at(p, n->cycle + offset);
+    if (b) {
+        b->cycles += cycles;
+        b->instructions += k;
+        b->memory_stall_cycles += stalls;
+    }
+    uint64_t fixed = n->iters * (e->cost_rest - e[kl].cost_rest) +
+                     (tail ? e->cost_rest - e[tail].cost_rest : 0);
+    /* (a slot's pool index, read at once: the next stretch_at may take
+     * the slot; the pool's indexes stay) */
+    int64_t loop_first = -1, tail_first = -1;
+    struct near_stretch *q = stretch_at(p, e, kl);
+    if (q) {
+        q->execs += n->iters;
+        loop_first = q->first;
+    }
+    if (tail) {
+        struct near_stretch *r = stretch_at(p, e, (uint32_t)tail);
+        if (r) {
+            r->execs++;
+            tail_first = r->first;
+        }
+    }
+    for (uint32_t bits = n->added; bits; bits &= bits - 1) {
+        uint32_t i = (uint32_t)__builtin_ctz(bits);
+        const sim_profile_count x = {n->lat[i], 0, n->memlat[i], 0};
+        int64_t at = i < tail ? tail_first : i < kl ? loop_first : -1;
+        if (at >= 0) {
+            p->pool[at + i].extra += x.cycles;
+            p->pool[at + i].mem += x.memory_stall_cycles;
+        } else {
+            charge(p, e[i].pc, &x);
+        }
+    }
+    if (tail) {
+        const sim_insn *j = &e[tail - 1];
+        if (is_jump(j->op))
+            follow(p, j->pc, j->op, j->rd, j->rs1, j->len, next);
+    }
+    if (cycles > fixed + n->lat_sum || stalls > n->mem_sum) { /* (never expected) */
+        const sim_profile_count x = {
+            cycles > fixed + n->lat_sum ? cycles - fixed - n->lat_sum : 0, 0,
+            stalls > n->mem_sum ? stalls - n->mem_sum : 0, 0};
+        charge(p, e->pc, &x);
+    }
+}
+
 /* What ran since note n, up to the hart's counters given (going on at
  * next): into p. */
 static inline void settle(sim_profile *p, noted *n, uint64_t cycle, uint64_t instret,
@@ -671,6 +734,10 @@ static inline void settle(sim_profile *p, noted *n, uint64_t cycle, uint64_t ins
         return;
     n->open = false;
     uint64_t k = instret - n->instret;
+    if (n->iters) {
+        retired_folded(p, n, k, cycle - n->cycle, mem - n->mem, next, offset);
+        return;
+    }
     if (k && n->e) {
         retired(p, n, (uint32_t)k, cycle - n->cycle, mem - n->mem, next, offset);
         return;
@@ -699,7 +766,40 @@ static inline void note(sim_profile *p, noted *n, const sim_insn *e, uint64_t pc
     n->traps = traps;
     n->added = 0;
     n->lat_sum = n->mem_sum = 0;
+    n->iters = 0;
+    n->mark = instret;
+    n->kloop = 0;
     n->open = true;
+}
+
+/* A loop: the run enters n's entry e again (the hart as of its start:
+ * cycle, instret), after a pass of as many instructions as the passes
+ * before, its last a branch or a jump that links nothing, in the same time
+ * bucket: the pass folds into the note (settled as iters passes of a
+ * stretch, what they added where they added it), instead of a note each
+ * turn. */
+static inline bool fold(const sim_profile *p, noted *n, const sim_insn *e, uint64_t cycle,
+                        uint64_t instret, uint64_t offset)
+{
+    if (e != n->e || !n->open || p->taping)
+        return false;
+    uint64_t k = instret - n->mark;
+    if (n->iters == 0) {
+        if (k == 0 || k > SIM_BLOCK_MAX || e->op == SIM_OP_JAL)
+            return false;
+        unsigned op = e[k - 1].op;
+        if (!(op >= SIM_OP_BEQ && op <= SIM_OP_BGEU) && !(op == SIM_OP_JAL && !is_link(e[k - 1].rd)))
+            return false;
+        n->kloop = (uint32_t)k;
+    } else if (k != n->kloop) {
+        return false;
+    }
+    if ((cycle + offset) / SIM_PROFILE_BUCKET_CYCLES !=
+        (n->cycle + offset) / SIM_PROFILE_BUCKET_CYCLES)
+        return false;
+    n->iters++;
+    n->mark = instret;
+    return true;
 }
 
 #define SIM_RUN_SIGNATURE                                                                      \
@@ -721,7 +821,11 @@ static inline void note(sim_profile *p, noted *n, const sim_insn *e, uint64_t pc
         note(prof, &noted_, n_, n_->pc, cycle - n_->cost_rest, instret - n_->n_rest, mcycles,   \
              h->traps, offset);                                                                \
     } while (0)
-#define RUN_ENTER(e) RUN_NOTE(e)
+#define RUN_ENTER(e)                                                                           \
+    do {                                                                                       \
+        if (!fold(prof, &noted_, (e), cycle - (e)->cost_rest, instret - (e)->n_rest, offset))  \
+            RUN_NOTE(e);                                                                       \
+    } while (0)
 #define RUN_AT(e) RUN_NOTE(e)
 #define RUN_DISPATCH(at) settle(prof, &noted_, cycle, instret, mcycles, h->traps, (at), offset)
 #define RUN_LAT(c, m)                                                                          \
