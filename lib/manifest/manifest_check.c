@@ -100,6 +100,13 @@ bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
         free(names);
         return false;
     }
+    if (p->regions[index].interleaved) {
+        km_mdiag_code(c, "manifest.rule", at, "shared region '%s' is interleaved (expected a "
+                      "region of the thread's bank: an interleaved tensor's pages are in every "
+                      "bank, and only Tensix cores reach them, with km_tensor_of)",
+                      name);
+        return false;
+    }
     const char *other = clash(t, name);
     if (other && strcmp(other, name) == 0) {
         if (is_own(t, name))

@@ -1,0 +1,46 @@
+/* sim_bank: a DRAM bank's service queue — how long a request waits for
+ * the bank when others use it too.
+ *
+ * A GDDR6 bank of the p150a moves 64 GB/s (the card's 512 GB/s over its
+ * eight banks): one 64-byte line (the DRAM's access granule, the card's
+ * DRAM alignment) a nanosecond, SIM_BANK_LINE_PS.  Each bank keeps a
+ * calendar of line slots in modeled picoseconds; a request of k lines at
+ * time t takes the first free slot that has not ended at t, and each
+ * further line the first free slot from where the line before it ended
+ * (sim_port.h's calendar, booked by the requester's own time, not by who
+ * asks first: the grid runs its cores in time order, the clusters in
+ * quanta).  The request is served when its last line's slot ends.  A
+ * request alone on its bank is served in k ns, less than the time the
+ * requester's own NoC link takes to move the lines (43 GB/s a Tensix
+ * core), so the queue adds time only when several requesters share the
+ * bank: 120 cores streaming from one bank get 64 GB/s between them, and
+ * an interleaved tensor spreads them over eight.
+ *
+ * The calendar holds SIM_BANK_SLOTS slots (about 16 us) back from the
+ * latest one booked; older slots count as taken.  Everything is a pure
+ * function of the order of calls: deterministic. */
+#ifndef SIM_BANK_H
+#define SIM_BANK_H
+
+#include <stdint.h>
+
+#define SIM_BANK_LINE_PS 1000u  /* one 64-byte line: 64 GB/s a bank */
+#define SIM_BANK_SLOTS 16384u   /* the calendar's reach, in slots */
+
+typedef struct sim_bank {
+    uint64_t base;                        /* the oldest slot the calendar holds */
+    uint64_t busy[SIM_BANK_SLOTS / 64u];  /* slot s at bit s % SIM_BANK_SLOTS */
+    uint64_t lines, waited_ps;            /* lines served, and time spent queueing */
+} sim_bank;
+
+void sim_bank_init(sim_bank *b);
+
+/* The 64-byte lines [address, address + bytes) touches (at least one). */
+uint64_t sim_bank_lines(uint64_t address, uint64_t bytes);
+
+/* Books `lines` slots for a request at `now_ps`; returns the time its last
+ * slot ends (now_ps + lines * SIM_BANK_LINE_PS, or less when now_ps is
+ * inside a free slot, when the bank is otherwise idle). */
+uint64_t sim_bank_serve(sim_bank *b, uint64_t now_ps, uint64_t lines);
+
+#endif
