@@ -39,6 +39,19 @@ counted() {
     [ "$((bank_ticks))" -ge "$((3 * spread_ticks))" ]
 }
 
+@test "banks: the run's JSON lists the tensor, and follows schemas/run.schema.json" {
+    counted interleaved
+    [ "$(field '.tensors[0] | [.name, .page_size, .bytes] | @csv')" = '"counters",4096,487424' ]
+    # past the thread's bank: its check line and nothing else of it in bank 6
+    [ "$(field '.tensors[0].base')" -gt 16777216 ]
+    [ "$(field '.regions | length')" = 0 ]
+    printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/run.json"
+    /usr/bin/python3 "$KMRUN_TOP/tests/cli/schema_check.py" "$KMRUN_TOP/schemas/run.schema.json" \
+        "$BATS_TEST_TMPDIR/run.json"
+    counted bank6
+    [ "$(field '.tensors')" = null ]
+}
+
 @test "banks: the same times and counters every run" {
     counted interleaved
     local first
