@@ -21,7 +21,7 @@ region() {
 }
 
 @test "11_pull: twelve X280 cores: every pass balanced, every unit once" {
-    returns program.yaml '6993,1549,0,120,4735,1046,486,1938,4726,1043,608,1938,4729,1043,537,1938,4861,1072,882,1938'
+    returns program.yaml '6993,1549,0,120,4732,1045,486,1938,4735,1045,587,1938,4741,1045,546,1938,4859,1072,661,1938'
     # The last pass's output, as the run left it: every unit ran, on a core 1..120.
     out=$(region out)
     [ "$(wc -l <<<"$out")" = 31000 ]

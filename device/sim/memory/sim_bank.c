@@ -50,11 +50,12 @@ static void slide_to(sim_bank *b, uint64_t s)
     b->base = base;
 }
 
-/* The first free slot at or after s. */
+/* The first free slot at or after s; s itself, unbooked, when it is older
+ * than the calendar. */
 static uint64_t take(sim_bank *b, uint64_t s)
 {
     if (s < b->base)
-        s = b->base; /* forgotten slots count as taken */
+        return s;
     slide_to(b, s);
     while (slot_busy(b, s)) {
         /* Skip whole busy words at once when aligned. */

@@ -14,18 +14,25 @@
  * requester's own NoC link takes to move the lines (43 GB/s a Tensix
  * core), so the queue adds time only when several requesters share the
  * bank: 120 cores streaming from one bank get 64 GB/s between them, and
- * an interleaved tensor spreads them over eight.
+ * an interleaved tensor spreads them over eight.  Who books: the grid's
+ * NoC reads and writes (sim_grid.c) and the clusters' cache fills
+ * (sim_cluster_mem.c), a line each.
  *
- * The calendar holds SIM_BANK_SLOTS slots (about 16 us) back from the
- * latest one booked; older slots count as taken.  Everything is a pure
- * function of the order of calls: deterministic. */
+ * The calendar holds SIM_BANK_SLOTS slots (about 65 us) back from the
+ * latest one booked.  A line older than that is served at once, unbooked:
+ * requesters the card steps apart (the grid runs up to the dispatcher's
+ * next pass, the clusters quantum by quantum) may book out of order, and
+ * one far behind the others then meets no queue rather than waiting for
+ * everything booked ahead of it (contention goes unmodeled there, never
+ * invented).  Everything is a pure function of the order of calls:
+ * deterministic. */
 #ifndef SIM_BANK_H
 #define SIM_BANK_H
 
 #include <stdint.h>
 
 #define SIM_BANK_LINE_PS 1000u  /* one 64-byte line: 64 GB/s a bank */
-#define SIM_BANK_SLOTS 16384u   /* the calendar's reach, in slots */
+#define SIM_BANK_SLOTS 65536u   /* the calendar's reach, in slots */
 
 typedef struct sim_bank {
     uint64_t base;                        /* the oldest slot the calendar holds */

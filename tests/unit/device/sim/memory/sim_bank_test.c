@@ -66,16 +66,32 @@ static void an_earlier_requester_takes_the_gaps_left_free(void **state)
 static void the_calendar_slides_and_stays_deterministic(void **state)
 {
     (void)state;
-    /* Far more than the calendar's reach, twice: the same ends. */
-    uint64_t ends[2][64];
+    /* A queue deeper than the calendar's reach, twice: the same ends. */
+    uint64_t ends[2][96];
     for (int run = 0; run < 2; run++) {
         sim_bank_init(&bank);
-        for (unsigned i = 0; i < 64; i++)
+        for (unsigned i = 0; i < 96; i++)
             ends[run][i] = sim_bank_serve(&bank, (uint64_t)i * 3000, 1000);
     }
     assert_memory_equal(ends[0], ends[1], sizeof ends[0]);
-    /* Queued back to back: 64,000 lines from time 0. */
+    /* Within the reach, back to back: 64,000 lines from time 0. */
     assert_int_equal(ends[0][63], 64000ull * SIM_BANK_LINE_PS);
+    /* Past it the calendar slid: the queue never shrinks, and a request
+     * still ends after it started. */
+    for (unsigned i = 64; i < 96; i++)
+        assert_true(ends[0][i] >= (uint64_t)i * 3000 + SIM_BANK_LINE_PS);
+}
+
+static void a_requester_far_behind_meets_no_queue(void **state)
+{
+    (void)state;
+    sim_bank_init(&bank);
+    /* Someone booked 100 us ahead; a line wanted at 1 us, long before the
+     * calendar's reach, is served at once, not after all of that. */
+    assert_int_equal(sim_bank_serve(&bank, 100000000, 64), 100064000);
+    assert_int_equal(sim_bank_serve(&bank, 1000000, 1), 1001000);
+    /* One inside the reach still queues. */
+    assert_int_equal(sim_bank_serve(&bank, 100000000, 1), 100065000);
 }
 
 static void the_card_keeps_one_queue_a_bank(void **state)
@@ -119,6 +135,7 @@ int main(void)
         cmocka_unit_test(requesters_at_once_queue_in_turn),
         cmocka_unit_test(an_earlier_requester_takes_the_gaps_left_free),
         cmocka_unit_test(the_calendar_slides_and_stays_deterministic),
+        cmocka_unit_test(a_requester_far_behind_meets_no_queue),
         cmocka_unit_test(the_card_keeps_one_queue_a_bank),
         cmocka_unit_test(interleaved_pages_go_round_the_banks),
     };
