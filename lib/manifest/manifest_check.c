@@ -196,6 +196,16 @@ void km_check_region_names(km_mctx *c, const km_region *r, size_t n)
 
 void km_check_banks(km_mctx *c)
 {
+    unsigned tensors = 0;
+    for (size_t i = 0; i < c->p->nregions; i++) {
+        const km_region *r = &c->p->regions[i];
+        if (r->interleaved && ++tensors == KM_MAX_TENSORS + 1) {
+            km_diags_add_code(c->diags, "manifest.too-many", c->file, r->pos.line, r->pos.col,
+                              "too many interleaved regions (region '%s': expected at most %u)",
+                              r->name ? r->name : "", KM_MAX_TENSORS);
+            return;
+        }
+    }
     km_plan plan;
     if (km_plan_make(c->p, &plan, NULL) == KM_OK || !plan.over)
         return;

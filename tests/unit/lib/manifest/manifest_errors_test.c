@@ -198,6 +198,25 @@ static const bad_case bad[] = {
     {T1 "    regions:\n      c: {size: 4KiB, placement: interleaved}\n", 6, 34,
      "region 'c' of a thread cannot be interleaved (expected placement: interleaved only "
      "in the top-level regions: a thread's regions are pages of its cluster's bank)"},
+    {T1 "regions:\n"
+     "  r0: {size: 64, placement: interleaved}\n"
+     "  r1: {size: 64, placement: interleaved}\n"
+     "  r2: {size: 64, placement: interleaved}\n"
+     "  r3: {size: 64, placement: interleaved}\n"
+     "  r4: {size: 64, placement: interleaved}\n"
+     "  r5: {size: 64, placement: interleaved}\n"
+     "  r6: {size: 64, placement: interleaved}\n"
+     "  r7: {size: 64, placement: interleaved}\n"
+     "  r8: {size: 64, placement: interleaved}\n"
+     "  r9: {size: 64, placement: interleaved}\n"
+     "  r10: {size: 64, placement: interleaved}\n"
+     "  r11: {size: 64, placement: interleaved}\n"
+     "  r12: {size: 64, placement: interleaved}\n"
+     "  r13: {size: 64, placement: interleaved}\n"
+     "  r14: {size: 64, placement: interleaved}\n"
+     "  r15: {size: 64, placement: interleaved}\n"
+     "  r16: {size: 64, placement: interleaved}\n", 22, 3,
+     "too many interleaved regions (region 'r16': expected at most 16)"},
     {"name: t\nregions:\n  c: {size: 4KiB, placement: interleaved}\nthreads:\n"
      "  - cluster: 1\n    sources: [thread/a.c]\n    shared: [c]\n", 7, 14,
      "shared region 'c' is interleaved (expected a region of the thread's bank: an "
