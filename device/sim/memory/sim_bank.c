@@ -35,18 +35,20 @@ static void slot_set(sim_bank *b, uint64_t s, bool busy)
         b->busy[bit / 64u] &= ~mask;
 }
 
-/* Moves the calendar forward so that slot s fits; the slots it forgets
- * are the oldest (requesters are never a calendar apart in time). */
+/* Moves the calendar forward so that slot s fits, a quarter of it past
+ * what s needs, so that it moves once every SIM_BANK_SLOTS / 4 slots of
+ * time (a slot is a modeled nanosecond) and by whole words: the base
+ * stays a multiple of 64.  The slots it forgets are the oldest. */
 static void slide_to(sim_bank *b, uint64_t s)
 {
     if (s < b->base + SIM_BANK_SLOTS)
         return;
-    uint64_t base = s - SIM_BANK_SLOTS + 1u;
+    uint64_t base = (s - SIM_BANK_SLOTS + 1u + SIM_BANK_SLOTS / 4u) & ~(uint64_t)63u;
     if (base - b->base >= SIM_BANK_SLOTS)
         memset(b->busy, 0, sizeof b->busy);
     else
-        for (uint64_t old = b->base; old < base; old++)
-            slot_set(b, old, false);
+        for (uint64_t old = b->base; old < base; old += 64u)
+            b->busy[(old % SIM_BANK_SLOTS) / 64u] = 0;
     b->base = base;
 }
 

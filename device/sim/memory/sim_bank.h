@@ -18,8 +18,10 @@
  * NoC reads and writes (sim_grid.c) and the clusters' cache fills
  * (sim_cluster_mem.c), a line each.
  *
- * The calendar holds SIM_BANK_SLOTS slots (about 65 us) back from the
- * latest one booked.  A line older than that is served at once, unbooked:
+ * The calendar holds the SIM_BANK_SLOTS slots (about 65 us) from its base,
+ * which it moves a quarter of that past the latest slot booked when one
+ * falls beyond it (so at least 49 us back).  A line older than its base is
+ * served at once, unbooked:
  * requesters the card steps apart (the grid runs up to the dispatcher's
  * next pass, the clusters quantum by quantum) may book out of order, and
  * one far behind the others then meets no queue rather than waiting for
@@ -35,7 +37,7 @@
 #define SIM_BANK_SLOTS 65536u   /* the calendar's reach, in slots */
 
 typedef struct sim_bank {
-    uint64_t base;                        /* the oldest slot the calendar holds */
+    uint64_t base;                        /* the oldest slot the calendar holds (a multiple of 64) */
     uint64_t busy[SIM_BANK_SLOTS / 64u];  /* slot s at bit s % SIM_BANK_SLOTS */
     uint64_t lines, waited_ps;            /* lines served, and time spent queueing */
 } sim_bank;
