@@ -1,7 +1,9 @@
 /* km_card_io: what a host hands a Blackhole card and gets back from it,
  * whichever card it is (the simulated one, a real one through its
  * driver): where a thread's region lies (what km_region_address answers a
- * Tensix handler) and what came back for a host-fed command. */
+ * Tensix handler), where an interleaved tensor's pages lie (km_tensor_of,
+ * and the one page rule every reader and writer of one applies,
+ * km_interleaved_at) and what came back for a host-fed command. */
 #ifndef KM_CARD_IO_H
 #define KM_CARD_IO_H
 
@@ -18,6 +20,38 @@ typedef struct km_region_place {
     uint64_t bank_address;
     uint64_t bytes;
 } km_region_place;
+
+/* An interleaved tensor (the manifest's `placement: interleaved`): page p
+ * of its bytes is in bank p % 8 at base + (p / 8) * page_size — the
+ * round robin of tt-metal's interleaved DRAM buffers (InterleavedAddrGen:
+ * bank id % NUM_DRAM_BANKS, offset id / NUM_DRAM_BANKS pages), with the
+ * same base in every bank. */
+typedef struct km_tensor_place {
+    const char *name;
+    uint64_t base;      /* bank address of its first page in every bank */
+    uint32_t page_size; /* a multiple of 64 bytes */
+    uint64_t bytes;
+} km_tensor_place;
+#define KM_MAX_TENSORS 16u
+
+/* Byte `offset` of an interleaved tensor: its bank and bank address;
+ * returns the bytes from there to the end of its page. */
+static inline uint64_t km_interleaved_at(uint64_t base, uint32_t page_size, uint64_t offset,
+                                         unsigned *bank, uint64_t *bank_address)
+{
+    uint64_t page = offset / page_size, in = offset % page_size;
+    *bank = (unsigned)(page % BH_DRAM_BANKS);
+    *bank_address = base + (page / BH_DRAM_BANKS) * page_size + in;
+    return page_size - in;
+}
+
+/* The bytes an interleaved tensor of `bytes` takes in each bank: whole
+ * pages, as many as its first bank holds. */
+static inline uint64_t km_interleaved_bank_bytes(uint32_t page_size, uint64_t bytes)
+{
+    uint64_t pages = (bytes + page_size - 1u) / page_size;
+    return (pages + BH_DRAM_BANKS - 1u) / BH_DRAM_BANKS * page_size;
+}
 
 /* A host-fed command (the manifest's `commands`, in order): what came
  * back through the host ring. */

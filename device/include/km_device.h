@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "km_card_io.h"
 #include "kmx_layout.h"
 
 typedef struct km_core km_core; /* one Tensix core running a command */
@@ -74,6 +75,35 @@ int km_noc_write(km_core *core, unsigned bank, uint64_t bank_address, const void
 int km_region_address(const km_core *core, int cluster, const char *name, unsigned *bank,
                       uint64_t *bank_address, uint64_t *bytes);
 
+/* An interleaved tensor (the manifest's `placement: interleaved`): its
+ * pages of page_size bytes dealt round robin over the eight banks, page
+ * p in bank p % 8 at base + (p / 8) * page_size (tt-metal's
+ * InterleavedAddrGen).  Only Tensix cores reach it, through the NoC: no
+ * thread has it as a region.  Spreading pages that many cores read and
+ * write over the banks spreads the load: each bank serves one 64-byte
+ * line a nanosecond, shared by everyone on it (km_device(3), "Banks"). */
+typedef struct km_tensor {
+    uint64_t base;      /* bank address of its first page in every bank */
+    uint32_t page_size; /* bytes, a multiple of 64 */
+    uint64_t bytes;     /* its size */
+} km_tensor;
+/* The program's interleaved region `name`: 0 and *tensor, or -1 (tensor
+ * left alone) when the program has none of that name. */
+int km_tensor_of(const km_core *core, const char *name, km_tensor *tensor);
+/* Page `page`'s bank (*bank) and bank address (returned): the address
+ * generator, for km_noc_read/km_noc_write of a page or part of one. */
+static inline uint64_t km_tensor_page(const km_tensor *t, uint64_t page, unsigned *bank)
+{
+    uint64_t at;
+    km_interleaved_at(t->base, t->page_size, page * t->page_size, bank, &at);
+    return at;
+}
+/* n bytes at byte `offset` of the tensor, one NoC read or write a page
+ * they touch, in order.  0, or -1 (nothing moved) when the range leaves
+ * the tensor. */
+int km_tensor_read(km_core *core, const km_tensor *t, uint64_t offset, void *dst, uint64_t n);
+int km_tensor_write(km_core *core, const km_tensor *t, uint64_t offset, const void *src,
+                    uint64_t n);
 /* A line of text from the handler (km_device(3), "Prints"): kmx_print's
  * format set (%d %u %x %s %c %% with flags '-' and '0', a width of up to
  * two digits, 'l'/'ll' for 64-bit arguments; kmx_print_format.h), into

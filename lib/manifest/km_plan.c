@@ -102,6 +102,29 @@ int km_plan_make(const km_program *p, km_plan *plan, km_error *err)
         }
         cp->nregions = (uint32_t)(t->nregions + t->nshared);
     }
+    /* The interleaved tensors: one base, past everything, in every bank. */
+    for (size_t r = 0; r < p->nregions; r++) {
+        const km_region *reg = &p->regions[r];
+        if (!reg->interleaved)
+            continue;
+        if (plan->ntensors == KM_MAX_TENSORS)
+            return km_fail(err, KM_EXIT_USAGE,
+                           "too many interleaved regions (region '%s': expected at most %u)",
+                           reg->name, KM_MAX_TENSORS);
+        uint64_t base = KM_TENSOR_BASE;
+        for (int b = 0; b < 8; b++)
+            base = next[b] > base ? next[b] : base;
+        uint64_t each = km_interleaved_bank_bytes(reg->page_size, reg->size);
+        for (int b = 0; b < 8; b++)
+            next[b] = base + each;
+        if (base + each > BH_BANK_BYTES && !plan->over) {
+            plan->over = reg;
+            plan->over_bank = 0;
+        }
+        plan->tensors[plan->ntensors] = (km_tensor_place){reg->name, base, reg->page_size,
+                                                          reg->size};
+        plan->tensor_regions[plan->ntensors++] = reg;
+    }
     for (int b = 0; b < 8; b++) {
         plan->tensor_bytes[b] = next[b] - KM_TENSOR_BASE;
         if (next[b] > BH_BANK_BYTES)

@@ -7,7 +7,11 @@
  * line per cluster on that bank, the halves of each cached ring on it, then the program regions that threads on
  * the bank name (once: clusters 2 and 3 share them), then each cluster's
  * own regions, clusters ascending, regions in manifest order; every region
- * 64-byte aligned.  Same program, same addresses, every run. */
+ * 64-byte aligned.  Then the interleaved program regions (`placement:
+ * interleaved`), in manifest order, each an interleaved tensor at one base
+ * address in every bank, past everything else in every bank
+ * (km_card_io.h's km_interleaved_at deals its pages), whether or not a
+ * thread runs.  Same program, same addresses, every run. */
 #ifndef KM_PLAN_H
 #define KM_PLAN_H
 
@@ -57,10 +61,16 @@ typedef struct km_plan {
      * (`ports:`, or `pull:`); all cluster 0 when not. */
     bool has_ports;
     km_port_dealing ports;
+    /* The interleaved tensors, in manifest order: their places (names the
+     * program's) and declarations. */
+    km_tensor_place tensors[KM_MAX_TENSORS];
+    const km_region *tensor_regions[KM_MAX_TENSORS];
+    unsigned ntensors;
 } km_plan;
 
 /* KM_OK, or KM_EXIT_USAGE when a bank's tensor ends past the bank (with
- * plan->over) or a cluster would serve more Tensix cores than it has port
+ * plan->over), the program has more than KM_MAX_TENSORS interleaved
+ * regions or a cluster would serve more Tensix cores than it has port
  * windows (km_ports_settings_of; no dealing of today's grid does).  This is the one rule for a bank's room: `validate` asks it
  * too (lib/manifest/manifest.c), so that what validates also places. */
 int km_plan_make(const km_program *p, km_plan *plan, km_error *err);

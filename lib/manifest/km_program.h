@@ -58,7 +58,18 @@ typedef struct km_region {
     uint32_t fill;      /* KM_INIT_FILL */
     km_blob *bytes;     /* KM_INIT_BYTES: at most `size` of them (a reference) */
     km_pos pos;
+    /* `placement: interleaved` (program regions only): an interleaved
+     * tensor, its pages of page_size bytes dealt over the eight banks
+     * (km_card_io.h, km_interleaved_page); Tensix cores only reach it
+     * (km_tensor_of), no thread names it.  false: pages of a bank. */
+    bool interleaved;
+    uint32_t page_size; /* interleaved: bytes a page (KM_PAGE_SIZE_DEFAULT unless given) */
+    km_pos placement_pos;
 } km_region;
+
+/* An interleaved region's page size unless `page_size` says: one
+ * bfloat16 32 x 32 tile, tt-metal's usual DRAM page. */
+#define KM_PAGE_SIZE_DEFAULT 2048u
 
 /* Which compiler builds a thread's sources for the card (the image is
  * linked with the same runtime and checked by the same rules either way). */

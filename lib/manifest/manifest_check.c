@@ -100,6 +100,13 @@ bool km_check_shared(km_mctx *c, const km_thread *t, const char *name,
         free(names);
         return false;
     }
+    if (p->regions[index].interleaved) {
+        km_mdiag_code(c, "manifest.rule", at, "shared region '%s' is interleaved (expected a "
+                      "region of the thread's bank: an interleaved tensor's pages are in every "
+                      "bank, and only Tensix cores reach them, with km_tensor_of)",
+                      name);
+        return false;
+    }
     const char *other = clash(t, name);
     if (other && strcmp(other, name) == 0) {
         if (is_own(t, name))
@@ -189,6 +196,16 @@ void km_check_region_names(km_mctx *c, const km_region *r, size_t n)
 
 void km_check_banks(km_mctx *c)
 {
+    unsigned tensors = 0;
+    for (size_t i = 0; i < c->p->nregions; i++) {
+        const km_region *r = &c->p->regions[i];
+        if (r->interleaved && ++tensors == KM_MAX_TENSORS + 1) {
+            km_diags_add_code(c->diags, "manifest.too-many", c->file, r->pos.line, r->pos.col,
+                              "too many interleaved regions (region '%s': expected at most %u)",
+                              r->name ? r->name : "", KM_MAX_TENSORS);
+            return;
+        }
+    }
     km_plan plan;
     if (km_plan_make(c->p, &plan, NULL) == KM_OK || !plan.over)
         return;

@@ -5,6 +5,8 @@
  *   name: {words: [..][, size: S]}  32-bit words, then zeros
  *   name: {fill: W, size: S}        a repeated word
  *   name: {size: S}                 zeros
+ * any of them (a mapping) with `placement: interleaved` and an optional
+ * `page_size` (program regions only: the thread reader refuses them),
  * and, only in a document built in code (km_program_code.h), one more:
  *   name: {bytes: B[, size: S]}     bytes given in memory, then zeros */
 #include <inttypes.h>
@@ -16,8 +18,50 @@
 
 #define REGION_EXPECTED "a size, or a mapping with file, words, fill or size"
 
-static const char *const region_keys[] = {"file", "words", "fill", "size",
-                                          "bytes"};
+/* bytes last: only a document built in code has it. */
+static const char *const region_keys[] = {"file", "words", "fill", "size", "placement",
+                                          "page_size", "bytes"};
+#define REGION_KEYS 6
+
+/* placement: bank (the default: pages of the thread's bank) or
+ * interleaved, with page_size: a multiple of 64 bytes (the card's DRAM
+ * alignment), at most 1 MiB. */
+static void read_placement(km_mctx *c, const km_yaml_node *map, km_region *r)
+{
+    const km_yaml_node *place = km_yaml_get(map, "placement");
+    const km_yaml_node *page = km_yaml_get(map, "page_size");
+    if (place) {
+        r->placement_pos = (km_pos){place->line, place->col};
+        if (!km_mis_string(c, place, "placement", "bank or interleaved"))
+            return;
+        if (strcmp(place->text, "interleaved") == 0)
+            r->interleaved = true;
+        else if (strcmp(place->text, "bank") != 0) {
+            km_mdiag_code(c, "manifest.bad-value", place,
+                          "bad placement '%s' of region '%s' (expected bank or interleaved)",
+                          place->text, r->name ? r->name : "");
+            return;
+        }
+    }
+    r->page_size = KM_PAGE_SIZE_DEFAULT;
+    if (!page)
+        return;
+    uint64_t size;
+    if (!km_msize(c, page, "page_size", &size))
+        return;
+    if (!r->interleaved)
+        km_mdiag_code(c, "manifest.rule", page,
+                      "page_size in region '%s' without placement: interleaved (expected it "
+                      "only on an interleaved region)",
+                      r->name ? r->name : "");
+    else if (size % 64u != 0 || size > (1u << 20))
+        km_mdiag_code(c, "manifest.bad-value", page,
+                      "bad page_size '%s' of region '%s' (expected a multiple of 64 bytes, "
+                      "at most 1MiB)",
+                      page->text, r->name ? r->name : "");
+    else
+        r->page_size = (uint32_t)size;
+}
 
 static bool is_content_key(const char *key)
 {
@@ -132,6 +176,7 @@ void km_read_region(km_mctx *c, const km_yaml_node *key,
     r->name = km_mstrdup(c, key->text);
     r->pos = (km_pos){key->line, key->col};
     r->init = KM_INIT_ZERO;
+    r->page_size = KM_PAGE_SIZE_DEFAULT;
     if (!km_is_identifier(key->text) || strlen(key->text) > KM_NAME_MAX)
         km_mdiag_code(c, "manifest.bad-value", key, "bad region name '%s' (expected a C identifier of "
                          "at most %d characters)",
@@ -148,7 +193,8 @@ void km_read_region(km_mctx *c, const km_yaml_node *key,
     if (!km_mis_map(c, value, what, REGION_EXPECTED))
         return;
     /* bytes: only in a document built in code. */
-    km_mkeys(c, value, region_keys, c->code ? 5 : 4, where);
+    km_mkeys(c, value, region_keys, c->code ? REGION_KEYS + 1 : REGION_KEYS, where);
+    read_placement(c, value, r);
     const km_yaml_node *content = NULL, *content_key = NULL;
     for (size_t i = 0; i < value->n; i++) {
         const km_yaml_node *k = value->pairs[i].key;

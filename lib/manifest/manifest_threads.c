@@ -86,6 +86,13 @@ static void read_own_regions(km_mctx *c, const km_yaml_node *n, km_thread *t)
     t->regions = km_read_regions(c, n, "regions", &t->nregions);
     if (!t->regions)
         return;
+    for (size_t i = 0; i < t->nregions && i < n->n; i++)
+        if (t->regions[i].interleaved)
+            km_mdiag_code(c, "manifest.rule", km_yaml_get(n->pairs[i].value, "placement"),
+                          "region '%s' of a thread cannot be interleaved (expected placement: "
+                          "interleaved only in the top-level regions: a thread's regions are "
+                          "pages of its cluster's bank)",
+                          t->regions[i].name);
     for (size_t i = 0; i < n->n; i++)
         if (!region_slot(c, i, n->pairs[i].key))
             break;

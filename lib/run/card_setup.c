@@ -14,22 +14,42 @@
 #include "km_wild.h"
 #include "sim_card.h"
 
-static int card_write(sim_card *card, unsigned bank, uint64_t bank_address, const void *src,
+/* Where a region's bytes go: `size` bytes from bank_address of `bank`,
+ * or, page_size > 0, an interleaved tensor at base bank_address (its
+ * pages dealt by km_interleaved_at, the grid's rule). */
+typedef struct region_at {
+    unsigned bank;
+    uint64_t bank_address;
+    uint32_t page_size;
+} region_at;
+
+static int card_write(sim_card *card, const region_at *w, uint64_t offset, const void *src,
                       uint64_t n, km_error *err)
 {
     ks_error e;
-    return sim_card_write_dram(card, bank, bank_address, src, n, &e) == KS_OK
-               ? KM_OK
-               : km_fail_from(err, &e);
+    const unsigned char *from = src;
+    while (n > 0) {
+        unsigned bank = w->bank;
+        uint64_t at = w->bank_address + offset, k = n;
+        if (w->page_size > 0) {
+            k = km_interleaved_at(w->bank_address, w->page_size, offset, &bank, &at);
+            k = k < n ? k : n;
+        }
+        if (sim_card_write_dram(card, bank, at, from, k, &e) != KS_OK)
+            return km_fail_from(err, &e);
+        from += k;
+        offset += k;
+        n -= k;
+    }
+    return KM_OK;
 }
 
 /* Step e's other half: a region's initial bytes.  The card is fresh (every
  * byte zero), so zeros are never written: a size-only region costs no
  * host memory, and a file, word list or bytes given in memory stop at
  * their last byte. */
-static int write_region(sim_card *d, const km_placed *pl, km_error *err)
+static int write_region(sim_card *d, const km_region *r, const region_at *pl, km_error *err)
 {
-    const km_region *r = pl->region;
     switch (r->init) {
     case KM_INIT_ZERO:
         return KM_OK;
@@ -41,8 +61,7 @@ static int write_region(sim_card *d, const km_placed *pl, km_error *err)
         for (size_t i = 0; i < r->nwords; i++)
             for (unsigned k = 0; k < 4; k++)
                 bytes[i * 4 + k] = (uint8_t)(r->words[i] >> (8 * k));
-        int rc = card_write(d, pl->bank, pl->bank_address, bytes, n < r->size ? n : r->size,
-                                err);
+        int rc = card_write(d, pl, 0, bytes, n < r->size ? n : r->size, err);
         free(bytes);
         return rc;
     }
@@ -56,7 +75,7 @@ static int write_region(sim_card *d, const km_placed *pl, km_error *err)
         int rc = KM_OK;
         for (uint64_t at = 0; rc == KM_OK && at < r->size; at += CHUNK) {
             uint64_t n = r->size - at < CHUNK ? r->size - at : CHUNK;
-            rc = card_write(d, pl->bank, pl->bank_address + at, chunk, n, err);
+            rc = card_write(d, pl, at, chunk, n, err);
         }
         free(chunk);
         return rc;
@@ -64,7 +83,7 @@ static int write_region(sim_card *d, const km_placed *pl, km_error *err)
     case KM_INIT_BYTES: {
         /* Given in memory (a program built in code), checked to fit. */
         uint64_t n = r->bytes ? r->bytes->n : 0;
-        return n ? card_write(d, pl->bank, pl->bank_address, r->bytes->data,
+        return n ? card_write(d, pl, 0, r->bytes->data,
                               n < r->size ? n : r->size, err)
                  : KM_OK;
     }
@@ -80,7 +99,7 @@ static int write_region(sim_card *d, const km_placed *pl, km_error *err)
                          "was read (the region holds %llu)",
                          r->file, r->name, n, (unsigned long long)r->size);
         else
-            rc = card_write(d, pl->bank, pl->bank_address, data, n, err);
+            rc = card_write(d, pl, 0, data, n, err);
         free(data);
         return rc;
     }
@@ -107,8 +126,9 @@ int km_card_write_regions(km_session *s, unsigned index, km_error *err)
     int rc = KM_OK;
     for (uint32_t k = 0; rc == KM_OK && k < cp->nregions; k++) {
         const km_placed *pl = &cp->regions[k];
+        region_at at = {pl->bank, pl->bank_address, 0};
         if (!(pl->shared && written_before(&s->plan, index, pl)))
-            rc = write_region(s->card, pl, err);
+            rc = write_region(s->card, pl->region, &at, err);
     }
     return rc;
 }
@@ -193,10 +213,19 @@ int km_card_create(km_session *s, km_error *err)
             .trace_ctx = s->trace_ctx,
             .handler_spin_ms = KM_HANDLER_SPIN_MS,
             .profile = s->profile,
+            .tensors = s->plan.tensors,
+            .ntensors = s->plan.ntensors,
         };
         ks_error e;
         if (sim_card_create(&s->card, &params, &e) != KS_OK)
             rc = km_fail_from(err, &e);
+    }
+    /* The interleaved tensors' initial contents, whichever backend: no
+     * thread writes them. */
+    for (unsigned i = 0; rc == KM_OK && i < s->plan.ntensors; i++) {
+        const km_tensor_place *tp = &s->plan.tensors[i];
+        region_at at = {0, tp->base, tp->page_size};
+        rc = write_region(s->card, s->plan.tensor_regions[i], &at, err);
     }
     free(commands);
     free(regions);

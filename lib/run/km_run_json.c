@@ -556,6 +556,18 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
             cJSON_AddItemToArray(regions, o);
         }
     }
+    if (plan->ntensors > 0) {
+        cJSON *tensors = cJSON_AddArrayToObject(doc, "tensors");
+        for (unsigned i = 0; i < plan->ntensors; i++) {
+            const km_tensor_place *tp = &plan->tensors[i];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", tp->name);
+            add_u64(o, "base", tp->base);
+            add_u64(o, "page_size", tp->page_size);
+            add_u64(o, "bytes", tp->bytes);
+            cJSON_AddItemToArray(tensors, o);
+        }
+    }
     cJSON_AddStringToObject(doc, "run_dir", info->run_dir);
     char wall[32];
     snprintf(wall, sizeof wall, "%.3f", info->wall_seconds);

@@ -60,6 +60,7 @@ struct sim_kernel {
     sim_ring_noc ring_ports[SIM_DISPATCH_RINGS][2];
     sim_ring_mem ring_mems[SIM_DISPATCH_RINGS][2];
     km_region_place regions[BH_WORK_CLUSTERS * KMX_MAX_REGIONS]; /* km_region_address's */
+    km_tensor_place tensors[KM_MAX_TENSORS];                      /* km_tensor_of's */
     /* The grid's handlers taken out, each with its command's ring and
      * handle, noted after every step of the grid while the job runs. */
     sim_handler_fault faults[SIM_HANDLER_FAULTS_KEPT];
@@ -202,6 +203,15 @@ static void set_regions(sim_kernel *f, const km_region_place *regions, unsigned 
     sim_grid_set_regions(f->grid, f->regions, n);
 }
 
+static void set_tensors(sim_kernel *f, const km_tensor_place *tensors, unsigned n)
+{
+    if (n > KM_MAX_TENSORS)
+        n = KM_MAX_TENSORS;
+    if (n > 0)
+        memcpy(f->tensors, tensors, n * sizeof tensors[0]);
+    sim_grid_set_tensors(f->grid, f->tensors, n);
+}
+
 void sim_kernel_free(sim_kernel *f)
 {
     if (!f)
@@ -241,6 +251,7 @@ int sim_kernel_create(sim_kernel **out, const sim_card_params *p, sim_dram *dram
         return ks_fail(err, KS_ERR_SYSTEM, "out of memory for the Tensix grid");
     }
     set_regions(f, p->regions, p->nregions);
+    set_tensors(f, p->tensors, p->ntensors);
     sim_grid_set_ports(f->grid, p->ports);
     sim_grid_set_spin_limit(f->grid, p->handler_spin_ms);
     if (p->kernels_so) {

@@ -257,6 +257,20 @@ static void charge(sim_hart *h, uint64_t cycles)
     }
 }
 
+/* The cycles a fill by h, leaving for the bank `port_wait` cycles from
+ * now, waits for the bank beyond its own line's slot: 0 alone, more when
+ * the bank's queue holds others' lines (the grid's cores, the other
+ * cluster on bank 7; sim_bank.h).  The lines a cluster's read port lets
+ * through (1.2 GB/s) are far below a bank's 64 GB/s. */
+static uint64_t bank_wait(sim_cluster_mem *cm, const sim_hart *h, uint64_t bank_address,
+                          uint64_t port_wait)
+{
+    uint64_t at = sim_cycles_to_ps(sim_cluster_mem_time(cm, h) + port_wait, cm->mhz);
+    uint64_t served = sim_dram_bank(cm->dram, cm->bank, bank_address, BH_LINE_BYTES, at);
+    uint64_t alone = at + SIM_BANK_LINE_PS;
+    return served > alone ? sim_ps_to_cycles_ceil(served - alone, cm->mhz) : 0;
+}
+
 /* What a cached-window access that did `did` (sim_cache.h) costs h. */
 static void charge_cached(sim_cluster_mem *cm, sim_hart *h, uint64_t bank_address,
                           unsigned did, bool store)
@@ -270,6 +284,7 @@ static void charge_cached(sim_cluster_mem *cm, sim_hart *h, uint64_t bank_addres
     }
     uint64_t now = sim_cluster_mem_time(cm, h);
     uint64_t cycles = sim_port_book(&cm->port, now);
+    cycles += bank_wait(cm, h, bank_address, cycles);
     unsigned core = h->hartid & (BH_CLUSTER_CORES - 1u);
     uint64_t line = bank_address / BH_LINE_BYTES, wait;
     bool next = sim_streams_miss(&cm->streams[core], line);

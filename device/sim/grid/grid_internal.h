@@ -129,6 +129,8 @@ struct sim_grid {
     void *so; /* the kernels' object, or NULL */
     const km_region_place *regions; /* km_region_address's table (the owner's) */
     unsigned nregions;
+    const km_tensor_place *tensors; /* km_tensor_of's table (the owner's) */
+    unsigned ntensors;
     jmp_buf main_jmp; /* the grid's side of a switch */
 #ifdef GRID_ASAN
     const void *main_bottom;

@@ -564,10 +564,17 @@ static bool in_bank(unsigned bank, uint64_t address, uint64_t n)
     return bank < BH_DRAM_BANKS && address <= BH_BANK_BYTES && n <= BH_BANK_BYTES - address;
 }
 
-static uint64_t transfer_ps(const km_core *c, uint64_t n)
+/* Moving n bytes of `bank` from now on: the core's NoC link (32 bytes a
+ * Tensix cycle), or, when the bank's queue serves the request later than
+ * that (other cores or clusters on the bank: sim_bank.h), until the bank
+ * has served it.  Alone on its bank the link is always the slower. */
+static uint64_t transfer_ps(km_core *c, unsigned bank, uint64_t address, uint64_t n)
 {
     uint64_t cycles = (n + SIM_GRID_NOC_BYTES_PER_CYCLE - 1) / SIM_GRID_NOC_BYTES_PER_CYCLE;
-    return sim_cycles_to_ps(cycles, c->grid->mhz);
+    uint64_t link = sim_cycles_to_ps(cycles, c->grid->mhz);
+    uint64_t served = sim_dram_bank(c->grid->dram, bank, address, n, c->time_ps);
+    uint64_t queued = served > c->time_ps ? served - c->time_ps : 0;
+    return queued > link ? queued : link;
 }
 
 void sim_grid_set_checker(sim_grid *g, struct sim_checker *checker)
@@ -603,7 +610,7 @@ int km_noc_read(km_core *c, unsigned bank, uint64_t bank_address, void *dst, uin
         return -1;
     void *from = __builtin_return_address(0);
     c->grid->bank_bytes += n;
-    grid_spend_ps(c, SIM_GRID_NOC_READ_PS + transfer_ps(c, n));
+    grid_spend_ps(c, SIM_GRID_NOC_READ_PS + transfer_ps(c, bank, bank_address, n));
     if (c->grid->checker) {
         check_at(c, from);
         sim_checker_read(c->grid->checker, bank, bank_address, n, 0);
@@ -623,7 +630,7 @@ int km_noc_write(km_core *c, unsigned bank, uint64_t bank_address, const void *s
         return -1;
     void *from = __builtin_return_address(0);
     c->grid->bank_bytes += n;
-    grid_spend_ps(c, SIM_GRID_NOC_WRITE_PS + transfer_ps(c, n));
+    grid_spend_ps(c, SIM_GRID_NOC_WRITE_PS + transfer_ps(c, bank, bank_address, n));
     if (c->grid->checker)
         check_at(c, from); /* the checker's watch records the write */
     c->call_from = from; /* src is the handler's (grid_trap.c) */

@@ -90,6 +90,10 @@ void sim_grid_free(sim_grid *grid); /* NULL is fine; unloads the kernels */
  * grid, or the next call). */
 void sim_grid_set_regions(sim_grid *grid, const km_region_place *table, unsigned n);
 
+/* The interleaved tensors km_tensor_of knows (grid_tensor.c): the same
+ * terms. */
+void sim_grid_set_tensors(sim_grid *grid, const km_tensor_place *table, unsigned n);
+
 /* Loads the program's handlers from the kernels' shared object: names[i]
  * becomes handler id KM_HANDLER_FIRST_PROGRAM + i, its function the
  * exported km_handler_<names[i]>.  Replaces handlers loaded before.

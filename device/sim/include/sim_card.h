@@ -97,6 +97,10 @@ typedef struct sim_card_params {
      * each runs an instruction at a time, with the same results and
      * times.  Off: nothing is kept, nothing costs. */
     bool profile;
+    /* The program's interleaved tensors (copied; the names must outlive
+     * the card): what km_tensor_of answers. */
+    const km_tensor_place *tensors;
+    unsigned ntensors;
 } sim_card_params;
 
 /* A fresh card.  KS_OK; KS_ERR_IMAGE when the kernels cannot be loaded,

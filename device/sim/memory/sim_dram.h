@@ -18,7 +18,9 @@
  *   - sim_dram_read_line / sim_dram_write_line: a cluster cache's fills
  *     and write-backs.  They touch no reservation: the lines they move
  *     are the cache's own.
- * Nothing here models time; the clusters do. */
+ * The bytes take no time here; what a request waits for its bank is the
+ * bank's queue (sim_bank.h), one per bank, kept here so that every
+ * requester on the card books the same one (sim_dram_bank). */
 #ifndef SIM_DRAM_H
 #define SIM_DRAM_H
 
@@ -27,6 +29,7 @@
 
 #include "ks_error.h"
 #include "blackhole.h"
+#include "sim_bank.h"
 
 #define SIM_DRAM_PAGE_BYTES (64u * 1024u)
 #define SIM_DRAM_PAGES_PER_BANK (BH_BANK_BYTES / SIM_DRAM_PAGE_BYTES)
@@ -51,9 +54,10 @@ typedef struct sim_dram {
     uint64_t pages_allocated; /* over all banks */
     sim_dram_watcher watchers[SIM_DRAM_MAX_WATCHERS];
     unsigned nwatchers;
+    sim_bank queues[BH_DRAM_BANKS]; /* each bank's service queue */
 } sim_dram;
 
-/* An empty card: every byte zero, nothing allocated. */
+/* An empty card: every byte zero, nothing allocated, every bank idle. */
 void sim_dram_init(sim_dram *d);
 void sim_dram_free(sim_dram *d);
 
@@ -79,5 +83,14 @@ int sim_dram_write_line(sim_dram *d, unsigned bank, uint64_t addr, const void *s
  * registration with the same fn and ctx. */
 int sim_dram_watch(sim_dram *d, unsigned bank, sim_dram_watch_fn fn, void *ctx);
 void sim_dram_unwatch(sim_dram *d, sim_dram_watch_fn fn, void *ctx);
+
+/* A request of `bytes` at `address` of `bank` (< BH_DRAM_BANKS: the
+ * caller checks) reaching the bank at now_ps: the time the bank has served
+ * it (sim_bank_serve). */
+static inline uint64_t sim_dram_bank(sim_dram *d, unsigned bank, uint64_t address,
+                                     uint64_t bytes, uint64_t now_ps)
+{
+    return sim_bank_serve(&d->queues[bank], now_ps, sim_bank_lines(address, bytes));
+}
 
 #endif

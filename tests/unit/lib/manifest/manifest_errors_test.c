@@ -187,6 +187,41 @@ static const bad_case bad[] = {
      "words, fill or size)"},
     {T1 "    regions:\n      a: {fil: 1, size: 4}\n", 6, 11,
      "unknown key 'fil' in region 'a' (did you mean 'file'?)"},
+    /* interleaved tensors */
+    {T1 "regions:\n  c: {size: 4KiB, placement: spread}\n", 6, 30,
+     "bad placement 'spread' of region 'c' (expected bank or interleaved)"},
+    {T1 "regions:\n  c: {size: 4KiB, page_size: 4KiB}\n", 6, 30,
+     "page_size in region 'c' without placement: interleaved (expected it only on an "
+     "interleaved region)"},
+    {T1 "regions:\n  c: {size: 4KiB, placement: interleaved, page_size: 100}\n", 6, 54,
+     "bad page_size '100' of region 'c' (expected a multiple of 64 bytes, at most 1MiB)"},
+    {T1 "    regions:\n      c: {size: 4KiB, placement: interleaved}\n", 6, 34,
+     "region 'c' of a thread cannot be interleaved (expected placement: interleaved only "
+     "in the top-level regions: a thread's regions are pages of its cluster's bank)"},
+    {T1 "regions:\n"
+     "  r0: {size: 64, placement: interleaved}\n"
+     "  r1: {size: 64, placement: interleaved}\n"
+     "  r2: {size: 64, placement: interleaved}\n"
+     "  r3: {size: 64, placement: interleaved}\n"
+     "  r4: {size: 64, placement: interleaved}\n"
+     "  r5: {size: 64, placement: interleaved}\n"
+     "  r6: {size: 64, placement: interleaved}\n"
+     "  r7: {size: 64, placement: interleaved}\n"
+     "  r8: {size: 64, placement: interleaved}\n"
+     "  r9: {size: 64, placement: interleaved}\n"
+     "  r10: {size: 64, placement: interleaved}\n"
+     "  r11: {size: 64, placement: interleaved}\n"
+     "  r12: {size: 64, placement: interleaved}\n"
+     "  r13: {size: 64, placement: interleaved}\n"
+     "  r14: {size: 64, placement: interleaved}\n"
+     "  r15: {size: 64, placement: interleaved}\n"
+     "  r16: {size: 64, placement: interleaved}\n", 22, 3,
+     "too many interleaved regions (region 'r16': expected at most 16)"},
+    {"name: t\nregions:\n  c: {size: 4KiB, placement: interleaved}\nthreads:\n"
+     "  - cluster: 1\n    sources: [thread/a.c]\n    shared: [c]\n", 7, 14,
+     "shared region 'c' is interleaved (expected a region of the thread's bank: an "
+     "interleaved tensor's pages are in every bank, and only Tensix cores reach them, "
+     "with km_tensor_of)"},
     {T1 "    regions:\n      a: {file: data/nope.bin}\n", 6, 17,
      "cannot read region file 'data/nope.bin': No such file or directory"},
     {T1 "    regions:\n      a: {file: data/odd.bin}\n", 6, 17,

@@ -67,6 +67,47 @@ static void placement_follows_the_banks(void **state)
     km_program_free(p);
 }
 
+/* Interleaved regions: one base in every bank, past everything else, in
+ * manifest order; the threads' placement is as without them. */
+static void interleaved_tensors_come_last_in_every_bank(void **state)
+{
+    (void)state;
+    static const char yaml[] =
+        "name: plan\n"
+        "regions:\n"
+        "  counters: {size: 476KiB, placement: interleaved, page_size: 4KiB}\n"
+        "  data: 100\n"
+        "  tiles: {size: 100, placement: interleaved}\n"
+        "threads:\n"
+        "  - cluster: 1\n"
+        "    sources: [t.c]\n"
+        "    regions: {a: 8KiB}\n"
+        "    shared: [data]\n";
+    km_program *p = load(yaml);
+    assert_non_null(p);
+    km_plan plan;
+    assert_int_equal(km_plan_make(p, &plan, NULL), KM_OK);
+    const km_cluster_plan *c1 = km_plan_cluster(&plan, 1);
+    /* bank 6: check line, data, a — the thread's regions only. */
+    assert_int_equal(c1->nregions, 2);
+    assert_int_equal(c1->regions[1].bank_address, KM_TENSOR_BASE + 64);
+    assert_int_equal(c1->regions[0].bank_address, KM_TENSOR_BASE + 64 + 128);
+    uint64_t end6 = KM_TENSOR_BASE + 64 + 128 + 8192;
+    assert_int_equal(plan.ntensors, 2);
+    assert_string_equal(plan.tensors[0].name, "counters");
+    assert_int_equal(plan.tensors[0].base, end6);
+    assert_int_equal(plan.tensors[0].page_size, 4096);
+    assert_int_equal(plan.tensors[0].bytes, 476 * 1024);
+    /* 119 pages: 15 in bank 0, so 15 pages a bank; the next one after. */
+    assert_string_equal(plan.tensors[1].name, "tiles");
+    assert_int_equal(plan.tensors[1].page_size, KM_PAGE_SIZE_DEFAULT);
+    assert_int_equal(plan.tensors[1].base, end6 + 15 * 4096);
+    for (unsigned b = 0; b < 8; b++)
+        assert_int_equal(plan.tensor_bytes[b],
+                         end6 + 15 * 4096 + KM_PAGE_SIZE_DEFAULT - KM_TENSOR_BASE);
+    km_program_free(p);
+}
+
 static void args_carry_the_thread(void **state)
 {
     (void)state;
@@ -133,6 +174,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(placement_follows_the_banks),
+        cmocka_unit_test(interleaved_tensors_come_last_in_every_bank),
         cmocka_unit_test(args_carry_the_thread),
         cmocka_unit_test(check_values_differ),
     };

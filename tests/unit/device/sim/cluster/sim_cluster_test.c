@@ -529,6 +529,28 @@ static void fills_share_the_port(void **state)
     assert_true(f->fake[2].cycle == 250);
 }
 
+/* A fill also takes a line of its bank (sim_bank.h): alone it never
+ * waits, behind others' lines (the grid's) it waits until the bank
+ * serves it. */
+static void fills_wait_for_a_busy_bank(void **state)
+{
+    fixture *f = *state;
+    /* Someone's 1,000 lines at time 0: the bank is busy for 1 us. */
+    assert_int_equal(sim_dram_bank(f->dram, f->cm->bank, 0x800000, 64000, 0), 1000000);
+    ld(f, 0, BH_DRAM_CACHED(0x100000), 8);
+    assert_true(f->fake[0].cycle == 1000 + 250);
+    /* Later, the queue gone: a miss costs what it did. */
+    f->fake[1].cycle = 5000;
+    ld(f, 1, BH_DRAM_CACHED(0x200000), 8);
+    assert_true(f->fake[1].cycle == 5000 + 250);
+    /* Another bank's queue is not this cluster's. */
+    unsigned other = f->cm->bank == 6 ? 5 : 6;
+    sim_dram_bank(f->dram, other, 0, 64000, 6000000);
+    f->fake[2].cycle = 6000;
+    ld(f, 2, BH_DRAM_CACHED(0x300000), 8);
+    assert_true(f->fake[2].cycle == 6000 + 250);
+}
+
 /* Fake cores streaming reads through the callbacks in the cluster's
  * quanta, each word costing the loop's 3 instructions plus the load's
  * own: the bandwidth the table is calibrated for, without a hart. */
@@ -674,6 +696,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(vector_misses, setup, teardown),
         cmocka_unit_test_setup_teardown(one_core_without_the_prefetcher, setup, teardown),
         cmocka_unit_test_setup_teardown(fills_share_the_port, setup, teardown),
+        cmocka_unit_test_setup_teardown(fills_wait_for_a_busy_bank, setup, teardown),
         cmocka_unit_test_setup_teardown(four_cores_stream_about_1_2_gbps, setup, teardown),
         cmocka_unit_test_setup_teardown(one_core_streams_about_0_74_gbps, setup, teardown),
         cmocka_unit_test_setup_teardown(two_arrays_on_one_place_thrash, setup, teardown),

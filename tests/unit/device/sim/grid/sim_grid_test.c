@@ -162,20 +162,56 @@ static void sum_is_the_leaders_result(void **state)
         expect += w[i];
     }
     assert_int_equal(sim_dram_write(&dram, 7, 0x40000, w, 4ull * words, NULL), KS_OK);
-    uint64_t one_core = 0;
+    uint64_t one_core = 0, start = 0;
     for (unsigned g = 0; g < NGROUPS; g++) {
         km_command_t c = command(KM_HANDLER_SUM, KM_FLAG_RESULT, groups[g][0], groups[g][1]);
         c.a0 = 7;
         c.a1 = 0x40000;
         c.a3 = words;
-        sim_grid_done d = run(&c, g, 0, 0);
+        /* One after the other, as time goes on the card (the bank's queue
+         * remembers what the jobs before booked). */
+        sim_grid_done d = run(&c, g, 0, start);
         assert_int_equal(d.result, expect);
         if (groups[g][1] == 1)
-            one_core = d.end_ps;
+            one_core = d.end_ps - start;
         else /* a group shares the work */
-            assert_true(d.end_ps < one_core);
+            assert_true(d.end_ps - start < one_core);
+        if (groups[g][1] == BH_GRID_CORES) /* bank-bound: a line a ns */
+            assert_true(d.end_ps - start >= 4ull * words / 64u * SIM_BANK_LINE_PS);
+        start = d.end_ps;
     }
     free(w);
+}
+
+/* Two groups reading 64 KiB each at once: on one bank they queue behind
+ * each other, on two banks neither waits; alone each takes the same. */
+static void a_bank_is_shared_by_everyone_on_it(void **state)
+{
+    (void)state;
+    uint64_t took[3];
+    for (unsigned k = 0; k < 3; k++) {
+        sim_dram_free(&dram);
+        sim_dram_init(&dram);
+        sim_grid_free(grid);
+        grid = sim_grid_create(&dram, SIM_GRID_MHZ);
+        km_command_t a = command(KM_HANDLER_SUM, KM_FLAG_RESULT, 0, 16);
+        a.a0 = 2;
+        a.a3 = 16384;
+        km_command_t b = a;
+        b.group = KM_GROUP(16, 16);
+        b.a0 = k == 2 ? 3 : 2; /* k 1: the same bank, k 2: another */
+        assert_int_equal(sim_grid_submit(grid, 1, &a, 0, 0), KM_REASON_NONE);
+        if (k > 0)
+            assert_int_equal(sim_grid_submit(grid, 2, &b, 0, 0), KM_REASON_NONE);
+        sim_grid_step(grid, 100 * MS);
+        sim_grid_done d;
+        took[k] = 0;
+        while (sim_grid_poll_done(grid, &d))
+            took[k] = d.end_ps > took[k] ? d.end_ps : took[k];
+    }
+    /* 16 cores on 64 KiB: 1,024 lines, about 1 us of the bank's. */
+    assert_true(took[1] > took[0] + 500000);
+    assert_int_equal(took[2], took[0]);
 }
 
 static void spend_blocks_only_its_core(void **state)
@@ -567,6 +603,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(fill_covers_the_range_with_the_pattern, setup, teardown),
         cmocka_unit_test_setup_teardown(copy_moves_the_range, setup, teardown),
         cmocka_unit_test_setup_teardown(sum_is_the_leaders_result, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_bank_is_shared_by_everyone_on_it, setup, teardown),
         cmocka_unit_test_setup_teardown(spend_blocks_only_its_core, setup, teardown),
         cmocka_unit_test_setup_teardown(a_job_past_its_limit_times_out, setup, teardown),
         cmocka_unit_test_setup_teardown(a_cancelled_job_frees_its_cores_silently, setup,
