@@ -3,6 +3,7 @@
 # the hart, QEMU found and its arguments, a clock, a run JSON's fields and
 # CPU-time measurement.  Defines functions and variables only; prints
 # nothing unless a function is asked to fail.
+# shellcheck shell=bash disable=SC2034 # the variables are the caller's
 
 # bench_init NAME [BUILD_DIR]: sets top (the checkout), build, kmrun, src
 # (bench/iss_src) and rvcc; exits 2 when the build has no kmrun.
