@@ -727,7 +727,7 @@ static void retired_folded(sim_profile *p, const noted *n, uint64_t k, uint64_t 
 
 /* What ran since note n, up to the hart's counters given (going on at
  * next): into p. */
-static inline void settle(sim_profile *p, noted *n, uint64_t cycle, uint64_t instret,
+static __attribute__((noinline)) void settle(sim_profile *p, noted *n, uint64_t cycle, uint64_t instret,
                           uint64_t mem, uint64_t traps, uint64_t next, uint64_t offset)
 {
     if (!n->open)
