@@ -410,4 +410,37 @@ int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval);
  * forms).  Return 0 or the trap cause, with *tval set. */
 int sim_hart_fp_mem(sim_hart *h, const sim_insn *d, uint64_t *tval);
 
+
+/* hart_calls.c: a core's shadow call stack (the profile's: sim_profile.h
+ * says how a jump moves it), a tree of the calls seen.  A node: its
+ * parent, the call site that entered it (| SIM_PROFILE_TRAP_FRAME for a
+ * trap), where a return to its caller goes, its depth; node 0 the root.
+ * `cur` is the stack (its innermost node); pushes past
+ * SIM_PROFILE_MAX_DEPTH are counted in `unseen`, not kept; `failed`: memory
+ * ran out as it grew (the stack is then short of frames). */
+typedef struct sim_call_node {
+    uint32_t parent;
+    uint64_t site, ret;
+    uint32_t depth;
+} sim_call_node;
+typedef struct sim_calls {
+    sim_call_node *nodes;
+    uint32_t nnodes, capnodes;
+    uint32_t *children; /* hash of (parent, site) -> node index + 1 */
+    uint32_t capchildren;
+    uint32_t cur, unseen;
+    bool failed;
+} sim_calls;
+bool sim_calls_init(sim_calls *c); /* false: out of memory */
+void sim_calls_free(sim_calls *c);
+/* The stack after the jump at pc (op, rd, rs1 and len as decoded)
+ * retired, the hart going on at next. */
+void sim_calls_jump(sim_calls *c, uint64_t pc, unsigned op, unsigned rd, unsigned rs1,
+                    unsigned len, uint64_t next);
+/* A trap taken at pc: its frame. */
+void sim_calls_trap(sim_calls *c, uint64_t pc);
+/* The frames of node k, the instruction pc last, into frames (room for
+ * SIM_PROFILE_MAX_DEPTH + 1); their count. */
+unsigned sim_calls_frames(const sim_calls *c, uint32_t k, uint64_t pc, uint64_t *frames);
+
 #endif

@@ -23,13 +23,6 @@
 #include "hart_internal.h"
 #include "sim_profile.h"
 
-typedef struct node {
-    uint32_t parent;
-    uint64_t site; /* the call site (| SIM_PROFILE_TRAP_FRAME for a trap) */
-    uint64_t ret;  /* where a return to the caller goes: site + its length */
-    uint32_t depth;
-} node;
-
 /* One step of a period being recorded (sim_profile_idle_skip): a cell's
  * counts (n 0), or a stretch's run (n its instructions; what they spent
  * beyond their static costs taped as their cells' steps). */
@@ -62,14 +55,9 @@ typedef struct cell {
 } cell;
 
 struct sim_profile {
-    node *nodes; /* nodes[0] the root: no frame */
-    uint32_t nnodes, capnodes;
-    uint32_t *children; /* hash of (parent, site) -> node index + 1 */
-    uint32_t capchildren;
+    sim_calls calls; /* the stack: calls.cur its innermost node */
     cell *cells;
     size_t ncells, capcells;
-    uint32_t cur;        /* the stack: its innermost node */
-    uint32_t unseen;     /* pushes past SIM_PROFILE_MAX_DEPTH not kept */
     sim_profile_count *buckets;
     size_t nbuckets, capbuckets;
     /* A direct-mapped cache of cells by pc (the hash's index; emptied
@@ -123,8 +111,7 @@ sim_profile *sim_profile_new(void)
 /* Every table the profile holds. */
 static void release(sim_profile *p)
 {
-    free(p->nodes);
-    free(p->children);
+    sim_calls_free(&p->calls);
     free(p->cells);
     free(p->buckets);
     free(p->tape);
@@ -144,139 +131,21 @@ void sim_profile_clear(sim_profile *p)
 {
     release(p);
     memset(p, 0, sizeof *p);
-    p->capnodes = 64;
-    p->capchildren = 128;
     p->capcells = 1024;
-    p->nodes = calloc(p->capnodes, sizeof *p->nodes);
-    p->children = calloc(p->capchildren, sizeof *p->children);
+    bool calls = sim_calls_init(&p->calls);
     p->cells = calloc(p->capcells, sizeof *p->cells);
     p->capstretches = 256;
     p->stretches = calloc(p->capstretches, sizeof *p->stretches);
-    p->failed = !p->nodes || !p->children || !p->cells || !p->stretches;
+    p->failed = !calls || !p->cells || !p->stretches;
     /* The reference the stretches and the idle skips must equal (the
      * tests compare): each instruction stepped alone. */
     const char *how = getenv("KMRUN_PROFILE");
     p->step = how && strcmp(how, "step") == 0;
-    if (!p->failed)
-        p->nnodes = 1; /* the root */
 }
 
 bool sim_profile_failed(const sim_profile *p)
 {
-    return p->failed;
-}
-
-/* ---- the call tree ---------------------------------------------------------- */
-
-static uint32_t *child_slot(uint32_t *tab, uint32_t cap, const node *nodes, uint32_t parent,
-                            uint64_t site)
-{
-    uint32_t mask = cap - 1;
-    for (uint32_t i = (uint32_t)mix(site ^ (uint64_t)parent << 40) & mask;; i = (i + 1) & mask) {
-        uint32_t k = tab[i];
-        if (!k || (nodes[k - 1].parent == parent && nodes[k - 1].site == site))
-            return &tab[i];
-    }
-}
-
-static bool grow_children(sim_profile *p)
-{
-    uint32_t cap = p->capchildren * 2;
-    uint32_t *tab = calloc(cap, sizeof *tab);
-    if (!tab)
-        return false;
-    for (uint32_t n = 1; n < p->nnodes; n++)
-        *child_slot(tab, cap, p->nodes, p->nodes[n].parent, p->nodes[n].site) = n + 1;
-    free(p->children);
-    p->children = tab;
-    p->capchildren = cap;
-    return true;
-}
-
-/* The child of the current node entered at `site`, returning to `ret`. */
-static void push(sim_profile *p, uint64_t site, uint64_t ret)
-{
-    if (p->unseen || p->nodes[p->cur].depth >= SIM_PROFILE_MAX_DEPTH) {
-        p->unseen++;
-        return;
-    }
-    uint32_t *slot = child_slot(p->children, p->capchildren, p->nodes, p->cur, site);
-    if (*slot) {
-        p->cur = *slot - 1;
-        return;
-    }
-    if (p->nnodes + 1 > p->capnodes) {
-        node *n = realloc(p->nodes, 2 * p->capnodes * sizeof *n);
-        if (!n) {
-            p->failed = true;
-            p->unseen++;
-            return;
-        }
-        p->nodes = n;
-        p->capnodes *= 2;
-    }
-    uint32_t k = p->nnodes++;
-    p->nodes[k] = (node){p->cur, site, ret, p->nodes[p->cur].depth + 1};
-    if (2 * p->nnodes > p->capchildren) {
-        if (!grow_children(p))
-            p->failed = true; /* the table still has room: it was half full */
-        slot = child_slot(p->children, p->capchildren, p->nodes, p->cur, site);
-    }
-    *slot = k + 1;
-    p->cur = k;
-}
-
-/* Whether node n has a child called from the call site just before
- * `target` (a 4- or 2-byte call that returns there). */
-static bool called_before(const sim_profile *p, uint32_t n, uint64_t target)
-{
-    for (unsigned len = 2; len <= 4; len += 2) {
-        uint32_t k = *child_slot(p->children, p->capchildren, p->nodes, n, target - len);
-        if (k && p->nodes[k - 1].ret == target)
-            return true;
-    }
-    return false;
-}
-
-/* A return to `target`: to the caller of the frame that returns there
- * when one on the stack does (the innermost such: a return, or an unwind
- * past frames that never returned); else to the frame on the stack that
- * once made a call returning there (a longjmp back to where setjmp,
- * returned since, was called); else one frame out. */
-static void pop(sim_profile *p, uint64_t target)
-{
-    if (p->unseen) {
-        p->unseen--;
-        return;
-    }
-    for (uint32_t n = p->cur; n; n = p->nodes[n].parent) {
-        if (p->nodes[n].ret == target) {
-            p->cur = p->nodes[n].parent;
-            return;
-        }
-    }
-    for (uint32_t n = p->cur;; n = p->nodes[n].parent) {
-        if (called_before(p, n, target)) {
-            p->cur = n;
-            return;
-        }
-        if (!n)
-            break;
-    }
-    if (p->cur)
-        p->cur = p->nodes[p->cur].parent;
-}
-
-/* mret: out through the innermost trap frame (none: nothing). */
-static void pop_trap(sim_profile *p)
-{
-    p->unseen = 0;
-    for (uint32_t n = p->cur; n; n = p->nodes[n].parent) {
-        if (p->nodes[n].site & SIM_PROFILE_TRAP_FRAME) {
-            p->cur = p->nodes[n].parent;
-            return;
-        }
-    }
+    return p->failed || p->calls.failed;
 }
 
 /* ---- the counts --------------------------------------------------------------- */
@@ -309,12 +178,12 @@ static sim_profile_count *count_at(sim_profile *p, uint64_t pc)
 {
     uint64_t key = pc ? pc : 1;
     unsigned slot = (unsigned)(key >> 1) & 4095u;
-    if (p->near[slot].pc == key && p->near[slot].node == p->cur)
+    if (p->near[slot].pc == key && p->near[slot].node == p->calls.cur)
         return &p->cells[p->near[slot].index].c;
-    size_t i = cell_index(p->cells, p->capcells, key, p->cur);
+    size_t i = cell_index(p->cells, p->capcells, key, p->calls.cur);
     if (p->cells[i].pc) {
         p->near[slot].pc = key;
-        p->near[slot].node = p->cur;
+        p->near[slot].node = p->calls.cur;
         p->near[slot].index = (uint32_t)i;
         return &p->cells[i].c;
     }
@@ -324,11 +193,11 @@ static sim_profile_count *count_at(sim_profile *p, uint64_t pc)
             if (p->ncells + 1 >= p->capcells)
                 return NULL;
         }
-        i = cell_index(p->cells, p->capcells, key, p->cur);
+        i = cell_index(p->cells, p->capcells, key, p->calls.cur);
     }
     p->ncells++;
     p->cells[i].pc = key;
-    p->cells[i].node = p->cur;
+    p->cells[i].node = p->calls.cur;
     return &p->cells[i].c;
 }
 
@@ -355,12 +224,13 @@ static void settle_near(sim_profile *p, struct near_stretch *q)
 static inline struct near_stretch *stretch_at(sim_profile *p, const sim_insn *e, uint32_t n)
 {
     uint64_t pc = e->pc;
-    unsigned slot = (unsigned)((pc >> 1) + n + p->cur * 64u) & 4095u; /* (a loop: lines near) */
+    /* (a loop's stretches on lines near each other) */
+    unsigned slot = (unsigned)((pc >> 1) + n + p->calls.cur * 64u) & 4095u;
     struct near_stretch *q = &p->near_stretch[slot];
-    if (q->pc == pc && q->node == p->cur && q->n == n)
+    if (q->pc == pc && q->node == p->calls.cur && q->n == n)
         return q;
     settle_near(p, q);
-    size_t i = stretch_index(p->stretches, p->capstretches, pc, p->cur, n);
+    size_t i = stretch_index(p->stretches, p->capstretches, pc, p->calls.cur, n);
     if (!p->stretches[i].pc) {
         if (2 * (p->nstretches + 1) > p->capstretches) {
             size_t cap = 2 * p->capstretches;
@@ -379,7 +249,7 @@ static inline struct near_stretch *stretch_at(sim_profile *p, const sim_insn *e,
             p->stretches = tab;
             p->capstretches = cap;
             memset(p->near_stretch, 0, sizeof p->near_stretch);
-            i = stretch_index(p->stretches, p->capstretches, pc, p->cur, n);
+            i = stretch_index(p->stretches, p->capstretches, pc, p->calls.cur, n);
         }
         if (p->npool + n > p->cappool) {
             size_t cap = p->cappool ? 2 * p->cappool : 1024;
@@ -396,11 +266,11 @@ static inline struct near_stretch *stretch_at(sim_profile *p, const sim_insn *e,
         for (uint32_t k = 0; k < n; k++)
             p->pool[p->npool + k] =
                 (pooled){e[k].pc, e[k].cost_rest - e[k + 1].cost_rest, 0, 0};
-        p->stretches[i] = (stretch){pc, p->cur, n, (uint32_t)p->npool, 0};
+        p->stretches[i] = (stretch){pc, p->calls.cur, n, (uint32_t)p->npool, 0};
         p->npool += n;
         p->nstretches++;
     }
-    *q = (struct near_stretch){pc, p->cur, n, (uint32_t)i, p->stretches[i].first, 0};
+    *q = (struct near_stretch){pc, p->calls.cur, n, (uint32_t)i, p->stretches[i].first, 0};
     return q;
 }
 
@@ -438,35 +308,6 @@ static void add(sim_profile_count *to, const sim_profile_count *d)
 
 /* ---- the run ------------------------------------------------------------------ */
 
-static bool is_link(unsigned r)
-{
-    return r == 1 || r == 5;
-}
-
-/* The stack after a jump at pc (op, rd, rs1, len as decoded) retired,
- * the hart going on at next. */
-static void follow(sim_profile *p, uint64_t pc, unsigned op, unsigned rd, unsigned rs1,
-                   unsigned len, uint64_t next)
-{
-    uint64_t ret = pc + len;
-    if (op == SIM_OP_JAL) {
-        if (is_link(rd))
-            push(p, pc, ret);
-    } else if (op == SIM_OP_JALR) {
-        bool lrd = is_link(rd), lrs = is_link(rs1);
-        if (lrd && lrs && rd != rs1) {
-            pop(p, next);
-            push(p, pc, ret);
-        } else if (lrd) {
-            push(p, pc, ret);
-        } else if (lrs) {
-            pop(p, next);
-        }
-    } else if (op == SIM_OP_MRET) {
-        pop_trap(p);
-    }
-}
-
 /* Records a step of the period (its cell's key: the stack as it ran). */
 static void tape(sim_profile *p, uint64_t pc, uint32_t n, const sim_profile_count *d)
 {
@@ -481,7 +322,7 @@ static void tape(sim_profile *p, uint64_t pc, uint32_t n, const sim_profile_coun
         p->tape = t;
         p->captape = cap;
     }
-    p->tape[p->ntape++] = (tape_step){pc, p->cur, n, *d};
+    p->tape[p->ntape++] = (tape_step){pc, p->calls.cur, n, *d};
 }
 
 static void add_times(sim_profile_count *to, const sim_profile_count *d, uint64_t k)
@@ -612,7 +453,8 @@ static void retired_all(sim_profile *p, const noted *n, uint32_t k, uint64_t cyc
     }
     const sim_insn *j = &e[first - 1];
     if (is_jump(j->op))
-        follow(p, j->pc, j->op, j->rd, j->rs1, j->len, first < k ? e[first].pc : next);
+        sim_calls_jump(&p->calls, j->pc, j->op, j->rd, j->rs1, j->len,
+                       first < k ? e[first].pc : next);
     if (first < k) {
         struct near_stretch *r = stretch_at(p, e + first, k - first);
         if (r) {
@@ -624,7 +466,7 @@ static void retired_all(sim_profile *p, const noted *n, uint32_t k, uint64_t cyc
         }
         j = &e[k - 1];
         if (is_jump(j->op))
-            follow(p, j->pc, j->op, j->rd, j->rs1, j->len, next);
+            sim_calls_jump(&p->calls, j->pc, j->op, j->rd, j->rs1, j->len, next);
     }
     if (cycles > fixed + lat || stalls > mem) {
         const sim_profile_count x = {cycles > fixed + lat ? cycles - fixed - lat : 0, 0,
@@ -644,9 +486,9 @@ static inline __attribute__((always_inline)) void retired(sim_profile *p, const 
     const sim_insn *e = n->e;
     uint64_t pc = e->pc;
     struct near_stretch *q =
-        &p->near_stretch[(unsigned)((pc >> 1) + k + p->cur * 64u) & 4095u];
+        &p->near_stretch[(unsigned)((pc >> 1) + k + p->calls.cur * 64u) & 4095u];
     if (__builtin_expect((e->op == SIM_OP_JAL && k > 1) || (k < 32 && (n->added >> k)) ||
-                             q->pc != pc || q->node != p->cur || q->n != k ||
+                             q->pc != pc || q->node != p->calls.cur || q->n != k ||
                              cycles != e->cost_rest - e[k].cost_rest + n->lat_sum ||
                              stalls != n->mem_sum || p->taping,
                          0)) {
@@ -664,7 +506,7 @@ static inline __attribute__((always_inline)) void retired(sim_profile *p, const 
         add_added(p, n, q->first, 0, k);
     const sim_insn *j = &e[k - 1];
     if (is_jump(j->op))
-        follow(p, j->pc, j->op, j->rd, j->rs1, j->len, next);
+        sim_calls_jump(&p->calls, j->pc, j->op, j->rd, j->rs1, j->len, next);
 }
 
 /* A note with a loop folded in retired k instructions: n->iters passes
@@ -715,7 +557,7 @@ static void retired_folded(sim_profile *p, const noted *n, uint64_t k, uint64_t 
     if (tail) {
         const sim_insn *j = &e[tail - 1];
         if (is_jump(j->op))
-            follow(p, j->pc, j->op, j->rd, j->rs1, j->len, next);
+            sim_calls_jump(&p->calls, j->pc, j->op, j->rd, j->rs1, j->len, next);
     }
     if (cycles > fixed + n->lat_sum || stalls > n->mem_sum) { /* (never expected) */
         const sim_profile_count x = {
@@ -727,8 +569,9 @@ static void retired_folded(sim_profile *p, const noted *n, uint64_t k, uint64_t 
 
 /* What ran since note n, up to the hart's counters given (going on at
  * next): into p. */
-static __attribute__((noinline)) void settle(sim_profile *p, noted *n, uint64_t cycle, uint64_t instret,
-                          uint64_t mem, uint64_t traps, uint64_t next, uint64_t offset)
+static __attribute__((noinline)) void settle(sim_profile *p, noted *n, uint64_t cycle,
+                                             uint64_t instret, uint64_t mem, uint64_t traps,
+                                             uint64_t next, uint64_t offset)
 {
     if (!n->open)
         return;
@@ -748,7 +591,7 @@ static __attribute__((noinline)) void settle(sim_profile *p, noted *n, uint64_t 
         return;
     spent(p, n->pc, n->cycle + offset, &d);
     if (d.traps)
-        push(p, n->pc | SIM_PROFILE_TRAP_FRAME, n->pc);
+        sim_calls_trap(&p->calls, n->pc);
 }
 
 /* A note at entry e (its instruction at pc; e NULL: a trap taken at pc),
@@ -788,7 +631,8 @@ static inline bool fold(const sim_profile *p, noted *n, const sim_insn *e, uint6
         if (k == 0 || k > SIM_BLOCK_MAX || e->op == SIM_OP_JAL)
             return false;
         unsigned op = e[k - 1].op;
-        if (!(op >= SIM_OP_BEQ && op <= SIM_OP_BGEU) && !(op == SIM_OP_JAL && !is_link(e[k - 1].rd)))
+        bool links = e[k - 1].rd == 1 || e[k - 1].rd == 5;
+        if (!(op >= SIM_OP_BEQ && op <= SIM_OP_BGEU) && !(op == SIM_OP_JAL && !links))
             return false;
         n->kloop = (uint32_t)k;
     } else if (k != n->kloop) {
@@ -844,7 +688,8 @@ static inline bool fold(const sim_profile *p, noted *n, const sim_insn *e, uint6
         }                                                                                      \
     } while (0)
 #define RUN_TRAP_AT(at) note(prof, &noted_, NULL, (at), cycle, instret, mcycles, h->traps, offset)
-#define RUN_END() settle(prof, &noted_, h->cycle, h->instret, h->mem_cycles, h->traps, h->pc, offset)
+#define RUN_END()                                                                              \
+    settle(prof, &noted_, h->cycle, h->instret, h->mem_cycles, h->traps, h->pc, offset)
 #include "hart_run.h"
 
 /* The run, as sim_hart_run(h, until_cycle) would run it: one call of the
@@ -894,10 +739,10 @@ uint64_t sim_profile_idle_skip(sim_profile *p, struct sim_hart *h, const struct 
     h->instret = after.instret;
     h->mem_cycles = after.mem_cycles;
     h->traps = after.traps;
-    uint32_t cur = p->cur;
+    uint32_t cur = p->calls.cur;
     for (size_t i = 0; i < p->ntape; i++) {
         const tape_step *t = &p->tape[i];
-        p->cur = t->node;
+        p->calls.cur = t->node;
         if (t->n) { /* a stretch: made when it ran */
             size_t at = stretch_index(p->stretches, p->capstretches, t->pc, t->node, t->n);
             if (p->stretches[at].pc) {
@@ -909,7 +754,7 @@ uint64_t sim_profile_idle_skip(sim_profile *p, struct sim_hart *h, const struct 
         if (c)
             add_times(c, &t->c, k - 1);
     }
-    p->cur = cur;
+    p->calls.cur = cur;
     const sim_profile_count period = {idle->period_cycles, idle->period_instret,
                                       idle->period_mem_cycles, idle->period_traps};
     uint64_t first = start + offset + idle->prefix_cycles + idle->period_cycles;
@@ -929,17 +774,6 @@ uint64_t sim_profile_idle_skip(sim_profile *p, struct sim_hart *h, const struct 
 
 /* ---- reading it ----------------------------------------------------------------- */
 
-/* The frames of node k, leaf pc last, into frames; their count. */
-static unsigned frames_of(const sim_profile *p, uint32_t k, uint64_t pc, uint64_t *frames)
-{
-    unsigned depth = p->nodes[k].depth;
-    unsigned n = depth + 1;
-    frames[depth] = pc == 1 ? 0 : pc;
-    for (; k; k = p->nodes[k].parent)
-        frames[--depth] = p->nodes[k].site;
-    return n;
-}
-
 /* Where the readers' rows go: summed by (node, pc) in `tab` (a table of
  * cells), or, lacking the memory for it, to fn as they are. */
 typedef struct sink {
@@ -956,7 +790,7 @@ static void sink_row(sink *k, uint32_t at, uint64_t pc, const sim_profile_count 
         return;
     if (!k->tab) {
         uint64_t frames[SIM_PROFILE_MAX_DEPTH + 1];
-        k->fn(k->ctx, frames, frames_of(k->p, at, pc, frames), c);
+        k->fn(k->ctx, frames, sim_calls_frames(&k->p->calls, at, pc, frames), c);
         return;
     }
     cell *e = &k->tab[cell_index(k->tab, k->cap, pc, at)];
@@ -1002,7 +836,8 @@ void sim_profile_each(const sim_profile *p, sim_profile_row_fn *fn, void *ctx)
         uint64_t frames[SIM_PROFILE_MAX_DEPTH + 1];
         for (size_t i = 0; i < k.cap; i++)
             if (k.tab[i].pc)
-                fn(ctx, frames, frames_of(p, k.tab[i].node, k.tab[i].pc, frames), &k.tab[i].c);
+                fn(ctx, frames, sim_calls_frames(&p->calls, k.tab[i].node, k.tab[i].pc, frames),
+                   &k.tab[i].c);
         free(k.tab);
     }
 }
