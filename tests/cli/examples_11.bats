@@ -21,7 +21,7 @@ region() {
 }
 
 @test "11_pull: twelve X280 cores: every pass balanced, every unit once" {
-    returns program.yaml '6993,1549,0,120,4741,1047,487,1938,4752,1048,833,1938,4756,1048,718,1938,4860,1072,826,1938'
+    returns program.yaml '6993,1549,0,120,4735,1045,485,1938,4726,1043,601,1938,4730,1043,535,1938,4862,1072,962,1938'
     # The last pass's output, as the run left it: every unit ran, on a core 1..120.
     out=$(region out)
     [ "$(wc -l <<<"$out")" = 31000 ]
