@@ -31,6 +31,10 @@ typedef struct kmx_private {
     uint32_t reserved0;
     uint64_t sweep_begin[BH_CLUSTER_CORES]; /* KMX_CALL_SWEEP: each core's share */
     uint64_t sweep_end[BH_CLUSTER_CORES];
+    /* KMX_CALL_PARALLEL: kmx_parallel's function and arg, one copy for
+     * cores 1 to 3 (written only while all three are idle). */
+    uint64_t parallel_function;
+    uint64_t parallel_arg;
     /* The ring (kmx_ring.c), core 0's alone.  Addresses as core 0 reaches
      * them: through the window or the cached DRAM window. */
     uint64_t ring_commands;    /* command slot 0 */
@@ -147,11 +151,36 @@ static inline void kmx__ended(int status) {
  * returning to `pc` (KMX_CALLER()), and returns KMX_STOPPED. */
 int kmx__not_core0(uint32_t call, uint64_t pc);
 
+/* The return address of a call that makes no call of its own before it
+ * reads this (only tail calls): KMX_CALLER() without the frame that
+ * __builtin_return_address makes the compiler keep (a store and a load
+ * of the stack, in LIM, on every call). */
+#define KMX_LEAF_CALLER()                                \
+    __extension__({                                      \
+        uint64_t kmx_ra_;                                \
+        __asm__("mv %0, ra" : "=r"(kmx_ra_));            \
+        kmx_ra_;                                         \
+    })
+
+/* The address of the runtime's private state, made again where it is
+ * used: a constant kept across a call would be a saved register. */
+static inline __attribute__((always_inline)) volatile kmx_private *kmx__private_here(void) {
+    uintptr_t at;
+    __asm__ volatile("li %0, %1" : "=r"(at) : "i"(KMX_LIM_PRIVATE));
+    return (volatile kmx_private *)at;
+}
+
 /* KMX_OK on core 0 outside kmx_parallel's function; else records the
  * error `parallel` (with the call and pc) and returns KMX_STOPPED. */
 static inline int kmx__core0_only(uint32_t call, uint64_t pc) {
     if (kmx__hart() != 0 || KMX_PRIVATE->in_parallel) {
-        return kmx__not_core0(call, pc);
+        int status = kmx__not_core0(call, pc);
+        if (status == KMX_OK) {
+            __builtin_unreachable(); /* it returns KMX_STOPPED: the caller's return
+                                        of it is a tail call, and a call that
+                                        reaches no other keeps no frame */
+        }
+        return status;
     }
     return KMX_OK;
 }
@@ -227,25 +256,35 @@ static inline int kmx__busy(int core) {
     return mb->posted != mb->done;
 }
 
+/* The 8-byte word of a mailbox that holds kind (low) and posted. */
+#define KMX_CALL_WORD(core) \
+    KMX_P(uint64_t, (uintptr_t)KMX_MAILBOX(core) + offsetof(kmx_spawn_mailbox, kind))
+
+/* One load: kind 0 (the core wrote it before done = posted) and posted. */
 static inline int kmx__idle(int core, uint32_t *posted) {
-    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
-    uint32_t p = mb->posted;
-    if (p != mb->done) {
+    uint64_t word = *KMX_CALL_WORD(core);
+    if ((uint32_t)word != 0) {
         return 0;
     }
-    *posted = p;
+    *posted = (uint32_t)(word >> 32);
     return 1;
 }
 
+/* `kind` and `posted` share one aligned 8-byte word of the line: one
+ * store (a LIM access, about 30 cycles) hands over both, after the
+ * release fence that orders function and arg before it; the worker that
+ * sees the new `posted` sees its `kind` (the store is single-copy atomic). */
+_Static_assert(offsetof(kmx_spawn_mailbox, kind) % 8u == 0 &&
+                   offsetof(kmx_spawn_mailbox, posted) == offsetof(kmx_spawn_mailbox, kind) + 4u,
+               "kind and posted in one 8-byte word, kind low");
 static inline uint32_t kmx__post(int core, uint32_t posted, uint32_t kind, uint64_t function,
                                  uint64_t arg) {
     volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
     uint32_t next = posted + 1u;
     mb->function = function;
     mb->arg = arg;
-    mb->kind = kind;
     kmx__release();
-    mb->posted = next;
+    *KMX_CALL_WORD(core) = (uint64_t)kind | (uint64_t)next << 32;
     return next;
 }
 
@@ -261,6 +300,26 @@ static inline __attribute__((always_inline)) int kmx__wait_done(int core, uint32
     volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
     for (unsigned turn = 1;; turn++) {
         if (mb->done == posted) {
+            kmx__acquire();
+            return KMX_OK;
+        }
+        if (turn % KMX_WAIT_CHECK_EVERY != 0) {
+            continue;
+        }
+        if (mb->halted || !mb->alive) {
+            kmx__ended(KMX_STOPPED);
+            return KMX_STOPPED;
+        }
+        KMX_RETURN_IF_STOPPING(kmx__stop_status(), kmx__ended);
+    }
+}
+
+/* As kmx__wait_done, for a call posted with kmx__post: until the core's
+ * kind is 0 again (it is written before done, one load a turn). */
+static inline __attribute__((always_inline)) int kmx__wait_idle(int core) {
+    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
+    for (unsigned turn = 1;; turn++) {
+        if (mb->kind == 0) {
             kmx__acquire();
             return KMX_OK;
         }

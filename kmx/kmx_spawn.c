@@ -16,11 +16,16 @@
  * (alive, halted) need not be read before a post, because a core leaves
  * its loop or halts only once the run is stopping, which the stop check
  * sees (a trap records the stop before it sets `halted`); a wait looks at
- * `done` on every turn and at the rest on every KMX_WAIT_CHECK_EVERY-th. */
+ * `done` on every turn and at the rest on every KMX_WAIT_CHECK_EVERY-th;
+ * a post stores `kind` and `posted` as one word (kmx__post).  kmx_parallel
+ * keeps no frame up to the call of the function on core 0 (its checks and
+ * posts call nothing but the error, a tail call), and the part that calls
+ * it saves only its return address: a saved register is a store and a
+ * load of the stack, in LIM. */
 #include "kmx_internal.h"
 
 int kmx_spawn(int core, kmx_function function, void *arg) {
-    KMX_ENTRY_OR_RETURN(kmx__core0_only(KMX_API_SPAWN, KMX_CALLER()),
+    KMX_ENTRY_OR_RETURN(kmx__core0_only(KMX_API_SPAWN, KMX_LEAF_CALLER()),
                         !kmx_worker_core(core) || function == 0,
                         kmx__stop_status());
     uint32_t posted;
@@ -46,25 +51,34 @@ int kmx_join(int core) {
 static __attribute__((noinline)) int join_workers(void) {
     int result = KMX_OK;
     for (int core = 1; core < (int)BH_CLUSTER_CORES; core++) {
-        result = kmx_first_failure(result, kmx__wait_done(core, KMX_MAILBOX(core)->posted));
+        result = kmx_first_failure(result, kmx__wait_idle(core));
     }
     return kmx_joined(result, KMX_PRIVATE->stop);
 }
 
+/* kmx_parallel's function on core 0, then the join (the only frame
+ * kmx_parallel makes: the return address). */
+static __attribute__((noinline)) int run_on_core0(kmx_function function, void *arg) {
+    kmx__private_here()->in_parallel = 1;
+    function(0, arg);
+    kmx__private_here()->in_parallel = 0;
+    return join_workers();
+}
+
 int kmx_parallel(kmx_function function, void *arg) {
-    KMX_ENTRY_OR_RETURN(kmx__core0_only(KMX_API_PARALLEL, KMX_CALLER()), function == 0,
+    KMX_ENTRY_OR_RETURN(kmx__core0_only(KMX_API_PARALLEL, KMX_LEAF_CALLER()), function == 0,
                         kmx__stop_status());
     uint32_t posted1, posted2, posted3;
     if (!kmx__idle(1, &posted1) || !kmx__idle(2, &posted2) || !kmx__idle(3, &posted3)) {
         return KMX_FULL; /* nothing started */
     }
     _Static_assert(BH_CLUSTER_CORES == 4u, "cores 1 to 3 are spelled out");
-    uint64_t f = (uint64_t)(uintptr_t)function, a = (uint64_t)(uintptr_t)arg;
-    kmx__post(1, posted1, KMX_CALL_SPAWN, f, a);
-    kmx__post(2, posted2, KMX_CALL_SPAWN, f, a);
-    kmx__post(3, posted3, KMX_CALL_SPAWN, f, a);
-    KMX_PRIVATE->in_parallel = 1;
-    function(0, arg);
-    KMX_PRIVATE->in_parallel = 0;
-    return join_workers();
+    volatile kmx_private *p = KMX_PRIVATE;
+    p->parallel_function = (uint64_t)(uintptr_t)function;
+    p->parallel_arg = (uint64_t)(uintptr_t)arg;
+    kmx__release();
+    *KMX_CALL_WORD(1) = KMX_CALL_PARALLEL | (uint64_t)(posted1 + 1u) << 32;
+    *KMX_CALL_WORD(2) = KMX_CALL_PARALLEL | (uint64_t)(posted2 + 1u) << 32;
+    *KMX_CALL_WORD(3) = KMX_CALL_PARALLEL | (uint64_t)(posted3 + 1u) << 32;
+    return run_on_core0(function, arg);
 }

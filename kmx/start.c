@@ -222,10 +222,16 @@ static void core0(void) {
 }
 
 /* Cores 1-3: the spawn mailbox loop. */
-static void run_call(uint64_t core, volatile kmx_spawn_mailbox *mb) {
-    uint32_t kind = mb->kind;
-    uint64_t function = mb->function;
-    uint64_t arg = mb->arg;
+static void run_call(uint64_t core, volatile kmx_spawn_mailbox *mb, uint32_t kind) {
+    uint64_t function, arg;
+    if (kind == KMX_CALL_PARALLEL) {
+        function = KMX_PRIVATE->parallel_function;
+        arg = KMX_PRIVATE->parallel_arg;
+        kind = KMX_CALL_SPAWN;
+    } else {
+        function = mb->function;
+        arg = mb->arg;
+    }
     if (kind == KMX_CALL_SPAWN && function != 0) {
         ((kmx_function)(uintptr_t)function)((int)core, (void *)(uintptr_t)arg);
     } else if (kind == KMX_CALL_ALL && function != 0) {
@@ -256,14 +262,18 @@ static void worker(uint64_t core) {
     kmx__fence();
     /* Until core 0 ends the run, or a stop or the deadline.  `done` is
      * this core's to write, so it stays in a register; a turn reads only
-     * `posted`, and the end and the stop every KMX_WAIT_CHECK_EVERY turns
-     * (kmx_spawn.c says why). */
+     * `posted` (with `kind`, one 8-byte load), and the end and the stop
+     * every KMX_WAIT_CHECK_EVERY turns (kmx_spawn.c says why). */
     uint32_t done = mb->done;
+    volatile uint64_t *call = KMX_CALL_WORD(core);
     for (unsigned turn = 1;; turn++) {
-        uint32_t posted = mb->posted;
+        uint64_t word = *call; /* kind and posted: one load */
+        uint32_t posted = (uint32_t)(word >> 32);
         if (posted != done) {
             kmx__acquire();
-            run_call(core, mb);
+            run_call(core, mb, (uint32_t)word);
+            kmx__release();
+            mb->kind = 0; /* idle again, for kmx__idle's one load */
             kmx__release();
             mb->done = posted;
             done = posted;

@@ -637,13 +637,17 @@ KMX_SIZE(kmx_stop_line, 64);
 KMX_AT(kmx_stop_line, stop, 0);
 
 /* A spawn mailbox, one line per core at KMX_LIM_SPAWN (core 0's unused).
- * Core 0 writes function, arg, kind, then (after a fence) posted + 1; the
- * core runs it and writes done = posted (after a fence).  Busy while
- * posted != done.  alive: the core is in its work loop; halted: it
- * trapped.  Zeroed by core 0 before cores 1-3 may look. */
+ * Core 0 writes function and arg, then (after a fence) kind and posted + 1
+ * as one 8-byte store; the core runs it, then (after a fence) writes kind
+ * = 0 and (after another) done = posted.  Busy while posted != done; kind
+ * is 0 again first, so a look at kind and posted in one load tells an
+ * idle core and its count.  alive: the core is in its work loop; halted:
+ * it trapped.  Zeroed by core 0 before cores 1-3 may look. */
 #define KMX_CALL_SPAWN 1u /* void function(int core, void *arg) */
 #define KMX_CALL_ALL 2u   /* void function(int cluster, int core, uint64_t arg) */
 #define KMX_CALL_SWEEP 3u /* the library's own: a FLUSH64 sweep */
+#define KMX_CALL_PARALLEL 4u /* kmx_parallel's: as SPAWN, with the function and arg
+                                the runtime keeps once for cores 1 to 3 */
 typedef struct kmx_spawn_mailbox {
     uint64_t function;
     uint64_t arg;

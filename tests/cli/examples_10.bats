@@ -23,7 +23,7 @@ setup() {
 }
 
 @test "10_x280_ports: four X280 cores, thirty each" {
-    returns four.yaml '120,12000,20218,5935305,2033'
+    returns four.yaml '120,12000,20222,5934131,2033'
     [ "$(field '[.ports[] | .cores | length] | @csv')" = '30,30,30,30' ]
 }
 

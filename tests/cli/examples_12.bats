@@ -48,7 +48,7 @@ OUT
     # The README's times.
     run -0 jq -r '[.commands[0].microseconds, .device_microseconds,
                    .threads[0].microseconds, .threads[0].state] | @tsv' "$json"
-    [ "$output" = "$(printf '20.83\t2935\t11.38\treturned')" ]
+    [ "$output" = "$(printf '20.83\t2935\t11.44\treturned')" ]
 }
 
 @test "12_host_loop: the Python host gives the C host's lines and the same run JSON" {
