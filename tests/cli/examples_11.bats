@@ -21,7 +21,7 @@ region() {
 }
 
 @test "11_pull: twelve X280 cores: every pass balanced, every unit once" {
-    returns program.yaml '6993,1549,0,120,4741,1047,487,1938,4748,1047,833,1938,4746,1047,545,1938,4860,1072,659,1938'
+    returns program.yaml '6993,1549,0,120,4735,1045,485,1938,4742,1047,609,1938,4747,1047,552,1938,4858,1072,676,1938'
     # The last pass's output, as the run left it: every unit ran, on a core 1..120.
     out=$(region out)
     [ "$(wc -l <<<"$out")" = 31000 ]
