@@ -40,10 +40,11 @@ soname() {
     IFS=. read -r major minor _ <<<"$KMRUN_VERSION"
     if [ "$major" = 0 ]; then echo "libkmrun.so.0.$minor"; else echo "libkmrun.so.$major"; fi
 }
-# The functions device/include/km_device.h declares (what kernels call).
+# The functions device/include/km_device.h declares (what kernels call;
+# its static inline ones are its own).
 device_functions() {
     grep -E '^[a-z].*\<km_[a-z0-9_]+\(' "$KMRUN_TOP/device/include/km_device.h" |
-        grep -v '^typedef' | grep -oE '\<km_[a-z0-9_]+\(' | tr -d '(' | sort -u
+        grep -vE '^(typedef|static)' | grep -oE '\<km_[a-z0-9_]+\(' | tr -d '(' | sort -u
 }
 
 setup_file() {
