@@ -293,13 +293,14 @@ static inline uint32_t kmx__post(int core, uint32_t posted, uint32_t kind, uint6
  * 1, or 0 after recording the error `ring`. */
 int kmx__ring_open(void);
 
-/* Until core `core` has done `posted` (KMX_OK), left its loop or halted
- * (KMX_STOPPED), or the run is stopping (KMX_STOPPED, KMX_LATE): a join's
- * wait (kmx_spawn.c, kmx_twelve.c). */
-static inline __attribute__((always_inline)) int kmx__wait_done(int core, uint32_t posted) {
+/* Until core `core` has done `posted` (idle: its kind is 0 again) (KMX_OK),
+ * left its loop or halted (KMX_STOPPED), or the run is stopping
+ * (KMX_STOPPED, KMX_LATE): a join's wait (kmx_spawn.c, kmx_twelve.c). */
+static inline __attribute__((always_inline)) int kmx__wait_until(int core, uint32_t posted,
+                                                                 int idle) {
     volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
     for (unsigned turn = 1;; turn++) {
-        if (mb->done == posted) {
+        if (idle ? mb->kind == 0 : mb->done == posted) {
             kmx__acquire();
             return KMX_OK;
         }
@@ -314,24 +315,15 @@ static inline __attribute__((always_inline)) int kmx__wait_done(int core, uint32
     }
 }
 
+/* As kmx__wait_until, for a call posted with done = posted. */
+static inline __attribute__((always_inline)) int kmx__wait_done(int core, uint32_t posted) {
+    return kmx__wait_until(core, posted, 0);
+}
+
 /* As kmx__wait_done, for a call posted with kmx__post: until the core's
  * kind is 0 again (it is written before done, one load a turn). */
 static inline __attribute__((always_inline)) int kmx__wait_idle(int core) {
-    volatile kmx_spawn_mailbox *mb = KMX_MAILBOX(core);
-    for (unsigned turn = 1;; turn++) {
-        if (mb->kind == 0) {
-            kmx__acquire();
-            return KMX_OK;
-        }
-        if (turn % KMX_WAIT_CHECK_EVERY != 0) {
-            continue;
-        }
-        if (mb->halted || !mb->alive) {
-            kmx__ended(KMX_STOPPED);
-            return KMX_STOPPED;
-        }
-        KMX_RETURN_IF_STOPPING(kmx__stop_status(), kmx__ended);
-    }
+    return kmx__wait_until(core, 0, 1);
 }
 
 /* FLUSH64 sweeps over [begin, end), 64-byte aligned cached addresses
