@@ -16,6 +16,11 @@ FUZZ_BIN := $(FUZZ_NAMES:%=$(FB)/fuzz/%_fuzz)
 FUZZ_LIBS := $(FB)/libkm.a $(FB)/libsim.a $(FB)/libks.a
 FUZZ_SECONDS ?= 300
 
+# The hot loop's two copies (device/sim/hart/hart_run.h), which no harness
+# runs (they read files and packets, not code): -O0, as clang spends
+# minutes on each of them at -O1 under the sanitizers.
+$(FB)/obj/device/sim/hart/sim_hart.o $(FB)/obj/device/sim/hart/hart_profile.o: \
+  FUZZ_CFLAGS += -O0
 $(FB)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,FUZZCC,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) $(call src_inc,$<) -c $< -o $@
