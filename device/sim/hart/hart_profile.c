@@ -298,6 +298,18 @@ static inline sim_profile_count *bucket_at(sim_profile *p, uint64_t cluster_cycl
     return &p->buckets[k];
 }
 
+/* What ran from cluster_cycle on, into its bucket. */
+static inline void in_bucket(sim_profile *p, uint64_t cluster_cycle, uint64_t cycles,
+                             uint64_t instructions, uint64_t stalls)
+{
+    sim_profile_count *b = bucket_at(p, cluster_cycle);
+    if (b) {
+        b->cycles += cycles;
+        b->instructions += instructions;
+        b->memory_stall_cycles += stalls;
+    }
+}
+
 static void add(sim_profile_count *to, const sim_profile_count *d)
 {
     to->cycles += d->cycles;
@@ -338,19 +350,6 @@ static inline bool is_check_op(unsigned op)
     return op == SIM_OP_PROBE || op == SIM_OP_TRIGGER || op == SIM_OP_PMP;
 }
 
-/* What one instruction of a run spent, where: into its cell, its
- * bucket, the tape. */
-static void spent(sim_profile *p, uint64_t pc, uint64_t cluster_cycle, const sim_profile_count *d)
-{
-    sim_profile_count *c = count_at(p, pc);
-    if (c)
-        add(c, d);
-    sim_profile_count *b = bucket_at(p, cluster_cycle);
-    if (b)
-        add(b, d);
-    if (p->taping)
-        tape(p, pc, 0, d);
-}
 
 /* What instruction pc spent beyond a stretch's share: into its cell and
  * the tape (not the buckets: the run's note counts it there). */
@@ -361,6 +360,16 @@ static void charge(sim_profile *p, uint64_t pc, const sim_profile_count *d)
         add(c, d);
     if (p->taping)
         tape(p, pc, 0, d);
+}
+
+/* What one instruction spent from cluster_cycle on, where: its cell, its
+ * bucket, the tape. */
+static void spent(sim_profile *p, uint64_t pc, uint64_t cluster_cycle, const sim_profile_count *d)
+{
+    charge(p, pc, d);
+    sim_profile_count *b = bucket_at(p, cluster_cycle);
+    if (b)
+        add(b, d);
 }
 
 /* ---- the run: the hot loop's profiled copy ----------------------------------- */
@@ -437,12 +446,7 @@ static void retired_all(sim_profile *p, const noted *n, uint32_t k, uint64_t cyc
         lat += n->lat[i];
         mem += n->memlat[i];
     }
-    sim_profile_count *b = bucket_at(p, n->cycle + offset);
-    if (b) {
-        b->cycles += cycles;
-        b->instructions += k;
-        b->memory_stall_cycles += stalls;
-    }
+    in_bucket(p, n->cycle + offset, cycles, k, stalls);
     struct near_stretch *q = stretch_at(p, e, first);
     if (q) {
         q->execs++;
@@ -496,12 +500,7 @@ static inline __attribute__((always_inline)) void retired(sim_profile *p, const 
         return;
     }
     q->execs++;
-    sim_profile_count *b = bucket_at(p, n->cycle + offset);
-    if (b) {
-        b->cycles += cycles;
-        b->instructions += k;
-        b->memory_stall_cycles += stalls;
-    }
+    in_bucket(p, n->cycle + offset, cycles, k, stalls);
     if (n->added)
         add_added(p, n, q->first, 0, k);
     const sim_insn *j = &e[k - 1];
@@ -520,12 +519,7 @@ static void retired_folded(sim_profile *p, const noted *n, uint64_t k, uint64_t 
     const sim_insn *e = n->e;
     uint32_t kl = n->kloop;
     uint64_t tail = k - n->iters * kl;
-    sim_profile_count *b = bucket_at(p, n->cycle + offset);
-    if (b) {
-        b->cycles += cycles;
-        b->instructions += k;
-        b->memory_stall_cycles += stalls;
-    }
+    in_bucket(p, n->cycle + offset, cycles, k, stalls);
     uint64_t fixed = n->iters * (e->cost_rest - e[kl].cost_rest) +
                      (tail ? e->cost_rest - e[tail].cost_rest : 0);
     /* (a slot's pool index, read at once: the next stretch_at may take
