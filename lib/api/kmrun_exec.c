@@ -108,7 +108,7 @@ kmrun_status kmrun_exec_profile_write(const kmrun_exec *x, const char *folder, k
     int rc = sim_profile_failed(sp[0][0])
                  ? km_fail(&e, KM_EXIT_SYSTEM, "out of memory for the hart's profile")
                  : km_profile_add_clusters(&p, 1, &cluster, (const sim_profile *const (*)[4])sp,
-                                           x->path, &e);
+                                           x->path, NULL, &e); /* the user's file: no memo */
     if (rc == KM_OK)
         rc = km_profile_save(&p, folder, &e);
     km_profile_free(&p);

@@ -455,7 +455,7 @@ void kmrun_source_lines(const char *image, const uint64_t *addresses, size_t n,
 {
     km_source *src = calloc(n ? n : 1, sizeof *src);
     if (src && image && *image)
-        km_source_lookup_many(image, addresses, n, src);
+        km_source_lookup_many(image, NULL, addresses, n, src);
     for (size_t i = 0; i < n; i++) {
         memset(&out[i], 0, sizeof out[i]);
         if (!src || !src[i].known)

@@ -6,6 +6,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,15 +36,19 @@ char *km_proc_which(const char *name)
     return found;
 }
 
-int km_proc_run(char *const argv[], const char *dir, char **output,
-                int *status, km_line_fn on_line, void *ctx, km_error *err)
+/* km_proc_run with stdin from the file `in` (-1: /dev/null). */
+static int run_from(char *const argv[], const char *dir, int in, char **output, int *status,
+                    km_line_fn on_line, void *ctx, km_error *err)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot run '%s'", argv[0]);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (in >= 0)
+        posix_spawn_file_actions_adddup2(&fa, in, 0);
+    else
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
     if (dir)
@@ -60,8 +65,15 @@ int km_proc_run(char *const argv[], const char *dir, char **output,
     size_t cap = 4096, len = 0, line_start = 0;
     char *buf = malloc(cap);
     for (;;) {
-        if (cap - len < 2048)
-            buf = realloc(buf, cap *= 2);
+        if (buf && cap - len < 2048) {
+            char *more = realloc(buf, cap * 2);
+            if (!more)
+                free(buf);
+            buf = more;
+            cap *= 2;
+        }
+        if (!buf)
+            break; /* out of memory: the rest drained below, then an error */
         ssize_t r = read(fds[0], buf + len, cap - len - 1);
         if (r < 0 && errno == EINTR)
             continue;
@@ -79,17 +91,58 @@ int km_proc_run(char *const argv[], const char *dir, char **output,
             line_start = i + 1;
         }
     }
+    while (!buf) { /* no memory for the output: let the tool finish */
+        char sink[4096];
+        ssize_t r = read(fds[0], sink, sizeof sink);
+        if (r > 0 || (r < 0 && errno == EINTR))
+            continue;
+        break;
+    }
     close(fds[0]);
-    buf[len] = 0;
-    if (on_line && line_start < len)
+    if (buf)
+        buf[len] = 0;
+    if (buf && on_line && line_start < len)
         on_line(buf + line_start, ctx);
     int ws = 0;
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
     *status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    if (!buf)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the output of '%s'", argv[0]);
     if (output)
         *output = buf;
     else
         free(buf);
     return KM_OK;
+}
+
+int km_proc_run(char *const argv[], const char *dir, char **output,
+                int *status, km_line_fn on_line, void *ctx, km_error *err)
+{
+    return run_from(argv, dir, -1, output, status, on_line, ctx, err);
+}
+
+int km_proc_run_input(char *const argv[], const char *input, size_t len, char **output,
+                      int *status, km_error *err)
+{
+    /* The input in memory, not in a file that could be left behind. */
+    int in = memfd_create("kmrun-input", MFD_CLOEXEC);
+    if (in < 0)
+        return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot run '%s'", argv[0]);
+    for (size_t done = 0; done < len;) {
+        ssize_t w = write(in, input + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = errno;
+            close(in);
+            errno = e;
+            return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot run '%s'", argv[0]);
+        }
+        done += (size_t)w;
+    }
+    lseek(in, 0, SEEK_SET);
+    int rc = run_from(argv, NULL, in, output, status, NULL, NULL, err);
+    close(in);
+    return rc;
 }

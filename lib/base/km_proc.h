@@ -18,6 +18,11 @@ typedef void (*km_line_fn)(const char *line, void *ctx);
 int km_proc_run(char *const argv[], const char *dir, char **output,
                 int *status, km_line_fn on_line, void *ctx, km_error *err);
 
+/* km_proc_run with `input` (len bytes) on the tool's stdin, no output
+ * callback, in the current directory. */
+int km_proc_run_input(char *const argv[], const char *input, size_t len, char **output,
+                      int *status, km_error *err);
+
 /* The full path of a command as PATH would find it, allocated, or NULL. */
 char *km_proc_which(const char *name);
 

@@ -159,7 +159,7 @@ static bool put(char **s, size_t *len, size_t *cap, const char *text)
 
 int km_profile_add_clusters(km_profile *p, unsigned n, const unsigned *clusters,
                             const struct sim_profile *const (*sp)[4], const char *image,
-                            km_error *err)
+                            const char *memo, km_error *err)
 {
     raw r = {0};
     for (unsigned k = 0; k < n; k++) {
@@ -191,7 +191,7 @@ int km_profile_add_clusters(km_profile *p, unsigned n, const unsigned *clusters,
         if (!src)
             rc = oom(err);
         else if (image)
-            km_source_lookup_many(image, addrs, k, src);
+            km_source_lookup_many(image, memo, addrs, k, src);
     }
     char name[900];
     for (size_t i = 0; rc == KM_OK && i < r.n; i++) {

@@ -39,11 +39,13 @@ void km_profile_free(km_profile *p); /* the rows; p itself is the caller's */
 
 /* Adds the profiles of the cores of clusters[0 .. n) (sp[k][c] core c's
  * of clusters[k], NULL: none), which all run `image` (the thread's image:
- * their frames named with one addr2line; NULL: addresses only).  KM_OK or
+ * their frames named with one addr2line; NULL: addresses only; memo: the
+ * file that keeps addr2line's answers for it, km_source_lookup_many's,
+ * NULL: none).  KM_OK or
  * KM_EXIT_SYSTEM. */
 int km_profile_add_clusters(km_profile *p, unsigned n, const unsigned *clusters,
                             const struct sim_profile *const (*sp)[4], const char *image,
-                            km_error *err);
+                            const char *memo, km_error *err);
 
 /* Adds one row (its stack copied), merged into a row of the same stack. */
 int km_profile_add(km_profile *p, const char *stack, uint64_t cycles, uint64_t instructions,

@@ -3,9 +3,11 @@
 #include "km_symbols.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "km_error.h"
 #include "km_proc.h"
@@ -134,36 +136,217 @@ static void parse_many(char *out, const uint64_t *addresses, size_t n, km_source
     }
 }
 
-#define MANY_CHUNK 512 /* addresses per addr2line: within any argv limit */
+/* ---- the memo ------------------------------------------------------------------ */
 
-void km_source_lookup_many(const char *image, const uint64_t *addresses, size_t n,
-                           km_source *out)
+/* A memo of what addr2line said about an image's addresses, kept beside
+ * an image that never changes (one in the build cache): a line a header
+ * naming the tool, then one line an address, "hex \t line \t function
+ * \t file" (line 0: unknown), sorted by address.  Best effort: a memo
+ * that cannot be read is not used, one that cannot be written is not
+ * kept.  Read as one text, its rows pointing into it. */
+typedef struct memo_row {
+    uint64_t address;
+    unsigned line;
+    const char *function, *file;
+} memo_row;
+
+typedef struct memo {
+    char *text;
+    memo_row *rows;
+    size_t n;
+} memo;
+
+static int by_address(const void *a, const void *b)
+{
+    uint64_t x = ((const memo_row *)a)->address, y = ((const memo_row *)b)->address;
+    return (x > y) - (x < y);
+}
+
+static char *memo_header(const char *tool)
+{
+    char *h = NULL;
+    return asprintf(&h, "kmrun addr2line memo 1\t%s\n", tool) < 0 ? NULL : h;
+}
+
+/* The rows of the memo's text (split in place), or false. */
+static bool memo_parse(memo *m, const char *header)
+{
+    size_t hl = strlen(header), lines = 0;
+    if (strncmp(m->text, header, hl) != 0)
+        return false;
+    for (const char *c = m->text + hl; *c; c++)
+        lines += *c == '\n';
+    m->rows = malloc((lines ? lines : 1) * sizeof *m->rows);
+    char *at = m->text + hl;
+    while (m->rows && *at) {
+        char *f[4];
+        for (int i = 0; i < 4; i++) {
+            f[i] = at;
+            at += strcspn(at, i < 3 ? "\t\n" : "\n");
+            if (*at != (i < 3 ? '\t' : '\n'))
+                return false; /* cut short */
+            *at++ = 0;
+        }
+        memo_row *r = &m->rows[m->n++];
+        r->address = strtoull(f[0], NULL, 16);
+        r->line = (unsigned)strtoul(f[1], NULL, 10);
+        r->function = f[2];
+        r->file = f[3];
+        if (m->n > 1 && r[-1].address >= r->address)
+            return false; /* not sorted: not the memo this writes */
+    }
+    return m->rows != NULL;
+}
+
+static void memo_read(memo *m, const char *path, const char *header)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return;
+    size_t n = 0;
+    char buf[65536];
+    bool ok = true;
+    for (size_t r; ok && (r = fread(buf, 1, sizeof buf, f)) > 0; n += r) {
+        char *more = realloc(m->text, n + r + 1);
+        ok = more != NULL;
+        if (ok) {
+            m->text = more;
+            memcpy(m->text + n, buf, r);
+        }
+    }
+    fclose(f);
+    if (m->text)
+        m->text[n] = 0;
+    if (!ok || !m->text || !memo_parse(m, header)) {
+        free(m->text);
+        free(m->rows);
+        *m = (memo){0}; /* damaged, or another tool's: not used, written anew */
+    }
+}
+
+static void memo_answer(const memo_row *r, km_source *src)
+{
+    memset(src, 0, sizeof *src);
+    src->known = r->line != 0;
+    src->line = r->line;
+    snprintf(src->file, sizeof src->file, "%s", r->file);
+    snprintf(src->function, sizeof src->function, "%s", r->function);
+    src->has_function = src->function[0] != 0;
+}
+
+static bool memo_writable(const km_source *s)
+{
+    return !strpbrk(s->function, "\t\n") && !strpbrk(s->file, "\t\n");
+}
+
+static int put_row(FILE *f, uint64_t address, unsigned line, const char *function,
+                   const char *file)
+{
+    return fprintf(f, "%" PRIx64 "\t%u\t%s\t%s\n", address, line, function, file);
+}
+
+/* The memo's rows and the new answers (fresh[i] for ask[i], ask sorted),
+ * in address order, written beside the memo and renamed over it. */
+static void memo_write(const memo *m, const char *path, const char *header, const uint64_t *ask,
+                       const km_source *fresh, size_t nask)
+{
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+        return;
+    FILE *f = fopen(tmp, "we");
+    bool ok = f && fputs(header, f) >= 0;
+    size_t i = 0, j = 0;
+    while (ok && (i < m->n || j < nask)) {
+        if (j == nask || (i < m->n && m->rows[i].address < ask[j])) {
+            const memo_row *r = &m->rows[i++];
+            ok = put_row(f, r->address, r->line, r->function, r->file) >= 0;
+        } else {
+            const km_source *s = &fresh[j];
+            if (memo_writable(s))
+                ok = put_row(f, ask[j], s->known ? s->line : 0, s->has_function ? s->function : "",
+                             s->known ? s->file : "") >= 0;
+            j++;
+        }
+    }
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok || rename(tmp, path) != 0)
+        unlink(tmp);
+    free(tmp);
+}
+
+/* addr2line over the n addresses, into out. */
+static void lookup_tool(const char *tool, const char *image, const uint64_t *addresses, size_t n,
+                        km_source *out)
+{
+    /* One addr2line for them all, the addresses on its stdin: it reads
+     * the image's DWARF once (most of its time). */
+    char *input = malloc(n * 20);
+    size_t len = 0;
+    for (size_t i = 0; input && i < n; i++)
+        len += (size_t)snprintf(input + len, 20, "0x%" PRIx64 "\n", addresses[i]);
+    char *argv[] = {(char *)tool, "-a", "-f", "-i", "-e", (char *)image, NULL};
+    char *text = NULL;
+    int status = 0;
+    km_error err = {0};
+    if (input && km_proc_run_input(argv, input, len, &text, &status, &err) == KM_OK &&
+        status == 0)
+        parse_many(text, addresses, n, out);
+    free(text);
+    free(input);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void km_source_lookup_many(const char *image, const char *memo_path, const uint64_t *addresses,
+                           size_t n, km_source *out)
 {
     memset(out, 0, n * sizeof *out);
     if (!image || n == 0)
         return;
     char *tool = km_symbols_tool();
-    char (*at)[24] = malloc(MANY_CHUNK * sizeof *at);
-    char **argv = malloc((MANY_CHUNK + 7) * sizeof *argv);
-    for (size_t base = 0; tool && at && argv && base < n; base += MANY_CHUNK) {
-        size_t k = n - base < MANY_CHUNK ? n - base : MANY_CHUNK, a = 0;
-        argv[a++] = tool;
-        argv[a++] = "-a";
-        argv[a++] = "-f";
-        argv[a++] = "-i";
-        argv[a++] = "-e";
-        argv[a++] = (char *)image;
-        for (size_t j = 0; j < k; j++) {
-            snprintf(at[j], sizeof at[j], "0x%" PRIx64, addresses[base + j]);
-            argv[a++] = at[j];
-        }
-        argv[a] = NULL;
-        char *text = run_tool(argv);
-        if (text)
-            parse_many(text, addresses + base, k, out + base);
-        free(text);
+    char *header = tool && memo_path ? memo_header(tool) : NULL;
+    memo m = {0};
+    if (header)
+        memo_read(&m, memo_path, header);
+    /* what the memo does not hold, asked of addr2line (once each) */
+    uint64_t *ask = malloc(n * sizeof *ask);
+    size_t nask = 0;
+    for (size_t i = 0; ask && i < n; i++) {
+        memo_row key = {.address = addresses[i]};
+        const memo_row *hit = bsearch(&key, m.rows, m.n, sizeof *m.rows, by_address);
+        if (hit)
+            memo_answer(hit, &out[i]);
+        else
+            ask[nask++] = addresses[i];
     }
-    free(argv);
-    free(at);
+    if (ask && nask) {
+        qsort(ask, nask, sizeof *ask, cmp_u64);
+        size_t u = 0;
+        for (size_t j = 0; j < nask; j++)
+            if (u == 0 || ask[u - 1] != ask[j])
+                ask[u++] = ask[j];
+        nask = u;
+    }
+    km_source *got = nask ? calloc(nask, sizeof *got) : NULL;
+    if (tool && got) {
+        lookup_tool(tool, image, ask, nask, got);
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t *at = bsearch(&addresses[i], ask, nask, sizeof *ask, cmp_u64);
+            if (at)
+                out[i] = got[at - ask];
+        }
+        if (header)
+            memo_write(&m, memo_path, header, ask, got, nask);
+    }
+    free(got);
+    free(ask);
+    free(m.rows);
+    free(m.text);
+    free(header);
     free(tool);
 }

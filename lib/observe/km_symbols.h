@@ -37,8 +37,12 @@ void km_host_source_lookup(const char *object, uint64_t offset, km_source *src);
 /* Many addresses of one image at once, with one addr2line: out[i] is
  * where addresses[i] is — the innermost frame, an inlined function's own
  * line when the compiler inlined it.  Every out[i] is set (unknown where
- * it cannot say).  Allocation failure leaves them unknown too. */
-void km_source_lookup_many(const char *image, const uint64_t *addresses, size_t n,
-                           km_source *out);
+ * it cannot say).  Allocation failure leaves them unknown too.
+ * memo_path (NULL: none) names a file that keeps the answers for an
+ * image that never changes (one in the build cache): addresses it holds
+ * are not asked again, and new answers are added to it (best effort:
+ * a memo that cannot be read or written only costs the tool's time). */
+void km_source_lookup_many(const char *image, const char *memo_path, const uint64_t *addresses,
+                           size_t n, km_source *out);
 
 #endif

@@ -167,9 +167,15 @@ int km_session_write_profile(km_session *s, const char *dir, km_error *err)
             }
             n++;
         }
+        /* The image is a build cache entry's, which never changes: what
+         * addr2line says of it is kept beside it, for the next run. */
+        char *memo = NULL;
+        if (image && asprintf(&memo, "%s.lines", image) < 0)
+            memo = NULL;
         if (rc == KM_OK)
             rc = km_profile_add_clusters(&p, n, clusters, (const sim_profile *const (*)[4])sp,
-                                         image, err);
+                                         image, memo, err);
+        free(memo);
     }
     if (rc == KM_OK)
         rc = km_profile_save(&p, dir, err);

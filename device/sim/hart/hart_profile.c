@@ -19,6 +19,7 @@
  * node: a push finds or makes the child, a pop goes to the parent. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hart_internal.h"
 #include "sim_profile.h"
@@ -48,6 +49,28 @@ typedef struct pooled {
     uint64_t extra, mem; /* in all: beyond the static costs, of it memory stalls */
 } pooled;
 
+/* The two direct-mapped caches in front of the tables, 224 KiB: mapped
+ * apart from the profile, zero pages until a core's run touches them (a
+ * small program touches a few, a core that never runs none) and handed
+ * back to the kernel, not cleared, when the profile starts again. */
+#define NEAR_SLOTS 4096
+typedef struct nears {
+    /* Cells by pc (the hash's index; emptied when the hash grows), which
+     * the hot loops of a program hit. */
+    struct {
+        uint64_t pc;
+        uint32_t node, index;
+    } cell[NEAR_SLOTS];
+    /* Stretches by (pc, node, n), which hold what they ran since they
+     * took them (added to the table when a slot lets one go, and by the
+     * readers as it is): a run's hot loops touch these lines only. */
+    struct near_stretch {
+        uint64_t pc; /* 0: empty */
+        uint32_t node, n, index, first;
+        uint64_t execs;
+    } stretch[NEAR_SLOTS];
+} nears;
+
 typedef struct cell {
     uint64_t pc; /* 0: empty (pc 0 is never code: its cell keys on 1) */
     uint32_t node;
@@ -60,26 +83,12 @@ struct sim_profile {
     size_t ncells, capcells;
     sim_profile_count *buckets;
     size_t nbuckets, capbuckets;
-    /* A direct-mapped cache of cells by pc (the hash's index; emptied
-     * when the hash grows), which the hot loops of a program hit. */
-    struct {
-        uint64_t pc;
-        uint32_t node, index;
-    } near[4096];
+    nears *near; /* mapped apart: its pages cost only when touched */
     size_t last_bucket; /* the bucket the last step went to, +1 (0: none) */
     stretch *stretches; /* hash of (pc, node, n) */
     size_t nstretches, capstretches;
     pooled *pool;
     size_t npool, cappool;
-    /* A direct-mapped cache of stretches by (pc, node, n), which holds what
-     * they ran since it took them (added to the table when it lets one go,
-     * and by the readers as it is): a run's hot loops touch these lines
-     * only. */
-    struct near_stretch {
-        uint64_t pc; /* 0: empty */
-        uint32_t node, n, index, first;
-        uint64_t execs;
-    } near_stretch[4096];
     tape_step *tape; /* recording: the steps of one idle period */
     size_t ntape, captape;
     bool taping;
@@ -124,19 +133,36 @@ void sim_profile_free(sim_profile *p)
     if (!p)
         return;
     release(p);
+    if (p->near)
+        munmap(p->near, sizeof *p->near);
     free(p);
+}
+
+/* The near caches, empty: mapped the first time, else their pages given
+ * back (zero again when next touched). */
+static nears *empty_nears(nears *n)
+{
+    if (!n) {
+        void *m = mmap(NULL, sizeof *n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return m == MAP_FAILED ? NULL : m;
+    }
+    if (madvise(n, sizeof *n, MADV_DONTNEED) != 0)
+        memset(n, 0, sizeof *n);
+    return n;
 }
 
 void sim_profile_clear(sim_profile *p)
 {
     release(p);
+    nears *near = empty_nears(p->near);
     memset(p, 0, sizeof *p);
+    p->near = near;
     p->capcells = 1024;
     bool calls = sim_calls_init(&p->calls);
     p->cells = calloc(p->capcells, sizeof *p->cells);
     p->capstretches = 256;
     p->stretches = calloc(p->capstretches, sizeof *p->stretches);
-    p->failed = !calls || !p->cells || !p->stretches;
+    p->failed = !calls || !p->cells || !p->stretches || !p->near;
     /* The reference the stretches and the idle skips must equal (the
      * tests compare): each instruction stepped alone. */
     const char *how = getenv("KMRUN_PROFILE");
@@ -170,21 +196,21 @@ static bool grow_cells(sim_profile *p)
     free(p->cells);
     p->cells = tab;
     p->capcells = cap;
-    memset(p->near, 0, sizeof p->near);
+    memset(p->near->cell, 0, sizeof p->near->cell);
     return true;
 }
 
 static sim_profile_count *count_at(sim_profile *p, uint64_t pc)
 {
     uint64_t key = pc ? pc : 1;
-    unsigned slot = (unsigned)(key >> 1) & 4095u;
-    if (p->near[slot].pc == key && p->near[slot].node == p->calls.cur)
-        return &p->cells[p->near[slot].index].c;
+    unsigned slot = (unsigned)(key >> 1) & (NEAR_SLOTS - 1);
+    if (p->near->cell[slot].pc == key && p->near->cell[slot].node == p->calls.cur)
+        return &p->cells[p->near->cell[slot].index].c;
     size_t i = cell_index(p->cells, p->capcells, key, p->calls.cur);
     if (p->cells[i].pc) {
-        p->near[slot].pc = key;
-        p->near[slot].node = p->calls.cur;
-        p->near[slot].index = (uint32_t)i;
+        p->near->cell[slot].pc = key;
+        p->near->cell[slot].node = p->calls.cur;
+        p->near->cell[slot].index = (uint32_t)i;
         return &p->cells[i].c;
     }
     if (2 * (p->ncells + 1) > p->capcells) {
@@ -225,8 +251,8 @@ static inline struct near_stretch *stretch_at(sim_profile *p, const sim_insn *e,
 {
     uint64_t pc = e->pc;
     /* (a loop's stretches on lines near each other) */
-    unsigned slot = (unsigned)((pc >> 1) + n + p->calls.cur * 64u) & 4095u;
-    struct near_stretch *q = &p->near_stretch[slot];
+    unsigned slot = (unsigned)((pc >> 1) + n + p->calls.cur * 64u) & (NEAR_SLOTS - 1);
+    struct near_stretch *q = &p->near->stretch[slot];
     if (q->pc == pc && q->node == p->calls.cur && q->n == n)
         return q;
     settle_near(p, q);
@@ -239,8 +265,8 @@ static inline struct near_stretch *stretch_at(sim_profile *p, const sim_insn *e,
                 p->failed = true;
                 return NULL;
             }
-            for (size_t k = 0; k < 4096; k++) /* (their indexes change) */
-                settle_near(p, &p->near_stretch[k]);
+            for (size_t k = 0; k < NEAR_SLOTS; k++) /* (their indexes change) */
+                settle_near(p, &p->near->stretch[k]);
             for (size_t k = 0; k < p->capstretches; k++)
                 if (p->stretches[k].pc)
                     tab[stretch_index(tab, cap, p->stretches[k].pc, p->stretches[k].node,
@@ -248,7 +274,7 @@ static inline struct near_stretch *stretch_at(sim_profile *p, const sim_insn *e,
             free(p->stretches);
             p->stretches = tab;
             p->capstretches = cap;
-            memset(p->near_stretch, 0, sizeof p->near_stretch);
+            memset(p->near->stretch, 0, sizeof p->near->stretch);
             i = stretch_index(p->stretches, p->capstretches, pc, p->calls.cur, n);
         }
         if (p->npool + n > p->cappool) {
@@ -490,7 +516,7 @@ static inline __attribute__((always_inline)) void retired(sim_profile *p, const 
     const sim_insn *e = n->e;
     uint64_t pc = e->pc;
     struct near_stretch *q =
-        &p->near_stretch[(unsigned)((pc >> 1) + k + p->calls.cur * 64u) & 4095u];
+        &p->near->stretch[(unsigned)((pc >> 1) + k + p->calls.cur * 64u) & (NEAR_SLOTS - 1)];
     if (__builtin_expect((e->op == SIM_OP_JAL && k > 1) || (k < 32 && (n->added >> k)) ||
                              q->pc != pc || q->node != p->calls.cur || q->n != k ||
                              cycles != e->cost_rest - e[k].cost_rest + n->lat_sum ||
@@ -821,8 +847,8 @@ void sim_profile_each(const sim_profile *p, sim_profile_row_fn *fn, void *ctx)
     for (size_t i = 0; i < p->capstretches; i++)
         if (p->stretches[i].pc)
             sink_stretch(&k, &p->stretches[i], p->stretches[i].execs, true);
-    for (size_t i = 0; i < 4096; i++) { /* what the near slots hold yet */
-        const struct near_stretch *q = &p->near_stretch[i];
+    for (size_t i = 0; i < NEAR_SLOTS; i++) { /* what the near slots hold yet */
+        const struct near_stretch *q = &p->near->stretch[i];
         if (q->pc && q->execs)
             sink_stretch(&k, &p->stretches[q->index], q->execs, false);
     }
