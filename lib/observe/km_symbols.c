@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "km_error.h"
@@ -251,9 +252,14 @@ static void memo_write(const memo *m, const char *path, const char *header, cons
                        const km_source *fresh, size_t nask)
 {
     char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
-        return;
-    FILE *f = fopen(tmp, "we");
+    if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
+        return; /* (the cache's name for a temporary it may sweep) */
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
+    if (fd >= 0)
+        fchmod(fd, 0644);
     bool ok = f && fputs(header, f) >= 0;
     size_t i = 0, j = 0;
     while (ok && (i < m->n || j < nask)) {
@@ -270,7 +276,7 @@ static void memo_write(const memo *m, const char *path, const char *header, cons
     }
     if (f && fclose(f) != 0)
         ok = false;
-    if (!ok || rename(tmp, path) != 0)
+    if (fd >= 0 && (!ok || rename(tmp, path) != 0))
         unlink(tmp);
     free(tmp);
 }
