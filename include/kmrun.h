@@ -396,9 +396,9 @@ kmrun_status kmrun_session_set_trace(kmrun_session *s, const kmrun_trace_opts *o
  * core's cycles, instructions, memory stall cycles and traps, exactly,
  * by function, source line and call stack, into the run folder as
  * profile.folded and profile.json as the run stops (kmrun(1), FILES;
- * `kmrun profile` and kmrun_tools.h's kmrun_profile_* read them).  Each
- * profiled core runs an instruction at a time, slower, with the same
- * results and modeled times.  KMRUN_USAGE on the host fallback.  (A
+ * `kmrun profile` and kmrun_tools.h's kmrun_profile_* read them).  A
+ * profiled run takes up to about twice the CPU time (bench/profile), with
+ * the same results and modeled times.  KMRUN_USAGE on the host fallback.  (A
  * function rather than a kmrun_session_opts field: the options structure
  * keeps its size.) */
 kmrun_status kmrun_session_profile(kmrun_session *s, bool on, kmrun_error **err);

@@ -275,7 +275,8 @@ int km_session_trace_instructions(km_session *s, uint32_t cores, sim_trace_fn fn
                                   km_error *err);
 
 /* Every X280 core of the run profiled exactly (sim_profile.h): each runs
- * an instruction at a time, with the same results and modeled times.
+ * the profiled copy of the hot loop, with the same results and modeled
+ * times.
  * Before km_session_load; KM_EXIT_USAGE on the host fallback.  After the
  * stop, km_session_write_profile writes profile.folded and profile.json
  * (km_profile.h) into folder `dir` (nothing when not profiled). */

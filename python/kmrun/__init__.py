@@ -38,11 +38,11 @@ from .errors import (
     ThreadFailed,
     UsageError,
 )
-from ._core import _C, CommandResult, Regions, Run, Session, ThreadResult, ThreadRun
+from ._core import _C, CommandResult, Regions, Run, Session, ThreadResult, ThreadRun, TraceInfo
 from ._program import Program, Thread
 from ._fallback import FallbackRun
 
-for _cls in (Program, Thread, Session, Run, ThreadRun, Regions, ThreadResult, CommandResult,
+for _cls in (Program, Thread, Session, Run, ThreadRun, Regions, ThreadResult, CommandResult, TraceInfo,
              KmrunError, UsageError, BuildError, SystemError_, InternalError, LibraryNotFound,
              ThreadFailed, CommandTimeout, FallbackError, FallbackRun):
     _cls.__module__ = __name__  # help() and reprs say kmrun.Session, not kmrun._core
@@ -62,6 +62,7 @@ __all__ = [
     "Regions",
     "ThreadResult",
     "CommandResult",
+    "TraceInfo",
     "KmrunError",
     "UsageError",
     "BuildError",

@@ -85,12 +85,93 @@ def _name(value, what="a region's name"):
     return value.encode("utf-8")
 
 
+def _trace_cores(value):
+    """trace_cores: "all", or cores as "C.K" strings (kmrun run
+    --trace-cores' words) -> kmrun_trace_opts' bits; None: 0."""
+    if value is None:
+        return 0
+    if isinstance(value, str):
+        if value == "all":
+            return _lib.TRACE_ALL_CORES
+        value = value.split(",")
+    try:
+        cores = list(value)
+    except TypeError:
+        raise TypeError("trace_cores must be 'all' or an iterable of 'C.K' strings, not %s"
+                        % type(value).__name__) from None
+    bits = 0
+    for core in cores:
+        if not isinstance(core, str):
+            raise TypeError("a traced core must be a 'C.K' str, not %s" % type(core).__name__)
+        c, dot, k = core.partition(".")
+        if not (dot and c.isdigit() and k.isdigit() and 1 <= int(c) <= 3 and int(k) <= 3):
+            raise UsageError("invalid traced core %r (expected CLUSTER.CORE, clusters 1 to 3, "
+                             "cores 0 to 3, as '1.0')" % core)
+        bits |= 1 << ((int(c) - 1) * 4 + int(k))
+    return bits
+
+
+def _trace_opts(cores, pc, functions, limit):
+    """A kmrun_trace_opts and what it points to (kept alive with it), or
+    None when no trace option is set."""
+    if cores is None and pc is None and functions is None and limit is None:
+        return None
+    o = _lib.TraceOpts()
+    _C.kmrun_trace_opts_init(ctypes.byref(o))
+    o.size = ctypes.sizeof(o)
+    o.cores = _trace_cores(cores)
+    keep = []
+    if pc is not None:
+        flat = []
+        for r in pc:
+            if not (isinstance(r, (tuple, list)) and len(r) == 2 and
+                    all(isinstance(x, int) and not isinstance(x, bool) for x in r)):
+                raise TypeError("trace_pc must hold (first, end) pairs of ints, not %r" % (r,))
+            if not 0 <= r[0] < 1 << 64 or not 0 <= r[1] < 1 << 64:
+                raise UsageError("invalid pc range %r (expected addresses of 64 bits)" % (r,))
+            flat += list(r)
+        arr = (ctypes.c_uint64 * max(1, len(flat)))(*flat)
+        keep.append(arr)
+        o.pc_ranges = ctypes.cast(arr, ctypes.POINTER(ctypes.c_uint64))
+        o.npc_ranges = len(flat) // 2
+    if functions is not None:
+        if isinstance(functions, str):
+            functions = [functions]
+        names = [_name(f, "a traced function's name") for f in functions]
+        arr = (ctypes.c_char_p * max(1, len(names)))(*names)
+        keep.append(arr)
+        o.functions = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
+        o.nfunctions = len(names)
+    if limit is not None:
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise TypeError("trace_limit must be a number of bytes, not %s" % type(limit).__name__)
+        if not 0 < limit < 1 << 64:
+            raise UsageError("invalid trace limit %r bytes (expected at least 4096)" % limit)
+        o.limit = limit
+    return (o, keep)
+
+
 # ---- Programs ---------------------------------------------------------------
 #
 # Program is _program.py's (a program read from a manifest or built in code).
 
 
 # ---- Results ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TraceInfo:
+    """A traced core's trace as its run stopped: the core ("1.0"), its
+    file in the run folder (None: no folder), the instructions recorded
+    and those retired while it recorded, whether its size bound (limit,
+    bytes) cut it."""
+
+    core: str
+    file: Optional[str]
+    recorded: int
+    seen: int
+    cut: bool
+    limit: int
 
 
 @dataclass(frozen=True)
@@ -279,6 +360,16 @@ class Session:
                          $KMRUN_RUNS, else .kmrun/runs)
       run_folder=True    False: no run folder is written
       check_handover=False  the hand-over checker (kmrun run --check-handover)
+      profile=False      every X280 core's cycles by function, line and
+                         call stack, exactly, into the run folder
+                         (kmrun run --profile; Run.profile_file); the
+                         simulated card only
+      trace_cores=None   instruction traces of these cores: "all", or
+                         "C.K" strings such as ("1.0", "1.2") (kmrun run
+                         --trace-cores; Run.traces); the simulated card only
+      trace_pc=None      only pcs in these (first, end) ranges recorded
+      trace_functions=None  only these functions' instructions recorded
+      trace_limit=None   the most bytes a traced core's file takes
       wall_timeout=None  real seconds a run may take before it is cut short
                          (SystemError_, status 4); None: no limit
       on_print(core, text, microseconds)   each print of a core ("c1.2":
@@ -305,7 +396,8 @@ class Session:
 
     def __init__(self, backend="sim", *, cache=None, runs=None, run_folder=True,
                  check_handover=False, wall_timeout=None, on_print=None, on_progress=None,
-                 on_build_output=None):
+                 on_build_output=None, profile=False, trace_cores=None, trace_pc=None,
+                 trace_functions=None, trace_limit=None):
         if not isinstance(backend, str):
             raise TypeError("backend must be a str, not %s" % type(backend).__name__)
         if backend not in _lib.BACKENDS:
@@ -325,6 +417,8 @@ class Session:
         self._hooks = _Hooks(on_print, on_progress, on_build_output)
         opts.callbacks = self._hooks.struct
         self._opts = opts
+        self._profile = _flag(profile, "profile")
+        self._trace = _trace_opts(trace_cores, trace_pc, trace_functions, trace_limit)
         self._open(backend)
 
     def _open(self, backend):
@@ -333,6 +427,14 @@ class Session:
             self._opts.backend = _lib.BACKENDS[backend]
             h = ctypes.POINTER(_lib.Session)()
             _call(_C.kmrun_session_open, ctypes.byref(self._opts), ctypes.byref(h))
+            try:
+                if self._profile:
+                    _call(_C.kmrun_session_profile, h, True)
+                if self._trace is not None:
+                    _call(_C.kmrun_session_set_trace, h, ctypes.byref(self._trace[0]))
+            except BaseException:
+                _C.kmrun_session_close(h)
+                raise
             self._handles[backend] = h
         return h
 
@@ -680,6 +782,33 @@ class Run:
         """Why no run folder was written when one was asked for, else
         None.  UsageError before the stop."""
         return _text(_C.kmrun_run_folder_error(self._stopped_or_raise("the run folder")))
+
+    @property
+    def profile_file(self):
+        """The profile's folded file in the run folder (Session(profile=
+        True)), or None when none was written.  UsageError before the
+        stop."""
+        return _text(_C.kmrun_run_profile_file(self._stopped_or_raise("the profile")))
+
+    @property
+    def traces(self):
+        """Each traced core's trace as the run stopped (Session(
+        trace_cores=...)): a list of TraceInfo, by cluster and core.
+        UsageError before the stop."""
+        h = self._stopped_or_raise("the traces")
+        out = []
+        for i in range(_C.kmrun_run_traces(h)):
+            t = _lib.TraceInfo()
+            _call(_C.kmrun_run_trace_info, h, i, ctypes.byref(t))
+            out.append(TraceInfo("%u.%u" % (t.cluster, t.core), _text(t.file), t.recorded,
+                                 t.seen, t.cut, t.limit))
+        return out
+
+    @property
+    def trace_error(self):
+        """Why the traces were not written when they were asked for, else
+        None.  UsageError before the stop."""
+        return _text(_C.kmrun_run_trace_error(self._stopped_or_raise("the traces")))
 
     @property
     def closed(self):

@@ -85,6 +85,37 @@ class SessionOpts(ctypes.Structure):
     ]
 
 
+class TraceOpts(ctypes.Structure):
+    """kmrun_trace_opts (its `size` set to this structure's size)."""
+
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("cores", ctypes.c_uint32),
+        ("pc_ranges", ctypes.POINTER(ctypes.c_uint64)),
+        ("npc_ranges", ctypes.c_size_t),
+        ("functions", ctypes.POINTER(ctypes.c_char_p)),
+        ("nfunctions", ctypes.c_size_t),
+        ("limit", ctypes.c_uint64),
+    ]
+
+
+TRACE_ALL_CORES = 0xFFFFFFFF  # KMRUN_TRACE_ALL_CORES
+
+
+class TraceInfo(ctypes.Structure):
+    """kmrun_trace_info."""
+
+    _fields_ = [
+        ("cluster", ctypes.c_uint),
+        ("core", ctypes.c_uint),
+        ("file", ctypes.c_char_p),
+        ("recorded", ctypes.c_uint64),
+        ("seen", ctypes.c_uint64),
+        ("cut", ctypes.c_bool),
+        ("limit", ctypes.c_uint64),
+    ]
+
+
 class ThreadResult(ctypes.Structure):
     """kmrun_thread_result."""
 
@@ -271,6 +302,9 @@ _FUNCTIONS = {
     "kmrun_session_opts_init": (None, [_P(SessionOpts)]),
     "kmrun_session_open": (_STATUS, [_P(SessionOpts), _P(_P(Session)), _ERR]),
     "kmrun_session_close": (None, [_P(Session)]),
+    "kmrun_trace_opts_init": (None, [_P(TraceOpts)]),
+    "kmrun_session_set_trace": (_STATUS, [_P(Session), _P(TraceOpts), _ERR]),
+    "kmrun_session_profile": (_STATUS, [_P(Session), ctypes.c_bool, _ERR]),
     "kmrun_session_load": (_STATUS, [_P(Session), _P(Program), _P(_P(Run)), _ERR]),
     "kmrun_run_wait": (_STATUS, [_P(Run), ctypes.c_double, _ERR]),
     "kmrun_run_stopped": (ctypes.c_bool, [_P(Run)]),
@@ -280,6 +314,10 @@ _FUNCTIONS = {
     "kmrun_run_id": (ctypes.c_char_p, [_P(Run)]),
     "kmrun_run_folder": (ctypes.c_char_p, [_P(Run)]),
     "kmrun_run_folder_error": (ctypes.c_char_p, [_P(Run)]),
+    "kmrun_run_profile_file": (ctypes.c_char_p, [_P(Run)]),
+    "kmrun_run_traces": (ctypes.c_size_t, [_P(Run)]),
+    "kmrun_run_trace_info": (_STATUS, [_P(Run), ctypes.c_size_t, _P(TraceInfo), _ERR]),
+    "kmrun_run_trace_error": (ctypes.c_char_p, [_P(Run)]),
     "kmrun_run_read": (
         _STATUS,
         [_P(Run), ctypes.c_int, ctypes.c_char_p, _P(ctypes.c_void_p), _P(ctypes.c_size_t), _ERR],
