@@ -173,12 +173,13 @@ int kmx_port_tell(int core, uint32_t w0, uint32_t w1, uint32_t w2) {
     if (window == 0 || !serving()) {
         return KMX_BAD;
     }
-    volatile kmx_port_mailbox *m = &PORTS->mailbox[core];
-    uint32_t sequence = m->told + 1u;
+    /* The sequence: one atomic add on `told` (one LIM transaction, not a
+     * load and a store; only this X280 core writes it). */
+    volatile uint32_t *told = KMX_P(uint32_t, MAILBOX_AT(core, told));
+    uint32_t sequence = __atomic_add_fetch(told, 1u, __ATOMIC_RELAXED);
     if (sequence == 0) {
-        sequence = 1; /* 0 is "none" */
+        sequence = __atomic_add_fetch(told, 1u, __ATOMIC_RELAXED); /* 0 is "none" */
     }
-    m->told = sequence;
     store_message(window, KM_X280_TELL_OFFSET, sequence, w0, w1, w2);
     return KMX_OK;
 }

@@ -2,7 +2,8 @@
  * sim_grid.h's ports part) — spec "X280 ports".
  *
  * Tensix core -> X280 core: a send is a NoC write, which the core waits to
- * see acknowledged as any (SIM_GRID_NOC_WRITE_PS); its 16 bytes land in
+ * see acknowledged (SIM_GRID_PORT_SEND_PS: through the cluster's bridge
+ * into its LIM, longer than a write into a bank); its 16 bytes land in
  * the mailbox line SIM_NOC_LAND_PS after it is issued, as
  * one landing the card writes into the cluster's LIM (sim_grid_next_landing).
  * One message of a core is in flight at a time: a send while the last one
@@ -183,11 +184,12 @@ static void send(km_core *c, uint32_t offset, km_x280_msg_t m)
         .message = m,
         .land_ps = land,
     };
-    /* The core goes on once the write is acknowledged, as after any NoC
-     * write of the grid (km_noc_write's cost): the message is on its way
-     * meanwhile. */
+    /* The core goes on once the write is acknowledged: the cluster's
+     * bridge has written it into the LIM and answered (a bank takes a
+     * write sooner: SIM_GRID_NOC_WRITE_PS).  The message is on its way
+     * meanwhile and lands before the acknowledgement comes back. */
     g->mailbox_bytes += sizeof m;
-    grid_spend_ps(c, SIM_GRID_NOC_WRITE_PS + cycles_ps(c, 1));
+    grid_spend_ps(c, SIM_GRID_PORT_SEND_PS + cycles_ps(c, 1));
 }
 
 bool sim_grid_next_landing(sim_grid *g, uint64_t up_to_ps, sim_grid_landing *out)

@@ -58,6 +58,7 @@
 #define SIM_GRID_CHUNK_BYTES 4096u       /* fill/copy/sum move this much a NoC call */
 #define SIM_GRID_STACK_BYTES SIM_HANDLER_STACK_BYTES /* each core's coroutine stack */
 #define SIM_GRID_PORT_LOOK_CYCLES 8u     /* a look at a slot of its control block */
+#define SIM_GRID_PORT_SEND_PS 500000u    /* a send into an X280 LIM until acknowledged */
 
 typedef struct sim_grid sim_grid;
 

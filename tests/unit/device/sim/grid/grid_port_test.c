@@ -59,7 +59,7 @@ static int teardown(void **state)
 }
 
 /* The handler under test: command a0 says what it does. */
-enum { ASK, WAIT_TELL, LOOK, BOTH_KERNELS, PULL };
+enum { ASK, WAIT_TELL, LOOK, BOTH_KERNELS, PULL, TELLS };
 static void handler(km_core *core, const km_command_t *c)
 {
     unsigned id = km_core_id(core);
@@ -70,6 +70,10 @@ static void handler(km_core *core, const km_command_t *c)
         seen.ok[id] = km_port_wait(reader, &seen.got[id]);
     } else if (c->a0 == LOOK) {
         seen.ok[id] = km_port_look(reader, &seen.got[id]);
+    } else if (c->a0 == TELLS) {
+        seen.ok[id] = true;
+        for (uint32_t i = 0; i < c->a1; i++)
+            seen.ok[id] = seen.ok[id] && km_port_tell(reader, i, 0, 0);
     } else if (c->a0 == PULL) {
         /* Two ranges then none; each next() returns with the following
          * ask already on its way. */
@@ -86,7 +90,7 @@ static void handler(km_core *core, const km_command_t *c)
     seen.at_ps[id] = km_time_ps(core);
 }
 
-static void start(unsigned what, unsigned first, unsigned count, uint64_t now)
+static void start_with(unsigned what, uint32_t a1, unsigned first, unsigned count, uint64_t now)
 {
     grid->handlers[TEST_HANDLER] = handler;
     km_command_t c;
@@ -94,7 +98,13 @@ static void start(unsigned what, unsigned first, unsigned count, uint64_t now)
     c.hdr = KM_HDR(TEST_HANDLER, 0);
     c.group = KM_GROUP(first, count);
     c.a0 = what;
+    c.a1 = a1;
     assert_int_equal(sim_grid_submit(grid, 1, &c, 0, now), KM_REASON_NONE);
+}
+
+static void start(unsigned what, unsigned first, unsigned count, uint64_t now)
+{
+    start_with(what, 0, first, count, now);
 }
 
 static sim_grid_done finish(uint64_t until)
@@ -289,6 +299,27 @@ static void next_keeps_one_ask_in_flight(void **state)
     assert_false(sim_grid_next_landing(grid, UINT64_MAX, &l)); /* no ask after none */
 }
 
+/* A send (here a tell) holds its core until the write into the X280
+ * LIM is acknowledged, SIM_GRID_PORT_SEND_PS (longer than a write into a
+ * bank), plus its cycle; the message lands long before that. */
+static void a_send_waits_for_its_acknowledgement(void **state)
+{
+    (void)state;
+    _Static_assert(SIM_GRID_PORT_SEND_PS > SIM_GRID_NOC_WRITE_PS &&
+                       SIM_GRID_PORT_SEND_PS > SIM_NOC_LAND_PS,
+                   "a send is acknowledged after it lands, later than a bank write");
+    start_with(TELLS, 1, 0, 1, 0);
+    finish(100 * US);
+    assert_true(seen.ok[0]);
+    uint64_t one = seen.at_ps[0];
+    start_with(TELLS, 3, 0, 1, 200 * US);
+    finish(300 * US);
+    assert_true(seen.ok[0]);
+    uint64_t cycle = (1000000u + SIM_GRID_MHZ - 1u) / SIM_GRID_MHZ;
+    uint64_t each = seen.at_ps[0] - 200 * US - one;
+    assert_true(each >= 2 * SIM_GRID_PORT_SEND_PS && each <= 2 * (SIM_GRID_PORT_SEND_PS + cycle));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +334,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(one_kernel_sends_and_a_core_without_an_x280_core_refuses,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(next_keeps_one_ask_in_flight, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_send_waits_for_its_acknowledgement, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
