@@ -147,8 +147,7 @@ static inline __attribute__((always_inline)) void answer_range(uint32_t core, ui
 /* Every X280 core of the group, for the kmx_port_run of kmx_pull_run.
  * The settings are read once, into registers: the loop's code, data and
  * stack are in LIM at 30 cycles a word, and a pull plain COUNT hands out
- * costs a look, an atomic add, the core's count of ranges and an answer
- * (device/sim/README.md, "X280 ports": the spec's 0.53 us a pull). */
+ * costs a look, an atomic add and an answer. */
 static void serve_pulls(int cluster, int x280_core, uint64_t arg) {
     (void)cluster, (void)arg;
     volatile kmx_pull_counters *k = COUNTERS;
@@ -178,12 +177,7 @@ static void serve_pulls(int cluster, int x280_core, uint64_t arg) {
             if ((uint32_t)(ask >> 32) != KM_PULL_ASK) {
                 range = KMX_PULL_NONE; /* not km_port_next's: nothing for it */
             } else if (counter && mode == KMX_PULL_COUNT) {
-                /* The counter, and the core's count of ranges kept as in
-                 * every mode (a pick's index, a log's place). */
-                range = in_units(counted(k, index, clusters), units, per);
-                if (range != KMX_PULL_NONE) {
-                    k->got[core] = k->got[core] + 1u;
-                }
+                range = in_units(counted(k, index, clusters), units, per); /* no got to keep */
             } else {
                 range = next_range(k, &l, core, mode, units, per);
             }
