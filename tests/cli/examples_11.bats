@@ -21,7 +21,7 @@ region() {
 }
 
 @test "11_pull: twelve X280 cores: every pass balanced, every unit once" {
-    returns program.yaml '6993,1549,0,120,4735,1045,485,1938,4742,1047,609,1938,4747,1047,552,1938,4858,1072,676,1938'
+    returns program.yaml '6993,1549,0,120,4750,1049,486,1938,4736,1045,598,1938,4740,1045,544,1938,4859,1072,659,1938'
     # The last pass's output, as the run left it: every unit ran, on a core 1..120.
     out=$(region out)
     [ "$(wc -l <<<"$out")" = 31000 ]
