@@ -16,7 +16,7 @@ setup() {
 # echo, the thread every slot.)
 
 @test "10_x280_ports: twelve X280 cores, ten Tensix cores each, every answer right" {
-    returns program.yaml '120,12000,8692,13805798,1057'
+    returns program.yaml '120,12000,8690,13808975,1057'
     [ "$(field '.ports | length')" = 12 ]
     [ "$(field '[.ports[] | .cores | length] | unique | @csv')" = 10 ]
     [ "$(field '.ports[4] | [.cluster, .x280_core, .cores[0], .cores[9]] | @csv')" = '2,0,40,49' ]

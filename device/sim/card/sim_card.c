@@ -45,8 +45,10 @@ static void land_messages(sim_card *card, uint64_t up_to_ps)
  * together one quantum at a time, so a store made in quantum q is seen
  * from quantum q + 1 on, whichever cluster made it.  Alone, a cluster
  * takes the whole span in one step (the same quanta, so the same
- * results).  Port messages that landed by a step's start are in the
- * mailboxes before it (at most a quantum late, never early). */
+ * results).  Port messages and the clusters' writes into another's LIM
+ * (sim_noc_land) that landed by a step's start are in LIM before it (at
+ * most a quantum late, never early); the ones due by until_ps land after
+ * it (the dispatcher's LIM, which its pass reads then). */
 static void step_clusters(sim_card *card, uint64_t until_ps)
 {
     /* Nothing inside a step parks or adds a cluster: the live ones are
@@ -67,6 +69,7 @@ static void step_clusters(sim_card *card, uint64_t until_ps)
         uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
         for (uint64_t t = from + quantum_ps; t < until_ps; t += quantum_ps) {
             land_messages(card, t - quantum_ps);
+            sim_noc_land(&card->noc, t - quantum_ps);
             uint64_t cycle = sim_ps_to_cycles_ceil(t, card->mhz);
             for (unsigned k = 0; k < nlive; k++)
                 sim_cluster_step_cycles(live_clusters[k], cycle);
@@ -74,8 +77,10 @@ static void step_clusters(sim_card *card, uint64_t until_ps)
         }
     }
     land_messages(card, from);
+    sim_noc_land(&card->noc, from);
     for (unsigned k = 0; k < nlive; k++)
         sim_cluster_step(live_clusters[k], until_ps);
+    sim_noc_land(&card->noc, until_ps);
 }
 
 /* With X280 ports the Tensix cores and the X280 cores talk without the
@@ -89,6 +94,8 @@ static void lockstep(sim_card *card, uint64_t until_ps, bool passes)
     uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
     _Static_assert(SIM_NOC_LAND_PS > (uint64_t)SIM_CLUSTER_QUANTUM * BH_PS_PER_US / SIM_MHZ_DEFAULT,
                    "a landing outlasts a quantum");
+    _Static_assert(SIM_NOC_FLIGHT_PS > (uint64_t)SIM_CLUSTER_QUANTUM * BH_PS_PER_US / SIM_MHZ_DEFAULT,
+                   "a flight outlasts a quantum");
     for (uint64_t t = card->lock_ps; t < until_ps;) {
         t = (t / quantum_ps + 1u) * quantum_ps;
         if (t > until_ps)

@@ -479,6 +479,22 @@ static bool in_noc_windows(uint64_t addr)
     return addr - BH_NOC_WINDOW_BASE < (uint64_t)BH_NOC_WINDOWS * BH_NOC_WINDOW_BYTES;
 }
 
+/* When a write into another cluster's LIM that leaves the core now lands:
+ * its flight, then the target's LIM takes it (a LIM access, LIM cycles:
+ * one clock for the card's clusters). */
+static uint64_t lim_landing(const sim_cluster_mem *cm, const sim_hart *h)
+{
+    return hart_ps(cm, h) + SIM_NOC_FLIGHT_PS + sim_cycles_to_ps(cm->cost[SIM_T_LIM], cm->mhz);
+}
+
+/* Window t reaches an X280 LIM: another cluster's (a write flies,
+ * sim_noc_post) or, for a load, any (it lands what was sent before). */
+static bool window_lim(const sim_cluster_mem *cm, const bh_noc_window_reg *t, bool other)
+{
+    const sim_noc_target *x = sim_noc_find(cm->noc, t->x, t->y);
+    return x != NULL && x->kind == SIM_NOC_LIM && (!other || x->lim.ctx != cm);
+}
+
 /* A cached-window access that is not a plain hit: a miss (a fill, maybe
  * a write-back first), or any access under the checker. */
 static __attribute__((noinline)) int cached_slow(sim_cluster_mem *cm, sim_hart *h,
@@ -586,7 +602,15 @@ static int load_other(sim_cluster_mem *cm, sim_hart *h, uint64_t addr, unsigned 
     if (in_noc_windows(addr)) {
         const bh_noc_window_reg *t;
         uint64_t a, v = 0;
-        if (!noc_window(cm, addr, &t, &a) || sim_noc_load(cm->noc, t->x, t->y, a, size, &v, hart_ps(cm, h)) != 0) {
+        if (!noc_window(cm, addr, &t, &a)) {
+            return fault(cm, SIM_CAUSE_LOAD_ACCESS);
+        }
+        if (window_lim(cm, t, false)) {
+            /* The request reaches the LIM a flight later, behind every
+             * write sent before it. */
+            sim_noc_land(cm->noc, lim_landing(cm, h));
+        }
+        if (sim_noc_load(cm->noc, t->x, t->y, a, size, &v, hart_ps(cm, h)) != 0) {
             return fault(cm, SIM_CAUSE_LOAD_ACCESS);
         }
         if (cm->checker && window_bank(cm, t) < BH_DRAM_BANKS) {
@@ -764,7 +788,10 @@ static int store_other(sim_cluster_mem *cm, sim_hart *h, uint64_t addr, unsigned
         if (cm->checker) {
             check_at(cm, h); /* a push: the checker's watch records it */
         }
-        int stored = sim_noc_store(cm->noc, t->x, t->y, a, size, value, hart_ps(cm, h));
+        /* Into another cluster's LIM the write flies SIM_NOC_FLIGHT_PS. */
+        int stored = window_lim(cm, t, true)
+                         ? sim_noc_post(cm->noc, t->x, t->y, a, &value, size, lim_landing(cm, h))
+                         : sim_noc_store(cm->noc, t->x, t->y, a, size, value, hart_ps(cm, h));
         if (cm->checker) {
             sim_checker_at(cm->checker, NULL);
         }
@@ -806,7 +833,9 @@ static int store_bytes(sim_mem *m, sim_hart *h, uint64_t addr, const uint8_t *sr
     if (cm->checker) {
         check_at(cm, h); /* a push: the checker's watch records it */
     }
-    int stored = sim_noc_write(cm->noc, t->x, t->y, a, src, n);
+    int stored = window_lim(cm, t, true) && n <= SIM_NOC_FLIGHT_BYTES
+                     ? sim_noc_post(cm->noc, t->x, t->y, a, src, n, lim_landing(cm, h))
+                     : sim_noc_write(cm->noc, t->x, t->y, a, src, n);
     if (cm->checker) {
         sim_checker_at(cm->checker, NULL);
     }

@@ -158,3 +158,56 @@ int sim_noc_write(sim_noc *n, unsigned x, unsigned y, uint64_t addr, const void 
     }
     return sim_dram_write(n->dram, t->bank, addr, src, bytes, NULL) == KS_OK ? 0 : -1;
 }
+
+static void land_one(sim_noc *n, const sim_noc_flight *f)
+{
+    const sim_noc_target *t = sim_noc_find(n, f->x, f->y);
+    if (t != NULL && t->kind == SIM_NOC_LIM) {
+        /* write_lim clears the target's reservations on the lines. */
+        (void)t->lim.write(t->lim.ctx, f->addr - BH_NOC_LIM_BASE + BH_LIM_BASE, f->data, f->bytes);
+    }
+}
+
+int sim_noc_post(sim_noc *n, unsigned x, unsigned y, uint64_t addr, const void *src,
+                 uint64_t bytes, uint64_t land_ps)
+{
+    const sim_noc_target *t = sim_noc_find(n, x, y);
+    if (t == NULL || t->kind != SIM_NOC_LIM || bytes == 0 || bytes > SIM_NOC_FLIGHT_BYTES ||
+        !in_lim(addr, bytes)) {
+        return -1;
+    }
+    if (n->nflights == SIM_NOC_FLIGHTS) {
+        land_one(n, &n->flights[0]);
+        memmove(&n->flights[0], &n->flights[1], (SIM_NOC_FLIGHTS - 1u) * sizeof n->flights[0]);
+        n->nflights--;
+    }
+    sim_noc_flight *f = &n->flights[n->nflights++];
+    f->land_ps = land_ps;
+    f->addr = addr;
+    f->bytes = (uint32_t)bytes;
+    f->x = (uint8_t)x;
+    f->y = (uint8_t)y;
+    memcpy(f->data, src, bytes);
+    return 0;
+}
+
+void sim_noc_land(sim_noc *n, uint64_t up_to_ps)
+{
+    unsigned kept = 0;
+    for (unsigned i = 0; i < n->nflights; i++) {
+        if (n->flights[i].land_ps <= up_to_ps) {
+            land_one(n, &n->flights[i]);
+        } else {
+            if (kept != i) {
+                n->flights[kept] = n->flights[i];
+            }
+            kept++;
+        }
+    }
+    n->nflights = kept;
+}
+
+unsigned sim_noc_in_flight(const sim_noc *n)
+{
+    return n->nflights;
+}

@@ -28,7 +28,8 @@
  * core's control block or, from a Tensix core, in an X280 core's mailbox
  * line (the ports' messages; calibrated with bench/ports, device/sim/
  * README.md "X280 ports").  Longer than a cluster quantum, which the
- * card's lockstep relies on. */
+ * card's lockstep relies on.  An X280 core's write into another cluster's
+ * LIM flies SIM_NOC_FLIGHT_PS (sim_timing.h, sim_noc_post). */
 #define SIM_NOC_LAND_PS 140000u
 
 typedef enum sim_noc_kind { SIM_NOC_BANK = 1, SIM_NOC_LIM = 2, SIM_NOC_TENSIX = 3 } sim_noc_kind;
@@ -62,6 +63,18 @@ typedef struct sim_noc_target {
     unsigned core;              /* SIM_NOC_TENSIX */
 } sim_noc_target;
 
+/* A cluster's write into another X280 cluster's LIM in flight (sim_noc_post):
+ * its bytes, where, and when it lands. */
+#define SIM_NOC_FLIGHTS 64u
+#define SIM_NOC_FLIGHT_BYTES 512u
+typedef struct sim_noc_flight {
+    uint64_t land_ps;
+    uint64_t addr;
+    uint32_t bytes;
+    uint8_t x, y;
+    uint8_t data[SIM_NOC_FLIGHT_BYTES];
+} sim_noc_flight;
+
 typedef struct sim_noc {
     sim_dram *dram;
     sim_noc_target targets[SIM_NOC_MAX_TARGETS];
@@ -71,6 +84,9 @@ typedef struct sim_noc {
     /* The clusters' window stores into local memory that is not theirs
      * to write (sim_wild.h): each cluster notes its own here. */
     sim_wild_list wild;
+    /* Writes into X280 LIMs not yet landed, in the order sent. */
+    sim_noc_flight flights[SIM_NOC_FLIGHTS];
+    unsigned nflights;
 } sim_noc;
 
 /* A router for the card whose banks are `dram` (which must outlive it):
@@ -106,5 +122,24 @@ int sim_noc_store(sim_noc *n, unsigned x, unsigned y, uint64_t addr, unsigned si
  * sim_noc_store's words; or host memory ran out on a bank write). */
 int sim_noc_write(sim_noc *n, unsigned x, unsigned y, uint64_t addr, const void *src,
                   uint64_t bytes);
+
+/* An X280 core's write of `bytes` bytes (1 to SIM_NOC_FLIGHT_BYTES) into
+ * the X280 LIM at tile (x, y): checked now (0, or -1 when no LIM there
+ * holds them all), landed by sim_noc_land once its time reaches land_ps
+ * (the store's time + SIM_NOC_FLIGHT_PS + the target's LIM access: the
+ * cluster's memory map sends them).  Writes land in the order sent, so one core's stores to one
+ * tile arrive in order; with SIM_NOC_FLIGHTS in flight the oldest lands
+ * early to make room. */
+int sim_noc_post(sim_noc *n, unsigned x, unsigned y, uint64_t addr, const void *src,
+                 uint64_t bytes, uint64_t land_ps);
+
+/* Lands, in the order sent, every write in flight due by up_to_ps (one
+ * whose LIM has left the router is dropped).  The card calls it at each
+ * cluster quantum's start, a load through a window before it reads a LIM
+ * (its request arrives behind the writes sent before it). */
+void sim_noc_land(sim_noc *n, uint64_t up_to_ps);
+
+/* Writes in flight (not landed yet). */
+unsigned sim_noc_in_flight(const sim_noc *n);
 
 #endif

@@ -80,8 +80,54 @@ static void open_window(sim_cluster_mem *cm, unsigned w, unsigned x, unsigned y,
     assert_int_equal(st(cm, NULL, r + offsetof(bh_noc_window_reg, mode), 4, mode), 0);
 }
 
-/* A store from cluster 1 through a window lands in cluster 2's LIM; a load
- * reads it back through the window; the target's reservation ends. */
+/* Flights land in the order sent, each once its time has come; a load
+ * through a window lands what was sent before it; with SIM_NOC_FLIGHTS
+ * in flight the oldest lands early to make room. */
+static void flights_in_order(void **state)
+{
+    fixture *f = *state;
+    sim_hart *h = &f->fake[0][0];
+    uint64_t at = BH_LIM_BASE + 0x2000u, got = 0;
+    open_window(&f->cm[0], 1, BH_CLUSTER_TILE_X(2u), BH_CLUSTER_TILE_Y(2u),
+                BH_NOC_LIM_BASE + 0x2000u, BH_NOC_POSTED);
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(1), 8, 1), 0);
+    assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(1), 8, 2), 0);
+    assert_int_equal(sim_noc_in_flight(&f->noc), 2);
+    /* the load's request arrives behind both */
+    assert_int_equal(ld(&f->cm[0], h, BH_NOC_WINDOW(1), 8, &got), 0);
+    assert_int_equal(got, 2);
+    assert_int_equal(sim_noc_in_flight(&f->noc), 0);
+    /* a full queue: the oldest lands at once */
+    uint64_t v = 0x77;
+    for (unsigned i = 0; i < SIM_NOC_FLIGHTS; i++)
+        assert_int_equal(sim_noc_post(&f->noc, BH_CLUSTER_TILE_X(2u), BH_CLUSTER_TILE_Y(2u),
+                                      BH_NOC_LIM_BASE + 0x2000u + 8u * i, &v, 8, UINT64_MAX),
+                         0);
+    assert_int_equal(sim_noc_in_flight(&f->noc), SIM_NOC_FLIGHTS);
+    assert_int_equal(sim_noc_post(&f->noc, BH_CLUSTER_TILE_X(2u), BH_CLUSTER_TILE_Y(2u),
+                                  BH_NOC_LIM_BASE + 0x3000u, &v, 8, UINT64_MAX),
+                     0);
+    assert_int_equal(sim_noc_in_flight(&f->noc), SIM_NOC_FLIGHTS);
+    assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], at, &got, 8, NULL), KS_OK);
+    assert_int_equal(got, 0x77);
+    assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], at + 8u, &got, 8, NULL), KS_OK);
+    assert_int_equal(got, 0);
+    /* not a LIM, not inside it, too long: refused */
+    assert_int_equal(sim_noc_post(&f->noc, BH_BANK_TILE_X(5u), BH_BANK_TILE_Y(5u), 0, &v, 8, 0), -1);
+    assert_int_equal(sim_noc_post(&f->noc, BH_CLUSTER_TILE_X(2u), BH_CLUSTER_TILE_Y(2u),
+                                  BH_NOC_LIM_BASE + BH_LIM_BYTES, &v, 8, 0),
+                     -1);
+    uint8_t big[SIM_NOC_FLIGHT_BYTES + 1] = {0};
+    assert_int_equal(sim_noc_post(&f->noc, BH_CLUSTER_TILE_X(2u), BH_CLUSTER_TILE_Y(2u),
+                                  BH_NOC_LIM_BASE, big, sizeof big, 0),
+                     -1);
+    sim_noc_land(&f->noc, UINT64_MAX);
+    assert_int_equal(sim_noc_in_flight(&f->noc), 0);
+}
+
+/* A store from cluster 1 through a window flies SIM_NOC_FLIGHT_PS and
+ * takes a LIM access, then lands in cluster 2's LIM; a load reads it back through the window; the
+ * target's reservation ends when it lands. */
 static void store_lands_in_other_lim(void **state)
 {
     fixture *f = *state;
@@ -92,9 +138,22 @@ static void store_lands_in_other_lim(void **state)
                 BH_NOC_LIM_BASE + 0x1000u, BH_NOC_NONPOSTED);
     other->reserved = true;
     other->reservation = flag;
+    h->cycle = 1000; /* 1 us */
     assert_int_equal(st(&f->cm[0], h, BH_NOC_WINDOW(1) + 8u, 8, 0x1122334455667788ull), 0);
     uint64_t got = 0;
     ks_error err = {0};
+    /* In flight: not there yet, the reservation holds. */
+    assert_int_equal(sim_noc_in_flight(&f->noc), 1);
+    assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], flag + 8u, &got, 8, &err), KS_OK);
+    assert_int_equal(got, 0);
+    assert_true(other->reserved);
+    /* the store's time (its write-path slot free), the flight, then the
+     * target's LIM access (30 cycles at 1000 MHz) */
+    uint64_t lands = 1000000u + SIM_NOC_FLIGHT_PS + 30000u;
+    sim_noc_land(&f->noc, lands - 1u);
+    assert_int_equal(sim_noc_in_flight(&f->noc), 1);
+    sim_noc_land(&f->noc, lands);
+    assert_int_equal(sim_noc_in_flight(&f->noc), 0);
     assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], flag + 8u, &got, 8, &err), KS_OK);
     assert_int_equal(got, 0x1122334455667788ull);
     assert_false(other->reserved);
@@ -177,6 +236,7 @@ static void wild_writes(void **state)
     assert_int_equal(w->stores, 2);
     assert_int_equal(f->noc.wild.w[1].first, KMX_LIM_CLUSTER_LINES - 8u);
     /* The bytes landed all the same. */
+    sim_noc_land(&f->noc, UINT64_MAX);
     uint64_t got = 0;
     assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], BH_LIM_BASE + 0x48u, &got, 8, NULL), KS_OK);
     assert_int_equal(got, 7);
@@ -302,7 +362,8 @@ static void costs(void **state)
 /* mem.store_bytes (a vector store's bytes): one write into a window's
  * bank or LIM, counted once, costing NOC_POSTED or NOC_NONPOSTED and
  * NOC_LINE for each further line; it lands before a later store to the
- * same place (data is visible at once).  A range that leaves its window,
+ * same place (into a bank at once; into another cluster's LIM a flight
+ * later).  A range that leaves its window,
  * runs past the target's memory or reaches a Tensix tile or a closed
  * window is not one write: nothing written, the element path decides. */
 static void one_write(void **state)
@@ -338,6 +399,14 @@ static void one_write(void **state)
     uint64_t t0 = h->cycle;
     assert_int_equal(c1->mem.store_bytes(&c1->mem, h, BH_NOC_WINDOW(5) + 128, src, 64), 0);
     assert_int_equal(h->cycle - t0, cost[SIM_T_NOC_NONPOSTED]);
+    /* it lands a flight and a LIM access after the store, by then
+     * acknowledged */
+    uint64_t lands = sim_cycles_to_ps(t0 + cost[SIM_T_LIM], SIM_MHZ_DEFAULT) + SIM_NOC_FLIGHT_PS;
+    sim_noc_land(&f->noc, lands - 1u);
+    assert_int_equal(sim_noc_in_flight(&f->noc), 1);
+    sim_noc_land(&f->noc, lands);
+    assert_int_equal(sim_noc_in_flight(&f->noc), 0);
+    assert_true(lands < sim_cycles_to_ps(t0 + cost[SIM_T_NOC_NONPOSTED], SIM_MHZ_DEFAULT));
     assert_int_equal(sim_cluster_mem_read_lim(&f->cm[1], BH_LIM_BASE + 128, got, 64, NULL),
                      KS_OK);
     assert_memory_equal(got, src, 64);
@@ -436,11 +505,17 @@ static void cluster_api(void **state)
     open_window(&f->cm[0], 0, BH_CLUSTER_TILE_X(3u), BH_CLUSTER_TILE_Y(3u),
                 BH_NOC_LIM_BASE + 64u, BH_NOC_NONPOSTED);
     assert_int_equal(st(&f->cm[0], NULL, BH_NOC_WINDOW(0), 4, 0x5a5a), 0);
+    sim_noc_land(&f->noc, UINT64_MAX);
     uint32_t got = 0;
     assert_int_equal(sim_cluster_read_lim(c, BH_LIM_BASE + 64u, &got, 4, &err), KS_OK);
     assert_int_equal(got, 0x5a5a);
+    /* a write in flight to a cluster that goes away is dropped */
+    assert_int_equal(st(&f->cm[0], NULL, BH_NOC_WINDOW(0), 4, 0x6b6b), 0);
+    assert_int_equal(sim_noc_in_flight(&f->noc), 1);
     sim_cluster_destroy(c); /* leaves the router */
     assert_null(sim_noc_find(&f->noc, BH_CLUSTER_TILE_X(3u), BH_CLUSTER_TILE_Y(3u)));
+    sim_noc_land(&f->noc, UINT64_MAX);
+    assert_int_equal(sim_noc_in_flight(&f->noc), 0);
     assert_int_equal(st(&f->cm[0], NULL, BH_NOC_WINDOW(0), 4, 1), SIM_CAUSE_STORE_ACCESS);
 }
 
@@ -507,6 +582,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(store_lands_in_other_lim, setup, teardown),
+        cmocka_unit_test_setup_teardown(flights_in_order, setup, teardown),
         cmocka_unit_test_setup_teardown(store_to_bank_bypasses_caches, setup, teardown),
         cmocka_unit_test_setup_teardown(wild_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(faults, setup, teardown),
