@@ -331,5 +331,6 @@ const km_backend_ops km_sim_backend = {
     .load = sim_load,
     .hooks = sim_hooks,
     .read_dram = km_card_read_dram,
+    .copy_dram = km_card_move_dram,
     .free = sim_free,
 };

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -356,6 +357,39 @@ bool km_session_command(km_session *s, size_t index, km_command_result *out)
     return ok;
 }
 
+/* Region `pl`'s copy into a fresh anonymous mapping: its pages cost
+ * nothing until written, so a region costs what the run wrote of it. */
+static int copy_region(km_session *s, const km_placed *pl, int cluster, km_error *err)
+{
+    uint64_t size = pl->region->size;
+    size_t units = (size_t)((size + KM_REGION_UNIT - 1) >> KM_REGION_UNIT_SHIFT);
+    uint64_t *data = calloc(units / 64 + 1, sizeof *data);
+    void *bytes = size > SIZE_MAX ? MAP_FAILED
+                                  : mmap(NULL, size ? (size_t)size : 1, PROT_READ | PROT_WRITE,
+                                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (!data || bytes == MAP_FAILED) {
+        if (bytes != MAP_FAILED)
+            munmap(bytes, size ? (size_t)size : 1);
+        free(data);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for a copy of region '%s' (%llu bytes)",
+                       pl->region->name, (unsigned long long)size);
+    }
+    s->copy_bytes[s->ncopies] = bytes;
+    s->copy_data[s->ncopies] = data;
+    km_region_copy *copy = &s->copies[s->ncopies++];
+    copy->name = pl->region->name;
+    copy->cluster = cluster;
+    copy->bank = pl->bank;
+    copy->bank_address = pl->bank_address;
+    copy->bytes = bytes;
+    copy->size = size;
+    if (s->ops->copy_dram) {
+        copy->data = data;
+        return s->ops->copy_dram(s, pl->bank, pl->bank_address, bytes, size, data, err);
+    }
+    return s->ops->read_dram(s, pl->bank, pl->bank_address, bytes, size, err);
+}
+
 int km_session_regions(km_session *s, const km_region_copy **out, size_t *n, km_error *err)
 {
     *out = NULL;
@@ -368,27 +402,13 @@ int km_session_regions(km_session *s, const km_region_copy **out, size_t *n, km_
             count += s->plan.clusters[i].nregions;
         s->copies = calloc(count ? count : 1, sizeof *s->copies);
         s->copy_bytes = calloc(count ? count : 1, sizeof *s->copy_bytes);
-        if (!s->copies || !s->copy_bytes)
+        s->copy_data = calloc(count ? count : 1, sizeof *s->copy_data);
+        if (!s->copies || !s->copy_bytes || !s->copy_data)
             return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the regions' copies");
         for (unsigned i = 0; i < s->plan.nclusters; i++) {
             const km_cluster_plan *cp = &s->plan.clusters[i];
             for (uint32_t k = 0; k < cp->nregions; k++) {
-                const km_placed *pl = &cp->regions[k];
-                void *bytes = malloc(pl->region->size);
-                if (!bytes)
-                    return km_fail(err, KM_EXIT_SYSTEM,
-                                   "out of memory for a copy of region '%s' (%llu bytes)",
-                                   pl->region->name, (unsigned long long)pl->region->size);
-                s->copy_bytes[s->ncopies] = bytes;
-                km_region_copy *copy = &s->copies[s->ncopies++];
-                copy->name = pl->region->name;
-                copy->cluster = cp->cluster;
-                copy->bank = pl->bank;
-                copy->bank_address = pl->bank_address;
-                copy->bytes = bytes;
-                copy->size = pl->region->size;
-                int status = s->ops->read_dram(s, pl->bank, pl->bank_address, bytes,
-                                               pl->region->size, err);
+                int status = copy_region(s, &cp->regions[k], cp->cluster, err);
                 if (status != KM_OK)
                     return status;
             }
@@ -439,9 +459,14 @@ void km_session_close(km_session *s)
     for (size_t i = 0; i < s->nprints; i++)
         free(s->prints[i].text);
     free(s->prints);
-    for (size_t i = 0; i < s->ncopies; i++)
-        free(s->copy_bytes[i]);
+    /* After the card (sim_card_free): its pages may live in the copies. */
+    for (size_t i = 0; i < s->ncopies; i++) {
+        if (s->copy_bytes[i])
+            munmap(s->copy_bytes[i], s->copies[i].size ? (size_t)s->copies[i].size : 1);
+        free(s->copy_data[i]);
+    }
     free(s->copy_bytes);
+    free(s->copy_data);
     free(s->copies);
     km_drive_free(s->steer);
     free(s->hooks);

@@ -42,7 +42,14 @@ typedef struct km_region_copy {
     uint64_t bank_address;
     const void *bytes;
     uint64_t size;
+    /* NULL, or bit k set when bytes [k, k + 1) * KM_REGION_UNIT may hold
+     * a byte other than zero: the others are zeros nobody wrote, which a
+     * reader need not touch (bytes' pages there cost nothing). */
+    const uint64_t *data;
 } km_region_copy;
+
+#define KM_REGION_UNIT_SHIFT 12 /* 4 KiB: a host page, a file system block */
+#define KM_REGION_UNIT (1u << KM_REGION_UNIT_SHIFT)
 
 #define KM_RUN_ID_BYTES 32
 

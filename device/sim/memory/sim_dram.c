@@ -12,6 +12,11 @@ void sim_dram_init(sim_dram *d)
     memset(d, 0, sizeof *d);
 }
 
+static bool is_lent(const sim_dram *d, unsigned bank, uint64_t page)
+{
+    return d->lent[bank] != NULL && (d->lent[bank][page / 64] >> (page % 64) & 1u) != 0;
+}
+
 void sim_dram_free(sim_dram *d)
 {
     for (unsigned b = 0; b < BH_DRAM_BANKS; b++) {
@@ -19,9 +24,12 @@ void sim_dram_free(sim_dram *d)
             continue;
         }
         for (uint64_t p = 0; p < SIM_DRAM_PAGES_PER_BANK; p++) {
-            free(d->pages[b][p]);
+            if (!is_lent(d, b, p)) {
+                free(d->pages[b][p]);
+            }
         }
         free(d->pages[b]);
+        free(d->lent[b]);
     }
     memset(d, 0, sizeof *d);
 }
@@ -200,4 +208,50 @@ void sim_dram_unwatch(sim_dram *d, sim_dram_watch_fn fn, void *ctx)
         }
     }
     d->nwatchers = kept;
+}
+
+/* Sets bits [from >> shift, (to - 1) >> shift] of data. */
+static void mark_data(uint64_t *data, unsigned shift, uint64_t from, uint64_t to)
+{
+    for (uint64_t k = from >> shift; k <= (to - 1) >> shift; k++) {
+        data[k / 64] |= 1ull << (k % 64);
+    }
+}
+
+int sim_dram_move(sim_dram *d, unsigned bank, uint64_t addr, uint64_t n, uint8_t *dst,
+                  bool lend, uint64_t *data, unsigned shift, ks_error *err)
+{
+    int status = check_range(bank, addr, n, "move", err);
+    if (status != KS_OK || n == 0 || d->pages[bank] == NULL) {
+        return status; /* a bank never written: dst's zeros are its bytes */
+    }
+    if (lend && d->lent[bank] == NULL) {
+        d->lent[bank] = calloc(SIM_DRAM_PAGES_PER_BANK / 64, sizeof *d->lent[bank]);
+        if (d->lent[bank] == NULL) {
+            return ks_fail(err, KS_ERR_SYSTEM, "out of memory for DRAM bank %u's page table",
+                           bank);
+        }
+    }
+    uint64_t end = addr + n;
+    for (uint64_t p = addr / SIM_DRAM_PAGE_BYTES; p * SIM_DRAM_PAGE_BYTES < end; p++) {
+        uint8_t *page = d->pages[bank][p];
+        if (page == NULL) {
+            continue;
+        }
+        uint64_t from = p * SIM_DRAM_PAGE_BYTES, to = from + SIM_DRAM_PAGE_BYTES;
+        uint64_t lo = from > addr ? from : addr, hi = to < end ? to : end;
+        memcpy(dst + (lo - addr), page + (lo - from), hi - lo);
+        if (data != NULL) {
+            mark_data(data, shift, lo - addr, hi - addr);
+        }
+        if (lend && lo == from && hi == to) { /* wholly inside: its bytes live in dst now */
+            if (!is_lent(d, bank, p)) {
+                free(page);
+                d->pages_allocated--;
+                d->lent[bank][p / 64] |= 1ull << (p % 64);
+            }
+            d->pages[bank][p] = dst + (from - addr);
+        }
+    }
+    return KS_OK;
 }

@@ -39,9 +39,9 @@ static const uint32_t data2[2] = {20, 21}, data3[2] = {30, 31};
 static char *write_run(const char *id)
 {
     km_region_copy regions[] = {
-        {"counts", 1, 6, 0x1000, counts, sizeof counts},
-        {"data", 2, 7, 0x2000, data2, sizeof data2},
-        {"data", 3, 7, 0x2000, data3, sizeof data3},
+        {"counts", 1, 6, 0x1000, counts, sizeof counts, NULL},
+        {"data", 2, 7, 0x2000, data2, sizeof data2, NULL},
+        {"data", 3, 7, 0x2000, data3, sizeof data3, NULL},
     };
     char *path = NULL;
     km_error err = {0};
@@ -112,7 +112,7 @@ static void errors_say_what_and_where(void **state)
 static void bad_names_are_refused_when_writing(void **state)
 {
     (void)state;
-    km_region_copy bad = {"../x", 1, 6, 0, counts, 4};
+    km_region_copy bad = {"../x", 1, 6, 0, counts, 4, NULL};
     km_error err = {0};
     assert_int_not_equal(km_rundir_write(root, "run-x", "{}", &bad, 1, NULL, &err), KM_OK);
     assert_int_not_equal(km_rundir_write(root, "../up", "{}", NULL, 0, NULL, &err), KM_OK);
@@ -130,7 +130,7 @@ static void zero_regions_are_sparse_files(void **state)
     unsigned char *zeros = calloc(1, size);
     zeros[5u << 20] = 0x5a;
     zeros[size - 1] = 0xa5;
-    km_region_copy big = {"big", 1, 6, 0, zeros, size};
+    km_region_copy big = {"big", 1, 6, 0, zeros, size, NULL};
     char *path = NULL, *data = NULL;
     size_t n = 0;
     km_error err = {0};
