@@ -418,7 +418,7 @@ static int card_copy(km_session *s, unsigned bank, uint64_t bank_address, void *
 {
     ks_error e;
     return sim_card_move_dram(s->card, bank, bank_address, dst, n, lend, data,
-                              KM_REGION_UNIT_SHIFT, &e) == KS_OK
+                              data ? KM_REGION_UNIT_SHIFT : 0, &e) == KS_OK
                ? KM_OK
                : km_fail_from(err, &e);
 }

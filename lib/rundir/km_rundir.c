@@ -266,10 +266,29 @@ static int read_region_file(int dir, const char *rel, const char *path, uint64_t
         rc = km_fail(err, KM_EXIT_SYSTEM,
                      "the region file '%s' has %llu bytes, not the %llu regions.json records",
                      path, (unsigned long long)st.st_size, (unsigned long long)size);
-    char *buf = rc == KM_OK ? malloc((size_t)size + 1) : NULL;
+    /* calloc: a large one is fresh pages, zero and untouched, so the
+     * file's holes (SEEK_HOLE) are skipped and cost nothing. */
+    char *buf = rc == KM_OK ? calloc((size_t)size + 1, 1) : NULL;
+    if (rc == KM_OK && !buf)
+        rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the region file '%s' (%llu bytes)",
+                     path, (unsigned long long)size);
     size_t len = 0;
     while (rc == KM_OK && len <= size) {
-        ssize_t r = read(fd, buf + len, (size_t)size + 1 - len);
+        /* The next data at or after len; none: the rest is a hole. */
+        off_t next = len < size ? lseek(fd, (off_t)len, SEEK_DATA) : (off_t)len;
+        if (next < 0 && errno == ENXIO)
+            next = (off_t)size;
+        if (next < 0) {
+            rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read the region file '%s'", path);
+            break;
+        }
+        if ((uint64_t)next > len) {
+            len = (uint64_t)next > size ? size : (size_t)next;
+            continue;
+        }
+        off_t hole = len < size ? lseek(fd, (off_t)len, SEEK_HOLE) : (off_t)size + 1;
+        size_t upto = hole < 0 || (uint64_t)hole > size ? size + 1 : (size_t)hole;
+        ssize_t r = pread(fd, buf + len, upto - len, (off_t)len);
         if (r == 0)
             break;
         if (r < 0 && errno != EINTR)
@@ -277,6 +296,9 @@ static int read_region_file(int dir, const char *rel, const char *path, uint64_t
         else if (r > 0)
             len += (size_t)r;
     }
+    /* Holes skipped, a file cut short under us shows in its size. */
+    if (rc == KM_OK && len == size && fstat(fd, &st) == 0 && (uint64_t)st.st_size < size)
+        len = (size_t)st.st_size;
     if (rc == KM_OK && len != size)
         rc = km_fail(err, KM_EXIT_SYSTEM,
                      "the region file '%s' changed while read: %s than the %llu bytes "

@@ -319,6 +319,12 @@ int sim_card_move_dram(sim_card *card, unsigned bank, uint64_t bank_address, voi
     return sim_dram_move(&card->dram, bank, bank_address, n, dst, lend, data, shift, err);
 }
 
+bool sim_card_back_dram(sim_card *card, unsigned bank, uint64_t bank_address, void *dst,
+                        uint64_t n)
+{
+    return sim_dram_back(&card->dram, bank, bank_address, n, dst) == 0;
+}
+
 /* ---- running --------------------------------------------------------------- */
 
 static bool any_live(const sim_card *card)

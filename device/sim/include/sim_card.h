@@ -161,6 +161,12 @@ int sim_card_read_dram(sim_card *card, unsigned bank, uint64_t bank_address, voi
  * be zero. */
 int sim_card_move_dram(sim_card *card, unsigned bank, uint64_t bank_address, void *dst,
                        uint64_t n, bool lend, uint64_t *data, unsigned shift, ks_error *err);
+/* Before the range is written: dst (n bytes of zeros the caller keeps
+ * until sim_card_free) is where the card keeps those bytes (sim_dram_back),
+ * so that the move into dst after the stop copies nothing.  false when
+ * too many ranges are backed (nothing lost but the saving). */
+bool sim_card_back_dram(sim_card *card, unsigned bank, uint64_t bank_address, void *dst,
+                        uint64_t n);
 
 /* ---- running --------------------------------------------------------------- */
 

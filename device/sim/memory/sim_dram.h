@@ -34,6 +34,7 @@
 
 #define SIM_DRAM_PAGE_BYTES (64u * 1024u)
 #define SIM_DRAM_PAGES_PER_BANK (BH_BANK_BYTES / SIM_DRAM_PAGE_BYTES)
+#define SIM_DRAM_MAX_BACKINGS 64 /* KMX_MAX_REGIONS a cluster, the four */
 #define SIM_DRAM_MAX_WATCHERS 16 /* a cluster each (four), the checker's eight */
 
 /* Called after bytes [addr, addr + n) of `bank` changed by a write that
@@ -48,6 +49,13 @@ typedef struct sim_dram_watcher {
     void *ctx;
 } sim_dram_watcher;
 
+/* Host memory that holds a range of a bank (sim_dram_back). */
+typedef struct sim_dram_backing {
+    unsigned bank;
+    uint64_t addr, n;
+    uint8_t *dst;
+} sim_dram_backing;
+
 typedef struct sim_dram {
     /* pages[bank]: NULL until the bank's first write, then
      * SIM_DRAM_PAGES_PER_BANK page pointers, each NULL until written. */
@@ -56,6 +64,8 @@ typedef struct sim_dram {
      * bytes live in memory sim_dram_move gave it (not the card's to free). */
     uint64_t *lent[BH_DRAM_BANKS];
     uint64_t pages_allocated; /* over all banks: the card's own, lent ones not */
+    sim_dram_backing backings[SIM_DRAM_MAX_BACKINGS];
+    unsigned nbackings;
     sim_dram_watcher watchers[SIM_DRAM_MAX_WATCHERS];
     unsigned nwatchers;
     sim_bank queues[BH_DRAM_BANKS]; /* each bank's service queue */
@@ -99,6 +109,16 @@ int sim_dram_write_line(sim_dram *d, unsigned bank, uint64_t addr, const void *s
  * the bank; KS_ERR_SYSTEM when the lent-page table cannot be allocated. */
 int sim_dram_move(sim_dram *d, unsigned bank, uint64_t addr, uint64_t n, uint8_t *dst,
                   bool lend, uint64_t *data, unsigned shift, ks_error *err);
+
+/* Gives the bank's bytes [addr, addr + n) a home before they are written:
+ * dst, n bytes of zeros the caller owns (fresh anonymous memory) and keeps
+ * until sim_dram_free.  A page wholly inside the range is, from its first
+ * write on, its bytes in dst (lent, as sim_dram_move lends it), so that
+ * sim_dram_move into the same dst later copies nothing.  Pages written
+ * before keep their own memory.  0, or -1 when SIM_DRAM_MAX_BACKINGS
+ * ranges are backed (the range is then not: nothing is lost but the
+ * saving). */
+int sim_dram_back(sim_dram *d, unsigned bank, uint64_t addr, uint64_t n, uint8_t *dst);
 
 /* Tells fn about every write to `bank` that bypasses the caches.  0, or -1
  * when SIM_DRAM_MAX_WATCHERS are registered.  unwatch removes the
