@@ -10,6 +10,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -147,6 +148,41 @@ static void zero_regions_are_sparse_files(void **state)
     free(file);
     free(path);
     free(zeros);
+}
+
+/* A copy's data map (km_region_copy.data): units outside it are never
+ * read (here they cannot be: no access), and are holes in the file; the
+ * units inside are written, their zero blocks as holes too. */
+static void units_outside_the_data_map_are_never_read(void **state)
+{
+    (void)state;
+    size_t size = 4u * KM_REGION_UNIT + 100; /* a last unit cut short */
+    unsigned char *m = mmap(NULL, 5u * KM_REGION_UNIT, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    m[KM_REGION_UNIT + 7] = 0x11;
+    m[4u * KM_REGION_UNIT + 99] = 0x22;
+    assert_int_equal(mprotect(m + 2u * KM_REGION_UNIT, 2u * KM_REGION_UNIT, PROT_NONE), 0);
+    uint64_t data[1] = {(1u << 0) | (1u << 1) | (1u << 4)}; /* units 0, 1, 4 */
+    km_region_copy r = {"mapped", 1, 6, 0, m, size, data};
+    char *path = NULL, *back = NULL;
+    size_t n = 0;
+    km_error err = {0};
+    assert_int_equal(km_rundir_write(root, "run-m", "{}", &r, 1, &path, &err), KM_OK);
+    char *file = km_path_join(path, "regions/cluster1/mapped.bin");
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_int_equal((size_t)st.st_size, size);
+    assert_int_equal(km_rundir_region(path, "mapped", 1, &back, &n, NULL, &err), KM_OK);
+    assert_int_equal(n, size);
+    for (size_t i = 0; i < size; i++)
+        assert_int_equal((unsigned char)back[i], i == KM_REGION_UNIT + 7         ? 0x11
+                                                 : i == 4u * KM_REGION_UNIT + 99 ? 0x22
+                                                                                 : 0);
+    free(back);
+    free(file);
+    free(path);
+    munmap(m, 5u * KM_REGION_UNIT);
 }
 
 /* A .writing folder as a writer leaves it (with a file in it); its fd
@@ -295,6 +331,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(errors_say_what_and_where, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_names_are_refused_when_writing, setup, teardown),
         cmocka_unit_test_setup_teardown(zero_regions_are_sparse_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(units_outside_the_data_map_are_never_read, setup, teardown),
         cmocka_unit_test_setup_teardown(interrupted_folders_are_removed_never_a_live_one, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(latest_is_refused_when_a_newer_run_was_interrupted, setup,
