@@ -112,5 +112,10 @@ int km_rundir_find(const char *runs, const char *run, char **dir, km_error *err)
  * it, an error when several do) from the run at dir. */
 int km_rundir_region(const char *dir, const char *name, int cluster, char **data,
                      size_t *n, int *cluster_out, km_error *err);
+/* The same, and *map (allocated, free()) the data map of its bytes, as
+ * km_region_copy.data says: the units holding the file's data, the others
+ * its holes (zeros, never read, so *data's pages there cost nothing). */
+int km_rundir_region_mapped(const char *dir, const char *name, int cluster, char **data,
+                            size_t *n, int *cluster_out, uint64_t **map, km_error *err);
 
 #endif

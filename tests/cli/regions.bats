@@ -3,8 +3,8 @@
 # its first 1 MiB (tests/fixtures/big_region/mib.yaml) costs what was
 # written, not the region's size: the run's peak resident memory (GNU
 # time's maxrss, which does not vary the way time does) stays under
-# 100 MB, and so does `read-region`'s; the region file holds the same
-# bytes, as a sparse file.  bench/regions measures both cases, time too.
+# 100 MB, and so do `read-region`'s and `kmrun test`'s (its SHA-256);
+# the region file holds the same bytes, as a sparse file.  bench/regions measures both cases, time too.
 
 # shellcheck disable=SC2154 # output, stderr, lines: set by run
 load helpers
@@ -50,6 +50,16 @@ peak_kib() { tail -1 "$1"; }
 0
 OUT
     kib=$(peak_kib "$BATS_TEST_TMPDIR/read.time")
+    echo "peak: $kib KiB"
+    [ "$kib" -le 97656 ]
+}
+
+@test "regions: kmrun test holds the 1 GiB region to its SHA-256 without reading the holes" {
+    run --separate-stderr /usr/bin/time -f '%M' -o "$BATS_TEST_TMPDIR/test.time" \
+        kmrun test --rerun "$fixture/mib.yaml"
+    [ "$status" -eq 0 ] || { echo "$output$stderr"; false; }
+    [ "${lines[-1]}" = "1 passed, 0 failed" ]
+    kib=$(peak_kib "$BATS_TEST_TMPDIR/test.time")
     echo "peak: $kib KiB"
     [ "$kib" -le 97656 ]
 }
