@@ -195,6 +195,30 @@ static void a_move_lends_whole_pages_and_copies_cut_ones(void **state)
     munmap(dst, n);
 }
 
+/* A range whose pages line up with dst's: the host pages themselves move
+ * (mremap), and the card goes on reading and writing them in dst. */
+static void aligned_pages_move_without_a_copy(void **state)
+{
+    (void)state;
+    uint64_t addr = SIM_DRAM_PAGE_BYTES, n = 2 * SIM_DRAM_PAGE_BYTES;
+    uint8_t a = 0x61, b = 0x62;
+    assert_int_equal(sim_dram_write(&dram, 3, addr + 5, &a, 1, NULL), KS_OK);
+    assert_int_equal(sim_dram_write(&dram, 3, addr + n - 1, &b, 1, NULL), KS_OK);
+    assert_true(dram.pages_allocated == 2);
+    uint8_t *dst = fresh(n);
+    assert_int_equal(sim_dram_move(&dram, 3, addr, n, dst, true, NULL, 0, NULL), KS_OK);
+    assert_true(dram.pages_allocated == 0);
+    assert_int_equal(dst[5], 0x61);
+    assert_int_equal(dst[n - 1], 0x62);
+    uint8_t c = 0x63, back = 0;
+    assert_int_equal(sim_dram_write(&dram, 3, addr + 6, &c, 1, NULL), KS_OK);
+    assert_int_equal(dst[6], 0x63);
+    assert_int_equal(sim_dram_read(&dram, 3, addr + n - 1, &back, 1, NULL), KS_OK);
+    assert_int_equal(back, 0x62);
+    sim_dram_free(&dram);
+    munmap(dst, n);
+}
+
 static void a_copy_without_lend_keeps_the_card_pages(void **state)
 {
     (void)state;
@@ -248,6 +272,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(watchers_see_writes_that_bypass_caches, setup, teardown),
         cmocka_unit_test_setup_teardown(a_move_lends_whole_pages_and_copies_cut_ones, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(aligned_pages_move_without_a_copy, setup, teardown),
         cmocka_unit_test_setup_teardown(a_copy_without_lend_keeps_the_card_pages, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_backed_range_is_written_in_place, setup, teardown),
