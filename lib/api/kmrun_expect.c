@@ -42,28 +42,41 @@ struct kmrun_verdict {
     char *folder; /* the run folder its regions were read from; NULL: none */
 };
 
-/* A region from a run in memory (kmrun_run_read). */
+_Static_assert(KM_EXPECT_UNIT == KM_REGION_UNIT, "a copy's data map is the one km_expect reads");
+
+/* A region from a run in memory (kmrun_run_read), with its copy's data
+ * map: what was never written is hashed unread. */
 static int read_run(void *ctx, const char *name, int cluster, const void **data, size_t *bytes,
-                    void **owned, km_error *err)
+                    void **owned, const uint64_t **map, void **owned_map, km_error *err)
 {
+    const kmrun_run *r = ctx;
     kmrun_error *e = NULL;
     *owned = NULL;
-    kmrun_status rc = kmrun_run_read(ctx, cluster, name, data, bytes, &e);
+    *owned_map = NULL;
+    kmrun_status rc = kmrun_run_read(r, cluster, name, data, bytes, &e);
     if (rc != KMRUN_OK)
         km_fail(err, rc, "%s", kmrun_error_message(e));
+    for (size_t i = 0; rc == KMRUN_OK && i < r->ncopies; i++)
+        if (r->copies[i].bytes == *data)
+            *map = r->copies[i].data;
     kmrun_error_free(e);
     return rc;
 }
 
-/* A region from a run folder (km_rundir_region). */
+/* A region from a run folder (km_rundir_region_mapped: its holes hashed
+ * unread). */
 static int read_folder(void *ctx, const char *name, int cluster, const void **data,
-                       size_t *bytes, void **owned, km_error *err)
+                       size_t *bytes, void **owned, const uint64_t **map, void **owned_map,
+                       km_error *err)
 {
     char *d = NULL;
+    uint64_t *m = NULL;
     int got = 0;
-    int rc = km_rundir_region(ctx, name, cluster, &d, bytes, &got, err);
+    int rc = km_rundir_region_mapped(ctx, name, cluster, &d, bytes, &got, &m, err);
     *data = d;
     *owned = d;
+    *map = m;
+    *owned_map = m;
     return rc;
 }
 

@@ -642,6 +642,7 @@ const km_backend_ops km_host_backend = {
     .load = host_load,
     .hooks = host_hooks,
     .read_dram = km_card_read_dram,
+    .copy_dram = km_card_copy_dram,
     .lock = host_lock,
     .free = host_free,
 };

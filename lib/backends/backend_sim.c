@@ -145,6 +145,8 @@ static int write_cluster(km_session *s, unsigned index, km_error *err)
 static int sim_load(km_session *s, km_error *err)
 {
     int rc = km_card_create(s, err);
+    if (rc == KM_OK)
+        rc = km_session_back_regions(s, err);
     for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
         ks_error e;
         unsigned c = (unsigned)s->plan.clusters[i].cluster;
@@ -331,5 +333,6 @@ const km_backend_ops km_sim_backend = {
     .load = sim_load,
     .hooks = sim_hooks,
     .read_dram = km_card_read_dram,
+    .copy_dram = km_card_move_dram,
     .free = sim_free,
 };

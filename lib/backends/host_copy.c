@@ -57,15 +57,20 @@ int host_copy_init(host_thread *t, km_error *err)
         const km_placed *pl = &cp->regions[k];
         uint64_t size = pl->region->size;
         t->copy[k] = guarded_copy(size, &t->copy_mapping[k], &t->copy_mapping_bytes[k]);
-        t->base[k] = malloc(size);
+        /* Zeros both (a large calloc is fresh pages, untouched), then
+         * what the card wrote: pages nobody wrote cost nothing. */
+        t->base[k] = calloc(size ? size : 1, 1);
         if (!t->copy[k] || !t->base[k])
             return km_fail(err, KM_EXIT_SYSTEM,
                            "out of memory for the host copy of region '%s' (%llu bytes)",
                            pl->region->name, (unsigned long long)size);
-        int rc = km_card_read_dram(t->b->s, pl->bank, pl->bank_address, t->base[k], size, err);
+        int rc = km_card_copy_dram(t->b->s, pl->bank, pl->bank_address, t->base[k], size, NULL,
+                                   err);
+        if (rc == KM_OK)
+            rc = km_card_copy_dram(t->b->s, pl->bank, pl->bank_address, t->copy[k], size, NULL,
+                                   err);
         if (rc != KM_OK)
             return rc;
-        memcpy(t->copy[k], t->base[k], size);
     }
     return KM_OK;
 }

@@ -121,11 +121,24 @@ static bool all_zero(const unsigned char *p, size_t n)
     return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
 }
 
-static int write_sparse(int fd, const void *data, size_t n)
+/* Whether the HOLE_BLOCK at `at` is a known zero block: outside `known`
+ * (bit k for bytes [k, k + 1) << shift, shift >= log2(HOLE_BLOCK)). */
+static bool known_zero(const uint64_t *known, unsigned shift, size_t at)
+{
+    size_t k = at >> shift;
+    return known && !(known[k / 64] >> (k % 64) & 1u);
+}
+
+static int write_sparse(int fd, const void *data, size_t n, const uint64_t *known,
+                        unsigned shift)
 {
     const unsigned char *p = data;
     for (size_t at = 0; at < n;) {
         size_t len = n - at < HOLE_BLOCK ? n - at : HOLE_BLOCK;
+        if (known_zero(known, shift, at)) { /* a whole unit: skip it unread */
+            at = ((at >> shift) + 1) << shift;
+            continue;
+        }
         if (all_zero(p + at, len)) {
             at += len;
             continue;
@@ -133,7 +146,7 @@ static int write_sparse(int fd, const void *data, size_t n)
         size_t end = at + len; /* a run of data blocks: one write */
         while (end < n) {
             size_t next = n - end < HOLE_BLOCK ? n - end : HOLE_BLOCK;
-            if (all_zero(p + end, next))
+            if (known_zero(known, shift, end) || all_zero(p + end, next))
                 break;
             end += next;
         }
@@ -159,8 +172,8 @@ static void random_tail(char out[7])
     out[6] = 0;
 }
 
-int km_at_write(int dir, const char *name, const void *data, size_t n, bool sparse,
-                const char *shown, km_error *err)
+static int write_at(int dir, const char *name, const void *data, size_t n, bool sparse,
+                    const uint64_t *known, unsigned shift, const char *shown, km_error *err)
 {
     const char *sep = shown ? "/" : "";
     char *tmp = NULL;
@@ -182,7 +195,8 @@ int km_at_write(int dir, const char *name, const void *data, size_t n, bool spar
         return rc;
     }
     fchmod(fd, 0644);
-    if ((sparse ? write_sparse(fd, data, n) : write_all(fd, data, n)) != 0 || fsync(fd) != 0 ||
+    if ((sparse ? write_sparse(fd, data, n, known, shift) : write_all(fd, data, n)) != 0 ||
+        fsync(fd) != 0 ||
         close(fd) != 0 || renameat(dir, tmp, dir, name) != 0) {
         int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write '%s%s%s'", or_empty(shown),
                                sep, name);
@@ -193,6 +207,18 @@ int km_at_write(int dir, const char *name, const void *data, size_t n, bool spar
     }
     free(tmp);
     return KM_OK;
+}
+
+int km_at_write(int dir, const char *name, const void *data, size_t n, bool sparse,
+                const char *shown, km_error *err)
+{
+    return write_at(dir, name, data, n, sparse, NULL, 12, shown, err);
+}
+
+int km_at_write_known(int dir, const char *name, const void *data, size_t n,
+                      const uint64_t *known, unsigned shift, const char *shown, km_error *err)
+{
+    return write_at(dir, name, data, n, true, known, shift < 12 ? 12 : shift, shown, err);
 }
 
 int km_at_mkdtemp(int dir, const char *prefix, char **name)

@@ -42,6 +42,12 @@ int km_at_open(int dir, const char *rel, int flags, mode_t mode);
  * O_EXCL, fsync, renameat.  Sparse: blocks of zeros left as holes. */
 int km_at_write(int dir, const char *name, const void *data, size_t n, bool sparse,
                 const char *shown, km_error *err);
+/* The same, sparse, for bytes whose blocks outside `data` are known to be
+ * zeros (data: bit k for bytes [k, k + 1) << shift, shift at least 12;
+ * NULL: every block is looked at): those are left as holes unread, so
+ * pages of `data` nobody wrote are never touched. */
+int km_at_write_known(int dir, const char *name, const void *data, size_t n,
+                      const uint64_t *known, unsigned shift, const char *shown, km_error *err);
 
 /* Makes a new folder "<prefix>.XXXXXX" (0755) in dir; its name (allocated)
  * in *name.  0, or -1 with errno. */

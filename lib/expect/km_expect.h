@@ -41,10 +41,17 @@ typedef struct km_verdict {
 } km_verdict;
 
 /* Reads region `name` of `cluster`'s copy: *data its bytes, *owned what
- * the verdict frees after use (NULL: the reader keeps them).  KM_OK, or
- * a status and err (the difference then says err's message). */
+ * the verdict frees after use (NULL: the reader keeps them).  *map (set to
+ * NULL before the call: every byte may be data), when the reader knows
+ * where nobody wrote: bit k set when bytes [k, k + 1) * KM_EXPECT_UNIT may
+ * hold a byte other than zero; the others are hashed as zeros, unread (a
+ * page of a large copy never written costs nothing until it is read);
+ * *owned_map what the verdict frees of it.  KM_OK, or a status and err
+ * (the difference then says err's message). */
+#define KM_EXPECT_UNIT 4096u
 typedef int (*km_expect_reader)(void *ctx, const char *name, int cluster, const void **data,
-                                size_t *bytes, void **owned, km_error *err);
+                                size_t *bytes, void **owned, const uint64_t **map,
+                                void **owned_map, km_error *err);
 
 /* Compares the run whose JSON is run_json with p's expectations, its
  * regions read through `read`; *out (filled whatever the outcome, freed

@@ -413,6 +413,28 @@ int km_card_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void 
                : km_fail_from(err, &e);
 }
 
+static int card_copy(km_session *s, unsigned bank, uint64_t bank_address, void *dst,
+                     uint64_t n, bool lend, uint64_t *data, km_error *err)
+{
+    ks_error e;
+    return sim_card_move_dram(s->card, bank, bank_address, dst, n, lend, data,
+                              data ? KM_REGION_UNIT_SHIFT : 0, &e) == KS_OK
+               ? KM_OK
+               : km_fail_from(err, &e);
+}
+
+int km_card_move_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst,
+                      uint64_t n, uint64_t *data, km_error *err)
+{
+    return card_copy(s, bank, bank_address, dst, n, true, data, err);
+}
+
+int km_card_copy_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst,
+                      uint64_t n, uint64_t *data, km_error *err)
+{
+    return card_copy(s, bank, bank_address, dst, n, false, data, err);
+}
+
 void km_result_block_init(kmx_result_block *b, uint64_t nonce)
 {
     memset(b, 0, sizeof *b);

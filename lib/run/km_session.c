@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -362,6 +363,89 @@ bool km_session_command(km_session *s, size_t index, km_command_result *out)
     return ok;
 }
 
+static size_t count_regions(const km_session *s)
+{
+    size_t count = 0;
+    for (unsigned i = 0; i < s->plan.nclusters; i++)
+        count += s->plan.clusters[i].nregions;
+    return count;
+}
+
+static int copy_arrays(km_session *s, km_error *err)
+{
+    size_t count = count_regions(s);
+    if (!s->copy_bytes)
+        s->copy_bytes = calloc(count ? count : 1, sizeof *s->copy_bytes);
+    if (!s->copy_data)
+        s->copy_data = calloc(count ? count : 1, sizeof *s->copy_data);
+    return s->copy_bytes && s->copy_data
+               ? KM_OK
+               : km_fail(err, KM_EXIT_SYSTEM, "out of memory for the regions' copies");
+}
+
+/* Copy `i`'s memory for region `pl`: a fresh anonymous mapping, whose
+ * pages cost nothing until written, and its data map. */
+static int copy_memory(km_session *s, size_t i, const km_placed *pl, km_error *err)
+{
+    if (s->copy_bytes[i])
+        return KM_OK; /* made at the load (km_session_back_regions) */
+    uint64_t size = pl->region->size;
+    size_t units = (size_t)((size + KM_REGION_UNIT - 1) >> KM_REGION_UNIT_SHIFT);
+    uint64_t *data = calloc(units / 64 + 1, sizeof *data);
+    void *bytes = size > SIZE_MAX ? MAP_FAILED
+                                  : mmap(NULL, size ? (size_t)size : 1, PROT_READ | PROT_WRITE,
+                                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (!data || bytes == MAP_FAILED) {
+        if (bytes != MAP_FAILED)
+            munmap(bytes, size ? (size_t)size : 1);
+        free(data);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for a copy of region '%s' (%llu bytes)",
+                       pl->region->name, (unsigned long long)size);
+    }
+    s->copy_bytes[i] = bytes;
+    s->copy_data[i] = data;
+    return KM_OK;
+}
+
+int km_session_back_regions(km_session *s, km_error *err)
+{
+    int rc = copy_arrays(s, err);
+    size_t n = 0;
+    for (unsigned i = 0; rc == KM_OK && i < s->plan.nclusters; i++) {
+        const km_cluster_plan *cp = &s->plan.clusters[i];
+        for (uint32_t k = 0; rc == KM_OK && k < cp->nregions; k++, n++) {
+            const km_placed *pl = &cp->regions[k];
+            rc = copy_memory(s, n, pl, err);
+            if (rc == KM_OK)
+                sim_card_back_dram(s->card, pl->bank, pl->bank_address, s->copy_bytes[n],
+                                   pl->region->size);
+        }
+    }
+    return rc;
+}
+
+/* Region `pl`'s copy, the session's n-th. */
+static int copy_region(km_session *s, const km_placed *pl, int cluster, km_error *err)
+{
+    size_t i = s->ncopies;
+    int rc = copy_memory(s, i, pl, err);
+    if (rc != KM_OK)
+        return rc;
+    km_region_copy *copy = &s->copies[s->ncopies++];
+    copy->name = pl->region->name;
+    copy->cluster = cluster;
+    copy->bank = pl->bank;
+    copy->bank_address = pl->bank_address;
+    copy->bytes = s->copy_bytes[i];
+    copy->size = pl->region->size;
+    if (s->ops->copy_dram) {
+        copy->data = s->copy_data[i];
+        return s->ops->copy_dram(s, pl->bank, pl->bank_address, s->copy_bytes[i], copy->size,
+                                 s->copy_data[i], err);
+    }
+    return s->ops->read_dram(s, pl->bank, pl->bank_address, s->copy_bytes[i], copy->size, err);
+}
+
 int km_session_regions(km_session *s, const km_region_copy **out, size_t *n, km_error *err)
 {
     *out = NULL;
@@ -369,32 +453,17 @@ int km_session_regions(km_session *s, const km_region_copy **out, size_t *n, km_
     if (!s->ran)
         return km_fail(err, KM_EXIT_INTERNAL, "regions are read only after the run has stopped");
     if (!s->copies) {
-        size_t count = 0;
-        for (unsigned i = 0; i < s->plan.nclusters; i++)
-            count += s->plan.clusters[i].nregions;
+        size_t count = count_regions(s);
+        int rc = copy_arrays(s, err);
+        if (rc != KM_OK)
+            return rc;
         s->copies = calloc(count ? count : 1, sizeof *s->copies);
-        s->copy_bytes = calloc(count ? count : 1, sizeof *s->copy_bytes);
-        if (!s->copies || !s->copy_bytes)
+        if (!s->copies)
             return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the regions' copies");
         for (unsigned i = 0; i < s->plan.nclusters; i++) {
             const km_cluster_plan *cp = &s->plan.clusters[i];
             for (uint32_t k = 0; k < cp->nregions; k++) {
-                const km_placed *pl = &cp->regions[k];
-                void *bytes = malloc(pl->region->size);
-                if (!bytes)
-                    return km_fail(err, KM_EXIT_SYSTEM,
-                                   "out of memory for a copy of region '%s' (%llu bytes)",
-                                   pl->region->name, (unsigned long long)pl->region->size);
-                s->copy_bytes[s->ncopies] = bytes;
-                km_region_copy *copy = &s->copies[s->ncopies++];
-                copy->name = pl->region->name;
-                copy->cluster = cp->cluster;
-                copy->bank = pl->bank;
-                copy->bank_address = pl->bank_address;
-                copy->bytes = bytes;
-                copy->size = pl->region->size;
-                int status = s->ops->read_dram(s, pl->bank, pl->bank_address, bytes,
-                                               pl->region->size, err);
+                int status = copy_region(s, &cp->regions[k], cp->cluster, err);
                 if (status != KM_OK)
                     return status;
             }
@@ -445,9 +514,17 @@ void km_session_close(km_session *s)
     for (size_t i = 0; i < s->nprints; i++)
         free(s->prints[i].text);
     free(s->prints);
-    for (size_t i = 0; i < s->ncopies; i++)
-        free(s->copy_bytes[i]);
+    /* After the card (sim_card_free): its pages may live in the copies. */
+    size_t n = 0;
+    for (unsigned i = 0; s->copy_bytes && i < s->plan.nclusters; i++)
+        for (uint32_t k = 0; k < s->plan.clusters[i].nregions; k++, n++) {
+            uint64_t size = s->plan.clusters[i].regions[k].region->size;
+            if (s->copy_bytes[n])
+                munmap(s->copy_bytes[n], size ? (size_t)size : 1);
+            free(s->copy_data[n]);
+        }
     free(s->copy_bytes);
+    free(s->copy_data);
     free(s->copies);
     km_drive_free(s->steer);
     free(s->hooks);

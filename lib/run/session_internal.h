@@ -29,6 +29,12 @@ typedef struct km_backend_ops {
     /* n bytes of `bank` at bank_address, as DRAM holds them (not a cache). */
     int (*read_dram)(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,
                      km_error *err);
+    /* Optional: the same into dst, n bytes of zeros the session owns,
+     * touching only what was written, and marking it in `data` (a bit a
+     * KM_REGION_UNIT); the backend may keep its bytes there after (dst
+     * lives until after `free`).  NULL: read_dram. */
+    int (*copy_dram)(km_session *s, unsigned bank, uint64_t bank_address, void *dst,
+                     uint64_t n, uint64_t *data, km_error *err);
     /* Optional: while the run goes, the session's own calls into the card
      * (km_session_submit, km_session_command) are made between lock(s,
      * true) and lock(s, false), when others (the host fallback's threads)
@@ -68,7 +74,11 @@ struct km_session {
     bool ran;
     km_region_copy *copies;
     size_t ncopies;
+    /* In the plan's order (cluster, region), each copy's anonymous mapping
+     * of its size and its data map (km_region_copy.data); made at the load
+     * (km_session_back_regions) or with the copies. */
     void **copy_bytes;
+    uint64_t **copy_data;
     struct sim_card *card; /* the simulated card, for both backends on it */
     bool check_handover;   /* km_session_check_handover */
     struct km_card_memory *card_memory; /* km_session_card_memory (NULL: none) */
@@ -161,6 +171,18 @@ int km_card_wild_writes(km_session *s, km_run_result *r, km_error *err);
 int km_card_kernel_faults(km_session *s, km_run_result *r, km_error *err);
 /* How many the card has taken out so far (the driver's kernel_faults). */
 unsigned km_card_kernel_fault_count(km_session *s);
+/* At the load, before the card is written: each region's copy made now
+ * (a fresh mapping) and given to the card as where it keeps the region's
+ * bytes (sim_card_back_dram), so that its copy after the stop costs no
+ * memory and no time.  The sim backend's, whose card stops with the run. */
+int km_session_back_regions(km_session *s, km_error *err);
+/* km_backend_ops.copy_dram of a backend on the card: the sim's lends
+ * dst the stopped card's pages (sim_card_move_dram), the host fallback's
+ * copies them (its threads may outlive the session); `data` may be NULL. */
+int km_card_move_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst,
+                      uint64_t n, uint64_t *data, km_error *err);
+int km_card_copy_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst,
+                      uint64_t n, uint64_t *data, km_error *err);
 /* km_backend_ops.read_dram of a backend on the card. */
 int km_card_read_dram(km_session *s, unsigned bank, uint64_t bank_address, void *dst, uint64_t n,
                       km_error *err);

@@ -247,8 +247,16 @@ int km_rundir_find(const char *runs, const char *run, char **dir, km_error *err)
  * device put in its place is refused by fstat, never read (a FIFO would
  * block, /dev/zero never end); the read stops one byte past the size so
  * that a file growing under us is caught too. */
+/* Sets the bits of map for the units of bytes [from, to). */
+static void mark_units(uint64_t *map, size_t from, size_t to)
+{
+    for (size_t k = from >> KM_REGION_UNIT_SHIFT; to > from && k <= (to - 1) >> KM_REGION_UNIT_SHIFT;
+         k++)
+        map[k / 64] |= 1ull << (k % 64);
+}
+
 static int read_region_file(int dir, const char *rel, const char *path, uint64_t size,
-                            char **data, size_t *n, km_error *err)
+                            char **data, size_t *n, uint64_t **map, km_error *err)
 {
     int fd = km_at_open(dir, rel, O_RDONLY | O_NONBLOCK, 0);
     if (fd < 0)
@@ -266,17 +274,45 @@ static int read_region_file(int dir, const char *rel, const char *path, uint64_t
         rc = km_fail(err, KM_EXIT_SYSTEM,
                      "the region file '%s' has %llu bytes, not the %llu regions.json records",
                      path, (unsigned long long)st.st_size, (unsigned long long)size);
-    char *buf = rc == KM_OK ? malloc((size_t)size + 1) : NULL;
+    /* calloc: a large one is fresh pages, zero and untouched, so the
+     * file's holes (SEEK_HOLE) are skipped and cost nothing. */
+    char *buf = rc == KM_OK ? calloc((size_t)size + 1, 1) : NULL;
+    uint64_t *units = rc == KM_OK && map ? calloc((size >> KM_REGION_UNIT_SHIFT) / 64 + 1,
+                                                  sizeof *units)
+                                         : NULL;
+    if (rc == KM_OK && (!buf || (map && !units)))
+        rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the region file '%s' (%llu bytes)",
+                     path, (unsigned long long)size);
     size_t len = 0;
     while (rc == KM_OK && len <= size) {
-        ssize_t r = read(fd, buf + len, (size_t)size + 1 - len);
+        /* The next data at or after len; none: the rest is a hole. */
+        off_t next = len < size ? lseek(fd, (off_t)len, SEEK_DATA) : (off_t)len;
+        if (next < 0 && errno == ENXIO)
+            next = (off_t)size;
+        if (next < 0) {
+            rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read the region file '%s'", path);
+            break;
+        }
+        if ((uint64_t)next > len) {
+            len = (uint64_t)next > size ? size : (size_t)next;
+            continue;
+        }
+        off_t hole = len < size ? lseek(fd, (off_t)len, SEEK_HOLE) : (off_t)size + 1;
+        size_t upto = hole < 0 || (uint64_t)hole > size ? size + 1 : (size_t)hole;
+        ssize_t r = pread(fd, buf + len, upto - len, (off_t)len);
         if (r == 0)
             break;
         if (r < 0 && errno != EINTR)
             rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read the region file '%s'", path);
-        else if (r > 0)
+        else if (r > 0) {
+            if (units)
+                mark_units(units, len, len + (size_t)r < size ? len + (size_t)r : size);
             len += (size_t)r;
+        }
     }
+    /* Holes skipped, a file cut short under us shows in its size. */
+    if (rc == KM_OK && len == size && fstat(fd, &st) == 0 && (uint64_t)st.st_size < size)
+        len = (size_t)st.st_size;
     if (rc == KM_OK && len != size)
         rc = km_fail(err, KM_EXIT_SYSTEM,
                      "the region file '%s' changed while read: %s than the %llu bytes "
@@ -285,17 +321,20 @@ static int read_region_file(int dir, const char *rel, const char *path, uint64_t
     close(fd);
     if (rc != KM_OK) {
         free(buf);
+        free(units);
         return rc;
     }
     buf[len] = 0;
     *data = buf;
+    if (map)
+        *map = units;
     if (n)
         *n = len;
     return KM_OK;
 }
 
 static int region_in(int dfd, const char *dir, const char *name, int cluster, char **data,
-                     size_t *n, int *cluster_out, km_error *err)
+                     size_t *n, int *cluster_out, uint64_t **map, km_error *err)
 {
     char *listing = km_path_join(dir, "regions.json"), *text = NULL;
     int lfd = km_at_open(dfd, "regions.json", O_RDONLY | O_NONBLOCK, 0);
@@ -366,7 +405,7 @@ static int region_in(int dfd, const char *dir, const char *name, int cluster, ch
     const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(found, "bytes");
     char *path = km_path_join(dir, rel);
     rc = cJSON_IsNumber(bytes) && bytes->valuedouble >= 0
-             ? read_region_file(dfd, rel, path, (uint64_t)bytes->valuedouble, data, n, err)
+             ? read_region_file(dfd, rel, path, (uint64_t)bytes->valuedouble, data, n, map, err)
              : km_fail(err, KM_EXIT_SYSTEM,
                        "the run '%s' is damaged: region '%s' has no size in regions.json", dir,
                        name);
@@ -378,14 +417,22 @@ static int region_in(int dfd, const char *dir, const char *name, int cluster, ch
     return rc;
 }
 
-int km_rundir_region(const char *dir, const char *name, int cluster, char **data,
-                     size_t *n, int *cluster_out, km_error *err)
+int km_rundir_region_mapped(const char *dir, const char *name, int cluster, char **data,
+                            size_t *n, int *cluster_out, uint64_t **map, km_error *err)
 {
+    if (map)
+        *map = NULL;
     /* The run's folder as named; below it, nothing through a link. */
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot open the run '%s'", dir);
-    int rc = region_in(dfd, dir, name, cluster, data, n, cluster_out, err);
+    int rc = region_in(dfd, dir, name, cluster, data, n, cluster_out, map, err);
     close(dfd);
     return rc;
+}
+
+int km_rundir_region(const char *dir, const char *name, int cluster, char **data,
+                     size_t *n, int *cluster_out, km_error *err)
+{
+    return km_rundir_region_mapped(dir, name, cluster, data, n, cluster_out, NULL, err);
 }

@@ -42,7 +42,14 @@ typedef struct km_region_copy {
     uint64_t bank_address;
     const void *bytes;
     uint64_t size;
+    /* NULL, or bit k set when bytes [k, k + 1) * KM_REGION_UNIT may hold
+     * a byte other than zero: the others are zeros nobody wrote, which a
+     * reader need not touch (bytes' pages there cost nothing). */
+    const uint64_t *data;
 } km_region_copy;
+
+#define KM_REGION_UNIT_SHIFT 12 /* 4 KiB: a host page, a file system block */
+#define KM_REGION_UNIT (1u << KM_REGION_UNIT_SHIFT)
 
 #define KM_RUN_ID_BYTES 32
 
@@ -105,5 +112,10 @@ int km_rundir_find(const char *runs, const char *run, char **dir, km_error *err)
  * it, an error when several do) from the run at dir. */
 int km_rundir_region(const char *dir, const char *name, int cluster, char **data,
                      size_t *n, int *cluster_out, km_error *err);
+/* The same, and *map (allocated, free()) the data map of its bytes, as
+ * km_region_copy.data says: the units holding the file's data, the others
+ * its holes (zeros, never read, so *data's pages there cost nothing). */
+int km_rundir_region_mapped(const char *dir, const char *name, int cluster, char **data,
+                            size_t *n, int *cluster_out, uint64_t **map, km_error *err);
 
 #endif

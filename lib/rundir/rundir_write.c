@@ -300,7 +300,8 @@ static int write_regions(km_rundir_writer *w, const km_region_copy *regions, siz
         if (dir < 0)
             rc = KM_EXIT_SYSTEM;
         else
-            rc = km_at_write(dir, strrchr(rel, '/') + 1, r->bytes, r->size, true, w->tmp, err);
+            rc = km_at_write_known(dir, strrchr(rel, '/') + 1, r->bytes, r->size, r->data,
+                                   KM_REGION_UNIT_SHIFT, w->tmp, err);
         if (dir >= 0)
             close(dir);
         cJSON *o = cJSON_CreateObject();

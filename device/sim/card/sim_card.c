@@ -320,6 +320,18 @@ int sim_card_read_dram(sim_card *card, unsigned bank, uint64_t bank_address, voi
     return sim_dram_read(&card->dram, bank, bank_address, dst, n, err);
 }
 
+int sim_card_move_dram(sim_card *card, unsigned bank, uint64_t bank_address, void *dst,
+                       uint64_t n, bool lend, uint64_t *data, unsigned shift, ks_error *err)
+{
+    return sim_dram_move(&card->dram, bank, bank_address, n, dst, lend, data, shift, err);
+}
+
+bool sim_card_back_dram(sim_card *card, unsigned bank, uint64_t bank_address, void *dst,
+                        uint64_t n)
+{
+    return sim_dram_back(&card->dram, bank, bank_address, n, dst) == 0;
+}
+
 /* ---- running --------------------------------------------------------------- */
 
 static bool any_live(const sim_card *card)

@@ -153,6 +153,20 @@ int sim_card_write_dram(sim_card *card, unsigned bank, uint64_t bank_address, co
                         uint64_t n, ks_error *err);
 int sim_card_read_dram(sim_card *card, unsigned bank, uint64_t bank_address, void *dst,
                        uint64_t n, ks_error *err);
+/* A stopped card's bytes [bank_address, + n) of `bank` copied into dst
+ * (n bytes of zeros the caller owns), touching only what the card wrote;
+ * with `lend`, dst holds them from then on (the caller keeps it until
+ * sim_card_free): sim_dram_move (memory/sim_dram.h) says how.  `data`
+ * (may be NULL) gets a bit for each 1 << shift bytes of dst that may not
+ * be zero. */
+int sim_card_move_dram(sim_card *card, unsigned bank, uint64_t bank_address, void *dst,
+                       uint64_t n, bool lend, uint64_t *data, unsigned shift, ks_error *err);
+/* Before the range is written: dst (n bytes of zeros the caller keeps
+ * until sim_card_free) is where the card keeps those bytes (sim_dram_back),
+ * so that the move into dst after the stop copies nothing.  false when
+ * too many ranges are backed (nothing lost but the saving). */
+bool sim_card_back_dram(sim_card *card, unsigned bank, uint64_t bank_address, void *dst,
+                        uint64_t n);
 
 /* ---- running --------------------------------------------------------------- */
 

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 _Static_assert(SIM_DRAM_PAGE_BYTES % BH_LINE_BYTES == 0, "a line never spans two pages");
 _Static_assert(BH_BANK_BYTES % SIM_DRAM_PAGE_BYTES == 0, "a bank is whole pages");
@@ -12,6 +14,11 @@ void sim_dram_init(sim_dram *d)
     memset(d, 0, sizeof *d);
 }
 
+static bool is_lent(const sim_dram *d, unsigned bank, uint64_t page)
+{
+    return d->lent[bank] != NULL && (d->lent[bank][page / 64] >> (page % 64) & 1u) != 0;
+}
+
 void sim_dram_free(sim_dram *d)
 {
     for (unsigned b = 0; b < BH_DRAM_BANKS; b++) {
@@ -19,9 +26,12 @@ void sim_dram_free(sim_dram *d)
             continue;
         }
         for (uint64_t p = 0; p < SIM_DRAM_PAGES_PER_BANK; p++) {
-            free(d->pages[b][p]);
+            if (d->pages[b][p] != NULL && !is_lent(d, b, p)) {
+                munmap(d->pages[b][p], SIM_DRAM_PAGE_BYTES);
+            }
         }
         free(d->pages[b]);
+        free(d->lent[b]);
     }
     memset(d, 0, sizeof *d);
 }
@@ -31,6 +41,29 @@ static const uint8_t *page_or_null(const sim_dram *d, unsigned bank, uint64_t ad
 {
     uint8_t **table = d->pages[bank];
     return table != NULL ? table[addr / SIM_DRAM_PAGE_BYTES] : NULL;
+}
+
+/* Whether page p of bank lies wholly inside a backed range: then *slot
+ * is its place there, lent. */
+static bool backed(sim_dram *d, unsigned bank, uint64_t p, uint8_t **slot)
+{
+    uint64_t from = p * SIM_DRAM_PAGE_BYTES, to = from + SIM_DRAM_PAGE_BYTES;
+    for (unsigned i = 0; i < d->nbackings; i++) {
+        const sim_dram_backing *b = &d->backings[i];
+        if (b->bank != bank || from < b->addr || to > b->addr + b->n) {
+            continue;
+        }
+        if (d->lent[bank] == NULL) {
+            d->lent[bank] = calloc(SIM_DRAM_PAGES_PER_BANK / 64, sizeof *d->lent[bank]);
+            if (d->lent[bank] == NULL) {
+                return false; /* the page gets memory of its own */
+            }
+        }
+        d->lent[bank][p / 64] |= 1ull << (p % 64);
+        *slot = b->dst + (from - b->addr);
+        return true;
+    }
+    return false;
 }
 
 /* The page holding addr, allocated (zeroed) if needed; NULL when out of
@@ -43,12 +76,21 @@ static uint8_t *page_for_write(sim_dram *d, unsigned bank, uint64_t addr)
             return NULL;
         }
     }
-    uint8_t **slot = &d->pages[bank][addr / SIM_DRAM_PAGE_BYTES];
+    uint64_t p = addr / SIM_DRAM_PAGE_BYTES;
+    uint8_t **slot = &d->pages[bank][p];
+    if (*slot == NULL && backed(d, bank, p, slot)) {
+        return *slot;
+    }
     if (*slot == NULL) {
-        *slot = calloc(1, SIM_DRAM_PAGE_BYTES);
-        if (*slot == NULL) {
+        /* Mapped, not from the heap: zeros whose host pages come on first
+         * touch, and go back to the system when the page is freed or
+         * moved (a freed heap block would stay in the process). */
+        void *page = mmap(NULL, SIM_DRAM_PAGE_BYTES, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (page == MAP_FAILED) {
             return NULL;
         }
+        *slot = page;
         d->pages_allocated++;
     }
     return *slot;
@@ -200,4 +242,75 @@ void sim_dram_unwatch(sim_dram *d, sim_dram_watch_fn fn, void *ctx)
         }
     }
     d->nwatchers = kept;
+}
+
+/* Sets bits [from >> shift, (to - 1) >> shift] of data. */
+static void mark_data(uint64_t *data, unsigned shift, uint64_t from, uint64_t to)
+{
+    for (uint64_t k = from >> shift; k <= (to - 1) >> shift; k++) {
+        data[k / 64] |= 1ull << (k % 64);
+    }
+}
+
+int sim_dram_move(sim_dram *d, unsigned bank, uint64_t addr, uint64_t n, uint8_t *dst,
+                  bool lend, uint64_t *data, unsigned shift, ks_error *err)
+{
+    int status = check_range(bank, addr, n, "move", err);
+    if (status != KS_OK || n == 0 || d->pages[bank] == NULL) {
+        return status; /* a bank never written: dst's zeros are its bytes */
+    }
+    if (lend && d->lent[bank] == NULL) {
+        d->lent[bank] = calloc(SIM_DRAM_PAGES_PER_BANK / 64, sizeof *d->lent[bank]);
+        if (d->lent[bank] == NULL) {
+            return ks_fail(err, KS_ERR_SYSTEM, "out of memory for DRAM bank %u's page table",
+                           bank);
+        }
+    }
+    uint64_t end = addr + n;
+    for (uint64_t p = addr / SIM_DRAM_PAGE_BYTES; p * SIM_DRAM_PAGE_BYTES < end; p++) {
+        uint8_t *page = d->pages[bank][p];
+        if (page == NULL) {
+            continue;
+        }
+        uint64_t from = p * SIM_DRAM_PAGE_BYTES, to = from + SIM_DRAM_PAGE_BYTES;
+        uint64_t lo = from > addr ? from : addr, hi = to < end ? to : end;
+        if (data != NULL) {
+            mark_data(data, shift, lo - addr, hi - addr);
+        }
+        bool whole = lend && lo == from && hi == to, own = !is_lent(d, bank, p);
+        uint8_t *at = dst + (lo - addr);
+        if (page + (lo - from) == at) {
+            continue; /* backed by dst (sim_dram_back): its bytes are there */
+        }
+        /* The card's own page wholly inside, where dst's pages line up:
+         * the host pages themselves move (no copy, nothing touched). */
+        if (whole && own && (uintptr_t)at % (uintptr_t)sysconf(_SC_PAGESIZE) == 0 &&
+            mremap(page, SIM_DRAM_PAGE_BYTES, SIM_DRAM_PAGE_BYTES, MREMAP_MAYMOVE | MREMAP_FIXED,
+                   at) != MAP_FAILED) {
+            own = false;
+        } else {
+            memcpy(at, page + (lo - from), hi - lo);
+        }
+        if (whole) { /* its bytes live in dst now */
+            if (own) {
+                munmap(page, SIM_DRAM_PAGE_BYTES);
+            }
+            if (!is_lent(d, bank, p)) {
+                d->pages_allocated--;
+                d->lent[bank][p / 64] |= 1ull << (p % 64);
+            }
+            d->pages[bank][p] = at;
+        }
+    }
+    return KS_OK;
+}
+
+int sim_dram_back(sim_dram *d, unsigned bank, uint64_t addr, uint64_t n, uint8_t *dst)
+{
+    if (d->nbackings == SIM_DRAM_MAX_BACKINGS || bank >= BH_DRAM_BANKS ||
+        addr > BH_BANK_BYTES || n > BH_BANK_BYTES - addr) {
+        return -1;
+    }
+    d->backings[d->nbackings++] = (sim_dram_backing){.bank = bank, .addr = addr, .n = n, .dst = dst};
+    return 0;
 }

@@ -24,6 +24,7 @@
 #ifndef SIM_DRAM_H
 #define SIM_DRAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,7 @@
 
 #define SIM_DRAM_PAGE_BYTES (64u * 1024u)
 #define SIM_DRAM_PAGES_PER_BANK (BH_BANK_BYTES / SIM_DRAM_PAGE_BYTES)
+#define SIM_DRAM_MAX_BACKINGS 64 /* KMX_MAX_REGIONS a cluster, the four */
 #define SIM_DRAM_MAX_WATCHERS 16 /* a cluster each (four), the checker's eight */
 
 /* Called after bytes [addr, addr + n) of `bank` changed by a write that
@@ -47,11 +49,23 @@ typedef struct sim_dram_watcher {
     void *ctx;
 } sim_dram_watcher;
 
+/* Host memory that holds a range of a bank (sim_dram_back). */
+typedef struct sim_dram_backing {
+    unsigned bank;
+    uint64_t addr, n;
+    uint8_t *dst;
+} sim_dram_backing;
+
 typedef struct sim_dram {
     /* pages[bank]: NULL until the bank's first write, then
      * SIM_DRAM_PAGES_PER_BANK page pointers, each NULL until written. */
     uint8_t **pages[BH_DRAM_BANKS];
-    uint64_t pages_allocated; /* over all banks */
+    /* lent[bank]: with pages[bank], a bit a page, set when the page's
+     * bytes live in memory sim_dram_move gave it (not the card's to free). */
+    uint64_t *lent[BH_DRAM_BANKS];
+    uint64_t pages_allocated; /* over all banks: the card's own, lent ones not */
+    sim_dram_backing backings[SIM_DRAM_MAX_BACKINGS];
+    unsigned nbackings;
     sim_dram_watcher watchers[SIM_DRAM_MAX_WATCHERS];
     unsigned nwatchers;
     sim_bank queues[BH_DRAM_BANKS]; /* each bank's service queue */
@@ -77,6 +91,34 @@ int sim_dram_write_as(sim_dram *d, unsigned bank, uint64_t addr, const void *src
  * cannot be allocated. */
 void sim_dram_read_line(const sim_dram *d, unsigned bank, uint64_t addr, void *dst);
 int sim_dram_write_line(sim_dram *d, unsigned bank, uint64_t addr, const void *src);
+
+/* Copies bytes [addr, addr + n) of `bank` into dst, n bytes of zeros the
+ * caller owns (fresh anonymous memory, whose pages cost nothing until
+ * written), touching only what the card wrote.  With `lend`, dst holds
+ * them from then on, so that a stopped card's region is in host memory
+ * once:
+ *   - a written page wholly inside the range is copied into dst and
+ *     freed; the card reads and writes its bytes in dst after (a page
+ *     already lent by an earlier move is copied and lent to dst instead);
+ *   - a written page the range cuts is copied, and stays the card's;
+ *   - a page never written is not touched, here or in dst.
+ * dst must outlive the card's use of those bytes (sim_dram_free never
+ * frees it).  When `data` is not NULL, bit k of it (the caller cleared
+ * it) is set when dst's bytes [k << shift, (k + 1) << shift) may hold a
+ * byte other than zero: the pages copied.  KS_ERR_BUG for a range outside
+ * the bank; KS_ERR_SYSTEM when the lent-page table cannot be allocated. */
+int sim_dram_move(sim_dram *d, unsigned bank, uint64_t addr, uint64_t n, uint8_t *dst,
+                  bool lend, uint64_t *data, unsigned shift, ks_error *err);
+
+/* Gives the bank's bytes [addr, addr + n) a home before they are written:
+ * dst, n bytes of zeros the caller owns (fresh anonymous memory) and keeps
+ * until sim_dram_free.  A page wholly inside the range is, from its first
+ * write on, its bytes in dst (lent, as sim_dram_move lends it), so that
+ * sim_dram_move into the same dst later copies nothing.  Pages written
+ * before keep their own memory.  0, or -1 when SIM_DRAM_MAX_BACKINGS
+ * ranges are backed (the range is then not: nothing is lost but the
+ * saving). */
+int sim_dram_back(sim_dram *d, unsigned bank, uint64_t addr, uint64_t n, uint8_t *dst);
 
 /* Tells fn about every write to `bank` that bypasses the caches.  0, or -1
  * when SIM_DRAM_MAX_WATCHERS are registered.  unwatch removes the

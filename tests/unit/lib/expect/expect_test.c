@@ -59,9 +59,9 @@ static char *run_json(const char *backend, const char *thread2, const char *comm
 /* The regions of the run: out of cluster 1 is 01 02 .. 10, of cluster 2
  * absent. */
 static int reader(void *ctx, const char *name, int cluster, const void **data, size_t *bytes,
-                  void **owned, km_error *err)
+                  void **owned, const uint64_t **map, void **owned_map, km_error *err)
 {
-    (void)ctx;
+    (void)ctx, (void)map, (void)owned_map;
     static const unsigned char out[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
     *owned = NULL;
     if (strcmp(name, "out") != 0 || cluster != 1)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,9 +40,9 @@ static const uint32_t data2[2] = {20, 21}, data3[2] = {30, 31};
 static char *write_run(const char *id)
 {
     km_region_copy regions[] = {
-        {"counts", 1, 6, 0x1000, counts, sizeof counts},
-        {"data", 2, 7, 0x2000, data2, sizeof data2},
-        {"data", 3, 7, 0x2000, data3, sizeof data3},
+        {"counts", 1, 6, 0x1000, counts, sizeof counts, NULL},
+        {"data", 2, 7, 0x2000, data2, sizeof data2, NULL},
+        {"data", 3, 7, 0x2000, data3, sizeof data3, NULL},
     };
     char *path = NULL;
     km_error err = {0};
@@ -112,7 +113,7 @@ static void errors_say_what_and_where(void **state)
 static void bad_names_are_refused_when_writing(void **state)
 {
     (void)state;
-    km_region_copy bad = {"../x", 1, 6, 0, counts, 4};
+    km_region_copy bad = {"../x", 1, 6, 0, counts, 4, NULL};
     km_error err = {0};
     assert_int_not_equal(km_rundir_write(root, "run-x", "{}", &bad, 1, NULL, &err), KM_OK);
     assert_int_not_equal(km_rundir_write(root, "../up", "{}", NULL, 0, NULL, &err), KM_OK);
@@ -130,7 +131,7 @@ static void zero_regions_are_sparse_files(void **state)
     unsigned char *zeros = calloc(1, size);
     zeros[5u << 20] = 0x5a;
     zeros[size - 1] = 0xa5;
-    km_region_copy big = {"big", 1, 6, 0, zeros, size};
+    km_region_copy big = {"big", 1, 6, 0, zeros, size, NULL};
     char *path = NULL, *data = NULL;
     size_t n = 0;
     km_error err = {0};
@@ -147,6 +148,41 @@ static void zero_regions_are_sparse_files(void **state)
     free(file);
     free(path);
     free(zeros);
+}
+
+/* A copy's data map (km_region_copy.data): units outside it are never
+ * read (here they cannot be: no access), and are holes in the file; the
+ * units inside are written, their zero blocks as holes too. */
+static void units_outside_the_data_map_are_never_read(void **state)
+{
+    (void)state;
+    size_t size = 4u * KM_REGION_UNIT + 100; /* a last unit cut short */
+    unsigned char *m = mmap(NULL, 5u * KM_REGION_UNIT, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    m[KM_REGION_UNIT + 7] = 0x11;
+    m[4u * KM_REGION_UNIT + 99] = 0x22;
+    assert_int_equal(mprotect(m + 2u * KM_REGION_UNIT, 2u * KM_REGION_UNIT, PROT_NONE), 0);
+    uint64_t data[1] = {(1u << 0) | (1u << 1) | (1u << 4)}; /* units 0, 1, 4 */
+    km_region_copy r = {"mapped", 1, 6, 0, m, size, data};
+    char *path = NULL, *back = NULL;
+    size_t n = 0;
+    km_error err = {0};
+    assert_int_equal(km_rundir_write(root, "run-m", "{}", &r, 1, &path, &err), KM_OK);
+    char *file = km_path_join(path, "regions/cluster1/mapped.bin");
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_int_equal((size_t)st.st_size, size);
+    assert_int_equal(km_rundir_region(path, "mapped", 1, &back, &n, NULL, &err), KM_OK);
+    assert_int_equal(n, size);
+    for (size_t i = 0; i < size; i++)
+        assert_int_equal((unsigned char)back[i], i == KM_REGION_UNIT + 7         ? 0x11
+                                                 : i == 4u * KM_REGION_UNIT + 99 ? 0x22
+                                                                                 : 0);
+    free(back);
+    free(file);
+    free(path);
+    munmap(m, 5u * KM_REGION_UNIT);
 }
 
 /* A .writing folder as a writer leaves it (with a file in it); its fd
@@ -295,6 +331,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(errors_say_what_and_where, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_names_are_refused_when_writing, setup, teardown),
         cmocka_unit_test_setup_teardown(zero_regions_are_sparse_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(units_outside_the_data_map_are_never_read, setup, teardown),
         cmocka_unit_test_setup_teardown(interrupted_folders_are_removed_never_a_live_one, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(latest_is_refused_when_a_newer_run_was_interrupted, setup,
