@@ -23,7 +23,9 @@
  * sim_fpu_run, the handler's path, which computes everything again from
  * the registers (nothing is written before the last check) with the exact
  * flags, canonical NaNs and all five rounding modes; so does mstatus.FS
- * Off (the call refuses, the handler traps).  Nothing here is modelled:
+ * other than Dirty (Off: the call refuses and the handler traps; Initial
+ * or Clean: the call makes it Dirty, after which the fast path needs no
+ * store to mstatus).  Nothing here is modelled:
  * the cycles are the block's static cost, as for the call.
  *
  * Host registers as hart_jit.c says: rbx the hart (h->x first), rax, rcx,
@@ -83,19 +85,15 @@ static void fma213(jx *j, bool dbl, unsigned op, int32_t disp)
     jx_modrm_mem(j, XMM0, JX_RBX, JX_NONE, 0, disp);
 }
 
-/* test dword [h->mstatus], FS: Off to the call (which refuses: a trap) */
-static void fs_on(fj *f)
+/* mstatus.FS Dirty, the state every FP instruction leaves it in: then
+ * none writes it.  Off (the call refuses: the handler traps), Initial or
+ * Clean (the call makes it Dirty) go to the call. */
+static void fs_dirty(fj *f)
 {
-    jx_mem(f->j, 0, false, 0xf7, -1, 0, JX_RBX, JX_NONE, 0, HART(mstatus));
-    jx_u32(f->j, (uint32_t)SIM_MSTATUS_FS);
-    fail_if(f, JX_CC_E);
-}
-
-/* or dword [h->mstatus], FS: Dirty, the value the handler leaves */
-static void fs_dirty(jx *j)
-{
-    jx_mem(j, 0, false, 0x81, -1, JX_OR, JX_RBX, JX_NONE, 0, HART(mstatus));
-    jx_u32(j, (uint32_t)SIM_MSTATUS_FS);
+    jx_mem(f->j, 0, false, 0x8b, -1, JX_RAX, JX_RBX, JX_NONE, 0, HART(mstatus)); /* mov eax */
+    jx_alu_imm(f->j, false, JX_AND, JX_RAX, (int32_t)SIM_MSTATUS_FS);
+    jx_alu_imm(f->j, false, JX_CMP, JX_RAX, (int32_t)SIM_MSTATUS_FS);
+    fail_if(f, JX_CC_NE);
 }
 
 /* The rounding mode RNE and NX set: fcsr's bits under the rm field's mask
@@ -277,7 +275,7 @@ bool sim_fpu_jit_emit(struct tr *t, const struct sim_insn *d)
     const bool dbl = fi->op & 1;
     fj f = {.t = t, .j = &t->j, .d = d, .nfail = 0};
     uint8_t *const mark = t->j.p;
-    fs_on(&f);
+    fs_dirty(&f);
     bool done = true;
     switch (kind) {
     case K_ADD: case K_SUB: case K_MUL: case K_DIV: case K_SQRT:
@@ -304,7 +302,6 @@ bool sim_fpu_jit_emit(struct tr *t, const struct sim_insn *d)
         t->j.p = mark;
         return false;
     }
-    fs_dirty(f.j);
     fpu_declined(t, f.fail, f.nfail, d, f.j->p);
     return true;
 }
