@@ -17,7 +17,12 @@
  *   - fsgnj, fsgnjn, fsgnjx (fmv, fneg, fabs) of D, and of S with boxed
  *     operands; fmv.x.w, fmv.x.d, fmv.w.x, fmv.d.x: bit work, no flag;
  *   - feq, flt, fle of S and D with no NaN operand (ucomis: unordered is
- *     the parity flag): no flag possible.
+ *     the parity flag): no flag possible;
+ *   - fcvt.d.s of a boxed non-NaN, fcvt.d.w, fcvt.d.wu: exact, no flag, in
+ *     any valid rounding mode;
+ *   - fcvt.w and fcvt.l of S and D in RNE (static, or dynamic with frm
+ *     RNE) or static RTZ (C's casts) with NX set, when the host's answer
+ *     is not its out-of-range value.
  *
  * Every check that fails jumps to one out-of-line stub that calls
  * sim_fpu_run, the handler's path, which computes everything again from
@@ -239,6 +244,72 @@ static void compare(fj *f, const sim_fpu_insn *fi, unsigned kind, bool dbl)
     }
 }
 
+/* fcvt.w, fcvt.l (to signed integers) of S and D, RNE (cvts*2si) or RTZ
+ * (cvtts*2si) with NX set: the host's out-of-range answer, the most
+ * negative integer, to the call (it saturates and raises NV, or finds the
+ * genuine value); in range, NX is the one flag possible. */
+static bool to_int(fj *f, const sim_fpu_insn *fi, unsigned kind, bool dbl)
+{
+    jx *j = f->j;
+    const bool l = kind == K_CVT_L;
+    if (fi->rm == SIM_RM_RTZ) { /* fflags.NX set */
+        jx_test8_mem(j, JX_RBX, HART(fcsr), SIM_FF_NX);
+        fail_if(f, JX_CC_E);
+    } else if (!rne_nx(f, fi->rm)) {
+        return false;
+    }
+    if (!dbl)
+        boxed(f, fi->rs1, fi->rs1, fi->rs1);
+    jx_mem(j, dbl ? 0xf2 : 0xf3, l, 0x0f, fi->rm == SIM_RM_RTZ ? 0x2c : 0x2d, JX_RAX, JX_RBX,
+           JX_NONE, 0, FR(fi->rs1));
+    if (l) {
+        jx_mov_imm(j, JX_RCX, 0x8000000000000000ull);
+        jx_alu(j, true, JX_CMP, JX_RAX, JX_RCX);
+    } else {
+        jx_alu_imm(j, false, JX_CMP, JX_RAX, INT32_MIN);
+    }
+    fail_if(f, JX_CC_E);
+    if (fi->rd != 0) {
+        if (!l)
+            jx_sext32(j, JX_RAX, JX_RAX);
+        jx_store(j, JX_RAX, JX_RBX, XREG(fi->rd));
+    }
+    return true;
+}
+
+/* The exact conversions to D, no flag possible, in any valid rounding
+ * mode (a dynamic one with frm reserved to the call, which refuses):
+ * fcvt.d.s of a boxed non-NaN single, fcvt.d.w, fcvt.d.wu. */
+static void to_double(fj *f, const sim_fpu_insn *fi, unsigned kind)
+{
+    jx *j = f->j;
+    if (fi->rm == 7) { /* frm <= RMM */
+        jx_mem(j, 0, false, 0x8b, -1, JX_RAX, JX_RBX, JX_NONE, 0, HART(fcsr));
+        jx_alu_imm(j, false, JX_AND, JX_RAX, 0xe0);
+        jx_alu_imm(j, false, JX_CMP, JX_RAX, SIM_RM_RMM << 5);
+        fail_if(f, JX_CC_A);
+    }
+    if (kind == K_CVT_FF) {
+        boxed(f, fi->rs1, fi->rs1, fi->rs1);
+        sse_mem(j, 0xf3, 0x10, XMM0, FR(fi->rs1));   /* movss */
+        jx_reg(j, false, 0x0f, 0x2e, XMM0, XMM0);     /* ucomiss xmm0, xmm0 */
+        fail_if(f, CC_P);                             /* a NaN */
+        jx_b(j, 0xf3);
+        jx_reg(j, false, 0x0f, 0x5a, XMM0, XMM0);     /* cvtss2sd xmm0, xmm0 */
+    } else {
+        if (fi->rs1 == 0)
+            jx_mov_imm(j, JX_RAX, 0);
+        else if (kind == K_CVT_FW) /* movsxd rax, dword [x] */
+            jx_mem(j, 0, true, 0x63, -1, JX_RAX, JX_RBX, JX_NONE, 0, XREG(fi->rs1));
+        else /* mov eax, dword [x]: zero-extended */
+            jx_mem(j, 0, false, 0x8b, -1, JX_RAX, JX_RBX, JX_NONE, 0, XREG(fi->rs1));
+        jx_b(j, 0xf2);
+        jx_reg(j, true, 0x0f, 0x2a, XMM0, JX_RAX);    /* cvtsi2sd xmm0, rax: exact */
+    }
+    movq_rax_xmm0(j, true);
+    jx_store(j, JX_RAX, JX_RBX, FR(fi->rd));
+}
+
 /* The moves between the register files: the raw bits. */
 static void move(fj *f, const sim_fpu_insn *fi, unsigned kind, bool dbl)
 {
@@ -282,8 +353,21 @@ bool sim_fpu_jit_emit(struct tr *t, const struct sim_insn *d)
     case K_FMADD: case K_FMSUB: case K_FNMSUB: case K_FNMADD:
         done = arith(&f, fi, kind, dbl);
         break;
-    case K_CVT_FF:
-        done = !dbl && arith(&f, fi, kind, false);
+    case K_CVT_FF: /* fcvt.s.d rounds, fcvt.d.s is exact */
+        if (dbl)
+            to_double(&f, fi, kind);
+        else
+            done = arith(&f, fi, kind, false);
+        break;
+    case K_CVT_FW: case K_CVT_FWU:
+        if (dbl)
+            to_double(&f, fi, kind);
+        else
+            done = false;
+        break;
+    case K_CVT_W: case K_CVT_L:
+        done = (fi->rm == SIM_RM_RNE || fi->rm == SIM_RM_RTZ || fi->rm == 7) &&
+               to_int(&f, fi, kind, dbl);
         break;
     case K_SGNJ: case K_SGNJN: case K_SGNJX:
         sign_inject(&f, fi, kind, dbl);

@@ -390,6 +390,51 @@ static void common_case(void **state)
         }
 }
 
+/* The conversions the translated code has: to signed integers in RNE and
+ * RTZ (in range, out of range, NaN, the genuine most negative value), the
+ * exact ones to D; with NX clear and set. */
+static void conversions(void **state)
+{
+    (void)state;
+    const struct {
+        uint32_t insn;
+        uint64_t a;
+        uint64_t want;
+        uint32_t flags;
+    } t[] = {
+        {opfp(F_CVT_I, D, 4, 1, 0, RTZ), 0x4005ccccccccccccull, 2, FF_NX},           /* 2.7 */
+        {opfp(F_CVT_I, D, 4, 1, 0, RNE), 0x4005ccccccccccccull, 3, FF_NX},
+        {opfp(F_CVT_I, D, 4, 1, 0, DYN), 0xc004000000000000ull, (uint64_t)-2, FF_NX}, /* -2.5 */
+        {opfp(F_CVT_I, D, 4, 1, 0, RTZ), 0xc004000000000000ull, (uint64_t)-2, FF_NX},
+        {opfp(F_CVT_I, D, 4, 1, 0, RTZ), THREE_D, 3, 0},
+        {opfp(F_CVT_I, D, 4, 1, 0, RTZ), 0x41e6800000000000ull, 0x7fffffff, FF_NV}, /* 3.02e9 */
+        {opfp(F_CVT_I, D, 4, 1, 0, RTZ), 0xc1e0000000000000ull, 0xffffffff80000000ull, 0},
+        {opfp(F_CVT_I, D, 4, 1, 0, RNE), QNAN_D, 0x7fffffff, FF_NV},
+        {opfp(F_CVT_I, D, 4, 1, 2, RTZ), 0x41e6800000000000ull, 3019898880ull, 0}, /* .l */
+        {opfp(F_CVT_I, D, 4, 1, 2, RTZ), 0xc3e0000000000000ull, 0x8000000000000000ull, 0},
+        {opfp(F_CVT_I, D, 4, 1, 2, RNE), INF_D, 0x7fffffffffffffffull, FF_NV},
+        {opfp(F_CVT_I, S, 4, 1, 0, RTZ), BOX(0xc0300000u), (uint64_t)-2, FF_NX}, /* -2.75 */
+        {opfp(F_CVT_I, S, 4, 1, 2, DYN), BOX(0x40300000u), 3, FF_NX},
+        {opfp(F_CVT_I, S, 4, 1, 0, RTZ), 0x40300000u, 0x7fffffff, FF_NV}, /* bad box: NaN */
+        {opfp(F_CVT_FF, D, 4, 1, 0, DYN), BOX(1), 0x36a0000000000000ull, 0}, /* subnormal S */
+        {opfp(F_CVT_FF, D, 4, 1, 0, RTZ), BOX(0x7f800001u), QNAN_D, FF_NV},
+        {opfp(F_CVT_FF, D, 4, 1, 0, RNE), 0x3f800000u, QNAN_D, 0}, /* bad box */
+        {opfp(F_CVT_F, D, 4, 1, 0, DYN), 0xfffffffffffffffbull, 0xc014000000000000ull, 0}, /* -5 */
+        {opfp(F_CVT_F, D, 4, 1, 1, RUP), 0xffffffffull, 0x41efffffffe00000ull, 0}, /* wu */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        for (uint32_t f0 = 0; f0 <= FF_NX; f0 += FF_NX) {
+            uint64_t r;
+            uint32_t fl;
+            one(t[i].insn, t[i].a, 0, 0, f0, &r, &fl);
+            if (r != t[i].want || fl != (t[i].flags | f0))
+                fprintf(stderr, "case %zu (fflags %#x before): %016" PRIx64 " flags %#x\n", i, f0, r,
+                        fl);
+            assert_int_equal(r, t[i].want);
+            assert_int_equal(fl, t[i].flags | f0);
+        }
+}
+
 /* ---- random programs ------------------------------------------------ */
 
 static uint64_t rng_state;
@@ -573,6 +618,7 @@ int main(void)
         cmocka_unit_test(each_fflag),
         cmocka_unit_test(each_rounding_mode),
         cmocka_unit_test(common_case),
+        cmocka_unit_test(conversions),
         cmocka_unit_test(random_programs),
     };
     return cmocka_run_group_tests_name("fpu_jit", tests, NULL, NULL);
