@@ -69,6 +69,7 @@ typedef struct prog {
     unsigned n;
     uint64_t f[32], x[32];
     uint32_t fcsr;
+    bool dirty; /* mstatus.FS Dirty from the start, else Initial */
 } prog;
 
 static void emit(prog *p, uint32_t insn)
@@ -102,7 +103,8 @@ static rig *run(const prog *p, bool translated)
     h->x[0] = 0;
     h->fcsr = p->fcsr;
     /* FS Initial: the first FP instruction makes it Dirty */
-    h->mstatus = (h->mstatus & ~(uint64_t)SIM_MSTATUS_FS) | (SIM_MSTATUS_FS & (SIM_MSTATUS_FS >> 1));
+    h->mstatus = (h->mstatus & ~(uint64_t)SIM_MSTATUS_FS) |
+                 (p->dirty ? SIM_MSTATUS_FS : SIM_MSTATUS_FS & (SIM_MSTATUS_FS >> 1));
     assert_int_equal(sim_hart_run(h, 100000000), SIM_HART_WFI);
     unsetenv("KMRUN_JIT");
     return r;
@@ -435,6 +437,43 @@ static void conversions(void **state)
         }
 }
 
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+/* The thread's MXCSR does not reach the translated arithmetic (round to
+ * zero, flush to zero and denormals as zero here: each would change these
+ * results), and the translated code gives it back as it found it. */
+static void thread_mxcsr(void **state)
+{
+    (void)state;
+    const unsigned odd = 0x1f80u | 0x6000u /* RTZ */ | 0x8000u /* FTZ */ | 0x40u /* DAZ */;
+    prog *p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    emit(p, opfp(F_SQRT, D, 4, 1, 0, DYN));     /* sqrt 2: RNE rounds up */
+    emit(p, opfp(F_MUL, D, 5, 2, 3, DYN));      /* a subnormal times 4: normal */
+    emit(p, opfp(F_MUL, D, 6, 2, 7, RNE));      /* a subnormal result (the call) */
+    p->f[1] = 0x4000000000000000ull;
+    p->f[2] = 0x000fffffffffffffull;
+    p->f[3] = 0x4010000000000000ull;
+    p->f[7] = 0x3fe0000000000000ull;
+    p->fcsr = FF_NX;
+    p->dirty = true; /* else the first instruction takes the call, which loads MXCSR */
+    rig *ref = run(p, false);
+    const unsigned saved = _mm_getcsr();
+    _mm_setcsr(odd);
+    rig *r = run(p, true);
+    const unsigned after = _mm_getcsr();
+    _mm_setcsr(saved);
+    assert_int_equal(r->h.f[4], 0x3ff6a09e667f3bcdull);
+    assert_int_equal(r->h.f[5], 0x002ffffffffffffeull);
+    assert_memory_equal(r->h.f, ref->h.f, sizeof r->h.f);
+    assert_int_equal(r->h.fcsr, ref->h.fcsr);
+    assert_int_equal(after & 0xffc0u, odd); /* its flags may have changed */
+    free_rig(r);
+    free_rig(ref);
+    free(p);
+}
+#endif
+
 /* ---- random programs ------------------------------------------------ */
 
 static uint64_t rng_state;
@@ -569,6 +608,7 @@ static void random_programs(void **state)
     for (unsigned n = 0; n < programs; n++) {
         memset(p, 0, sizeof *p);
         flavour = n % 3;
+        p->dirty = n % 2;
         for (unsigned i = 0; i < 32; i++) {
             p->f[i] = random_f();
             uint64_t k = rnd() % 4;
@@ -619,6 +659,9 @@ int main(void)
         cmocka_unit_test(each_rounding_mode),
         cmocka_unit_test(common_case),
         cmocka_unit_test(conversions),
+#if defined(__x86_64__)
+        cmocka_unit_test(thread_mxcsr),
+#endif
         cmocka_unit_test(random_programs),
     };
     return cmocka_run_group_tests_name("fpu_jit", tests, NULL, NULL);
