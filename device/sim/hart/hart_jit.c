@@ -89,6 +89,13 @@ static void emit_entry_exit(struct sim_jit *jt)
         jx_push(&j, saved[i]);
     jx_alu_imm(&j, true, JX_SUB, JX_RSP, 8); /* rsp 16-aligned for a call */
     jx_mov(&j, JX_R15, JX_RDI);
+    /* MXCSR 0x1f80 (round to nearest, no DAZ, no FTZ) for the FPU's
+     * translated arithmetic, as its host path loads it (fpu_host.h); the
+     * thread's own kept at [rsp + 4] and given back on the way out */
+    jx_mem(&j, 0, false, 0x0f, 0xae, 3, JX_RSP, JX_NONE, 0, 4); /* stmxcsr [rsp + 4] */
+    jx_mem(&j, 0, false, 0xc7, -1, 0, JX_RSP, JX_NONE, 0, 0);   /* mov dword [rsp], imm */
+    jx_u32(&j, 0x1f80);
+    jx_mem(&j, 0, false, 0x0f, 0xae, 2, JX_RSP, JX_NONE, 0, 0); /* ldmxcsr [rsp] */
     jx_load(&j, JX_RBX, JX_R15, REG(x));
     jx_load(&j, JX_RBP, JX_R15, REG(limit));
     jx_load(&j, JX_R12, JX_R15, REG(cycle));
@@ -105,6 +112,7 @@ static void emit_entry_exit(struct sim_jit *jt)
     jx_store(&j, JX_R13, JX_R15, REG(instret));
     jx_store(&j, JX_R14, JX_R15, REG(mcycles));
     jx_store(&j, JX_RDI, JX_R15, REG(d));
+    jx_mem(&j, 0, false, 0x0f, 0xae, 2, JX_RSP, JX_NONE, 0, 4); /* ldmxcsr [rsp + 4] */
     jx_alu_imm(&j, true, JX_ADD, JX_RSP, 8);
     for (unsigned i = 6; i-- > 0;)
         jx_pop(&j, saved[i]);

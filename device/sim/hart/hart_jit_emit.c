@@ -280,7 +280,8 @@ static int fpu_op(sim_hart *h, const sim_insn *d)
     return 0;
 }
 
-static bool emit_fpu(tr *t, const sim_insn *d)
+/* The call to fpu_op and, when it refuses, the exit to d's handler. */
+static void fpu_call(tr *t, const sim_insn *d)
 {
     jx *j = &t->j;
     jx_mov(j, JX_RDI, JX_RBX); /* h */
@@ -288,6 +289,14 @@ static bool emit_fpu(tr *t, const sim_insn *d)
     call_c(t, d, (const void *)fpu_op);
     jx_alu(j, false, JX_OR, JX_RAX, JX_RAX); /* test eax */
     exit_if(t, JX_CC_NE, SIM_JIT_ENTER, d);
+}
+
+/* The FPU's own translation of the common case (sim_fpu_jit_emit, with
+ * the call in a stub for the rest), else the call alone. */
+static bool emit_fpu(tr *t, const sim_insn *d)
+{
+    if (!sim_fpu_jit_emit(t, d))
+        fpu_call(t, d);
     return true;
 }
 
@@ -554,6 +563,12 @@ void sim_jit_emit_stub(tr *t, const stub *s)
     case STUB_JALR:
         jx_store(j, JX_RAX, JX_R15, REG(target));
         sim_jit_emit_exit(t, s->d, SIM_JIT_JALR);
+        break;
+    case STUB_FPU:
+        fpu_call(t, s->d);
+        jx_patch(jx_jmp(j), s->back);
+        break;
+    case STUB_JOIN:
         break;
     case STUB_NOTE: /* rdx: the offset in the RAM cache's range */
         jx_lea(j, JX_RDX, JX_RDX, JX_R8, 0, 0);

@@ -23,6 +23,8 @@ enum stub_kind {
     STUB_NOTE,  /* a store other harts' reservations must hear of */
     STUB_CACHED, /* a load or store the RAM cache missed: the cached window? */
     STUB_JALR,   /* a jalr to a target not linked: rax the target */
+    STUB_FPU,    /* an FPU op's fast path declined: the call, then `back` */
+    STUB_JOIN,   /* no code of its own: falls into the stub after it */
 };
 
 typedef struct stub {
@@ -30,7 +32,7 @@ typedef struct stub {
     uint8_t kind; /* stub_kind */
     uint8_t why;  /* STUB_EXIT: sim_jit_exit */
     const sim_insn *d;
-    uint8_t *back; /* STUB_NOTE: where to go on */
+    uint8_t *back; /* STUB_NOTE, STUB_FPU: where to go on */
 } stub;
 
 /* An exit slot's users: the rip-relative displacement to point at it
@@ -64,6 +66,16 @@ static inline void add_stub(tr *t, uint8_t *at, unsigned kind, unsigned why, con
 static inline void exit_if(tr *t, unsigned cc, unsigned why, const sim_insn *d)
 {
     add_stub(t, jx_jcc(&t->j, cc), STUB_EXIT, why, d, NULL);
+}
+
+/* Jumps (jcc rel32s at[0..n-1]) to one STUB_FPU stub for d, which runs
+ * the FPU's call (sim_fpu_run, exactly) and comes back to `back`: the
+ * first n-1 as STUB_JOINs, which emit nothing and fall into it. */
+static inline void fpu_declined(tr *t, uint8_t *const *at, unsigned n, const sim_insn *d,
+                                uint8_t *back)
+{
+    for (unsigned i = 0; i < n; i++)
+        add_stub(t, at[i], i + 1 < n ? STUB_JOIN : STUB_FPU, 0, d, back);
 }
 
 /* jmp [rip + d's slot] (patched once the slot has its place) */

@@ -45,6 +45,18 @@ int sim_fpu_run(sim_hart *h, const sim_fpu_insn *fi);
  * operation's latency beyond one cycle (0 when illegal). */
 int sim_fpu_exec(sim_hart *h, uint32_t insn, uint32_t *extra_cycles);
 
+/* The translated code's FPU (fpu/fpu_jit.c, for hart_jit_emit.c): emits
+ * into the translation `t` the x86-64 code of FPU entry `d` (d->fpu) for
+ * the common case (fpu_quick.c's, as SSE2 and FMA3 code in line), whose
+ * checks jump, when they fail, to one stub that calls sim_fpu_run as the
+ * handler does (fpu_declined, hart_jit_emit.h).  Results, fflags and
+ * everything else exactly sim_fpu_run's.  False (nothing emitted) for an
+ * operation or rounding mode it has no code for, or with the host path
+ * off: the caller then emits the call alone. */
+struct tr;
+struct sim_insn;
+bool sim_fpu_jit_emit(struct tr *t, const struct sim_insn *d);
+
 /* The host fast path (device/sim/README.md, "Floating point"): on by
  * default when the start-up probe passed.  sim_fpu_set_host(false) forces
  * every operation onto the software path (true turns it back on if the
