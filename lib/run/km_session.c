@@ -14,6 +14,7 @@
 #include "km_driver.h"
 #include "km_fs.h"
 #include "km_profile.h"
+#include "ks_mem.h"
 #include "sim_card.h"
 
 const char *km_backend_name(km_backend b)
@@ -374,7 +375,8 @@ int km_session_regions(km_session *s, const km_region_copy **out, size_t *n, km_
             const km_cluster_plan *cp = &s->plan.clusters[i];
             for (uint32_t k = 0; k < cp->nregions; k++) {
                 const km_placed *pl = &cp->regions[k];
-                void *bytes = malloc(pl->region->size);
+                /* every byte is written next: its pages mapped at once */
+                void *bytes = ks_mem_alloc(pl->region->size);
                 if (!bytes)
                     return km_fail(err, KM_EXIT_SYSTEM,
                                    "out of memory for a copy of region '%s' (%llu bytes)",
@@ -440,7 +442,7 @@ void km_session_close(km_session *s)
         free(s->prints[i].text);
     free(s->prints);
     for (size_t i = 0; i < s->ncopies; i++)
-        free(s->copy_bytes[i]);
+        ks_mem_free(s->copy_bytes[i], s->copies[i].size);
     free(s->copy_bytes);
     free(s->copies);
     km_drive_free(s->steer);

@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ks_mem.h"
+
+#define CHUNK_BYTES ((size_t)SIM_DRAM_CHUNK_PAGES * SIM_DRAM_PAGE_BYTES)
+
 _Static_assert(SIM_DRAM_PAGE_BYTES % BH_LINE_BYTES == 0, "a line never spans two pages");
 _Static_assert(BH_BANK_BYTES % SIM_DRAM_PAGE_BYTES == 0, "a bank is whole pages");
 
@@ -18,11 +22,11 @@ void sim_dram_free(sim_dram *d)
         if (d->pages[b] == NULL) {
             continue;
         }
-        for (uint64_t p = 0; p < SIM_DRAM_PAGES_PER_BANK; p++) {
-            free(d->pages[b][p]);
-        }
         free(d->pages[b]);
     }
+    for (size_t i = 0; i < d->nchunks; i++)
+        ks_mem_free(d->chunks[i], CHUNK_BYTES);
+    free(d->chunks);
     memset(d, 0, sizeof *d);
 }
 
@@ -35,6 +39,31 @@ static const uint8_t *page_or_null(const sim_dram *d, unsigned bank, uint64_t ad
 
 /* The page holding addr, allocated (zeroed) if needed; NULL when out of
  * memory. */
+/* A zero page, the next of the last chunk (a new chunk when it has none
+ * left); NULL when out of memory. */
+static uint8_t *new_page(sim_dram *d)
+{
+    if (d->chunk_left == 0) {
+        if (d->nchunks == d->chunks_cap) {
+            size_t cap = d->chunks_cap ? 2 * d->chunks_cap : 16;
+            uint8_t **more = realloc(d->chunks, cap * sizeof *more);
+            if (more == NULL) {
+                return NULL;
+            }
+            d->chunks = more;
+            d->chunks_cap = cap;
+        }
+        uint8_t *chunk = ks_mem_alloc(CHUNK_BYTES);
+        if (chunk == NULL) {
+            return NULL;
+        }
+        d->chunks[d->nchunks++] = chunk;
+        d->chunk_left = SIM_DRAM_CHUNK_PAGES;
+    }
+    return d->chunks[d->nchunks - 1] +
+           (size_t)(SIM_DRAM_CHUNK_PAGES - d->chunk_left--) * SIM_DRAM_PAGE_BYTES;
+}
+
 static uint8_t *page_for_write(sim_dram *d, unsigned bank, uint64_t addr)
 {
     if (d->pages[bank] == NULL) {
@@ -45,7 +74,7 @@ static uint8_t *page_for_write(sim_dram *d, unsigned bank, uint64_t addr)
     }
     uint8_t **slot = &d->pages[bank][addr / SIM_DRAM_PAGE_BYTES];
     if (*slot == NULL) {
-        *slot = calloc(1, SIM_DRAM_PAGE_BYTES);
+        *slot = new_page(d);
         if (*slot == NULL) {
             return NULL;
         }

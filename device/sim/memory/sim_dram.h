@@ -3,7 +3,10 @@
  *
  * A bank is a table of 64 KiB pages allocated on the first write that
  * touches them; reading a page never written returns zeros and allocates
- * nothing, so a card costs host memory only for what a run wrote.
+ * nothing, so a card costs host memory only for what a run wrote (give or
+ * take a chunk: pages are cut, in the order they are first written, from
+ * chunks of SIM_DRAM_CHUNK_PAGES mapped at once, ks_mem.h, so that a run
+ * filling megabytes does not take a page fault every 4 KiB).
  *
  * Who writes here, and what it does to the clusters:
  *   - sim_dram_write: the host (the loader, initial region contents) and
@@ -33,6 +36,7 @@
 
 #define SIM_DRAM_PAGE_BYTES (64u * 1024u)
 #define SIM_DRAM_PAGES_PER_BANK (BH_BANK_BYTES / SIM_DRAM_PAGE_BYTES)
+#define SIM_DRAM_CHUNK_PAGES 32u /* 2 MiB: pages are cut from chunks of this many */
 #define SIM_DRAM_MAX_WATCHERS 16 /* a cluster each (four), the checker's eight */
 
 /* Called after bytes [addr, addr + n) of `bank` changed by a write that
@@ -52,6 +56,11 @@ typedef struct sim_dram {
      * SIM_DRAM_PAGES_PER_BANK page pointers, each NULL until written. */
     uint8_t **pages[BH_DRAM_BANKS];
     uint64_t pages_allocated; /* over all banks */
+    /* Where pages come from: chunks[nchunks - 1] has chunk_left pages not
+     * yet given, at its end. */
+    uint8_t **chunks;
+    size_t nchunks, chunks_cap;
+    unsigned chunk_left;
     sim_dram_watcher watchers[SIM_DRAM_MAX_WATCHERS];
     unsigned nwatchers;
     sim_bank queues[BH_DRAM_BANKS]; /* each bank's service queue */
