@@ -70,9 +70,16 @@ static void step_clusters(sim_card *card, uint64_t until_ps)
          * state, without a call a quantum. */
         uint64_t parked_to[BH_CLUSTERS] = {0}, left_at[BH_CLUSTERS] = {0};
         uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
+        /* A quantum a whole number of picoseconds (1000 MHz): each t's
+         * cycle is the last one's plus a quantum, no division. */
+        bool whole = sim_ps_to_cycles(quantum_ps, card->mhz) == SIM_CLUSTER_QUANTUM &&
+                     sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz) * card->mhz ==
+                         (uint64_t)SIM_CLUSTER_QUANTUM * BH_PS_PER_US;
+        uint64_t cycle = 0;
         for (uint64_t t = from + quantum_ps; t < until_ps; t += quantum_ps) {
             land_messages(card, t - quantum_ps);
-            uint64_t cycle = sim_ps_to_cycles_ceil(t, card->mhz);
+            cycle = whole && cycle ? cycle + SIM_CLUSTER_QUANTUM
+                                   : sim_ps_to_cycles_ceil(t, card->mhz);
             uint64_t end = (cycle + SIM_CLUSTER_QUANTUM - 1u) / SIM_CLUSTER_QUANTUM *
                            SIM_CLUSTER_QUANTUM; /* as the cluster rounds it */
             for (unsigned k = 0; k < nlive; k++) {
