@@ -66,15 +66,43 @@ static void step_clusters(sim_card *card, uint64_t until_ps)
             from = at;
     }
     if (nlive > 1) {
+        /* A cluster whose quanta pass parked (sim_cluster_parked_to) is
+         * left until one would not, or the loop ends, and then brought
+         * to the end of the last one left (left_at, 0: none): the same
+         * state, without a call a quantum. */
+        uint64_t parked_to[BH_CLUSTERS] = {0}, left_at[BH_CLUSTERS] = {0};
         uint64_t quantum_ps = sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz);
+        /* A quantum a whole number of picoseconds (1000 MHz): each t's
+         * cycle is the last one's plus a quantum, no division. */
+        bool whole = sim_ps_to_cycles(quantum_ps, card->mhz) == SIM_CLUSTER_QUANTUM &&
+                     sim_cycles_to_ps(SIM_CLUSTER_QUANTUM, card->mhz) * card->mhz ==
+                         (uint64_t)SIM_CLUSTER_QUANTUM * BH_PS_PER_US;
+        uint64_t cycle = 0;
         for (uint64_t t = from + quantum_ps; t < until_ps; t += quantum_ps) {
             land_messages(card, t - quantum_ps);
-            sim_noc_land(&card->noc, t - quantum_ps);
-            uint64_t cycle = sim_ps_to_cycles_ceil(t, card->mhz);
-            for (unsigned k = 0; k < nlive; k++)
-                sim_cluster_step_cycles(live_clusters[k], cycle);
+            sim_noc_land(&card->noc, t - quantum_ps); /* (sets idle_unsure where it lands) */
+            cycle = whole && cycle ? cycle + SIM_CLUSTER_QUANTUM
+                                   : sim_ps_to_cycles_ceil(t, card->mhz);
+            uint64_t end = (cycle + SIM_CLUSTER_QUANTUM - 1u) / SIM_CLUSTER_QUANTUM *
+                           SIM_CLUSTER_QUANTUM; /* as the cluster rounds it */
+            for (unsigned k = 0; k < nlive; k++) {
+                sim_cluster *c = live_clusters[k];
+                if (end <= parked_to[k] && !c->idle_unsure) {
+                    left_at[k] = end;
+                    continue;
+                }
+                if (left_at[k]) {
+                    sim_cluster_pass_parked(c, left_at[k]);
+                    left_at[k] = 0;
+                }
+                sim_cluster_step_cycles(c, cycle);
+                parked_to[k] = sim_cluster_parked_to(c);
+            }
             from = t;
         }
+        for (unsigned k = 0; k < nlive; k++)
+            if (left_at[k])
+                sim_cluster_pass_parked(live_clusters[k], left_at[k]);
     }
     land_messages(card, from);
     sim_noc_land(&card->noc, from);

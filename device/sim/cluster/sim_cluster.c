@@ -339,6 +339,33 @@ static uint64_t parked_until(const sim_cluster *c)
     return to == UINT64_MAX ? c->m.now : to; /* (none running: idle, not parked) */
 }
 
+uint64_t sim_cluster_parked_to(const sim_cluster *c)
+{
+    if (c->hooks)
+        return 0;
+    uint64_t to = parked_until(c);
+    return to > c->m.now ? to : 0;
+}
+
+/* The quanta from now to `to` passed parked (sim_cluster_step_cycles's
+ * first case). */
+static void pass_parked(sim_cluster *c, uint64_t to)
+{
+    for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
+        if (c->idle_parked[i])
+            c->idle_quanta += (to - c->m.now) / SIM_CLUSTER_QUANTUM;
+        else if (c->started[i])
+            wait_until(c, i, to);
+    }
+    c->m.now = to;
+}
+
+void sim_cluster_pass_parked(sim_cluster *c, uint64_t to)
+{
+    if (to > c->m.now)
+        pass_parked(c, to);
+}
+
 void sim_cluster_step_cycles(sim_cluster *c, uint64_t until)
 {
     until = (until + SIM_CLUSTER_QUANTUM - 1u) / SIM_CLUSTER_QUANTUM * SIM_CLUSTER_QUANTUM;
@@ -347,14 +374,7 @@ void sim_cluster_step_cycles(sim_cluster *c, uint64_t until)
         if (to > c->m.now) {
             /* every running hart parked: the quanta pass, and a waiting
              * hart's clock keeps up */
-            to = to < until ? to : until;
-            for (unsigned i = 0; i < BH_CLUSTER_CORES; i++) {
-                if (c->idle_parked[i])
-                    c->idle_quanta += (to - c->m.now) / SIM_CLUSTER_QUANTUM;
-                else if (c->started[i])
-                    wait_until(c, i, to);
-            }
-            c->m.now = to;
+            pass_parked(c, to < until ? to : until);
             continue;
         }
         if (!sim_cluster_busy(c)) {

@@ -183,6 +183,22 @@ void sim_cluster_step(sim_cluster *c, uint64_t until_ps);
  * one clock converts once. */
 void sim_cluster_step_cycles(sim_cluster *c, uint64_t until_cycle);
 
+/* For a caller stepping several clusters a quantum at a time (the card):
+ * the cluster cycle (a quantum's end) up to which each of the cluster's
+ * quanta would pass with every running hart parked, as things stand — so
+ * long as its idle_unsure stays false (nothing writes its LIM from
+ * outside) — or 0 when its next quantum runs a hart, or an observer
+ * holds it.  Such a quantum changes nothing anyone else sees: the caller
+ * may leave it for later and, when the cluster's next quantum is to run
+ * or the step ends, bring it to `to` with sim_cluster_pass_parked, which
+ * does for all those quanta at once what they would have done (the
+ * parked harts' quanta counted, waiting harts' clocks kept up): the same
+ * state as stepping them.  `to` is a quantum's end at most what
+ * sim_cluster_parked_to said, with idle_unsure false at each quantum
+ * left. */
+uint64_t sim_cluster_parked_to(const sim_cluster *c);
+void sim_cluster_pass_parked(sim_cluster *c, uint64_t to);
+
 /* The cluster's time: picoseconds from the card's start, and mtime. */
 uint64_t sim_cluster_now_ps(const sim_cluster *c);
 uint64_t sim_cluster_mtime(const sim_cluster *c);

@@ -125,6 +125,18 @@ struct sim_grid {
     /* Active groups never overlap, so a job is known by its first core. */
     grid_job jobs[BH_GRID_CORES];
     unsigned njobs;
+    /* The active jobs' first cores, ascending (njobs of them): the cores
+     * that may run are theirs, found in grid order without a look at
+     * every core. */
+    uint8_t active[BH_GRID_CORES];
+    _Static_assert(BH_GRID_CORES <= 256, "a first core fits a byte");
+    /* What the last sim_grid_step left (quiet: nothing changed the cores
+     * or the jobs since): no core can run before quiet_at, no job times
+     * out before quiet_deadline, so a step to a time below both does
+     * nothing (with X280 ports the card steps the grid every quantum).
+     * Whatever changes a core or a job from outside a step clears it. */
+    bool quiet;
+    uint64_t quiet_at, quiet_deadline;
     km_handler_fn handlers[KM_HANDLER_MAX + 1];
     void *so; /* the kernels' object, or NULL */
     const km_region_place *regions; /* km_region_address's table (the owner's) */

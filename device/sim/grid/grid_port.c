@@ -365,6 +365,7 @@ int sim_grid_tile_store(void *ctx, unsigned core, uint64_t addr, unsigned size, 
                         uint64_t at_ps)
 {
     sim_grid *g = ctx;
+    g->quiet = false; /* a core waiting on the slot may wake sooner */
     uint64_t within;
     km_core *c = core < BH_GRID_CORES ? &g->cores[core] : NULL;
     grid_slot *s = c ? slot_at(c, addr, &within) : NULL;

@@ -166,6 +166,10 @@ static void release_job(sim_grid *g, grid_job *j, uint64_t cut_ps)
         c->job = NULL;
     }
     j->active = false;
+    unsigned k = 0;
+    while (g->active[k] != j->first)
+        k++;
+    memmove(&g->active[k], &g->active[k + 1], (g->njobs - k - 1) * sizeof g->active[0]);
     g->njobs--;
 }
 
@@ -316,6 +320,7 @@ bool sim_grid_handler_known(const sim_grid *g, uint32_t handler)
 
 bool sim_grid_cancel(sim_grid *g, uint32_t job_id, uint16_t *where)
 {
+    g->quiet = false; /* its cores change */
     for (unsigned i = 0; i < BH_GRID_CORES; i++)
         if (g->jobs[i].active && g->jobs[i].id == job_id) {
             grid_job *j = &g->jobs[i];
@@ -340,6 +345,7 @@ bool sim_grid_busy(const sim_grid *g, unsigned first, unsigned count)
 uint32_t sim_grid_submit(sim_grid *g, uint32_t job_id, const km_command_t *command,
                          uint64_t time_limit_ps, uint64_t now_ps)
 {
+    g->quiet = false; /* a job may start */
     uint32_t handler = KM_HDR_HANDLER(command->hdr);
     unsigned first = KM_GROUP_FIRST(command->group), count = KM_GROUP_COUNT(command->group);
     if ((KM_HDR_FLAGS(command->hdr) & ~KM_FLAGS_ALL) || (command->hdr >> 16))
@@ -373,6 +379,10 @@ uint32_t sim_grid_submit(sim_grid *g, uint32_t job_id, const km_command_t *comma
         c->state = CORE_READY;
         grid_port_start_job(c);
     }
+    unsigned k = g->njobs;
+    for (; k > 0 && g->active[k - 1] > first; k--)
+        g->active[k] = g->active[k - 1];
+    g->active[k] = (uint8_t)first;
     g->njobs++;
     return KM_REASON_NONE;
 }
@@ -405,19 +415,32 @@ void sim_grid_step(sim_grid *g, uint64_t until_ps)
         g->stepped_ps = until_ps;
     /* (With X280 ports the card steps the grid every quantum: an idle
      * grid must cost nothing.) */
+    if (g->quiet && until_ps <= g->quiet_at && until_ps < g->quiet_deadline)
+        return; /* no core runs, no job times out (the done queue is as sorted) */
+    g->quiet = false;
     bool claimed = g->trap && g->njobs > 0;
     if (claimed)
         grid_trap_step_begin(g);
+    /* the least time a core that can run has, at or past until_ps */
+    uint64_t later_at = UINT64_MAX;
     for (; g->njobs > 0;) {
         km_core *next = NULL;
         uint64_t next_at = 0;
-        for (unsigned i = 0; i < BH_GRID_CORES; i++) {
-            km_core *c = &g->cores[i];
-            uint64_t at;
-            if (runnable_at(c, &at) && at < until_ps && at < c->job->deadline_ps &&
-                (!next || at < next_at)) {
-                next = c;
-                next_at = at;
+        later_at = UINT64_MAX;
+        for (unsigned a = 0; a < g->njobs; a++) { /* the cores in grid order */
+            const grid_job *j = &g->jobs[g->active[a]];
+            for (unsigned i = j->first; i < j->first + j->count; i++) {
+                km_core *c = &g->cores[i];
+                uint64_t at;
+                if (!runnable_at(c, &at) || at >= j->deadline_ps)
+                    continue;
+                if (at >= until_ps) {
+                    if (at < later_at)
+                        later_at = at;
+                } else if (!next || at < next_at) {
+                    next = c;
+                    next_at = at;
+                }
             }
         }
         if (!next)
@@ -435,11 +458,25 @@ void sim_grid_step(sim_grid *g, uint64_t until_ps)
         grid_trap_step_end(g);
     /* A job still running past its deadline has every core there (or
      * waiting for one that is): it timed out. */
-    for (unsigned i = 0; i < BH_GRID_CORES; i++) {
-        grid_job *j = &g->jobs[i];
-        if (j->active && j->deadline_ps <= until_ps)
+    bool timed_out = false;
+    uint64_t deadline = UINT64_MAX;
+    uint8_t firsts[BH_GRID_CORES]; /* (an ended job leaves the list) */
+    unsigned n = g->njobs;
+    memcpy(firsts, g->active, n * sizeof firsts[0]);
+    for (unsigned a = 0; a < n; a++) {
+        grid_job *j = &g->jobs[firsts[a]];
+        if (j->active && j->deadline_ps <= until_ps) {
             end_job(g, j, j->deadline_ps, true);
+            timed_out = true;
+        } else if (j->active && j->deadline_ps < deadline) {
+            deadline = j->deadline_ps;
+        }
     }
+    /* Quiet until the earliest of those, unless a time-out just changed
+     * the cores (with no job left, no core can run). */
+    g->quiet = !timed_out;
+    g->quiet_at = g->njobs > 0 ? later_at : UINT64_MAX;
+    g->quiet_deadline = deadline;
     /* In end-time order, with what is still unpolled from before. */
     if (g->ndone - g->head > 1) /* (qsort must not see a NULL array) */
         qsort(g->done + g->head, g->ndone - g->head, sizeof *g->done, done_order);
@@ -474,6 +511,7 @@ unsigned sim_grid_jobs(const sim_grid *g)
 
 void sim_grid_set_stop(sim_grid *g, bool stop)
 {
+    g->quiet = false; /* its cores change */
     g->stop = stop;
     if (!stop)
         return;

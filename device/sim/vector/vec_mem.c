@@ -135,6 +135,46 @@ static bool one_write(sim_hart *h, const sim_vec_insn *vi, const vshape *s, unsi
     return true;
 }
 
+/* Element i of a contiguous access (one field, every element active,
+ * element j at base + j * bytes) has just reached its line through
+ * vacc_access: the elements after it in the same line, at once, when
+ * vacc_access would serve each of them inline (RAM, or a hit in the
+ * cluster cache's inline window) — for each of those it moves the bytes,
+ * then takes back its charge and its hit (the line's first access paid
+ * and counted for the run), and a store marks the line dirty and ends the
+ * other harts' reservations on it again: nothing more than the bytes.
+ * The number of elements done (0: none, the element path goes on). */
+static uint64_t line_rest(vacc *a, const vshape *s, uint64_t i, unsigned vd, bool store)
+{
+    uint64_t addr = s->base + (i + 1) * s->bytes;
+    if (!a->quiet || (addr & 63) == 0 || i + 1 >= s->evl)
+        return 0;
+    uint64_t k = (64 - (addr & 63)) / s->bytes;
+    if (k > s->evl - (i + 1))
+        k = s->evl - (i + 1);
+    uint64_t n = k * s->bytes;
+    sim_hart *h = a->h;
+    sim_mem *m = h->mem;
+    const sim_ram *r = a->ram >= 0 ? &m->ram[a->ram] : NULL;
+    uint8_t *p;
+    if (r && addr - r->base < r->size) {
+        if (r->size - (addr - r->base) < n)
+            return 0; /* the range ends inside the line: one at a time */
+        p = r->host + (addr - r->base);
+    } else if ((p = sim_mem_cached_hit(m, addr, store)) != NULL) {
+        --*m->cached.hits; /* the same line: counted once */
+    } else {
+        return 0;
+    }
+    if (store) {
+        memcpy(p, vec_at(h, vd, i + 1, s->bytes), n);
+        sim_mem_note_store(m, h, addr);
+    } else {
+        memcpy(vec_at(h, vd, i + 1, s->bytes), p, n);
+    }
+    return k;
+}
+
 int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
 {
     vshape s;
@@ -222,6 +262,9 @@ int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
               h->ram_hint < h->mem->nram ? (int)h->ram_hint : -1, 0};
     int rc = 0;
     h->vmem = store ? SIM_MEM_VSTORE : SIM_MEM_VLOAD;
+    /* element i at base + i * bytes, every one active: line_rest's */
+    bool contiguous = vi->vm && s.nf == 1 && s.form != VEC_STRIDED && s.form != VEC_INDEXED &&
+                      s.form != VEC_INDEXED_ORDERED;
     uint64_t i;
     for (i = h->vstart; i < s.evl && !rc; i++) {
         if (!vec_active(h, vi->vm, i))
@@ -239,6 +282,8 @@ int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
             if (!store)
                 vec_set(h, r, i, s.bytes, v);
         }
+        if (!rc && contiguous)
+            i += line_rest(&a, &s, i, vd, store);
     }
     h->nwatches = nwatches;
     h->vmem = 0;

@@ -175,6 +175,34 @@ static void cached_hits(void **state)
     }
 }
 
+/* A unit-stride access's elements after the first in a line move at
+ * once when the inline cache hit serves them: the same bytes as one at a
+ * time, from a line's middle into the next, and a store's line dirty. */
+static void cached_line_bytes(void **state)
+{
+    (void)state;
+    rig *r = rig_new("vsetivli t0, 8, e32, m1, ta, ma\naddi a1, a1, 40\nvle32.v v2, (a1)\n"
+                     "addi a1, a1, 48\nvse32.v v2, (a1)\nwfi");
+    r->mem.cached = (sim_mem_cached){.base = RIG_DEV_BASE, .size = sizeof r->lines,
+                                     .tag = r->tag, .data = &r->lines[0][0],
+                                     .hits = &r->hits, .mask = RIG_CACHE_LINES - 1u,
+                                     .latency = RIG_DEV_LATENCY};
+    for (unsigned i = 0; i < RIG_CACHE_LINES; i++)
+        r->tag[i] = (uint64_t)i * 64u | SIM_MEM_LINE_VALID;
+    uint8_t *bytes = &r->lines[0][0];
+    for (unsigned i = 0; i < sizeof r->lines; i++)
+        bytes[i] = (uint8_t)(i * 7u + 3u);
+    uint8_t want[32];
+    memcpy(want, bytes + 40, sizeof want);
+    run_to_wfi(r);
+    assert_memory_equal(&r->h.v[2][0], want, sizeof want); /* 8 words from 40, two lines */
+    assert_memory_equal(bytes + 88, want, sizeof want);    /* stored at 88, line 1 */
+    assert_int_equal(r->hits, 3);                          /* lines 0, 1; then 1 */
+    assert_false(r->tag[0] & SIM_MEM_LINE_DIRTY);
+    assert_true(r->tag[1] & SIM_MEM_LINE_DIRTY);
+    rig_free(r);
+}
+
 /* Elements reach a device one access each, at its EEW; its latency is
  * charged once per line. */
 static void device_elements(void **state)
@@ -739,6 +767,7 @@ int main(void)
         cmocka_unit_test(fp_crosscheck),  cmocka_unit_test(device_one_write),
         cmocka_unit_test(device_element_fault), cmocka_unit_test(estimates),
         cmocka_unit_test(cached_hits),
+        cmocka_unit_test(cached_line_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
