@@ -21,7 +21,7 @@ region() {
 }
 
 @test "11_pull: twelve X280 cores: every pass balanced, every unit once" {
-    returns program.yaml '6993,1549,0,120,4755,1049,685,1938,4741,1046,796,1938,4744,1045,744,1938,4866,1073,861,1938'
+    returns program.yaml '6993,1549,0,120,4738,1045,686,1938,4746,1047,806,1938,4751,1047,782,1938,4860,1072,855,1938'
     # The last pass's output, as the run left it: every unit ran, on a core 1..120.
     out=$(region out)
     [ "$(wc -l <<<"$out")" = 31000 ]

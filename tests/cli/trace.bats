@@ -68,8 +68,10 @@ setup() {
     [ -z "$stderr" ]
     [ "$(wc -l <<<"$output")" -eq "$n" ]
     ! grep -Ev '^core   2: 3 0x[0-9a-f]{16} \(0x([0-9a-f]{4}|[0-9a-f]{8})\)( |$)' <<<"$output"
-    # the first instructions are the runtime's start: auipc gp, then addi gp
-    [ "$(head -2 <<<"$output" | cut -c1-43)" = "$(printf '%s\n' 'core   2: 3 0x0000000008000000 (0x00003197)' 'core   2: 3 0x0000000008000004 (0x56018193)')" ]
+    # the first instructions are the runtime's start: auipc gp, then addi
+    # gp,gp (its offset is the image's: any 12 bits)
+    [ "$(head -1 <<<"$output" | cut -c1-43)" = 'core   2: 3 0x0000000008000000 (0x00003197)' ]
+    [[ "$(sed -n 2p <<<"$output" | cut -c1-43)" =~ ^'core   2: 3 0x0000000008000004 (0x'[0-9a-f]{3}'18193)'$ ]]
 }
 
 @test "trace: --trace-cores all traces every core of the thread's cluster, and the run is the same as without" {
