@@ -38,6 +38,8 @@ typedef float f32 __attribute__((may_alias));
 typedef double f64 __attribute__((may_alias));
 #endif
 
+bool vec_fast_on = true;
+
 /* Element i active: unmasked, or v0's bit set. */
 #define ACTIVE(i) (vm || ((m0[(i) >> 3] >> ((i) & 7)) & 1))
 
@@ -96,6 +98,8 @@ bool vec_fast_int(sim_hart *h, unsigned op, unsigned sew, bool vv, uint64_t scal
 {
     const uint8_t *m0 = h->v[0];
     uint64_t start = h->vstart, vl = h->vl;
+    if (!vec_fast_on)
+        return false;
     switch (sew) {
     case 1: INT_OPS(u8, i8, 8) break;
     case 2: INT_OPS(u16, i16, 16) break;
@@ -136,6 +140,8 @@ bool vec_fast_cmp(sim_hart *h, unsigned op, unsigned sew, bool vv, uint64_t scal
 {
     const uint8_t *m0 = h->v[0];
     uint64_t start = h->vstart, vl = h->vl;
+    if (!vec_fast_on)
+        return false;
     switch (sew) {
     case 1: CMP_OPS(u8, i8) break;
     case 2: CMP_OPS(u16, i16) break;
@@ -236,7 +242,7 @@ bool vec_fast_fp(sim_hart *h, unsigned op, unsigned sew, bool vv, uint64_t scala
                  uint8_t *out)
 {
 #if SIM_FPU_HOST_X86
-    if (!sim_fpu_host_on || (sew != 4 && sew != 8) ||
+    if (!vec_fast_on || !sim_fpu_host_on || (sew != 4 && sew != 8) ||
         (h->fcsr & (0xe0 | SIM_FF_NX)) != SIM_FF_NX) /* frm RNE, NX set */
         return false;
     if (op >= VEC_FMACC && op <= VEC_FNMSUB)

@@ -169,7 +169,10 @@ int vec_fwide(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_f
  * (vs1's, when vv) or scalar, and old (vd's group as it was), into out (a
  * copy of vd's group; the compares: of its one register, as mask bits),
  * and returns true; false when it does not take op (out unchanged but
- * for vec_fast_fp, whose out the caller copies again from vd). */
+ * for vec_fast_fp, whose out the caller copies again from vd).
+ * vec_fast_on (true) false: none of them, nor vec_mem.c's plain-RAM
+ * path, is taken (the unit tests' reference: the element path). */
+extern bool vec_fast_on;
 bool vec_fast_int(sim_hart *h, unsigned op, unsigned sew, bool vv, uint64_t scalar,
                   const uint8_t *src1, const uint8_t *src2, const uint8_t *old, bool vm,
                   uint8_t *out);

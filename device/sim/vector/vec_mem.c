@@ -167,7 +167,7 @@ static const sim_ram *plain_ram(const sim_hart *h, uint64_t lo, uint64_t hi)
  * element.  False: nothing done, take the element path. */
 static bool plain_access(sim_hart *h, const sim_vec_insn *vi, const vshape *s, unsigned vd)
 {
-    if (h->nwatches || h->commit || h->checks_mem || s->nf != 1 || s->form == VEC_INDEXED ||
+    if (!vec_fast_on || h->nwatches || h->commit || h->checks_mem || s->nf != 1 || s->form == VEC_INDEXED ||
         s->form == VEC_INDEXED_ORDERED || (s->base & (s->bytes - 1)))
         return false;
     unsigned b = s->bytes;
