@@ -151,7 +151,15 @@ bool vec_fast_cmp(sim_hart *h, unsigned op, unsigned sew, bool vv, uint64_t scal
     return true;
 }
 
-#if SIM_FPU_HOST_X86
+/* The FP loops are C arithmetic, exact only as ISO C has it: not under
+ * -ffast-math (reciprocals, contractions), which leaves them out. */
+#if SIM_FPU_HOST_X86 && !defined(__FAST_MATH__)
+#define VEC_FAST_FP 1
+#else
+#define VEC_FAST_FP 0
+#endif
+
+#if VEC_FAST_FP
 /* Floating point: as ELEMS, the elements' bits in T's and the values
  * in F's; every result's bits tested (ok: all quiet). */
 #define FP_ELEMS(F, T, QUIET, EXPR)                                                   \
@@ -241,7 +249,7 @@ bool vec_fast_fp(sim_hart *h, unsigned op, unsigned sew, bool vv, uint64_t scala
                  const uint8_t *src1, const uint8_t *src2, const uint8_t *old, bool vm,
                  uint8_t *out)
 {
-#if SIM_FPU_HOST_X86
+#if VEC_FAST_FP
     if (!vec_fast_on || !sim_fpu_host_on || (sew != 4 && sew != 8) ||
         (h->fcsr & (0xe0 | SIM_FF_NX)) != SIM_FF_NX) /* frm RNE, NX set */
         return false;

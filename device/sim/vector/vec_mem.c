@@ -23,7 +23,10 @@
  * inside one 64-byte line charges only its first (the line is what the
  * memory moves), and counts only its first in the cache's hits
  * (mem.cached.hits, which the callbacks count in too); the datapath's
- * beats on top (vec_charge).  While a
+ * beats on top (vec_charge).  One field's elements all in one range of
+ * plain RAM, aligned, with nothing watching, recording or checking, are
+ * done at one go (plain_access): the same bytes and the same cycles,
+ * without the calls per element.  While a
  * watch is set, every address is checked before any access, so that a
  * stop leaves the instruction not begun. */
 #include "vec_internal.h"
