@@ -96,7 +96,7 @@ int vec_fp(sim_hart *h, const sim_vec_insn *vi, uint32_t bits)
                       : sew == 4 ? sim_fpu_unbox(h->f[vs1])
                                  : h->f[vs1];
     uint32_t fl = 0;
-    uint8_t out[8 * SIM_VLENB];
+    _Alignas(8) uint8_t out[8 * SIM_VLENB];
     size_t n = (size_t)(lg > 0 ? 1u << lg : 1) * SIM_VLENB;
 
     switch (op) {
@@ -149,7 +149,11 @@ int vec_fp(sim_hart *h, const sim_vec_insn *vi, uint32_t bits)
         if (!vec_aligned(vd, lg) || (!vi->vm && vd == 0) || (up && vec_overlap(vd, lg, vs2, lg)))
             return SIM_CAUSE_ILLEGAL;
         memcpy(out, h->v[vd], n);
-        for (uint64_t i = h->vstart; i < vl; i++) {
+        bool fast = vec_fast_fp(h, op, sew, vv, scalar, h->v[vs1], h->v[vs2], h->v[vd], vi->vm,
+                                out);
+        if (!fast)
+            memcpy(out, h->v[vd], n);
+        for (uint64_t i = fast ? vl : h->vstart; i < vl; i++) {
             uint64_t r;
             if (op == VEC_FMERGE) {
                 r = vec_bit(h, 0, i) ? scalar : vec_get(h, vs2, i, sew);

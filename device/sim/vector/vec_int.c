@@ -120,7 +120,7 @@ int vec_int(sim_hart *h, const sim_vec_insn *vi, uint32_t bits)
         return 0;
     }
 
-    uint8_t out[8 * SIM_VLENB];
+    _Alignas(8) uint8_t out[8 * SIM_VLENB];
     size_t n = (size_t)(lg > 0 ? 1u << lg : 1) * SIM_VLENB;
     if (op == VEC_ZEXT || op == VEC_SEXT) {
         /* the source: EEW SEW / f, EMUL LMUL / f */
@@ -151,16 +151,19 @@ int vec_int(sim_hart *h, const sim_vec_insn *vi, uint32_t bits)
             (vv && vd != vs1 && vec_overlap(vd, 0, vs1, lg)))
             return SIM_CAUSE_ILLEGAL;
         memcpy(out, h->v[vd], SIM_VLENB);
-        for (uint64_t i = h->vstart; i < vl; i++)
-            if (vec_active(h, vi->vm, i))
-                vec_set_bit(out, i, alu(op, vec_get(h, vs2, i, sew),
-                                        vv ? vec_get(h, vs1, i, sew) : scalar, 0, w) != 0);
+        if (!vec_fast_cmp(h, op, sew, vv, scalar, h->v[vs1], h->v[vs2], vi->vm, out))
+            for (uint64_t i = h->vstart; i < vl; i++)
+                if (vec_active(h, vi->vm, i))
+                    vec_set_bit(out, i, alu(op, vec_get(h, vs2, i, sew),
+                                            vv ? vec_get(h, vs1, i, sew) : scalar, 0, w) != 0);
         memcpy(h->v[vd], out, SIM_VLENB);
     } else {
         if (!vec_aligned(vd, lg) || (!vi->vm && vd == 0))
             return SIM_CAUSE_ILLEGAL;
         memcpy(out, h->v[vd], n);
-        for (uint64_t i = h->vstart; i < vl; i++) {
+        bool fast = vec_fast_int(h, op, sew, vv, scalar, h->v[vs1], h->v[vs2], h->v[vd], vi->vm,
+                                 out);
+        for (uint64_t i = fast ? vl : h->vstart; i < vl; i++) {
             uint64_t a = vec_get(h, vs2, i, sew), b = vv ? vec_get(h, vs1, i, sew) : scalar;
             uint64_t r;
             if (op == VEC_MERGE)

@@ -163,6 +163,25 @@ int vec_fixed(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_f
 int vec_fp(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);         /* vec_fp.c */
 int vec_fwide(sim_hart *h, const sim_vec_insn *vi, uint32_t bits);      /* vec_fwide.c */
 
+/* vec_fast.c: the common arithmetic at one go, for vec_int.c and
+ * vec_fp.c to try first.  Each computes op for the active elements in
+ * [vstart, vl) of the vtype's SEW (bytes), from src2 (vs2's group), src1
+ * (vs1's, when vv) or scalar, and old (vd's group as it was), into out (a
+ * copy of vd's group; the compares: of its one register, as mask bits),
+ * and returns true; false when it does not take op (out unchanged but
+ * for vec_fast_fp, whose out the caller copies again from vd).
+ * vec_fast_on (true) false: none of them, nor vec_mem.c's plain-RAM
+ * path, is taken (the unit tests' reference: the element path). */
+extern bool vec_fast_on;
+bool vec_fast_int(sim_hart *h, unsigned op, unsigned sew, bool vv, uint64_t scalar,
+                  const uint8_t *src1, const uint8_t *src2, const uint8_t *old, bool vm,
+                  uint8_t *out);
+bool vec_fast_cmp(sim_hart *h, unsigned op, unsigned sew, bool vv, uint64_t scalar,
+                  const uint8_t *src1, const uint8_t *src2, bool vm, uint8_t *out);
+bool vec_fast_fp(sim_hart *h, unsigned op, unsigned sew, bool vv, uint64_t scalar,
+                 const uint8_t *src1, const uint8_t *src2, const uint8_t *old, bool vm,
+                 uint8_t *out);
+
 /* vec_est.c: the estimates of one element in format f (SIM_FP_S, _D or
  * _H: fpu_soft.h's sim_fp_fmt), fflags ORed into *fl;
  * vfrec7's rounding mode rm decides only past the largest finite. */

@@ -23,7 +23,10 @@
  * inside one 64-byte line charges only its first (the line is what the
  * memory moves), and counts only its first in the cache's hits
  * (mem.cached.hits, which the callbacks count in too); the datapath's
- * beats on top (vec_charge).  While a
+ * beats on top (vec_charge).  One field's elements all in one range of
+ * plain RAM, aligned, with nothing watching, recording or checking, are
+ * done at one go (plain_access): the same bytes and the same cycles,
+ * without the calls per element.  While a
  * watch is set, every address is checked before any access, so that a
  * stop leaves the instruction not begun. */
 #include "vec_internal.h"
@@ -175,6 +178,93 @@ static uint64_t line_rest(vacc *a, const vshape *s, uint64_t i, unsigned vd, boo
     return k;
 }
 
+/* The range of RAM that [lo, hi] lies in, as the element path would
+ * reach it: the hart's hint (the element path's first try), or another
+ * range when the cluster cache's window cannot take any part of it (the
+ * element path asks the window before it looks the range up); NULL:
+ * take the element path. */
+static const sim_ram *plain_ram(const sim_hart *h, uint64_t lo, uint64_t hi)
+{
+    const sim_mem *m = h->mem;
+    if (hi < lo)
+        return NULL;
+    if (h->ram_hint < m->nram) {
+        const sim_ram *r = &m->ram[h->ram_hint];
+        if (lo - r->base < r->size && hi - r->base < r->size)
+            return r;
+    }
+    const sim_mem_cached *c = &m->cached;
+    if (c->size && hi >= c->base && lo - c->base < c->size)
+        return NULL;
+    if (c->size && lo < c->base && hi >= c->base)
+        return NULL;
+    int ri = sim_mem_find_ram(m, lo, hi - lo + 1);
+    return ri >= 0 ? &m->ram[ri] : NULL;
+}
+
+/* One field's elements (unit-stride, strided, whole register, mask,
+ * fault-only-first) all in one range of plain RAM, aligned, with nothing
+ * watching, recording or checking: what the element path would do, at
+ * one go — the same bytes, each line's latency once per run of accesses
+ * inside it, the same reservations ended — without its calls per
+ * element.  False: nothing done, take the element path. */
+static bool plain_access(sim_hart *h, const sim_vec_insn *vi, const vshape *s, unsigned vd)
+{
+    if (!vec_fast_on || h->nwatches || h->commit || h->checks_mem || s->nf != 1 || s->form == VEC_INDEXED ||
+        s->form == VEC_INDEXED_ORDERED || (s->base & (s->bytes - 1)))
+        return false;
+    unsigned b = s->bytes;
+    uint64_t first = h->vstart, n = s->evl - first;
+    int64_t step = s->form == VEC_STRIDED ? (int64_t)s->stride : (int64_t)b;
+    if (step % (int64_t)b)
+        return false;
+    uint64_t a0 = s->base + first * (uint64_t)step, a1 = a0 + (n - 1) * (uint64_t)step;
+    /* no wrap: the span of the addresses is the elements' */
+    unsigned __int128 span = (unsigned __int128)(n - 1) * (uint64_t)(step < 0 ? -step : step);
+    if (span >> 63)
+        return false;
+    uint64_t lo = step < 0 ? a1 : a0, hi = (step < 0 ? a0 : a1) + b - 1;
+    const sim_ram *r = plain_ram(h, lo, hi);
+    if (!r)
+        return false;
+    sim_mem *m = h->mem;
+    uint8_t *reg = vec_at(h, vd, first, b), *mem = r->host + (a0 - r->base);
+    bool store = vi->store;
+    uint64_t lines = 0;
+    if (vi->vm && step == (int64_t)b) {
+        uint64_t len = n * b;
+        if (store)
+            memcpy(mem, reg, len);
+        else
+            memcpy(reg, mem, len);
+        lines = ((a0 + len - 1) >> 6) - (a0 >> 6) + 1;
+        if (store)
+            for (uint64_t l = a0 & ~(uint64_t)63; l < a0 + len; l += 64)
+                sim_mem_note_store(m, h, l < a0 ? a0 : l);
+    } else {
+        uint64_t last = 0; /* the line of the last access, + 1 */
+        for (uint64_t i = 0; i < n; i++) {
+            if (!vec_active(h, vi->vm, first + i))
+                continue;
+            uint64_t addr = a0 + i * (uint64_t)step;
+            uint8_t *p = mem + (int64_t)i * step;
+            if (store)
+                memcpy(p, reg + i * b, b);
+            else
+                memcpy(reg + i * b, p, b);
+            if ((addr >> 6) + 1 != last) {
+                last = (addr >> 6) + 1;
+                lines++;
+                if (store)
+                    sim_mem_note_store(m, h, addr);
+            }
+        }
+    }
+    h->cycle += lines * r->latency;
+    h->mem_cycles += lines * r->latency;
+    return true;
+}
+
 int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
 {
     vshape s;
@@ -254,6 +344,11 @@ int vec_mem(sim_hart *h, const sim_vec_insn *vi, uint32_t bits, uint64_t *tval)
 
     if (store && one_write(h, vi, &s, vd)) {
         h->nwatches = nwatches;
+        h->vstart = 0;
+        vec_charge(h, s.evl * s.nf * s.bytes * 8, 1);
+        return 0;
+    }
+    if (plain_access(h, vi, &s, vd)) {
         h->vstart = 0;
         vec_charge(h, s.evl * s.nf * s.bytes * 8, 1);
         return 0;
