@@ -7,9 +7,9 @@
  * calendar of line slots in modeled picoseconds; a request of k lines at
  * time t takes the first free slot that has not ended at t, and each
  * further line the first free slot from where the line before it ended
- * (sim_port.h's calendar, booked by the requester's own time, not by who
- * asks first: the grid runs its cores in time order, the clusters in
- * quanta).  The request is served when its last line's slot ends.  A
+ * (sim_calendar.h, the read port's calendar too: booked by the
+ * requester's own time, not by who asks first; the grid runs its cores in
+ * time order, the clusters in quanta).  The request is served when its last line's slot ends.  A
  * request alone on its bank is served in k ns, less than the time the
  * requester's own NoC link takes to move the lines (43 GB/s a Tensix
  * core), so the queue adds time only when several requesters share the

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "sim_calendar.h"
+
 _Static_assert(SIM_PORT_SLOTS % 64u == 0, "whole words of slots");
 
 void sim_port_init(sim_port *p, uint64_t slot_cycles)
@@ -12,54 +14,13 @@ void sim_port_init(sim_port *p, uint64_t slot_cycles)
     p->slot_cycles = slot_cycles > 0 ? slot_cycles : 1;
 }
 
-static bool slot_busy(const sim_port *p, uint64_t s)
-{
-    uint64_t bit = s % SIM_PORT_SLOTS;
-    return (p->busy[bit / 64u] >> (bit % 64u)) & 1u;
-}
-
-static void slot_set(sim_port *p, uint64_t s, bool busy)
-{
-    uint64_t bit = s % SIM_PORT_SLOTS;
-    uint64_t mask = (uint64_t)1 << (bit % 64u);
-    if (busy) {
-        p->busy[bit / 64u] |= mask;
-    } else {
-        p->busy[bit / 64u] &= ~mask;
-    }
-}
-
-/* Moves the calendar forward so that slot s fits in it; the slots it
- * forgets are long past for every core (the cluster's harts are never a
- * calendar apart). */
-static void slide_to(sim_port *p, uint64_t s)
-{
-    if (s < p->base + SIM_PORT_SLOTS) {
-        return;
-    }
-    uint64_t base = s - SIM_PORT_SLOTS + 1u;
-    if (base - p->base >= SIM_PORT_SLOTS) {
-        memset(p->busy, 0, sizeof p->busy);
-    } else {
-        for (uint64_t old = p->base; old < base; old++) {
-            slot_set(p, old, false);
-        }
-    }
-    p->base = base;
-}
+/* The port's calendar: just far enough when it moves (the cluster's harts
+ * are never a calendar apart), and a slot it forgot counts as taken. */
+static const sim_calendar_rule port_rule = {SIM_PORT_SLOTS, false, true};
 
 uint64_t sim_port_book(sim_port *p, uint64_t now)
 {
-    uint64_t s = now / p->slot_cycles;
-    if (s < p->base) {
-        s = p->base; /* forgotten slots count as taken */
-    }
-    slide_to(p, s);
-    while (slot_busy(p, s)) {
-        s++;
-        slide_to(p, s);
-    }
-    slot_set(p, s, true);
+    uint64_t s = sim_calendar_take(&port_rule, &p->base, p->busy, now / p->slot_cycles);
     uint64_t begin = s * p->slot_cycles;
     uint64_t wait = begin > now ? begin - now : 0;
     p->booked++;
