@@ -324,7 +324,8 @@ void km_source_lookup_many(const char *image, const char *memo_path, const uint6
     size_t nask = 0;
     for (size_t i = 0; ask && i < n; i++) {
         memo_row key = {.address = addresses[i]};
-        const memo_row *hit = bsearch(&key, m.rows, m.n, sizeof *m.rows, by_address);
+        const memo_row *hit =
+            m.n ? bsearch(&key, m.rows, m.n, sizeof *m.rows, by_address) : NULL;
         if (hit)
             memo_answer(hit, &out[i]);
         else
