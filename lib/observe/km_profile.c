@@ -116,12 +116,6 @@ static void take_row(void *ctx, const uint64_t *frames, unsigned n, const sim_pr
     r->rows[r->n++] = (raw_row){f, n, r->cluster, r->core, *c};
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* A frame's name: "function (file:line)", else what is known of it.
  * The folded format's separators (';' and the last space's role) are
  * kept out of names: ';' becomes ','. */
@@ -181,12 +175,7 @@ int km_profile_add_clusters(km_profile *p, unsigned n, const unsigned *clusters,
         for (size_t i = 0; i < r.n; i++)
             for (unsigned j = 0; j < r.rows[i].n; j++)
                 addrs[k++] = r.rows[i].frames[j] & ~SIM_PROFILE_TRAP_FRAME;
-        qsort(addrs, k, sizeof *addrs, cmp_u64);
-        size_t u = 0;
-        for (size_t i = 0; i < k; i++)
-            if (u == 0 || addrs[u - 1] != addrs[i])
-                addrs[u++] = addrs[i];
-        k = u;
+        k = km_addresses_unique(addrs, k);
         src = calloc(k ? k : 1, sizeof *src);
         if (!src)
             rc = oom(err);
@@ -202,7 +191,7 @@ int km_profile_add_clusters(km_profile *p, unsigned n, const unsigned *clusters,
         bool ok = put(&s, &len, &cap, head);
         for (unsigned j = 0; ok && j < r.rows[i].n; j++) {
             uint64_t f = r.rows[i].frames[j], a = f & ~SIM_PROFILE_TRAP_FRAME;
-            const uint64_t *at = bsearch(&a, addrs, k, sizeof *addrs, cmp_u64);
+            const uint64_t *at = bsearch(&a, addrs, k, sizeof *addrs, km_address_cmp);
             frame_name(&src[at - addrs], a, name, sizeof name);
             ok = put(&s, &len, &cap, ";") && put(&s, &len, &cap, name) &&
                  (!(f & SIM_PROFILE_TRAP_FRAME) || put(&s, &len, &cap, " [trap]"));

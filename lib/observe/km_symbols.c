@@ -302,10 +302,22 @@ static void lookup_tool(const char *tool, const char *image, const uint64_t *add
     free(input);
 }
 
-static int cmp_u64(const void *a, const void *b)
+int km_address_cmp(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+size_t km_addresses_unique(uint64_t *a, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(a, n, sizeof *a, km_address_cmp);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || a[u - 1] != a[i])
+            a[u++] = a[i];
+    return u;
 }
 
 void km_source_lookup_many(const char *image, const char *memo_path, const uint64_t *addresses,
@@ -331,19 +343,13 @@ void km_source_lookup_many(const char *image, const char *memo_path, const uint6
         else
             ask[nask++] = addresses[i];
     }
-    if (ask && nask) {
-        qsort(ask, nask, sizeof *ask, cmp_u64);
-        size_t u = 0;
-        for (size_t j = 0; j < nask; j++)
-            if (u == 0 || ask[u - 1] != ask[j])
-                ask[u++] = ask[j];
-        nask = u;
-    }
+    if (ask)
+        nask = km_addresses_unique(ask, nask);
     km_source *got = nask ? calloc(nask, sizeof *got) : NULL;
     if (tool && got) {
         lookup_tool(tool, image, ask, nask, got);
         for (size_t i = 0; i < n; i++) {
-            const uint64_t *at = bsearch(&addresses[i], ask, nask, sizeof *ask, cmp_u64);
+            const uint64_t *at = bsearch(&addresses[i], ask, nask, sizeof *ask, km_address_cmp);
             if (at)
                 out[i] = got[at - ask];
         }

@@ -34,6 +34,11 @@ void km_source_lookup(const char *image, uint64_t address, km_source *src);
  * the host's addr2line. */
 void km_host_source_lookup(const char *object, uint64_t offset, km_source *src);
 
+/* Addresses in order (qsort's and bsearch's), and a[0..n) sorted with
+ * each address once: the new count. */
+int km_address_cmp(const void *a, const void *b);
+size_t km_addresses_unique(uint64_t *a, size_t n);
+
 /* Many addresses of one image at once, with one addr2line: out[i] is
  * where addresses[i] is — the innermost frame, an inlined function's own
  * line when the compiler inlined it.  Every out[i] is set (unknown where
