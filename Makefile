@@ -297,13 +297,28 @@ $(B)/obj/%.o: %.c
 # The remote storage's objects see hiredis and know whether zstd is there.
 $(B)/obj/lib/remote/%.o $(B)/pic-lib/lib/remote/%.o: HOST_CFLAGS += $(REMOTE_CFLAGS)
 
+# An archive or a library is built again when its list of objects
+# changes, not only when an object does: a deleted source's object leaves
+# it (it would stay in an archive that nothing newer touched).  NAME.objs
+# holds the list, rewritten only when it differs.
+define objects_list
+$(B)/$(1).objs: FORCE
+	@mkdir -p $$(@D)
+	@echo '$(2)' | cmp -s - $$@ || echo '$(2)' >$$@
+endef
+$(eval $(call objects_list,libks,$(SUPPORT_OBJ)))
+$(eval $(call objects_list,libsim,$(SIM_OBJ)))
+$(eval $(call objects_list,libkm,$(LIB_OBJ)))
+$(eval $(call objects_list,libkmrun-static,$(LIB_OBJ) $(SIM_OBJ) $(SUPPORT_OBJ)))
+$(eval $(call objects_list,libkmx_host,$(KMX_HOST_OBJ)))
+
 # One archive a layer, linked top to bottom.
-$(B)/libks.a: $(SUPPORT_OBJ)
-$(B)/libsim.a: $(SIM_OBJ)
-$(B)/libkm.a: $(LIB_OBJ)
+$(B)/libks.a: $(SUPPORT_OBJ) $(B)/libks.objs
+$(B)/libsim.a: $(SIM_OBJ) $(B)/libsim.objs
+$(B)/libkm.a: $(LIB_OBJ) $(B)/libkm.objs
 $(B)/libks.a $(B)/libsim.a $(B)/libkm.a:
 	@mkdir -p $(@D)
-	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 LIBS := $(B)/libkm.a $(B)/libsim.a $(B)/libks.a
 
 $(B)/bin/kmrun: $(CMD_OBJ) $(LIBS)
@@ -329,6 +344,7 @@ SO_MAJOR := $(word 1,$(VERSION_PARTS))
 SONAME := libkmrun.so.$(if $(filter 0,$(SO_MAJOR)),0.$(word 2,$(VERSION_PARTS)),$(SO_MAJOR))
 SO_FILE := libkmrun.so.$(VERSION)
 PIC_OBJ := $(patsubst %.c,$(B)/pic-lib/%.o,$(SUPPORT_SRC) $(SIM_SRC) $(LIB_SRC))
+$(eval $(call objects_list,libkmrun-shared,$(PIC_OBJ)))
 LIBKMRUN := $(B)/lib/libkmrun.a $(B)/lib/$(SO_FILE) $(B)/lib/$(SONAME) $(B)/lib/libkmrun.so \
   $(B)/lib/pkgconfig/kmrun.pc
 # What a static link needs beyond -lkmrun: the libraries, and the export of
@@ -336,13 +352,13 @@ LIBKMRUN := $(B)/lib/libkmrun.a $(B)/lib/$(SO_FILE) $(B)/lib/$(SONAME) $(B)/lib/
 PC_LIBS_PRIVATE := -Wl,--export-dynamic -lyaml -lcjson -lcrypto $(HIREDIS_LIBS) $(ZSTD_LIBS) -lm -ldl \
   -lpthread
 
-$(B)/lib/libkmrun.a: $(LIB_OBJ) $(SIM_OBJ) $(SUPPORT_OBJ)
+$(B)/lib/libkmrun.a: $(LIB_OBJ) $(SIM_OBJ) $(SUPPORT_OBJ) $(B)/libkmrun-static.objs
 	@mkdir -p $(@D)
-	$(call say,AR,$@)rm -f $@ && ar rcs $@ $^
+	$(call say,AR,$@)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 $(B)/pic-lib/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(HOST_CFLAGS) -fPIC $(call src_inc,$<) -c $< -o $@
-$(B)/lib/$(SO_FILE): $(PIC_OBJ) lib/libkmrun.map
+$(B)/lib/$(SO_FILE): $(PIC_OBJ) lib/libkmrun.map $(B)/libkmrun-shared.objs
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libkmrun.map \
 	  -Wl,-z,defs $(OPT) $(LDFLAGS) -o $@ $(PIC_OBJ) $(HOST_LDLIBS) -lpthread
@@ -388,9 +404,9 @@ $(B)/tests/gdb_fake_server: tests/gdb/fake_server.c tests/unit/gdb_fake.h $(LIBS
 $(B)/pic/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(KMX_HOST_CFLAGS) -c $< -o $@
-$(SHARE)/kmx/host/libkmx_host.a: $(KMX_HOST_OBJ)
+$(SHARE)/kmx/host/libkmx_host.a: $(KMX_HOST_OBJ) $(B)/libkmx_host.objs
 	@mkdir -p $(@D)
-	$(call say,AR,$@)rm -f $@ && ar rcsD $@ $^
+	$(call say,AR,$@)rm -f $@ && ar rcsD $@ $(filter %.o,$^)
 $(SHARE)/kmx/host/%.h: kmx/host/%.h
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
