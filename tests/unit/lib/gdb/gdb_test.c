@@ -13,6 +13,7 @@
 
 #include "gdb_fake.h"
 #include "km_gdb.h"
+#include "test_random.h"
 
 /* The client's side: what the server wrote since the last packet. */
 typedef struct wire {
@@ -469,10 +470,7 @@ static void too_long_detach_kill(void **state)
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next_random(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_random(&rng);
 }
 
 static const char *const seeds[] = {

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "km_trace.h"
+#include "test_random.h"
 
 static char dir[64], path[128];
 
@@ -41,10 +42,7 @@ static int teardown(void **state)
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_random(&rng);
 }
 
 /* n made-up instructions: a program's shapes — straight runs, loops back

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cluster_fixture.h"
+#include "test_random.h"
 
 /* ---- The map ---------------------------------------------------------------- */
 
@@ -652,9 +653,7 @@ static void the_same_accesses_cost_the_same(void **state)
         fixture *f = make(2, SIM_MHZ_DEFAULT);
         uint64_t x = 12345; /* xorshift: the same sequence both runs */
         for (int k = 0; k < 20000; k++) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            test_random(&x);
             unsigned hart = (unsigned)(x % BH_CLUSTER_CORES);
             uint64_t addr = (x >> 8) % (1u << 20) & ~7ull;
             switch ((x >> 40) % 4) {

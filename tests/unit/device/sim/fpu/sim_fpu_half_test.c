@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sim_fpu.h"
+#include "test_random.h"
 
 enum { S = 0, D = 1, H = 2 };
 enum { RNE, RTZ, RDN, RUP, RMM, DYN = 7 };
@@ -317,10 +318,7 @@ static uint16_t oracle_round(int sign, u128 key, int rm, uint32_t *flags)
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next_rand(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_random(&rng);
 }
 
 /* A random finite half, often near the edges (subnormal, large, zero). */

@@ -27,14 +27,12 @@
 #include "sim_mem.h"
 #include "sim_vec.h"
 #include "vec_internal.h"
+#include "test_random.h"
 
 static uint64_t rng = 0x243f6a8885a308d3u;
 static uint64_t next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_random(&rng);
 }
 static unsigned below(unsigned n)
 {
