@@ -8,28 +8,50 @@
 
 _Static_assert(SIM_REG_V_PARTS * 8 == KM_GDB_VLENB, "GDB's vector registers are the harts'");
 
-int km_gdb_sim_vreg(km_gdb_sim_get get, void *ctx, int thread, unsigned v, uint8_t *bytes)
+static const km_gdb_sim_regs *regs(void *ctx)
+{
+    return (const km_gdb_sim_regs *)ctx; /* the context's first member */
+}
+
+int km_gdb_sim_read_reg(void *ctx, int thread, int regno, uint64_t *value)
+{
+    sim_reg_file file;
+    unsigned num;
+    if (km_gdb_sim_reg(regno, &file, &num) != 0)
+        return -1;
+    return regs(ctx)->get(ctx, thread, file, num, value);
+}
+
+int km_gdb_sim_write_reg(void *ctx, int thread, int regno, uint64_t value)
+{
+    sim_reg_file file;
+    unsigned num;
+    if (km_gdb_sim_reg(regno, &file, &num) != 0)
+        return -1;
+    return regs(ctx)->set(ctx, thread, file, num, value);
+}
+
+int km_gdb_sim_read_vreg(void *ctx, int thread, unsigned v, uint8_t *bytes)
 {
     if (v >= 32)
         return -1;
     for (unsigned k = 0; k < SIM_REG_V_PARTS; k++) {
         uint64_t part;
-        if (get(ctx, thread, SIM_REG_V, v * SIM_REG_V_PARTS + k, &part) != 0)
+        if (regs(ctx)->get(ctx, thread, SIM_REG_V, v * SIM_REG_V_PARTS + k, &part) != 0)
             return -1;
         memcpy(bytes + 8 * k, &part, 8); /* little-endian, as the harts' */
     }
     return 0;
 }
 
-int km_gdb_sim_set_vreg(km_gdb_sim_set set, void *ctx, int thread, unsigned v,
-                        const uint8_t *bytes)
+int km_gdb_sim_write_vreg(void *ctx, int thread, unsigned v, const uint8_t *bytes)
 {
     if (v >= 32)
         return -1;
     for (unsigned k = 0; k < SIM_REG_V_PARTS; k++) {
         uint64_t part;
         memcpy(&part, bytes + 8 * k, 8);
-        if (set(ctx, thread, SIM_REG_V, v * SIM_REG_V_PARTS + k, part) != 0)
+        if (regs(ctx)->set(ctx, thread, SIM_REG_V, v * SIM_REG_V_PARTS + k, part) != 0)
             return -1;
     }
     return 0;

@@ -15,15 +15,25 @@
  * for a number the harts do not have. */
 int km_gdb_sim_reg(int regno, sim_reg_file *file, unsigned *num);
 
-/* A vector register through a target's own register access (the file and
- * number sim_reg.h names): its 64-bit parts in turn.  0, or -1. */
+/* A target's own register access (the file and number sim_reg.h names),
+ * as the FIRST member of its context: km_gdb_sim_read_reg and the three
+ * after it take such a context and serve as the target's ops
+ * (km_gdb_target_ops' read_reg, write_reg, read_vreg, write_vreg), GDB's
+ * register numbers turned into the simulator's once for both targets. */
 typedef int (*km_gdb_sim_get)(void *ctx, int thread, sim_reg_file file, unsigned num,
                               uint64_t *value);
 typedef int (*km_gdb_sim_set)(void *ctx, int thread, sim_reg_file file, unsigned num,
                               uint64_t value);
-int km_gdb_sim_vreg(km_gdb_sim_get get, void *ctx, int thread, unsigned v, uint8_t *bytes);
-int km_gdb_sim_set_vreg(km_gdb_sim_set set, void *ctx, int thread, unsigned v,
-                        const uint8_t *bytes);
+typedef struct km_gdb_sim_regs {
+    km_gdb_sim_get get;
+    km_gdb_sim_set set;
+} km_gdb_sim_regs;
+/* 0, or -1 (a number the harts do not have, or the access failed). */
+int km_gdb_sim_read_reg(void *ctx, int thread, int regno, uint64_t *value);
+int km_gdb_sim_write_reg(void *ctx, int thread, int regno, uint64_t value);
+/* A vector register: its 64-bit parts in turn, little-endian. */
+int km_gdb_sim_read_vreg(void *ctx, int thread, unsigned v, uint8_t *bytes);
+int km_gdb_sim_write_vreg(void *ctx, int thread, unsigned v, const uint8_t *bytes);
 
 /* A hart's status (sim_reg.h) as the monitor commands show it. */
 void km_gdb_sim_status(const sim_core_status *in, km_gdb_status *out);

@@ -21,6 +21,7 @@
 #define MAX_THREADS (BH_WORK_CLUSTERS * BH_CLUSTER_CORES)
 
 struct km_gdb_card {
+    km_gdb_sim_regs regs; /* first: gdb_sim.h reads it through the context */
     sim_card *card;
     unsigned nthreads;
     unsigned cluster_of[MAX_THREADS], core_of[MAX_THREADS];
@@ -41,6 +42,9 @@ struct km_gdb_card {
     km_gdb_stop stop;
 };
 
+static int get(void *ctx, int thread, sim_reg_file file, unsigned num, uint64_t *value);
+static int set(void *ctx, int thread, sim_reg_file file, unsigned num, uint64_t value);
+
 static int thread_of(const km_gdb_card *t, unsigned cluster, unsigned core)
 {
     for (unsigned i = 0; i < t->nthreads; i++)
@@ -56,6 +60,7 @@ km_gdb_card *km_gdb_card_new(sim_card *card, const unsigned *clusters, const boo
     if (!t)
         return NULL;
     t->card = card;
+    t->regs = (km_gdb_sim_regs){get, set};
     for (unsigned i = 0; i < n && i < BH_WORK_CLUSTERS; i++) {
         t->debugged[clusters[i]] = debugged[i];
         for (unsigned k = 0; k < BH_CLUSTER_CORES; k++) {
@@ -195,34 +200,6 @@ static int set(void *ctx, int thread, sim_reg_file file, unsigned num, uint64_t 
     km_gdb_card *t = ctx;
     return sim_card_debug_set_reg(t->card, t->cluster_of[thread], t->core_of[thread], file, num,
                                   value);
-}
-
-static int read_reg(void *ctx, int thread, int regno, uint64_t *value)
-{
-    sim_reg_file file;
-    unsigned num;
-    if (km_gdb_sim_reg(regno, &file, &num) != 0)
-        return -1;
-    return get(ctx, thread, file, num, value);
-}
-
-static int write_reg(void *ctx, int thread, int regno, uint64_t value)
-{
-    sim_reg_file file;
-    unsigned num;
-    if (km_gdb_sim_reg(regno, &file, &num) != 0)
-        return -1;
-    return set(ctx, thread, file, num, value);
-}
-
-static int read_vreg(void *ctx, int thread, unsigned v, uint8_t *bytes)
-{
-    return km_gdb_sim_vreg(get, ctx, thread, v, bytes);
-}
-
-static int write_vreg(void *ctx, int thread, unsigned v, const uint8_t *bytes)
-{
-    return km_gdb_sim_set_vreg(set, ctx, thread, v, bytes);
 }
 
 static int read_mem(void *ctx, int thread, uint64_t addr, uint8_t *buf, size_t n)
@@ -426,10 +403,10 @@ void km_gdb_card_lookup(km_gdb_card *t, km_gdb_lookup fn, void *ctx)
 static const km_gdb_target_ops ops = {
     .thread_count = thread_count,
     .thread_name = thread_name,
-    .read_reg = read_reg,
-    .write_reg = write_reg,
-    .read_vreg = read_vreg,
-    .write_vreg = write_vreg,
+    .read_reg = km_gdb_sim_read_reg,
+    .write_reg = km_gdb_sim_write_reg,
+    .read_vreg = km_gdb_sim_read_vreg,
+    .write_vreg = km_gdb_sim_write_vreg,
     .read_mem = read_mem,
     .write_mem = write_mem,
     .insert_point = insert_point,

@@ -8,6 +8,7 @@
 #include "gdb_sim.h"
 
 struct km_gdb_exec {
+    km_gdb_sim_regs regs; /* first: gdb_sim.h reads it through the context */
     sim_exec *x;
     uint64_t max;
     km_gdb_points points;
@@ -17,11 +18,15 @@ struct km_gdb_exec {
     sim_exec_result result;
 };
 
+static int get(void *ctx, int thread, sim_reg_file file, unsigned num, uint64_t *value);
+static int set(void *ctx, int thread, sim_reg_file file, unsigned num, uint64_t value);
+
 km_gdb_exec *km_gdb_exec_new(sim_exec *x, uint64_t max_instructions)
 {
     km_gdb_exec *t = calloc(1, sizeof *t);
     if (t) {
         t->x = x;
+        t->regs = (km_gdb_sim_regs){get, set};
         t->max = max_instructions;
     }
     return t;
@@ -63,34 +68,6 @@ static int set(void *ctx, int thread, sim_reg_file file, unsigned num, uint64_t 
 {
     (void)thread;
     return sim_exec_set_reg(((km_gdb_exec *)ctx)->x, file, num, value);
-}
-
-static int read_reg(void *ctx, int thread, int regno, uint64_t *value)
-{
-    sim_reg_file file;
-    unsigned num;
-    if (km_gdb_sim_reg(regno, &file, &num) != 0)
-        return -1;
-    return get(ctx, thread, file, num, value);
-}
-
-static int write_reg(void *ctx, int thread, int regno, uint64_t value)
-{
-    sim_reg_file file;
-    unsigned num;
-    if (km_gdb_sim_reg(regno, &file, &num) != 0)
-        return -1;
-    return set(ctx, thread, file, num, value);
-}
-
-static int read_vreg(void *ctx, int thread, unsigned v, uint8_t *bytes)
-{
-    return km_gdb_sim_vreg(get, ctx, thread, v, bytes);
-}
-
-static int write_vreg(void *ctx, int thread, unsigned v, const uint8_t *bytes)
-{
-    return km_gdb_sim_set_vreg(set, ctx, thread, v, bytes);
 }
 
 static int read_mem(void *ctx, int thread, uint64_t addr, uint8_t *buf, size_t n)
@@ -276,10 +253,10 @@ void km_gdb_exec_lookup(km_gdb_exec *t, km_gdb_lookup fn, void *ctx)
 static const km_gdb_target_ops ops = {
     .thread_count = thread_count,
     .thread_name = thread_name,
-    .read_reg = read_reg,
-    .write_reg = write_reg,
-    .read_vreg = read_vreg,
-    .write_vreg = write_vreg,
+    .read_reg = km_gdb_sim_read_reg,
+    .write_reg = km_gdb_sim_write_reg,
+    .read_vreg = km_gdb_sim_read_vreg,
+    .write_vreg = km_gdb_sim_write_vreg,
     .read_mem = read_mem,
     .write_mem = write_mem,
     .insert_point = insert_point,
