@@ -2,7 +2,7 @@
 # programs/10_x280_ports: Tensix cores ask their X280 cores through their
 # ports (programs/10_x280_ports/README.md): every answer checked by the
 # program on 1, 4 and 12 X280 cores, the dealing in the run JSON, the
-# modeled figures its README gives, and check's refusal.
+# modeled figures tests/golden records, and check's refusal.
 
 # shellcheck disable=SC2154 # output, stderr, lines: set by run
 load helpers
@@ -16,24 +16,24 @@ setup() {
 # echo, the thread every slot.)
 
 @test "10_x280_ports: twelve X280 cores, ten Tensix cores each, every answer right" {
-    returns program.yaml '120,12000,8690,13808975,1057'
+    returns program.yaml "$(recorded 10_x280_ports program)"
     [ "$(field '.ports | length')" = 12 ]
     [ "$(field '[.ports[] | .cores | length] | unique | @csv')" = 10 ]
     [ "$(field '.ports[4] | [.cluster, .x280_core, .cores[0], .cores[9]] | @csv')" = '2,0,40,49' ]
 }
 
 @test "10_x280_ports: four X280 cores, thirty each" {
-    returns four.yaml '120,12000,20222,5934131,2033'
+    returns four.yaml "$(recorded 10_x280_ports four)"
     [ "$(field '[.ports[] | .cores | length] | @csv')" = '30,30,30,30' ]
 }
 
 @test "10_x280_ports: one X280 core serves all 120; its three others none" {
-    returns one.yaml '120,12000,63842,1879640,6416'
+    returns one.yaml "$(recorded 10_x280_ports one)"
     [ "$(field '[.ports[] | .cores | length] | @csv')" = '120,0,0,0' ]
 }
 
 @test "10_x280_ports: one Tensix core on its X280 core, the spec's 0.94 us within 10 %" {
-    returns latency.yaml '1,1000,853,1172332,853'
+    returns latency.yaml "$(recorded 10_x280_ports latency)"
     # The README's figure against the spec's (modeled time: exact every run)
     awk -v ns="$(field '.threads[0].words[2]')" 'BEGIN { exit !(ns >= 846 && ns <= 1034) }'
 }

@@ -3,7 +3,7 @@
 # README.md): every unit run exactly once in every mode on 1, 4 and 12
 # serving X280 cores (the program checks; so does this test, from the run
 # folder), REPLAY giving each core the LOG pass's ranges in order, a log
-# too small, and the modeled figures the README gives.
+# too small, and the modeled figures tests/golden records.
 
 # shellcheck disable=SC2154 # output, stderr, lines: set by run
 load helpers
@@ -21,7 +21,7 @@ region() {
 }
 
 @test "11_pull: twelve X280 cores: every pass balanced, every unit once" {
-    returns program.yaml '6993,1549,0,120,4738,1045,686,1938,4746,1047,806,1938,4751,1047,782,1938,4860,1072,855,1938'
+    returns program.yaml "$(recorded 11_pull program)"
     # The last pass's output, as the run left it: every unit ran, on a core 1..120.
     out=$(region out)
     [ "$(wc -l <<<"$out")" = 31000 ]
@@ -31,8 +31,8 @@ region() {
 }
 
 @test "11_pull: four and one X280 cores pull alike" {
-    returns four.yaml "$(cat "$BATS_TEST_DIRNAME/../fixtures/pull/four.words")"
-    returns one.yaml "$(cat "$BATS_TEST_DIRNAME/../fixtures/pull/one.words")"
+    returns four.yaml "$(recorded 11_pull four)"
+    returns one.yaml "$(recorded 11_pull one)"
 }
 
 @test "11_pull: REPLAY gives every core the ranges the LOG pass logged, in order" {

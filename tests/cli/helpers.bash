@@ -60,6 +60,14 @@ returns() {
     [ "$(field '.port_waits | length')" = 0 ]
 }
 
+# recorded DIR NAME: the words programs/DIR/NAME.yaml's first thread
+# returns as tests/golden records them, comma-separated (golden.bats holds
+# the whole run to its record; an example's test checks the same figures
+# beside what it checks of the run, without a copy of its own to re-derive).
+recorded() {
+    jq -r '.threads[0].words | @csv' "$KMRUN_TOP/tests/golden/${1}_$2.json"
+}
+
 # field FILTER: jq -r FILTER on the last run's JSON.
 field() {
     jq -r "$1" <<<"$output"
