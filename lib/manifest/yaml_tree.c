@@ -269,6 +269,14 @@ static void on_scalar(reader *r, const yaml_event_t *ev)
         return;
     }
     n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+    static const char styles[] = {[YAML_SINGLE_QUOTED_SCALAR_STYLE] = '\'',
+                                  [YAML_DOUBLE_QUOTED_SCALAR_STYLE] = '"',
+                                  [YAML_LITERAL_SCALAR_STYLE] = '|',
+                                  [YAML_FOLDED_SCALAR_STYLE] = '>'};
+    if ((unsigned)ev->data.scalar.style < sizeof styles)
+        n->style = styles[ev->data.scalar.style];
+    n->end_line = (int)ev->end_mark.line + 1;
+    n->end_col = (int)ev->end_mark.column + 1;
     attach(r, n);
 }
 
@@ -298,10 +306,14 @@ static void on_start(reader *r, const yaml_event_t *ev, km_yaml_kind kind)
     km_yaml_node *n = new_node(r, kind, ev->start_mark);
     if (!n)
         return;
+    if (kind == KM_YAML_LIST && ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE)
+        n->style = '[';
+    if (kind == KM_YAML_MAP && ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE)
+        n->style = '{';
     r->stack[r->depth++] = (frame){.node = n};
 }
 
-static void on_end(reader *r)
+static void on_end(reader *r, const yaml_event_t *ev)
 {
     if (r->skipping) {
         if (--r->skipping == 0)
@@ -311,6 +323,8 @@ static void on_end(reader *r)
     if (r->depth == 0)
         return;
     frame f = r->stack[--r->depth];
+    f.node->end_line = (int)ev->end_mark.line + 1;
+    f.node->end_col = (int)ev->end_mark.column + 1;
     km_yaml_free(f.key); /* only after an error in the document */
     free(f.slots);
     attach(r, f.node);
@@ -382,7 +396,7 @@ int km_yaml_load(const char *file, const char *text, size_t len,
             break;
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT:
-            on_end(&r);
+            on_end(&r, &ev);
             break;
         case YAML_ALIAS_EVENT:
             if (!r.skipping) {

@@ -46,6 +46,10 @@ typedef struct km_yaml_pair {
 struct km_yaml_node {
     km_yaml_kind kind;
     int line, col;
+    int end_line, end_col; /* just past its last character (libyaml's end mark;
+                            * columns count characters, not bytes) */
+    char style;          /* a scalar's: 0 plain, '\'', '"', '|' or '>'; a list's or a
+                          * mapping's: 0 block, '[' or '{' flow */
     char *text;          /* KM_YAML_SCALAR: NUL-terminated, never NULL */
     bool quoted;         /* KM_YAML_SCALAR: single, double, literal or folded */
     bool reported;       /* stands for a value already reported (an alias):
