@@ -163,6 +163,13 @@ static const cmd_option test_options[] = {
     {.name = "rerun", .key = 'r',
      .help = "run every program, even one whose stored result stands for this run (the "
              "same images, manifest, inputs, backend and kmrun)"},
+    {.name = "bless", .key = 'B',
+     .help = "a program whose runs differ from its expect: only in values (words, prints, "
+             "code, a state or event other than the normal end, a region's sha256 or first "
+             "bytes, a result word) has those values rewritten in its manifest, in place "
+             "(every other byte kept) and at once, its lines marked '(blessed)'; a failure "
+             "of another kind is never blessed, nor an item that its backends give "
+             "differently or that applies to a backend that did not run"},
     REMOTE_OPTIONS,
     {0},
 };
@@ -465,12 +472,38 @@ const cmd_command_entry cmd_commands[] = {
             "A pass is stored in the build cache (and its remote storage) under a\n"
             "key of the run's images, manifest, inputs, backend and kmrun; a later\n"
             "case with the same key passes without running, its line marked\n"
-            "'(reused)' (--rerun runs every case).\n",
+            "'(reused)' (--rerun runs every case).\n"
+            "\n"
+            "With --bless, a program whose runs differ from its expect: only in\n"
+            "values is blessed: once all its backends' runs have ended, each value\n"
+            "that differs (a thread's words, prints, code or state, a region's\n"
+            "sha256 or first bytes, a command's event or result word) is rewritten\n"
+            "in its manifest to what the run gave, in place: only those bytes\n"
+            "change, comments, key order, indentation and flow or block style stay,\n"
+            "and the file is replaced at once (a temporary beside it, with its\n"
+            "mode, renamed over it).  Its lines read\n"
+            "\n"
+            "    ok   programs/01_hello/program.yaml [sim] (blessed) 0.41 s\n"
+            "         programs/01_hello/program.yaml:25:14: thread on cluster 1: expected ...\n"
+            "\n"
+            "with every value rewritten under them, and the last line\n"
+            "'N passed, N blessed, N failed'.  Never blessed, a failure: a build\n"
+            "that fails, a run that crashes or times out, a thread that does not\n"
+            "return (or a command that is not done) when expect: says it must, a\n"
+            "card finding; and an item without backend: that sim and host give\n"
+            "differently, that one of them keeps, or that applies to a backend\n"
+            "that did not run (--backend): then no value of the program changes,\n"
+            "and the line says why.  A reused pass has nothing to bless; a blessed\n"
+            "run is not stored (the manifest, part of its key, changed).  --tap\n"
+            "marks a blessed case 'ok N - FILE [B] (blessed)' with a YAML block of\n"
+            "severity comment; --junit reports it passed, with a property\n"
+            "blessed and the values in its system-out.\n",
         .after =
-            "Exit status: 0 every run held to its expect: (skips aside), 1 one did\n"
-            "not (a difference, a manifest error, a failed build, a crash or a\n"
-            "timeout of its run), 2 usage error (or no program under the PATHs),\n"
-            "4 a run could not be started or the JUnit report not written.\n",
+            "Exit status: 0 every run held to its expect: or was blessed (skips\n"
+            "aside), 1 one did not (a difference not blessed, a manifest error, a\n"
+            "failed build, a crash or a timeout of its run), 2 usage error (or no\n"
+            "program under the PATHs), 4 a run could not be started or the JUnit\n"
+            "report not written.\n",
     },
     {
         .name = "new",

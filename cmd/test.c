@@ -18,7 +18,14 @@
  * the cache (its run's build then finds everything there) and the run's
  * key made of what it built (kmrun_result_key); a result stored under that
  * key, here or in the remote storage, is the case's pass, marked reused,
- * and nothing runs (--rerun: always run).  A pass stores its run's JSON. */
+ * and nothing runs (--rerun: always run).  A pass stores its run's JSON.
+ *
+ * --bless: a program's lines wait for all its cases (its backends); then,
+ * when every case either passed or differs only in values, the
+ * library's blessing (kmrun_blessing_*) rewrites its manifest and the
+ * cases that differed are BLESSED; else, or when the blessing refuses,
+ * they fail as without --bless, the reason under their first
+ * difference. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +65,8 @@ typedef struct tcase {
     bool killed;              /* past the wall timeout */
     bool done;
     char key[65];             /* its run's result key; "" none */
+    kmrun_verdict *verdict;   /* --bless: its run's comparison, kept */
+    bool reported;            /* its line printed */
 } tcase;
 
 typedef struct options {
@@ -73,6 +82,7 @@ typedef struct options {
     bool rerun;          /* --rerun */
     const char *remote;  /* --remote-storage */
     bool verbose;
+    bool bless;          /* --bless */
     kmrun_cache *cache;  /* results reused; NULL: none (it cannot be opened) */
 } options;
 
@@ -244,8 +254,9 @@ static char *read_all(const char *path)
     return text;
 }
 
-/* The run's JSON held to the program's expect:. */
-static void judge(tcase *c, const char *json)
+/* The run's JSON held to the program's expect: (its verdict kept for a
+ * blessing). */
+static void judge(tcase *c, const char *json, bool keep)
 {
     kmrun_verdict *v = NULL;
     kmrun_error *err = NULL;
@@ -261,9 +272,12 @@ static void judge(tcase *c, const char *json)
     if (folder)
         c->run_folder = dup_or_die(folder);
     size_t n = kmrun_verdict_mismatches(v);
+    if (keep)
+        c->verdict = v;
     if (n == 0) {
         finish(c, KMRUN_TEST_PASS, NULL, NULL);
-        kmrun_verdict_free(v);
+        if (!keep)
+            kmrun_verdict_free(v);
         return;
     }
     size_t len = 0;
@@ -288,7 +302,8 @@ static void judge(tcase *c, const char *json)
     kmrun_verdict_mismatch(v, 0, &m);
     c->out.more = n - 1;
     finish(c, KMRUN_TEST_FAIL, dup_or_die(m.text), detail);
-    kmrun_verdict_free(v);
+    if (!keep)
+        kmrun_verdict_free(v);
 }
 
 /* A case that failed other than by a difference, for a tool
@@ -341,7 +356,7 @@ static void ended(tcase *c, int st, const options *o)
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : KMRUN_INTERNAL;
     char *json = read_all(c->stdout_path);
     if (json && (code == KMRUN_OK || code == KMRUN_FAILED)) {
-        judge(c, json);
+        judge(c, json, o->bless);
         kmrun_error *err = NULL;
         /* A pass stands for the next run of the same: stored (a failure
          * is always run again). */
@@ -451,6 +466,7 @@ static int start(tcase *c, size_t index, const options *o)
 /* Prints the case's line (its TAP number the count printed so far). */
 static void report(tcase *c, const options *o, size_t *printed)
 {
+    c->reported = true;
     char *line = kmrun_test_line(&c->out, o->tap ? KMRUN_TEST_TAP : KMRUN_TEST_TEXT, ++*printed);
     if (line)
         printf("%s\n", line);
@@ -460,6 +476,91 @@ static void report(tcase *c, const options *o, size_t *printed)
         unlink(c->stdout_path);
     if (c->stderr_path)
         unlink(c->stderr_path);
+}
+
+/* A case's summary and detail with `why` under them. */
+static void not_blessed(tcase *c, const char *why)
+{
+    char *summary = NULL, *detail = NULL;
+    if (asprintf(&summary, "%s\nnot blessed: %s", c->summary ? c->summary : "", why) < 0 ||
+        asprintf(&detail, "%s\nnot blessed: %s", c->detail ? c->detail : c->summary, why) < 0)
+        return;
+    free(c->summary);
+    free(c->detail);
+    c->out.summary = c->summary = summary;
+    c->out.detail = c->detail = detail;
+}
+
+/* --bless: the cases [lo, hi) of one program, all ended, blessed together
+ * or not at all (the library decides and writes; kmrun.h, Blessing). */
+static void bless_program(tcase *cases, size_t lo, size_t hi)
+{
+    bool differs = false;
+    const char *other = NULL; /* a backend whose run failed otherwise */
+    for (size_t i = lo; i < hi; i++) {
+        if (cases[i].out.outcome == KMRUN_TEST_FAIL && cases[i].verdict)
+            differs = true;
+        else if (cases[i].out.outcome == KMRUN_TEST_FAIL)
+            other = cases[i].backend;
+    }
+    if (!differs)
+        return;
+    char *why = NULL;
+    kmrun_blessing *b = NULL;
+    kmrun_error *err = NULL;
+    if (other && asprintf(&why, "its run on %s failed, not only in values", other) < 0)
+        why = NULL;
+    kmrun_status rc = other ? KMRUN_FAILED : kmrun_blessing_new(cases[lo].p, &b, &err);
+    for (size_t i = lo; rc == KMRUN_OK && i < hi; i++) {
+        if (cases[i].verdict)
+            rc = kmrun_blessing_add(b, cases[i].verdict, &err);
+        else if (cases[i].out.outcome == KMRUN_TEST_PASS) /* reused: nothing compared */
+            rc = kmrun_blessing_passed(b, strcmp(cases[i].backend, "host") == 0
+                                              ? KMRUN_BACKEND_HOST : KMRUN_BACKEND_SIM, &err);
+    }
+    if (rc == KMRUN_OK)
+        rc = kmrun_blessing_write(b, NULL, &err);
+    if (rc != KMRUN_OK && !why)
+        why = dup_or_die(kmrun_error_message(err));
+    kmrun_error_free(err);
+    kmrun_blessing_free(b);
+    for (size_t i = lo; i < hi; i++) {
+        tcase *c = &cases[i];
+        if (c->out.outcome != KMRUN_TEST_FAIL || !c->verdict)
+            continue;
+        if (why) {
+            not_blessed(c, why);
+            continue;
+        }
+        /* Every value rewritten, a line each. */
+        free(c->summary);
+        c->out.summary = c->summary = dup_or_die(c->detail);
+        c->out.more = 0;
+        c->out.outcome = KMRUN_TEST_BLESSED;
+    }
+    free(why);
+}
+
+/* A case has ended: its line printed; with --bless, once every case of
+ * its program has, after the blessing, the program's lines in order. */
+static void settle(tcase *cases, size_t n, size_t i, const options *o, size_t *printed)
+{
+    if (!o->bless || !cases[i].p) {
+        report(&cases[i], o, printed);
+        return;
+    }
+    size_t lo = i, hi = i + 1;
+    while (lo > 0 && cases[lo - 1].p == cases[i].p)
+        lo--;
+    while (hi < n && cases[hi].p == cases[i].p)
+        hi++;
+    for (size_t k = lo; k < hi; k++)
+        if (!cases[k].done)
+            return;
+    bless_program(cases, lo, hi);
+    for (size_t k = lo; k < hi; k++)
+        if (!cases[k].reported)
+            report(&cases[k], o, printed);
 }
 
 /* Ends every child (SIGKILL to its group) and waits for it. */
@@ -488,7 +589,7 @@ static int run_all(tcase *cases, size_t n, const options *o, size_t *printed)
         while (rc == KMRUN_OK && running < o->jobs && next < n) {
             tcase *c = &cases[next++];
             if (c->done || reuse(c, o)) { /* a skip, a manifest that did not load, reused */
-                report(c, o, printed);
+                settle(cases, n, (size_t)(c - cases), o, printed);
                 continue;
             }
             if ((rc = start(c, (size_t)(c - cases), o)) != KMRUN_OK)
@@ -505,7 +606,7 @@ static int run_all(tcase *cases, size_t n, const options *o, size_t *printed)
                     /* Its group's stragglers (a compiler it left) go too. */
                     kill(-pid, SIGKILL);
                     ended(&cases[i], st, o);
-                    report(&cases[i], o, printed);
+                    settle(cases, n, i, o, printed);
                     running--;
                     break;
                 }
@@ -602,6 +703,7 @@ static void free_cases(tcase *cases, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (cases[i].p && (i == 0 || cases[i - 1].p != cases[i].p))
             kmrun_program_free(cases[i].p);
+        kmrun_verdict_free(cases[i].verdict);
         free(cases[i].summary);
         free(cases[i].detail);
         free(cases[i].run_folder);
@@ -665,6 +767,9 @@ static int parse(int argc, char **argv, options *o)
             break;
         case 'v':
             o->verbose = true;
+            break;
+        case 'B':
+            o->bless = true;
             break;
         default:
             return KMRUN_USAGE; /* CMD_OPTS_ERROR: cmd_opts_next said why */
@@ -771,14 +876,18 @@ int cmd_test(int argc, char **argv)
         raise(interrupted); /* ends kmrun as the signal would have */
         return KMRUN_SYSTEM;
     }
-    size_t passed = 0, failed = 0, skipped = 0;
+    size_t passed = 0, failed = 0, skipped = 0, blessed = 0;
     for (size_t i = 0; i < n; i++) {
+        blessed += cases[i].done && cases[i].out.outcome == KMRUN_TEST_BLESSED;
         passed += cases[i].done && cases[i].out.outcome == KMRUN_TEST_PASS;
         failed += cases[i].done && cases[i].out.outcome == KMRUN_TEST_FAIL;
         skipped += cases[i].done && cases[i].out.outcome == KMRUN_TEST_SKIP;
     }
     if (rc == KMRUN_OK) {
-        printf("%s%zu passed, %zu failed", o.tap ? "# " : "", passed, failed);
+        printf("%s%zu passed, ", o.tap ? "# " : "", passed);
+        if (o.bless)
+            printf("%zu blessed, ", blessed);
+        printf("%zu failed", failed);
         if (skipped)
             printf(", %zu skipped", skipped);
         printf("\n");

@@ -840,6 +840,42 @@ bool kmrun_verdict_mismatch(const kmrun_verdict *v, size_t i, kmrun_mismatch *ou
  * NULL for an i past the last or when memory runs out. */
 kmrun_diagnostic *kmrun_verdict_diagnostic(const kmrun_verdict *v, size_t i);
 void kmrun_verdict_free(kmrun_verdict *v);
+/* Whether difference i is only a value, one the run's could replace in
+ * the manifest (`kmrun test --bless`): a thread's words, prints or code,
+ * a state or event other than the normal end the item names, a region's
+ * SHA-256 or first bytes, a command's result word.  Not: a thread that
+ * did not return (or gave no code) when the item says it must, a command
+ * not done that should be, a thread or command missing from the run, a
+ * region that cannot be read, anything the card found. */
+bool kmrun_verdict_blessable(const kmrun_verdict *v, size_t i);
+
+/* Blessing (`kmrun test --bless`): a program's expect: rewritten in its
+ * manifest to what its runs gave.  The runs of one program are added
+ * (each backend's verdict, or a backend known to pass without one: a
+ * reused result), then written together or not at all: only when every
+ * difference is a value, and every item that changes applies only to
+ * backends that ran and all give the same new value (an item with no
+ * `backend:` that sim and host give differently, that one of them keeps,
+ * or that applies to a backend that did not run is refused).  The write
+ * changes only the bytes of the changed values (comments, key order,
+ * indentation, flow or block style and every other byte kept), through a
+ * temporary file in the manifest's folder with its mode, renamed over it;
+ * nothing is written when no value changes.  The verdicts must outlive
+ * the blessing. */
+typedef struct kmrun_blessing kmrun_blessing;
+kmrun_status kmrun_blessing_new(const kmrun_program *p, kmrun_blessing **out,
+                                kmrun_error **err);
+/* KMRUN_USAGE for a verdict of another program, or a backend twice. */
+kmrun_status kmrun_blessing_add(kmrun_blessing *b, const kmrun_verdict *v, kmrun_error **err);
+kmrun_status kmrun_blessing_passed(kmrun_blessing *b, kmrun_backend backend, kmrun_error **err);
+/* KMRUN_OK: the manifest holds what the runs gave (*written, when not
+ * NULL, the values changed; 0: nothing written); KMRUN_FAILED: refused,
+ * err says why at the item's file:line:col; KMRUN_USAGE: it cannot be
+ * rewritten in place (it changed since it was read, a block scalar, a
+ * program with no manifest file); KMRUN_SYSTEM: it cannot be read or
+ * written.  Whatever fails, the file is as it was. */
+kmrun_status kmrun_blessing_write(kmrun_blessing *b, size_t *written, kmrun_error **err);
+void kmrun_blessing_free(kmrun_blessing *b);
 
 /* The programs `kmrun test` finds under paths[0..n): a path that is a
  * file is one, whatever its name; a folder's are, at any depth, the files
@@ -866,6 +902,8 @@ typedef enum kmrun_test_outcome {
     KMRUN_TEST_PASS = 0,
     KMRUN_TEST_FAIL = 1,
     KMRUN_TEST_SKIP = 2,
+    KMRUN_TEST_BLESSED = 3, /* its differences were values, rewritten in the
+                             * manifest (kmrun_blessing_write): it holds now */
 } kmrun_test_outcome;
 
 /* A case: a program on a backend, as it came out. */

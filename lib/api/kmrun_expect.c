@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api_internal.h"
+#include "km_bless.h"
 #include "km_expect.h"
 #include "km_rundir.h"
 #include "km_suite.h"
@@ -206,6 +207,73 @@ void kmrun_verdict_free(kmrun_verdict *v)
     free(v);
 }
 
+bool kmrun_verdict_blessable(const kmrun_verdict *v, size_t i)
+{
+    return v && i < v->v.n && v->v.items[i].fix.ok;
+}
+
+/* ---- blessing ------------------------------------------------------------- */
+
+struct kmrun_blessing {
+    km_bless b;
+};
+
+kmrun_status kmrun_blessing_new(const kmrun_program *p, kmrun_blessing **out,
+                                kmrun_error **err)
+{
+    clear(err);
+    if (!out || !p)
+        return km_api_usage(err, "kmrun_blessing_new: %s is NULL", !out ? "out" : "the program");
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory for a blessing");
+    km_bless_init(&(*out)->b, p->p);
+    return KMRUN_OK;
+}
+
+kmrun_status kmrun_blessing_add(kmrun_blessing *b, const kmrun_verdict *v, kmrun_error **err)
+{
+    clear(err);
+    if (!b || !v)
+        return km_api_usage(err, "kmrun_blessing_add: %s is NULL", !b ? "the blessing" : "v");
+    km_error e = {0};
+    int rc = km_bless_add(&b->b, &v->v, &e);
+    return rc == KM_OK ? KMRUN_OK : km_api_fail(err, rc, &e);
+}
+
+kmrun_status kmrun_blessing_passed(kmrun_blessing *b, kmrun_backend backend, kmrun_error **err)
+{
+    clear(err);
+    if (!b)
+        return km_api_usage(err, "kmrun_blessing_passed: the blessing is NULL");
+    km_error e = {0};
+    int rc = km_bless_passed(&b->b, backend == KMRUN_BACKEND_HOST ? KM_EXPECT_ON_HOST
+                                                                  : KM_EXPECT_ON_SIM, &e);
+    return rc == KM_OK ? KMRUN_OK : km_api_fail(err, rc, &e);
+}
+
+kmrun_status kmrun_blessing_write(kmrun_blessing *b, size_t *written, kmrun_error **err)
+{
+    clear(err);
+    if (written)
+        *written = 0;
+    if (!b)
+        return km_api_usage(err, "kmrun_blessing_write: the blessing is NULL");
+    km_error e = {0};
+    int rc = km_bless_write(&b->b, &e);
+    if (written)
+        *written = b->b.written;
+    return rc == KM_OK ? KMRUN_OK : km_api_fail(err, rc, &e);
+}
+
+void kmrun_blessing_free(kmrun_blessing *b)
+{
+    if (!b)
+        return;
+    km_bless_free(&b->b);
+    free(b);
+}
+
 /* ---- kmrun test's programs, shards and reports -------------------------- */
 
 struct kmrun_test_list {
@@ -277,11 +345,12 @@ void kmrun_test_case_init(kmrun_test_case *c)
 
 static km_case case_of(const kmrun_test_case *c)
 {
-    static const km_case_outcome outcome[] = {KM_CASE_PASS, KM_CASE_FAIL, KM_CASE_SKIP};
+    static const km_case_outcome outcome[] = {KM_CASE_PASS, KM_CASE_FAIL, KM_CASE_SKIP,
+                                              KM_CASE_BLESSED};
     return (km_case){
         .manifest = c->manifest ? c->manifest : "(no manifest)",
         .backend = c->backend,
-        .outcome = (unsigned)c->outcome < 3 ? outcome[c->outcome] : KM_CASE_FAIL,
+        .outcome = (unsigned)c->outcome < 4 ? outcome[c->outcome] : KM_CASE_FAIL,
         .seconds = c->seconds,
         .summary = c->summary,
         .detail = c->detail,

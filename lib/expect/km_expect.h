@@ -12,7 +12,16 @@
  * `done` unless an item names its state or event, and no hand-over
  * finding, wild write or Tensix handler taken out (those differences are
  * placed at the `expect:` key, or at the thread's or command's item).
- * Times are never compared. */
+ * Times are never compared.
+ *
+ * Each difference says whether it is only a value (km_fix): one that the
+ * run's own value could replace in the manifest (`kmrun test --bless`,
+ * km_bless.h) — a thread's words, prints and code, a state or event
+ * other than the normal end the item names, a region's SHA-256 or first
+ * bytes, a command's result word — or a failure no rewrite makes right:
+ * a thread that did not return when the item says it must (or gave no
+ * code), a command not done that should be, a thread or command missing
+ * from the run, a region that cannot be read, anything the card found. */
 #ifndef KM_EXPECT_H
 #define KM_EXPECT_H
 
@@ -21,6 +30,17 @@
 
 #include "km_error.h"
 #include "km_program.h"
+#include "yaml_edit.h"
+
+/* What the manifest's value would become for the run to hold to it. */
+typedef struct km_fix {
+    bool ok;            /* only a value: the run's can replace it */
+    unsigned on;        /* the item's backends (KM_EXPECT_ON_*; 0: all it runs on) */
+    bool list;          /* words, prints: a list; else a scalar */
+    km_yaml_value_kind old_kind, kind;
+    char **old, **now;  /* the manifest's items, the run's */
+    size_t nold, nnow;
+} km_fix;
 
 typedef struct km_mismatch {
     km_pos pos;     /* the expectation's value in the manifest */
@@ -29,6 +49,7 @@ typedef struct km_mismatch {
     char *expected; /* "words [42, 7]" */
     char *got;      /* "[42]" */
     char *text;     /* "file:line:col: subject: expected ..., got ..." */
+    km_fix fix;     /* fix.ok false: a failure, not a value */
 } km_mismatch;
 
 typedef struct km_verdict {

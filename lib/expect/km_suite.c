@@ -331,7 +331,7 @@ static void yaml_string(text *t, const char *s)
 
 static void text_line(text *t, const km_case *c)
 {
-    static const char *const word[] = {"ok  ", "FAIL", "skip"};
+    static const char *const word[] = {"ok  ", "FAIL", "skip", "ok  "};
     puts_(t, word[c->outcome]);
     puts_(t, " ");
     put_shown(t, c->manifest, 0, put_raw);
@@ -347,8 +347,10 @@ static void text_line(text *t, const km_case *c)
     }
     if (c->reused)
         puts_(t, " (reused)");
+    if (c->outcome == KM_CASE_BLESSED)
+        puts_(t, " (blessed)");
     putf(t, " %.2f s", c->seconds);
-    if (c->outcome != KM_CASE_FAIL)
+    if (c->outcome != KM_CASE_FAIL && c->outcome != KM_CASE_BLESSED)
         return;
     if (c->summary) {
         puts_(t, "\n     ");
@@ -390,7 +392,9 @@ static void tap_line(text *t, const km_case *c, size_t number)
     }
     if (c->reused)
         puts_(t, " (reused)");
-    if (c->outcome != KM_CASE_FAIL)
+    if (c->outcome == KM_CASE_BLESSED)
+        puts_(t, " (blessed)");
+    if (c->outcome != KM_CASE_FAIL && c->outcome != KM_CASE_BLESSED)
         return;
     puts_(t, "\n  ---\n  message: ");
     /* Its first line: the detail has them all. */
@@ -398,7 +402,7 @@ static void tap_line(text *t, const km_case *c, size_t number)
     char *first = strndup(summary, strcspn(summary, "\n"));
     yaml_string(t, first ? first : "failed");
     free(first);
-    puts_(t, "\n  severity: fail");
+    puts_(t, c->outcome == KM_CASE_BLESSED ? "\n  severity: comment" : "\n  severity: fail");
     putf(t, "\n  seconds: %.2f", c->seconds);
     if (c->run_folder) {
         puts_(t, "\n  run_folder: ");
@@ -532,6 +536,13 @@ char *km_suite_junit_text(const km_case *cases, size_t n)
         }
         if (c->outcome == KM_CASE_PASS) {
             puts_(&t, "/>\n");
+            continue;
+        }
+        if (c->outcome == KM_CASE_BLESSED) {
+            puts_(&t, ">\n      <properties><property name=\"blessed\" value=\"true\"/>"
+                      "</properties>\n      <system-out>blessed: ");
+            xml_text(&t, c->detail ? c->detail : c->summary ? c->summary : "");
+            puts_(&t, "</system-out>\n    </testcase>\n");
             continue;
         }
         puts_(&t, ">\n");

@@ -41,6 +41,7 @@ typedef enum km_case_outcome {
     KM_CASE_PASS,
     KM_CASE_FAIL,
     KM_CASE_SKIP,
+    KM_CASE_BLESSED, /* its differences were values, rewritten in the manifest */
 } km_case_outcome;
 
 /* A program on a backend, as it came out. */
@@ -61,15 +62,19 @@ typedef struct km_case {
 /* The case as `kmrun test` prints it (allocated, no newline at its end;
  * NULL when memory runs out): text, "ok   FILE [sim] 0.41 s", a FAIL
  * with its summary, the differences past it and the run folder indented
- * under it, "skip FILE (why)"; or TAP, "ok N - FILE [sim]", a failure's
- * YAML block, "# SKIP why". */
+ * under it, "skip FILE (why)", "ok   FILE [sim] (blessed) 0.41 s" with
+ * every value rewritten under it; or TAP, "ok N - FILE [sim]", a
+ * failure's YAML block (severity fail), "# SKIP why", a blessed case's
+ * "ok N - FILE [sim] (blessed)" and its YAML block (severity comment). */
 char *km_suite_line(const km_case *c, bool tap, size_t number);
 
 /* The cases as a JUnit XML document (allocated; NULL when memory runs
  * out): a testsuite of one testcase per case, classname the manifest's
  * folder with dots for slashes ("programs.01_hello"), name its file and
  * backend ("program.yaml [sim]"), time in seconds, a failure's summary as
- * its message and its detail and run folder as its text. */
+ * its message and its detail and run folder as its text; a blessed case
+ * passes, with a property blessed and the values rewritten as its
+ * system-out. */
 char *km_suite_junit_text(const km_case *cases, size_t n);
 /* The same written to `path` whole (a temporary name, then renamed). */
 int km_suite_junit(const char *path, const km_case *cases, size_t n, km_error *err);
