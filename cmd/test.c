@@ -254,6 +254,17 @@ static char *read_all(const char *path)
     return text;
 }
 
+/* For a tool (--message-format=json): each difference at its place. */
+static void tell_differences(const kmrun_verdict *v)
+{
+    for (size_t i = 0; cmd_diag_json() && i < kmrun_verdict_mismatches(v); i++) {
+        kmrun_diagnostic *d = kmrun_verdict_diagnostic(v, i);
+        if (d)
+            cmd_diag_print(d);
+        kmrun_diagnostic_free(d);
+    }
+}
+
 /* The run's JSON held to the program's expect: (its verdict kept for a
  * blessing). */
 static void judge(tcase *c, const char *json, bool keep)
@@ -292,13 +303,10 @@ static void judge(tcase *c, const char *json, bool keep)
     *at = 0;
     for (size_t i = 0; kmrun_verdict_mismatch(v, i, &m); i++)
         at += sprintf(at, "%s%s", i ? "\n" : "", m.text);
-    /* For a tool (--message-format=json): each difference at its place. */
-    for (size_t i = 0; cmd_diag_json() && i < n; i++) {
-        kmrun_diagnostic *d = kmrun_verdict_diagnostic(v, i);
-        if (d)
-            cmd_diag_print(d);
-        kmrun_diagnostic_free(d);
-    }
+    /* For a tool (--message-format=json): each difference at its place
+     * (--bless: once it is known not to be blessed). */
+    if (!keep)
+        tell_differences(v);
     kmrun_verdict_mismatch(v, 0, &m);
     c->out.more = n - 1;
     finish(c, KMRUN_TEST_FAIL, dup_or_die(m.text), detail);
@@ -530,6 +538,10 @@ static void bless_program(tcase *cases, size_t lo, size_t hi)
             continue;
         if (why) {
             not_blessed(c, why);
+            tell_differences(c->verdict);
+            if (cmd_diag_json())
+                cmd_say(CMD_ERROR, "test.not-blessed", "%s [%s]: not blessed: %s", c->manifest,
+                        c->backend, why);
             continue;
         }
         /* Every value rewritten, a line each. */

@@ -85,10 +85,13 @@ int km_bless_add(km_bless *b, const km_verdict *v, km_error *err)
             if (b->items[k].pos.line == m->pos.line && b->items[k].pos.col == m->pos.col)
                 it = &b->items[k];
         if (it) {
-            if (same_value(it->fix, &m->fix))
+            if (same_value(it->fix, &m->fix)) {
                 it->from |= bit;
-            else
-                it->differ |= bit;
+                continue;
+            }
+            if (!it->differ)
+                it->other = &m->fix;
+            it->differ |= bit;
             continue;
         }
         if (b->n == b->cap) {
@@ -99,9 +102,20 @@ int km_bless_add(km_bless *b, const km_verdict *v, km_error *err)
             b->items = more;
             b->cap = cap;
         }
-        b->items[b->n++] = (km_bless_item){m->pos, &m->fix, m->subject, bit, 0};
+        b->items[b->n++] = (km_bless_item){m->pos, &m->fix, m->subject, bit, 0, NULL};
     }
     return KM_OK;
+}
+
+/* The value a fix gives, "[42, 1]" or "7", into buf. */
+static const char *shown(const km_fix *f, char *buf, size_t size)
+{
+    size_t used = (size_t)snprintf(buf, size, "%s", f->list ? "[" : "");
+    for (size_t i = 0; i < f->nnow && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", f->now[i]);
+    if (f->list && used < size)
+        snprintf(buf + used, size - used, "]");
+    return buf;
 }
 
 /* KM_OK when the item can be blessed, else KM_EXIT_FAILED and why. */
@@ -109,11 +123,14 @@ static int refuse(const km_bless *b, const km_bless_item *it, km_error *err)
 {
     const char *file = b->p->manifest;
     unsigned applies = it->fix->on ? it->fix->on : b->p->expect.backends | b->ran;
+    char a[160], b2[160];
     if (it->differ)
         return km_fail(err, KM_EXIT_FAILED,
-                       "%s:%d:%d: %s: sim and host give different values (bless each "
-                       "backend's in an item of its own, with backend:)",
-                       file, it->pos.line, it->pos.col, it->subject);
+                       "%s:%d:%d: %s: sim and host give different values, %s %s and %s %s "
+                       "(bless each backend's in an item of its own, with backend:)",
+                       file, it->pos.line, it->pos.col, it->subject,
+                       km_bless_backends(it->from), shown(it->fix, a, sizeof a),
+                       km_bless_backends(it->differ & ~it->from), shown(it->other, b2, sizeof b2));
     if (applies & ~b->ran)
         return km_fail(err, KM_EXIT_FAILED,
                        "%s:%d:%d: %s: the item applies to %s too, which did not run (bless "

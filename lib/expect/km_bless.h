@@ -30,6 +30,7 @@ typedef struct km_bless_item {
     const char *subject; /* the verdict's */
     unsigned from;       /* the backends whose runs gave this value (KM_EXPECT_ON_*) */
     unsigned differ;     /* the backends whose runs gave another */
+    const km_fix *other; /* the first other value given */
 } km_bless_item;
 
 typedef struct km_bless {
