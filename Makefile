@@ -159,7 +159,7 @@ USES_$(S)/card := $(S)/cluster $(S)/grid $(S)/dispatcher $(S)/hart $(S)/memory $
 #   backends/  the sim backend and the host fallback (km_session_open)
 #   gdb/       the GDB remote server and its targets on simulated harts
 #   expect/    a run held to its manifest's expect:, and kmrun test's
-#              programs, shards and reports
+#              programs, shards, reports and --bless (its in-place rewrite)
 #   api/       the public C API (include/kmrun.h, the public API's folder):
 #              a program's host side over the folders below it
 LIB_API := kmx/host device/sim/include $(CONTRACT) support

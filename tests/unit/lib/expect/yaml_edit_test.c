@@ -1,4 +1,4 @@
-/* Tests for lib/manifest/yaml_edit.c: values rewritten in place, every
+/* Tests for lib/expect/yaml_edit.c: values rewritten in place, every
  * other byte kept; refusals leave nothing half done. */
 #include <setjmp.h>
 #include <stdarg.h>
