@@ -193,3 +193,15 @@ PY
     run kmrun test --run-dir "$runs" "$prog/program.yaml"
     [ "$status" -eq 0 ]
 }
+
+@test "kmrun test --bless: an example with a changed word, code and hash is blessed back to the example, byte for byte" {
+    local copy=$BATS_TEST_TMPDIR/hello
+    cp -R "$KMRUN_TOP/programs/01_hello" "$copy"
+    sed -i 's/words: \[42\]/words: [41]/; s/code: 0/code: 9/; s/sha256: "ced2/sha256: "aaa2/' \
+        "$copy/program.yaml"
+    run ! cmp -s "$KMRUN_TOP/programs/01_hello/program.yaml" "$copy/program.yaml"
+    run kmrun test --bless --run-dir "$runs" "$copy/program.yaml"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [ "${lines[-1]}" = "0 passed, 2 blessed, 0 failed" ]
+    cmp "$KMRUN_TOP/programs/01_hello/program.yaml" "$copy/program.yaml"
+}
