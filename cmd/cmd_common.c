@@ -4,9 +4,20 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "cmd_diag.h"
+
+char *cmd_dup(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d) {
+        cmd_say(CMD_ERROR, "kmrun.system", "out of memory");
+        exit(KMRUN_SYSTEM);
+    }
+    return d;
+}
 
 int cmd_load_program(const char *path, kmrun_program **out)
 {

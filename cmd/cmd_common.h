@@ -1,5 +1,6 @@
 /* cmd_common: what several subcommands do the same way — load a manifest
- * and print its errors, open the cache with warnings on stderr. */
+ * and print its errors, open the cache with warnings on stderr, copy a
+ * string or exit when memory runs out. */
 #ifndef KM_CMD_COMMON_H
 #define KM_CMD_COMMON_H
 
@@ -15,6 +16,10 @@ int cmd_load_program(const char *path, kmrun_program **out);
  * loaded as cmd_load_program does; a usage error when there is none or
  * more than one. */
 int cmd_load_one_program(const char *command, int argc, char **argv, kmrun_program **out);
+
+/* A copy of s (NULL as ""); out of memory, says so and exits
+ * KMRUN_SYSTEM. */
+char *cmd_dup(const char *s);
 
 /* A warning of the cache, on stderr as "kmrun: warning: <message>"
  * (kmrun_cache_set_warning's and kmrun_callbacks' warning). */

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_child.h"
 #include "cmd_common.h"
 #include "cmd_diag.h"
 #include "cmd_opts.h"
@@ -93,16 +94,6 @@ static void on_signal(int sig)
     interrupted = sig;
 }
 
-static char *dup_or_die(const char *s)
-{
-    char *d = strdup(s ? s : "");
-    if (!d) {
-        cmd_say(CMD_ERROR, "kmrun.system", "out of memory");
-        exit(KMRUN_SYSTEM);
-    }
-    return d;
-}
-
 /* ---- a case's end ----------------------------------------------------- */
 
 static void finish(tcase *c, kmrun_test_outcome outcome, char *summary, char *detail)
@@ -116,104 +107,6 @@ static void finish(tcase *c, kmrun_test_outcome outcome, char *summary, char *de
     c->done = true;
 }
 
-/* The last `lines` lines of a file, indented by nothing; "" when none. */
-static char *tail_of(const char *path, int lines)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return dup_or_die("");
-    char *text = NULL;
-    size_t cap = 0, n = 0;
-    char buf[4096];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (n + got + 1 > cap) {
-            cap = (n + got + 1) * 2;
-            char *more = realloc(text, cap);
-            if (!more)
-                break;
-            text = more;
-        }
-        memcpy(text + n, buf, got);
-        n += got;
-    }
-    fclose(f);
-    if (!text)
-        return dup_or_die("");
-    text[n] = 0;
-    while (n && text[n - 1] == '\n')
-        text[--n] = 0;
-    const char *start = text + n;
-    for (int k = 0; k < lines && start > text;) {
-        start--;
-        if (*start == '\n' && ++k == lines)
-            start++;
-    }
-    char *tail = dup_or_die(start);
-    free(text);
-    return tail;
-}
-
-/* A child's JSON diagnostic line (it ran with --message-format=json) as
- * the text it stands for, "file:line:col: severity: message", in place;
- * other lines as they are. */
-static char *as_text(char *tail)
-{
-    size_t cap = strlen(tail) + 1, n = 0;
-    char *out = malloc(cap);
-    if (!out)
-        return tail;
-    for (char *line = tail, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = 0;
-        char text[1024];
-        const char *shown = line;
-        cJSON *d = line[0] == '{' ? cJSON_Parse(line) : NULL;
-        const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(d, "message"));
-        if (msg) {
-            const char *file = cJSON_GetStringValue(cJSON_GetObjectItem(d, "file"));
-            const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(d, "severity"));
-            const cJSON *ln = cJSON_GetObjectItem(d, "line"), *col = cJSON_GetObjectItem(d, "column");
-            int k = 0;
-            if (file && cJSON_IsNumber(ln) && cJSON_IsNumber(col))
-                k = snprintf(text, sizeof text, "%s:%d:%d: ", file, ln->valueint, col->valueint);
-            else if (file && cJSON_IsNumber(ln))
-                k = snprintf(text, sizeof text, "%s:%d: ", file, ln->valueint);
-            else if (file)
-                k = snprintf(text, sizeof text, "%s: ", file);
-            snprintf(text + k, sizeof text - (size_t)k, "%s: %s", sev ? sev : "error", msg);
-            shown = text;
-        }
-        size_t len = strlen(shown);
-        if (n + len + 2 > cap) {
-            char *more = realloc(out, cap = (n + len + 2) * 2);
-            if (!more)
-                break;
-            out = more;
-        }
-        memcpy(out + n, shown, len);
-        n += len;
-        out[n++] = '\n';
-        cJSON_Delete(d);
-    }
-    while (n && out[n - 1] == '\n')
-        n--;
-    out[n] = 0;
-    free(tail);
-    return out;
-}
-
-/* "kmrun run exited 3 (...)" and the tail of its stderr. */
-static char *with_tail(const char *head, const char *path, int lines)
-{
-    char *tail = as_text(tail_of(path, lines)), *s = NULL;
-    if (asprintf(&s, "%s%s%s", head, *tail ? ":\n" : "", tail) < 0)
-        s = NULL;
-    free(tail);
-    return s ? s : dup_or_die(head);
-}
-
 static const char *status_meaning(int code)
 {
     switch (code) {
@@ -224,34 +117,6 @@ static const char *status_meaning(int code)
     case KMRUN_INTERNAL: return "an internal error";
     default: return "an unknown status";
     }
-}
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *text = NULL;
-    size_t cap = 0, n = 0, got;
-    char buf[65536];
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (n + got + 1 > cap) {
-            cap = (n + got + 1) * 2;
-            char *more = realloc(text, cap);
-            if (!more) {
-                free(text);
-                fclose(f);
-                return NULL;
-            }
-            text = more;
-        }
-        memcpy(text + n, buf, got);
-        n += got;
-    }
-    fclose(f);
-    if (text)
-        text[n] = 0;
-    return text;
 }
 
 /* For a tool (--message-format=json): each difference at its place. */
@@ -275,13 +140,13 @@ static void judge(tcase *c, const char *json, bool keep)
         char *s = NULL;
         if (asprintf(&s, "cannot compare the run: %s", kmrun_error_message(err)) < 0)
             s = NULL;
-        finish(c, KMRUN_TEST_FAIL, s ? s : dup_or_die("cannot compare the run"), NULL);
+        finish(c, KMRUN_TEST_FAIL, s ? s : cmd_dup("cannot compare the run"), NULL);
         kmrun_error_free(err);
         return;
     }
     const char *folder = kmrun_verdict_folder(v);
     if (folder)
-        c->run_folder = dup_or_die(folder);
+        c->run_folder = cmd_dup(folder);
     size_t n = kmrun_verdict_mismatches(v);
     if (keep)
         c->verdict = v;
@@ -309,7 +174,7 @@ static void judge(tcase *c, const char *json, bool keep)
         tell_differences(v);
     kmrun_verdict_mismatch(v, 0, &m);
     c->out.more = n - 1;
-    finish(c, KMRUN_TEST_FAIL, dup_or_die(m.text), detail);
+    finish(c, KMRUN_TEST_FAIL, cmd_dup(m.text), detail);
     if (!keep)
         kmrun_verdict_free(v);
 }
@@ -348,21 +213,21 @@ static void ended(tcase *c, int st, const options *o)
         snprintf(head, sizeof head,
                  "killed after %g s of real time, its build and run together (--wall-timeout)",
                  o->wall_s);
-        finish(c, KMRUN_TEST_FAIL, with_tail(head, c->stderr_path, TAIL_LINES),
-               with_tail(head, c->stderr_path, 200));
+        finish(c, KMRUN_TEST_FAIL, cmd_child_tail(head, c->stderr_path, TAIL_LINES),
+               cmd_child_tail(head, c->stderr_path, 200));
         told(c);
         return;
     }
     if (WIFSIGNALED(st)) {
         snprintf(head, sizeof head, "kmrun run was killed by signal %d (%s)", WTERMSIG(st),
                  strsignal(WTERMSIG(st)));
-        finish(c, KMRUN_TEST_FAIL, with_tail(head, c->stderr_path, TAIL_LINES),
-               with_tail(head, c->stderr_path, 200));
+        finish(c, KMRUN_TEST_FAIL, cmd_child_tail(head, c->stderr_path, TAIL_LINES),
+               cmd_child_tail(head, c->stderr_path, 200));
         told(c);
         return;
     }
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : KMRUN_INTERNAL;
-    char *json = read_all(c->stdout_path);
+    char *json = cmd_child_read(c->stdout_path);
     if (json && (code == KMRUN_OK || code == KMRUN_FAILED)) {
         judge(c, json, o->bless);
         kmrun_error *err = NULL;
@@ -376,8 +241,8 @@ static void ended(tcase *c, int st, const options *o)
         }
     } else {
         snprintf(head, sizeof head, "kmrun run exited %d (%s)", code, status_meaning(code));
-        finish(c, KMRUN_TEST_FAIL, with_tail(head, c->stderr_path, TAIL_LINES),
-               with_tail(head, c->stderr_path, 200));
+        finish(c, KMRUN_TEST_FAIL, cmd_child_tail(head, c->stderr_path, TAIL_LINES),
+               cmd_child_tail(head, c->stderr_path, 200));
         told(c);
     }
     free(json);
@@ -529,7 +394,7 @@ static void bless_program(tcase *cases, size_t lo, size_t hi)
     if (rc == KMRUN_OK)
         rc = kmrun_blessing_write(b, NULL, &err);
     if (rc != KMRUN_OK && !why)
-        why = dup_or_die(kmrun_error_message(err));
+        why = cmd_dup(kmrun_error_message(err));
     kmrun_error_free(err);
     kmrun_blessing_free(b);
     for (size_t i = lo; i < hi; i++) {
@@ -546,7 +411,7 @@ static void bless_program(tcase *cases, size_t lo, size_t hi)
         }
         /* Every value rewritten, a line each. */
         free(c->summary);
-        c->out.summary = c->summary = dup_or_die(c->detail);
+        c->out.summary = c->summary = cmd_dup(c->detail);
         c->out.more = 0;
         c->out.outcome = KMRUN_TEST_BLESSED;
     }
@@ -674,18 +539,18 @@ static bool cases_of(const char *manifest, const options *o, tcase **cases, size
             lines += *s == '\n';
         char *first = NULL;
         if (lines == 0)
-            first = dup_or_die(message);
+            first = cmd_dup(message);
         else if (asprintf(&first, "%.*s\n(and %zu more: 'kmrun validate' shows them)",
                           (int)strcspn(message, "\n"), message, lines) < 0)
             first = NULL;
-        finish(&c, KMRUN_TEST_FAIL, first ? first : dup_or_die(message), dup_or_die(message));
+        finish(&c, KMRUN_TEST_FAIL, first ? first : cmd_dup(message), cmd_dup(message));
         if (cmd_diag_json())
             cmd_diag_error(err); /* each error at its place, for a tool */
         kmrun_error_free(err);
         return add_case(cases, n, cap, c);
     }
     if (!kmrun_program_has_expect(c.p)) {
-        finish(&c, KMRUN_TEST_SKIP, dup_or_die("no expect:"), NULL);
+        finish(&c, KMRUN_TEST_SKIP, cmd_dup("no expect:"), NULL);
         return add_case(cases, n, cap, c);
     }
     const char *names[2];
