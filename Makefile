@@ -179,8 +179,13 @@ USES_lib/api := include lib/expect lib/gdb lib/backends lib/run lib/observe lib/
 
 USES_cmd := include
 # cmd/inspect/: the commands that look into a run that has stopped (its
-# run folder): read-region; they see cmd/'s own headers (cmd.h, the table).
+# run folder): read-region, profile, trace; they see cmd/'s own headers
+# (cmd.h, the table).
 USES_cmd/inspect := cmd include
+# cmd/verify/: the commands that hold runs to what they should give: test
+# (each program against its expect:, its runs in child processes) and
+# check (the simulated card against the host fallback); cmd/'s headers too.
+USES_cmd/verify := cmd include
 
 inc_of = $(if $(filter undefined,$(origin USES_$(1))),$(error $(1)/ is no module: \
   give it a USES_$(1) line in the Makefile),$(foreach d,$(1) $(USES_$(1)),-I$(d)))

@@ -58,8 +58,11 @@ includes() {
 
 @test "layers: the command sees include/ and itself, nothing of the library" {
     [ "$(flags_of cmd)" = "-Icmd -Iinclude" ] || { echo "cmd/ sees: $(flags_of cmd)"; false; }
-    [ "$(flags_of cmd/inspect)" = "-Icmd/inspect -Icmd -Iinclude" ] ||
-        { echo "cmd/inspect/ sees: $(flags_of cmd/inspect)"; false; }
+    local sub
+    for sub in inspect verify; do
+        [ "$(flags_of cmd/$sub)" = "-Icmd/$sub -Icmd -Iinclude" ] ||
+            { echo "cmd/$sub/ sees: $(flags_of cmd/$sub)"; false; }
+    done
     includes cmd kmrun.h
     local h
     for h in km_session.h km_build.h km_rundir.h ks_text.h sim_exec.h km_gdb_card.h kmx_layout.h; do

@@ -1,4 +1,4 @@
-/* cmd/test.c: `kmrun test [options] [PATHS...]` — every program under the
+/* cmd/verify/test.c: `kmrun test [options] [PATHS...]` — every program under the
  * paths (kmrun_test_find) run on each of its backends (its expect:'s
  * backends, or --backend) and held to its expect: (kmrun_expect_json),
  * a line per program and backend as each ends, then "N passed, N failed".
@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "cmd_child.h"
+#include "run_child.h"
 #include "cmd_common.h"
 #include "cmd_diag.h"
 #include "cmd_opts.h"
@@ -213,21 +213,21 @@ static void ended(tcase *c, int st, const options *o)
         snprintf(head, sizeof head,
                  "killed after %g s of real time, its build and run together (--wall-timeout)",
                  o->wall_s);
-        finish(c, KMRUN_TEST_FAIL, cmd_child_tail(head, c->stderr_path, TAIL_LINES),
-               cmd_child_tail(head, c->stderr_path, 200));
+        finish(c, KMRUN_TEST_FAIL, run_child_tail(head, c->stderr_path, TAIL_LINES),
+               run_child_tail(head, c->stderr_path, 200));
         told(c);
         return;
     }
     if (WIFSIGNALED(st)) {
         snprintf(head, sizeof head, "kmrun run was killed by signal %d (%s)", WTERMSIG(st),
                  strsignal(WTERMSIG(st)));
-        finish(c, KMRUN_TEST_FAIL, cmd_child_tail(head, c->stderr_path, TAIL_LINES),
-               cmd_child_tail(head, c->stderr_path, 200));
+        finish(c, KMRUN_TEST_FAIL, run_child_tail(head, c->stderr_path, TAIL_LINES),
+               run_child_tail(head, c->stderr_path, 200));
         told(c);
         return;
     }
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : KMRUN_INTERNAL;
-    char *json = cmd_child_read(c->stdout_path);
+    char *json = run_child_read(c->stdout_path);
     if (json && (code == KMRUN_OK || code == KMRUN_FAILED)) {
         judge(c, json, o->bless);
         kmrun_error *err = NULL;
@@ -241,8 +241,8 @@ static void ended(tcase *c, int st, const options *o)
         }
     } else {
         snprintf(head, sizeof head, "kmrun run exited %d (%s)", code, status_meaning(code));
-        finish(c, KMRUN_TEST_FAIL, cmd_child_tail(head, c->stderr_path, TAIL_LINES),
-               cmd_child_tail(head, c->stderr_path, 200));
+        finish(c, KMRUN_TEST_FAIL, run_child_tail(head, c->stderr_path, TAIL_LINES),
+               run_child_tail(head, c->stderr_path, 200));
         told(c);
     }
     free(json);

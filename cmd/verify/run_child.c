@@ -1,5 +1,5 @@
-/* cmd_child: what a child kmrun left in its output files (cmd_child.h). */
-#include "cmd_child.h"
+/* run_child: what a child kmrun left in its output files (run_child.h). */
+#include "run_child.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 #include "cmd_common.h"
 
-char *cmd_child_read(const char *path)
+char *run_child_read(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -40,7 +40,7 @@ char *cmd_child_read(const char *path)
  * none. */
 static char *tail_of(const char *path, int lines)
 {
-    char *text = cmd_child_read(path);
+    char *text = run_child_read(path);
     if (!text)
         return cmd_dup("");
     size_t n = strlen(text);
@@ -108,7 +108,7 @@ static char *as_text(char *tail)
 }
 
 /* "kmrun run exited 3 (...)" and the tail of its stderr. */
-char *cmd_child_tail(const char *head, const char *path, int lines)
+char *run_child_tail(const char *head, const char *path, int lines)
 {
     char *tail = as_text(tail_of(path, lines)), *s = NULL;
     if (asprintf(&s, "%s%s%s", head, *tail ? ":\n" : "", tail) < 0)
