@@ -34,14 +34,14 @@ static int spreadable(uint64_t lines) {
     return 1;
 }
 
-void kmx__sweep(uint64_t begin, uint64_t end) {
+__attribute__((noipa)) int kmx__sweep(uint64_t begin, uint64_t end) {
     if (end <= begin) {
-        return;
+        return KMX_OK;
     }
     uint64_t lines = (end - begin) / BH_LINE_BYTES;
     if (!spreadable(lines)) {
         kmx__sweep_lines(begin, end);
-        return;
+        return KMX_OK;
     }
     volatile kmx_private *p = KMX_PRIVATE;
     uint64_t share = lines / BH_CLUSTER_CORES * BH_LINE_BYTES;
@@ -63,39 +63,36 @@ void kmx__sweep(uint64_t begin, uint64_t end) {
         }
     }
     kmx__acquire();
+    return KMX_OK;
 }
 
-/* The cached range of [offset, offset + bytes) of region id, widened to
- * whole lines; 0 if it is not inside the region. */
-static int region_lines(uint32_t id, uint64_t offset, uint64_t bytes, uint64_t *begin,
-                        uint64_t *end) {
-    uint64_t size;
-    void *base = kmx_region(id, &size);
-    if (base == 0 || KMX_RANGE_OUTSIDE(size, offset, bytes)) {
-        return 0;
-    }
-    uint64_t first = (uint64_t)(uintptr_t)base + offset;
-    *begin = kmx_line_floor(first);
-    *end = kmx_line_ceil(first + bytes);
-    if (bytes == 0) {
-        *end = *begin;
-    }
-    return 1;
-}
-
-static int sweep_region(uint32_t id, uint64_t offset, uint64_t bytes, int whole) {
-    uint64_t begin, end;
-    if (whole) {
-        if (kmx_region(id, &bytes) == 0) {
-            return KMX_BAD;
-        }
-        offset = 0;
-    }
-    if (!region_lines(id, offset, bytes, &begin, &end)) {
+/* The cached range of [offset, offset + bytes) of region id (the whole
+ * region if `whole`), widened to whole lines, swept; KMX_BAD if it is not
+ * inside the region.  Inline, reading the argument block's entry itself
+ * (three loads of local memory, nothing through the stack): the calls
+ * below are then leaves that end in kmx__sweep, and a flush or invalidate
+ * of a line, as a wake through a shared region makes two of a round,
+ * costs that line's FLUSH64 and a few loads, not a frame of spills in
+ * local memory (30 cycles each). */
+static inline __attribute__((always_inline)) int sweep_region(uint32_t id, uint64_t offset,
+                                                              uint64_t bytes, int whole) {
+    const volatile kmx_args *a = KMX_ARGS;
+    if (KMX_REGION_UNKNOWN(a, id)) {
         return KMX_BAD;
     }
-    kmx__sweep(begin, end);
-    return KMX_OK;
+    uint64_t size = a->regions[id].bytes;
+    if (whole) {
+        offset = 0;
+        bytes = size;
+    }
+    if (KMX_RANGE_OUTSIDE(size, offset, bytes)) {
+        return KMX_BAD;
+    }
+    if (bytes == 0) {
+        return KMX_OK;
+    }
+    uint64_t first = BH_DRAM_CACHED(a->regions[id].bank_address) + offset;
+    return kmx__sweep(kmx_line_floor(first), kmx_line_ceil(first + bytes));
 }
 
 int kmx_invalidate(uint32_t id) {

@@ -327,9 +327,10 @@ static inline __attribute__((always_inline)) int kmx__wait_idle(int core) {
 }
 
 /* FLUSH64 sweeps over [begin, end), 64-byte aligned cached addresses
- * (kmx_cache.c): this core alone, or spread over the idle cores. */
+ * (kmx_cache.c): this core alone, or spread over the idle cores
+ * (kmx__sweep, which returns KMX_OK: the region calls end in it). */
 void kmx__sweep_lines(uint64_t begin, uint64_t end);
-void kmx__sweep(uint64_t begin, uint64_t end);
+int kmx__sweep(uint64_t begin, uint64_t end);
 void kmx__flush_all_regions(void);
 
 /* Twelve cores (kmx_twelve.c): on the lead, once kmx_main has returned,
