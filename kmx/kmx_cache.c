@@ -34,6 +34,8 @@ static int spreadable(uint64_t lines) {
     return 1;
 }
 
+/* noipa: gcc would otherwise split off a void part of it, and the region
+ * calls below would call that instead of ending in this (a frame again). */
 __attribute__((noipa)) int kmx__sweep(uint64_t begin, uint64_t end) {
     if (end <= begin) {
         return KMX_OK;
