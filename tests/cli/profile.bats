@@ -93,9 +93,9 @@ PY
     [ "$status" -eq 0 ]
     run -0 kmrun profile --run-dir "$runs" --annotate "$parallel"
     [[ ${lines[0]} == "$parallel: "*" of "*" cycles on its lines" ]]
-    # every line of the file, numbered; f's body (line 77) spent cycles
+    # every line of the file, numbered; f's body (line 83) spent cycles
     [ "${#lines[@]}" -eq $(($(wc -l <"$parallel") + 2)) ]
-    [[ $output =~ [0-9,]+\ +[0-9.]+%\ +[0-9,]+\ +77\ +return\ x\ \*\ 1664525u ]]
+    [[ $output =~ [0-9,]+\ +[0-9.]+%\ +[0-9,]+\ +83\ +return\ x\ \*\ 1664525u ]]
     run -2 --separate-stderr kmrun profile --run-dir "$runs" --annotate "$twelve"
     [[ $stderr == *"names no line of"* ]]
     run -2 --separate-stderr kmrun profile --run-dir "$runs" --annotate /no/such.c
@@ -126,7 +126,7 @@ PY
     head -c 200 "$svg" | grep -q '<svg xmlns="http://www.w3.org/2000/svg"'
     # self-contained: no reference to anything outside the file
     ! grep -Eq '(href|src)=|url\(|https?://[^w]' "$svg"
-    grep -q 'f (thread/parallel.c:77)' "$svg"
+    grep -q 'f (thread/parallel.c:83)' "$svg"
     command -v chromium >/dev/null ||
         skip "chromium is not installed (./setup installs it): the SVG's script was not run"
     run -0 timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$svg"
@@ -134,7 +134,7 @@ PY
     [[ $output =~ data-boxes=\"([0-9]+)\" ]]
     [ "${BASH_REMATCH[1]}" -gt 50 ]
     # the boxes are the script's: each frame a rect named by its frame
-    [[ $output == *'<rect '*'data-name="f (thread/parallel.c:77)"'* ]]
+    [[ $output == *'<rect '*'data-name="f (thread/parallel.c:83)"'* ]]
 }
 
 @test "run --profile --timeline: each core's busy and memory-stall counter tracks" {

@@ -25,9 +25,9 @@ on_tty() {
     on_tty env NO_COLOR=1 kmrun run --run-dir "$runs" "$KMRUN_TOP/programs/03_ring/program.yaml"
     [ "$status" -eq 0 ]
     out=$(tr -d '\r' <<<"$output" | grep -v "ASan doesn't fully support" || true)
-    [[ "$out" == "ring: "*" µs modeled, 482,844 instructions, "*" s of this machine"* ]]
+    [[ "$out" == "ring: "*" µs modeled, 459,680 instructions, "*" s of this machine"* ]]
     [[ "$out" == *"  cluster 1: returned, code 0, words 23 59542 137 23 0 0 983 907 ... (29), "*", last marker 1000"* ]]
-    [[ "$out" == *"  counters: cache 14,640 hits, 698 misses, 505 write-backs; NoC 78,228 bytes; Tensix busy "*" on 16 cores; 147 dispatcher passes (stats)"* ]]
+    [[ "$out" == *"  counters: cache 14,640 hits, 698 misses, 505 write-backs; NoC 78,228 bytes; Tensix busy "*" on 16 cores; 138 dispatcher passes (stats)"* ]]
     [[ "$out" == *"  run "*": $runs/"* ]]
     [[ "$out" != *$'\033'* ]] # NO_COLOR
     jq -e '.program == "ring"' "$BATS_TEST_TMPDIR/out"
