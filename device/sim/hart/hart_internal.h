@@ -236,6 +236,10 @@ enum sim_jit_exit {
                       * its target, which is not linked yet */
     SIM_JIT_JALR,    /* d, a jalr, goes on at regs->target, not the one its
                       * slot is linked to */
+    /* and from a stepped translation (sim_jit_stepped) only: */
+    SIM_JIT_CUT,     /* d starts at or past the limit: the run ends before d */
+    SIM_JIT_RESTEP,  /* d starts before the limit but is not translated:
+                      * the handlers' step mode from d, d not begun */
 };
 
 typedef int sim_jit_fn(sim_jit_regs *regs, const void *code);
@@ -262,6 +266,14 @@ sim_jit_fn *sim_jit_enter_fn(const struct sim_jit *jt);
  * loop has done that): made now if it was not tried; NULL when d has none
  * (d->jit is then SIM_JIT_NONE). */
 const void *sim_jit_body(struct sim_icache *ic, sim_insn *d, const sim_handlers *hs);
+/* The stepped translation from entry d on, for a block that does not fit
+ * before the run's limit (the hot loop's step mode): it adds the block's
+ * accounting itself, and before each entry checks that its instruction
+ * starts before the limit (else SIM_JIT_CUT there); no stop checks, and
+ * what the plain translation leaves to d's handler it leaves to the step
+ * mode (SIM_JIT_RESTEP).  Made now if it was not tried; NULL when there is
+ * none. */
+const void *sim_jit_stepped(struct sim_icache *ic, sim_insn *d, const sim_handlers *hs);
 /* d's exit (SIM_JIT_CHAIN, SIM_JIT_JALR) goes on at entry e: straight to
  * e's translation from now on (made now if need be); a jalr's, when its
  * target is e's pc. */

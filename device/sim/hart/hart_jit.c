@@ -10,12 +10,15 @@
  * cycle for cycle: the same per-block accounting (a block's count and
  * static cost added on entering it, taken back by a taken branch), the
  * same one-entry RAM cache for loads and stores with the latency it
- * holds, the same stop check after each latency.  Anything else — an
+ * holds, the same stop check after each latency.  A block that does not
+ * fit before the run's limit goes on in its stepped translation, which
+ * checks before each entry that its instruction starts before the limit,
+ * as the hot loop's step mode does (translate_stepped).  Anything else — an
  * operation it does not translate, a load or store the RAM cache misses,
- * a block that does not fit before the run's limit, a latency that takes
- * a block past it — leaves the translated code for the hot loop at that
- * entry, in the state the handlers would have it in there, and the hot
- * loop carries on as if it had run the entries before itself.  So the
+ * a latency that takes a block past its stop — leaves the translated code
+ * for the hot loop at that entry, in the state the handlers would have it
+ * in there, and the hot loop carries on as if it had run the entries
+ * before itself.  So the
  * interpreter stays the reference, and KMRUN_JIT=off (sim_jit_wanted)
  * gives the same results and the same modeled time, which the tests
  * compare.
@@ -72,9 +75,12 @@ struct sim_jit {
     /* Per arena entry (index d - arena): offsets into buf, 0 for none.
      * `checked` is the translation from that entry, with its block's
      * entry accounting; `body` the same past it (the hot loop has done
-     * that); `slot` the exit slot of a branch, jal or block end. */
-    uint32_t *checked, *body, *slot;
+     * that); `slot` the exit slot of a branch, jal or block end;
+     * `stepped` the stepped translation from that entry (STEPPED_NONE:
+     * there is none); `cell` the step cell of the translation from it. */
+    uint32_t *checked, *body, *slot, *stepped, *cell;
 };
+#define STEPPED_NONE 1u /* no offset: the entry/exit code is there */
 
 /* The code at the mapping's start: entry (System V: rdi regs, rsi code)
  * and the common exit. */
@@ -135,7 +141,9 @@ struct sim_jit *sim_jit_new(size_t cap)
     jt->checked = calloc(cap, sizeof *jt->checked);
     jt->body = calloc(cap, sizeof *jt->body);
     jt->slot = calloc(cap, sizeof *jt->slot);
-    if (p == MAP_FAILED || !jt->checked || !jt->body || !jt->slot) {
+    jt->stepped = calloc(cap, sizeof *jt->stepped);
+    jt->cell = calloc(cap, sizeof *jt->cell);
+    if (p == MAP_FAILED || !jt->checked || !jt->body || !jt->slot || !jt->stepped || !jt->cell) {
         if (p != MAP_FAILED)
             munmap(p, jt->mapped);
         jt->buf = NULL;
@@ -156,6 +164,8 @@ void sim_jit_free(struct sim_jit *jt)
     free(jt->checked);
     free(jt->body);
     free(jt->slot);
+    free(jt->stepped);
+    free(jt->cell);
     free(jt);
 }
 
@@ -166,6 +176,8 @@ void sim_jit_clear(struct sim_icache *ic, bool flush)
     memset(jt->checked, 0, n * sizeof *jt->checked);
     memset(jt->body, 0, n * sizeof *jt->body);
     memset(jt->slot, 0, n * sizeof *jt->slot);
+    memset(jt->stepped, 0, n * sizeof *jt->stepped);
+    memset(jt->cell, 0, n * sizeof *jt->cell);
     if (!flush) { /* the entries stay: made again when next entered */
         for (size_t i = 0; i < n; i++)
             if (ic->arena[i].jit == SIM_JIT_MADE)
@@ -253,14 +265,19 @@ static int translate(struct sim_icache *ic, sim_insn *from, const sim_handlers *
     t.j = (jx){jt->buf + jt->used, jt->buf + jt->size};
     t.exit = jt->exit;
     t.nstubs = t.nslots = 0;
+    t.stepped = false;
+    t.step_jmp = NULL;
     jx *j = &t.j;
 
-    /* From a chain: the block's accounting, as the hot loop's BLOCK. */
+    /* From a chain: the block's accounting, as the hot loop's BLOCK; a
+     * block that does not fit goes on through its step cell: the stepped
+     * translation from here once there is one (sim_jit_stepped), until
+     * then the hot loop's step mode (SIM_JIT_STEP). */
     uint8_t *checked = j->p;
     jx_lea(j, JX_RAX, JX_R12, JX_NONE, 0, (int32_t)from->cost_rest);
     jx_lea(j, JX_RSI, JX_RBP, JX_NONE, 0, from->last_cost);
     jx_alu(j, true, JX_CMP, JX_RAX, JX_RSI);
-    exit_if(&t, JX_CC_AE, SIM_JIT_STEP, from);
+    add_stub(&t, jx_jcc(j, JX_CC_AE), STUB_STEPPED, 0, from, NULL);
     jx_mov(j, JX_R12, JX_RAX);
     jx_alu_imm(j, true, JX_ADD, JX_R13, from->n_rest);
     uint8_t *body = j->p;
@@ -287,6 +304,13 @@ static int translate(struct sim_icache *ic, sim_insn *from, const sim_handlers *
             break;
     }
     emit_tail(ic, &t);
+    /* the step cell, 8-aligned after the slots */
+    while ((uintptr_t)j->p & 7)
+        jx_b(j, 0xcc);
+    jt->cell[idx] = (uint32_t)(j->p - jt->buf);
+    jx_u64(j, (uint64_t)(uintptr_t)(jt->stepped[idx] > STEPPED_NONE ? jt->buf + jt->stepped[idx]
+                                                                   : t.step_exit));
+    jx_patch(t.step_jmp, jt->buf + jt->cell[idx]);
     jt->checked[idx] = (uint32_t)(checked - jt->buf);
     jt->body[idx] = (uint32_t)(body - jt->buf);
     from->jit = SIM_JIT_MADE;
@@ -294,22 +318,107 @@ static int translate(struct sim_icache *ic, sim_insn *from, const sim_handlers *
     return 0;
 }
 
-/* translate, clearing everything once when there is no room */
-static int translate_or_clear(struct sim_icache *ic, sim_insn *from, const sim_handlers *hs)
+/* The stepped translation from entry `from` (sim_jit_stepped): the
+ * block's count and static cost added at once, as the step mode does,
+ * then before each entry e, e's instruction starts before the limit?
+ * (cycle - e->cost_rest < limit, latencies included) else SIM_JIT_CUT at
+ * e, which ends the run there: exactly the step mode's rule, instruction
+ * by instruction, so no stop check is needed.  What it does not translate
+ * goes to the step mode at that entry (SIM_JIT_RESTEP).  0, -1, -2 as
+ * translate's. */
+static int translate_stepped(struct sim_icache *ic, sim_insn *from, const sim_handlers *hs)
 {
-    int rc = translate(ic, from, hs);
+    struct sim_jit *jt = ic->jit;
+    size_t idx = (size_t)(from - ic->arena);
+    if (jt->stepped[idx])
+        return jt->stepped[idx] == STEPPED_NONE ? -1 : 0;
+    if (from->jit == SIM_JIT_NONE) { /* its first entry is not translated */
+        jt->stepped[idx] = STEPPED_NONE;
+        return -1;
+    }
+    unsigned n = 1;
+    while (from[n - 1].op != SIM_OP_BLOCK_END)
+        n++;
+    if (jt->size - jt->used < (size_t)(n + 4) * INSN_ROOM)
+        return -2;
+    tr t;
+    t.j = (jx){jt->buf + jt->used, jt->buf + jt->size};
+    t.exit = jt->exit;
+    t.nstubs = t.nslots = 0;
+    t.stepped = true;
+    t.step_jmp = NULL;
+    jx *j = &t.j;
+
+    uint8_t *code = j->p;
+    jx_alu_imm(j, true, JX_ADD, JX_R12, (int32_t)from->cost_rest);
+    jx_alu_imm(j, true, JX_ADD, JX_R13, from->n_rest);
+    unsigned done = 0;
+    for (const sim_insn *d = from;; d++) {
+        /* cmp r12, rbp + d->cost_rest: jae cut at d */
+        jx_lea(j, JX_RAX, JX_RBP, JX_NONE, 0, (int32_t)d->cost_rest);
+        jx_alu(j, true, JX_CMP, JX_R12, JX_RAX);
+        exit_if(&t, JX_CC_AE, SIM_JIT_CUT, d);
+        uint8_t *mark = j->p;
+        unsigned ns = t.nstubs, nsl = t.nslots;
+        if (!sim_jit_emit_insn(&t, d, hs)) {
+            j->p = mark;
+            t.nstubs = ns;
+            t.nslots = nsl;
+            if (done == 0) {
+                jt->stepped[idx] = STEPPED_NONE;
+                return -1;
+            }
+            add_stub(&t, jx_jmp(j), STUB_EXIT, SIM_JIT_RESTEP, d, NULL);
+            break;
+        }
+        done++;
+        if (t.nslots > nsl)
+            break;
+    }
+    emit_tail(ic, &t);
+    jt->stepped[idx] = (uint32_t)(code - jt->buf);
+    if (jt->cell[idx]) { /* the plain translation from here steps here now */
+        const uint8_t *to = code;
+        memcpy(jt->buf + jt->cell[idx], &to, sizeof to);
+    }
+    jt->used = ((size_t)(j->p - jt->buf) + 15) & ~(size_t)15;
+    return 0;
+}
+
+/* translate (or translate_stepped), clearing everything once when there
+ * is no room */
+static int translate_or_clear(struct sim_icache *ic, sim_insn *from, const sim_handlers *hs,
+                              bool stepped)
+{
+    int (*fn)(struct sim_icache *, sim_insn *, const sim_handlers *) =
+        stepped ? translate_stepped : translate;
+    int rc = fn(ic, from, hs);
     if (rc == -2) {
         sim_jit_clear(ic, false);
-        rc = translate(ic, from, hs);
-        if (rc == -2) /* not even in an empty mapping (a test's limit) */
-            from->jit = SIM_JIT_NONE;
+        rc = fn(ic, from, hs);
+        if (rc == -2) { /* not even in an empty mapping (a test's limit) */
+            if (stepped)
+                ic->jit->stepped[from - ic->arena] = STEPPED_NONE;
+            else
+                from->jit = SIM_JIT_NONE;
+        }
     }
     return rc;
 }
 
+const void *sim_jit_stepped(struct sim_icache *ic, sim_insn *d, const sim_handlers *hs)
+{
+    uint32_t at = ic->jit->stepped[d - ic->arena];
+    if (at > STEPPED_NONE)
+        return ic->jit->buf + at;
+    if (at == STEPPED_NONE || translate_or_clear(ic, d, hs, true) != 0)
+        return NULL;
+    return ic->jit->buf + ic->jit->stepped[d - ic->arena];
+}
+
 const void *sim_jit_body(struct sim_icache *ic, sim_insn *d, const sim_handlers *hs)
 {
-    if (d->jit != SIM_JIT_MADE && translate_or_clear(ic, d, hs) != 0)
+    if (d->jit != SIM_JIT_MADE && translate_or_clear(ic, d, hs, false) != 0)
         return NULL;
     return ic->jit->buf + ic->jit->body[d - ic->arena];
 }
@@ -320,7 +429,7 @@ void sim_jit_link(struct sim_icache *ic, const sim_insn *d, sim_insn *e, const s
     size_t k = (size_t)(d - ic->arena);
     if (!jt->slot[k])
         return;
-    if (translate_or_clear(ic, e, hs) != 0 || !jt->slot[k])
+    if (translate_or_clear(ic, e, hs, false) != 0 || !jt->slot[k])
         return; /* not translated, or the clearing took d's slot */
     const uint8_t *to = jt->buf + jt->checked[e - ic->arena];
     memcpy(jt->buf + jt->slot[k], &to, sizeof to);
@@ -364,6 +473,13 @@ const void *sim_jit_body(struct sim_icache *ic, sim_insn *d, const sim_handlers 
     (void)ic;
     (void)hs;
     d->jit = SIM_JIT_NONE;
+    return NULL;
+}
+const void *sim_jit_stepped(struct sim_icache *ic, sim_insn *d, const sim_handlers *hs)
+{
+    (void)ic;
+    (void)d;
+    (void)hs;
     return NULL;
 }
 void sim_jit_link(struct sim_icache *ic, const sim_insn *d, sim_insn *e, const sim_handlers *hs)

@@ -35,9 +35,12 @@ static void latency(tr *t)
 }
 
 /* After a latency: past the block's stop, the rest of the block one
- * instruction at a time (the hot loop's overrun, then step mode). */
+ * instruction at a time (the hot loop's overrun, then step mode).  A
+ * stepped translation checks each entry's start instead. */
 static void stop_check(tr *t, const sim_insn *d)
 {
+    if (t->stepped)
+        return;
     jx_alu(&t->j, true, JX_CMP, JX_R12, JX_RSI);
     exit_if(t, JX_CC_AE, SIM_JIT_OVERRUN, d);
 }
@@ -540,6 +543,8 @@ bool sim_jit_emit_insn(tr *t, const sim_insn *d, const sim_handlers *hs)
 
 void sim_jit_emit_exit(tr *t, const sim_insn *d, unsigned why)
 {
+    if (t->stepped && why == SIM_JIT_ENTER) /* d's handler, in step mode */
+        why = SIM_JIT_RESTEP;
     jx_mov_imm(&t->j, JX_RDI, (uint64_t)(uintptr_t)d);
     jx_mov_imm(&t->j, JX_RAX, why);
     jx_patch(jx_jmp(&t->j), t->exit);
@@ -569,6 +574,11 @@ void sim_jit_emit_stub(tr *t, const stub *s)
         jx_patch(jx_jmp(j), s->back);
         break;
     case STUB_JOIN:
+        break;
+    case STUB_STEPPED:
+        t->step_jmp = jx_jmp_rip(j);
+        t->step_exit = j->p;
+        sim_jit_emit_exit(t, s->d, SIM_JIT_STEP);
         break;
     case STUB_NOTE: /* rdx: the offset in the RAM cache's range */
         jx_lea(j, JX_RDX, JX_RDX, JX_R8, 0, 0);

@@ -6,6 +6,7 @@
 #ifndef HART_JIT_EMIT_H
 #define HART_JIT_EMIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,7 @@ enum stub_kind {
     STUB_JALR,   /* a jalr to a target not linked: rax the target */
     STUB_FPU,    /* an FPU op's fast path declined: the call, then `back` */
     STUB_JOIN,   /* no code of its own: falls into the stub after it */
+    STUB_STEPPED, /* a block that does not fit: jmp [its step cell] */
 };
 
 typedef struct stub {
@@ -54,6 +56,14 @@ typedef struct tr {
     unsigned nstubs;
     slot_use slots[2 * (SIM_BLOCK_MAX + 4)];
     unsigned nslots;
+    /* A stepped translation (sim_jit_stepped): no stop checks, and an
+     * exit to an entry's handler is one to the step mode there. */
+    bool stepped;
+    /* STUB_STEPPED's jump (its displacement, for hart_jit.c to point at
+     * the cell) and its exit to the step mode (SIM_JIT_STEP), where the
+     * cell points until there is a stepped translation. */
+    uint8_t *step_jmp;
+    const uint8_t *step_exit;
 } tr;
 
 static inline void add_stub(tr *t, uint8_t *at, unsigned kind, unsigned why, const sim_insn *d,

@@ -124,6 +124,7 @@ SIM_RUN_SIGNATURE
      * runs are one quantum). */
     static const sim_mem_cached no_cached; /* size 0: every access misses */
     sim_jit_regs jr;
+    const void *code = NULL;
 
     uint64_t cause = 0, tval = 0;
     uint64_t mem_addr = 0, mem_val = 0;
@@ -342,6 +343,13 @@ step:
         pc = d->pc;
         goto out;
     }
+    /* translated, the same rule entry by entry (sim_jit_stepped) */
+    if (RUN_TRANSLATED && d->jit != SIM_JIT_NONE) {
+        code = sim_jit_stepped(ic, (sim_insn *)d, &handlers);
+        if (code)
+            goto run_translated;
+    }
+step_handlers:
     {
         sim_insn *e = (sim_insn *)d;
         uint64_t c = cycle;
@@ -399,12 +407,13 @@ halted_after:
     goto out;
 
 op_BLOCK_END: CHAIN(taken, d->pc);
-translated: {
+translated:
     /* d's block is entered (BLOCK): its translation from d runs it, and
      * on past it as far as it can */
-    const void *code = sim_jit_body(ic, (sim_insn *)d, &handlers);
+    code = sim_jit_body(ic, (sim_insn *)d, &handlers);
     if (!code)
         ENTER();
+run_translated: {
     jr.limit = limit;
     jr.x = x;
     jr.m = m;
@@ -430,6 +439,15 @@ translated: {
         goto step;
     case SIM_JIT_OVERRUN:
         goto overrun;
+    case SIM_JIT_CUT: /* as op_CUT */
+        cycle -= d->cost_rest;
+        instret -= d->n_rest;
+        pc = d->pc;
+        goto out;
+    case SIM_JIT_RESTEP: /* as overrun, at d */
+        cycle -= d->cost_rest;
+        instret -= d->n_rest;
+        goto step_handlers;
     default: {
         /* SIM_JIT_CHAIN, SIM_JIT_JALR: as the handler's CHAIN or jalr
          * past its link, then linked */
