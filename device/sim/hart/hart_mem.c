@@ -44,6 +44,19 @@ void sim_mem_note_store(sim_mem *m, const sim_hart *writer, uint64_t addr)
     }
 }
 
+bool sim_mem_others_reserved(sim_mem *m, const sim_hart *h)
+{
+    if (!m->reserved_any)
+        return false;
+    bool any = false, others = false;
+    for (unsigned i = 0; i < m->nharts; i++) {
+        any |= m->harts[i]->reserved;
+        others |= m->harts[i] != h && m->harts[i]->reserved;
+    }
+    m->reserved_any = any;
+    return others;
+}
+
 bool sim_watch_check(sim_hart *h, uint64_t addr, unsigned size, bool store)
 {
     bool stop = false;
@@ -148,6 +161,7 @@ int sim_hart_atomic(sim_hart *h, const sim_insn *d, uint64_t *tval)
             return rc;
         h->reserved = true;
         h->reservation = addr & LINE_MASK;
+        m->reserved_any = true;
         if (d->rd)
             h->x[d->rd] = sext_size(old, size);
         return 0;

@@ -97,8 +97,10 @@ SIM_RUN_SIGNATURE
     uint8_t *rhost = NULL;
 
     /* Only stores that could break another hart's reservation need
-     * sim_mem_note_store on the fast path: h is one of m->harts. */
-    const bool others = m->nharts > 1;
+     * sim_mem_note_store on the fast path: one another of m->harts holds
+     * now (h is one of them).  None takes one while h runs, since only a
+     * hart's own LR does (a store may end one: then a call finds none). */
+    const bool others = sim_mem_others_reserved(m, h);
     /* Nothing watches, records or checks accesses (watches, a commit
      * record, load/store triggers, locked PMP entries): the inline paths
      * may serve them (a probe that sets watches ends the run's use of

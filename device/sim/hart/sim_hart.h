@@ -113,7 +113,7 @@ typedef struct sim_hart {
     uint64_t mcycle_offset, minstret_offset;
     uint32_t hartid;
     sim_hart_state state;
-    bool reserved;        /* an LR's reservation is held */
+    bool reserved;        /* an LR's reservation is held (set with mem->reserved_any) */
     uint64_t reservation; /* its 64-byte line's address */
     /* The last trap taken (for reports; the CSRs hold the same). */
     bool trapped;
@@ -281,6 +281,9 @@ void sim_hart_flush_icache(sim_hart *h);
 /* Clears every hart's reservation on the 64-byte line of addr, except
  * `writer`'s own (a store by anyone, or a NoC write: writer NULL). */
 void sim_mem_note_store(sim_mem *m, const sim_hart *writer, uint64_t addr);
+/* Whether a hart of m other than h holds a reservation now (at once
+ * false while m->reserved_any is). */
+bool sim_mem_others_reserved(sim_mem *m, const sim_hart *h);
 
 /* Idle loops (hart_idle.c).  A hart spinning in a wait loop — loads of
  * RAM at fixed addresses, compares, a turn counter, no stores — would run

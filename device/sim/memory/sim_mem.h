@@ -151,6 +151,12 @@ typedef struct sim_mem {
      * reservations other harts hold on its 64-byte line. */
     struct sim_hart *harts[SIM_MEM_MAX_HARTS];
     unsigned nharts;
+    /* Some of them may hold a reservation: set by each LR (whatever sets
+     * a hart's `reserved` sets this too), cleared by
+     * sim_mem_others_reserved when it finds none; never false while one
+     * is held.  The hot loop asks, once a run, whether its stores need
+     * sim_mem_note_store at all. */
+    bool reserved_any;
     /* The inline path for cached-window hits (above); zeroed: off. */
     sim_mem_cached cached;
 } sim_mem;
