@@ -23,10 +23,7 @@
  *                       in cycle, instret and mcycles
  *   RUN_END()           the run leaves, the hart's fields written back
  * and includes hart_internal.h and sim_fpu.h first. */
-#include "hart_ops.h"
-
-#define LIKELY(c) __builtin_expect(!!(c), 1)
-#define UNLIKELY(c) __builtin_expect(!!(c), 0)
+#include "hart_run_ops.h"
 
 /* The hot loop.  Time is kept per block: entering at entry d adds the
  * static cost and the count of every instruction from d to the block's end

@@ -1,13 +1,13 @@
-/* hart_ops: what the hot loop's operations compute (hart_run.h, whose
- * two copies include it): the arithmetic helpers, and the tables of the
- * operations whose handler is one expression of its sources, which
- * hart_run.h expands into every form.  Included by hart_run.h only. */
-#ifndef HART_OPS_H
-#define HART_OPS_H
+/* hart_run_ops: what the hot loop's handlers compute (hart_run.h): the
+ * integer helpers (sign extension, the M and Zbb operations' corner
+ * cases), the X-macro lists of the operations whose handler is one
+ * expression of its sources (ALU, branches, loads, stores) and
+ * LIKELY/UNLIKELY.  Included by hart_run.h only, once per copy of the
+ * loop; no state. */
+#ifndef SIM_HART_RUN_OPS_H
+#define SIM_HART_RUN_OPS_H
 
 #include <stdint.h>
-
-#include "hart_internal.h"
 
 static inline uint64_t sext32(uint64_t v)
 {
@@ -157,5 +157,8 @@ static inline uint64_t load_extend(unsigned op, uint64_t raw)
     default: return raw; /* LD and the unsigned loads */
     }
 }
+
+#define LIKELY(c) __builtin_expect(!!(c), 1)
+#define UNLIKELY(c) __builtin_expect(!!(c), 0)
 
 #endif
