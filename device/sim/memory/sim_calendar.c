@@ -4,9 +4,16 @@
 
 #include <string.h>
 
+/* Slot s's bit: s % slots, a mask where slots is a power of two (every
+ * user's: a division costs the host more than the rest of a take). */
+static uint64_t bit_of(const sim_calendar_rule *r, uint64_t s)
+{
+    return (r->slots & (r->slots - 1u)) == 0 ? s & (r->slots - 1u) : s % r->slots;
+}
+
 static bool busy_at(const sim_calendar_rule *r, const uint64_t *busy, uint64_t s)
 {
-    uint64_t bit = s % r->slots;
+    uint64_t bit = bit_of(r, s);
     return (busy[bit / 64u] >> (bit % 64u)) & 1u;
 }
 
@@ -22,11 +29,20 @@ static void slide_to(const sim_calendar_rule *r, uint64_t *base, uint64_t *busy,
         memset(busy, 0, r->slots / 8u);
     } else if (r->slide_ahead) {
         for (uint64_t old = *base; old < to; old += 64u) /* whole words */
-            busy[(old % r->slots) / 64u] = 0;
+            busy[bit_of(r, old) / 64u] = 0;
     } else {
-        for (uint64_t old = *base; old < to; old++) {
-            uint64_t bit = old % r->slots;
-            busy[bit / 64u] &= ~((uint64_t)1 << (bit % 64u));
+        /* the bits of slots *base .. to - 1, fewer than the window's, a
+         * word's run at a time (slots is a multiple of 64: a run never
+         * wraps inside a word) */
+        uint64_t n = to - *base, bit = bit_of(r, *base);
+        while (n > 0) {
+            uint64_t at = bit % 64u, k = 64u - at < n ? 64u - at : n;
+            uint64_t ones = k == 64u ? UINT64_MAX : (((uint64_t)1 << k) - 1u) << at;
+            busy[bit / 64u] &= ~ones;
+            n -= k;
+            bit += k;
+            if (bit == r->slots)
+                bit = 0;
         }
     }
     *base = to;
@@ -46,11 +62,11 @@ uint64_t sim_calendar_take(const sim_calendar_rule *r, uint64_t *base, uint64_t 
          * window moves by words: then the word is all inside it, while a
          * window that moves just far enough may still hold, in the word's
          * later bits, older slots that the next steps forget. */
-        uint64_t bit = s % r->slots;
+        uint64_t bit = bit_of(r, s);
         s += r->slide_ahead && bit % 64u == 0 && busy[bit / 64u] == UINT64_MAX ? 64u : 1u;
         slide_to(r, base, busy, s);
     }
-    uint64_t bit = s % r->slots;
+    uint64_t bit = bit_of(r, s);
     busy[bit / 64u] |= (uint64_t)1 << (bit % 64u);
     return s;
 }
