@@ -244,6 +244,28 @@ enum sim_jit_exit {
 
 typedef int sim_jit_fn(sim_jit_regs *regs, const void *code);
 
+/* One decoded cache's translations (hart_jit.c, which says what they
+ * are; here so that the hot loop reads `buf`, `enter`, `body` and
+ * `stepped` without a call). */
+struct sim_jit {
+    uint8_t *buf;
+    size_t mapped;     /* the mapping's bytes */
+    size_t size, used; /* of those, what translations may fill */
+    uint64_t clears;   /* times it was full and everything went */
+    size_t start; /* the entry/exit code's bytes, kept on a reset */
+    sim_jit_fn *enter;
+    uint8_t *exit; /* rdi: the entry to go on at, eax: why */
+    size_t cap;    /* entries of the decoded arena */
+    /* Per arena entry (index d - arena): offsets into buf, 0 for none.
+     * `checked` is the translation from that entry, with its block's
+     * entry accounting; `body` the same past it (the hot loop has done
+     * that); `slot` the exit slot of a branch, jal or block end;
+     * `stepped` the stepped translation from that entry (SIM_JIT_STEPPED_NONE:
+     * there is none); `cell` the step cell of the translation from it. */
+    uint32_t *checked, *body, *slot, *stepped, *cell;
+};
+#define SIM_JIT_STEPPED_NONE 1u /* no offset: the entry/exit code is there */
+
 /* An entry's translation (sim_insn.jit): not tried yet, made, or none
  * (nothing there it translates, or no translation at all). */
 enum sim_jit_state { SIM_JIT_UNTRIED, SIM_JIT_MADE, SIM_JIT_NONE };

@@ -63,24 +63,8 @@
  * own). */
 #define BYTES_PER_ENTRY 256u
 
-struct sim_jit {
-    uint8_t *buf;
-    size_t mapped;     /* the mapping's bytes */
-    size_t size, used; /* of those, what translations may fill */
-    uint64_t clears;   /* times it was full and everything went */
-    size_t start; /* the entry/exit code's bytes, kept on a reset */
-    sim_jit_fn *enter;
-    uint8_t *exit; /* rdi: the entry to go on at, eax: why */
-    size_t cap;    /* entries of the decoded arena */
-    /* Per arena entry (index d - arena): offsets into buf, 0 for none.
-     * `checked` is the translation from that entry, with its block's
-     * entry accounting; `body` the same past it (the hot loop has done
-     * that); `slot` the exit slot of a branch, jal or block end;
-     * `stepped` the stepped translation from that entry (STEPPED_NONE:
-     * there is none); `cell` the step cell of the translation from it. */
-    uint32_t *checked, *body, *slot, *stepped, *cell;
-};
-#define STEPPED_NONE 1u /* no offset: the entry/exit code is there */
+/* struct sim_jit: hart_internal.h (the hot loop reads a made
+ * translation's address and the entry point without a call). */
 
 /* The code at the mapping's start: entry (System V: rdi regs, rsi code)
  * and the common exit. */
@@ -308,7 +292,7 @@ static int translate(struct sim_icache *ic, sim_insn *from, const sim_handlers *
     while ((uintptr_t)j->p & 7)
         jx_b(j, 0xcc);
     jt->cell[idx] = (uint32_t)(j->p - jt->buf);
-    jx_u64(j, (uint64_t)(uintptr_t)(jt->stepped[idx] > STEPPED_NONE ? jt->buf + jt->stepped[idx]
+    jx_u64(j, (uint64_t)(uintptr_t)(jt->stepped[idx] > SIM_JIT_STEPPED_NONE ? jt->buf + jt->stepped[idx]
                                                                    : t.step_exit));
     jx_patch(t.step_jmp, jt->buf + jt->cell[idx]);
     jt->checked[idx] = (uint32_t)(checked - jt->buf);
@@ -331,9 +315,9 @@ static int translate_stepped(struct sim_icache *ic, sim_insn *from, const sim_ha
     struct sim_jit *jt = ic->jit;
     size_t idx = (size_t)(from - ic->arena);
     if (jt->stepped[idx])
-        return jt->stepped[idx] == STEPPED_NONE ? -1 : 0;
+        return jt->stepped[idx] == SIM_JIT_STEPPED_NONE ? -1 : 0;
     if (from->jit == SIM_JIT_NONE) { /* its first entry is not translated */
-        jt->stepped[idx] = STEPPED_NONE;
+        jt->stepped[idx] = SIM_JIT_STEPPED_NONE;
         return -1;
     }
     unsigned n = 1;
@@ -365,7 +349,7 @@ static int translate_stepped(struct sim_icache *ic, sim_insn *from, const sim_ha
             t.nstubs = ns;
             t.nslots = nsl;
             if (done == 0) {
-                jt->stepped[idx] = STEPPED_NONE;
+                jt->stepped[idx] = SIM_JIT_STEPPED_NONE;
                 return -1;
             }
             add_stub(&t, jx_jmp(j), STUB_EXIT, SIM_JIT_RESTEP, d, NULL);
@@ -398,7 +382,7 @@ static int translate_or_clear(struct sim_icache *ic, sim_insn *from, const sim_h
         rc = fn(ic, from, hs);
         if (rc == -2) { /* not even in an empty mapping (a test's limit) */
             if (stepped)
-                ic->jit->stepped[from - ic->arena] = STEPPED_NONE;
+                ic->jit->stepped[from - ic->arena] = SIM_JIT_STEPPED_NONE;
             else
                 from->jit = SIM_JIT_NONE;
         }
@@ -409,9 +393,9 @@ static int translate_or_clear(struct sim_icache *ic, sim_insn *from, const sim_h
 const void *sim_jit_stepped(struct sim_icache *ic, sim_insn *d, const sim_handlers *hs)
 {
     uint32_t at = ic->jit->stepped[d - ic->arena];
-    if (at > STEPPED_NONE)
+    if (at > SIM_JIT_STEPPED_NONE)
         return ic->jit->buf + at;
-    if (at == STEPPED_NONE || translate_or_clear(ic, d, hs, true) != 0)
+    if (at == SIM_JIT_STEPPED_NONE || translate_or_clear(ic, d, hs, true) != 0)
         return NULL;
     return ic->jit->buf + ic->jit->stepped[d - ic->arena];
 }

@@ -344,7 +344,9 @@ step:
     }
     /* translated, the same rule entry by entry (sim_jit_stepped) */
     if (RUN_TRANSLATED && d->jit != SIM_JIT_NONE) {
-        code = sim_jit_stepped(ic, (sim_insn *)d, &handlers);
+        uint32_t at = ic->jit->stepped[d - ic->arena];
+        code = at > SIM_JIT_STEPPED_NONE ? ic->jit->buf + at
+                                         : sim_jit_stepped(ic, (sim_insn *)d, &handlers);
         if (code)
             goto run_translated;
     }
@@ -409,7 +411,8 @@ op_BLOCK_END: CHAIN(taken, d->pc);
 translated:
     /* d's block is entered (BLOCK): its translation from d runs it, and
      * on past it as far as it can */
-    code = sim_jit_body(ic, (sim_insn *)d, &handlers);
+    code = LIKELY(d->jit == SIM_JIT_MADE) ? ic->jit->buf + ic->jit->body[d - ic->arena]
+                                          : sim_jit_body(ic, (sim_insn *)d, &handlers);
     if (!code)
         ENTER();
 run_translated: {
@@ -425,7 +428,7 @@ run_translated: {
     jr.rlat = rlat;
     jr.rhost = rhost;
     jr.cached = quiet ? &m->cached : &no_cached;
-    int why = sim_jit_enter_fn(ic->jit)(&jr, code);
+    int why = ic->jit->enter(&jr, code);
     cycle = jr.cycle;
     instret = jr.instret;
     mcycles = jr.mcycles;
