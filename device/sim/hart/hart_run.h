@@ -22,8 +22,8 @@
  *   RUN_TRAP_AT(pc)     a trap is taken at pc, the hart as of its start
  *                       in cycle, instret and mcycles
  *   RUN_END()           the run leaves, the hart's fields written back
- * and includes hart_internal.h and sim_fpu.h first. */
-#include "hart_run_ops.h"
+ * and includes hart_internal.h (which also holds what the handlers
+ * compute: the helpers and the operation lists) and sim_fpu.h first. */
 
 /* The hot loop.  Time is kept per block: entering at entry d adds the
  * static cost and the count of every instruction from d to the block's end
