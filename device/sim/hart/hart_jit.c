@@ -229,6 +229,60 @@ static void emit_tail(struct sim_icache *ic, tr *t)
     }
 }
 
+/* A translation's start: `from`'s block fits the buffer (else -2, no
+ * room: the caller clears and may try again), and t begins at the
+ * buffer's first free byte.  0. */
+static int open_tr(struct sim_jit *jt, const sim_insn *from, bool stepped, tr *t)
+{
+    unsigned n = 1;
+    while (from[n - 1].op != SIM_OP_BLOCK_END)
+        n++;
+    if (jt->size - jt->used < (size_t)(n + 4) * INSN_ROOM)
+        return -2;
+    t->j = (jx){jt->buf + jt->used, jt->buf + jt->size};
+    t->exit = jt->exit;
+    t->nstubs = t->nslots = 0;
+    t->stepped = stepped;
+    t->step_jmp = NULL;
+    return 0;
+}
+
+/* The entries from `from` on, as translated code, to the block's end, a
+ * jump away, or the first entry not translated (its bytes and stubs
+ * taken back; an exit there to the hot loop: its handler, or in a
+ * stepped translation the step mode, SIM_JIT_RESTEP).  A stepped
+ * translation checks before each entry e that e's instruction starts
+ * before the limit (cycle - e->cost_rest < limit), else SIM_JIT_CUT at e.
+ * How many entries it translated: 0, none (and nothing emitted but the
+ * first entry's check). */
+static unsigned emit_body(tr *t, const sim_insn *from, const sim_handlers *hs)
+{
+    jx *j = &t->j;
+    unsigned done = 0;
+    for (const sim_insn *d = from;; d++) {
+        if (t->stepped) { /* cmp r12, rbp + d->cost_rest: jae cut at d */
+            jx_lea(j, JX_RAX, JX_RBP, JX_NONE, 0, (int32_t)d->cost_rest);
+            jx_alu(j, true, JX_CMP, JX_R12, JX_RAX);
+            exit_if(t, JX_CC_AE, SIM_JIT_CUT, d);
+        }
+        uint8_t *mark = j->p;
+        unsigned ns = t->nstubs, nsl = t->nslots;
+        if (!sim_jit_emit_insn(t, d, hs)) {
+            j->p = mark;
+            t->nstubs = ns;
+            t->nslots = nsl;
+            if (done > 0)
+                add_stub(t, jx_jmp(j), STUB_EXIT, t->stepped ? SIM_JIT_RESTEP : SIM_JIT_ENTER,
+                         d, NULL);
+            return done;
+        }
+        done++;
+        if (t->nslots > nsl) /* it jumps away (a block's end, jal, jalr): the
+                              * body's only slots; a branch's are its stub's */
+            return done;
+    }
+}
+
 /* Translates from entry `from` to its block's end (or the first entry it
  * cannot translate).  0: done; -1: nothing to translate there; -2: no
  * room (the caller clears and may try again). */
@@ -240,17 +294,9 @@ static int translate(struct sim_icache *ic, sim_insn *from, const sim_handlers *
         return 0;
     if (from->jit == SIM_JIT_NONE)
         return -1;
-    unsigned n = 1;
-    while (from[n - 1].op != SIM_OP_BLOCK_END)
-        n++;
-    if (jt->size - jt->used < (size_t)(n + 4) * INSN_ROOM)
-        return -2;
     tr t;
-    t.j = (jx){jt->buf + jt->used, jt->buf + jt->size};
-    t.exit = jt->exit;
-    t.nstubs = t.nslots = 0;
-    t.stepped = false;
-    t.step_jmp = NULL;
+    if (open_tr(jt, from, false, &t) != 0)
+        return -2;
     jx *j = &t.j;
 
     /* From a chain: the block's accounting, as the hot loop's BLOCK; a
@@ -267,25 +313,9 @@ static int translate(struct sim_icache *ic, sim_insn *from, const sim_handlers *
     uint8_t *body = j->p;
     jx_lea(j, JX_RSI, JX_RBP, JX_NONE, 0, from->last_cost);
 
-    unsigned done = 0;
-    for (const sim_insn *d = from;; d++) {
-        uint8_t *mark = j->p;
-        unsigned ns = t.nstubs, nsl = t.nslots;
-        if (!sim_jit_emit_insn(&t, d, hs)) {
-            j->p = mark;
-            t.nstubs = ns;
-            t.nslots = nsl;
-            if (done == 0) {
-                from->jit = SIM_JIT_NONE;
-                return -1;
-            }
-            add_stub(&t, jx_jmp(j), STUB_EXIT, SIM_JIT_ENTER, d, NULL);
-            break;
-        }
-        done++;
-        if (t.nslots > nsl) /* it jumps away (a block's end, jal, jalr): the
-                             * body's only slots; a branch's are its stub's */
-            break;
+    if (emit_body(&t, from, hs) == 0) {
+        from->jit = SIM_JIT_NONE;
+        return -1;
     }
     emit_tail(ic, &t);
     /* the step cell, 8-aligned after the slots */
@@ -320,44 +350,17 @@ static int translate_stepped(struct sim_icache *ic, sim_insn *from, const sim_ha
         jt->stepped[idx] = SIM_JIT_STEPPED_NONE;
         return -1;
     }
-    unsigned n = 1;
-    while (from[n - 1].op != SIM_OP_BLOCK_END)
-        n++;
-    if (jt->size - jt->used < (size_t)(n + 4) * INSN_ROOM)
-        return -2;
     tr t;
-    t.j = (jx){jt->buf + jt->used, jt->buf + jt->size};
-    t.exit = jt->exit;
-    t.nstubs = t.nslots = 0;
-    t.stepped = true;
-    t.step_jmp = NULL;
+    if (open_tr(jt, from, true, &t) != 0)
+        return -2;
     jx *j = &t.j;
 
     uint8_t *code = j->p;
     jx_alu_imm(j, true, JX_ADD, JX_R12, (int32_t)from->cost_rest);
     jx_alu_imm(j, true, JX_ADD, JX_R13, from->n_rest);
-    unsigned done = 0;
-    for (const sim_insn *d = from;; d++) {
-        /* cmp r12, rbp + d->cost_rest: jae cut at d */
-        jx_lea(j, JX_RAX, JX_RBP, JX_NONE, 0, (int32_t)d->cost_rest);
-        jx_alu(j, true, JX_CMP, JX_R12, JX_RAX);
-        exit_if(&t, JX_CC_AE, SIM_JIT_CUT, d);
-        uint8_t *mark = j->p;
-        unsigned ns = t.nstubs, nsl = t.nslots;
-        if (!sim_jit_emit_insn(&t, d, hs)) {
-            j->p = mark;
-            t.nstubs = ns;
-            t.nslots = nsl;
-            if (done == 0) {
-                jt->stepped[idx] = SIM_JIT_STEPPED_NONE;
-                return -1;
-            }
-            add_stub(&t, jx_jmp(j), STUB_EXIT, SIM_JIT_RESTEP, d, NULL);
-            break;
-        }
-        done++;
-        if (t.nslots > nsl)
-            break;
+    if (emit_body(&t, from, hs) == 0) {
+        jt->stepped[idx] = SIM_JIT_STEPPED_NONE;
+        return -1;
     }
     emit_tail(ic, &t);
     jt->stepped[idx] = (uint32_t)(code - jt->buf);
