@@ -17,19 +17,11 @@
 
 #include "km_expect.h"
 #include "km_suite.h"
+#include "expect_fixture.h"
 #include "manifest_fixture.h"
 
 static const char *const sources[] = {"a.c", NULL};
 
-/* Lines 1-7 of every program below; expect: from line 8. */
-#define PROGRAM                                                                                \
-    "name: t\n"                                                                                \
-    "threads:\n"                                                                               \
-    "  - clusters: [1, 2]\n"                                                                   \
-    "    sources: [a.c]\n"                                                                     \
-    "    regions: {out: 16}\n"                                                                 \
-    "commands:\n"                                                                              \
-    "  - {handler: sum, result: true}\n"
 
 /* A run's JSON: thread 1 returned [42, 7] and printed two lines, thread
  * 2 as given, the command as given, the wild writes (NULL: none). */
@@ -75,7 +67,7 @@ static int reader(void *ctx, const char *name, int cluster, const void **data, s
 static km_verdict check(const char *expect, const char *json)
 {
     char *yaml = NULL;
-    assert_true(asprintf(&yaml, "%s%s", PROGRAM, expect) > 0);
+    assert_true(asprintf(&yaml, "%s%s", EXPECT_PROGRAM, expect) > 0);
     km_program *p = fixture_program(yaml, sources);
     km_verdict v;
     km_error e = {0};
@@ -277,7 +269,7 @@ static void every_run_must_go_well(void **state)
 static void not_a_runs_json(void **state)
 {
     (void)state;
-    km_program *p = fixture_program(PROGRAM "expect: {}\n", sources);
+    km_program *p = fixture_program(EXPECT_PROGRAM "expect: {}\n", sources);
     km_verdict v;
     km_error e = {0};
     assert_int_equal(km_expect_check(p, "{\"threads\": []}", reader, NULL, &v, &e),

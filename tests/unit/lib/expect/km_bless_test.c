@@ -16,17 +16,9 @@
 
 #include "km_bless.h"
 #include "km_fs.h"
+#include "expect_fixture.h"
 #include "manifest_fixture.h"
 
-/* Lines 1-7; expect: from line 8. */
-#define PROGRAM                                                                                \
-    "name: t\n"                                                                                \
-    "threads:\n"                                                                               \
-    "  - clusters: [1, 2]\n"                                                                   \
-    "    sources: [a.c]\n"                                                                     \
-    "    regions: {out: 16}\n"                                                                 \
-    "commands:\n"                                                                              \
-    "  - {handler: sum, result: true}\n"
 
 typedef struct fixture {
     char dir[64];
@@ -43,7 +35,7 @@ static void load(fixture *f, const char *expect, mode_t mode)
     free(src);
     f->manifest = km_path_join(f->dir, "program.yaml");
     char *yaml = NULL;
-    assert_true(asprintf(&yaml, "%s%s", PROGRAM, expect) > 0);
+    assert_true(asprintf(&yaml, "%s%s", EXPECT_PROGRAM, expect) > 0);
     assert_int_equal(km_write_file_atomic(f->manifest, yaml, strlen(yaml), NULL), KM_OK);
     assert_int_equal(chmod(f->manifest, mode), 0);
     free(yaml);
@@ -144,7 +136,7 @@ static void every_value_in_place(void **state)
         fail_msg("km_bless_write: %s", e.message);
     assert_int_equal(b.written, 7);
     char *text = text_of(&f);
-    assert_string_equal(text, PROGRAM
+    assert_string_equal(text, EXPECT_PROGRAM
                         "expect:   # what a run gives\n"
                         "  threads:\n"
                         "    - cluster: 1\n"
@@ -325,7 +317,7 @@ static void a_changed_file_is_not_rewritten(void **state)
     char *json = run_json("sim", T1("[2]"), "1");
     km_verdict v = check(&f, json);
     /* Someone edits the value meanwhile. */
-    const char *edited = PROGRAM "expect:\n  threads:\n    - {cluster: 1, words: [9]}\n";
+    const char *edited = EXPECT_PROGRAM "expect:\n  threads:\n    - {cluster: 1, words: [9]}\n";
     assert_int_equal(km_write_file_atomic(f.manifest, edited, strlen(edited), NULL), KM_OK);
     km_error e = {0};
     km_bless b;
