@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # Documents are code: no file in the repository holds a merge-conflict
-# marker, and every relative link of a Markdown file resolves to a file or
-# folder inside the repository (a clone has nothing beside it).
+# marker, every relative link of a Markdown file resolves to a file or
+# folder inside the repository (a clone has nothing beside it), the paths,
+# file names and kmrun options the documents name exist
+# (tests/cli/doc_names.py), and each fixture folder's README names its files.
 
 load helpers
 
@@ -35,4 +37,30 @@ print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
     [ "$status" -eq 0 ] || { echo "links that resolve to nothing in the repository:"; echo "$output"; false; }
+}
+
+@test "every path and source name the Markdown files and man pages name exists" {
+    run python3 "$KMRUN_TOP/tests/cli/doc_names.py" "$KMRUN_TOP" paths
+    [ "$status" -eq 0 ] || { echo "named, not in the repository:"; echo "$output"; false; }
+}
+
+@test "every kmrun option a Markdown file names after its command is an option of that command" {
+    local c o
+    for c in $(kmrun completion --commands); do
+        for o in $(kmrun completion --options "$c"); do echo "$c $o"; done
+    done >"$BATS_TEST_TMPDIR/table"
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/table")" -ge 50 ]
+    run python3 "$KMRUN_TOP/tests/cli/doc_names.py" "$KMRUN_TOP" options "$BATS_TEST_TMPDIR/table"
+    [ "$status" -eq 0 ] || { echo "options the documents name that kmrun does not have:"; echo "$output"; false; }
+}
+
+@test "a fixture folder's README names each of its files" {
+    local readme dir f bad=
+    for readme in "$KMRUN_TOP"/tests/fixtures/*/README; do
+        dir=${readme%/README}
+        for f in $(git -C "$dir" ls-files . | grep -v / ); do
+            [ "$f" = README ] || grep -qwF "$f" "$readme" || bad+=" ${dir#"$KMRUN_TOP"/}/$f"
+        done
+    done
+    [ -z "$bad" ] || { echo "not in their folder's README:$bad"; false; }
 }
