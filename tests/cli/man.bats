@@ -85,3 +85,17 @@ table() {
     [ "$status" -eq 0 ] || { echo "$output"; false; }
     [ -z "$output" ]
 }
+
+@test "kmrun(1) and the README list as taking --message-format the commands whose table has it" {
+    local c want man readme
+    want=$(for c in $(kmrun completion --commands); do
+        kmrun completion --options "$c" | grep -qx -- --message-format && echo "$c"
+    done | sort | paste -sd' ')
+    [ -n "$want" ]
+    man=$(awk '/^Every command that builds or checks$/ { on = 1; next } on { print; exit }' \
+        "$KMRUN_TOP/man/kmrun.1" | sed -n 's/^\.Pq Cm //p' | tr -d ',' | tr -s ' ' '\n' | sort | paste -sd' ')
+    [ "$man" = "$want" ] || { echo "man/kmrun.1: ($man), the table: ($want)"; false; }
+    readme=$(sed -n 's/^| `kmrun \([a-z|\\-]*\) --message-format=json` |.*/\1/p' "$KMRUN_TOP/README.md" |
+        sed 's/\\|/ /g' | tr ' ' '\n' | sort | paste -sd' ')
+    [ "$readme" = "$want" ] || { echo "README.md: ($readme), the table: ($want)"; false; }
+}
