@@ -17,6 +17,11 @@ Markdown file's backticks or code blocks (`kmrun run --trace-cores 1.0`,
 `kmrun build\\|run --message-format=json`) is an option of that command
 (of each command of a `a|b` list).
 
+names: every identifier of the code's prefixes a Markdown file names in
+backticks (`sim_jit_stepped`, `kmx_flush_at()`, `SIM_JIT_CUT`, `km_port_*`
+as a prefix) is one of the repository's sources, scripts or tests (or a
+tracked file's name without its suffix: `gdb_test`).
+
 Each failure a line "FILE:LINE: ..."; exit 1 when any.
 """
 import fnmatch
@@ -123,7 +128,32 @@ elif what == "options":
                     for c in commands:
                         if option not in table[c]:
                             failures.append("%s:%d: kmrun %s has no %s" % (f, line, c, option))
+elif what == "names":
+    code = re.compile(r"\.(c|h|S|py|ld|tsv|bats|bash|sh)$|^Makefile$|^bench/[a-z_]+$")
+    words = set()
+    for t in tracked:
+        if code.search(t):
+            try:
+                with open(os.path.join(top, t), encoding="utf-8", errors="replace") as h:
+                    words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", h.read()))
+            except (IsADirectoryError, FileNotFoundError):
+                pass
+    words.update(os.path.splitext(n)[0] for n in names)
+    prefixes = r"(?:sim|kmx|km|kmrun|hart|vec|fpu|grid|gdb|ks|SIM|KMX|KM|KMRUN|BH)_"
+    ident = re.compile(r"^(" + prefixes + r"[A-Za-z0-9_]*?)(_?\*|\(\))?$")
+    for f in markdown:
+        for line, span, block in spans(f):
+            m = ident.match(span.strip())
+            if block or not m:
+                continue
+            name = m.group(1)
+            if m.group(2) and "*" in m.group(2):
+                found = any(w.startswith(name) for w in words)
+            else:
+                found = name in words
+            if not found:
+                failures.append("%s:%d: no source names %s" % (f, line, name))
 else:
-    sys.exit("doc_names.py TOP paths|options [TABLE]")
+    sys.exit("doc_names.py TOP paths|options|names [TABLE]")
 print("\n".join(failures))
 sys.exit(1 if failures else 0)

@@ -2,8 +2,9 @@
 # Documents are code: no file in the repository holds a merge-conflict
 # marker, every relative link of a Markdown file resolves to a file or
 # folder inside the repository (a clone has nothing beside it), the paths,
-# file names and kmrun options the documents name exist
-# (tests/cli/doc_names.py), and each fixture folder's README names its files.
+# file names, code names and kmrun options the documents name exist
+# (tests/cli/doc_names.py), and each fixture folder's README names its
+# files.
 
 load helpers
 
@@ -42,6 +43,11 @@ PY
 @test "every path and source name the Markdown files and man pages name exists" {
     run python3 "$KMRUN_TOP/tests/cli/doc_names.py" "$KMRUN_TOP" paths
     [ "$status" -eq 0 ] || { echo "named, not in the repository:"; echo "$output"; false; }
+}
+
+@test "every function, type and constant of the code's prefixes a Markdown file names exists" {
+    run python3 "$KMRUN_TOP/tests/cli/doc_names.py" "$KMRUN_TOP" names
+    [ "$status" -eq 0 ] || { echo "named, not in the sources:"; echo "$output"; false; }
 }
 
 @test "every kmrun option a Markdown file names after its command is an option of that command" {
