@@ -1,23 +1,26 @@
 #!/usr/bin/env bats
 # The modeled figures the READMEs quote are the recorded runs'
 # (tests/golden/*.json, which golden.bats holds to today's runs): the
-# tables of programs/08, 10 and 11 and the pull's figures in README.md and
-# device/sim/README.md, each as its README rounds it.  A change that moves
+# times and instructions programs/01, 02, 03 and 07 state in their text,
+# the tables of programs/08, 10 and 11 and the pull's figures in README.md
+# and device/sim/README.md, each as its README rounds it.  A change that moves
 # them re-records the goldens (tests/golden/record); this test then names
 # each README cell left behind.  No run: it reads files only.
 
 load helpers
 
 # figures README...: runs the Python on stdin with the goldens' words at
-# hand (w('08_parallel_thread_twelve') a list), each README's text in
+# hand (w('08_parallel_thread_twelve') a list, g(...) the whole record), each README's text in
 # text[README] (flat[README] its lines joined), and fail(README, what, shown, recorded); no line means ok.
 figures() {
     {
         cat <<'PY'
 import json, os, re, sys
 top = sys.argv[1]
+def g(name):
+    return json.load(open(os.path.join(top, 'tests/golden', name + '.json')))
 def w(name):
-    return json.load(open(os.path.join(top, 'tests/golden', name + '.json')))['threads'][0]['words']
+    return g(name)['threads'][0]['words']
 text = {f: open(os.path.join(top, f), encoding='utf-8').read() for f in sys.argv[2:]}
 flat = {f: ' '.join(t.split()) for f, t in text.items()}  # prose, its lines joined
 failures = []
@@ -100,5 +103,32 @@ prose = {
 for g, want in prose.items():
     if want not in flat[g]:
         failures.append('%s: the pull of programs/11_pull (12 X280 cores) does not read %r, the goldens\' figures' % (g, want))
+PY
+}
+
+@test "readme figures: the run times and instructions programs/01, 02, 03 and 07 state are the goldens' (01's parts its markers')" {
+    figures programs/01_hello/README.md programs/02_parallel_sum/README.md \
+        programs/03_ring/README.md programs/07_work_cluster/README.md <<'PY'
+def says(f, want):
+    if want not in flat[f]:
+        failures.append('%s: does not read %r, the recorded figure' % (f, want))
+n = lambda k: '{:,}'.format(k)
+one = g('01_hello_program')
+says('programs/01_hello/README.md', 'The thread ran %.2f µs of modeled time' % one['threads'][0]['microseconds'])
+shown = re.search(r'"bytes": (\d+)', text['programs/01_hello/README.md'])
+says('programs/01_hello/README.md', 'The image is %s bytes' % n(int(shown.group(1)) if shown else 0))
+marks = dict(re.findall(r'^\{"cluster":1,"where":(\d),"microseconds":([0-9.]+)\}$', text['programs/01_hello/README.md'], flags=re.M))
+start, flushed = float(marks.get('1', 0)), float(marks.get('2', 0))
+says('programs/01_hello/README.md', '%.1f µs of start-up' % start)
+says('programs/01_hello/README.md', '%.1f µs for the fill and the flush' % (flushed - start))
+two = g('02_parallel_sum_program')
+says('programs/02_parallel_sum/README.md', 'The run executes %s instructions in %s µs of modeled time' % (
+    n(two['instructions']), n(round(two['device_microseconds']))))
+ring = g('03_ring_program')
+says('programs/03_ring/README.md', 'about %.0f µs of modeled time for the run (`device_microseconds`), %s instructions' % (
+    ring['device_microseconds'], n(ring['instructions'])))
+seven = g('07_work_cluster_program')
+says('programs/07_work_cluster/README.md', '%.0f µs for the thread (%s instructions)' % (
+    seven['threads'][0]['microseconds'], n(seven['instructions'])))
 PY
 }
