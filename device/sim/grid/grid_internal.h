@@ -116,6 +116,10 @@ struct km_core {
  * then keeps the newest. */
 #define GRID_LANDINGS 1024u
 
+/* The leaves of the grid's tournament of runnable cores (sim_grid.c). */
+#define GRID_LEAVES 128u
+_Static_assert(BH_GRID_CORES <= GRID_LEAVES, "every core is a leaf");
+
 struct sim_grid {
     sim_dram *dram;
     unsigned mhz;
@@ -137,6 +141,17 @@ struct sim_grid {
      * Whatever changes a core or a job from outside a step clears it. */
     bool quiet;
     uint64_t quiet_at, quiet_deadline;
+    /* When each core can run next, by core id (grid order): its time when
+     * ready, its wake when waiting, UINT64_MAX when it cannot run (no
+     * active job, blocked, returned, halted) or not before its job's
+     * deadline; past the cores, UINT64_MAX.  Above them a tournament:
+     * run_win[n] (n from 1) is the core of least (run_at, id) under node n
+     * (its children 2n and 2n + 1; node GRID_LEAVES + i is core i), so
+     * run_win[1] is the core a step runs next, the one a look at every
+     * core would find.  grid_note_core keeps both at every change of a
+     * core's state, time, wake or job. */
+    uint64_t run_at[GRID_LEAVES];
+    uint8_t run_win[GRID_LEAVES];
     km_handler_fn handlers[KM_HANDLER_MAX + 1];
     void *so; /* the kernels' object, or NULL */
     const km_region_place *regions; /* km_region_address's table (the owner's) */
@@ -206,6 +221,10 @@ uint64_t *sim_grid_scratch(km_core *core);
  * its handler; its time becomes the latest of theirs if that is later.
  * Does nothing on another core (they would wait for the leader forever). */
 void sim_grid_wait_members(km_core *core);
+
+/* The core's entry of grid->run_at from its state, time, wake and job,
+ * after any of them changed. */
+void grid_note_core(const km_core *core);
 
 /* The core's time moves on by ps and the grid picks whoever is now
  * furthest behind (every modeled cost ends here). */

@@ -389,8 +389,10 @@ int sim_grid_tile_store(void *ctx, unsigned core, uint64_t addr, unsigned size, 
     /* A core waiting on this slot looks again once it has landed. */
     if (c->state == CORE_WAITING && c->port.watching == s) {
         uint64_t seen = s->now_ps + cycles_ps(c, SIM_GRID_PORT_LOOK_CYCLES);
-        if (seen < c->wake_ps)
+        if (seen < c->wake_ps) {
             c->wake_ps = seen;
+            grid_note_core(c);
+        }
     }
     return 0;
 }

@@ -115,6 +115,44 @@ static bool start_core(km_core *c)
 
 /* ---- jobs ---- */
 
+/* When a core can run next: its time when ready, its wake when waiting. */
+static bool runnable_at(const km_core *c, uint64_t *at)
+{
+    if (c->state == CORE_READY) {
+        *at = c->time_ps;
+        return true;
+    }
+    if (c->state == CORE_WAITING) {
+        *at = c->wake_ps > c->time_ps ? c->wake_ps : c->time_ps;
+        return true;
+    }
+    return false;
+}
+
+/* The tournament's winners above leaf i, again: of two, the later core
+ * wins only when strictly behind (the earlier core wins a tie). */
+static void replay(sim_grid *g, unsigned i)
+{
+    for (unsigned n = (GRID_LEAVES + i) / 2; n >= 1; n /= 2) {
+        unsigned l = 2 * n, r = l + 1;
+        unsigned a = l >= GRID_LEAVES ? l - GRID_LEAVES : g->run_win[l];
+        unsigned b = r >= GRID_LEAVES ? r - GRID_LEAVES : g->run_win[r];
+        g->run_win[n] = (uint8_t)(g->run_at[b] < g->run_at[a] ? b : a);
+    }
+}
+
+void grid_note_core(const km_core *c)
+{
+    sim_grid *g = c->grid;
+    uint64_t at;
+    if (!(c->job && c->job->active && runnable_at(c, &at) && at < c->job->deadline_ps))
+        at = UINT64_MAX;
+    if (g->run_at[c->id] != at) {
+        g->run_at[c->id] = at;
+        replay(g, c->id);
+    }
+}
+
 static void push_done(sim_grid *g, uint32_t id, uint32_t result, uint64_t end_ps, bool timed_out,
                       uint16_t where)
 {
@@ -164,6 +202,7 @@ static void release_job(sim_grid *g, grid_job *j, uint64_t cut_ps)
         if (c->state != CORE_HALTED) /* a halted core stays so, busy */
             c->state = CORE_IDLE;
         c->job = NULL;
+        grid_note_core(c);
     }
     j->active = false;
     unsigned k = 0;
@@ -196,6 +235,7 @@ static void finish_core(km_core *c)
         leader->state = CORE_READY;
         if (j->end_ps > leader->time_ps)
             leader->time_ps = j->end_ps;
+        grid_note_core(leader);
     }
 }
 
@@ -229,6 +269,10 @@ sim_grid *sim_grid_create(sim_dram *dram, unsigned mhz)
     for (unsigned i = 0; i < BH_GRID_CORES; i++) {
         g->cores[i].grid = g;
         g->cores[i].id = i;
+    }
+    for (unsigned i = 0; i < GRID_LEAVES; i++) {
+        g->run_at[i] = UINT64_MAX; /* no job (past the cores: none) */
+        replay(g, i);
     }
     for (unsigned i = 0; i < KM_HANDLER_FIRST_PROGRAM; i++)
         g->handlers[i] = sim_grid_builtins[i];
@@ -378,6 +422,7 @@ uint32_t sim_grid_submit(sim_grid *g, uint32_t job_id, const km_command_t *comma
         c->begin_ps = now_ps;
         c->state = CORE_READY;
         grid_port_start_job(c);
+        grid_note_core(c);
     }
     unsigned k = g->njobs;
     for (; k > 0 && g->active[k - 1] > first; k--)
@@ -395,20 +440,6 @@ static int done_order(const void *a, const void *b)
     return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
 }
 
-/* When a core can run next: its time when ready, its wake when waiting. */
-static bool runnable_at(const km_core *c, uint64_t *at)
-{
-    if (c->state == CORE_READY) {
-        *at = c->time_ps;
-        return true;
-    }
-    if (c->state == CORE_WAITING) {
-        *at = c->wake_ps > c->time_ps ? c->wake_ps : c->time_ps;
-        return true;
-    }
-    return false;
-}
-
 void sim_grid_step(sim_grid *g, uint64_t until_ps)
 {
     if (until_ps > g->stepped_ps)
@@ -424,34 +455,23 @@ void sim_grid_step(sim_grid *g, uint64_t until_ps)
     /* the least time a core that can run has, at or past until_ps */
     uint64_t later_at = UINT64_MAX;
     for (; g->njobs > 0;) {
-        km_core *next = NULL;
-        uint64_t next_at = 0;
-        later_at = UINT64_MAX;
-        for (unsigned a = 0; a < g->njobs; a++) { /* the cores in grid order */
-            const grid_job *j = &g->jobs[g->active[a]];
-            for (unsigned i = j->first; i < j->first + j->count; i++) {
-                km_core *c = &g->cores[i];
-                uint64_t at;
-                if (!runnable_at(c, &at) || at >= j->deadline_ps)
-                    continue;
-                if (at >= until_ps) {
-                    if (at < later_at)
-                        later_at = at;
-                } else if (!next || at < next_at) {
-                    next = c;
-                    next_at = at;
-                }
-            }
-        }
-        if (!next)
+        /* The core furthest behind, the first in grid order of a tie
+         * (g->run_win[1]); none before until_ps: it is the least later. */
+        unsigned next = g->run_win[1];
+        uint64_t next_at = g->run_at[next];
+        if (next_at >= until_ps) {
+            later_at = next_at;
             break;
-        if (next->state == CORE_WAITING) {
-            next->time_ps = next_at;
-            next->state = CORE_READY;
         }
-        resume(g, next);
-        grid_job *j = next->job;
-        if (next->state == CORE_RETURNED && j->returned == j->count)
+        km_core *c = &g->cores[next];
+        if (c->state == CORE_WAITING) {
+            c->time_ps = next_at;
+            c->state = CORE_READY;
+        }
+        resume(g, c);
+        grid_note_core(c); /* whatever it did to itself */
+        grid_job *j = c->job;
+        if (c->state == CORE_RETURNED && j->returned == j->count)
             end_job(g, j, j->end_ps, false);
     }
     if (claimed)
@@ -518,8 +538,10 @@ void sim_grid_set_stop(sim_grid *g, bool stop)
     /* A port wait watches the stop flag: it gives up now. */
     for (unsigned i = 0; i < BH_GRID_CORES; i++) {
         km_core *c = &g->cores[i];
-        if (c->state == CORE_WAITING && c->wake_ps > g->stepped_ps)
+        if (c->state == CORE_WAITING && c->wake_ps > g->stepped_ps) {
             c->wake_ps = g->stepped_ps;
+            grid_note_core(c);
+        }
     }
 }
 
