@@ -117,7 +117,8 @@ start_exec() {
     kmrun_pid=$!
     port=
     for _ in $(seq 100); do
-        port=$(sed -n "s/^kmrun: waiting for GDB on port \([0-9]*\): gdb-multiarch -q -ex 'file .*' -ex 'target remote :[0-9]*'$/\1/p" "$BATS_TEST_TMPDIR/exec.err")
+        # (the background kmrun may not have opened exec.err yet)
+        port=$(sed -n "s/^kmrun: waiting for GDB on port \([0-9]*\): gdb-multiarch -q -ex 'file .*' -ex 'target remote :[0-9]*'$/\1/p" "$BATS_TEST_TMPDIR/exec.err" 2>/dev/null || true)
         [ -n "$port" ] && break
         sleep 0.05
     done
