@@ -1,9 +1,61 @@
-# bench/lib.sh: what bench/iss and bench/speed share, sourced (not run):
-# the build's kmrun, the bare-metal C programs of bench/iss_src built for
-# the hart, QEMU found and its arguments, a clock, a run JSON's fields and
-# CPU-time measurement.  Defines functions and variables only; prints
-# nothing unless a function is asked to fail.
+# bench/lib.sh: what the bench scripts share, sourced (not run): every
+# script's -h/--help and usage errors, from its header comment; and what
+# bench/iss and bench/speed share: the build's kmrun, the bare-metal C
+# programs of bench/iss_src built for the hart, QEMU found and its
+# arguments, a clock, a run JSON's fields and CPU-time measurement.
+# Defines functions and variables only; prints nothing unless a function
+# is asked to print or to fail.
 # shellcheck shell=bash disable=SC2034 # the variables are the caller's
+
+# A bench script's header comment, the lines after its #! line up to the
+# first that is not a comment, says what it measures; it ends with its
+# synopsis, from the last line that starts "#   bench/" on
+# ("#   bench/NAME [BUILD_DIR]   (defaults; environment)", continued on
+# lines of their own).
+
+# bench_header SCRIPT about|usage: SCRIPT's header comment before its
+# synopsis, without the "# " (about), or "usage: " and the synopsis (usage).
+bench_header() {
+    awk -v part="$2" 'NR == 1 && /^#!/ { next }
+        !/^#/ { exit }
+        { sub(/^# ?/, ""); line[++n] = $0; if ($0 ~ /^  +bench\//) syn = n }
+        END {
+            if (!syn) syn = n + 1
+            if (part == "about") { for (i = 1; i < syn; i++) print line[i]; exit }
+            for (i = syn; i <= n; i++) { if (i == syn) sub(/^ +/, "usage: ", line[i]); print line[i] }
+        }' "$1"
+}
+
+# bench_about SCRIPT: what SCRIPT measures, its header comment.
+bench_about() { bench_header "$1" about; }
+
+# bench_usage SCRIPT: "usage: " and SCRIPT's synopsis.
+bench_usage() { bench_header "$1" usage; }
+
+# bench_help SCRIPT: SCRIPT's usage line and what it measures.
+bench_help() { bench_usage "$1"; bench_about "$1"; }
+
+# bench_unknown SCRIPT OPTION: the usage error for OPTION (on standard
+# error, with the usage line); exits 2.
+bench_unknown() {
+    echo "bench/${1##*/}: unknown option '$2'" >&2
+    bench_usage "$1" >&2
+    exit 2
+}
+
+# bench_options SCRIPT ARG...: the options of a script that has none of
+# its own: -h or --help among ARGs prints its help and exits 0, before
+# any work; any other ARG that starts with - is an unknown option.
+bench_options() {
+    local script=$1 a
+    shift
+    for a in "$@"; do
+        case $a in
+        -h | --help) bench_help "$script"; exit 0 ;;
+        -*) bench_unknown "$script" "$a" ;;
+        esac
+    done
+}
 
 # bench_init NAME [BUILD_DIR]: sets top (the checkout), build, kmrun, src
 # (bench/iss_src) and rvcc; exits 2 when the build has no kmrun.
