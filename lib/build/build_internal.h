@@ -138,21 +138,33 @@ bool km_tool_is_clang(const km_tool *t);
  * (KM_COLOR_*) says; "" for the compiler's own choice. */
 const char *km_diag_flags(const km_tool *t, bool structured, int color);
 
+/* build_search.c: a growing list of allocated paths. */
+typedef struct km_paths {
+    char **items;
+    size_t n, cap;
+} km_paths;
+/* Appends `path` (allocated; the list owns it now).  False when it is NULL
+ * (its allocation failed) or memory ran out, `path` freed. */
+bool km_paths_add(km_paths *p, char *path);
+/* Frees every path and the list; *p is left empty. */
+void km_paths_free(km_paths *p);
+
 /* build_search.c: the folders a target's compiles search for headers, in
  * the compiler's order (as the flags name them: relative to the manifest's
  * folder or absolute). */
 typedef struct km_search {
-    char **dirs;
-    size_t n;
+    km_paths dirs;
+    bool oom; /* a folder was not kept: memory ran out */
 } km_search;
 /* KM_OK, or KM_EXIT_BUILD / KM_EXIT_SYSTEM when the compiler cannot say
  * where it looks (no proof, so no key). */
 int km_search_order(km_build_ctx *b, const km_target *t, km_search *s, km_error *err);
 void km_search_free(km_search *s);
-/* Appends to *out (allocated paths) where a file would shadow the header
- * the compiler found at `dep`: the same name in each folder searched before
- * the one it was found in, and in each including file's folder. */
-void km_search_candidates(const km_search *s, char *const *filedirs, size_t nfiledirs,
-                          const char *dep, char ***out, size_t *n);
+/* Appends to *out where a file would shadow the header the compiler found
+ * at `dep`: the same name in each folder searched before the one it was
+ * found in, and in each including file's folder.  False when memory ran
+ * out (*out holds what was appended before). */
+bool km_search_candidates(const km_search *s, char *const *filedirs, size_t nfiledirs,
+                          const char *dep, km_paths *out);
 
 #endif

@@ -24,6 +24,7 @@
 #include "km_depfile.h"
 #include "km_fs.h"
 #include "km_image.h"
+#include "ks_grow.h"
 
 /* Whether the flags tell the compiler that sources are in another
  * encoding (UTF-16 text has NUL bytes). */
@@ -229,6 +230,26 @@ static int meta_mismatch(const km_target *t, const char *dir, const cJSON *meta,
     return rc != KM_OK ? rc : *why ? KM_CACHE_MISS : KM_OK;
 }
 
+/* A record's header line, "sha256 name" (or ABSENT and the name): 1 when
+ * the header still has that content (is still absent), else 0. */
+static int header_holds(km_build_ctx *b, char *line)
+{
+    if (strlen(line) < 66 || line[64] != ' ')
+        return 0;
+    km_digest want, got;
+    line[64] = 0;
+    char *path = header_path(b, line + 65);
+    int ok;
+    if (strcmp(line, ABSENT) == 0)
+        ok = !exists(path);
+    else
+        ok = km_digest_parse(line, &want) == 0 && km_hash_file(path, &got, NULL) == KM_OK &&
+             memcmp(&want, &got, sizeof want) == 0;
+    free(path);
+    line[64] = ' ';
+    return ok;
+}
+
 /* One alternative of a record: its entry key, then "sha256 name" per
  * header, sorted.  KM_OK with the entry filled in when every header still
  * has its recorded content and the entry is intact; KM_CACHE_MISS; or an
@@ -236,33 +257,20 @@ static int meta_mismatch(const km_target *t, const char *dir, const cJSON *meta,
 static int lookup_block(km_build_ctx *b, km_target *t, char *block, bool remote, km_error *err)
 {
     char **lines = NULL;
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     km_digest ekey;
     int ok = 1;
     char *save = NULL, *line = strtok_r(block, "\n", &save);
     if (!line || km_digest_parse(line, &ekey) != 0)
         ok = 0;
     while (ok && (line = strtok_r(NULL, "\n", &save))) {
-        km_digest want, got;
-        if (strcmp(line, CPP_MODE) == 0) {
-            lines = realloc(lines, (n + 1) * sizeof *lines);
-            lines[n++] = line;
-            continue;
+        if (strcmp(line, CPP_MODE) != 0)
+            ok = header_holds(b, line); /* (not a header's line: 0, a miss) */
+        if (!KS_GROW(lines, cap, n + 1)) {
+            free(lines);
+            return km_fail(err, KM_EXIT_SYSTEM, "out of memory checking the record of the %s",
+                           t->display);
         }
-        if (strlen(line) < 66 || line[64] != ' ') {
-            ok = 0;
-            break;
-        }
-        line[64] = 0;
-        char *path = header_path(b, line + 65);
-        if (strcmp(line, ABSENT) == 0)
-            ok = !exists(path);
-        else
-            ok = km_digest_parse(line, &want) == 0 && km_hash_file(path, &got, NULL) == KM_OK &&
-                 memcmp(&want, &got, sizeof want) == 0;
-        free(path);
-        line[64] = ' ';
-        lines = realloc(lines, (n + 1) * sizeof *lines);
         lines[n++] = line;
     }
     int rc = KM_CACHE_MISS;
@@ -413,53 +421,57 @@ static char *record_text(km_build_ctx *b, km_target *t, const char *block)
     return out;
 }
 
-static void add_line(char ***lines, size_t *n, const char *hex, const char *name)
+static bool add_line(km_paths *lines, const char *hex, const char *name)
 {
     char *line = NULL;
-    if (asprintf(&line, "%s %s", hex, name) < 0)
-        abort();
-    *lines = realloc(*lines, (*n + 1) * sizeof **lines);
-    (*lines)[(*n)++] = line;
+    return km_paths_add(lines, asprintf(&line, "%s %s", hex, name) < 0 ? NULL : line);
 }
 
-static void add_dir(char ***dirs, size_t *n, const char *path)
+static bool add_dir(km_paths *dirs, const char *path)
 {
     char *d = km_dirname(path);
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp((*dirs)[i], d) == 0) {
+    for (size_t i = 0; d && i < dirs->n; i++)
+        if (strcmp(dirs->items[i], d) == 0) {
             free(d);
-            return;
+            return true;
         }
-    *dirs = realloc(*dirs, (*n + 1) * sizeof **dirs);
-    (*dirs)[(*n)++] = d;
+    return km_paths_add(dirs, d);
+}
+
+static int out_of_memory(const km_target *t, km_error *err)
+{
+    return km_fail(err, KM_EXIT_SYSTEM, "out of memory recording the headers of the %s",
+                   t->display);
 }
 
 /* Every prerequisite but the sources (in the key already) of a finished
  * target's compiles, as its dependency files name them. */
-static int compile_deps(km_target *t, char ***deps, size_t *ndeps, km_error *err)
+static int compile_deps(km_target *t, km_paths *deps, km_error *err)
 {
     for (size_t i = 0; i < t->nsources; i++) {
         char *dfile = NULL, *text = NULL;
         if (asprintf(&dfile, "%s.d", t->objs[i]) < 0)
-            abort();
+            return out_of_memory(t, err);
         int rc = km_read_file(dfile, &text, NULL, err);
         free(dfile);
         if (rc != KM_OK)
             return rc;
         char **d;
         size_t nd;
-        if (km_depfile_parse(text, &d, &nd) != 0) {
-            free(text);
+        int parsed = km_depfile_parse(text, &d, &nd);
+        free(text);
+        if (parsed == KM_DEPFILE_NO_MEMORY)
+            return out_of_memory(t, err);
+        if (parsed != 0)
             return km_fail(err, KM_EXIT_INTERNAL, "cannot parse the dependency file of '%s'",
                            t->objs[i]);
-        }
-        free(text);
         /* The first prerequisite is the source itself. */
-        for (size_t k = 1; k < nd; k++) {
-            *deps = realloc(*deps, (*ndeps + 1) * sizeof **deps);
-            (*deps)[(*ndeps)++] = strdup(d[k]);
-        }
+        bool kept = true;
+        for (size_t k = 1; kept && k < nd; k++)
+            kept = km_paths_add(deps, strdup(d[k]));
         km_depfile_free(d, nd);
+        if (!kept)
+            return out_of_memory(t, err);
     }
     return KM_OK;
 }
@@ -467,23 +479,23 @@ static int compile_deps(km_target *t, char ***deps, size_t *ndeps, km_error *err
 /* The header lines of a finished compile: each header the compiler read
  * with its content's SHA-256, and each place where a new file would now
  * shadow one of them (build_search.c), which must stay empty. */
-static int recorded_headers(km_build_ctx *b, km_target *t, char ***lines, size_t *n,
-                            km_error *err)
+static int recorded_headers(km_build_ctx *b, km_target *t, km_paths *lines, km_error *err)
 {
-    *lines = NULL;
-    *n = 0;
-    char **deps = NULL, **dirs = NULL, **cands = NULL;
-    size_t ndeps = 0, ndirs = 0, ncands = 0;
-    int rc = compile_deps(t, &deps, &ndeps, err);
-    for (size_t i = 0; i < t->nsources; i++)
-        add_dir(&dirs, &ndirs, t->sources[i]);
-    for (size_t i = 0; i < ndeps; i++)
-        add_dir(&dirs, &ndirs, deps[i]);
+    memset(lines, 0, sizeof *lines);
+    km_paths deps = {0}, dirs = {0}, cands = {0};
+    int rc = compile_deps(t, &deps, err);
+    bool kept = true;
+    for (size_t i = 0; kept && i < t->nsources; i++)
+        kept = add_dir(&dirs, t->sources[i]);
+    for (size_t i = 0; kept && i < deps.n; i++)
+        kept = add_dir(&dirs, deps.items[i]);
+    if (rc == KM_OK && !kept)
+        rc = out_of_memory(t, err);
     km_search search = {0};
     if (rc == KM_OK)
         rc = km_search_order(b, t, &search, err);
-    for (size_t k = 0; rc == KM_OK && k < ndeps; k++) {
-        char *name = header_name(b, deps[k]);
+    for (size_t k = 0; rc == KM_OK && k < deps.n; k++) {
+        char *name = header_name(b, deps.items[k]);
         if (!name)
             continue;
         char *path = header_path(b, name);
@@ -493,82 +505,78 @@ static int recorded_headers(km_build_ctx *b, km_target *t, char ***lines, size_t
         if (rc == KM_OK) {
             char hex[KM_HEX_LEN];
             km_digest_hex(&d, hex);
-            add_line(lines, n, hex, name);
+            if (!add_line(lines, hex, name))
+                rc = out_of_memory(t, err);
         }
         free(name);
-        km_search_candidates(&search, dirs, ndirs, deps[k], &cands, &ncands);
+        if (rc == KM_OK &&
+            !km_search_candidates(&search, dirs.items, dirs.n, deps.items[k], &cands))
+            rc = out_of_memory(t, err);
     }
-    for (size_t k = 0; k < ncands; k++) {
-        char *name = rc == KM_OK ? path_name(b, cands[k]) : NULL;
+    for (size_t k = 0; rc == KM_OK && k < cands.n; k++) {
+        char *name = path_name(b, cands.items[k]);
         char *path = name ? header_path(b, name) : NULL;
         /* One there now was passed over (an <> include skips the includer's
          * folder): it cannot be what shadows. */
-        if (path && !exists(path))
-            add_line(lines, n, ABSENT, name);
+        if (path && !exists(path) && !add_line(lines, ABSENT, name))
+            rc = out_of_memory(t, err);
         free(path);
         free(name);
-        free(cands[k]);
     }
-    for (size_t k = 0; k < ndeps; k++)
-        free(deps[k]);
-    for (size_t k = 0; k < ndirs; k++)
-        free(dirs[k]);
-    free(deps);
-    free(dirs);
-    free(cands);
+    km_paths_free(&deps);
+    km_paths_free(&dirs);
+    km_paths_free(&cands);
     km_search_free(&search);
-    if (*n > 1) /* (*lines is NULL when a compile read no header) */
-        qsort(*lines, *n, sizeof **lines, by_name);
+    if (lines->n > 1) /* (lines->items is NULL when a compile read no header) */
+        qsort(lines->items, lines->n, sizeof *lines->items, by_name);
     size_t w = 0; /* a header two sources include is recorded once */
-    for (size_t i = 0; i < *n; i++) {
-        if (w && strcmp((*lines)[w - 1], (*lines)[i]) == 0)
-            free((*lines)[i]);
+    for (size_t i = 0; i < lines->n; i++) {
+        if (w && strcmp(lines->items[w - 1], lines->items[i]) == 0)
+            free(lines->items[i]);
         else
-            (*lines)[w++] = (*lines)[i];
+            lines->items[w++] = lines->items[i];
     }
-    *n = w;
-    if (rc != KM_OK) {
-        for (size_t i = 0; i < *n; i++)
-            free((*lines)[i]);
-        free(*lines);
-        *lines = NULL;
-        *n = 0;
-    }
+    lines->n = w;
+    if (rc != KM_OK)
+        km_paths_free(lines);
     return rc;
 }
 
 int km_target_store(km_build_ctx *b, km_target *t, km_error *err)
 {
-    char **lines;
-    size_t n;
-    int rc = recorded_headers(b, t, &lines, &n, err);
+    km_paths lines;
+    int rc = recorded_headers(b, t, &lines, err);
     if (rc != KM_OK)
         return rc;
     km_digest ekey, file_hash;
     /* Every file the compile read, for __has_include. */
-    char **read = malloc((t->nsources + n + 1) * sizeof *read);
+    char **read = malloc((t->nsources + lines.n + 1) * sizeof *read);
+    if (!read) {
+        km_paths_free(&lines);
+        return out_of_memory(t, err);
+    }
     size_t nread = 0;
     for (size_t i = 0; i < t->nsources; i++)
         read[nread++] = t->sources[i][0] == '/' ? strdup(t->sources[i])
                                                 : km_path_join(b->root, t->sources[i]);
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(lines[i], ABSENT, 64) != 0)
-            read[nread++] = header_path(b, lines[i] + 65);
+    for (size_t i = 0; i < lines.n; i++)
+        if (strncmp(lines.items[i], ABSENT, 64) != 0)
+            read[nread++] = header_path(b, lines.items[i] + 65);
     bool cpp = km_cpp_needed(read, nread);
     for (size_t i = 0; i < nread; i++)
         free(read[i]);
     free(read);
     if (cpp) {
-        for (size_t i = 0; i < n; i++)
-            free(lines[i]);
-        lines = realloc(lines, sizeof *lines);
-        lines[0] = strdup(CPP_MODE);
-        n = 1;
-        if (km_cpp_key(b, t, &ekey) != KM_OK)
+        for (size_t i = 0; i < lines.n; i++)
+            free(lines.items[i]);
+        lines.n = 0;
+        if (!km_paths_add(&lines, strdup(CPP_MODE)))
+            rc = out_of_memory(t, err);
+        else if (km_cpp_key(b, t, &ekey) != KM_OK)
             rc = km_fail(err, KM_EXIT_BUILD, "cannot preprocess the sources of the %s",
                          t->display);
     } else {
-        entry_key(&t->dkey, lines, n, &ekey);
+        entry_key(&t->dkey, lines.items, lines.n, &ekey);
     }
     cJSON *meta = cJSON_CreateObject();
     if (rc == KM_OK)
@@ -603,8 +611,8 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err)
         FILE *f = open_memstream(&block, &blen);
         km_digest_hex(&ekey, hex);
         fprintf(f, "%s\n", hex);
-        for (size_t i = 0; i < n; i++)
-            fprintf(f, "%s\n", lines[i]);
+        for (size_t i = 0; i < lines.n; i++)
+            fprintf(f, "%s\n", lines.items[i]);
         fclose(f);
         char *text = record_text(b, t, block);
         rc = km_cache_record_put(b->c, &t->dkey, text, err);
@@ -616,8 +624,6 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err)
     }
     free(dir);
     cJSON_Delete(meta);
-    for (size_t i = 0; i < n; i++)
-        free(lines[i]);
-    free(lines);
+    km_paths_free(&lines);
     return rc;
 }

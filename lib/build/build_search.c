@@ -14,6 +14,7 @@
 #include "build_internal.h"
 #include "km_fs.h"
 #include "km_proc.h"
+#include "ks_grow.h"
 
 static void add(km_search *s, const char *dir, size_t len)
 {
@@ -21,11 +22,11 @@ static void add(km_search *s, const char *dir, size_t len)
         len--;
     if (!len)
         dir = ".", len = 1;
-    for (size_t i = 0; i < s->n; i++)
-        if (strlen(s->dirs[i]) == len && strncmp(s->dirs[i], dir, len) == 0)
+    for (size_t i = 0; i < s->dirs.n; i++)
+        if (strlen(s->dirs.items[i]) == len && strncmp(s->dirs.items[i], dir, len) == 0)
             return; /* the compiler ignores a repeated folder too */
-    s->dirs = realloc(s->dirs, (s->n + 1) * sizeof *s->dirs);
-    s->dirs[s->n++] = strndup(dir, len);
+    if (!km_paths_add(&s->dirs, strndup(dir, len)))
+        s->oom = true; /* km_search_order reports it */
 }
 
 /* The folders of one option (-Idir, -I dir, ...) in the expanded flags. */
@@ -59,6 +60,10 @@ static int add_system(km_search *s, const km_tool *tool, char **flags, size_t n,
 {
     /* The tool, the flags, eight arguments of our own and the NULL. */
     char **argv = calloc(n + 9, sizeof *argv);
+    if (!argv) {
+        s->oom = true;
+        return KM_OK;
+    }
     size_t a = 0;
     argv[a++] = tool->path;
     for (size_t i = 0; i < n; i++)
@@ -98,54 +103,76 @@ static int add_system(km_search *s, const km_tool *tool, char **flags, size_t n,
 int km_search_order(km_build_ctx *b, const km_target *t, km_search *s, km_error *err)
 {
     memset(s, 0, sizeof *s);
-    char **flags = malloc((t->nflags ? t->nflags : 1) * sizeof *flags);
-    for (size_t i = 0; i < t->nflags; i++)
-        flags[i] = km_flag_expand(b, t->flags[i]);
-    add_option(s, flags, t->nflags, "-iquote");
-    add_option(s, flags, t->nflags, "-I");
-    add_option(s, flags, t->nflags, "-isystem");
-    add_env(s, "CPATH");
-    add_env(s, "C_INCLUDE_PATH");
-    int rc = add_system(s, t->cc, flags, t->nflags,
-                        b->root, err);
-    add_option(s, flags, t->nflags, "-idirafter");
-    for (size_t i = 0; i < t->nflags; i++)
+    char **flags = calloc(t->nflags ? t->nflags : 1, sizeof *flags);
+    s->oom = !flags;
+    for (size_t i = 0; flags && i < t->nflags; i++)
+        s->oom |= !(flags[i] = km_flag_expand(b, t->flags[i]));
+    int rc = KM_OK;
+    if (!s->oom) {
+        add_option(s, flags, t->nflags, "-iquote");
+        add_option(s, flags, t->nflags, "-I");
+        add_option(s, flags, t->nflags, "-isystem");
+        add_env(s, "CPATH");
+        add_env(s, "C_INCLUDE_PATH");
+        rc = add_system(s, t->cc, flags, t->nflags, b->root, err);
+        add_option(s, flags, t->nflags, "-idirafter");
+    }
+    for (size_t i = 0; flags && i < t->nflags; i++)
         free(flags[i]);
     free(flags);
+    if (rc == KM_OK && s->oom)
+        rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory for the include folders of the %s",
+                     t->display);
     return rc;
 }
 
 void km_search_free(km_search *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        free(s->dirs[i]);
-    free(s->dirs);
+    km_paths_free(&s->dirs);
     memset(s, 0, sizeof *s);
 }
 
-static void push(char ***out, size_t *n, const char *dir, const char *name)
+static bool push(km_paths *out, const char *dir, const char *name)
 {
     char *p = NULL;
-    if (asprintf(&p, "%s/%s", dir, name) < 0)
-        abort();
-    *out = realloc(*out, (*n + 1) * sizeof **out);
-    (*out)[(*n)++] = p;
+    return km_paths_add(out, asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p);
 }
 
-void km_search_candidates(const km_search *s, char *const *filedirs, size_t nfiledirs,
-                          const char *dep, char ***out, size_t *n)
+bool km_search_candidates(const km_search *s, char *const *filedirs, size_t nfiledirs,
+                          const char *dep, km_paths *out)
 {
-    for (size_t i = 0; i < s->n; i++) {
-        const char *name = km_path_under(dep, s->dirs[i]);
-        if (!name && strcmp(s->dirs[i], ".") == 0 && dep[0] != '/')
+    for (size_t i = 0; i < s->dirs.n; i++) {
+        const char *name = km_path_under(dep, s->dirs.items[i]);
+        if (!name && strcmp(s->dirs.items[i], ".") == 0 && dep[0] != '/')
             name = dep;
         if (!name)
             continue;
         /* Found in folder i as `name`: any earlier folder, and any
          * including file's folder, could now hold it first. */
         for (size_t k = 0; k < i; k++)
-            push(out, n, s->dirs[k], name);
+            if (!push(out, s->dirs.items[k], name))
+                return false;
         for (size_t k = 0; k < nfiledirs; k++)
-            push(out, n, filedirs[k], name);
+            if (!push(out, filedirs[k], name))
+                return false;
     }
+    return true;
+}
+
+bool km_paths_add(km_paths *p, char *path)
+{
+    if (!path || !KS_GROW(p->items, p->cap, p->n + 1)) {
+        free(path);
+        return false;
+    }
+    p->items[p->n++] = path;
+    return true;
+}
+
+void km_paths_free(km_paths *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->items[i]);
+    free(p->items);
+    memset(p, 0, sizeof *p);
 }

@@ -83,15 +83,19 @@ char *km_handlers_header(const km_program *p)
     return text;
 }
 
-static char **copy_flags(const char *const *base, size_t nbase, char **extra,
+/* `lead` (when not NULL), then base's flags, then extra's, copied. */
+static char **copy_flags(const char *lead, const char *const *base, size_t nbase, char **extra,
                          size_t nextra, size_t *n)
 {
-    char **out = malloc((nbase + nextra) * sizeof *out);
+    size_t l = lead != NULL;
+    char **out = malloc((l + nbase + nextra) * sizeof *out);
+    if (lead)
+        out[0] = strdup(lead);
     for (size_t i = 0; i < nbase; i++)
-        out[i] = strdup(base[i]);
+        out[l + i] = strdup(base[i]);
     for (size_t i = 0; i < nextra; i++)
-        out[nbase + i] = strdup(extra[i]);
-    *n = nbase + nextra;
+        out[l + nbase + i] = strdup(extra[i]);
+    *n = l + nbase + nextra;
     return out;
 }
 
@@ -147,20 +151,16 @@ static void add_target(km_build_ctx *b, km_target_kind kind, const km_thread *th
         t->display = describe_thread(th);
         bool clang = th->compiler == KM_COMPILER_CLANG;
         t->cc = clang ? &b->clang : &b->rv;
-        char **own = clang ? copy_flags(clang_flags, sizeof clang_flags / sizeof *clang_flags,
-                                        th->cflags, th->ncflags, &t->nflags)
+        char **own = clang ? copy_flags(NULL, clang_flags,
+                                        sizeof clang_flags / sizeof *clang_flags, th->cflags,
+                                        th->ncflags, &t->nflags)
                            : th->cflags;
         size_t nown = clang ? t->nflags : th->ncflags;
-        t->flags = copy_flags(image_flags, sizeof image_flags / sizeof *image_flags, own, nown,
-                              &t->nflags);
-        apply_profile(b, t->flags, sizeof image_flags / sizeof *image_flags);
+        /* clang compiles for every target: it is told which first */
+        t->flags = copy_flags(clang ? clang_target : NULL, image_flags,
+                              sizeof image_flags / sizeof *image_flags, own, nown, &t->nflags);
+        apply_profile(b, t->flags + clang, sizeof image_flags / sizeof *image_flags);
         if (clang) {
-            /* clang compiles for every target: it is told which first */
-            t->flags = realloc(t->flags, (t->nflags + 1) * sizeof *t->flags);
-            if (!t->flags)
-                abort();
-            memmove(t->flags + 1, t->flags, t->nflags++ * sizeof *t->flags);
-            t->flags[0] = strdup(clang_target);
             for (size_t i = 0; i < nown; i++)
                 free(own[i]);
             free(own);
@@ -173,14 +173,14 @@ static void add_target(km_build_ctx *b, km_target_kind kind, const km_thread *th
             abort();
         free(thread);
         t->cc = &b->host;
-        t->flags = copy_flags(host_flags, sizeof host_flags / sizeof *host_flags, th->cflags,
-                              th->ncflags, &t->nflags);
+        t->flags = copy_flags(NULL, host_flags, sizeof host_flags / sizeof *host_flags,
+                              th->cflags, th->ncflags, &t->nflags);
         apply_profile(b, t->flags, sizeof host_flags / sizeof *host_flags);
     } else {
         t->name = strdup("kernels");
         t->display = strdup("kernels");
         t->cc = &b->host;
-        t->flags = copy_flags(kernel_flags, sizeof kernel_flags / sizeof *kernel_flags,
+        t->flags = copy_flags(NULL, kernel_flags, sizeof kernel_flags / sizeof *kernel_flags,
                               b->p->kernels.cflags, b->p->kernels.ncflags, &t->nflags);
         apply_profile(b, t->flags, sizeof kernel_flags / sizeof *kernel_flags);
     }
