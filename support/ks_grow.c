@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 bool ks_grow(void **items, size_t *cap, size_t need, size_t size)
 {
@@ -20,5 +21,14 @@ bool ks_grow(void **items, size_t *cap, size_t need, size_t size)
         return false;
     *items = grown;
     *cap = n;
+    return true;
+}
+
+bool ks_grow_zeroed(void **items, size_t *cap, size_t need, size_t size)
+{
+    size_t was = *cap;
+    if (!ks_grow(items, cap, need, size))
+        return false;
+    memset((char *)*items + was * size, 0, (*cap - was) * size);
     return true;
 }

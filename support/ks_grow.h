@@ -19,8 +19,14 @@
  * untouched. */
 bool ks_grow(void **items, size_t *cap, size_t need, size_t size);
 
+/* ks_grow, and the items it adds (from *cap to the new *cap) zeroed: an
+ * array indexed by a number that arrives, its unused slots empty. */
+bool ks_grow_zeroed(void **items, size_t *cap, size_t need, size_t size);
+
 /* The same for an array named by its pointer `items` (an lvalue of an
  * object pointer type; cap a size_t lvalue): its item size is its own. */
 #define KS_GROW(items, cap, need) ks_grow((void **)&(items), &(cap), (need), sizeof *(items))
+#define KS_GROW_ZEROED(items, cap, need) \
+    ks_grow_zeroed((void **)&(items), &(cap), (need), sizeof *(items))
 
 #endif

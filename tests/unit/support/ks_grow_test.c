@@ -109,6 +109,28 @@ static void test_doubling_past_the_limit_asks_for_the_need(void **state)
     assert_int_equal(cap, SIZE_MAX / 2 + 1);
 }
 
+static void test_zeroed_room_is_zero_and_the_rest_kept(void **state)
+{
+    (void)state;
+    unsigned *items = NULL;
+    size_t cap = 0;
+    assert_true(KS_GROW_ZEROED(items, cap, 3));
+    for (size_t i = 0; i < cap; i++)
+        assert_int_equal(items[i], 0);
+    for (size_t i = 0; i < cap; i++)
+        items[i] = 0xdeadbeef;
+    size_t was = cap;
+    assert_true(KS_GROW_ZEROED(items, cap, 100));
+    for (size_t i = 0; i < was; i++)
+        assert_int_equal(items[i], 0xdeadbeef);
+    for (size_t i = was; i < cap; i++)
+        assert_int_equal(items[i], 0);
+    unsigned *kept = items;
+    assert_false(KS_GROW_ZEROED(items, cap, SIZE_MAX / sizeof *items + 1));
+    assert_ptr_equal(items, kept);
+    free(items);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,6 +140,7 @@ int main(void)
         cmocka_unit_test(test_a_byte_count_that_overflows_fails_untouched),
         cmocka_unit_test(test_memory_that_runs_out_fails_untouched),
         cmocka_unit_test(test_doubling_past_the_limit_asks_for_the_need),
+        cmocka_unit_test(test_zeroed_room_is_zero_and_the_rest_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
