@@ -13,6 +13,7 @@
 
 #include "api_internal.h"
 #include "km_handlers.h"
+#include "ks_grow.h"
 #include "ks_text.h"
 #include "kmx.h" /* the ring's status codes */
 
@@ -147,15 +148,8 @@ kmrun_status kmrun_fallback_submit(kmrun_fallback_run *run, const kmrun_command 
     int rc = run->io->submit(&line, &h);
     if (rc != KMX_OK)
         return ring_failed(rc, "a command cannot be submitted", err);
-    if (h >= run->nresult) {
-        size_t n = (size_t)h * 2 + 8;
-        bool *grown = realloc(run->result, n * sizeof *grown);
-        if (!grown)
-            return km_api_error(err, KMRUN_SYSTEM, "out of memory for a command");
-        memset(grown + run->nresult, 0, (n - run->nresult) * sizeof *grown);
-        run->result = grown;
-        run->nresult = n;
-    }
+    if (!KS_GROW_ZEROED(run->result, run->nresult, (size_t)h + 1))
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory for a command");
     run->result[h] = c->result;
     *handle = h;
     return KMRUN_OK;

@@ -12,6 +12,7 @@
 #include "km_proc.h"
 #include "km_symbols.h"
 #include "km_trace.h"
+#include "ks_grow.h"
 
 #define TRACE_NAME "trace-c%u.%u.kmt"
 #define NCORES (BH_WORK_CLUSTERS * BH_CLUSTER_CORES)
@@ -519,13 +520,8 @@ static void parse_objdump(kmrun_disassembly *d, char *out)
         for (char *t = text; *t; t++)
             if (*t == '\t')
                 *t = ' ';
-        if (d->n == cap) {
-            cap = cap ? 2 * cap : 4096;
-            insn_text *more = realloc(d->at, cap * sizeof *more);
-            if (!more)
-                return;
-            d->at = more;
-        }
+        if (!KS_GROW(d->at, cap, d->n + 1))
+            return;
         d->at[d->n++] = (insn_text){pc, text};
     }
 }

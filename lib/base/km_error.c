@@ -1,6 +1,7 @@
 /* km_error: failure messages and positioned diagnostics (km_error.h). */
 #include "km_error.h"
 #include "ks_file.h"
+#include "ks_grow.h"
 #include "ks_text.h"
 
 #include <errno.h>
@@ -84,24 +85,10 @@ const char *km_severity_name(km_severity s)
     return s == KM_SEVERITY_WARNING ? "warning" : s == KM_SEVERITY_NOTE ? "note" : "error";
 }
 
-/* Room for one more item in a growing array of `size`-byte items. */
-static bool grow(void **items, size_t *cap, size_t count, size_t size)
-{
-    if (count < *cap)
-        return true;
-    size_t n = *cap ? *cap * 2 : 8;
-    void *bigger = realloc(*items, n * size);
-    if (!bigger)
-        return false;
-    *items = bigger;
-    *cap = n;
-    return true;
-}
-
 km_diag *km_diags_push(km_diags *d)
 {
     size_t limit = d->limit ? d->limit : KM_DIAG_CAP;
-    if (d->count >= limit || !grow((void **)&d->items, &d->cap, d->count, sizeof *d->items)) {
+    if (d->count >= limit || !KS_GROW(d->items, d->cap, d->count + 1)) {
         d->dropped++;
         return NULL;
     }

@@ -13,6 +13,7 @@
 #include "cache_internal.h"
 #include "km_fs.h"
 #include "km_fs_at.h"
+#include "ks_grow.h"
 
 typedef void (*entry_fn)(int shard, const char *name, const char *hex, void *ctx);
 
@@ -87,14 +88,8 @@ typedef struct entries {
 static void collect(int shard, const char *name, const char *hex, void *ctx)
 {
     entries *es = ctx;
-    if (es->n == es->cap) {
-        size_t cap = es->cap ? es->cap * 2 : 64;
-        entry *more = realloc(es->items, cap * sizeof *more);
-        if (!more)
-            return; /* counted short: gc removes less, never more */
-        es->items = more;
-        es->cap = cap;
-    }
+    if (!KS_GROW(es->items, es->cap, es->n + 1))
+        return; /* counted short: gc removes less, never more */
     entry *e = &es->items[es->n++];
     memcpy(e->hex, hex, KM_HEX_LEN);
     e->bytes = km_at_tree_bytes(shard, name);

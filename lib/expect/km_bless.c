@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "km_fs.h"
+#include "ks_grow.h"
 
 void km_bless_init(km_bless *b, const km_program *p)
 {
@@ -94,14 +95,8 @@ int km_bless_add(km_bless *b, const km_verdict *v, km_error *err)
             it->differ |= bit;
             continue;
         }
-        if (b->n == b->cap) {
-            size_t cap = b->cap ? 2 * b->cap : 8;
-            km_bless_item *more = realloc(b->items, cap * sizeof *more);
-            if (!more)
-                return km_fail(err, KM_EXIT_SYSTEM, "out of memory");
-            b->items = more;
-            b->cap = cap;
-        }
+        if (!KS_GROW(b->items, b->cap, b->n + 1))
+            return km_fail(err, KM_EXIT_SYSTEM, "out of memory");
         b->items[b->n++] = (km_bless_item){m->pos, &m->fix, m->subject, bit, 0, NULL};
     }
     return KM_OK;

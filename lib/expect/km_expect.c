@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "kmx_layout.h"
+#include "ks_grow.h"
 #include "ks_text.h"
 
 #define SHORT_LIST 8 /* word lists shown whole up to this length */
@@ -92,25 +93,12 @@ static void differ_as(cmp *c, km_pos pos, const char *subject, char *expected, c
     km_fix none = {0};
     if (!fix)
         fix = &none;
-    if (!expected || !got || c->oom) {
+    if (!expected || !got || c->oom || !KS_GROW(v->items, v->cap, v->n + 1)) {
         free(expected);
         free(got);
         fix_free(fix);
         c->oom = true;
         return;
-    }
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 8;
-        km_mismatch *more = realloc(v->items, cap * sizeof *more);
-        if (!more) {
-            free(expected);
-            free(got);
-            fix_free(fix);
-            c->oom = true;
-            return;
-        }
-        v->items = more;
-        v->cap = cap;
     }
     km_mismatch *m = &v->items[v->n];
     *m = (km_mismatch){.pos = pos, .subject = strdup(subject), .expected = expected, .got = got,

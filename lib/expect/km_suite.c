@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "km_fs.h"
+#include "ks_grow.h"
 #include "ks_text.h"
 
 #define PEEK_BYTES (1u << 20) /* a *.yaml is read this far for `expect:` */
@@ -28,17 +29,9 @@ static void put(text *t, const char *s, size_t len)
 {
     if (t->oom)
         return;
-    if (t->n + len + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->n + len + 1)
-            cap *= 2;
-        char *more = realloc(t->s, cap);
-        if (!more) {
-            t->oom = true;
-            return;
-        }
-        t->s = more;
-        t->cap = cap;
+    if (!KS_GROW(t->s, t->cap, t->n + len + 1)) {
+        t->oom = true;
+        return;
     }
     memcpy(t->s + t->n, s, len);
     t->n += len;
@@ -96,15 +89,9 @@ static int add(km_suite_list *l, char *path, km_error *err)
 {
     if (!path)
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory finding programs");
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        char **more = realloc(l->paths, cap * sizeof *more);
-        if (!more) {
-            free(path);
-            return km_fail(err, KM_EXIT_SYSTEM, "out of memory finding programs");
-        }
-        l->paths = more;
-        l->cap = cap;
+    if (!KS_GROW(l->paths, l->cap, l->n + 1)) {
+        free(path);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory finding programs");
     }
     l->paths[l->n++] = path;
     return KM_OK;

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "units.h"
+#include "ks_grow.h"
 #include "yaml_tree.h"
 
 typedef struct splice {
@@ -53,9 +54,8 @@ static bool oom(editor *e)
 /* Where each line starts: libyaml's breaks are \n, \r\n and \r. */
 static bool index_lines(editor *e)
 {
-    size_t cap = 64;
-    e->lines = malloc(cap * sizeof *e->lines);
-    if (!e->lines)
+    size_t cap = 0;
+    if (!KS_GROW(e->lines, cap, e->nlines + 1))
         return oom(e);
     e->lines[e->nlines++] = 0;
     for (size_t i = 0; i < e->len; i++) {
@@ -63,12 +63,8 @@ static bool index_lines(editor *e)
             continue;
         if (e->text[i] == '\r' && i + 1 < e->len && e->text[i + 1] == '\n')
             i++;
-        if (e->nlines == cap) {
-            size_t *more = realloc(e->lines, (cap *= 2) * sizeof *more);
-            if (!more)
-                return oom(e);
-            e->lines = more;
-        }
+        if (!KS_GROW(e->lines, cap, e->nlines + 1))
+            return oom(e);
         e->lines[e->nlines++] = i + 1;
     }
     return true;
@@ -125,15 +121,9 @@ static bool add(editor *e, size_t at, size_t end, char *text)
 {
     if (!text)
         return oom(e);
-    if (e->n == e->cap) {
-        size_t cap = e->cap ? 2 * e->cap : 16;
-        splice *more = realloc(e->s, cap * sizeof *more);
-        if (!more) {
-            free(text);
-            return oom(e);
-        }
-        e->s = more;
-        e->cap = cap;
+    if (!KS_GROW(e->s, e->cap, e->n + 1)) {
+        free(text);
+        return oom(e);
     }
     e->s[e->n++] = (splice){at, end, text};
     return true;

@@ -5,6 +5,7 @@
 /* The code of the reader's own errors (kmrun(3)). */
 #define KM_YAML_CODE "manifest.yaml"
 #include "km_program.h"
+#include "ks_grow.h"
 #include "ks_text.h"
 
 #include <stdlib.h>
@@ -22,7 +23,7 @@ typedef struct frame {
         size_t hash, index;
     } *slots;
     size_t cap; /* a power of two, or 0 */
-    size_t room; /* items or pairs allocated: grown by half, not by one,
+    size_t room; /* items or pairs allocated: grown by ks_grow, not by one,
                   * since a realloc that has to move copies them all */
 } frame;
 
@@ -72,17 +73,10 @@ static km_yaml_node *new_node(reader *r, km_yaml_kind kind, yaml_mark_t mark)
 /* Room for one more item or pair in f's node; false when memory runs out. */
 static bool make_room(reader *r, frame *f, void **array, size_t size)
 {
-    if (f->node->n < f->room)
+    if (ks_grow(array, &f->room, f->node->n + 1, size))
         return true;
-    size_t room = f->room ? f->room + f->room / 2 : 4;
-    void *grown = realloc(*array, room * size);
-    if (!grown) {
-        r->oom = true;
-        return false;
-    }
-    *array = grown;
-    f->room = room;
-    return true;
+    r->oom = true;
+    return false;
 }
 
 static bool push_item(reader *r, frame *f, km_yaml_node *item)

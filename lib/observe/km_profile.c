@@ -10,6 +10,7 @@
 
 #include "km_fs.h"
 #include "km_symbols.h"
+#include "ks_grow.h"
 #include "sim_profile.h"
 
 void km_profile_free(km_profile *p)
@@ -31,15 +32,9 @@ static int append(km_profile *p, char *stack, uint64_t cycles, uint64_t instruct
 {
     if (!stack)
         return oom(err);
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 256;
-        km_profile_row *r = realloc(p->rows, cap * sizeof *r);
-        if (!r) {
-            free(stack);
-            return oom(err);
-        }
-        p->rows = r;
-        p->cap = cap;
+    if (!KS_GROW(p->rows, p->cap, p->n + 1)) {
+        free(stack);
+        return oom(err);
     }
     p->rows[p->n++] = (km_profile_row){stack, cycles, instructions, stalls, traps};
     return KM_OK;
@@ -97,15 +92,9 @@ static void take_row(void *ctx, const uint64_t *frames, unsigned n, const sim_pr
     raw *r = ctx;
     if (r->failed)
         return;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 256;
-        raw_row *rows = realloc(r->rows, cap * sizeof *rows);
-        if (!rows) {
-            r->failed = true;
-            return;
-        }
-        r->rows = rows;
-        r->cap = cap;
+    if (!KS_GROW(r->rows, r->cap, r->n + 1)) {
+        r->failed = true;
+        return;
     }
     uint64_t *f = malloc(n * sizeof *f);
     if (!f) {
@@ -138,14 +127,8 @@ static void frame_name(const km_source *s, uint64_t addr, char *buf, size_t n)
 static bool put(char **s, size_t *len, size_t *cap, const char *text)
 {
     size_t k = strlen(text);
-    if (*len + k + 1 > *cap) {
-        size_t c = (*len + k + 1) * 2;
-        char *t = realloc(*s, c);
-        if (!t)
-            return false;
-        *s = t;
-        *cap = c;
-    }
+    if (!ks_grow((void **)s, cap, *len + k + 1, 1))
+        return false;
     memcpy(*s + *len, text, k + 1);
     *len += k;
     return true;

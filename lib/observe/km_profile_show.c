@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "km_fs.h"
+#include "ks_grow.h"
 
 /* ---- a growing text ----------------------------------------------------------- */
 
@@ -38,14 +39,10 @@ static void add(text *t, const char *fmt, ...)
             t->len += (size_t)k;
             return;
         }
-        size_t cap = (t->cap + (size_t)k + 1) * 2;
-        char *n = realloc(t->s, cap);
-        if (!n) {
+        if (!KS_GROW(t->s, t->cap, t->len + (size_t)k + 1)) {
             t->failed = true;
             return;
         }
-        t->s = n;
-        t->cap = cap;
     }
 }
 

@@ -7,6 +7,7 @@
  * the root element says so (data-ready="1", data-boxes="N"), which the
  * tests read from a headless browser's DOM. */
 #include "km_profile.h"
+#include "ks_grow.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -47,14 +48,8 @@ static tnode *child(tnode *n, const char *name, size_t len)
     for (size_t i = 0; i < n->nkids; i++)
         if (strlen(n->kids[i]->name) == len && memcmp(n->kids[i]->name, name, len) == 0)
             return n->kids[i];
-    if (n->nkids == n->cap) {
-        size_t cap = n->cap ? 2 * n->cap : 4;
-        tnode **k = realloc(n->kids, cap * sizeof *k);
-        if (!k)
-            return NULL;
-        n->kids = k;
-        n->cap = cap;
-    }
+    if (!KS_GROW(n->kids, n->cap, n->nkids + 1))
+        return NULL;
     tnode *c = tnode_new(name, len);
     if (c)
         n->kids[n->nkids++] = c;

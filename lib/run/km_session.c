@@ -15,6 +15,7 @@
 #include "km_driver.h"
 #include "km_fs.h"
 #include "km_profile.h"
+#include "ks_grow.h"
 #include "sim_card.h"
 
 const char *km_backend_name(km_backend b)
@@ -314,14 +315,8 @@ int km_session_submit(km_session *s, const km_host_command *c, size_t *index, km
 {
     if (!km_session_steer(s) || !s->card)
         return km_fail(err, KM_EXIT_USAGE, "a command is fed only while the run goes");
-    if (s->nfed == s->fed_cap) {
-        size_t cap = s->fed_cap ? s->fed_cap * 2 : 16;
-        km_host_command *fed = realloc(s->fed, cap * sizeof *fed);
-        if (!fed)
-            return km_fail(err, KM_EXIT_SYSTEM, "out of memory for a host-fed command");
-        s->fed = fed;
-        s->fed_cap = cap;
-    }
+    if (!KS_GROW(s->fed, s->fed_cap, s->nfed + 1))
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for a host-fed command");
     km_host_command copy = *c;
     copy.handler = strdup(c->handler ? c->handler : "");
     if (!copy.handler)

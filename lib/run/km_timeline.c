@@ -3,6 +3,7 @@
  * Events are kept small (names interned once: a run has few distinct
  * names and many events) and sorted only when written. */
 #include "km_timeline.h"
+#include "ks_grow.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,9 +24,11 @@ typedef struct ev {
 
 struct km_timeline {
     ev *evs;
-    uint64_t n, cap;
+    uint64_t n;
+    size_t cap;
     char **names;
-    uint32_t nnames, names_cap;
+    uint32_t nnames;
+    size_t names_cap;
     bool failed; /* memory ran out: write reports it */
     uint64_t dropped; /* past KM_TIMELINE_MAX_EVENTS */
 };
@@ -57,15 +60,9 @@ static uint32_t intern(km_timeline *t, const char *s)
     for (uint32_t i = t->nnames; i-- > 0;)
         if (strcmp(t->names[i], s) == 0)
             return i;
-    if (t->nnames == t->names_cap) {
-        uint32_t cap = t->names_cap ? t->names_cap * 2 : 32;
-        char **grown = realloc(t->names, cap * sizeof *grown);
-        if (!grown) {
-            t->failed = true;
-            return NO_KEY;
-        }
-        t->names = grown;
-        t->names_cap = cap;
+    if (!KS_GROW(t->names, t->names_cap, (size_t)t->nnames + 1)) {
+        t->failed = true;
+        return NO_KEY;
     }
     char *copy = strdup(s);
     if (!copy) {
@@ -85,15 +82,9 @@ static ev *add(km_timeline *t, ev_kind kind, unsigned pid, unsigned tid, const c
         t->dropped++;
         return NULL;
     }
-    if (t->n == t->cap) {
-        uint64_t cap = t->cap ? t->cap * 2 : 1024;
-        ev *grown = realloc(t->evs, cap * sizeof *grown);
-        if (!grown) {
-            t->failed = true;
-            return NULL;
-        }
-        t->evs = grown;
-        t->cap = cap;
+    if (!KS_GROW(t->evs, t->cap, t->n + 1)) {
+        t->failed = true;
+        return NULL;
     }
     uint32_t in = intern(t, name), ic = intern(t, cat);
     if (t->failed)

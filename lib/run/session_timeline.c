@@ -35,6 +35,7 @@
 #include "km_timeline.h"
 #include "kmx.h" /* KMX_OK */
 #include "ks_elf.h"
+#include "ks_grow.h"
 #include "sim_card_debug.h"
 
 /* The functions that are spans, by symbol.  The static ones are the
@@ -94,7 +95,8 @@ typedef struct tl_cluster {
     tl_act *acts; /* by pc */
     unsigned nacts;
     uint64_t *rets; /* return pcs probed (sorted): the calls' static ones and the ra's seen */
-    unsigned nrets, rets_cap;
+    unsigned nrets;
+    size_t rets_cap;
     tl_frame stack[BH_CLUSTER_CORES][TL_DEPTH];
     unsigned depth[BH_CLUSTER_CORES];
     bool named_track[BH_CLUSTER_CORES];
@@ -186,30 +188,18 @@ static const uint8_t *code_at(const ks_elf *e, uint64_t addr, uint64_t n)
     return NULL;
 }
 
-static int add_act(tl_cluster *c, unsigned *cap, const tl_act *a)
+static int add_act(tl_cluster *c, size_t *cap, const tl_act *a)
 {
-    if (c->nacts == *cap) {
-        unsigned grown = *cap ? *cap * 2 : 64;
-        tl_act *acts = realloc(c->acts, grown * sizeof *acts);
-        if (!acts)
-            return -1;
-        c->acts = acts;
-        *cap = grown;
-    }
+    if (!KS_GROW(c->acts, *cap, (size_t)c->nacts + 1))
+        return -1;
     c->acts[c->nacts++] = *a;
     return 0;
 }
 
 static int add_ret(tl_cluster *c, uint64_t pc)
 {
-    if (c->nrets == c->rets_cap) {
-        unsigned grown = c->rets_cap ? c->rets_cap * 2 : 64;
-        uint64_t *rets = realloc(c->rets, grown * sizeof *rets);
-        if (!rets)
-            return -1;
-        c->rets = rets;
-        c->rets_cap = grown;
-    }
+    if (!KS_GROW(c->rets, c->rets_cap, (size_t)c->nrets + 1))
+        return -1;
     c->rets[c->nrets++] = pc;
     return 0;
 }
@@ -233,7 +223,7 @@ static bool indirect_call(const uint8_t *p, unsigned len, uint8_t *rs1, int32_t 
 
 /* Every indirect call in runtime function s (RISC-V code holds no data:
  * a sweep from the entry decodes every instruction). */
-static int scan_calls(const ks_elf *e, tl_cluster *c, unsigned *cap, const tl_sym *s)
+static int scan_calls(const ks_elf *e, tl_cluster *c, size_t *cap, const tl_sym *s)
 {
     const uint8_t *code = code_at(e, s->addr, s->size);
     if (!code)
@@ -262,7 +252,7 @@ static int read_image(const char *path, tl_cluster *c, km_error *err)
     if (ks_elf_open(&e, path, "the thread's image", &ke) != KS_OK)
         return km_fail_from(err, &ke);
     int rc = read_symbols(&e, c, err);
-    unsigned cap = 0;
+    size_t cap = 0;
     for (unsigned i = 0; rc == KM_OK && i < c->nsyms; i++) {
         const tl_sym *s = &c->syms[i];
         tl_act a = {.pc = s->addr, .kind = ACT_ENTRY};

@@ -15,6 +15,7 @@
 
 #include "km_handlers.h"
 #include "km_timeline.h"
+#include "ks_grow.h"
 
 #define TRACK_PASSES 0u
 
@@ -39,9 +40,9 @@ struct km_tl_kernel {
     km_timeline *t;
     const km_program *p;
     cmd_rec *cmds[BH_CLUSTERS]; /* by ring, by handle */
-    uint32_t ncmds[BH_CLUSTERS];
+    size_t ncmds[BH_CLUSTERS];
     job_rec *jobs; /* by the dispatcher's job slot, while it runs */
-    uint32_t njobs;
+    size_t njobs;
     uint64_t last_end[BH_GRID_CORES]; /* a core's spans never overlap */
     bool named[BH_GRID_CORES];
     bool named_passes, named_grid;
@@ -73,18 +74,9 @@ static cmd_rec *cmd_of(km_tl_kernel *k, unsigned ring, uint32_t handle)
 {
     if (ring >= BH_CLUSTERS || handle == 0 || handle > (1u << 24))
         return NULL;
-    if (handle >= k->ncmds[ring]) {
-        uint32_t n = k->ncmds[ring] ? k->ncmds[ring] : 64;
-        while (n <= handle)
-            n *= 2;
-        cmd_rec *grown = realloc(k->cmds[ring], n * sizeof *grown);
-        if (!grown) {
-            k->failed = true;
-            return NULL;
-        }
-        memset(grown + k->ncmds[ring], 0, (n - k->ncmds[ring]) * sizeof *grown);
-        k->cmds[ring] = grown;
-        k->ncmds[ring] = n;
+    if (!KS_GROW_ZEROED(k->cmds[ring], k->ncmds[ring], (size_t)handle + 1)) {
+        k->failed = true;
+        return NULL;
     }
     return &k->cmds[ring][handle];
 }
@@ -93,18 +85,9 @@ static job_rec *job_of(km_tl_kernel *k, uint32_t job)
 {
     if (job > (1u << 16))
         return NULL;
-    if (job >= k->njobs) {
-        uint32_t n = k->njobs ? k->njobs : 32;
-        while (n <= job)
-            n *= 2;
-        job_rec *grown = realloc(k->jobs, n * sizeof *grown);
-        if (!grown) {
-            k->failed = true;
-            return NULL;
-        }
-        memset(grown + k->njobs, 0, (n - k->njobs) * sizeof *grown);
-        k->jobs = grown;
-        k->njobs = n;
+    if (!KS_GROW_ZEROED(k->jobs, k->njobs, (size_t)job + 1)) {
+        k->failed = true;
+        return NULL;
     }
     return &k->jobs[job];
 }
