@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool ks_grow(void **items, size_t *cap, size_t need, size_t size)
+bool ks_grow_more(void **items, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return true;

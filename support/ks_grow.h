@@ -16,8 +16,14 @@
  * *cap of them (*items NULL and *cap 0: none yet).  True with room made
  * (*items and *cap updated only when it grew); false when need * size
  * does not fit a size_t (or size is 0) or memory ran out, *items and *cap
- * untouched. */
-bool ks_grow(void **items, size_t *cap, size_t need, size_t size);
+ * untouched.  Room already there costs one comparison, inline (it is
+ * asked for at every item, in the simulator's loops too); ks_grow_more
+ * is the rest. */
+bool ks_grow_more(void **items, size_t *cap, size_t need, size_t size);
+static inline bool ks_grow(void **items, size_t *cap, size_t need, size_t size)
+{
+    return need <= *cap || ks_grow_more(items, cap, need, size);
+}
 
 /* ks_grow, and the items it adds (from *cap to the new *cap) zeroed: an
  * array indexed by a number that arrives, its unused slots empty. */
