@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kmx_print_format.h"
+#include "ks_grow.h"
 
 typedef struct text {
     char *out;
@@ -134,15 +135,9 @@ bool sim_print_put(kmx_print_buffer *b, const uint64_t *rec, unsigned n)
 
 static void queue_add(sim_print_queue *q, const sim_print_item *item)
 {
-    if (q->n == q->cap) {
-        size_t cap = q->cap ? q->cap * 2 : 64;
-        sim_print_item *items = realloc(q->items, cap * sizeof *items);
-        if (!items) {
-            free(item->text); /* out of memory: the print is lost, nothing else */
-            return;
-        }
-        q->items = items;
-        q->cap = cap;
+    if (!KS_GROW(q->items, q->cap, q->n + 1)) {
+        free(item->text); /* out of memory: the print is lost, nothing else */
+        return;
     }
     q->items[q->n++] = *item;
 }

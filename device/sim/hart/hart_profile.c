@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 
 #include "hart_internal.h"
+#include "ks_grow.h"
 #include "sim_profile.h"
 
 /* One step of a period being recorded (sim_profile_idle_skip): a cell's
@@ -277,17 +278,9 @@ static inline struct near_stretch *stretch_at(sim_profile *p, const sim_insn *e,
             memset(p->near->stretch, 0, sizeof p->near->stretch);
             i = stretch_index(p->stretches, p->capstretches, pc, p->calls.cur, n);
         }
-        if (p->npool + n > p->cappool) {
-            size_t cap = p->cappool ? 2 * p->cappool : 1024;
-            while (cap < p->npool + n)
-                cap *= 2;
-            pooled *pool = realloc(p->pool, cap * sizeof *pool);
-            if (!pool) {
-                p->failed = true;
-                return NULL;
-            }
-            p->pool = pool;
-            p->cappool = cap;
+        if (!KS_GROW(p->pool, p->cappool, p->npool + n)) {
+            p->failed = true;
+            return NULL;
         }
         for (uint32_t k = 0; k < n; k++)
             p->pool[p->npool + k] =
@@ -305,18 +298,9 @@ static inline sim_profile_count *bucket_at(sim_profile *p, uint64_t cluster_cycl
     size_t k = (size_t)(cluster_cycle / SIM_PROFILE_BUCKET_CYCLES);
     if (k + 1 == p->last_bucket)
         return &p->buckets[k];
-    if (k >= p->capbuckets) {
-        size_t cap = p->capbuckets ? p->capbuckets : 256;
-        while (cap <= k)
-            cap *= 2;
-        sim_profile_count *b = realloc(p->buckets, cap * sizeof *b);
-        if (!b) {
-            p->failed = true;
-            return NULL;
-        }
-        memset(b + p->capbuckets, 0, (cap - p->capbuckets) * sizeof *b);
-        p->buckets = b;
-        p->capbuckets = cap;
+    if (!KS_GROW_ZEROED(p->buckets, p->capbuckets, k + 1)) {
+        p->failed = true;
+        return NULL;
     }
     if (k + 1 > p->nbuckets)
         p->nbuckets = k + 1;
@@ -349,16 +333,10 @@ static void add(sim_profile_count *to, const sim_profile_count *d)
 /* Records a step of the period (its cell's key: the stack as it ran). */
 static void tape(sim_profile *p, uint64_t pc, uint32_t n, const sim_profile_count *d)
 {
-    if (p->ntape == p->captape) {
-        size_t cap = p->captape ? 2 * p->captape : 64;
-        tape_step *t = realloc(p->tape, cap * sizeof *t);
-        if (!t) {
-            p->failed = true;
-            p->taping = false;
-            return;
-        }
-        p->tape = t;
-        p->captape = cap;
+    if (!KS_GROW(p->tape, p->captape, p->ntape + 1)) {
+        p->failed = true;
+        p->taping = false;
+        return;
     }
     p->tape[p->ntape++] = (tape_step){pc, p->calls.cur, n, *d};
 }
