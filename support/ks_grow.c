@@ -1,6 +1,7 @@
 /* ks_grow: making room in a growing array (ks_grow.h). */
 #include "ks_grow.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,13 +10,17 @@ bool ks_grow_more(void **items, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return true;
-    if (!size || need > SIZE_MAX / size)
+    /* No object may be larger than PTRDIFF_MAX bytes (C's pointer
+     * differences; glibc's malloc refuses more): a larger byte count
+     * fails here, without asking the allocator. */
+    const size_t most = PTRDIFF_MAX;
+    if (!size || need > most / size)
         return false;
     size_t n = *cap ? *cap : KS_GROW_START;
     while (n < need)
-        n = n > SIZE_MAX / 2 ? need : n * 2;
-    if (n > SIZE_MAX / size)
-        n = need; /* doubling would overflow: exactly what is needed */
+        n = n > most / 2 ? need : n * 2;
+    if (n > most / size)
+        n = need; /* doubling would pass the limit: exactly what is needed */
     void *grown = realloc(*items, n * size);
     if (!grown)
         return false;

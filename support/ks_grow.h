@@ -14,9 +14,9 @@
 
 /* Room for at least `need` items of `size` bytes in *items, which holds
  * *cap of them (*items NULL and *cap 0: none yet).  True with room made
- * (*items and *cap updated only when it grew); false when need * size
- * does not fit a size_t (or size is 0) or memory ran out, *items and *cap
- * untouched.  Room already there costs one comparison, inline (it is
+ * (*items and *cap updated only when it grew); false, *items and *cap
+ * untouched, when need * size passes PTRDIFF_MAX (the largest object C
+ * allows), size is 0 or memory ran out.  Room already there costs one comparison, inline (it is
  * asked for at every item, in the simulator's loops too); ks_grow_more
  * is the rest. */
 bool ks_grow_more(void **items, size_t *cap, size_t need, size_t size);
