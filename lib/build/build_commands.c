@@ -26,29 +26,35 @@ static int write_header(km_build_ctx *b, km_error *err)
         return rc;
     char *path = km_path_join(b->gen, KM_HANDLERS_HEADER);
     bool changed;
-    rc = km_write_file_if_changed(path, b->header, strlen(b->header), &changed, err);
+    rc = path ? km_write_file_if_changed(path, b->header, strlen(b->header), &changed, err)
+              : km_fail(err, KM_EXIT_SYSTEM, "out of memory naming the handlers header");
     free(path);
     return rc;
 }
 
+/* One compile's entry; NULL when memory ran out. */
 static cJSON *entry(const km_build_ctx *b, const km_target *t, size_t s, char **words,
                     size_t nwords)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "directory", b->root);
     char *file = t->sources[s][0] == '/' ? strdup(t->sources[s])
                                          : km_path_join(b->root, t->sources[s]);
-    cJSON_AddStringToObject(o, "file", file);
+    bool ok = o && file && cJSON_AddStringToObject(o, "directory", b->root) &&
+              cJSON_AddStringToObject(o, "file", file);
     free(file);
-    cJSON *args = cJSON_AddArrayToObject(o, "arguments");
-    for (size_t k = 0; k < nwords; k++)
-        cJSON_AddItemToArray(args, cJSON_CreateString(words[k]));
+    cJSON *args = ok ? cJSON_AddArrayToObject(o, "arguments") : NULL;
+    ok = args != NULL;
+    for (size_t k = 0; ok && k < nwords; k++)
+        ok = cJSON_AddItemToArray(args, cJSON_CreateString(words[k]));
     /* the rule's own words after the flags (build_ninja.c), but its
      * depfile: what a tool that reads this needs is the compile */
     const char *const tail[] = {"-c", t->sources[s], "-o", t->objs[s]};
-    for (size_t k = 0; k < sizeof tail / sizeof *tail; k++)
-        cJSON_AddItemToArray(args, cJSON_CreateString(tail[k]));
-    cJSON_AddStringToObject(o, "output", t->objs[s]);
+    for (size_t k = 0; ok && k < sizeof tail / sizeof *tail; k++)
+        ok = cJSON_AddItemToArray(args, cJSON_CreateString(tail[k]));
+    if (!ok || !cJSON_AddStringToObject(o, "output", t->objs[s])) {
+        cJSON_Delete(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -63,9 +69,18 @@ int km_compile_commands_write(km_build_ctx *b, char **path, km_error *err)
         const km_target *t = &b->targets[i];
         size_t nwords;
         char **words = km_compile_words(b, t, &nwords);
-        for (size_t s = 0; s < t->nsources; s++)
-            cJSON_AddItemToArray(doc, entry(b, t, s, words, nwords));
+        if (!words) {
+            cJSON_Delete(doc);
+            return km_fail(err, KM_EXIT_SYSTEM, "out of memory for compile_commands.json");
+        }
+        bool ok = doc != NULL;
+        for (size_t s = 0; ok && s < t->nsources; s++)
+            ok = cJSON_AddItemToArray(doc, entry(b, t, s, words, nwords));
         km_words_free(words, nwords);
+        if (!ok) {
+            cJSON_Delete(doc);
+            return km_fail(err, KM_EXIT_SYSTEM, "out of memory for compile_commands.json");
+        }
     }
     char *text = cJSON_Print(doc);
     cJSON_Delete(doc);

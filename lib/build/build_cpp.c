@@ -28,12 +28,14 @@ bool km_cpp_needed(char *const *paths, size_t n)
     return false;
 }
 
-/* The preprocessed text of one source, hashed; KM_OK or KM_CACHE_MISS. */
+/* The preprocessed text of one source, hashed; KM_OK or KM_CACHE_MISS
+ * (also when memory or a temporary file cannot be had: the build then
+ * compiles the source, which any key would have it do). */
 static int preprocess(km_build_ctx *b, const km_target *t, size_t s, km_hasher *h)
 {
     char *out = NULL;
     if (asprintf(&out, "%s/cpp.XXXXXX", b->work) < 0)
-        abort();
+        return KM_CACHE_MISS;
     int fd = mkstemp(out);
     if (fd < 0) {
         free(out);
@@ -41,10 +43,20 @@ static int preprocess(km_build_ctx *b, const km_target *t, size_t s, km_hasher *
     }
     close(fd);
     char **argv = calloc(t->nflags + 6, sizeof *argv);
+    bool ok = argv != NULL;
     size_t a = 0;
-    argv[a++] = t->cc->path;
-    for (size_t i = 0; i < t->nflags; i++)
-        argv[a++] = km_flag_expand(b, t->flags[i]);
+    if (ok)
+        argv[a++] = t->cc->path;
+    for (size_t i = 0; ok && i < t->nflags; i++)
+        ok = (argv[a++] = km_flag_expand(b, t->flags[i])) != NULL;
+    if (!ok) {
+        unlink(out);
+        for (size_t i = 1; argv && i <= t->nflags; i++)
+            free(argv[i]);
+        free(argv);
+        free(out);
+        return KM_CACHE_MISS;
+    }
     argv[a++] = "-E";
     argv[a++] = t->sources[s];
     argv[a++] = "-o";

@@ -71,8 +71,9 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err);
 int km_ninja_write(km_build_ctx *b, km_error *err);
 /* A compile of t's as Ninja runs it, the one place its words come from
  * (build.ninja's, compile_commands.json's): the compiler, then the flags
- * expanded; allocated, *n words.  The rule adds how it reports ($diag),
- * the depfile, -c, the source and -o the object. */
+ * expanded; allocated, *n words; NULL when memory ran out.  The rule
+ * adds how it reports ($diag), the depfile, -c, the source and -o the
+ * object. */
 char **km_compile_words(const km_build_ctx *b, const km_target *t, size_t *n);
 void km_words_free(char **w, size_t n);
 
@@ -80,7 +81,8 @@ void km_words_free(char **w, size_t n);
  * written atomically, of every compile of every target; its path into
  * *path (allocated). */
 int km_compile_commands_write(km_build_ctx *b, char **path, km_error *err);
-/* A flag template with ${root}, ${data} and ${gen} filled in; allocated. */
+/* A flag template with ${root}, ${data} and ${gen} filled in; allocated;
+ * NULL when memory ran out. */
 char *km_flag_expand(const km_build_ctx *b, const char *flag);
 
 /* build_cpp.c: whether direct mode cannot vouch for a compile that read

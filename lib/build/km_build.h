@@ -106,6 +106,8 @@ void km_build_result_free(km_build_result *r);
  * B extension's Zba and Zbb, V 1.0 and Zfh; its Zvfh adds no encodings,
  * and Debian 12's binutils do not know the name). */
 #define KM_IMAGE_MARCH "rv64gcv_zba_zbb_zfh"
+/* km_handlers.h's text for p (its handlers' ids); allocated; NULL when
+ * memory ran out. */
 char *km_handlers_header(const km_program *p);
 
 #endif
