@@ -140,12 +140,16 @@ kmrun_status kmrun_result_key(const kmrun_build *b, const kmrun_program *p, cons
     kmrun_error *pe = NULL;
     if (kmrun_program_json(p, &json, &pe) != KMRUN_OK) {
         kmrun_error_free(pe);
+        km_digest d;
+        (void)km_hasher_final(&h, &d); /* frees it */
         return km_api_error(err, KMRUN_SYSTEM, "cannot describe the program for its result key");
     }
     /* The program as its JSON says, its paths relative to its folder (the
      * manifest's, absolute), the manifest's own path (as given) left out. */
     cJSON *doc = cJSON_Parse(json);
     free(json);
+    if (rc == KM_OK && !doc)
+        rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory making the result key");
     cJSON *manifest = cJSON_DetachItemFromObjectCaseSensitive(doc, "manifest");
     char *root = NULL;
     if (cJSON_IsString(manifest)) {
@@ -158,34 +162,40 @@ kmrun_status kmrun_result_key(const kmrun_build *b, const kmrun_program *p, cons
     if (rc == KM_OK)
         rc = hash_files(&h, doc, root, &e);
     relative_paths(doc, root);
-    char *text = cJSON_PrintUnformatted(doc);
+    char *text = rc == KM_OK ? cJSON_PrintUnformatted(doc) : NULL;
+    if (rc == KM_OK && !text)
+        rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory making the result key");
     km_hasher_str(&h, text ? text : "");
     free(text);
     free(root);
     cJSON_Delete(manifest);
     cJSON_Delete(doc);
-    if (rc != KM_OK)
+    if (rc != KM_OK) {
+        km_digest d;
+        (void)km_hasher_final(&h, &d); /* frees it; the failure is rc's */
         return km_api_fail(err, rc, &e);
+    }
     km_digest d;
-    km_hasher_final(&h, &d);
+    if (!km_hasher_final(&h, &d))
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory making the result key");
     km_digest_hex(&d, key);
     return KMRUN_OK;
 }
 
 /* ---- the results ------------------------------------------------------------- */
 
-/* The entry's key for a result's key: its own namespace. */
-static bool entry_key(const char *key, km_digest *out)
+/* The entry's key for a result's key: its own namespace.  KM_OK,
+ * KM_EXIT_USAGE (not a key) or KM_EXIT_SYSTEM (out of memory). */
+static int entry_key(const char *key, km_digest *out)
 {
     km_digest k;
     if (!key || km_digest_parse(key, &k) != 0)
-        return false;
+        return KM_EXIT_USAGE;
     km_hasher h;
     km_hasher_init(&h);
     km_hasher_str(&h, "kmrun-result-entry-1");
     km_hasher_digest(&h, &k);
-    km_hasher_final(&h, out);
-    return true;
+    return km_hasher_final(&h, out) ? KM_OK : KM_EXIT_SYSTEM;
 }
 
 kmrun_status kmrun_cache_result_get(kmrun_cache *c, const char *key, char **run_json,
@@ -196,7 +206,10 @@ kmrun_status kmrun_cache_result_get(kmrun_cache *c, const char *key, char **run_
         return km_api_usage(err, "kmrun_cache_result_get: an argument is NULL");
     *run_json = NULL;
     km_digest ek;
-    if (!entry_key(key, &ek))
+    int known = entry_key(key, &ek);
+    if (known == KM_EXIT_SYSTEM)
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory looking up a result");
+    if (known != KM_OK)
         return km_api_usage(err, "kmrun_cache_result_get: '%s' is not a key", key ? key : "");
     km_cache *kc = km_api_cache(c);
     km_error e = {0};
@@ -267,7 +280,10 @@ kmrun_status kmrun_cache_result_put(kmrun_cache *c, const char *key, const char 
     if (!c || !run_json)
         return km_api_usage(err, "kmrun_cache_result_put: an argument is NULL");
     km_digest ek;
-    if (!entry_key(key, &ek))
+    int known = entry_key(key, &ek);
+    if (known == KM_EXIT_SYSTEM)
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory for a result");
+    if (known != KM_OK)
         return km_api_usage(err, "kmrun_cache_result_put: '%s' is not a key", key ? key : "");
     char *regions = folder_digests(run_folder);
     if (!regions)

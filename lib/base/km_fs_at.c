@@ -312,16 +312,19 @@ uint64_t km_at_tree_bytes(int dir, const char *name)
 typedef struct link_search {
     const char *prefix; /* the folder's path relative to the start */
     char *found;
+    bool oom; /* memory ran out: the search is not whole */
 } link_search;
 
 static int look_for_link(int dir, const char *name, void *ctx)
 {
     link_search *s = ctx;
-    if (s->found)
+    if (s->found || s->oom)
         return 0;
     char *path = NULL;
-    if (asprintf(&path, "%s%s%s", s->prefix, *s->prefix ? "/" : "", name) < 0)
-        abort();
+    if (asprintf(&path, "%s%s%s", s->prefix, *s->prefix ? "/" : "", name) < 0) {
+        s->oom = true;
+        return 0;
+    }
     struct stat st;
     if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         free(path);
@@ -333,20 +336,21 @@ static int look_for_link(int dir, const char *name, void *ctx)
     }
     int fd = S_ISDIR(st.st_mode) ? openat(dir, name, KM_AT_DIR_FLAGS) : -1;
     if (fd >= 0) {
-        link_search inner = {path, NULL};
+        link_search inner = {path, NULL, false};
         km_at_each(fd, look_for_link, &inner);
         close(fd);
         s->found = inner.found;
+        s->oom = inner.oom;
     }
     if (s->found != path)
         free(path);
     return 0;
 }
 
-bool km_at_find_link(int dir, const char *name, char **found)
+int km_at_find_link(int dir, const char *name, char **found)
 {
-    link_search s = {"", NULL};
+    link_search s = {"", NULL, false};
     look_for_link(dir, name, &s);
     *found = s.found;
-    return s.found != NULL;
+    return s.found ? 1 : s.oom ? -1 : 0;
 }

@@ -65,9 +65,9 @@ int km_at_rm_rf(int dir, const char *name);
 uint64_t km_at_tree_bytes(int dir, const char *name);
 
 /* The first symbolic link under the folder name in dir (name itself
- * included), as a path relative to dir (allocated) in *found; false when
- * there is none. */
-bool km_at_find_link(int dir, const char *name, char **found);
+ * included), as a path relative to dir (allocated) in *found: 1; 0 when
+ * there is none; -1 when memory ran out before the search was whole. */
+int km_at_find_link(int dir, const char *name, char **found);
 
 /* The message for a link found where kmrun expects its own file or folder,
  * shown/rel naming it. */

@@ -4,6 +4,7 @@
  * so no record can prove them still absent.  Such a target's entry key is
  * the hash of what the preprocessor makes of each source, computed again
  * on every lookup (as ccache's preprocessor mode does). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,14 +29,14 @@ bool km_cpp_needed(char *const *paths, size_t n)
     return false;
 }
 
-/* The preprocessed text of one source, hashed; KM_OK or KM_CACHE_MISS
- * (also when memory or a temporary file cannot be had: the build then
- * compiles the source, which any key would have it do). */
+/* The preprocessed text of one source, hashed; KM_OK, KM_CACHE_MISS (the
+ * preprocessor failed, or no temporary file) or KM_EXIT_SYSTEM (out of
+ * memory). */
 static int preprocess(km_build_ctx *b, const km_target *t, size_t s, km_hasher *h)
 {
     char *out = NULL;
     if (asprintf(&out, "%s/cpp.XXXXXX", b->work) < 0)
-        return KM_CACHE_MISS;
+        return KM_EXIT_SYSTEM;
     int fd = mkstemp(out);
     if (fd < 0) {
         free(out);
@@ -55,7 +56,7 @@ static int preprocess(km_build_ctx *b, const km_target *t, size_t s, km_hasher *
             free(argv[i]);
         free(argv);
         free(out);
-        return KM_CACHE_MISS;
+        return KM_EXIT_SYSTEM;
     }
     argv[a++] = "-E";
     argv[a++] = t->sources[s];
@@ -63,10 +64,14 @@ static int preprocess(km_build_ctx *b, const km_target *t, size_t s, km_hasher *
     argv[a++] = out;
     int status = 0, rc = KM_CACHE_MISS;
     km_digest d;
-    if (km_proc_run(argv, b->root, NULL, &status, NULL, NULL, NULL) == KM_OK && status == 0 &&
-        km_hash_file(out, &d, NULL) == KM_OK) {
-        km_hasher_digest(h, &d);
-        rc = KM_OK;
+    if (km_proc_run(argv, b->root, NULL, &status, NULL, NULL, NULL) == KM_OK && status == 0) {
+        errno = 0;
+        if (km_hash_file(out, &d, NULL) == KM_OK) {
+            km_hasher_digest(h, &d);
+            rc = KM_OK;
+        } else if (errno == ENOMEM) {
+            rc = KM_EXIT_SYSTEM;
+        }
     }
     unlink(out);
     for (size_t i = 1; i <= t->nflags; i++)
@@ -82,9 +87,10 @@ int km_cpp_key(km_build_ctx *b, const km_target *t, km_digest *key)
     km_hasher_init(&h);
     km_hasher_str(&h, "kmrun-cpp-1");
     km_hasher_digest(&h, &t->dkey);
-    for (size_t s = 0; s < t->nsources; s++)
-        if (preprocess(b, t, s, &h) != KM_OK)
-            return KM_CACHE_MISS;
-    km_hasher_final(&h, key);
-    return KM_OK;
+    int rc = KM_OK;
+    for (size_t s = 0; rc == KM_OK && s < t->nsources; s++)
+        rc = preprocess(b, t, s, &h);
+    if (!km_hasher_final(&h, key) && rc == KM_OK)
+        rc = KM_EXIT_SYSTEM;
+    return rc;
 }

@@ -87,7 +87,8 @@ char *km_flag_expand(const km_build_ctx *b, const char *flag);
 
 /* build_cpp.c: whether direct mode cannot vouch for a compile that read
  * these files (one asks __has_include), and the preprocessor-mode key
- * (KM_OK, or KM_CACHE_MISS when the preprocessor fails). */
+ * (KM_OK, KM_CACHE_MISS when the preprocessor fails, KM_EXIT_SYSTEM when
+ * memory ran out: the caller says so). */
 bool km_cpp_needed(char *const *paths, size_t n);
 int km_cpp_key(km_build_ctx *b, const km_target *t, km_digest *key);
 

@@ -14,6 +14,7 @@
  * (build_search.c), which a lookup checks are still empty; a target whose
  * files ask __has_include is recorded in preprocessor mode (build_cpp.c). */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,10 +81,14 @@ int km_target_direct_key(km_build_ctx *b, km_target *t, km_error *err)
          * A NUL byte is no C: the compiler would warn, ignore it and echo
          * the line it is on in full, eight bytes a NUL ("<U+0000>"), which
          * for a large file takes minutes and gigabytes. */
-        km_hash_text_file(t->sources[i][0] == '/' ? t->sources[i] : path, &d,
-                          text ? &nul : NULL, NULL);
+        errno = 0;
+        if (km_hash_text_file(t->sources[i][0] == '/' ? t->sources[i] : path, &d,
+                              text ? &nul : NULL, NULL) != KM_OK &&
+            errno == ENOMEM)
+            rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory hashing '%s' (a source of the %s)",
+                         t->sources[i], t->display);
         free(path);
-        if (nul >= 0)
+        if (rc == KM_OK && nul >= 0)
             rc = km_fail(err, KM_EXIT_BUILD,
                          "'%s' (a source of the %s) is not a text file: a NUL byte at offset "
                          "%lld (expected C source)",
@@ -91,7 +96,9 @@ int km_target_direct_key(km_build_ctx *b, km_target *t, km_error *err)
         km_hasher_str(&h, t->sources[i]);
         km_hasher_digest(&h, &d);
     }
-    km_hasher_final(&h, &t->dkey);
+    if (!km_hasher_final(&h, &t->dkey) && rc == KM_OK)
+        rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory making the cache key of the %s",
+                     t->display);
     return rc;
 }
 
@@ -99,31 +106,42 @@ int km_target_direct_key(km_build_ctx *b, km_target *t, km_error *err)
  * under kmrun's data folder, else the absolute path (the toolchain's own
  * headers).  These names are what makes a moved program still hit.  The
  * path is the one the compiler found, symlinks unresolved: a lookup opens
- * it again the same way, so a retargeted symlinked folder is a miss. */
-static char *path_name(km_build_ctx *b, const char *dep)
+ * it again the same way, so a retargeted symlinked folder is a miss.
+ * Into *name (allocated; NULL: none to record); false when memory ran
+ * out. */
+static bool path_name(km_build_ctx *b, const char *dep, char **name)
 {
+    *name = NULL;
     char *path = dep[0] == '/' ? strdup(dep) : km_path_join(b->root, dep);
+    if (!path)
+        return false;
     const char *rel;
-    char *name = NULL;
+    bool ok = true;
     if (km_path_under(path, b->gen))
-        name = NULL; /* the generated header is in the direct key already */
-    else if ((rel = km_path_under(path, b->root)) && asprintf(&name, "./%s", rel) < 0)
-        abort();
-    else if (!rel && (rel = km_path_under(path, b->data.dir)) &&
-             asprintf(&name, "@data/%s", rel) < 0)
-        abort();
-    else if (!rel)
-        name = strdup(path);
+        ok = true; /* the generated header is in the direct key already */
+    else if ((rel = km_path_under(path, b->root)))
+        ok = asprintf(name, "./%s", rel) >= 0;
+    else if ((rel = km_path_under(path, b->data.dir)))
+        ok = asprintf(name, "@data/%s", rel) >= 0;
+    else
+        ok = (*name = strdup(path)) != NULL;
+    if (!ok)
+        *name = NULL;
     free(path);
-    return name;
+    return ok;
 }
 
-static char *header_name(km_build_ctx *b, const char *dep)
+/* path_name's, for a header the compiler read (none when it is no longer
+ * readable). */
+static bool header_name(km_build_ctx *b, const char *dep, char **name)
 {
+    *name = NULL;
     char *path = dep[0] == '/' ? strdup(dep) : km_path_join(b->root, dep);
+    if (!path)
+        return false;
     int readable = access(path, R_OK) == 0;
     free(path);
-    return readable ? path_name(b, dep) : NULL;
+    return !readable || path_name(b, dep, name);
 }
 
 /* A header that must still not be there: a record line with this in place
@@ -154,8 +172,9 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The entry key: the direct key and every recorded header. */
-static void entry_key(const km_digest *dkey, char **lines, size_t n, km_digest *out)
+/* The entry key: the direct key and every recorded header; false when
+ * memory ran out. */
+static bool entry_key(const km_digest *dkey, char **lines, size_t n, km_digest *out)
 {
     km_hasher h;
     km_hasher_init(&h);
@@ -164,7 +183,7 @@ static void entry_key(const km_digest *dkey, char **lines, size_t n, km_digest *
     km_hasher_u64(&h, n);
     for (size_t i = 0; i < n; i++)
         km_hasher_str(&h, lines[i]);
-    km_hasher_final(&h, out);
+    return km_hasher_final(&h, out);
 }
 
 static void fill_built(km_target *t, const char *dir, const cJSON *meta,
@@ -231,7 +250,8 @@ static int meta_mismatch(const km_target *t, const char *dir, const cJSON *meta,
 }
 
 /* A record's header line, "sha256 name" (or ABSENT and the name): 1 when
- * the header still has that content (is still absent), else 0. */
+ * the header still has that content (is still absent), else 0 (also when
+ * memory ran out: a miss is never wrong). */
 static int header_holds(km_build_ctx *b, char *line)
 {
     if (strlen(line) < 66 || line[64] != ' ')
@@ -240,7 +260,9 @@ static int header_holds(km_build_ctx *b, char *line)
     line[64] = 0;
     char *path = header_path(b, line + 65);
     int ok;
-    if (strcmp(line, ABSENT) == 0)
+    if (!path)
+        ok = 0;
+    else if (strcmp(line, ABSENT) == 0)
         ok = !exists(path);
     else
         ok = km_digest_parse(line, &want) == 0 && km_hash_file(path, &got, NULL) == KM_OK &&
@@ -285,8 +307,8 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block, bool remote,
         }
         if (n == 1 && strcmp(lines[0], CPP_MODE) == 0)
             check = ekey;
-        else
-            entry_key(&t->dkey, lines, n, &check);
+        else if (!entry_key(&t->dkey, lines, n, &check))
+            ok = false; /* no key to check against: looked up as a miss */
         char *dir = NULL;
         cJSON *meta = NULL;
         const char *why = NULL;
@@ -495,12 +517,16 @@ static int recorded_headers(km_build_ctx *b, km_target *t, km_paths *lines, km_e
     if (rc == KM_OK)
         rc = km_search_order(b, t, &search, err);
     for (size_t k = 0; rc == KM_OK && k < deps.n; k++) {
-        char *name = header_name(b, deps.items[k]);
+        char *name = NULL;
+        if (!header_name(b, deps.items[k], &name)) {
+            rc = out_of_memory(t, err);
+            break;
+        }
         if (!name)
             continue;
         char *path = header_path(b, name);
         km_digest d;
-        rc = km_hash_file(path, &d, err);
+        rc = path ? km_hash_file(path, &d, err) : out_of_memory(t, err);
         free(path);
         if (rc == KM_OK) {
             char hex[KM_HEX_LEN];
@@ -514,11 +540,12 @@ static int recorded_headers(km_build_ctx *b, km_target *t, km_paths *lines, km_e
             rc = out_of_memory(t, err);
     }
     for (size_t k = 0; rc == KM_OK && k < cands.n; k++) {
-        char *name = path_name(b, cands.items[k]);
-        char *path = name ? header_path(b, name) : NULL;
+        char *name = NULL, *path = NULL;
+        if (!path_name(b, cands.items[k], &name) || (name && !(path = header_path(b, name))))
+            rc = out_of_memory(t, err);
         /* One there now was passed over (an <> include skips the includer's
          * folder): it cannot be what shadows. */
-        if (path && !exists(path) && !add_line(lines, ABSENT, name))
+        else if (path && !exists(path) && !add_line(lines, ABSENT, name))
             rc = out_of_memory(t, err);
         free(path);
         free(name);
@@ -556,27 +583,36 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err)
         return out_of_memory(t, err);
     }
     size_t nread = 0;
-    for (size_t i = 0; i < t->nsources; i++)
-        read[nread++] = t->sources[i][0] == '/' ? strdup(t->sources[i])
-                                                : km_path_join(b->root, t->sources[i]);
-    for (size_t i = 0; i < lines.n; i++)
+    bool named = true;
+    for (size_t i = 0; named && i < t->nsources; i++)
+        named = (read[nread++] = t->sources[i][0] == '/' ? strdup(t->sources[i])
+                                                          : km_path_join(b->root, t->sources[i]));
+    for (size_t i = 0; named && i < lines.n; i++)
         if (strncmp(lines.items[i], ABSENT, 64) != 0)
-            read[nread++] = header_path(b, lines.items[i] + 65);
-    bool cpp = km_cpp_needed(read, nread);
+            named = (read[nread++] = header_path(b, lines.items[i] + 65));
+    bool cpp = named && km_cpp_needed(read, nread);
     for (size_t i = 0; i < nread; i++)
         free(read[i]);
     free(read);
+    if (!named) {
+        km_paths_free(&lines);
+        return out_of_memory(t, err);
+    }
     if (cpp) {
         for (size_t i = 0; i < lines.n; i++)
             free(lines.items[i]);
         lines.n = 0;
+        int cpp_rc = KM_OK;
         if (!km_paths_add(&lines, strdup(CPP_MODE)))
             rc = out_of_memory(t, err);
-        else if (km_cpp_key(b, t, &ekey) != KM_OK)
+        else if ((cpp_rc = km_cpp_key(b, t, &ekey)) == KM_EXIT_SYSTEM)
+            rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory preprocessing the sources of the %s",
+                         t->display);
+        else if (cpp_rc != KM_OK)
             rc = km_fail(err, KM_EXIT_BUILD, "cannot preprocess the sources of the %s",
                          t->display);
-    } else {
-        entry_key(&t->dkey, lines.items, lines.n, &ekey);
+    } else if (!entry_key(&t->dkey, lines.items, lines.n, &ekey)) {
+        rc = out_of_memory(t, err);
     }
     cJSON *meta = cJSON_CreateObject();
     if (rc == KM_OK)

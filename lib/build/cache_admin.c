@@ -46,13 +46,17 @@ static int each_shard(int kind, const char *name, void *ctx)
         return 0;
     int shard = openat(kind, name, KM_AT_DIR_FLAGS);
     if (shard < 0) {
-        char *rel = NULL;
-        if (asprintf(&rel, "%s/%s", w->kind, name) < 0)
-            abort();
         struct stat st;
-        if (fstatat(kind, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-            w->rc = km_at_fail_link(w->err, w->c->root, rel);
-        free(rel);
+        if (fstatat(kind, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+            char *rel = NULL;
+            if (asprintf(&rel, "%s/%s", w->kind, name) < 0) {
+                w->rc = km_fail(w->err, KM_EXIT_SYSTEM, "out of memory walking the cache '%s'",
+                                w->c->root);
+            } else {
+                w->rc = km_at_fail_link(w->err, w->c->root, rel);
+                free(rel);
+            }
+        }
         return 0;
     }
     w->prefix = name;

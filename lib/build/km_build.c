@@ -308,10 +308,10 @@ static char *work_folder(km_cache *c, const km_program *p, char **rel, km_error 
         km_hasher_str(&h, p->name);
     }
     km_digest d;
-    km_hasher_final(&h, &d);
+    bool hashed = km_hasher_final(&h, &d);
     char hex[KM_HEX_LEN];
     km_digest_hex(&d, hex);
-    if (asprintf(rel, "work/%.16s", hex) < 0) {
+    if (!hashed || asprintf(rel, "work/%.16s", hex) < 0) {
         *rel = NULL;
         km_fail(err, KM_EXIT_SYSTEM, "out of memory naming the program's work folder");
         return NULL;

@@ -108,12 +108,12 @@ static void warn(km_cache *c, const char *fmt, ...)
         c->warn(msg, c->warn_ctx);
 }
 
-/* root/objects/ab/cdef... for a key. */
+/* root/objects/ab/cdef... for a key; NULL when memory ran out. */
 static char *keyed_path(const km_cache *c, const char *kind, const char *hex)
 {
     char *p = NULL;
     if (asprintf(&p, "%s/%s/%.2s/%s", c->root, kind, hex, hex + 2) < 0)
-        abort();
+        return NULL;
     return p;
 }
 
@@ -347,14 +347,14 @@ static void keep_pin(km_cache *c, int fd)
 
 static void reject_at(km_cache *c, int shard, const char *hex, const char *why)
 {
-    char *dir = keyed_path(c, "objects", hex);
     if (km_cache_discard(c, shard, hex + 2) == 0 || errno == ENOENT)
-        warn(c, "cache entry '%s' is corrupt (%s); removing it and building again", dir, why);
+        warn(c, "cache entry '%s/objects/%.2s/%s' is corrupt (%s); removing it and building "
+                "again",
+             c->root, hex, hex + 2, why);
     else
-        warn(c, "cache entry '%s' is corrupt (%s) and cannot be removed (%s); building again "
-                "without it",
-             dir, why, strerror(errno));
-    free(dir);
+        warn(c, "cache entry '%s/objects/%.2s/%s' is corrupt (%s) and cannot be removed (%s); "
+                "building again without it",
+             c->root, hex, hex + 2, why, strerror(errno));
 }
 
 void km_cache_reject(km_cache *c, const km_digest *key, const char *why)
@@ -406,6 +406,13 @@ int km_cache_get(km_cache *c, const km_digest *key, char **entry_dir, cJSON **me
         return rc;
     }
     close(shard);
+    char *dir = entry_dir ? keyed_path(c, "objects", hex) : NULL;
+    if (entry_dir && !dir) {
+        close(fd);
+        cJSON_Delete(doc);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory naming the cache entry '%s/objects/"
+                       "%.2s/%s'", c->root, hex, hex + 2);
+    }
     /* Its time says when it was last used, for gc's least-recently-used. */
     utimensat(fd, ENTRY_JSON, NULL, AT_SYMLINK_NOFOLLOW);
     keep_pin(c, fd);
@@ -413,7 +420,7 @@ int km_cache_get(km_cache *c, const km_digest *key, char **entry_dir, cJSON **me
         *meta = cJSON_DetachItemFromObjectCaseSensitive(doc, "meta");
     cJSON_Delete(doc);
     if (entry_dir)
-        *entry_dir = keyed_path(c, "objects", hex);
+        *entry_dir = dir;
     return KM_OK;
 }
 
@@ -422,10 +429,11 @@ static int fill_entry(int fd, const char *shown, const char *hex, const km_cache
                       size_t nfiles, const cJSON *meta, km_error *err)
 {
     cJSON *doc = cJSON_CreateObject();
-    cJSON_AddNumberToObject(doc, "format", ENTRY_FORMAT);
-    cJSON_AddStringToObject(doc, "key", hex);
-    cJSON *list = cJSON_AddArrayToObject(doc, "files");
-    int rc = KM_OK;
+    cJSON *list = doc && cJSON_AddNumberToObject(doc, "format", ENTRY_FORMAT) &&
+                          cJSON_AddStringToObject(doc, "key", hex)
+                      ? cJSON_AddArrayToObject(doc, "files")
+                      : NULL;
+    int rc = list ? KM_OK : km_fail(err, KM_EXIT_SYSTEM, "out of memory writing a cache entry");
     for (size_t i = 0; i < nfiles && rc == KM_OK; i++) {
         char *data = NULL;
         size_t n = 0;
@@ -445,19 +453,26 @@ static int fill_entry(int fd, const char *shown, const char *hex, const km_cache
             char dh[KM_HEX_LEN];
             km_hasher_init(&h);
             km_hasher_bytes(&h, data, n);
-            km_hasher_final(&h, &d);
+            bool ok = km_hasher_final(&h, &d);
             km_digest_hex(&d, dh);
-            cJSON *f = cJSON_CreateObject();
-            cJSON_AddStringToObject(f, "name", files[i].name);
-            cJSON_AddNumberToObject(f, "bytes", (double)n);
-            cJSON_AddStringToObject(f, "sha256", dh);
-            cJSON_AddItemToArray(list, f);
+            cJSON *f = ok ? cJSON_CreateObject() : NULL;
+            ok = f && cJSON_AddStringToObject(f, "name", files[i].name) &&
+                 cJSON_AddNumberToObject(f, "bytes", (double)n) &&
+                 cJSON_AddStringToObject(f, "sha256", dh);
+            if (!ok || !cJSON_AddItemToArray(list, f)) {
+                cJSON_Delete(f); /* not in the list */
+                rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory writing a cache entry");
+            }
         }
         free(data);
     }
     if (rc == KM_OK) {
-        cJSON_AddItemToObject(doc, "meta", meta ? cJSON_Duplicate(meta, 1) : cJSON_CreateObject());
-        char *text = cJSON_Print(doc);
+        cJSON *m = meta ? cJSON_Duplicate(meta, 1) : cJSON_CreateObject();
+        if (!m || !cJSON_AddItemToObject(doc, "meta", m)) {
+            cJSON_Delete(m);
+            m = NULL;
+        }
+        char *text = m ? cJSON_Print(doc) : NULL;
         rc = text ? km_at_write(fd, ENTRY_JSON, text, strlen(text), false, shown, err)
                   : km_fail(err, KM_EXIT_SYSTEM, "out of memory writing a cache entry");
         free(text);
@@ -526,8 +541,12 @@ int km_cache_put(km_cache *c, const km_digest *key, const km_cache_file *files,
         return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write to the cache '%s'", c->root);
     }
     char *shown = NULL;
-    if (asprintf(&shown, "%s/tmp/%s", c->root, name) < 0)
-        abort();
+    if (asprintf(&shown, "%s/tmp/%s", c->root, name) < 0) {
+        km_at_rm_rf(tmp, name);
+        close(tmp);
+        free(name);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory writing to the cache '%s'", c->root);
+    }
     int fd = openat(tmp, name, KM_AT_DIR_FLAGS);
     int rc = fd < 0 ? km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write '%s'", shown)
                     : fill_entry(fd, shown, hex, files, nfiles, meta, err);
@@ -544,15 +563,18 @@ int km_cache_put(km_cache *c, const km_digest *key, const km_cache_file *files,
         int open_errno, pin = pin_open(shard, hex + 2, &open_errno);
         if (pin >= 0)
             keep_pin(c, pin);
+        /* (stored: running out of memory naming it loses nothing) */
         dir = keyed_path(c, "objects", hex);
+        if (!dir)
+            rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory naming the cache entry '%s/objects/"
+                         "%.2s/%s'", c->root, hex, hex + 2);
     } else if (rc == KM_OK) {
         /* A corrupt entry that cannot be removed is never served: this
          * build's entry stays where it was written, pinned (gc removes it
          * once no one uses it). */
-        dir = keyed_path(c, "objects", hex);
-        warn(c, "cannot replace the corrupt cache entry '%s'; this build's copy is '%s'", dir,
-             shown);
-        free(dir);
+        warn(c, "cannot replace the corrupt cache entry '%s/objects/%.2s/%s'; this build's copy "
+                "is '%s'",
+             c->root, hex, hex + 2, shown);
         int open_errno, pin = pin_open(tmp, name, &open_errno);
         if (pin >= 0)
             keep_pin(c, pin);
@@ -599,8 +621,10 @@ int km_cache_record_put(km_cache *c, const km_digest *key, const char *text,
     if (shard < 0)
         return KM_EXIT_SYSTEM;
     char *shown = NULL;
-    if (asprintf(&shown, "%s/direct/%.2s", c->root, hex) < 0)
-        abort();
+    if (asprintf(&shown, "%s/direct/%.2s", c->root, hex) < 0) {
+        close(shard);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory writing to the cache '%s'", c->root);
+    }
     int rc = km_at_write(shard, hex + 2, text, strlen(text), false, shown, err);
     free(shown);
     close(shard);
@@ -644,7 +668,11 @@ char *km_cache_subdir(km_cache *c, const char *name, km_error *err)
 int km_cache_check_links(km_cache *c, const char *name, km_error *err)
 {
     char *found = NULL;
-    if (!km_at_find_link(c->fd, name, &found))
+    int there = km_at_find_link(c->fd, name, &found);
+    if (there < 0)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory looking for links in '%s/%s'",
+                       c->root, name);
+    if (there == 0)
         return KM_OK;
     int rc = km_at_fail_link(err, c->root, found);
     free(found);

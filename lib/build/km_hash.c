@@ -22,17 +22,24 @@ static EVP_MD *sha256(void)
     return md;
 }
 
-void km_hasher_init(km_hasher *h)
+bool km_hasher_init(km_hasher *h)
 {
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (!ctx || EVP_DigestInit_ex(ctx, sha256(), NULL) != 1)
-        abort(); /* only on allocation failure: nothing sensible to return */
+    /* fails only when memory runs out (SHA-256 is always there) */
+    if (ctx && EVP_DigestInit_ex(ctx, sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(ctx);
+        ctx = NULL;
+    }
     h->ctx = ctx;
+    return ctx != NULL;
 }
 
 void km_hasher_bytes(km_hasher *h, const void *data, size_t n)
 {
-    EVP_DigestUpdate(h->ctx, data, n);
+    if (h->ctx && EVP_DigestUpdate(h->ctx, data, n) != 1) {
+        EVP_MD_CTX_free(h->ctx);
+        h->ctx = NULL;
+    }
 }
 
 void km_hasher_u64(km_hasher *h, uint64_t v)
@@ -57,12 +64,15 @@ void km_hasher_digest(km_hasher *h, const km_digest *d)
     km_hasher_bytes(h, d->b, sizeof d->b);
 }
 
-void km_hasher_final(km_hasher *h, km_digest *out)
+bool km_hasher_final(km_hasher *h, km_digest *out)
 {
     unsigned int n = 0;
-    EVP_DigestFinal_ex(h->ctx, out->b, &n);
+    bool ok = h->ctx && EVP_DigestFinal_ex(h->ctx, out->b, &n) == 1 && n == sizeof out->b;
+    if (!ok)
+        memset(out->b, 0, sizeof out->b);
     EVP_MD_CTX_free(h->ctx);
     h->ctx = NULL;
+    return ok;
 }
 
 void km_digest_hex(const km_digest *d, char out[KM_HEX_LEN])
@@ -113,7 +123,7 @@ static int hash_fd(int fd, const char *shown, km_digest *out, long long *nul_at,
             if (errno == EINTR)
                 continue;
             int rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", shown);
-            km_hasher_final(&h, out);
+            (void)km_hasher_final(&h, out); /* frees it; the read's error wins */
             return rc;
         }
         const unsigned char *nul = nul_at ? memchr(buf, 0, (size_t)n) : NULL;
@@ -125,7 +135,11 @@ static int hash_fd(int fd, const char *shown, km_digest *out, long long *nul_at,
         km_hasher_bytes(&h, buf, (size_t)n);
         at += n;
     }
-    km_hasher_final(&h, out);
+    if (!km_hasher_final(&h, out)) {
+        int rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory hashing '%s'", shown);
+        errno = ENOMEM; /* km_hash.h: how a caller tells it from a read's failure */
+        return rc;
+    }
     return KM_OK;
 }
 

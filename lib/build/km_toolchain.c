@@ -53,7 +53,10 @@ int km_tool_identify(km_cache *c, const char *name, km_tool *out, km_error *err)
     km_hasher_init(&h);
     km_hasher_str(&h, sig);
     km_digest memo_key;
-    km_hasher_final(&h, &memo_key);
+    if (!km_hasher_final(&h, &memo_key)) {
+        free(path);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory identifying the compiler '%s'", name);
+    }
     char memo_hex[KM_HEX_LEN];
     km_digest_hex(&memo_key, memo_hex);
 
@@ -64,6 +67,10 @@ int km_tool_identify(km_cache *c, const char *name, km_tool *out, km_error *err)
     }
     char *memo = km_path_join(memo_dir, memo_hex);
     free(memo_dir);
+    if (!memo) {
+        free(path);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory identifying the compiler '%s'", name);
+    }
     char *text = NULL;
     /* The memo: the signature line, the identity, the version line. */
     if (km_read_file(memo, &text, NULL, NULL) == KM_OK) {
@@ -74,10 +81,16 @@ int km_tool_identify(km_cache *c, const char *name, km_tool *out, km_error *err)
             if (end)
                 *end = 0;
             if (strcmp(l1, sig) == 0 && km_digest_parse(l2 + 1, &out->id) == 0) {
-                out->path = path;
-                out->version = strdup(l3 + 1);
+                char *version = strdup(l3 + 1);
                 free(text);
                 free(memo);
+                if (!version) {
+                    free(path);
+                    return km_fail(err, KM_EXIT_SYSTEM,
+                                   "out of memory identifying the compiler '%s'", name);
+                }
+                out->path = path;
+                out->version = version;
                 return KM_OK;
             }
         }
@@ -97,10 +110,13 @@ int km_tool_identify(km_cache *c, const char *name, km_tool *out, km_error *err)
         km_hasher_str(&h, version);
         km_hasher_str(&h, machine);
         km_hasher_digest(&h, &driver);
-        km_hasher_final(&h, &out->id);
         version[strcspn(version, "\n")] = 0;
+        if (!km_hasher_final(&h, &out->id) || !(out->version = strdup(version)))
+            rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory identifying the compiler '%s'",
+                         name);
+    }
+    if (rc == KM_OK) {
         out->path = path;
-        out->version = strdup(version);
         char hex[KM_HEX_LEN];
         km_digest_hex(&out->id, hex);
         char *m = NULL;
@@ -220,7 +236,10 @@ int km_data_find(km_data *d, km_error *err)
     km_hasher_init(&h);
     km_hasher_digest(&h, &lib);
     km_hasher_digest(&h, &ld);
-    km_hasher_final(&h, &d->kmx_id);
+    if (!km_hasher_final(&h, &d->kmx_id)) {
+        km_data_free(d);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory identifying the kmx runtime");
+    }
     return KM_OK;
 }
 
