@@ -160,6 +160,13 @@ static void percent_decode(char *s)
     *w = 0;
 }
 
+static int no_memory(km_remote *r, km_error *err)
+{
+    r->shown = NULL; /* asprintf's when it failed: undefined */
+    return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading the remote storage's URL");
+}
+
+/* What r holds is freed by km_remote_close, on failure too. */
 static int parse_location(km_remote *r, const char *url, char *loc, km_error *err)
 {
     r->port = 6379;
@@ -173,8 +180,8 @@ static int parse_location(km_remote *r, const char *url, char *loc, km_error *er
         if (*p != '/')
             return bad_url(err, url, "a socket's path must be absolute");
         r->path = strdup(p);
-        if (asprintf(&r->shown, "redis+unix://%s", p) < 0)
-            abort();
+        if (!r->path || asprintf(&r->shown, "redis+unix://%s", p) < 0)
+            return no_memory(r, err);
         return KM_OK;
     }
     if (strncmp(loc, "redis://", 8) != 0)
@@ -190,6 +197,8 @@ static int parse_location(km_remote *r, const char *url, char *loc, km_error *er
         } else {
             r->password = strdup(p);
         }
+        if (!r->password || (*p && colon && !r->user))
+            return no_memory(r, err);
         if (r->user)
             percent_decode(r->user);
         percent_decode(r->password);
@@ -219,9 +228,10 @@ static int parse_location(km_remote *r, const char *url, char *loc, km_error *er
     if (!*p)
         return bad_url(err, url, "no host");
     r->host = strdup(p);
-    if (asprintf(&r->shown, "redis://%s%s%s:%d/%d", r->password ? (r->user ? r->user : "") : "",
+    if (!r->host ||
+        asprintf(&r->shown, "redis://%s%s%s:%d/%d", r->password ? (r->user ? r->user : "") : "",
                  r->password ? ":***@" : "", r->host, r->port, r->db) < 0)
-        abort();
+        return no_memory(r, err);
     return KM_OK;
 }
 

@@ -71,7 +71,7 @@ char *km_rundir_region_file(int cluster, const char *name)
 {
     char *p = NULL;
     if (asprintf(&p, "regions/cluster%d/%s.bin", cluster, name) < 0)
-        abort();
+        return NULL;
     return p;
 }
 
@@ -152,7 +152,7 @@ static void newest_finished(const char *runs, const char *not, char out[KM_RUN_I
             continue;
         char *result = NULL;
         if (asprintf(&result, "%s/%s/result.json", runs, e->d_name) < 0)
-            abort();
+            break; /* only a hint: none, or an older one */
         struct stat st;
         if (lstat(result, &st) == 0 && S_ISREG(st.st_mode) &&
             (!out[0] || st.st_mtim.tv_sec > best.tv_sec ||
@@ -394,6 +394,10 @@ static int region_in(int dfd, const char *dir, const char *name, int cluster, ch
     const cJSON *file = cJSON_GetObjectItemCaseSensitive(found, "file");
     const cJSON *cl = cJSON_GetObjectItemCaseSensitive(found, "cluster");
     char *rel = km_rundir_region_file(cl->valueint, name);
+    if (!rel) {
+        cJSON_Delete(list);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading the run '%s'", dir);
+    }
     /* The listing must name the file the layout gives, nothing else. */
     if (!cJSON_IsString(file) || strcmp(file->valuestring, rel) != 0 ||
         !km_rundir_plain_name(name)) {

@@ -11,7 +11,7 @@
 /* A run id or region name is a plain name: it can never climb out. */
 bool km_rundir_plain_name(const char *s);
 
-/* "regions/cluster<N>/<name>.bin", allocated. */
+/* "regions/cluster<N>/<name>.bin", allocated; NULL when memory ran out. */
 char *km_rundir_region_file(int cluster, const char *name);
 
 /* When `entry` is a writer's folder, .writing.<id>.<suffix>, copies <id>

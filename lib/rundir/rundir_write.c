@@ -213,8 +213,15 @@ static int make_folder(km_rundir_writer *w, km_error *err)
     if (km_at_mkdtemp(w->runs_fd, prefix, &fresh) != 0) {
         rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write the run folder in '%s'", w->runs);
     } else {
-        if (asprintf(&w->name, ".writing.%s.%s", w->id, strrchr(fresh, '.') + 1) < 0)
-            abort();
+        if (asprintf(&w->name, ".writing.%s.%s", w->id, strrchr(fresh, '.') + 1) < 0) {
+            w->name = NULL;
+            km_at_rm_rf(w->runs_fd, fresh);
+            free(fresh);
+            if (order >= 0)
+                close(order);
+            return km_fail(err, KM_EXIT_SYSTEM, "out of memory naming the run folder in '%s'",
+                           w->runs);
+        }
         w->fd = openat(w->runs_fd, fresh, KM_AT_DIR_FLAGS);
         if (w->fd < 0 || flock(w->fd, LOCK_EX) != 0 ||
             renameat(w->runs_fd, fresh, w->runs_fd, w->name) != 0) {
@@ -295,29 +302,36 @@ static int write_regions(km_rundir_writer *w, const km_region_copy *regions, siz
             break;
         }
         char *rel = km_rundir_region_file(r->cluster, r->name);
-        char *folder = km_dirname(rel);
-        int dir = km_at_dir(w->fd, folder, true, w->tmp, err);
-        if (dir < 0)
+        char *folder = rel ? km_dirname(rel) : NULL;
+        int dir = folder ? km_at_dir(w->fd, folder, true, w->tmp, err) : -1;
+        if (!folder)
+            rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory writing the run's regions");
+        else if (dir < 0)
             rc = KM_EXIT_SYSTEM;
         else
             rc = km_at_write_known(dir, strrchr(rel, '/') + 1, r->bytes, r->size, r->data,
                                    KM_REGION_UNIT_SHIFT, w->tmp, err);
         if (dir >= 0)
             close(dir);
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", r->name);
-        cJSON_AddNumberToObject(o, "cluster", r->cluster);
-        cJSON_AddNumberToObject(o, "bank", r->bank);
-        cJSON_AddNumberToObject(o, "bank_address", (double)r->bank_address);
-        cJSON_AddNumberToObject(o, "bytes", (double)r->size);
-        cJSON_AddStringToObject(o, "file", rel);
-        cJSON_AddItemToArray(list, o);
+        cJSON *o = rc == KM_OK ? cJSON_CreateObject() : NULL;
+        bool listed = o && cJSON_AddStringToObject(o, "name", r->name) &&
+                      cJSON_AddNumberToObject(o, "cluster", r->cluster) &&
+                      cJSON_AddNumberToObject(o, "bank", r->bank) &&
+                      cJSON_AddNumberToObject(o, "bank_address", (double)r->bank_address) &&
+                      cJSON_AddNumberToObject(o, "bytes", (double)r->size) &&
+                      cJSON_AddStringToObject(o, "file", rel) && list &&
+                      cJSON_AddItemToArray(list, o);
+        if (rc == KM_OK && !listed) {
+            cJSON_Delete(o);
+            rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory writing the run's regions");
+        }
         free(folder);
         free(rel);
     }
     if (rc == KM_OK) {
         char *text = cJSON_Print(list);
-        rc = km_at_write(w->fd, "regions.json", text, strlen(text), false, w->tmp, err);
+        rc = text ? km_at_write(w->fd, "regions.json", text, strlen(text), false, w->tmp, err)
+                  : km_fail(err, KM_EXIT_SYSTEM, "out of memory writing the run's regions");
         free(text);
     }
     cJSON_Delete(list);
