@@ -414,8 +414,11 @@ void sim_card_request_stop(sim_card *card, unsigned cluster)
 
 bool sim_card_failed(const sim_card *card, unsigned cluster, ks_error *err)
 {
-    return work_cluster(cluster) && card->clusters[cluster] &&
-           sim_cluster_failed(card->clusters[cluster], err);
+    if (work_cluster(cluster) && card->clusters[cluster] &&
+        sim_cluster_failed(card->clusters[cluster], err))
+        return true;
+    /* the grid serves every cluster: its failure is each one's */
+    return card->kernel && sim_kernel_failed(card->kernel, err);
 }
 
 void sim_card_core_at(const sim_card *card, unsigned cluster, unsigned core, sim_card_core *out)

@@ -451,6 +451,11 @@ const sim_handler_fault *sim_kernel_faults(const sim_kernel *f, unsigned *n, uns
     return f->faults;
 }
 
+bool sim_kernel_failed(const sim_kernel *f, ks_error *err)
+{
+    return sim_grid_failed(f->grid, err);
+}
+
 sim_grid *sim_kernel_grid(sim_kernel *f)
 {
     return f->grid;

@@ -64,5 +64,7 @@ size_t sim_kernel_ncommands(const sim_kernel *f);
 /* The handlers the grid took out (sim_card_handler_faults), each with its
  * command's ring and handle. */
 const sim_handler_fault *sim_kernel_faults(const sim_kernel *f, unsigned *n, unsigned *more);
+/* The grid's own failure (sim_grid_failed). */
+bool sim_kernel_failed(const sim_kernel *f, ks_error *err);
 
 #endif

@@ -164,7 +164,10 @@ struct sim_grid {
     size_t main_size;
 #endif
     sim_grid_done *done; /* done[head..ndone): not yet polled */
-    size_t head, ndone, cap;
+    size_t head, ndone, cap; /* cap: room for every job running to end too */
+    /* The model's own failure (sim_grid_failed), the first; KS_OK while
+     * there is none. */
+    ks_error failure;
     /* The hand-over checker (sim_grid_set_checker), or NULL; the kernels'
      * object's load address, for a handler's call sites. */
     struct sim_checker *checker;

@@ -26,8 +26,6 @@
 
 #include "grid_switch.h"
 
-#include <stdlib.h>
-
 void grid_switch(jmp_buf here, jmp_buf there)
 {
     if (_setjmp(here) == 0)
@@ -39,10 +37,13 @@ void grid_switch_leave(jmp_buf there)
     _longjmp(there, 1);
 }
 
-void grid_switch_enter(jmp_buf here, const ucontext_t *first)
+bool grid_switch_enter(jmp_buf here, const ucontext_t *first)
 {
+    /* volatile: read after the _longjmp back, on this frame */
+    volatile bool entered = true;
     if (_setjmp(here) == 0) {
-        setcontext(first);
-        abort(); /* setcontext returns only on failure */
+        setcontext(first); /* returns only on failure */
+        entered = false;
     }
+    return entered;
 }

@@ -3,6 +3,7 @@
 #define GRID_SWITCH_H
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <ucontext.h>
 
 /* Saves the caller's place in `here` and goes to `there`, a place saved by
@@ -14,8 +15,8 @@ void grid_switch(jmp_buf here, jmp_buf there);
 void grid_switch_leave(jmp_buf there) __attribute__((noreturn));
 
 /* Saves the caller's place in `here` and enters `first`, a makecontext'd
- * context that has not run yet; returns when something goes back to
- * `here`.  Aborts if setcontext fails. */
-void grid_switch_enter(jmp_buf here, const ucontext_t *first);
+ * context that has not run yet; true when something goes back to `here`,
+ * false at once when setcontext fails (the context is not entered). */
+bool grid_switch_enter(jmp_buf here, const ucontext_t *first);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include "grid_internal.h"
 #include "grid_switch.h"
+#include "ks_grow.h"
 #include "sim_checker.h"
 #include "sim_clock.h"
 
@@ -32,6 +33,21 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
+
+/* The grid's model cannot go on as it should (sim_grid_failed): the
+ * first failure is kept. */
+static void grid_fail(sim_grid *g, ks_status status, const char *what)
+{
+    if (g->failure.status == KS_OK)
+        ks_fail(&g->failure, status, "the Tensix grid: %s", what);
+}
+
+bool sim_grid_failed(const sim_grid *g, ks_error *err)
+{
+    if (g->failure.status != KS_OK && err)
+        *err = g->failure;
+    return g->failure.status != KS_OK;
+}
 
 /* ---- coroutines ---- */
 
@@ -46,9 +62,13 @@ static void resume(sim_grid *g, km_core *c)
         grid_trap_resuming(g, c);
     if (c->entered) {
         grid_switch(g->main_jmp, c->jmp);
-    } else {
-        c->entered = true;
-        grid_switch_enter(g->main_jmp, &c->context);
+    } else if (!(c->entered = grid_switch_enter(g->main_jmp, &c->context))) {
+        /* setcontext refused a context getcontext and makecontext made
+         * (it fails only on a bad signal mask): the core cannot run, and
+         * its job never ends.  Taken out, as a faulting handler is, and
+         * the run fails with it. */
+        c->state = CORE_HALTED;
+        grid_fail(g, KS_ERR_BUG, "a core's coroutine could not be entered (setcontext failed)");
     }
 #ifdef GRID_ASAN
     __sanitizer_finish_switch_fiber(fake, NULL, NULL);
@@ -86,17 +106,19 @@ static void core_entry(unsigned lo, unsigned hi)
     km_compute(c, SIM_GRID_LAUNCH_CYCLES);
     j->fn(c, &j->command);
     finish_core(c);
-    give_way(c, true);
-    abort(); /* a returned core is never resumed */
+    /* A returned core is never resumed (it is CORE_RETURNED until its job
+     * ends, and a new job makes it a new context); were it, this stack
+     * must not be returned from (uc_link is NULL: the thread would end). */
+    for (;;) {
+        give_way(c, true);
+        grid_fail(c->grid, KS_ERR_BUG, "a core was resumed after its handler returned");
+    }
 }
 
-static bool start_core(km_core *c)
+/* A new coroutine for c's handler, on its stack (sim_grid_submit made
+ * it). */
+static void start_core(km_core *c)
 {
-    if (!c->stack) {
-        c->stack = grid_stack_alloc();
-        if (!c->stack)
-            return false;
-    }
 #ifdef GRID_ASAN
     /* A job cut off by its time limit left its frames' poison here. */
     ASAN_UNPOISON_MEMORY_REGION(c->stack, SIM_GRID_STACK_BYTES);
@@ -110,7 +132,6 @@ static bool start_core(km_core *c)
     uint64_t p = (uint64_t)(uintptr_t)c;
     makecontext(&c->context, (void (*)(void))core_entry, 2, (unsigned)(p & 0xFFFFFFFFu),
                 (unsigned)(p >> 32));
-    return true;
 }
 
 /* ---- jobs ---- */
@@ -158,19 +179,16 @@ static void push_done(sim_grid *g, uint32_t id, uint32_t result, uint64_t end_ps
 {
     if (g->head == g->ndone)
         g->head = g->ndone = 0;
+    if (g->ndone == g->cap && g->head > 0) {
+        memmove(g->done, g->done + g->head, (g->ndone - g->head) * sizeof *g->done);
+        g->ndone -= g->head;
+        g->head = 0;
+    }
+    /* sim_grid_submit made room for every running job's end: none here
+     * would be a broken count, not memory. */
     if (g->ndone == g->cap) {
-        if (g->head > 0) {
-            memmove(g->done, g->done + g->head, (g->ndone - g->head) * sizeof *g->done);
-            g->ndone -= g->head;
-            g->head = 0;
-        } else {
-            size_t cap = g->cap ? g->cap * 2 : 64;
-            sim_grid_done *d = realloc(g->done, cap * sizeof *d);
-            if (!d)
-                abort(); /* at most a few hundred entries: out of memory is fatal */
-            g->done = d;
-            g->cap = cap;
-        }
+        grid_fail(g, KS_ERR_BUG, "no room for a finished job's report");
+        return;
     }
     g->done[g->ndone++] = (sim_grid_done){id, result, end_ps, timed_out, where};
 }
@@ -400,6 +418,20 @@ uint32_t sim_grid_submit(sim_grid *g, uint32_t job_id, const km_command_t *comma
         return KM_REASON_GROUP;
     if (sim_grid_busy(g, first, count))
         return KM_REASON_BUSY;
+    /* What the job needs from the host first, nothing started: a stack
+     * for each core, room for its end's report (and every running job's:
+     * push_done never grows the list).  Out of memory refuses it and
+     * fails the run (sim_grid_failed). */
+    bool room = KS_GROW(g->done, g->cap, g->ndone - g->head + g->njobs + 1);
+    for (unsigned i = 0; room && i < count; i++) {
+        km_core *c = &g->cores[first + i];
+        if (!c->stack)
+            room = (c->stack = grid_stack_alloc()) != NULL;
+    }
+    if (!room) {
+        grid_fail(g, KS_ERR_SYSTEM, "out of memory starting a job (a core's stack, its report)");
+        return KM_REASON_STOPPING;
+    }
     grid_job *j = &g->jobs[first];
     *j = (grid_job){
         .active = true,
@@ -415,8 +447,7 @@ uint32_t sim_grid_submit(sim_grid *g, uint32_t job_id, const km_command_t *comma
     };
     for (unsigned i = 0; i < count; i++) {
         km_core *c = &g->cores[first + i];
-        if (!start_core(c))
-            abort(); /* a stack of 256 KiB: out of memory is fatal */
+        start_core(c); /* its stack is there */
         c->job = j;
         c->time_ps = now_ps;
         c->begin_ps = now_ps;

@@ -117,7 +117,9 @@ bool sim_grid_busy(const sim_grid *grid, unsigned first, unsigned count);
  * time_limit_ps: 0 for none.  KM_REASON_NONE, or why not (nothing
  * started): KM_REASON_HANDLER (no such handler), KM_REASON_GROUP (count 0
  * or past the grid), KM_REASON_FLAGS (unknown flag bits or bits 16..31 of
- * hdr set), KM_REASON_BUSY (a core of the group runs a job). */
+ * hdr set), KM_REASON_BUSY (a core of the group runs a job),
+ * KM_REASON_STOPPING (the host ran out of memory for a core's stack or
+ * the job's report: sim_grid_failed says so, and the run must end). */
 uint32_t sim_grid_submit(sim_grid *grid, uint32_t job_id, const km_command_t *command,
                          uint64_t time_limit_ps, uint64_t now_ps);
 
@@ -136,6 +138,12 @@ uint64_t sim_grid_next_ps(const sim_grid *grid);
  * cores still waiting waits — a wait the command's limit cut short, also
  * listed as given up at the limit.  False when no such job runs. */
 bool sim_grid_cancel(sim_grid *grid, uint32_t job_id, uint16_t *where);
+
+/* A failure of the grid's own model, the first, into *err (may be NULL):
+ * KS_ERR_SYSTEM (out of memory: a job was refused) or KS_ERR_BUG (a core
+ * could not be entered, or a count broke); false while there is none.
+ * The run that meets one cannot be trusted and fails with it. */
+bool sim_grid_failed(const sim_grid *grid, ks_error *err);
 
 /* Takes the next finished job: true and *done filled, or false. */
 bool sim_grid_poll_done(sim_grid *grid, sim_grid_done *done);

@@ -191,7 +191,9 @@ bool sim_card_busy(const sim_card *card);
 void sim_card_request_stop(sim_card *card, unsigned cluster);
 
 /* A failure inside a cluster's model (KS_ERR_SYSTEM: its memory could not
- * grow), once; false while there is none. */
+ * grow) or the Tensix grid's (KS_ERR_SYSTEM: no memory for a job's core
+ * stacks, the job refused; KS_ERR_BUG: a core could not be entered),
+ * once; false while there is none. */
 bool sim_card_failed(const sim_card *card, unsigned cluster, ks_error *err);
 
 /* Where a cluster's core is: its pc, and whether it runs (not in wfi, not
