@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,8 @@ kmrun_status kmrun_cache_result_get(kmrun_cache *c, const char *key, char **run_
     }
     char *path = km_path_join(dir, "result.json"), *text = NULL;
     free(dir);
+    if (!path)
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory looking up a result");
     rc = km_read_file(path, &text, NULL, &e);
     free(path);
     cJSON *doc = rc == KM_OK ? cJSON_Parse(text) : NULL;
@@ -250,25 +253,31 @@ kmrun_status kmrun_cache_result_get(kmrun_cache *c, const char *key, char **run_
 static char *folder_digests(const char *folder)
 {
     cJSON *o = cJSON_CreateObject();
-    DIR *d = folder ? opendir(folder) : NULL;
+    DIR *d = o && folder ? opendir(folder) : NULL;
     struct dirent *de;
-    while (d && (de = readdir(d))) {
+    bool ok = o != NULL;
+    while (ok && d && (de = readdir(d))) {
         if (de->d_name[0] == '.')
             continue;
         char *path = km_path_join(folder, de->d_name);
         struct stat st;
         km_digest dg;
         char hex[KM_HEX_LEN];
-        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-            km_hash_file(path, &dg, NULL) == KM_OK) {
-            km_digest_hex(&dg, hex);
-            cJSON_AddStringToObject(o, de->d_name, hex);
+        ok = path != NULL;
+        if (ok && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            errno = 0;
+            if (km_hash_file(path, &dg, NULL) == KM_OK) {
+                km_digest_hex(&dg, hex);
+                ok = cJSON_AddStringToObject(o, de->d_name, hex) != NULL;
+            } else {
+                ok = errno != ENOMEM;
+            }
         }
         free(path);
     }
     if (d)
         closedir(d);
-    char *text = cJSON_Print(o);
+    char *text = ok ? cJSON_Print(o) : NULL;
     cJSON_Delete(o);
     return text;
 }

@@ -142,7 +142,7 @@ char *km_path_join(const char *a, const char *b)
     char *out = NULL;
     size_t n = strlen(a);
     if (asprintf(&out, "%s%s%s", a, n && a[n - 1] == '/' ? "" : "/", b) < 0)
-        abort();
+        return NULL;
     return out;
 }
 

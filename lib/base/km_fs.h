@@ -39,7 +39,7 @@ int km_rm_rf(const char *path); /* 0, or -1 with errno */
 /* Sum of the sizes of the regular files under path. */
 uint64_t km_tree_bytes(const char *path);
 
-/* a/b, allocated. */
+/* a/b, allocated; NULL when memory ran out (every caller checks). */
 char *km_path_join(const char *a, const char *b);
 
 /* When path lies under dir (both absolute, normalised), the part after

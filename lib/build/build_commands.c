@@ -95,7 +95,8 @@ int km_compile_commands_write(km_build_ctx *b, char **path, km_error *err)
     with_newline[len++] = '\n';
     with_newline[len] = 0;
     char *file = km_path_join(b->root, "compile_commands.json");
-    rc = km_write_file_atomic(file, with_newline, len, err);
+    rc = file ? km_write_file_atomic(file, with_newline, len, err)
+              : km_fail(err, KM_EXIT_SYSTEM, "out of memory for compile_commands.json");
     free(with_newline);
     if (rc != KM_OK) {
         free(file);

@@ -37,6 +37,12 @@ static bool other_charset(const km_target *t)
     return false;
 }
 
+static int out_of_memory(const km_target *t, km_error *err)
+{
+    return km_fail(err, KM_EXIT_SYSTEM, "out of memory keeping the %s in the cache",
+                   t->display);
+}
+
 int km_target_direct_key(km_build_ctx *b, km_target *t, km_error *err)
 {
     km_hasher h;
@@ -74,7 +80,11 @@ int km_target_direct_key(km_build_ctx *b, km_target *t, km_error *err)
     bool text = !other_charset(t);
     int rc = KM_OK;
     for (size_t i = 0; rc == KM_OK && i < t->nsources; i++) {
-        char *path = km_path_join(b->root, t->sources[i]);
+        char *path = t->sources[i][0] == '/' ? NULL : km_path_join(b->root, t->sources[i]);
+        if (t->sources[i][0] != '/' && !path) {
+            rc = out_of_memory(t, err);
+            break;
+        }
         km_digest d = {{0}};
         long long nul = -1;
         /* An unreadable source fails the compile, which says so better.
@@ -186,7 +196,7 @@ static bool entry_key(const km_digest *dkey, char **lines, size_t n, km_digest *
     return km_hasher_final(&h, out);
 }
 
-static void fill_built(km_target *t, const char *dir, const cJSON *meta,
+static bool fill_built(km_target *t, const char *dir, const cJSON *meta,
                        const km_digest *key, bool hit)
 {
     km_built *r = t->built;
@@ -194,6 +204,8 @@ static void fill_built(km_target *t, const char *dir, const cJSON *meta,
     km_digest_hex(key, r->key);
     free(r->path);
     r->path = km_path_join(dir, km_target_file(t->kind));
+    if (!r->path)
+        return false;
     const cJSON *v;
     v = cJSON_GetObjectItemCaseSensitive(meta, "sha256");
     snprintf(r->sha256, sizeof r->sha256, "%s", cJSON_IsString(v) ? v->valuestring : "");
@@ -205,6 +217,7 @@ static void fill_built(km_target *t, const char *dir, const cJSON *meta,
     NUM(rodata)
     NUM(data)
 #undef NUM
+    return true;
 }
 
 /* Whether an intact entry's metadata tells the truth about its file: what
@@ -215,10 +228,12 @@ static void fill_built(km_target *t, const char *dir, const cJSON *meta,
 static int meta_mismatch(const km_target *t, const char *dir, const cJSON *meta,
                          const char **why, km_error *err)
 {
+    *why = NULL;
     char *path = km_path_join(dir, km_target_file(t->kind));
+    if (!path)
+        return out_of_memory(t, err);
     km_digest d;
     char hex[KM_HEX_LEN] = "";
-    *why = NULL;
     const cJSON *sha = cJSON_GetObjectItemCaseSensitive(meta, "sha256");
     int rc = km_hash_file(path, &d, err);
     if (rc == KM_OK) {
@@ -332,7 +347,9 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block, bool remote,
         if (got == KM_OK && fetched && t->kind == KM_TARGET_KERNELS) {
             char *so = km_path_join(dir, km_target_file(t->kind));
             km_error e = {0};
-            if (km_so_check_handlers(so, (const char *const *)b->p->kernels.handlers,
+            if (!so) {
+                got = out_of_memory(t, err);
+            } else if (km_so_check_handlers(so, (const char *const *)b->p->kernels.handlers,
                                      b->p->kernels.nhandlers, &e) != KM_OK) {
                 why = "its kernels' object does not pass the kernels' checks";
                 got = KM_CACHE_MISS;
@@ -341,8 +358,8 @@ static int lookup_block(km_build_ctx *b, km_target *t, char *block, bool remote,
         }
         if (got == KM_CACHE_MISS && why)
             km_cache_reject(b->c, &ekey, why);
-        else if (got == KM_OK)
-            fill_built(t, dir, meta, &ekey, true);
+        else if (got == KM_OK && !fill_built(t, dir, meta, &ekey, true))
+            got = out_of_memory(t, err);
         if (fetched) {
             km_cache_add(b->c, got == KM_OK ? KM_COUNT_REMOTE_HITS : KM_COUNT_REMOTE_ERRORS, 1);
             if (got != KM_OK)
@@ -419,6 +436,8 @@ static char *record_text(km_build_ctx *b, km_target *t, const char *block)
     char *old = NULL, *out = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
+    if (!f)
+        return NULL;
     fputs(block, f);
     int kept = 1;
     if (km_cache_record_get(b->c, &t->dkey, &old) == KM_OK) {
@@ -438,8 +457,11 @@ static char *record_text(km_build_ctx *b, km_target *t, const char *block)
             p = next;
         }
     }
-    fclose(f);
     free(old);
+    if (fclose(f) != 0) {
+        free(out);
+        return NULL;
+    }
     return out;
 }
 
@@ -458,12 +480,6 @@ static bool add_dir(km_paths *dirs, const char *path)
             return true;
         }
     return km_paths_add(dirs, d);
-}
-
-static int out_of_memory(const km_target *t, km_error *err)
-{
-    return km_fail(err, KM_EXIT_SYSTEM, "out of memory recording the headers of the %s",
-                   t->display);
 }
 
 /* Every prerequisite but the sources (in the key already) of a finished
@@ -646,17 +662,25 @@ int km_target_store(km_build_ctx *b, km_target *t, km_error *err)
         size_t blen = 0;
         FILE *f = open_memstream(&block, &blen);
         km_digest_hex(&ekey, hex);
-        fprintf(f, "%s\n", hex);
-        for (size_t i = 0; i < lines.n; i++)
-            fprintf(f, "%s\n", lines.items[i]);
-        fclose(f);
-        char *text = record_text(b, t, block);
-        rc = km_cache_record_put(b->c, &t->dkey, text, err);
+        if (f) {
+            fprintf(f, "%s\n", hex);
+            for (size_t i = 0; i < lines.n; i++)
+                fprintf(f, "%s\n", lines.items[i]);
+            if (fclose(f) != 0) {
+                free(block);
+                block = NULL;
+            }
+        }
+        /* (no record: the entry stored is found by the next build that
+         * compiles it, never a wrong one) */
+        char *text = block ? record_text(b, t, block) : NULL;
+        rc = text ? km_cache_record_put(b->c, &t->dkey, text, err) : out_of_memory(t, err);
         if (rc == KM_OK)
             km_cache_remote_put_record(b->c, &t->dkey, text);
         free(text);
         free(block);
-        fill_built(t, dir, meta, &ekey, false);
+        if (rc == KM_OK && !fill_built(t, dir, meta, &ekey, false))
+            rc = out_of_memory(t, err);
     }
     free(dir);
     cJSON_Delete(meta);

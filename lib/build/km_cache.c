@@ -662,7 +662,10 @@ char *km_cache_subdir(km_cache *c, const char *name, km_error *err)
     if (fd < 0)
         return NULL;
     close(fd);
-    return km_path_join(c->root, name);
+    char *path = km_path_join(c->root, name);
+    if (!path)
+        km_fail(err, KM_EXIT_SYSTEM, "out of memory naming '%s/%s'", c->root, name);
+    return path;
 }
 
 int km_cache_check_links(km_cache *c, const char *name, km_error *err)

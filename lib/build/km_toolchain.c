@@ -217,6 +217,11 @@ int km_data_find(km_data *d, km_error *err)
     d->kmx_host_dir = km_path_join(d->dir, "kmx/host");
     d->kmx_host_lib = km_path_join(d->dir, "kmx/host/libkmx_host.a");
     d->kmx_fallback_src = km_path_join(d->dir, "kmx/host/fallback/kmx_fallback.c");
+    if (!d->kmx_include || !d->kmx_lib || !d->kmx_ld || !d->device_include ||
+        !d->kmx_host_dir || !d->kmx_host_lib || !d->kmx_fallback_src) {
+        km_data_free(d);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory finding kmrun's data folder");
+    }
     /* Only a host fallback build needs it (km_build.c says so if missing). */
     d->has_kmx_host = km_hash_file(d->kmx_host_lib, &d->kmx_host_id, NULL) == KM_OK;
     km_digest lib, ld;

@@ -33,6 +33,10 @@ int km_run_record_finish(km_run_record *r, const km_program *p, const km_session
                          km_error *err)
 {
     char *dir = r->runs ? km_path_join(r->runs, r->id) : NULL;
+    if (r->runs && !dir) {
+        km_run_record_abort(r);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory for the run's JSON");
+    }
     km_run_info info = {
         .run_id = r->id,
         .run_dir = dir ? dir : "",

@@ -81,6 +81,8 @@ static int read_latest(const char *runs, char id[KM_RUN_ID_BYTES], struct timesp
                        km_error *err)
 {
     char *path = km_path_join(runs, KM_RUNDIR_LATEST), target[256];
+    if (!path)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory finding the runs in '%s'", runs);
     ssize_t len = readlink(path, target, sizeof target - 1);
     struct stat link;
     int rc = KM_OK;
@@ -133,7 +135,7 @@ static bool has_result(const char *dir)
 {
     char *result = km_path_join(dir, "result.json");
     struct stat st;
-    bool ok = lstat(result, &st) == 0 && S_ISREG(st.st_mode);
+    bool ok = result && lstat(result, &st) == 0 && S_ISREG(st.st_mode);
     free(result);
     return ok;
 }
@@ -212,6 +214,8 @@ static int find_latest(const char *runs, char **dir, km_error *err)
                        "with --run)",
                        runs);
     char *cand = km_path_join(runs, latest);
+    if (!cand)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory finding the runs in '%s'", runs);
     /* `latest` names no folder: its run died between the two renames of
      * its end, or was swept since; or it is being renamed right now. */
     if (!has_result(cand) && !(waited_for_writer(runs, latest) && has_result(cand))) {
@@ -233,6 +237,8 @@ int km_rundir_find(const char *runs, const char *run, char **dir, km_error *err)
         cand = km_path_join(runs, run);
     else
         return km_fail(err, KM_EXIT_USAGE, "bad run '%s' (expected a run id or a folder)", run);
+    if (!cand)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory finding the run '%s'", run);
     if (!has_result(cand)) {
         free(cand);
         return km_fail(err, KM_EXIT_USAGE,
@@ -337,6 +343,8 @@ static int region_in(int dfd, const char *dir, const char *name, int cluster, ch
                      size_t *n, int *cluster_out, uint64_t **map, km_error *err)
 {
     char *listing = km_path_join(dir, "regions.json"), *text = NULL;
+    if (!listing)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading the run '%s'", dir);
     int lfd = km_at_open(dfd, "regions.json", O_RDONLY | O_NONBLOCK, 0);
     int rc = lfd >= 0 ? km_read_fd(lfd, listing, &text, NULL, err)
                       : km_fail_errno(err, KM_EXIT_SYSTEM, "cannot read '%s'", listing);
@@ -408,7 +416,8 @@ static int region_in(int dfd, const char *dir, const char *name, int cluster, ch
     }
     const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(found, "bytes");
     char *path = km_path_join(dir, rel);
-    rc = cJSON_IsNumber(bytes) && bytes->valuedouble >= 0
+    rc = !path ? km_fail(err, KM_EXIT_SYSTEM, "out of memory reading the run '%s'", dir)
+         : cJSON_IsNumber(bytes) && bytes->valuedouble >= 0
              ? read_region_file(dfd, rel, path, (uint64_t)bytes->valuedouble, data, n, map, err)
              : km_fail(err, KM_EXIT_SYSTEM,
                        "the run '%s' is damaged: region '%s' has no size in regions.json", dir,

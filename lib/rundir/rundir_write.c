@@ -247,9 +247,15 @@ int km_rundir_begin(const char *runs, const char *id, km_rundir_writer **out, km
     if (rc != KM_OK)
         return rc;
     km_rundir_writer *w = calloc(1, sizeof *w);
-    w->fd = -1;
+    if (!w)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory writing a run in '%s'", runs);
+    w->fd = w->runs_fd = -1;
     w->runs = strdup(runs);
     w->id = strdup(id);
+    if (!w->runs || !w->id) {
+        km_rundir_abort(w);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory writing a run in '%s'", runs);
+    }
     /* The runs folder is the user's choice; below it, everything is ours. */
     w->runs_fd = open(runs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (w->runs_fd < 0) {
@@ -264,6 +270,10 @@ int km_rundir_begin(const char *runs, const char *id, km_rundir_writer **out, km
         return rc;
     }
     w->tmp = km_path_join(runs, w->name);
+    if (!w->tmp) {
+        km_rundir_abort(w);
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory writing a run in '%s'", runs);
+    }
     *out = w;
     return KM_OK;
 }
@@ -371,15 +381,16 @@ int km_rundir_commit(km_rundir_writer *w, const char *result_json,
         return rc;
     }
     fsync(w->runs_fd);
-    char *final = km_path_join(w->runs, w->id);
+    char *final = path ? km_path_join(w->runs, w->id) : NULL;
     free(w->name);
     w->name = NULL; /* renamed: nothing to remove */
+    rc = path && !final ? km_fail(err, KM_EXIT_SYSTEM, "out of memory naming the run folder "
+                                  "'%s/%s' (it is written)", w->runs, w->id)
+                        : KM_OK;
     km_rundir_abort(w);
     if (path)
         *path = final;
-    else
-        free(final);
-    return KM_OK;
+    return rc;
 }
 
 int km_rundir_write(const char *runs, const char *id, const char *result_json,
