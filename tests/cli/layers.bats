@@ -5,7 +5,8 @@
 # folder's flags and compile includes with them, as the build does: every
 # include that runs the wrong way fails, for every pair of folders; and the
 # pictures in README.md and device/sim/README.md say what the Makefile says
-# (layers_check.sh makes the checks that look at every folder).
+# (layers_check.sh makes the checks that look at every folder); and only
+# cmd/ exits or prints (library_quiet.py).
 
 # shellcheck disable=SC2154 # output, status: set by run
 load helpers
@@ -120,4 +121,19 @@ includes() {
     run grep -rnE '#[[:space:]]*include[[:space:]]*"[^"]*\.\./' \
         "$KMRUN_TOP/cmd" "$KMRUN_TOP/lib" "$KMRUN_TOP/device" "$KMRUN_TOP/support" "$KMRUN_TOP/kmx"
     [ "$status" -eq 1 ] || { echo "$output"; false; }
+}
+
+@test "layers: the library never exits or prints: no abort, exit, assert, printf or stderr below cmd/" {
+    run python3 "$KMRUN_TOP/tests/cli/library_quiet.py" "$KMRUN_TOP"
+    [ "$status" -eq 0 ] && [ -z "$output" ] || { echo "$output"; false; }
+    # and the check finds them: in code, not in a comment or a string
+    local t=$BATS_TEST_TMPDIR/top
+    mkdir -p "$t/lib/x" "$t/device" "$t/support"
+    printf '%s\n' '/* abort() here is a comment */' 'static const char *s = "exit(1)";' \
+        'void f(void) { if (!s) abort (); }' 'void g(void) { fprintf(stderr, "x"); }' \
+        '#include <assert.h>' >"$t/lib/x/x.c"
+    printf 'void t(void) { exit(1); }\n' >"$t/lib/x/x_test.c"
+    run python3 "$KMRUN_TOP/tests/cli/library_quiet.py" "$t"
+    [ "$status" -eq 1 ]
+    [ "$output" = "$(printf '%s\n' 'lib/x/x.c:3: abort' 'lib/x/x.c:4: stderr' 'lib/x/x.c:5: <assert.h>')" ]
 }

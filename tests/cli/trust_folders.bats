@@ -194,3 +194,34 @@ victim_intact() {
     [ "$status" -eq 0 ]
     [ "$(json 'd["threads"][0]["image"]["cache"]')" = hit ]
 }
+
+@test "under any address-space limit, build and run succeed or say what ran out (exit 4), never die of a signal" {
+    build
+    [ "$status" -eq 0 ]
+    # As above: from the least kmrun starts with, in small steps, so that
+    # an allocation fails somewhere in each step of a build from the cache
+    # (naming and keying the targets, checking the entries: a build's
+    # allocations are done within 3 MiB of the start) and of a run (the
+    # cards' memories, the clusters, the Tensix grid: within 40 MiB).  An
+    # abort() or a NULL dereference is exit 134 or 139; the loader's own
+    # refusal (127) comes before kmrun runs.
+    start=
+    for kib in $(seq 4000 500 200000); do
+        if (ulimit -v "$kib" && kmrun --version) >/dev/null 2>&1; then start=$kib; break; fi
+    done
+    [ -n "$start" ] || skip "a sanitizer build needs more address space than any limit here"
+    local err=$BATS_TEST_TMPDIR/err kib what rc
+    for what in "build 20 3000" "run 400 40000"; do
+        # shellcheck disable=SC2086 # three words
+        set -- $what
+        for kib in $(seq "$start" "$2" $((start + $3))); do
+            rc=0
+            (ulimit -v "$kib" && kmrun "$1" "$prog/program.yaml") >/dev/null 2>"$err" || rc=$?
+            [ "$rc" -eq 127 ] && grep -q 'error while loading shared libraries' "$err" && continue
+            if [ "$rc" -ne 0 ] && { [ "$rc" -ne 4 ] || [ ! -s "$err" ]; }; then
+                echo "kmrun $1 at $kib KiB: exit $rc: $(cat "$err")"
+                false
+            fi
+        done
+    done
+}
