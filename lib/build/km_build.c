@@ -197,8 +197,11 @@ static bool name_target(km_build_ctx *b, km_target *t, km_target_kind kind, cons
                                         sizeof clang_flags / sizeof *clang_flags, th->cflags,
                                         th->ncflags, &nown)
                            : th->cflags;
-        if (!t->display || (clang && !own))
+        if (!t->display || (clang && !own)) {
+            if (clang)
+                free_words(own, nown); /* (NULL is fine) */
             return false;
+        }
         /* clang compiles for every target: it is told which first */
         t->flags = copy_flags(clang ? clang_target : NULL, image_flags,
                               sizeof image_flags / sizeof *image_flags, own, nown, &t->nflags);
