@@ -1,6 +1,7 @@
 /* Tests for device/sim/grid/sim_grid.c and grid_builtins.c: the Tensix grid, its
  * built-in handlers, a program's handler from a kernels object built here,
- * coroutine waits, time limits, busy cores and determinism. */
+ * coroutine waits, time limits, busy cores, determinism, and a job the
+ * host has no memory for. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim_clock.h"
@@ -596,6 +599,68 @@ static void faulting_and_endless_handlers_are_taken_out(void **state)
     assert_int_equal(sim_grid_submit(grid, 8, &c, 0, 30 * MS), KM_REASON_BUSY);
 }
 
+/* The address space this process maps now, in bytes (0: unknown). */
+static uint64_t mapped_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmSize: %llu kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (uint64_t)kib * 1024;
+}
+
+/* Out of memory for a job's 120 core stacks (256 KiB each): the job is
+ * refused with nothing started, and the grid says why, once, as the
+ * host's failure.  In a child whose address space may grow by 4 MiB. */
+static void a_job_without_memory_is_refused_and_the_grid_fails(void **state)
+{
+    (void)state;
+#ifdef __SANITIZE_ADDRESS__
+    skip(); /* AddressSanitizer's shadow memory needs more than any limit */
+#endif
+    if (getenv("KMRUN_UNDER_VALGRIND")) {
+        print_message("skipped under valgrind: it maps memory of its own under the limit\n");
+        skip();
+    }
+    uint64_t now = mapped_bytes();
+    assert_true(now > 0);
+    assert_false(sim_grid_failed(grid, NULL));
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct rlimit r = {now + (4u << 20), now + (4u << 20)};
+        if (setrlimit(RLIMIT_AS, &r) != 0)
+            _exit(10);
+        km_command_t c = command(KM_HANDLER_NOP, 0, 0, BH_GRID_CORES);
+        if (sim_grid_submit(grid, 1, &c, 0, 0) != KM_REASON_STOPPING)
+            _exit(11);
+        ks_error e = {0};
+        if (sim_grid_jobs(grid) != 0 || !sim_grid_failed(grid, &e))
+            _exit(12);
+        if (e.status != KS_ERR_SYSTEM || !strstr(e.message, "out of memory"))
+            _exit(13);
+        /* the first failure is kept; a smaller job still fits */
+        c = command(KM_HANDLER_NOP, 0, 0, 1);
+        if (sim_grid_submit(grid, 2, &c, 0, 0) != KM_REASON_NONE)
+            _exit(14);
+        sim_grid_step(grid, 10 * MS);
+        sim_grid_done d;
+        if (!sim_grid_poll_done(grid, &d) || d.job_id != 2 || !sim_grid_failed(grid, &e) ||
+            e.status != KS_ERR_SYSTEM)
+            _exit(15);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -610,6 +675,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(stop_ends_spend_early, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_submissions_are_rejected, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_job_without_memory_is_refused_and_the_grid_fails, setup,
+                                        teardown),
         cmocka_unit_test(same_jobs_same_times),
         cmocka_unit_test_setup_teardown(the_recorder_hears_each_cores_part, setup, teardown),
         cmocka_unit_test_setup_teardown(faulting_and_endless_handlers_are_taken_out,
