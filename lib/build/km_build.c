@@ -88,12 +88,6 @@ char *km_handlers_header(const km_program *p)
     return text;
 }
 
-static void free_words(char **w, size_t n)
-{
-    for (size_t i = 0; w && i < n; i++)
-        free(w[i]);
-    free(w);
-}
 
 /* `lead` (when not NULL), then base's flags, then extra's, copied; NULL
  * when memory ran out (*n untouched, nothing left allocated). */
@@ -110,7 +104,7 @@ static char **copy_flags(const char *lead, const char *const *base, size_t nbase
     for (size_t i = 0; ok && i < nextra; i++)
         ok = (out[l + nbase + i] = strdup(extra[i])) != NULL;
     if (!ok) {
-        free_words(out, total);
+        km_words_free(out, total);
         return NULL;
     }
     *n = total;
@@ -171,7 +165,7 @@ static void free_target(km_target *t)
         free(t->sources[k]);
         free(t->objs[k]);
     }
-    free_words(t->flags, t->nflags);
+    km_words_free(t->flags, t->nflags);
     free(t->sources);
     free(t->objs);
     free(t->name);
@@ -199,14 +193,14 @@ static bool name_target(km_build_ctx *b, km_target *t, km_target_kind kind, cons
                            : th->cflags;
         if (!t->display || (clang && !own)) {
             if (clang)
-                free_words(own, nown); /* (NULL is fine) */
+                km_words_free(own, nown); /* (NULL is fine) */
             return false;
         }
         /* clang compiles for every target: it is told which first */
         t->flags = copy_flags(clang ? clang_target : NULL, image_flags,
                               sizeof image_flags / sizeof *image_flags, own, nown, &t->nflags);
         if (clang)
-            free_words(own, nown);
+            km_words_free(own, nown);
         return t->flags &&
                apply_profile(b, t->flags + clang, sizeof image_flags / sizeof *image_flags);
     }
