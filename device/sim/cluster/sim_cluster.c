@@ -92,8 +92,13 @@ int sim_cluster_reset_harts(sim_cluster *c, uint64_t pc, ks_error *err)
                            c->m.cluster);
         }
         c->started[i] = true;
-        if (c->profile[i])
+        if (c->profile[i]) {
             sim_profile_clear(c->profile[i]); /* its counters start again */
+            if (sim_profile_failed(c->profile[i])) /* its tables: none to count into */
+                return ks_fail(err, KS_ERR_SYSTEM,
+                               "out of memory for the profile of X280 core %u.%u", c->m.cluster,
+                               i);
+        }
         /* Its clock starts at the cluster's time; its cycle count at 0. */
         c->m.offset[i] = c->m.now - h->cycle;
         sim_streams_init(&c->m.streams[i]);

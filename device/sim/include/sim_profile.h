@@ -42,7 +42,9 @@ typedef struct sim_profile sim_profile;
 /* An empty profile; NULL when memory is lacking. */
 sim_profile *sim_profile_new(void);
 void sim_profile_free(sim_profile *p); /* NULL is fine */
-/* Forgets everything (the core was reset: its counters start again). */
+/* Forgets everything (the core was reset: its counters start again).
+ * sim_profile_failed then says whether its tables could be had: a profile
+ * that failed here must not run. */
 void sim_profile_clear(sim_profile *p);
 /* Whether memory ran out while it grew: then it is short of some counts. */
 bool sim_profile_failed(const sim_profile *p);
