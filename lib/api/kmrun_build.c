@@ -9,6 +9,7 @@
 
 #include "api_internal.h"
 #include "km_build.h"
+#include "km_json.h"
 #include "kmx_layout.h"
 
 struct kmrun_build {
@@ -63,9 +64,11 @@ static cJSON *built_json(const km_built *b)
     return o;
 }
 
-/* The document `kmrun build` prints; NULL when memory runs out. */
+/* The document `kmrun build` prints; NULL when memory runs out for any
+ * part of it. */
 static char *build_json(const km_program *p, const km_build_result *r, const km_cache *c)
 {
+    km_json_mark m = km_json_watch();
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "program", p->name);
     if (p->manifest)
@@ -107,7 +110,7 @@ static char *build_json(const km_program *p, const km_build_result *r, const km_
     cJSON_AddNumberToObject(doc, "misses", r->misses);
     if (r->compile_commands)
         cJSON_AddStringToObject(doc, "compile_commands", r->compile_commands);
-    char *text = cJSON_Print(doc);
+    char *text = km_json_ran_out(m) ? NULL : cJSON_Print(doc);
     cJSON_Delete(doc);
     return text;
 }

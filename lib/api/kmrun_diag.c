@@ -15,6 +15,7 @@
 #include "km_build.h"
 #include "km_fs.h"
 #include "km_handover.h"
+#include "km_json.h"
 #include "km_kernel_fault.h"
 #include "km_wild.h"
 #include "ks_text.h"
@@ -109,18 +110,17 @@ const kmrun_diagnostic *kmrun_diagnostic_child(const kmrun_diagnostic *d, size_t
 
 /* A string as kmrun shows text (ks_escape: a byte that is not printable
  * as \ooo, newlines and tabs kept), so that the JSON is UTF-8 a terminal
- * may show; null for none. */
-static void add_text(cJSON *o, const char *key, const char *value)
+ * may show; null for none.  False when memory ran out (nothing added). */
+static bool add_text(cJSON *o, const char *key, const char *value)
 {
-    if (!value) {
-        cJSON_AddNullToObject(o, key);
-        return;
-    }
+    if (!value)
+        return cJSON_AddNullToObject(o, key) != NULL;
     size_t len = strlen(value), n = len * 4 + 1;
     char *shown = malloc(n);
-    cJSON_AddStringToObject(o, key,
-                            shown ? ks_escape(shown, n, value, len, KS_SHOW_LINES) : value);
+    bool added = shown && cJSON_AddStringToObject(
+                              o, key, ks_escape(shown, n, value, len, KS_SHOW_LINES)) != NULL;
     free(shown);
+    return added;
 }
 
 static void add_number(cJSON *o, const char *key, int value)
@@ -132,24 +132,30 @@ static void add_number(cJSON *o, const char *key, int value)
 }
 
 /* The object kmrun_diagnostic_json prints: every key always there, in
- * one order. */
-static cJSON *json_of(const kmrun_diagnostic *d)
+ * one order.  A key that could not be added leaves the object short:
+ * kmrun_diagnostic_json's watch sees the cJSON ones, *ok add_text's. */
+static cJSON *json_of(const kmrun_diagnostic *d, bool *ok)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
     cJSON_AddStringToObject(o, "severity", kmrun_severity_name(kmrun_diagnostic_severity(d)));
     cJSON_AddStringToObject(o, "code", kmrun_diagnostic_code(d));
-    add_text(o, "message", kmrun_diagnostic_message(d));
-    add_text(o, "file", kmrun_diagnostic_file(d));
+    *ok &= add_text(o, "message", kmrun_diagnostic_message(d));
+    *ok &= add_text(o, "file", kmrun_diagnostic_file(d));
     add_number(o, "line", kmrun_diagnostic_line(d));
     add_number(o, "column", kmrun_diagnostic_column(d));
     add_number(o, "end_column", kmrun_diagnostic_end_column(d));
-    add_text(o, "text", kmrun_diagnostic_text(d));
-    add_text(o, "option", kmrun_diagnostic_option(d));
+    *ok &= add_text(o, "text", kmrun_diagnostic_text(d));
+    *ok &= add_text(o, "option", kmrun_diagnostic_option(d));
     cJSON *children = cJSON_AddArrayToObject(o, "children");
-    for (size_t i = 0; children && i < kmrun_diagnostic_children(d); i++)
-        cJSON_AddItemToArray(children, json_of(kmrun_diagnostic_child(d, i)));
+    for (size_t i = 0; children && i < kmrun_diagnostic_children(d); i++) {
+        cJSON *child = json_of(kmrun_diagnostic_child(d, i), ok);
+        if (!cJSON_AddItemToArray(children, child)) {
+            cJSON_Delete(child);
+            *ok = false;
+        }
+    }
     return o;
 }
 
@@ -157,8 +163,10 @@ char *kmrun_diagnostic_json(const kmrun_diagnostic *d)
 {
     if (!d)
         return NULL;
-    cJSON *o = json_of(d);
-    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+    km_json_mark m = km_json_watch();
+    bool ok = true;
+    cJSON *o = json_of(d, &ok);
+    char *text = o && ok && !km_json_ran_out(m) ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     return text;
 }

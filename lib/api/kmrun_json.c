@@ -7,11 +7,13 @@
 #include <cjson/cJSON.h>
 
 #include "api_internal.h"
+#include "km_json.h"
 #include "km_ports.h"
 #include "km_run_json.h"
 
 /* cJSON returns NULL when out of memory; so does every helper here, and
- * the caller checks only the final document. */
+ * an adder given NULL adds nothing: the caller watches every allocation
+ * (km_json_watch) and drops a document that came out short. */
 
 static cJSON *strings(char *const *v, size_t n)
 {
@@ -207,8 +209,9 @@ kmrun_status kmrun_program_json(const kmrun_program *p, char **json, kmrun_error
     if (!p || !json)
         return km_api_usage(err, "kmrun_program_json: %s is NULL", !p ? "the program" : "json");
     *json = NULL;
+    km_json_mark m = km_json_watch();
     cJSON *doc = program_json(p->p);
-    char *text = doc ? cJSON_Print(doc) : NULL;
+    char *text = doc && !km_json_ran_out(m) ? cJSON_Print(doc) : NULL;
     cJSON_Delete(doc);
     if (!text)
         return km_api_error(err, KMRUN_SYSTEM, "out of memory for the program's JSON");

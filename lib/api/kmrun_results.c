@@ -15,6 +15,7 @@
 #include "km_cache.h"
 #include "km_fs.h"
 #include "km_hash.h"
+#include "km_json.h"
 #include "km_remote.h"
 
 static void clear(kmrun_error **err)
@@ -147,6 +148,7 @@ kmrun_status kmrun_result_key(const kmrun_build *b, const kmrun_program *p, cons
     }
     /* The program as its JSON says, its paths relative to its folder (the
      * manifest's, absolute), the manifest's own path (as given) left out. */
+    km_json_mark m = km_json_watch();
     cJSON *doc = cJSON_Parse(json);
     free(json);
     if (rc == KM_OK && !doc)
@@ -163,7 +165,7 @@ kmrun_status kmrun_result_key(const kmrun_build *b, const kmrun_program *p, cons
     if (rc == KM_OK)
         rc = hash_files(&h, doc, root, &e);
     relative_paths(doc, root);
-    char *text = rc == KM_OK ? cJSON_PrintUnformatted(doc) : NULL;
+    char *text = rc == KM_OK && !km_json_ran_out(m) ? cJSON_PrintUnformatted(doc) : NULL;
     if (rc == KM_OK && !text)
         rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory making the result key");
     km_hasher_str(&h, text ? text : "");

@@ -6,7 +6,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "cache_internal.h"
 #include "km_fs.h"
 #include "km_fs_at.h"
+#include "km_json.h"
 #include "km_remote.h"
 
 #define ENTRY_FORMAT 1
@@ -194,24 +194,6 @@ int km_cache_discard(km_cache *c, int dir, const char *name)
     return rc;
 }
 
-/* cJSON's allocations, watched: a parse that failed because memory ran
- * out says nothing about the text, and must not condemn an entry. */
-static _Thread_local bool json_out_of_memory;
-
-static void *json_malloc(size_t n)
-{
-    void *p = malloc(n);
-    if (!p)
-        json_out_of_memory = true;
-    return p;
-}
-
-static void json_hooks(void)
-{
-    cJSON_Hooks hooks = {json_malloc, free};
-    cJSON_InitHooks(&hooks);
-}
-
 typedef enum verdict { ENTRY_OK, ENTRY_BAD, ENTRY_UNCHECKED } verdict;
 
 /* Whether an error reading an entry's file says the entry is bad (a file
@@ -244,12 +226,12 @@ static verdict read_entry_json(int fd, cJSON **doc, char *why, size_t n, km_erro
             km_fail(err, KM_EXIT_SYSTEM, "%s", e.message);
         return v;
     }
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, json_hooks);
-    json_out_of_memory = false;
+    /* a parse that failed because memory ran out says nothing about the
+     * text, and must not condemn an entry */
+    km_json_mark m = km_json_watch();
     *doc = cJSON_Parse(text);
     free(text);
-    if (!*doc && json_out_of_memory) {
+    if (!*doc && km_json_ran_out(m)) {
         km_fail(err, KM_EXIT_SYSTEM, "out of memory reading its %s", ENTRY_JSON);
         return ENTRY_UNCHECKED;
     }

@@ -19,6 +19,8 @@
 
 #include <openssl/sha.h>
 
+#include "km_json.h"
+
 #ifdef KM_HAVE_ZSTD
 #include <zstd.h>
 #endif
@@ -53,6 +55,8 @@ char *km_remote_pack(const char *kind, const char *key, const km_remote_file *fi
     char *raw = malloc(raw_len ? raw_len : 1);
     if (!raw)
         return NULL;
+    /* the header whole or no envelope: one short of a field is refused */
+    km_json_mark m = km_json_watch();
     cJSON *head = cJSON_CreateObject(), *list = cJSON_CreateArray();
     size_t at = 0;
     for (size_t i = 0; i < nfiles; i++) {
@@ -64,7 +68,8 @@ char *km_remote_pack(const char *kind, const char *key, const km_remote_file *fi
         cJSON_AddStringToObject(f, "name", files[i].name);
         cJSON_AddNumberToObject(f, "bytes", (double)files[i].bytes);
         cJSON_AddStringToObject(f, "sha256", hex);
-        cJSON_AddItemToArray(list, f);
+        if (!cJSON_AddItemToArray(list, f))
+            cJSON_Delete(f);
     }
     char *stored = raw;
     size_t stored_len = raw_len;
@@ -89,10 +94,14 @@ char *km_remote_pack(const char *kind, const char *key, const km_remote_file *fi
     cJSON_AddNumberToObject(head, "bytes", (double)raw_len);
     cJSON_AddNumberToObject(head, "stored_bytes", (double)stored_len);
     cJSON_AddStringToObject(head, "sha256", hex);
-    cJSON_AddItemToObject(head, "files", list);
-    if (meta)
-        cJSON_AddItemToObject(head, "meta", cJSON_Duplicate(meta, 1));
-    char *line = cJSON_PrintUnformatted(head);
+    if (!cJSON_AddItemToObject(head, "files", list))
+        cJSON_Delete(list);
+    if (meta) {
+        cJSON *copy = cJSON_Duplicate(meta, 1);
+        if (!cJSON_AddItemToObject(head, "meta", copy))
+            cJSON_Delete(copy);
+    }
+    char *line = km_json_ran_out(m) ? NULL : cJSON_PrintUnformatted(head);
     cJSON_Delete(head);
     char *out = NULL;
     if (line) {

@@ -8,6 +8,7 @@
 
 #include "km_handlers.h"
 #include "km_handover.h"
+#include "km_json.h"
 #include "km_kernel_fault.h"
 #include "km_wild.h"
 #include "km_ports.h"
@@ -431,6 +432,8 @@ static cJSON *stats_json(const sim_card_stats *st)
 char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result *r,
                   const km_run_info *info)
 {
+    /* every field or none: a document short of one is no run's */
+    km_json_mark m = km_json_watch();
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "run", info->run_id);
     cJSON_AddStringToObject(doc, "program", p->name);
@@ -572,7 +575,7 @@ char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result 
     char wall[32];
     snprintf(wall, sizeof wall, "%.3f", info->wall_seconds);
     cJSON_AddRawToObject(doc, "wall_seconds", wall);
-    char *text = cJSON_Print(doc);
+    char *text = km_json_ran_out(m) ? NULL : cJSON_Print(doc);
     cJSON_Delete(doc);
     return text;
 }

@@ -21,8 +21,9 @@ typedef struct km_run_info {
     const km_build_result *build; /* the images run, for their hashes */
 } km_run_info;
 
-/* The document, pretty-printed, allocated (free()).  Its `ports` is
- * km_ports_json of the plan's dealing, and `port_waits` r's. */
+/* The document, pretty-printed, allocated (free()); NULL when memory ran
+ * out for any part of it.  Its `ports` is km_ports_json of the plan's
+ * dealing, and `port_waits` r's. */
 char *km_run_json(const km_program *p, const km_plan *plan, const km_run_result *r,
                   const km_run_info *info);
 
