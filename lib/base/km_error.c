@@ -128,6 +128,10 @@ static void add(km_diags *d, const char *code, const char *file, int line, int c
         message = shown;
     }
     g->file = file ? strdup(file) : NULL;
+    if (file && !g->file) { /* not a finding without its place: "out of memory" */
+        free(message);
+        message = NULL;
+    }
     g->line = line;
     g->col = col;
     g->message = message;

@@ -109,6 +109,8 @@ int km_copy_file(const char *from, const char *to, km_error *err)
 int km_mkdir_p(const char *path, km_error *err)
 {
     char *p = strdup(path);
+    if (!p)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory creating '%s'", path);
     for (char *s = p + 1; *s; s++) {
         if (*s != '/')
             continue;

@@ -32,7 +32,8 @@ static int explain(int dir, const char *rel, size_t upto, const char *comp, cons
                    km_error *err)
 {
     int saved = errno;
-    char *part = strndup(rel, upto);
+    char *copy = strndup(rel, upto);
+    const char *part = copy ? copy : rel; /* short of memory: the whole path */
     struct stat st;
     int rc;
     if (fstatat(dir, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
@@ -45,7 +46,7 @@ static int explain(int dir, const char *rel, size_t upto, const char *comp, cons
         rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot open '%s%s%s'", or_empty(shown),
                            shown ? "/" : "", part);
     }
-    free(part);
+    free(copy);
     return rc;
 }
 
@@ -57,6 +58,13 @@ int km_at_dir(int dir, const char *rel, bool create, const char *shown, km_error
         return -1;
     }
     char *copy = strdup(rel), *save = NULL;
+    if (!copy) {
+        close(cur);
+        km_fail(err, KM_EXIT_SYSTEM, "out of memory opening '%s%s%s'", or_empty(shown),
+                shown ? "/" : "", rel);
+        errno = ENOMEM;
+        return -1;
+    }
     for (char *comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
         int next = openat(cur, comp, KM_AT_DIR_FLAGS);
         if (next < 0 && errno == ENOENT && create &&
@@ -83,6 +91,10 @@ int km_at_open(int dir, const char *rel, int flags, mode_t mode)
     if (!slash)
         return openat(dir, rel, flags | O_NOFOLLOW | O_CLOEXEC, mode);
     char *parent = strndup(rel, (size_t)(slash - rel));
+    if (!parent) {
+        errno = ENOMEM;
+        return -1;
+    }
     int pd = km_at_dir(dir, parent, false, NULL, NULL), saved = errno;
     free(parent);
     if (pd < 0) {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,17 +23,24 @@ char *km_proc_which(const char *name)
         path = "/usr/bin:/bin";
     char *copy = strdup(path), *save = NULL;
     char *found = NULL;
-    for (char *dir = strtok_r(copy, ":", &save); dir && !found;
+    bool oom = !copy;
+    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found && !oom;
          dir = strtok_r(NULL, ":", &save)) {
         char *cand = NULL;
-        if (asprintf(&cand, "%s/%s", *dir ? dir : ".", name) < 0)
+        if (asprintf(&cand, "%s/%s", *dir ? dir : ".", name) < 0) {
+            oom = true;
             break;
+        }
         struct stat st;
-        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
             found = realpath(cand, NULL);
+            oom = !found && errno == ENOMEM;
+        }
         free(cand);
     }
     free(copy);
+    if (!found)
+        errno = oom ? ENOMEM : ENOENT;
     return found;
 }
 

@@ -23,7 +23,8 @@ int km_proc_run(char *const argv[], const char *dir, char **output,
 int km_proc_run_input(char *const argv[], const char *input, size_t len, char **output,
                       int *status, km_error *err);
 
-/* The full path of a command as PATH would find it, allocated, or NULL. */
+/* The full path of a command as PATH would find it, allocated, or NULL:
+ * errno ENOENT when it is not there, ENOMEM when memory ran out looking. */
 char *km_proc_which(const char *name);
 
 #endif

@@ -2,6 +2,7 @@
 #include "km_toolchain.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,8 @@ int km_tool_identify(km_cache *c, const char *name, km_tool *out, km_error *err)
 {
     memset(out, 0, sizeof *out);
     char *path = km_proc_which(name);
+    if (!path && errno == ENOMEM)
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory finding the compiler '%s'", name);
     if (!path)
         return km_fail(err, KM_EXIT_SYSTEM,
                        "cannot find the compiler '%s' (install it: see the README's set-up)",
