@@ -126,8 +126,9 @@ kmrun_status kmrun_expect_json(const kmrun_program *p, const char *run_json, con
         return km_api_usage(err, "kmrun_expect_json: %s is NULL",
                             !out ? "out" : !p ? "the program" : "the run's JSON");
     *out = NULL;
-    char *dir = folder ? strdup(folder) : km_expect_run_dir(run_json);
-    if (folder && !dir)
+    bool oom = false;
+    char *dir = folder ? strdup(folder) : km_expect_run_dir(run_json, &oom);
+    if ((folder && !dir) || oom)
         return km_api_error(err, KMRUN_SYSTEM, "out of memory for a verdict");
     kmrun_status rc = compare(p, run_json, dir ? read_folder : NULL, dir, out, err);
     if (rc == KMRUN_OK)

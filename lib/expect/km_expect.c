@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <openssl/evp.h>
 
+#include "km_json.h"
 #include "kmx_layout.h"
 #include "ks_grow.h"
 #include "ks_text.h"
@@ -564,7 +565,10 @@ int km_expect_check(const km_program *p, const char *run_json, km_expect_reader 
                     km_verdict *out, km_error *err)
 {
     *out = (km_verdict){0};
+    km_json_mark m = km_json_watch();
     cJSON *doc = run_json ? cJSON_Parse(run_json) : NULL;
+    if (!doc && km_json_ran_out(m))
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading the run's JSON");
     const char *backend = cJSON_GetStringValue(item(doc, "backend"));
     if (!doc || !backend || !cJSON_IsArray(item(doc, "threads"))) {
         cJSON_Delete(doc);
@@ -613,11 +617,13 @@ void km_verdict_free(km_verdict *v)
     *v = (km_verdict){0};
 }
 
-char *km_expect_run_dir(const char *run_json)
+char *km_expect_run_dir(const char *run_json, bool *oom)
 {
+    km_json_mark m = km_json_watch();
     cJSON *doc = run_json ? cJSON_Parse(run_json) : NULL;
     const char *dir = cJSON_GetStringValue(item(doc, "run_dir"));
     char *copy = dir && *dir ? strdup(dir) : NULL;
+    *oom = (!doc && km_json_ran_out(m)) || (dir && *dir && !copy);
     cJSON_Delete(doc);
     return copy;
 }

@@ -86,7 +86,7 @@ int km_expect_check(const km_program *p, const char *run_json, km_expect_reader 
 void km_verdict_free(km_verdict *v);
 
 /* The run folder a run's JSON names (its run_dir), allocated; NULL when
- * it names none or is not JSON. */
-char *km_expect_run_dir(const char *run_json);
+ * it names none or is not JSON, or (*oom true) when memory ran out. */
+char *km_expect_run_dir(const char *run_json, bool *oom);
 
 #endif

@@ -347,6 +347,8 @@ static void text_line(text *t, const km_case *c)
             char *line = strndup(s, len);
             if (line)
                 put_shown(t, line, 0, put_raw);
+            else
+                t->oom = true; /* not a report short of a line */
             free(line);
             s += len;
             if (*s == '\n' && s[1])
@@ -387,7 +389,10 @@ static void tap_line(text *t, const km_case *c, size_t number)
     /* Its first line: the detail has them all. */
     const char *summary = c->summary ? c->summary : "failed";
     char *first = strndup(summary, strcspn(summary, "\n"));
-    yaml_string(t, first ? first : "failed");
+    if (first)
+        yaml_string(t, first);
+    else
+        t->oom = true;
     free(first);
     puts_(t, c->outcome == KM_CASE_BLESSED ? "\n  severity: comment" : "\n  severity: fail");
     putf(t, "\n  seconds: %.2f", c->seconds);
@@ -402,7 +407,10 @@ static void tap_line(text *t, const km_case *c, size_t number)
             size_t len = strcspn(s, "\n");
             char *line = strndup(s, len);
             puts_(t, "\n    - ");
-            yaml_string(t, line ? line : "");
+            if (line)
+                yaml_string(t, line);
+            else
+                t->oom = true;
             free(line);
             s += len;
             if (*s)

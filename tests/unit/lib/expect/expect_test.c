@@ -277,10 +277,17 @@ static void not_a_runs_json(void **state)
     assert_non_null(strstr(e.message, "not a run's JSON"));
     assert_int_equal(km_expect_check(p, "nonsense", reader, NULL, &v, &e), KM_EXIT_USAGE);
     km_verdict_free(&v);
-    char *dir = km_expect_run_dir("{\"run_dir\": \".kmrun/runs/x\"}");
+    bool oom = true;
+    char *dir = km_expect_run_dir("{\"run_dir\": \".kmrun/runs/x\"}", &oom);
     assert_string_equal(dir, ".kmrun/runs/x");
+    assert_false(oom);
     free(dir);
-    assert_null(km_expect_run_dir("{}"));
+    oom = true;
+    assert_null(km_expect_run_dir("{}", &oom));
+    assert_false(oom);
+    oom = true;
+    assert_null(km_expect_run_dir("nonsense", &oom));
+    assert_false(oom);
     km_program_free(p);
 }
 
