@@ -126,9 +126,11 @@ kmrun_status km_api_gdb_connect(int port, const char *gdb_args,
     if (waiting) {
         char *command = NULL;
         if (asprintf(&command, "gdb-multiarch -q%s -ex 'target remote :%d'", gdb_args,
-                     bound) < 0)
-            command = NULL;
-        waiting(bound, command ? command : "gdb-multiarch", ctx);
+                     bound) < 0) {
+            close(lfd); /* not a command that would not connect */
+            return km_api_error(err, KMRUN_SYSTEM, "out of memory for the GDB session");
+        }
+        waiting(bound, command, ctx);
         free(command);
     }
     *fd = km_gdb_accept(lfd);
@@ -177,9 +179,9 @@ kmrun_status kmrun_run_debug(kmrun_run *r, double timeout_seconds, int port,
     char *args = NULL;
     if (asprintf(&args, " -ex 'file %s' -ex 'directory %s'%s", km_session_image_of(r->s, 0),
                  r->program->p->root, runtime) < 0)
-        args = NULL;
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory for the GDB session");
     int fd;
-    st = km_api_gdb_connect(port, args ? args : "", waiting, ctx, &fd, err);
+    st = km_api_gdb_connect(port, args, waiting, ctx, &fd, err);
     free(args);
     if (st != KMRUN_OK)
         return st;

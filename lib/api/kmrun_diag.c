@@ -315,7 +315,7 @@ kmrun_diagnostic *kmrun_run_finding_diagnostic(const kmrun_run *r, kmrun_finding
     places_free(&p);
     km_diags one = {.items = &d->g, .count = 1, .cap = 1};
     km_diags_read_text(&one);
-    if (!d->g.message) {
+    if (!d->g.message || (src->known && !d->g.file)) { /* not a finding without its place */
         kmrun_diagnostic_free(d);
         return NULL;
     }

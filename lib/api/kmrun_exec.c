@@ -175,9 +175,9 @@ kmrun_status kmrun_exec_debug(kmrun_exec *x, uint64_t max_instructions, int port
                             port);
     char *args = NULL;
     if (asprintf(&args, " -ex 'file %s'", x->path) < 0)
-        args = NULL;
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory for the GDB session");
     int fd;
-    st = km_api_gdb_connect(port, args ? args : "", waiting, ctx, &fd, err);
+    st = km_api_gdb_connect(port, args, waiting, ctx, &fd, err);
     free(args);
     if (st != KMRUN_OK)
         return st;

@@ -117,23 +117,25 @@ static int copy_tree(const char *from, const char *to, const char *name, int dep
     return rc;
 }
 
-/* The names of the templates under dir, "a, b or c", into buf. */
+/* The names of the templates under dir, "a, b or c", into buf (copied
+ * on the stack: a hint that cannot run short of memory). */
 static void template_names(const char *dir, char *buf, size_t n)
 {
-    char *names[32];
+    char names[32][sizeof ((struct dirent *)0)->d_name];
     size_t count = 0;
     DIR *d = opendir(dir);
     struct dirent *e;
     while (d && count < 32 && (e = readdir(d)))
-        if (e->d_name[0] != '.' && (names[count] = strdup(e->d_name)))
-            count++;
+        if (e->d_name[0] != '.')
+            snprintf(names[count++], sizeof names[0], "%s", e->d_name);
     if (d)
         closedir(d);
+    char t[sizeof names[0]];
     for (size_t i = 1; i < count; i++) /* sorted: readdir's order is the disk's */
         for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
+            memcpy(t, names[j], sizeof t);
+            memcpy(names[j], names[j - 1], sizeof t);
+            memcpy(names[j - 1], t, sizeof t);
         }
     size_t used = 0;
     buf[0] = 0;
@@ -142,7 +144,6 @@ static void template_names(const char *dir, char *buf, size_t n)
         int k = snprintf(buf + used, n - used, "%s%s", sep, names[i]);
         if (k > 0 && (size_t)k < n - used)
             used += (size_t)k;
-        free(names[i]);
     }
 }
 

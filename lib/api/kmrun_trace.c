@@ -165,6 +165,11 @@ static bool on_record(void *ctx, unsigned cluster, unsigned core, const sim_comm
             return false;
         }
         char *path = km_path_join(km_rundir_writing(r->rec.w), name);
+        if (path && asprintf(&tc->file, "%s/%s/%s", r->rec.runs, r->rec.id, name) < 0) {
+            tc->file = NULL; /* not a trace the run cannot name */
+            free(path);
+            path = NULL;
+        }
         km_trace_meta m = t->meta[cluster];
         m.cluster = cluster;
         m.core = core;
@@ -177,8 +182,6 @@ static bool on_record(void *ctx, unsigned cluster, unsigned core, const sim_comm
             tc->failed = true;
             return false;
         }
-        if (asprintf(&tc->file, "%s/%s/%s", r->rec.runs, r->rec.id, name) < 0)
-            tc->file = NULL;
     }
     return km_trace_add(tc->w, c);
 }
@@ -504,8 +507,9 @@ static char *objdump_tool(void)
     return tool;
 }
 
-/* "   10abc:\tadd\ta0,a0,a1" lines: the pc and the text, tabs as spaces. */
-static void parse_objdump(kmrun_disassembly *d, char *out)
+/* "   10abc:\tadd\ta0,a0,a1" lines: the pc and the text, tabs as spaces;
+ * false when memory ran out (then none: not a disassembly with holes). */
+static bool parse_objdump(kmrun_disassembly *d, char *out)
 {
     size_t cap = 0;
     for (char *line = out, *next; line && *line; line = next) {
@@ -520,10 +524,13 @@ static void parse_objdump(kmrun_disassembly *d, char *out)
         for (char *t = text; *t; t++)
             if (*t == '\t')
                 *t = ' ';
-        if (!KS_GROW(d->at, cap, d->n + 1))
-            return;
+        if (!KS_GROW(d->at, cap, d->n + 1)) {
+            d->n = 0;
+            return false;
+        }
         d->at[d->n++] = (insn_text){pc, text};
     }
+    return true;
 }
 
 kmrun_disassembly *kmrun_disassemble(const char *image)
@@ -536,7 +543,7 @@ kmrun_disassembly *kmrun_disassemble(const char *image)
         km_error e = {0};
         if (km_proc_run(argv, NULL, &d->output, &status, NULL, NULL, &e) == KM_OK &&
             status == 0 && d->output)
-            parse_objdump(d, d->output);
+            (void)parse_objdump(d, d->output); /* none when it ran out */
         if (!d->n) {
             kmrun_disassembly_free(d);
             d = NULL;
