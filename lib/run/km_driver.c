@@ -121,8 +121,10 @@ static void on_print(const sim_card_print *p, void *ctx)
     if ((r->nprints & (r->nprints - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
         size_t cap = r->nprints ? r->nprints * 2 : 16;
         km_print_line *lines = realloc(r->prints, cap * sizeof *lines);
-        if (!lines)
-            return; /* out of memory: the print is lost, not the run */
+        if (!lines) {
+            r->prints_lost = true; /* the run ends saying so (km_session_end) */
+            return;
+        }
         r->prints = lines;
     }
     km_print_line *l = &r->prints[r->nprints];
@@ -131,8 +133,10 @@ static void on_print(const sim_card_print *p, void *ctx)
     l->core = p->core;
     l->ps = p->ps;
     l->text = strdup(p->text);
-    if (!l->text)
+    if (!l->text) {
+        r->prints_lost = true;
         return;
+    }
     r->nprints++;
     if (d->o.print)
         d->o.print(l, d->o.ctx);
@@ -555,6 +559,8 @@ int km_drive(const km_driver_hooks *h, const int *clusters, unsigned n, const km
     rc = km_drive_until(d, km_drive_settled, NULL, UINT64_MAX, err);
     if (rc == KM_OK)
         km_drive_end(d);
+    if (rc == KM_OK && r->prints_lost)
+        rc = km_fail(err, KM_EXIT_SYSTEM, "out of memory keeping the run's prints");
     km_drive_free(d);
     return rc;
 }

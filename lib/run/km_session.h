@@ -185,6 +185,7 @@ typedef struct km_run_result {
     km_print_line *prints;
     size_t nprints;
     sim_card_print_drops print_drops;
+    bool prints_lost; /* memory ran out keeping one: the list is short (the run fails) */
     /* The instruction traces written into the run folder, by core (the
      * caller's that traced, set before the JSON is made; none: no key). */
     const struct km_trace_summary *traces;
