@@ -24,8 +24,8 @@ char *km_symbols_tool(void)
         if (tool) {
             memcpy(tool, cc, n - 3);
             strcpy(tool + n - 3, "addr2line");
-            return tool;
         }
+        return tool; /* NULL short of memory: not another toolchain's */
     }
     return strdup(ADDR2LINE_DEFAULT);
 }

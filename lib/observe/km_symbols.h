@@ -23,7 +23,7 @@ typedef struct km_source {
 
 /* The RISC-V toolchain's addr2line: the one beside the compiler
  * ($KMRUN_CC with "gcc" replaced by "addr2line"), else
- * riscv64-unknown-elf-addr2line.  Allocated. */
+ * riscv64-unknown-elf-addr2line.  Allocated; NULL when memory ran out. */
 char *km_symbols_tool(void);
 
 /* Looks up `address` in `image` (a thread image, an X280 ELF) with the
