@@ -764,8 +764,11 @@ struct km_remote *km_cache_remote(km_cache *c)
         return c->remote;
     c->remote_tried = true;
     const char *from = NULL;
+    errno = 0;
     char *url = c->remote_set ? (*c->remote_url ? strdup(c->remote_url) : NULL)
                               : km_remote_configured(NULL, &from);
+    if (!url && errno == ENOMEM) /* a remote is only ever a warning away */
+        warn(c, "out of memory finding the remote storage; building without it");
     if (!url)
         return NULL;
     km_error e = {0};

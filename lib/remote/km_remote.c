@@ -41,12 +41,15 @@ void km_remote_note(km_remote *r, const char *fmt, ...)
 /* ---- where it is -------------------------------------------------------- */
 
 /* The value of the last "remote_storage = ..." line of a config file
- * (allocated), or NULL when the file or the line is not there. */
-static char *config_value(const char *path)
+ * (allocated), or NULL when the file or the line is not there, or (*oom)
+ * when memory ran out reading it. */
+static char *config_value(const char *path, bool *oom)
 {
     char *text = NULL;
-    if (km_read_file(path, &text, NULL, NULL) != KM_OK)
+    if (km_read_file(path, &text, NULL, NULL) != KM_OK) {
+        *oom = errno == ENOMEM;
         return NULL;
+    }
     char *found = NULL, *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         while (isspace((unsigned char)*line))
@@ -65,7 +68,10 @@ static char *config_value(const char *path)
         while (n && isspace((unsigned char)v[n - 1]))
             v[--n] = 0;
         free(found);
-        found = strdup(v);
+        if (!(found = strdup(v))) {
+            *oom = true;
+            break;
+        }
     }
     free(text);
     return found;
@@ -78,13 +84,14 @@ char *km_remote_configured(const char *explicit_url, const char **from)
     if (!from)
         from = &dummy;
     char *url = NULL;
+    bool oom = false;
     const char *env = getenv("KMRUN_REMOTE_STORAGE");
     if (explicit_url) {
         *from = "--remote-storage";
-        url = strdup(explicit_url);
+        oom = !(url = strdup(explicit_url));
     } else if (env) {
         *from = "KMRUN_REMOTE_STORAGE";
-        url = strdup(env);
+        oom = !(url = strdup(env));
     } else {
         const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
         char user[4096] = "";
@@ -93,8 +100,8 @@ char *km_remote_configured(const char *explicit_url, const char **from)
         else if (home && *home)
             snprintf(user, sizeof user, "%s/.config/kmrun/config", home);
         const char *files[] = {".kmrun/config", user};
-        for (size_t i = 0; !url && i < 2; i++) {
-            if (*files[i] && (url = config_value(files[i]))) {
+        for (size_t i = 0; !url && !oom && i < 2; i++) {
+            if (*files[i] && (url = config_value(files[i], &oom))) {
                 snprintf(where, sizeof where, "%s", files[i]);
                 *from = where;
             }
@@ -104,6 +111,8 @@ char *km_remote_configured(const char *explicit_url, const char **from)
         free(url); /* empty: off */
         url = NULL;
     }
+    if (!url)
+        errno = oom ? ENOMEM : 0;
     return url;
 }
 

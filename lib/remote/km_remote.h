@@ -47,7 +47,8 @@ enum {
 
 typedef struct km_remote km_remote;
 
-/* The configured URL (allocated), or NULL for none; *from (may be NULL)
+/* The configured URL (allocated), or NULL for none (errno 0) or when
+ * memory ran out finding it (errno ENOMEM); *from (may be NULL)
  * names where it came from ("--remote-storage", "KMRUN_REMOTE_STORAGE",
  * a config file's path: static or valid until the next call). */
 char *km_remote_configured(const char *explicit_url, const char **from);
