@@ -167,13 +167,13 @@ static size_t hash_folded(const char *s)
 /* Each name against the first earlier one equal but for case, through a
  * hash of the names seen (index + 1; 0 empty): comparing every pair took
  * the square of the count (100,000 regions, 54 s).  Without the memory
- * for it, no clash is reported: the names are still unique as keys. */
+ * for it the manifest is not read (c->oom): not one let through unchecked. */
 void km_check_region_names(km_mctx *c, const km_region *r, size_t n)
 {
     size_t cap = 16;
     while (cap < 2 * n)
         cap *= 2;
-    size_t *slots = calloc(cap, sizeof *slots);
+    size_t *slots = km_mcalloc(c, cap, sizeof *slots);
     if (!slots)
         return;
     for (size_t i = 0; i < n; i++) {
