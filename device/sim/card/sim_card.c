@@ -234,7 +234,10 @@ int sim_card_add_cluster(sim_card *card, unsigned cluster, ks_error *err)
     if (rc == KS_OK && card->checker) {
         sim_cluster_mem *m = &card->clusters[cluster]->m;
         sim_cluster_mem_set_checker(m, card->checker);
-        sim_checker_add_cache(card->checker, cluster, &m->cache);
+        if (!sim_checker_add_cache(card->checker, cluster, &m->cache))
+            rc = ks_fail(err, KS_ERR_SYSTEM,
+                         "out of memory for the hand-over checker's records of cluster %u",
+                         cluster);
     }
     if (rc == KS_OK)
         sim_card_debug_adopt(card, cluster);

@@ -99,13 +99,14 @@ void sim_checker_free(sim_checker *ck)
     free(ck);
 }
 
-void sim_checker_add_cache(sim_checker *ck, unsigned cluster, const sim_cache *cache)
+bool sim_checker_add_cache(sim_checker *ck, unsigned cluster, const sim_cache *cache)
 {
     if (cluster >= BH_CLUSTERS)
-        return;
+        return true;
     if (!ck->recs[cluster])
         ck->recs[cluster] = calloc(SIM_CACHE_LINES, sizeof(cache_rec));
     ck->caches[cluster] = ck->recs[cluster] ? cache : NULL;
+    return ck->recs[cluster] != NULL;
 }
 
 void sim_checker_at(sim_checker *ck, const sim_site *site)

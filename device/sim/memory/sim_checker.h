@@ -57,8 +57,9 @@ sim_checker *sim_checker_create(sim_dram *dram);
 void sim_checker_free(sim_checker *ck);
 
 /* Cluster `cluster`'s cache, for its fills and the dirty lines others'
- * reads look for. */
-void sim_checker_add_cache(sim_checker *ck, unsigned cluster, const sim_cache *cache);
+ * reads look for; false when memory ran out for its records (then the
+ * cluster is not watched: the caller must not run it so). */
+bool sim_checker_add_cache(sim_checker *ck, unsigned cluster, const sim_cache *cache);
 
 /* The access in progress (NULL: none); no checker (ck NULL): nothing. */
 void sim_checker_at(sim_checker *ck, const sim_site *site);
