@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "km_json.h"
+#include "test_memory.h"
 
 static void a_whole_document_is_not_short(void **state)
 {
@@ -31,39 +32,19 @@ static void a_whole_document_is_not_short(void **state)
     cJSON_Delete(o);
 }
 
-/* The address space this process maps now, in bytes (0: unknown). */
-static uint64_t mapped_bytes(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    unsigned long long kib = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmSize: %llu kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return (uint64_t)kib * 1024;
-}
-
 /* A string cJSON cannot copy (64 MiB, in a child whose address space may
  * grow by 16 MiB): the adder says NULL, the watch saw it, a watch begun
  * after it did not, and nesting keeps the outer watch's view. */
 static void a_failed_copy_is_seen(void **state)
 {
     (void)state;
-#ifdef __SANITIZE_ADDRESS__
-    skip(); /* AddressSanitizer's shadow memory needs more than any limit */
-#endif
-    if (getenv("KMRUN_UNDER_VALGRIND")) {
-        print_message("skipped under valgrind: it maps memory of its own under the limit\n");
-        skip();
-    }
+    TEST_SKIP_UNLESS_LIMITABLE();
     size_t big = (size_t)64 << 20;
     char *s = malloc(big + 1);
     assert_non_null(s);
     memset(s, 'x', big);
     s[big] = 0;
-    uint64_t now = mapped_bytes();
+    uint64_t now = test_mapped_bytes();
     assert_true(now > 0);
     fflush(NULL);
     pid_t pid = fork();
@@ -90,10 +71,7 @@ static void a_failed_copy_is_seen(void **state)
         _exit(0);
     }
     free(s);
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    test_child_ok(pid);
 }
 
 int main(void)

@@ -17,6 +17,7 @@
 
 #include "sim_clock.h"
 #include "sim_grid.h"
+#include "test_memory.h"
 
 #define US (1000000ull) /* picoseconds */
 #define MS (1000u * US)
@@ -599,34 +600,14 @@ static void faulting_and_endless_handlers_are_taken_out(void **state)
     assert_int_equal(sim_grid_submit(grid, 8, &c, 0, 30 * MS), KM_REASON_BUSY);
 }
 
-/* The address space this process maps now, in bytes (0: unknown). */
-static uint64_t mapped_bytes(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    unsigned long long kib = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmSize: %llu kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return (uint64_t)kib * 1024;
-}
-
 /* Out of memory for a job's 120 core stacks (256 KiB each): the job is
  * refused with nothing started, and the grid says why, once, as the
  * host's failure.  In a child whose address space may grow by 4 MiB. */
 static void a_job_without_memory_is_refused_and_the_grid_fails(void **state)
 {
     (void)state;
-#ifdef __SANITIZE_ADDRESS__
-    skip(); /* AddressSanitizer's shadow memory needs more than any limit */
-#endif
-    if (getenv("KMRUN_UNDER_VALGRIND")) {
-        print_message("skipped under valgrind: it maps memory of its own under the limit\n");
-        skip();
-    }
-    uint64_t now = mapped_bytes();
+    TEST_SKIP_UNLESS_LIMITABLE();
+    uint64_t now = test_mapped_bytes();
     assert_true(now > 0);
     assert_false(sim_grid_failed(grid, NULL));
     fflush(NULL);
@@ -655,10 +636,7 @@ static void a_job_without_memory_is_refused_and_the_grid_fails(void **state)
             _exit(15);
         _exit(0);
     }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
+    test_child_ok(pid);
 }
 
 int main(void)
