@@ -58,6 +58,11 @@ static kmrun_status fail_diags(kmrun_error **err, int rc, km_diags *diags, const
             detail = NULL;
         }
     }
+    if ((rc == KM_EXIT_USAGE && diags->count && !text) || (text && !detail)) {
+        free(text); /* not the errors' place in a message that lost them */
+        km_diags_free(diags);
+        return km_api_error(err, KMRUN_SYSTEM, "out of memory describing the program's errors");
+    }
     if (text) {
         /* each error a diagnostic (kmrun_error_diagnostics) */
         rc = km_api_error_found(err, rc, text, detail, diags, "manifest.invalid");

@@ -158,6 +158,8 @@ kmrun_status kmrun_result_key(const kmrun_build *b, const kmrun_program *p, cons
     if (cJSON_IsString(manifest)) {
         char *real = realpath(manifest->valuestring, NULL);
         root = real ? km_dirname(real) : NULL;
+        if (rc == KM_OK && ((real && !root) || (!real && errno == ENOMEM)))
+            rc = km_fail(&e, KM_EXIT_SYSTEM, "out of memory making the result key");
         free(real);
     }
     if (rc == KM_OK && cJSON_IsString(manifest))
