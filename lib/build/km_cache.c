@@ -28,12 +28,16 @@ char *km_cache_default_root(km_error *err)
     if (env && *env)
         return strdup(env);
     char *root = NULL;
-    env = getenv("XDG_CACHE_HOME");
-    if (env && *env && asprintf(&root, "%s/kmrun", env) >= 0)
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n = xdg && *xdg     ? asprintf(&root, "%s/kmrun", xdg)
+            : home && *home ? asprintf(&root, "%s/.cache/kmrun", home)
+                            : 0;
+    if (n > 0)
         return root;
-    env = getenv("HOME");
-    if (env && *env && asprintf(&root, "%s/.cache/kmrun", env) >= 0)
-        return root;
+    if (n < 0) { /* not another folder than the one named: none */
+        km_fail(err, KM_EXIT_SYSTEM, "out of memory finding the cache folder");
+        return NULL;
+    }
     km_fail(err, KM_EXIT_SYSTEM,
             "cannot find a cache folder: set KMRUN_CACHE, XDG_CACHE_HOME or HOME");
     return NULL;
