@@ -270,6 +270,8 @@ int km_session_end(km_session *s, km_run_result *r, km_error *err)
     km_session_tl_finish(s, r->device_ps);
     s->prints = r->prints;
     s->nprints = r->nprints;
+    if (s->card && sim_card_prints_lost(s->card))
+        r->prints_lost = true;
     int rc = r->prints_lost ? km_fail(err, KM_EXIT_SYSTEM, "out of memory keeping the run's prints")
                             : KM_OK;
     if (s->card)

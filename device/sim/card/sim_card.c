@@ -669,9 +669,16 @@ bool sim_card_host_print(sim_card *card, unsigned cluster, unsigned core, const 
         n > KMX_PRINT_RECORD_MAX_SLOTS)
         return false;
     kmx_print_buffer **b = &card->host_prints[cluster][core];
-    if (!*b && !(*b = calloc(1, sizeof **b)))
+    if (!*b && !(*b = calloc(1, sizeof **b))) {
+        card->prints.lost = true; /* not a drop the card would make: said apart */
         return false;
+    }
     return sim_print_put(*b, rec, n);
+}
+
+bool sim_card_prints_lost(const sim_card *card)
+{
+    return card->prints.lost;
 }
 
 const sim_profile *sim_card_profile(const sim_card *card, unsigned cluster, unsigned core)

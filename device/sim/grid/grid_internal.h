@@ -212,6 +212,9 @@ void grid_trap_resumed(sim_grid *g, km_core *c);
  * memory); freed with grid_stack_free (NULL is fine). */
 void *grid_stack_alloc(void);
 void grid_stack_free(void *stack);
+/* The grid's model cannot go on as it should (sim_grid_failed says
+ * "the Tensix grid: what" with status): the first failure is kept. */
+void grid_fail(sim_grid *g, ks_status status, const char *what);
 
 /* The built-in handlers, indexed by id (NULL where none). */
 extern const km_handler_fn sim_grid_builtins[KM_HANDLER_FIRST_PROGRAM];

@@ -24,8 +24,10 @@ int km_print(km_core *c, const char *format, ...)
     sim_grid *g = c->grid;
     if (!g->prints[c->id]) {
         g->prints[c->id] = calloc(1, sizeof *g->prints[c->id]);
-        if (!g->prints[c->id])
-            return -1; /* out of memory: the print is lost, nothing else */
+        if (!g->prints[c->id]) { /* the print is lost: the run must not end as if whole */
+            grid_fail(g, KS_ERR_SYSTEM, "out of memory for a core's print buffer");
+            return -1;
+        }
     }
     uint64_t rec[KMX_PRINT_RECORD_MAX_SLOTS];
     va_list ap;

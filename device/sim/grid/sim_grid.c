@@ -34,9 +34,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-/* The grid's model cannot go on as it should (sim_grid_failed): the
- * first failure is kept. */
-static void grid_fail(sim_grid *g, ks_status status, const char *what)
+void grid_fail(sim_grid *g, ks_status status, const char *what)
 {
     if (g->failure.status == KS_OK)
         ks_fail(&g->failure, status, "the Tensix grid: %s", what);

@@ -136,7 +136,8 @@ bool sim_print_put(kmx_print_buffer *b, const uint64_t *rec, unsigned n)
 static void queue_add(sim_print_queue *q, const sim_print_item *item)
 {
     if (!KS_GROW(q->items, q->cap, q->n + 1)) {
-        free(item->text); /* out of memory: the print is lost, nothing else */
+        free(item->text); /* out of memory: the print is lost, and said to be */
+        q->lost = true;
         return;
     }
     q->items[q->n++] = *item;
@@ -177,6 +178,8 @@ void sim_print_drain_buffer(sim_print_queue *q, kmx_print_buffer *b, uint8_t kin
         };
         if (item.text)
             queue_add(q, &item);
+        else
+            q->lost = true;
     }
     b->line.tail = head;
 }

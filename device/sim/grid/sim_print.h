@@ -41,6 +41,7 @@ typedef struct sim_print_queue {
     sim_print_item *items;
     size_t n, cap;
     uint64_t drained;
+    bool lost; /* memory ran out for a print drained: it was not handed on */
 } sim_print_queue;
 
 /* Reads the format string at `address` into out (cap bytes,

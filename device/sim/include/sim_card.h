@@ -299,6 +299,11 @@ typedef struct sim_card_print_drops {
     uint32_t tensix[BH_GRID_CORES];
 } sim_card_print_drops;
 void sim_card_print_drops_get(const sim_card *card, sim_card_print_drops *out);
+/* Whether the host ran out of memory for a print the card drained (or
+ * for a host fallback's print buffer): one was not handed on, and no
+ * drop counts it (a Tensix core's buffer that cannot be had fails the
+ * grid instead: sim_card_failed). */
+bool sim_card_prints_lost(const sim_card *card);
 
 /* The host fallback's print from core `core` of `cluster`: a record of n
  * slots as kmx_print_encode writes it, its `when` in picoseconds, into
