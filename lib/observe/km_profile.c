@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "km_fs.h"
+#include "km_json.h"
 #include "km_symbols.h"
 #include "ks_grow.h"
 #include "sim_profile.h"
@@ -254,7 +255,10 @@ int km_profile_parse_folded(km_profile *p, const char *text, km_error *err)
 
 static int parse_json(km_profile *p, const char *text, km_error *err)
 {
+    km_json_mark m = km_json_watch();
     cJSON *o = cJSON_Parse(text);
+    if (!o && km_json_ran_out(m))
+        return oom(err);
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "stacks");
     int rc = cJSON_IsArray(a) ? KM_OK
                               : km_fail(err, KM_EXIT_SYSTEM,

@@ -156,8 +156,11 @@ int km_remote_unpack(const char *value, size_t len, const char *kind, const char
     if (!nl || nl - (value + ml) > 1 << 20)
         return bad(u, NULL, why, n, "%sits header line is cut or too long", "");
     char *line = strndup(value + ml, (size_t)(nl - (value + ml)));
+    km_json_mark m = km_json_watch();
     cJSON *head = line ? cJSON_Parse(line) : NULL;
     free(line);
+    if (!head && (!line || km_json_ran_out(m))) /* says nothing of the value */
+        return bad(u, head, why, n, "%sout of memory", "");
     if (!head)
         return bad(u, head, why, n, "%sits header is not JSON", "");
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(head, "key"),

@@ -17,6 +17,7 @@
 
 #include "km_fs.h"
 #include "km_fs_at.h"
+#include "km_json.h"
 #include "km_suggest.h"
 #include "rundir_names.h"
 
@@ -353,8 +354,11 @@ static int region_in(int dfd, const char *dir, const char *name, int cluster, ch
     free(listing);
     if (rc != KM_OK)
         return rc;
+    km_json_mark m = km_json_watch();
     cJSON *list = cJSON_Parse(text);
     free(text);
+    if (!list && km_json_ran_out(m))
+        return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading the run '%s'", dir);
     if (!cJSON_IsArray(list)) {
         cJSON_Delete(list);
         return km_fail(err, KM_EXIT_SYSTEM, "the run '%s' is damaged: regions.json is not a list",
