@@ -235,10 +235,11 @@ kmrun_status kmrun_cache_result_get(kmrun_cache *c, const char *key, char **run_
     if (!path)
         return km_api_error(err, KMRUN_SYSTEM, "out of memory looking up a result");
     rc = km_read_file(path, &text, NULL, &e);
+    bool short_of_memory = rc != KM_OK && errno == ENOMEM;
     free(path);
     km_json_mark m = km_json_watch();
     cJSON *doc = rc == KM_OK ? cJSON_Parse(text) : NULL;
-    if (!doc && km_json_ran_out(m)) { /* says nothing of the entry: kept */
+    if (short_of_memory || (!doc && km_json_ran_out(m))) { /* nothing of the entry: kept */
         free(text);
         return km_api_error(err, KMRUN_SYSTEM, "out of memory looking up a result");
     }
