@@ -11,6 +11,7 @@
  * ("file:line:col: severity: message [-Woption]"), clang-19 having no JSON. */
 #include "build_internal.h"
 #include "km_fs.h"
+#include "km_json.h"
 #include "ks_text.h"
 
 #include <cjson/cJSON.h>
@@ -267,10 +268,12 @@ static km_severity severity_of(const char *kind)
     return KM_SEVERITY_ERROR;
 }
 
-static void set_file(km_diag *g, const char *file, const char *base, const char *cwd)
+/* g's file, shown from cwd; false when memory ran out for it. */
+static bool set_file(km_diag *g, const char *file, const char *base, const char *cwd)
 {
     if (file && *file && strcmp(file, "<command-line>") != 0 && strcmp(file, "<built-in>") != 0)
-        g->file = km_diag_path(file, base, cwd);
+        return (g->file = km_diag_path(file, base, cwd)) != NULL;
+    return true;
 }
 
 /* One of gcc's JSON diagnostics into g (and its children). */
@@ -287,9 +290,10 @@ static void from_json(km_diag *g, const cJSON *j, const char *base, const char *
     const cJSON *loc = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "locations"), 0);
     const cJSON *caret = cJSON_GetObjectItemCaseSensitive(loc, "caret");
     const cJSON *finish = cJSON_GetObjectItemCaseSensitive(loc, "finish");
+    bool whole = !option || g->option;
     if (caret) {
-        set_file(g, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(caret, "file")), base,
-                 cwd);
+        whole &= set_file(g, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(caret, "file")),
+                          base, cwd);
         const cJSON *line = cJSON_GetObjectItemCaseSensitive(caret, "line");
         const cJSON *col = cJSON_GetObjectItemCaseSensitive(caret, "column");
         g->line = cJSON_IsNumber(line) ? line->valueint : 0;
@@ -300,6 +304,10 @@ static void from_json(km_diag *g, const cJSON *j, const char *base, const char *
         const cJSON *col = cJSON_GetObjectItemCaseSensitive(finish, "column");
         if (cJSON_IsNumber(line) && line->valueint == g->line && cJSON_IsNumber(col))
             g->end_col = col->valueint;
+    }
+    if (!whole) { /* reads "out of memory", not a finding short of its option or place */
+        free(g->message);
+        g->message = NULL;
     }
     const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "children")) {
@@ -320,7 +328,12 @@ static km_diag *next_finding(km_diags *out, km_severity severity)
 /* Reads gcc's JSON array on one line into out; false when it is not one. */
 static bool parse_json(const char *line, const char *base, const char *cwd, km_diags *out)
 {
+    km_json_mark m = km_json_watch();
     cJSON *doc = cJSON_Parse(line);
+    if (!doc && km_json_ran_out(m)) {
+        (void)km_diags_push(out); /* a finding with no message: "out of memory" */
+        return true;
+    }
     if (!cJSON_IsArray(doc)) {
         cJSON_Delete(doc);
         return false;
@@ -407,27 +420,28 @@ static void parse_text_line(const char *s, const char *base, const char *cwd, km
     g->code = KM_CODE_COMPILE;
     /* the location: file[:line[:col]] */
     char *loc = strndup(s, (size_t)(at - s));
-    if (loc) {
-        char *colon = strchr(loc, ':');
-        size_t n;
-        while (colon) {
-            int line = number_at(colon + 1, &n);
-            if (line > 0 && (colon[1 + n] == ':' || colon[1 + n] == 0)) {
-                g->line = line;
-                if (colon[1 + n] == ':') {
-                    int col = number_at(colon + 2 + n, &n);
-                    g->col = col > 0 ? col : 0;
-                }
-                *colon = 0;
-                break;
+    if (!loc)
+        return; /* no message: the finding reads "out of memory", not one without its place */
+    char *colon = strchr(loc, ':');
+    size_t n;
+    while (colon) {
+        int line = number_at(colon + 1, &n);
+        if (line > 0 && (colon[1 + n] == ':' || colon[1 + n] == 0)) {
+            g->line = line;
+            if (colon[1 + n] == ':') {
+                int col = number_at(colon + 2 + n, &n);
+                g->col = col > 0 ? col : 0;
             }
-            colon = strchr(colon + 1, ':');
+            *colon = 0;
+            break;
         }
-        /* a file, not the tool's name ("cc1: error: ...") */
-        if (g->line > 0 || is_file(loc, base))
-            set_file(g, loc, base, cwd);
-        free(loc);
+        colon = strchr(colon + 1, ':');
     }
+    /* a file, not the tool's name ("cc1: error: ...") */
+    bool placed = !(g->line > 0 || is_file(loc, base)) || set_file(g, loc, base, cwd);
+    free(loc);
+    if (!placed)
+        return; /* as above */
     const char *message = at + 2 + strlen(severities[k].word);
     size_t mlen = strlen(message);
     /* " [-Wunused-function]" at the end: the option */
@@ -435,6 +449,8 @@ static void parse_text_line(const char *s, const char *base, const char *cwd, km
         const char *open = strrchr(message, '[');
         if (open && open > message && open[-1] == ' ' && open[1] == '-') {
             g->option = strndup(open + 1, (size_t)(message + mlen - 1 - open - 1));
+            if (!g->option)
+                return; /* no message: the finding reads "out of memory", not one short */
             mlen = (size_t)(open - 1 - message);
         }
     }
