@@ -253,7 +253,10 @@ static void show_places(const places *p, const char *line, char *buf, size_t n)
         char *name = strndup(start, (size_t)(c - start));
         char *shown = name ? km_diag_path(name, p->root, p->cwd) : NULL;
         fwrite(copied, 1, (size_t)(start - copied), f);
-        fputs(shown ? shown : name ? name : "", f);
+        if (shown)
+            fputs(shown, f);
+        else /* short of memory: the name as the line has it, not none */
+            fwrite(start, 1, (size_t)(c - start), f);
         copied = c;
         free(shown);
         free(name);
