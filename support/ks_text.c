@@ -1,8 +1,10 @@
-/* ks_text: bounded messages, grouped numbers, shown names (ks_text.h). */
+/* ks_text: bounded messages, formatted strings, grouped numbers, shown
+ * names (ks_text.h). */
 #include "ks_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ks_text_add(ks_text *t, const char *fmt, ...)
@@ -21,6 +23,23 @@ void ks_text_add(ks_text *t, const char *fmt, ...)
     } else {
         t->len += (size_t)n;
     }
+}
+
+char *ks_vstrf(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        return NULL; /* s is undefined then */
+    return s;
+}
+
+char *ks_strf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = ks_vstrf(fmt, ap);
+    va_end(ap);
+    return s;
 }
 
 char *ks_thousands(uint64_t v, char *buf, size_t n)

@@ -2,10 +2,12 @@
  * (a too-long message ends in "..."), numbers with thousands separators
  * ("126,976"), as every size kmrun reports is written, and names and
  * messages shown so that nothing a user, a manifest or a run folder put in
- * them reaches a terminal raw (ks_show_next, ks_escape, ks_quote). */
+ * them reaches a terminal raw (ks_show_next, ks_escape, ks_quote); and a
+ * new string formatted as printf would, or NULL (ks_strf, ks_vstrf). */
 #ifndef KS_TEXT_H
 #define KS_TEXT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +20,13 @@ typedef struct ks_text {
 } ks_text;
 
 void ks_text_add(ks_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A new string (malloc'd: the caller frees it) formatted as printf
+ * would, or NULL when memory ran out, never an undefined pointer as
+ * asprintf leaves.  ks_vstrf leaves ap as vasprintf does (indeterminate:
+ * va_end it, va_copy before to use it again). */
+char *ks_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *ks_vstrf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Writes v with thousands separators into buf; returns buf. */
 char *ks_thousands(uint64_t v, char *buf, size_t n);

@@ -1,7 +1,8 @@
 /* Tests for support/ks_text.c's showing of names and messages (issue 26,
  * item 2): a control byte, DEL, a C1 control or a byte that is not
  * well-formed UTF-8 never comes out raw; printable text and UTF-8 do; a
- * quoted name reads back as the name in bash's $'...'. */
+ * quoted name reads back as the name in bash's $'...'.  And ks_strf /
+ * ks_vstrf: a new, free()-able string formatted as printf would. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,6 +183,57 @@ static void test_a_quoted_name_reads_back_in_bash(void **state)
     assert_memory_equal(back, name, n);
 }
 
+/* ks_strf formats as printf would, into a new string that free() takes. */
+static void test_strf_formats_a_new_string(void **state)
+{
+    (void)state;
+    char *s = ks_strf("%s/%.2s/%d-%zu%%", "root", "abcdef", -7, (size_t)42);
+    assert_non_null(s);
+    assert_string_equal(s, "root/ab/-7-42%");
+    free(s);
+
+    char *empty = ks_strf("%s", "");
+    assert_non_null(empty);
+    assert_string_equal(empty, "");
+    free(empty);
+}
+
+/* Far longer than ks_text's bounded buffer: nothing is cut. */
+static void test_strf_is_not_bounded(void **state)
+{
+    (void)state;
+    char big[10000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    char *s = ks_strf("<%s>", big);
+    assert_non_null(s);
+    assert_int_equal(strlen(s), sizeof big + 1);
+    assert_int_equal(s[0], '<');
+    assert_int_equal(s[sizeof big], '>');
+    free(s);
+}
+
+static char *vstrf_through(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *vstrf_through(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = ks_vstrf(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* ks_vstrf takes a va_list, for a function that formats its own
+ * arguments. */
+static void test_vstrf_formats_a_va_list(void **state)
+{
+    (void)state;
+    char *s = vstrf_through("%s: expected %u, got %#x", "x5", 3u, 255u);
+    assert_non_null(s);
+    assert_string_equal(s, "x5: expected 3, got 0xff");
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +247,9 @@ int main(void)
         cmocka_unit_test(test_a_long_name_is_cut_between_characters),
         cmocka_unit_test(test_two_quoted_names_in_one_message),
         cmocka_unit_test(test_a_quoted_name_reads_back_in_bash),
+        cmocka_unit_test(test_strf_formats_a_new_string),
+        cmocka_unit_test(test_strf_is_not_bounded),
+        cmocka_unit_test(test_vstrf_formats_a_va_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
