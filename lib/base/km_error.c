@@ -115,9 +115,7 @@ static void add(km_diags *d, const char *code, const char *file, int line, int c
     km_diag *g = km_diags_push(d);
     if (!g)
         return;
-    char *message = NULL;
-    if (vasprintf(&message, fmt, ap) < 0)
-        message = NULL;
+    char *message = ks_vstrf(fmt, ap);
     /* A key or a value of the manifest quoted raw is shown escaped. */
     if (message && !ks_shows_as_is(message, strlen(message), KS_SHOW_LINES)) {
         size_t n = strlen(message) * 4 + 1;

@@ -4,7 +4,6 @@
  * named, the card's findings). */
 #include "km_expect.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,24 +24,6 @@ typedef struct cmp {
     unsigned on; /* the run's backend, KM_EXPECT_ON_* */
     bool oom;
 } cmp;
-
-static char *vformat(const char *fmt, va_list ap)
-{
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        return NULL;
-    return s;
-}
-
-static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *format(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = vformat(fmt, ap);
-    va_end(ap);
-    return s;
-}
 
 static void fix_free(km_fix *f)
 {
@@ -104,8 +85,8 @@ static void differ_as(cmp *c, km_pos pos, const char *subject, char *expected, c
     km_mismatch *m = &v->items[v->n];
     *m = (km_mismatch){.pos = pos, .subject = strdup(subject), .expected = expected, .got = got,
                        .fix = *fix};
-    m->text = format("%s:%d:%d: %s: expected %s, got %s", v->file, pos.line, pos.col, subject,
-                     expected, got);
+    m->text = ks_strf("%s:%d:%d: %s: expected %s, got %s", v->file, pos.line, pos.col, subject,
+                      expected, got);
     if (!m->subject || !m->text) {
         free(m->subject);
         free(m->text);
@@ -158,7 +139,7 @@ static char *state_text(const cJSON *t)
         return strdup(quoted);
     char shown[512];
     ks_escape(shown, sizeof shown, message, strlen(message), 0);
-    return format("%s (%s)", quoted, shown);
+    return ks_strf("%s (%s)", quoted, shown);
 }
 
 /* "[1, 2, 3]" of n words. */
@@ -191,27 +172,27 @@ static void compare_words(cmp *c, const km_expect_thread *x, const cJSON *t, con
         return;
     km_fix fix = fix_of(x->on, true, KM_YAML_VALUE_INT, KM_YAML_VALUE_INT);
     for (size_t i = 0; i < x->nwords; i++)
-        old_item(c, &fix, format("%u", x->words[i]));
+        old_item(c, &fix, ks_strf("%u", x->words[i]));
     for (size_t i = 0; i < n; i++)
-        now_item(c, &fix, format("%u", got[i]));
+        now_item(c, &fix, ks_strf("%u", got[i]));
     if (x->nwords <= SHORT_LIST && n <= SHORT_LIST) {
         char *w = words_text(x->words, x->nwords);
-        differ_as(c, x->words_pos, subject, w ? format("words %s", w) : NULL,
+        differ_as(c, x->words_pos, subject, w ? ks_strf("words %s", w) : NULL,
                   words_text(got, n), &fix);
         free(w);
     } else if (n != x->nwords) {
         char *w = words_text(x->words, x->nwords), *g = words_text(got, n);
-        differ_as(c, x->words_pos, subject, format("%zu words", x->nwords),
-                  g && w ? format("%zu words, the first difference at word %zu (%s)", n, first,
-                                  g)
+        differ_as(c, x->words_pos, subject, ks_strf("%zu words", x->nwords),
+                  g && w ? ks_strf("%zu words, the first difference at word %zu (%s)", n, first,
+                                   g)
                          : NULL,
                   &fix);
         free(w);
         free(g);
     } else {
         differ_as(c, x->words_pos, subject,
-                  format("word %zu to be %u", first, x->words[first]),
-                  format("%u", got[first]), &fix);
+                  ks_strf("word %zu to be %u", first, x->words[first]),
+                  ks_strf("%u", got[first]), &fix);
     }
 }
 
@@ -242,16 +223,16 @@ static void compare_prints(cmp *c, const km_expect_thread *x, const cJSON *doc,
     }
     if (i == x->nprints)
         differ_as(c, x->prints_pos, subject,
-                  format("%zu print%s", x->nprints, x->nprints == 1 ? "" : "s"),
-                  format("more, the next %s", ks_quote(b, sizeof b, fix.now[i])), &fix);
+                  ks_strf("%zu print%s", x->nprints, x->nprints == 1 ? "" : "s"),
+                  ks_strf("more, the next %s", ks_quote(b, sizeof b, fix.now[i])), &fix);
     else if (i < fix.nnow)
         differ_as(c, x->prints_pos, subject,
-                  format("print %zu %s", i + 1, ks_quote(a, sizeof a, x->prints[i])),
+                  ks_strf("print %zu %s", i + 1, ks_quote(a, sizeof a, x->prints[i])),
                   strdup(ks_quote(b, sizeof b, fix.now[i])), &fix);
     else
         differ_as(c, x->prints_pos, subject,
-                  format("print %zu %s", i + 1, ks_quote(a, sizeof a, x->prints[i])),
-                  format("%zu print%s", i, i == 1 ? "" : "s"), &fix);
+                  ks_strf("print %zu %s", i + 1, ks_quote(a, sizeof a, x->prints[i])),
+                  ks_strf("%zu print%s", i, i == 1 ? "" : "s"), &fix);
 }
 
 static void compare_thread(cmp *c, const km_expect_thread *x, const cJSON *doc)
@@ -273,7 +254,7 @@ static void compare_thread(cmp *c, const km_expect_thread *x, const cJSON *doc)
         if (!state || strcmp(state, x->state) != 0) {
             old_item(c, &fix, strdup(x->state));
             now_item(c, &fix, strdup(state ? state : ""));
-            differ_as(c, x->state_pos, subject, format("state '%s'", x->state), state_text(t),
+            differ_as(c, x->state_pos, subject, ks_strf("state '%s'", x->state), state_text(t),
                       &fix);
         }
     }
@@ -281,14 +262,14 @@ static void compare_thread(cmp *c, const km_expect_thread *x, const cJSON *doc)
         c->v->checked++;
         const cJSON *code = item(t, "code");
         if (!cJSON_IsNumber(code))
-            differ(c, x->code_pos, subject, format("code %d", x->code),
+            differ(c, x->code_pos, subject, ks_strf("code %d", x->code),
                    strdup("none (kmx_main did not return)"));
         else if (code->valuedouble != x->code) {
             km_fix fix = fix_of(x->on, false, KM_YAML_VALUE_INT, KM_YAML_VALUE_INT);
-            old_item(c, &fix, format("%d", x->code));
-            now_item(c, &fix, format("%.0f", code->valuedouble));
-            differ_as(c, x->code_pos, subject, format("code %d", x->code),
-                      format("%.0f", code->valuedouble), &fix);
+            old_item(c, &fix, ks_strf("%d", x->code));
+            now_item(c, &fix, ks_strf("%.0f", code->valuedouble));
+            differ_as(c, x->code_pos, subject, ks_strf("code %d", x->code),
+                      ks_strf("%.0f", code->valuedouble), &fix);
         }
     }
     if (x->has_words) {
@@ -360,15 +341,15 @@ static void compare_region(cmp *c, const km_expect_region *x, km_expect_reader r
         c->v->checked++;
         char got[65];
         if (rc != KM_OK)
-            differ(c, x->sha256_pos, subject, format("sha256 %s", x->sha256),
-                   format("no bytes: %s", e.message));
+            differ(c, x->sha256_pos, subject, ks_strf("sha256 %s", x->sha256),
+                   ks_strf("no bytes: %s", e.message));
         else if (!sha256_hex(data, bytes, map, got))
             c->oom = true;
         else if (strcmp(got, x->sha256) != 0) {
             km_fix fix = fix_of(x->on, false, KM_YAML_VALUE_HEX, KM_YAML_VALUE_HEX);
             old_item(c, &fix, strdup(x->sha256));
             now_item(c, &fix, strdup(got));
-            differ_as(c, x->sha256_pos, subject, format("sha256 %s", x->sha256), strdup(got),
+            differ_as(c, x->sha256_pos, subject, ks_strf("sha256 %s", x->sha256), strdup(got),
                       &fix);
         }
     }
@@ -378,8 +359,8 @@ static void compare_region(cmp *c, const km_expect_region *x, km_expect_reader r
         hex(x->first, x->nfirst, want);
         size_t n = bytes < x->nfirst ? bytes : x->nfirst;
         if (rc != KM_OK)
-            differ(c, x->first_pos, subject, format("first bytes %s", want),
-                   format("no bytes: %s", e.message));
+            differ(c, x->first_pos, subject, ks_strf("first bytes %s", want),
+                   ks_strf("no bytes: %s", e.message));
         else if (bytes < x->nfirst || memcmp(data, x->first, x->nfirst) != 0) {
             hex(data, n, got);
             /* As many bytes as the item names (a shorter region: no value). */
@@ -387,8 +368,8 @@ static void compare_region(cmp *c, const km_expect_region *x, km_expect_reader r
             fix.ok = bytes >= x->nfirst;
             old_item(c, &fix, strdup(want));
             now_item(c, &fix, strdup(got));
-            differ_as(c, x->first_pos, subject, format("first bytes %s", want),
-                      bytes < x->nfirst ? format("%zu bytes in all: %s", bytes, got)
+            differ_as(c, x->first_pos, subject, ks_strf("first bytes %s", want),
+                      bytes < x->nfirst ? ks_strf("%zu bytes in all: %s", bytes, got)
                                         : strdup(got),
                       &fix);
         }
@@ -406,8 +387,8 @@ static char *event_text(const cJSON *cmd)
     if (!event)
         return strdup("no event (the run stopped first)");
     if (strcmp(event, "rejected") == 0 && cJSON_IsNumber(reason))
-        return format("'%s' (reason %d)", event, reason->valueint);
-    return format("'%s'", event);
+        return ks_strf("'%s' (reason %d)", event, reason->valueint);
+    return ks_strf("'%s'", event);
 }
 
 static void command_subject(const km_program *p, uint32_t handle, char *buf, size_t n)
@@ -441,7 +422,7 @@ static void compare_command(cmp *c, const km_expect_command *x, const cJSON *doc
         if (!event || strcmp(event, x->event) != 0) {
             old_item(c, &fix, strdup(x->event));
             now_item(c, &fix, strdup(event ? event : ""));
-            differ_as(c, x->event_pos, subject, format("event '%s'", x->event),
+            differ_as(c, x->event_pos, subject, ks_strf("event '%s'", x->event),
                       event_text(cmd), &fix);
         }
     }
@@ -453,11 +434,11 @@ static void compare_command(cmp *c, const km_expect_command *x, const cJSON *doc
             return;
         km_fix fix = fix_of(x->on, false, x->result_none ? KM_YAML_VALUE_NULL : KM_YAML_VALUE_INT,
                             none ? KM_YAML_VALUE_NULL : KM_YAML_VALUE_INT);
-        old_item(c, &fix, x->result_none ? strdup("null") : format("%u", x->result));
-        now_item(c, &fix, none ? strdup("null") : format("%.0f", r->valuedouble));
+        old_item(c, &fix, x->result_none ? strdup("null") : ks_strf("%u", x->result));
+        now_item(c, &fix, none ? strdup("null") : ks_strf("%.0f", r->valuedouble));
         differ_as(c, x->result_pos, subject,
-                  x->result_none ? strdup("no result word") : format("result %u", x->result),
-                  none ? strdup("no result word") : format("%.0f", r->valuedouble), &fix);
+                  x->result_none ? strdup("no result word") : ks_strf("result %u", x->result),
+                  none ? strdup("no result word") : ks_strf("%.0f", r->valuedouble), &fix);
     }
 }
 
@@ -537,10 +518,10 @@ static void compare_unnamed(cmp *c, const cJSON *doc)
     for (size_t i = 0; i < sizeof findings / sizeof *findings; i++) {
         int n = cJSON_GetArraySize(item(doc, findings[i].key));
         if (n > 0)
-            differ(c, e->pos, "the run", format("no %s", findings[i].many),
-                   format("%d %s (the run JSON's %s)", n, n == 1 ? findings[i].one
-                                                                 : findings[i].many,
-                          findings[i].key));
+            differ(c, e->pos, "the run", ks_strf("no %s", findings[i].many),
+                   ks_strf("%d %s (the run JSON's %s)", n, n == 1 ? findings[i].one
+                                                                  : findings[i].many,
+                           findings[i].key));
     }
 }
 

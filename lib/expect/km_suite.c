@@ -48,8 +48,8 @@ static void putf(text *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
+    char *s = ks_vstrf(fmt, ap);
+    if (!s)
         t->oom = true;
     else
         puts_(t, s);
@@ -133,12 +133,9 @@ static char *child(const char *dir, const char *name)
 {
     if (strcmp(dir, ".") == 0)
         return strdup(name);
-    char *path = NULL;
     size_t len = strlen(dir);
     bool slash = len && dir[len - 1] == '/';
-    if (asprintf(&path, "%s%s%s", dir, slash ? "" : "/", name) < 0)
-        return NULL;
-    return path;
+    return ks_strf("%s%s%s", dir, slash ? "" : "/", name);
 }
 
 static int walk(km_suite_list *l, const char *dir, int depth, km_error *err)

@@ -12,6 +12,7 @@
 
 #include "km_suggest.h"
 #include "ks_file.h"
+#include "ks_text.h"
 #include "manifest_internal.h"
 #include "units.h"
 
@@ -22,9 +23,7 @@
 static void vdiag(km_mctx *c, const char *code, const km_yaml_node *at, const char *fmt,
                   va_list ap)
 {
-    char *message = NULL;
-    if (vasprintf(&message, fmt, ap) < 0)
-        message = NULL;
+    char *message = ks_vstrf(fmt, ap);
     km_diags_add_code(c->diags, code, c->file, at ? at->line : 0, at ? at->col : 0, "%s",
                       message ? message : "out of memory");
     free(message);
@@ -359,8 +358,7 @@ static char *resolve(km_mctx *c, const char *rel)
         while (r[0] == '.' && r[1] == '/') /* "./a.c" is "a.c" */
             r += 2 + strspn(r + 2, "/");
         const char *root = c->p->root;
-        if (asprintf(&path, "%s%s%s", root, strcmp(root, "/") ? "/" : "", r) < 0)
-            path = NULL;
+        path = ks_strf("%s%s%s", root, strcmp(root, "/") ? "/" : "", r);
     }
     if (!path)
         c->oom = true;
