@@ -18,6 +18,7 @@
 #include "km_symbols.h"
 #include "km_toolchain.h"
 #include "ks_elf.h"
+#include "ks_text.h"
 
 typedef struct debugged_run {
     kmrun_run *r;
@@ -124,9 +125,8 @@ kmrun_status km_api_gdb_connect(int port, const char *gdb_args,
         return km_api_fail(err, KM_EXIT_SYSTEM, &e);
     }
     if (waiting) {
-        char *command = NULL;
-        if (asprintf(&command, "gdb-multiarch -q%s -ex 'target remote :%d'", gdb_args,
-                     bound) < 0) {
+        char *command = ks_strf("gdb-multiarch -q%s -ex 'target remote :%d'", gdb_args, bound);
+        if (!command) {
             close(lfd); /* not a command that would not connect */
             return km_api_error(err, KMRUN_SYSTEM, "out of memory for the GDB session");
         }
@@ -176,9 +176,9 @@ kmrun_status kmrun_run_debug(kmrun_run *r, double timeout_seconds, int port,
         snprintf(runtime, sizeof runtime, " -ex 'set substitute-path %s %s'", KM_RUNTIME_SOURCE,
                  data.dir);
     km_data_free(&data);
-    char *args = NULL;
-    if (asprintf(&args, " -ex 'file %s' -ex 'directory %s'%s", km_session_image_of(r->s, 0),
-                 r->program->p->root, runtime) < 0)
+    char *args = ks_strf(" -ex 'file %s' -ex 'directory %s'%s", km_session_image_of(r->s, 0),
+                         r->program->p->root, runtime);
+    if (!args)
         return km_api_error(err, KMRUN_SYSTEM, "out of memory for the GDB session");
     int fd;
     st = km_api_gdb_connect(port, args, waiting, ctx, &fd, err);

@@ -13,6 +13,7 @@
 #include "km_fs.h"
 #include "km_gdb_exec.h"
 #include "km_profile.h"
+#include "ks_text.h"
 #include "sim_exec.h"
 
 struct kmrun_exec {
@@ -173,8 +174,8 @@ kmrun_status kmrun_exec_debug(kmrun_exec *x, uint64_t max_instructions, int port
     if (port < 0 || port > 65535)
         return km_api_usage(err, "invalid GDB port %d (expected 0 to 65535; 0: any free one)",
                             port);
-    char *args = NULL;
-    if (asprintf(&args, " -ex 'file %s'", x->path) < 0)
+    char *args = ks_strf(" -ex 'file %s'", x->path);
+    if (!args)
         return km_api_error(err, KMRUN_SYSTEM, "out of memory for the GDB session");
     int fd;
     st = km_api_gdb_connect(port, args, waiting, ctx, &fd, err);

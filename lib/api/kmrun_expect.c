@@ -12,6 +12,7 @@
 #include "km_expect.h"
 #include "km_rundir.h"
 #include "km_suite.h"
+#include "ks_text.h"
 
 static void clear(kmrun_error **err)
 {
@@ -188,8 +189,7 @@ kmrun_diagnostic *kmrun_verdict_diagnostic(const kmrun_verdict *v, size_t i)
     d->g.line = m->pos.line;
     d->g.col = m->pos.col;
     d->g.file = strdup(v->v.file);
-    if (asprintf(&d->g.message, "%s: expected %s, got %s", m->subject, m->expected, m->got) < 0)
-        d->g.message = NULL;
+    d->g.message = ks_strf("%s: expected %s, got %s", m->subject, m->expected, m->got);
     if (!d->g.file || !d->g.message) {
         kmrun_diagnostic_free(d);
         return NULL;

@@ -172,9 +172,9 @@ static char *scratch_beside(const char *folder, const char *name, km_error *err)
     clock_gettime(CLOCK_REALTIME, &now);
     unsigned seed = (unsigned)now.tv_nsec ^ (unsigned)getpid() << 16;
     for (int attempt = 0; attempt < 100; attempt++) {
-        char *path = NULL;
-        if (asprintf(&path, "%s/.%s.new-%06x", parent, name, (seed + (unsigned)attempt * 7919u) &
-                                                              0xffffffu) < 0)
+        char *path = ks_strf("%s/.%s.new-%06x", parent, name,
+                             (seed + (unsigned)attempt * 7919u) & 0xffffffu);
+        if (!path)
             break;
         if (mkdir(path, 0777) == 0) {
             free(parent);

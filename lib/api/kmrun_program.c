@@ -261,7 +261,7 @@ static kmrun_status add_kernel_source(km_yaml_node *list, const char *root, cons
     for (int i = 0; i < n; i++) {
         char *file = NULL;
         if (st == KMRUN_OK &&
-            (asprintf(&file, "%.*s/%s", (int)len, source, names[i]->d_name) < 0 ||
+            (!(file = ks_strf("%.*s/%s", (int)len, source, names[i]->d_name)) ||
              !km_code_push(list, km_code_string(file))))
             st = km_api_error(err, KMRUN_SYSTEM, "out of memory for the kernels");
         free(file);

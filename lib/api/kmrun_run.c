@@ -99,8 +99,7 @@ static int write_profile(kmrun_run *r, km_error *e)
 {
     int rc = km_session_write_profile(r->s, km_rundir_writing(r->rec.w), e);
     if (rc == KM_OK &&
-        asprintf(&r->profile_file, "%s/%s/profile.folded", r->rec.runs, r->rec.id) < 0) {
-        r->profile_file = NULL;
+        !(r->profile_file = ks_strf("%s/%s/profile.folded", r->rec.runs, r->rec.id))) {
         rc = km_fail(e, KM_EXIT_SYSTEM, "out of memory for the profile's name");
     }
     return rc;

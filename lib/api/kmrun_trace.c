@@ -13,6 +13,7 @@
 #include "km_symbols.h"
 #include "km_trace.h"
 #include "ks_grow.h"
+#include "ks_text.h"
 
 #define TRACE_NAME "trace-c%u.%u.kmt"
 #define NCORES (BH_WORK_CLUSTERS * BH_CLUSTER_CORES)
@@ -165,9 +166,8 @@ static bool on_record(void *ctx, unsigned cluster, unsigned core, const sim_comm
             return false;
         }
         char *path = km_path_join(km_rundir_writing(r->rec.w), name);
-        if (path && asprintf(&tc->file, "%s/%s/%s", r->rec.runs, r->rec.id, name) < 0) {
-            tc->file = NULL; /* not a trace the run cannot name */
-            free(path);
+        if (path && !(tc->file = ks_strf("%s/%s/%s", r->rec.runs, r->rec.id, name))) {
+            free(path); /* not a trace the run cannot name */
             path = NULL;
         }
         km_trace_meta m = t->meta[cluster];

@@ -2,6 +2,7 @@
 #include "km_fs.h"
 #include "km_fs_at.h"
 #include "ks_file.h"
+#include "ks_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -141,11 +142,8 @@ uint64_t km_tree_bytes(const char *path)
 
 char *km_path_join(const char *a, const char *b)
 {
-    char *out = NULL;
     size_t n = strlen(a);
-    if (asprintf(&out, "%s%s%s", a, n && a[n - 1] == '/' ? "" : "/", b) < 0)
-        return NULL;
-    return out;
+    return ks_strf("%s%s%s", a, n && a[n - 1] == '/' ? "" : "/", b);
 }
 
 const char *km_path_under(const char *path, const char *dir)

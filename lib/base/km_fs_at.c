@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ks_text.h"
+
 static const char *or_empty(const char *s)
 {
     return s ? s : "";
@@ -194,7 +196,7 @@ static int write_at(int dir, const char *name, const void *data, size_t n, bool 
         char tail[7];
         random_tail(tail);
         free(tmp);
-        if (asprintf(&tmp, "%s.tmp.%s", name, tail) < 0)
+        if (!(tmp = ks_strf("%s.tmp.%s", name, tail)))
             return km_fail(err, KM_EXIT_SYSTEM, "out of memory");
         fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST)
@@ -238,7 +240,7 @@ int km_at_mkdtemp(int dir, const char *prefix, char **name)
     for (int attempt = 0; attempt < 100; attempt++) {
         char tail[7];
         random_tail(tail);
-        if (asprintf(name, "%s.%s", prefix, tail) < 0)
+        if (!(*name = ks_strf("%s.%s", prefix, tail)))
             return -1;
         if (mkdirat(dir, *name, 0755) == 0)
             return 0;
@@ -332,8 +334,8 @@ static int look_for_link(int dir, const char *name, void *ctx)
     link_search *s = ctx;
     if (s->found || s->oom)
         return 0;
-    char *path = NULL;
-    if (asprintf(&path, "%s%s%s", s->prefix, *s->prefix ? "/" : "", name) < 0) {
+    char *path = ks_strf("%s%s%s", s->prefix, *s->prefix ? "/" : "", name);
+    if (!path) {
         s->oom = true;
         return 0;
     }

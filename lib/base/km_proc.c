@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ks_text.h"
+
 extern char **environ;
 
 char *km_proc_which(const char *name)
@@ -26,8 +28,8 @@ char *km_proc_which(const char *name)
     bool oom = !copy;
     for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found && !oom;
          dir = strtok_r(NULL, ":", &save)) {
-        char *cand = NULL;
-        if (asprintf(&cand, "%s/%s", *dir ? dir : ".", name) < 0) {
+        char *cand = ks_strf("%s/%s", *dir ? dir : ".", name);
+        if (!cand) {
             oom = true;
             break;
         }

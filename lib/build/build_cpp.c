@@ -13,6 +13,7 @@
 #include "build_internal.h"
 #include "km_fs.h"
 #include "km_proc.h"
+#include "ks_text.h"
 
 bool km_cpp_needed(char *const *paths, size_t n)
 {
@@ -34,8 +35,8 @@ bool km_cpp_needed(char *const *paths, size_t n)
  * memory). */
 static int preprocess(km_build_ctx *b, const km_target *t, size_t s, km_hasher *h)
 {
-    char *out = NULL;
-    if (asprintf(&out, "%s/cpp.XXXXXX", b->work) < 0)
+    char *out = ks_strf("%s/cpp.XXXXXX", b->work);
+    if (!out)
         return KM_EXIT_SYSTEM;
     int fd = mkstemp(out);
     if (fd < 0) {

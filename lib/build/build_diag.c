@@ -57,8 +57,8 @@ static char *absolute(const char *path, const char *base)
     char *abs = NULL;
     if (path[0] == '/' || !base)
         abs = strdup(path);
-    else if (asprintf(&abs, "%s/%s", base, path) < 0)
-        abs = NULL;
+    else
+        abs = ks_strf("%s/%s", base, path);
     if (abs && abs[0] == '/')
         fold(abs);
     return abs;

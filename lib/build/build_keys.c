@@ -26,6 +26,7 @@
 #include "km_fs.h"
 #include "km_image.h"
 #include "ks_grow.h"
+#include "ks_text.h"
 
 /* Whether the flags tell the compiler that sources are in another
  * encoding (UTF-16 text has NUL bytes). */
@@ -130,13 +131,11 @@ static bool path_name(km_build_ctx *b, const char *dep, char **name)
     if (km_path_under(path, b->gen))
         ok = true; /* the generated header is in the direct key already */
     else if ((rel = km_path_under(path, b->root)))
-        ok = asprintf(name, "./%s", rel) >= 0;
+        ok = (*name = ks_strf("./%s", rel)) != NULL;
     else if ((rel = km_path_under(path, b->data.dir)))
-        ok = asprintf(name, "@data/%s", rel) >= 0;
+        ok = (*name = ks_strf("@data/%s", rel)) != NULL;
     else
         ok = (*name = strdup(path)) != NULL;
-    if (!ok)
-        *name = NULL;
     free(path);
     return ok;
 }
@@ -467,8 +466,7 @@ static char *record_text(km_build_ctx *b, km_target *t, const char *block)
 
 static bool add_line(km_paths *lines, const char *hex, const char *name)
 {
-    char *line = NULL;
-    return km_paths_add(lines, asprintf(&line, "%s %s", hex, name) < 0 ? NULL : line);
+    return km_paths_add(lines, ks_strf("%s %s", hex, name));
 }
 
 static bool add_dir(km_paths *dirs, const char *path)
@@ -487,8 +485,8 @@ static bool add_dir(km_paths *dirs, const char *path)
 static int compile_deps(km_target *t, km_paths *deps, km_error *err)
 {
     for (size_t i = 0; i < t->nsources; i++) {
-        char *dfile = NULL, *text = NULL;
-        if (asprintf(&dfile, "%s.d", t->objs[i]) < 0)
+        char *dfile = ks_strf("%s.d", t->objs[i]), *text = NULL;
+        if (!dfile)
             return out_of_memory(t, err);
         int rc = km_read_file(dfile, &text, NULL, err);
         free(dfile);

@@ -15,6 +15,7 @@
 #include "km_fs.h"
 #include "km_proc.h"
 #include "ks_grow.h"
+#include "ks_text.h"
 
 static void add(km_search *s, const char *dir, size_t len)
 {
@@ -134,8 +135,7 @@ void km_search_free(km_search *s)
 
 static bool push(km_paths *out, const char *dir, const char *name)
 {
-    char *p = NULL;
-    return km_paths_add(out, asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p);
+    return km_paths_add(out, ks_strf("%s/%s", dir, name));
 }
 
 bool km_search_candidates(const km_search *s, char *const *filedirs, size_t nfiledirs,

@@ -14,6 +14,7 @@
 #include "km_fs.h"
 #include "km_fs_at.h"
 #include "ks_grow.h"
+#include "ks_text.h"
 
 typedef void (*entry_fn)(int shard, const char *name, const char *hex, void *ctx);
 
@@ -48,8 +49,8 @@ static int each_shard(int kind, const char *name, void *ctx)
     if (shard < 0) {
         struct stat st;
         if (fstatat(kind, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-            char *rel = NULL;
-            if (asprintf(&rel, "%s/%s", w->kind, name) < 0) {
+            char *rel = ks_strf("%s/%s", w->kind, name);
+            if (!rel) {
                 w->rc = km_fail(w->err, KM_EXIT_SYSTEM, "out of memory walking the cache '%s'",
                                 w->c->root);
             } else {

@@ -10,6 +10,7 @@
 #include "km_fs.h"
 #include "km_handlers.h"
 #include "km_image.h"
+#include "ks_text.h"
 
 /* Flags as templates: ${root}, ${data}, ${gen} stand for folders whose
  * location must not reach a key (build_ninja.c expands them).
@@ -179,10 +180,8 @@ static void free_target(km_target *t)
 static bool name_target(km_build_ctx *b, km_target *t, km_target_kind kind, const km_thread *th)
 {
     if (kind == KM_TARGET_IMAGE) {
-        if (asprintf(&t->name, "t%zu", b->ntargets) < 0) {
-            t->name = NULL;
+        if (!(t->name = ks_strf("t%zu", b->ntargets)))
             return false;
-        }
         t->display = describe_thread(th);
         bool clang = th->compiler == KM_COMPILER_CLANG;
         t->cc = clang ? &b->clang : &b->rv;
@@ -205,13 +204,10 @@ static bool name_target(km_build_ctx *b, km_target *t, km_target_kind kind, cons
                apply_profile(b, t->flags + clang, sizeof image_flags / sizeof *image_flags);
     }
     if (kind == KM_TARGET_HOST) {
-        if (asprintf(&t->name, "h%zu", b->ntargets) < 0) {
-            t->name = NULL;
+        if (!(t->name = ks_strf("h%zu", b->ntargets)))
             return false;
-        }
         char *thread = describe_thread(th);
-        if (!thread || asprintf(&t->display, "host fallback of the %s", thread) < 0) {
-            t->display = NULL;
+        if (!thread || !(t->display = ks_strf("host fallback of the %s", thread))) {
             free(thread);
             return false;
         }
@@ -253,15 +249,11 @@ static bool add_target(km_build_ctx *b, km_target_kind kind, const km_thread *th
             ok = false;
         const char *base = ok ? strrchr(t->sources[i], '/') : NULL;
         base = base ? base + 1 : t->sources[i];
-        if (ok && asprintf(&t->objs[i], "%s/%s/%zu-%s.o", b->work, t->name, i, base) < 0) {
-            t->objs[i] = NULL;
+        if (ok && !(t->objs[i] = ks_strf("%s/%s/%zu-%s.o", b->work, t->name, i, base)))
             ok = false;
-        }
     }
-    if (ok && asprintf(&t->out, "%s/%s/%s", b->work, t->name, km_target_file(kind)) < 0) {
-        t->out = NULL;
+    if (ok && !(t->out = ks_strf("%s/%s/%s", b->work, t->name, km_target_file(kind))))
         ok = false;
-    }
     if (!ok) {
         free_target(t);
         return false;
@@ -308,8 +300,8 @@ static char *work_folder(km_cache *c, const km_program *p, char **rel, km_error 
     bool hashed = km_hasher_final(&h, &d);
     char hex[KM_HEX_LEN];
     km_digest_hex(&d, hex);
-    if (!hashed || asprintf(rel, "work/%.16s", hex) < 0) {
-        *rel = NULL;
+    *rel = hashed ? ks_strf("work/%.16s", hex) : NULL;
+    if (!*rel) {
         km_fail(err, KM_EXIT_SYSTEM, "out of memory naming the program's work folder");
         return NULL;
     }
@@ -509,8 +501,8 @@ static void fail_finding(const km_build_opts *o, const char *code, const char *m
  * left as it was and *oom set. */
 static void append(char **msg, const char *text, bool *oom)
 {
-    char *old = *msg, *now = NULL;
-    if (asprintf(&now, "%s%s%s", old ? old : "", old ? "\n" : "", text) < 0) {
+    char *old = *msg, *now = ks_strf("%s%s%s", old ? old : "", old ? "\n" : "", text);
+    if (!now) {
         *oom = true;
         return;
     }
@@ -541,7 +533,7 @@ static void explain_compile(km_build_ctx *b, const km_build_opts *o, const km_ta
                             size_t s, const char *block, char **msg, char **painted, bool *oom)
 {
     char *shown = km_diag_path(t->sources[s], b->root, b->cwd), *what = NULL;
-    if (!shown || asprintf(&what, "cannot compile '%s' for the %s", shown, t->display) < 0) {
+    if (!shown || !(what = ks_strf("cannot compile '%s' for the %s", shown, t->display))) {
         free(shown);
         *oom = true;
         return;
@@ -552,14 +544,15 @@ static void explain_compile(km_build_ctx *b, const km_build_opts *o, const km_ta
     char *text = b->structured ? km_diags_text(&found) : km_diag_rewrite(block, b->root, b->cwd);
     /* the message's without the compilers' colours, the painted one's
      * with them */
-    char *bare = text ? km_diag_plain(text) : NULL, *line = NULL;
-    if (asprintf(&line, "%s:\n%s", what, bare ? bare : block) >= 0)
+    char *bare = text ? km_diag_plain(text) : NULL;
+    char *line = ks_strf("%s:\n%s", what, bare ? bare : block);
+    if (line)
         append(msg, line, oom);
     else
         *oom = true;
     free(line);
-    line = NULL;
-    if (asprintf(&line, "%s:\n%s", what, text ? text : block) >= 0)
+    line = ks_strf("%s:\n%s", what, text ? text : block);
+    if (line)
         append(painted, line, oom);
     else
         *oom = true;
@@ -595,12 +588,10 @@ static int explain_failure(km_build_ctx *b, const km_build_opts *o, const char *
             km_error e = {0};
             int known = 0;
             char *oversize = NULL;
-            if (!block || asprintf(&oversize, "%s.oversize", t->out) < 0) {
-                oversize = NULL;
+            if (!block || !(oversize = ks_strf("%s.oversize", t->out))) {
                 oom = true;
                 known = 1;
-            } else if (asprintf(&line, "cannot link the %s", t->display) < 0) {
-                line = NULL;
+            } else if (!(line = ks_strf("cannot link the %s", t->display))) {
                 oom = true;
                 known = 1;
             } else if (host_ran_out(o, block, line, t->out, &msg, &painted, &oom)) {
@@ -622,11 +613,10 @@ static int explain_failure(km_build_ctx *b, const km_build_opts *o, const char *
             free(line);
             line = NULL;
             if (!known) {
-                if (asprintf(&line, "cannot link the %s:\n%s", t->display, block) >= 0) {
+                if ((line = ks_strf("cannot link the %s:\n%s", t->display, block))) {
                     APPEND(line);
                     fail_finding(o, KM_CODE_LINK, line, NULL);
                 } else {
-                    line = NULL;
                     oom = true;
                 }
             }
@@ -640,7 +630,7 @@ static int explain_failure(km_build_ctx *b, const km_build_opts *o, const char *
             t->failed = true;
             char *what = NULL;
             if (!cblock ||
-                asprintf(&what, "cannot compile '%s' for the %s", t->sources[s], t->display) < 0)
+                !(what = ks_strf("cannot compile '%s' for the %s", t->sources[s], t->display)))
                 oom = true;
             else if (!host_ran_out(o, cblock, what, t->objs[s], &msg, &painted, &oom))
                 explain_compile(b, o, t, s, cblock, &msg, &painted, &oom);
@@ -702,8 +692,8 @@ static bool forget_outputs(const km_target *t)
     for (size_t i = 0; i <= t->nsources; i++) {
         const char *base = i < t->nsources ? t->objs[i] : t->out;
         for (size_t k = 0; k < sizeof suffixes / sizeof *suffixes; k++) {
-            char *path = NULL;
-            if (asprintf(&path, "%s%s", base, suffixes[k]) < 0)
+            char *path = ks_strf("%s%s", base, suffixes[k]);
+            if (!path)
                 return false;
             unlink(path);
             free(path);

@@ -19,6 +19,7 @@
 #include "km_fs_at.h"
 #include "km_json.h"
 #include "km_remote.h"
+#include "ks_text.h"
 
 #define ENTRY_FORMAT 1
 #define ENTRY_JSON "entry.json"
@@ -27,20 +28,16 @@ char *km_cache_default_root(km_error *err)
     const char *env = getenv("KMRUN_CACHE");
     if (env && *env)
         return strdup(env);
-    char *root = NULL;
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int n = xdg && *xdg     ? asprintf(&root, "%s/kmrun", xdg)
-            : home && *home ? asprintf(&root, "%s/.cache/kmrun", home)
-                            : 0;
-    if (n > 0)
-        return root;
-    if (n < 0) { /* not another folder than the one named: none */
-        km_fail(err, KM_EXIT_SYSTEM, "out of memory finding the cache folder");
+    if (!(xdg && *xdg) && !(home && *home)) {
+        km_fail(err, KM_EXIT_SYSTEM,
+                "cannot find a cache folder: set KMRUN_CACHE, XDG_CACHE_HOME or HOME");
         return NULL;
     }
-    km_fail(err, KM_EXIT_SYSTEM,
-            "cannot find a cache folder: set KMRUN_CACHE, XDG_CACHE_HOME or HOME");
-    return NULL;
+    char *root = xdg && *xdg ? ks_strf("%s/kmrun", xdg) : ks_strf("%s/.cache/kmrun", home);
+    if (!root) /* not another folder than the one named: none */
+        km_fail(err, KM_EXIT_SYSTEM, "out of memory finding the cache folder");
+    return root;
 }
 
 int km_cache_open(km_cache *c, const char *root, km_error *err)
@@ -115,10 +112,7 @@ static void warn(km_cache *c, const char *fmt, ...)
 /* root/objects/ab/cdef... for a key; NULL when memory ran out. */
 static char *keyed_path(const km_cache *c, const char *kind, const char *hex)
 {
-    char *p = NULL;
-    if (asprintf(&p, "%s/%s/%.2s/%s", c->root, kind, hex, hex + 2) < 0)
-        return NULL;
-    return p;
+    return ks_strf("%s/%s/%.2s/%s", c->root, kind, hex, hex + 2);
 }
 
 int km_cache_shard(km_cache *c, const char *kind, const char *hex, bool create, km_error *err)
@@ -526,8 +520,8 @@ int km_cache_put(km_cache *c, const km_digest *key, const km_cache_file *files,
         close(tmp);
         return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write to the cache '%s'", c->root);
     }
-    char *shown = NULL;
-    if (asprintf(&shown, "%s/tmp/%s", c->root, name) < 0) {
+    char *shown = ks_strf("%s/tmp/%s", c->root, name);
+    if (!shown) {
         km_at_rm_rf(tmp, name);
         close(tmp);
         free(name);
@@ -606,8 +600,8 @@ int km_cache_record_put(km_cache *c, const km_digest *key, const char *text,
     int shard = km_cache_shard(c, "direct", hex, true, err);
     if (shard < 0)
         return KM_EXIT_SYSTEM;
-    char *shown = NULL;
-    if (asprintf(&shown, "%s/direct/%.2s", c->root, hex) < 0) {
+    char *shown = ks_strf("%s/direct/%.2s", c->root, hex);
+    if (!shown) {
         close(shard);
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory writing to the cache '%s'", c->root);
     }

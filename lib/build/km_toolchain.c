@@ -11,6 +11,7 @@
 
 #include "km_fs.h"
 #include "km_proc.h"
+#include "ks_text.h"
 
 /* Everything stat says that changes when the file does. */
 static void signature(const struct stat *st, const char *path, char *out, size_t n)
@@ -122,8 +123,8 @@ int km_tool_identify(km_cache *c, const char *name, km_tool *out, km_error *err)
         out->path = path;
         char hex[KM_HEX_LEN];
         km_digest_hex(&out->id, hex);
-        char *m = NULL;
-        if (asprintf(&m, "%s\n%s\n%s\n", sig, hex, out->version) >= 0) {
+        char *m = ks_strf("%s\n%s\n%s\n", sig, hex, out->version);
+        if (m) {
             km_write_file_atomic(memo, m, strlen(m), NULL); /* only a memo */
             free(m);
         }
@@ -146,10 +147,10 @@ void km_tool_free(km_tool *t)
 /* `prefix`/share/kmrun, if it holds the kmx runtime's linker script. */
 static char *data_under(const char *prefix)
 {
-    char *dir = NULL, *probe = NULL;
-    if (asprintf(&dir, "%s/share/kmrun", prefix) < 0)
+    char *dir = ks_strf("%s/share/kmrun", prefix);
+    if (!dir)
         return NULL;
-    probe = km_path_join(dir, "kmx/kmx.ld");
+    char *probe = km_path_join(dir, "kmx/kmx.ld");
     bool found = probe && access(probe, R_OK) == 0;
     free(probe);
     if (!found) {
@@ -200,8 +201,8 @@ static char *data_dir(void)
     if (dir)
         return dir;
     char *bin = km_dirname(exe), *prefix = km_dirname(bin);
-    if (prefix && asprintf(&dir, "%s/share/kmrun", prefix) < 0)
-        dir = NULL;
+    if (prefix)
+        dir = ks_strf("%s/share/kmrun", prefix);
     free(bin);
     free(prefix);
     return dir;

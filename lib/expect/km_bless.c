@@ -14,6 +14,7 @@
 
 #include "km_fs.h"
 #include "ks_grow.h"
+#include "ks_text.h"
 
 void km_bless_init(km_bless *b, const km_program *p)
 {
@@ -166,7 +167,7 @@ static int replace_file(const char *path, const char *data, size_t n, km_error *
         return km_fail_errno(err, KM_EXIT_SYSTEM, "cannot rewrite '%s'", path);
     }
     char *slash = strrchr(real, '/');
-    if (asprintf(&tmp, "%.*s/.%s.bless.XXXXXX", (int)(slash - real), real, slash + 1) < 0) {
+    if (!(tmp = ks_strf("%.*s/.%s.bless.XXXXXX", (int)(slash - real), real, slash + 1))) {
         free(real);
         return km_fail(err, KM_EXIT_SYSTEM, "out of memory");
     }

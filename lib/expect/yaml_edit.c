@@ -14,6 +14,7 @@
 
 #include "units.h"
 #include "ks_grow.h"
+#include "ks_text.h"
 #include "yaml_tree.h"
 
 typedef struct splice {
@@ -330,10 +331,10 @@ static bool append_block(editor *e, const km_yaml_node *last, const km_yaml_edit
     const char *nl = break_len(e, at) == 2 ? "\r\n" : "\n";
     char *text = strdup("");
     for (size_t i = m; text && i < x->now.n; i++) {
-        char *v = render(x->now.kind, x->now.items[i], last->style), *more = NULL;
-        if (v && asprintf(&more, "%s%s%.*s-%.*s%s", text, nl, (int)(dash - start), e->text + start,
-                          (int)(item - dash - 1), e->text + dash + 1, v) < 0)
-            more = NULL;
+        char *v = render(x->now.kind, x->now.items[i], last->style);
+        char *more = v ? ks_strf("%s%s%.*s-%.*s%s", text, nl, (int)(dash - start),
+                                 e->text + start, (int)(item - dash - 1), e->text + dash + 1, v)
+                       : NULL;
         free(v);
         free(text);
         text = more;
@@ -388,9 +389,8 @@ static bool edit_list(editor *e, const km_yaml_node *list, const km_yaml_node *k
         char like = m ? list->items[m - 1]->style : 0;
         char *text = strdup("");
         for (size_t i = m; text && i < k; i++) {
-            char *v = render(x->now.kind, x->now.items[i], like), *more = NULL;
-            if (v && asprintf(&more, "%s%s%s", text, i || m ? ", " : "", v) < 0)
-                more = NULL;
+            char *v = render(x->now.kind, x->now.items[i], like);
+            char *more = v ? ks_strf("%s%s%s", text, i || m ? ", " : "", v) : NULL;
             free(v);
             free(text);
             text = more;

@@ -12,6 +12,7 @@
 
 #include "km_error.h"
 #include "km_proc.h"
+#include "ks_text.h"
 
 #define ADDR2LINE_DEFAULT "riscv64-unknown-elf-addr2line"
 
@@ -165,8 +166,7 @@ static int by_address(const void *a, const void *b)
 
 static char *memo_header(const char *tool)
 {
-    char *h = NULL;
-    return asprintf(&h, "kmrun addr2line memo 1\t%s\n", tool) < 0 ? NULL : h;
+    return ks_strf("kmrun addr2line memo 1\t%s\n", tool);
 }
 
 /* The rows of the memo's text (split in place), or false. */
@@ -251,8 +251,8 @@ static int put_row(FILE *f, uint64_t address, unsigned line, const char *functio
 static void memo_write(const memo *m, const char *path, const char *header, const uint64_t *ask,
                        const km_source *fresh, size_t nask)
 {
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
+    char *tmp = ks_strf("%s.tmp.XXXXXX", path);
+    if (!tmp)
         return; /* (the cache's name for a temporary it may sweep) */
     int fd = mkstemp(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;

@@ -12,6 +12,7 @@
 #include <sys/time.h>
 
 #include "km_fs.h"
+#include "ks_text.h"
 
 #define DEFAULT_CONNECT_MS 100
 #define DEFAULT_OPERATION_MS 10000
@@ -169,9 +170,8 @@ static void percent_decode(char *s)
     *w = 0;
 }
 
-static int no_memory(km_remote *r, km_error *err)
+static int no_memory(km_error *err)
 {
-    r->shown = NULL; /* asprintf's when it failed: undefined */
     return km_fail(err, KM_EXIT_SYSTEM, "out of memory reading the remote storage's URL");
 }
 
@@ -189,8 +189,8 @@ static int parse_location(km_remote *r, const char *url, char *loc, km_error *er
         if (*p != '/')
             return bad_url(err, url, "a socket's path must be absolute");
         r->path = strdup(p);
-        if (!r->path || asprintf(&r->shown, "redis+unix://%s", p) < 0)
-            return no_memory(r, err);
+        if (!r->path || !(r->shown = ks_strf("redis+unix://%s", p)))
+            return no_memory(err);
         return KM_OK;
     }
     if (strncmp(loc, "redis://", 8) != 0)
@@ -207,7 +207,7 @@ static int parse_location(km_remote *r, const char *url, char *loc, km_error *er
             r->password = strdup(p);
         }
         if (!r->password || (*p && colon && !r->user))
-            return no_memory(r, err);
+            return no_memory(err);
         if (r->user)
             percent_decode(r->user);
         percent_decode(r->password);
@@ -238,9 +238,9 @@ static int parse_location(km_remote *r, const char *url, char *loc, km_error *er
         return bad_url(err, url, "no host");
     r->host = strdup(p);
     if (!r->host ||
-        asprintf(&r->shown, "redis://%s%s%s:%d/%d", r->password ? (r->user ? r->user : "") : "",
-                 r->password ? ":***@" : "", r->host, r->port, r->db) < 0)
-        return no_memory(r, err);
+        !(r->shown = ks_strf("redis://%s%s%s:%d/%d", r->password ? (r->user ? r->user : "") : "",
+                             r->password ? ":***@" : "", r->host, r->port, r->db)))
+        return no_memory(err);
     return KM_OK;
 }
 

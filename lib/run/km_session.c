@@ -16,6 +16,7 @@
 #include "km_fs.h"
 #include "km_profile.h"
 #include "ks_grow.h"
+#include "ks_text.h"
 #include "sim_card.h"
 
 const char *km_backend_name(km_backend b)
@@ -171,9 +172,7 @@ int km_session_write_profile(km_session *s, const char *dir, km_error *err)
         }
         /* The image is a build cache entry's, which never changes: what
          * addr2line says of it is kept beside it, for the next run. */
-        char *memo = NULL;
-        if (image && asprintf(&memo, "%s.lines", image) < 0)
-            memo = NULL;
+        char *memo = image ? ks_strf("%s.lines", image) : NULL;
         if (rc == KM_OK)
             rc = km_profile_add_clusters(&p, n, clusters, (const sim_profile *const (*)[4])sp,
                                          image, memo, err);

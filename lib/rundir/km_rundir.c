@@ -19,6 +19,7 @@
 #include "km_fs_at.h"
 #include "km_json.h"
 #include "km_suggest.h"
+#include "ks_text.h"
 #include "rundir_names.h"
 
 
@@ -70,10 +71,7 @@ bool km_rundir_writing_id(const char *entry, char *id)
 
 char *km_rundir_region_file(int cluster, const char *name)
 {
-    char *p = NULL;
-    if (asprintf(&p, "regions/cluster%d/%s.bin", cluster, name) < 0)
-        return NULL;
-    return p;
+    return ks_strf("regions/cluster%d/%s.bin", cluster, name);
 }
 
 /* RUNS/latest's run id into id and its time into *when: KM_OK; -1 when
@@ -153,8 +151,8 @@ static void newest_finished(const char *runs, const char *not, char out[KM_RUN_I
         if (e->d_name[0] == '.' || strlen(e->d_name) >= KM_RUN_ID_BYTES ||
             strcmp(e->d_name, not) == 0 || strcmp(e->d_name, KM_RUNDIR_LATEST) == 0)
             continue;
-        char *result = NULL;
-        if (asprintf(&result, "%s/%s/result.json", runs, e->d_name) < 0)
+        char *result = ks_strf("%s/%s/result.json", runs, e->d_name);
+        if (!result)
             break; /* only a hint: none, or an older one */
         struct stat st;
         if (lstat(result, &st) == 0 && S_ISREG(st.st_mode) &&

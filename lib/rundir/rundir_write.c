@@ -31,6 +31,7 @@
 
 #include "km_fs.h"
 #include "km_fs_at.h"
+#include "ks_text.h"
 #include "rundir_names.h"
 
 struct km_rundir_writer {
@@ -213,8 +214,7 @@ static int make_folder(km_rundir_writer *w, km_error *err)
     if (km_at_mkdtemp(w->runs_fd, prefix, &fresh) != 0) {
         rc = km_fail_errno(err, KM_EXIT_SYSTEM, "cannot write the run folder in '%s'", w->runs);
     } else {
-        if (asprintf(&w->name, ".writing.%s.%s", w->id, strrchr(fresh, '.') + 1) < 0) {
-            w->name = NULL;
+        if (!(w->name = ks_strf(".writing.%s.%s", w->id, strrchr(fresh, '.') + 1))) {
             km_at_rm_rf(w->runs_fd, fresh);
             free(fresh);
             if (order >= 0)
