@@ -26,15 +26,15 @@
 char *km_cache_default_root(km_error *err)
 {
     const char *env = getenv("KMRUN_CACHE");
-    if (env && *env)
-        return strdup(env);
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (!(xdg && *xdg) && !(home && *home)) {
+    if (!(env && *env) && !(xdg && *xdg) && !(home && *home)) {
         km_fail(err, KM_EXIT_SYSTEM,
                 "cannot find a cache folder: set KMRUN_CACHE, XDG_CACHE_HOME or HOME");
         return NULL;
     }
-    char *root = xdg && *xdg ? ks_strf("%s/kmrun", xdg) : ks_strf("%s/.cache/kmrun", home);
+    char *root = env && *env   ? strdup(env)
+                 : xdg && *xdg ? ks_strf("%s/kmrun", xdg)
+                               : ks_strf("%s/.cache/kmrun", home);
     if (!root) /* not another folder than the one named: none */
         km_fail(err, KM_EXIT_SYSTEM, "out of memory finding the cache folder");
     return root;
